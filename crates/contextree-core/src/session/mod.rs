@@ -1,0 +1,1 @@
+//! Session files: lines → entries → tree.

@@ -1,0 +1,5 @@
+//! Token numbers: each dialect's own estimate (what the agent decides with) and
+//! real tokenizer counts (decisions.md D5). The two are never mixed.
+
+pub mod estimate;
+pub mod tokenizer;

@@ -1,0 +1,1 @@
+//! Everything that touches the machine: session files, installed agents, settings.
