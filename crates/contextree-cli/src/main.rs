@@ -1,1 +1,22 @@
-fn main() {}
+//! `contextree`: the command-line face of the core (spec/cli-contract.md).
+//!
+//! Each subcommand loads the session, calls the core, and prints either one
+//! JSON document (`--json`) or text. Bad input exits with code 2.
+
+mod cmd;
+mod common;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = cmd::Cli::parse();
+    match cmd::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("contextree: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}

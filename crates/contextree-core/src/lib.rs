@@ -16,6 +16,7 @@ pub mod context;
 pub mod dialect;
 pub mod js;
 pub mod prompts;
+pub mod render;
 pub mod session;
 pub mod tokens;
 

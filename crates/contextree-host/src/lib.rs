@@ -1,1 +1,6 @@
 //! Everything that touches the machine: session files, installed agents, settings.
+
+pub mod agent;
+pub mod load;
+
+pub use load::{load_session, FileSource, LoadError, LoadedSession};

@@ -5,3 +5,10 @@ pub mod llm;
 pub mod notice;
 pub mod omp_format;
 pub mod serialize;
+pub mod build;
+pub mod materialize;
+pub mod preview;
+pub mod state;
+pub mod usage;
+
+pub use build::{build, entry_estimate, Context, Item, Leaf};

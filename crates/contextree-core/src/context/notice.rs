@@ -1,1 +1,420 @@
-//! (in progress)
+//! The user-message texts of `bashExecution` and `pythonExecution` messages
+//! (context.md §2.1), including omp's output notice (omp 13.19
+//! `formatOutputNotice`).
+//!
+//! Fields are read with JS semantics ([`crate::js`]): the agents test them for
+//! truthiness and interpolate them with template literals, so a missing
+//! command reads `undefined` and an output of `""` counts as no output.
+
+use serde_json::{Map, Value};
+
+use crate::js::{
+    is_js_line_terminator, is_js_whitespace, is_truthy, push_js_string, to_fixed, to_js_number,
+    to_js_string,
+};
+use crate::Dialect;
+
+/// omp's notice appended to tool and user-run command output, from the
+/// message's `meta` (`{truncation, limits, diagnostics}`); empty without one.
+pub fn output_notice(meta: Option<&Value>) -> String {
+    if !is_truthy(meta) {
+        return String::new();
+    }
+    let field = |name: &str| meta.and_then(|m| m.get(name));
+    let mut parts: Vec<String> = Vec::new();
+    if is_truthy(field("truncation")) {
+        parts.push(truncation_notice(field("truncation")));
+    }
+    let limits = field("limits");
+    let limit = |name: &str| limits.and_then(|l| l.get(name)).filter(|l| is_truthy(Some(l)));
+    let limit_notices = [("matchLimit", "matches"), ("resultLimit", "results"), ("headLimit", "results")];
+    for (name, noun) in limit_notices {
+        if let Some(l) = limit(name) {
+            parts.push(format!(
+                "{} {noun} limit reached. Use limit={} for more",
+                to_js_string(l.get("reached")),
+                to_js_string(l.get("suggestion"))
+            ));
+        }
+    }
+    if let Some(c) = limit("columnTruncated") {
+        parts.push(format!("Some lines truncated to {} chars", to_js_string(c.get("maxColumn"))));
+    }
+
+    let mut notice = String::new();
+    if !parts.is_empty() {
+        notice = format!("\n\n[{}]", parts.join(". "));
+    }
+    notice.push_str(&diagnostics_notice(field("diagnostics")));
+    notice
+}
+
+/// `Showing lines A-B of N` / `Showing K of N lines`, then the byte limit, the
+/// next offset and the artifact reference when present.
+fn truncation_notice(t: Option<&Value>) -> String {
+    let get = |name: &str| t.and_then(|t| t.get(name));
+    let range = get("shownRange").filter(|r| is_truthy(Some(r)));
+    let shown_range = range.filter(|r| js_ge(r.get("end"), r.get("start")));
+    let mut notice = match shown_range {
+        Some(r) => format!(
+            "Showing lines {}-{} of {}",
+            to_js_string(r.get("start")),
+            to_js_string(r.get("end")),
+            to_js_string(get("totalLines"))
+        ),
+        None => format!(
+            "Showing {} of {} lines",
+            to_js_string(get("outputLines")),
+            to_js_string(get("totalLines"))
+        ),
+    };
+    if get("truncatedBy").and_then(Value::as_str) == Some("bytes") {
+        let max_bytes = get("maxBytes").filter(|v| !v.is_null()).or(get("outputBytes"));
+        notice.push_str(&format!(" ({} limit)", format_bytes(max_bytes)));
+    }
+    if let Some(next) = get("nextOffset").filter(|v| !v.is_null()) {
+        notice.push_str(&format!(". Use offset={} to continue", to_js_string(Some(next))));
+    }
+    if let Some(id) = get("artifactId").filter(|v| !v.is_null()) {
+        notice.push_str(&format!(". Read artifact://{} for full output", to_js_string(Some(id))));
+    }
+    notice
+}
+
+/// JS `a >= b` for the range bounds: strings compare as strings, anything
+/// else as numbers (NaN is never `>=`).
+fn js_ge(a: Option<&Value>, b: Option<&Value>) -> bool {
+    match (a, b) {
+        (Some(Value::String(a)), Some(Value::String(b))) => {
+            crate::js::cmp_utf16(a, b) != std::cmp::Ordering::Less
+        }
+        _ => to_js_number(a) >= to_js_number(b),
+    }
+}
+
+/// omp's `formatBytes`: `123B`, `1.5KB`, `2.0MB`, `1.0GB` (binary units, one
+/// decimal with JS `toFixed` rounding).
+fn format_bytes(bytes: Option<&Value>) -> String {
+    let n = to_js_number(bytes);
+    const KB: f64 = 1024.0;
+    if n < KB {
+        format!("{}B", to_js_string(bytes))
+    } else if n < KB * KB {
+        format!("{}KB", to_fixed(n / KB, 1))
+    } else if n < KB * KB * KB {
+        format!("{}MB", to_fixed(n / (KB * KB), 1))
+    } else {
+        // Also reached by NaN, as in omp (`NaNGB`).
+        format!("{}GB", to_fixed(n / (KB * KB * KB), 1))
+    }
+}
+
+/// `\n\nLSP Diagnostics (<summary>):\n<messages grouped by file>` when the
+/// diagnostics carry messages.
+fn diagnostics_notice(d: Option<&Value>) -> String {
+    if !is_truthy(d) {
+        return String::new();
+    }
+    let Some(messages) = d.and_then(|d| d.get("messages")).and_then(Value::as_array) else {
+        return String::new();
+    };
+    if messages.is_empty() {
+        return String::new();
+    }
+    let messages: Vec<String> = messages.iter().map(|m| to_js_string(Some(m))).collect();
+    format!(
+        "\n\nLSP Diagnostics ({}):\n{}",
+        to_js_string(d.and_then(|d| d.get("summary"))),
+        group_diagnostics(&messages)
+    )
+}
+
+/// omp's `formatGroupedDiagnosticMessages`: `path:line:col …` messages grouped
+/// under `# dir` / `## └─ file` headings (files of `.` directly under
+/// `# file`), in first-seen order; other messages last, after a blank line.
+fn group_diagnostics(messages: &[String]) -> String {
+    let mut by_file: Vec<(String, Vec<&str>)> = Vec::new();
+    let mut ungrouped: Vec<&str> = Vec::new();
+    for msg in messages {
+        let Some((path, rest)) = split_diagnostic(msg) else {
+            ungrouped.push(msg);
+            continue;
+        };
+        let path = path.replace('\\', "/");
+        match by_file.iter_mut().find(|(p, _)| *p == path) {
+            Some((_, rests)) => rests.push(rest),
+            None => by_file.push((path, vec![rest])),
+        }
+    }
+    if by_file.is_empty() {
+        return ungrouped.join("\n");
+    }
+
+    let mut by_dir: Vec<(String, Vec<&(String, Vec<&str>)>)> = Vec::new();
+    for file in &by_file {
+        let dir = posix_dirname(&file.0).replace('\\', "/");
+        match by_dir.iter_mut().find(|(d, _)| *d == dir) {
+            Some((_, files)) => files.push(file),
+            None => by_dir.push((dir, vec![file])),
+        }
+    }
+
+    let mut lines: Vec<String> = Vec::new();
+    for (dir, files) in &by_dir {
+        let top_level = dir == ".";
+        if !top_level {
+            if !lines.is_empty() {
+                lines.push(String::new());
+            }
+            lines.push(format!("# {dir}"));
+        }
+        for (path, rests) in files {
+            if top_level {
+                if !lines.is_empty() {
+                    lines.push(String::new());
+                }
+                lines.push(format!("# {}", posix_basename(path)));
+            } else {
+                lines.push(format!("## └─ {}", posix_basename(path)));
+            }
+            lines.extend(rests.iter().map(|r| format!("  {r}")));
+        }
+    }
+    if !ungrouped.is_empty() {
+        lines.push(String::new());
+        lines.extend(ungrouped.iter().map(|m| (*m).to_owned()));
+    }
+    lines.join("\n")
+}
+
+/// `/^(.+?):(\d+:\d+\s+.*)$/` → (path, rest).
+fn split_diagnostic(msg: &str) -> Option<(&str, &str)> {
+    for (i, c) in msg.char_indices() {
+        if is_js_line_terminator(c) {
+            return None;
+        }
+        if c == ':' && i > 0 && is_line_col_rest(&msg[i + 1..]) {
+            return Some((&msg[..i], &msg[i + 1..]));
+        }
+    }
+    None
+}
+
+/// `\d+:\d+\s+.*$`: digits, colon, digits, whitespace, then no line
+/// terminator after the whitespace run.
+fn is_line_col_rest(s: &str) -> bool {
+    let digits = |s: &str| s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let n = digits(s);
+    if n == 0 || !s[n..].starts_with(':') {
+        return false;
+    }
+    let s = &s[n + 1..];
+    let m = digits(s);
+    let s = &s[m..];
+    let tail = s.trim_start_matches(is_js_whitespace);
+    m > 0 && tail.len() < s.len() && !tail.chars().any(is_js_line_terminator)
+}
+
+/// Node's `path.posix.dirname`.
+fn posix_dirname(path: &str) -> &str {
+    let bytes = path.as_bytes();
+    if bytes.is_empty() {
+        return ".";
+    }
+    let has_root = bytes[0] == b'/';
+    let mut matched_slash = true;
+    let mut end = None;
+    for i in (1..bytes.len()).rev() {
+        if bytes[i] == b'/' {
+            if !matched_slash {
+                end = Some(i);
+                break;
+            }
+        } else {
+            matched_slash = false;
+        }
+    }
+    match end {
+        None if has_root => "/",
+        None => ".",
+        Some(1) if has_root => "//",
+        Some(end) => &path[..end],
+    }
+}
+
+/// Node's `path.posix.basename` (no extension argument).
+fn posix_basename(path: &str) -> &str {
+    let bytes = path.as_bytes();
+    let mut start = 0;
+    let mut end = None;
+    for i in (0..bytes.len()).rev() {
+        if bytes[i] == b'/' {
+            if end.is_some() {
+                start = i + 1;
+                break;
+            }
+        } else if end.is_none() {
+            end = Some(i + 1);
+        }
+    }
+    end.map_or("", |end| &path[start..end])
+}
+
+/// The text a `bashExecution` message becomes in the context.
+pub fn bash_text(msg: &Map<String, Value>, dialect: Dialect) -> String {
+    let mut text = String::from("Ran `");
+    push_js_string(msg.get("command"), &mut text);
+    text.push_str("`\n");
+    push_output(msg, "```\n", &mut text);
+    if is_truthy(msg.get("cancelled")) {
+        text.push_str("\n\n(command cancelled)");
+    } else if let Some(code) = failed_exit_code(msg) {
+        text.push_str("\n\nCommand exited with code ");
+        push_js_string(Some(code), &mut text);
+    }
+    match dialect {
+        Dialect::Pi => {
+            if is_truthy(msg.get("truncated")) && is_truthy(msg.get("fullOutputPath")) {
+                text.push_str("\n\n[Output truncated. Full output: ");
+                push_js_string(msg.get("fullOutputPath"), &mut text);
+                text.push(']');
+            }
+        }
+        Dialect::Omp => text.push_str(&output_notice(msg.get("meta"))),
+    }
+    text
+}
+
+/// The text an omp `pythonExecution` message becomes in the context.
+pub fn python_text(msg: &Map<String, Value>) -> String {
+    let mut text = String::from("Ran Python:\n```python\n");
+    push_js_string(msg.get("code"), &mut text);
+    text.push_str("\n```\n");
+    push_output(msg, "Output:\n```\n", &mut text);
+    if is_truthy(msg.get("cancelled")) {
+        text.push_str("\n\n(execution cancelled)");
+    } else if let Some(code) = failed_exit_code(msg) {
+        text.push_str("\n\nExecution failed with code ");
+        push_js_string(Some(code), &mut text);
+    }
+    text.push_str(&output_notice(msg.get("meta")));
+    text
+}
+
+/// `opening + output + "\n```"`, or `(no output)` for a falsy output.
+fn push_output(msg: &Map<String, Value>, opening: &str, text: &mut String) {
+    let output = msg.get("output");
+    if is_truthy(output) {
+        text.push_str(opening);
+        push_js_string(output, text);
+        text.push_str("\n```");
+    } else {
+        text.push_str("(no output)");
+    }
+}
+
+/// The exit code when it is set and not (strictly) the number 0.
+fn failed_exit_code(msg: &Map<String, Value>) -> Option<&Value> {
+    msg.get("exitCode").filter(|code| match code {
+        Value::Null => false,
+        Value::Number(n) => n.as_f64() != Some(0.0),
+        _ => true,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn bash_texts() {
+        let m = obj(json!({"command": "npm test", "output": "1 failing", "exitCode": 1, "cancelled": false}));
+        let expected = "Ran `npm test`\n```\n1 failing\n```\n\nCommand exited with code 1";
+        assert_eq!(bash_text(&m, Dialect::Pi), expected);
+        assert_eq!(bash_text(&m, Dialect::Omp), expected);
+        let m = obj(json!({"command": "sleep 100", "output": "", "exitCode": null, "cancelled": true}));
+        assert_eq!(bash_text(&m, Dialect::Pi), "Ran `sleep 100`\n(no output)\n\n(command cancelled)");
+    }
+
+    #[test]
+    fn pi_full_output_path_omp_meta() {
+        let m = obj(json!({
+            "command": "x", "output": "y", "exitCode": 0, "truncated": true,
+            "fullOutputPath": "/tmp/out.log",
+            "meta": {"truncation": {"truncatedBy": "lines", "totalLines": 10, "outputLines": 2,
+                                    "shownRange": {"start": 9, "end": 10}}}
+        }));
+        assert_eq!(bash_text(&m, Dialect::Pi), "Ran `x`\n```\ny\n```\n\n[Output truncated. Full output: /tmp/out.log]");
+        assert_eq!(bash_text(&m, Dialect::Omp), "Ran `x`\n```\ny\n```\n\n[Showing lines 9-10 of 10]");
+    }
+
+    #[test]
+    fn python_texts() {
+        let m = obj(json!({"code": "print(1)", "output": "1", "exitCode": 2}));
+        assert_eq!(python_text(&m), "Ran Python:\n```python\nprint(1)\n```\nOutput:\n```\n1\n```\n\nExecution failed with code 2");
+        let m = obj(json!({"code": "x", "output": "", "cancelled": true, "exitCode": 1}));
+        assert_eq!(python_text(&m), "Ran Python:\n```python\nx\n```\n(no output)\n\n(execution cancelled)");
+    }
+
+    #[test]
+    fn notices() {
+        assert_eq!(output_notice(None), "");
+        assert_eq!(output_notice(Some(&json!({}))), "");
+        let meta = json!({
+            "truncation": {"truncatedBy": "bytes", "totalLines": 500, "outputLines": 120, "outputBytes": 51200,
+                           "shownRange": {"start": 1, "end": 120}, "nextOffset": 121, "artifactId": "a7"},
+            "limits": {"matchLimit": {"reached": 100, "suggestion": 200}, "resultLimit": {"reached": 5, "suggestion": 10},
+                       "headLimit": {"reached": 7, "suggestion": 14}, "columnTruncated": {"maxColumn": 300}}
+        });
+        assert_eq!(
+            output_notice(Some(&meta)),
+            "\n\n[Showing lines 1-120 of 500 (50.0KB limit). Use offset=121 to continue. Read artifact://a7 for full output. \
+             100 matches limit reached. Use limit=200 for more. 5 results limit reached. Use limit=10 for more. \
+             7 results limit reached. Use limit=14 for more. Some lines truncated to 300 chars]"
+        );
+        let meta = json!({"truncation": {"truncatedBy": "bytes", "totalLines": 9, "outputLines": 3, "maxBytes": 1280,
+                                         "shownRange": {"start": 5, "end": 4}}});
+        assert_eq!(output_notice(Some(&meta)), "\n\n[Showing 3 of 9 lines (1.3KB limit)]");
+    }
+
+    #[test]
+    fn byte_sizes() {
+        let f = |n: Value| format_bytes(Some(&n));
+        assert_eq!(f(json!(1023)), "1023B");
+        assert_eq!(f(json!(1536)), "1.5KB");
+        assert_eq!(f(json!(2 * 1024 * 1024)), "2.0MB");
+        assert_eq!(f(json!(1u64 << 30)), "1.0GB");
+        assert_eq!(format_bytes(None), "NaNGB");
+    }
+
+    #[test]
+    fn diagnostics_grouping() {
+        let meta = json!({"diagnostics": {"summary": "2 error(s)", "messages": [
+            "src/a.rs:1:2 [error] bad", "main.rs:3:4 [error] worse", "src/a.rs:5:6 [warning] meh",
+            "lib\\b.rs:7:8 [info] x", "no location"
+        ]}});
+        assert_eq!(
+            output_notice(Some(&meta)),
+            "\n\nLSP Diagnostics (2 error(s)):\n# src\n## └─ a.rs\n  1:2 [error] bad\n  5:6 [warning] meh\n\n\
+             # main.rs\n  3:4 [error] worse\n\n# lib\n## └─ b.rs\n  7:8 [info] x\n\nno location"
+        );
+        let meta = json!({"diagnostics": {"summary": "s", "messages": ["plain", "also plain"]}});
+        assert_eq!(output_notice(Some(&meta)), "\n\nLSP Diagnostics (s):\nplain\nalso plain");
+    }
+
+    #[test]
+    fn posix_paths() {
+        assert_eq!(posix_dirname("a/b/c.rs"), "a/b");
+        assert_eq!(posix_dirname("c.rs"), ".");
+        assert_eq!(posix_dirname("/c.rs"), "/");
+        assert_eq!(posix_dirname("a/b/"), "a");
+        assert_eq!(posix_basename("a/b/c.rs"), "c.rs");
+        assert_eq!(posix_basename("a/b/"), "b");
+        assert_eq!(posix_basename(""), "");
+    }
+}

@@ -1,1 +1,24 @@
-//! Session files: lines → entries → tree.
+//! Session files: lines → records → entries (per dialect) → tree.
+//!
+//! A session is indexed once: every line is parsed into a small [`record::LineRecord`]
+//! that keeps the facts the algorithms need (ids, parent, role, the chars the
+//! token estimate counts, usage) and the byte span of the line, never the
+//! message text. Text is re-read from the file through a [`Source`] when a
+//! view needs it, so a 500 MB file costs tens of MB of memory, not gigabytes.
+//! Non-message entries (compactions, labels, model changes, unknown types) are
+//! few and small, so their parsed JSON is kept.
+
+pub mod diagnostic;
+pub mod entry;
+pub mod probe;
+pub mod record;
+pub mod source;
+pub mod load;
+pub mod tree;
+
+pub use diagnostic::{Diagnostic, Severity};
+pub use entry::{Entry, EntryKind, MessageMeta, Role, Usage};
+pub use load::{Session, Row};
+pub use record::{index_chunk, ChunkIndex, LineRecord};
+pub use source::{Source, Span};
+pub use tree::{NodeId, SessionTree};

@@ -1,5 +1,6 @@
 //! Token numbers: each dialect's own estimate (what the agent decides with) and
 //! real tokenizer counts (decisions.md D5). The two are never mixed.
 
+pub mod count;
 pub mod estimate;
 pub mod tokenizer;

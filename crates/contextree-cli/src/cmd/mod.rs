@@ -1,0 +1,43 @@
+//! Subcommands.
+
+mod context;
+mod info;
+mod serialize;
+mod tokens;
+mod tree;
+
+use clap::{Parser, Subcommand};
+
+use crate::common::{CliError, SessionArgs};
+
+/// Explore pi / oh-my-pi session files: tree, exact LLM context, tokens.
+#[derive(Debug, Parser)]
+#[command(name = "contextree", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Dialect, version, entries, roots, leaves, labels and diagnostics.
+    Info(SessionArgs),
+    /// The tree with connectors, the active path and each entry's state.
+    Tree(SessionArgs),
+    /// The LLM-visible context of the leaf, with the dialect's token estimates.
+    Context(context::ContextArgs),
+    /// The exact `serializeConversation` text of the leaf's context.
+    Serialize(SessionArgs),
+    /// The dialect's token estimate of every entry.
+    Tokens(SessionArgs),
+}
+
+pub fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Info(args) => info::run(&args),
+        Command::Tree(args) => tree::run(&args),
+        Command::Context(args) => context::run(&args),
+        Command::Serialize(args) => serialize::run(&args),
+        Command::Tokens(args) => tokens::run(&args),
+    }
+}

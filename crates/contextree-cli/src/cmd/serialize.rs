@@ -1,0 +1,24 @@
+//! `contextree serialize`.
+
+use std::io::Write;
+
+use contextree_core::context::materialize::serialize_context;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::common::{print_json, read_back, CliError, SessionArgs};
+
+pub fn run(args: &SessionArgs) -> Result<(), CliError> {
+    let loaded = args.load()?;
+    let ctx = args.context(&loaded)?;
+    let pack = args.pack(loaded.session.dialect())?;
+    let text = serialize_context(&loaded.session, &ctx, &pack, &loaded.source).map_err(read_back)?;
+    if args.json {
+        let sha = Sha256::digest(text.as_bytes());
+        let hex: String = sha.iter().map(|b| format!("{b:02x}")).collect();
+        print_json(&json!({"text": text, "length": contextree_core::js::utf16_len(&text), "sha256": hex}));
+        return Ok(());
+    }
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(|e| CliError::Failed(format!("cannot write output: {e}")))
+}

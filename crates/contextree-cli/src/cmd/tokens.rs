@@ -1,0 +1,43 @@
+//! `contextree tokens`.
+
+use contextree_core::session::NodeId;
+use serde_json::{json, Map, Value};
+
+use crate::common::{print_json, CliError, SessionArgs};
+
+pub fn run(args: &SessionArgs) -> Result<(), CliError> {
+    let loaded = args.load()?;
+    let s = &loaded.session;
+    let mut entries = Vec::with_capacity(s.entries().len());
+    let mut by_type = Map::new();
+    let mut total = 0;
+    for (i, e) in s.entries().iter().enumerate() {
+        let role = e.message().map(|m| m.role.as_str().to_owned());
+        let tokens = produces_message(&e.entry_type).then(|| s.entry_tokens(NodeId(i as u32)));
+        if let Some(n) = tokens {
+            total += n;
+            let key = match &role {
+                Some(r) => format!("{}:{r}", e.entry_type),
+                None => e.entry_type.to_string(),
+            };
+            let acc = by_type.get(&key).and_then(Value::as_u64).unwrap_or(0) + n;
+            by_type.insert(key, acc.into());
+        }
+        entries.push(json!({"i": i, "id": &*e.id, "type": &*e.entry_type, "role": role, "tokens": tokens}));
+    }
+    if args.json {
+        print_json(&json!({"dialect": s.dialect().name(), "totalTokens": total, "tokensByType": by_type, "entries": entries}));
+        return Ok(());
+    }
+    for e in &entries {
+        let tokens = e["tokens"].as_u64().map_or("-".to_owned(), |n| n.to_string());
+        println!("{:>8}  {:<12} {:<22} {}", tokens, e["id"].as_str().unwrap_or(""), e["type"].as_str().unwrap_or(""), e["role"].as_str().unwrap_or(""));
+    }
+    println!("total {total}");
+    Ok(())
+}
+
+/// Entry types that turn into a message when they are on a path.
+fn produces_message(entry_type: &str) -> bool {
+    matches!(entry_type, "message" | "custom_message" | "branch_summary" | "compaction")
+}

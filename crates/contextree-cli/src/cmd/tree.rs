@@ -1,0 +1,31 @@
+//! `contextree tree`.
+
+use contextree_core::context::preview::entry_preview;
+use contextree_core::context::state::entry_states;
+use contextree_core::render;
+use serde_json::{json, Value};
+
+use crate::common::{print_json, CliError, SessionArgs};
+
+pub fn run(args: &SessionArgs) -> Result<(), CliError> {
+    let loaded = args.load()?;
+    let s = &loaded.session;
+    let ctx = args.context(&loaded)?;
+    let states = entry_states(s, &ctx);
+    if args.json {
+        let rows: Vec<Value> = s
+            .tree()
+            .preorder()
+            .into_iter()
+            .map(|(n, depth)| {
+                let e = s.entry(n);
+                json!({"id": &*e.id, "depth": depth, "type": &*e.entry_type, "role": e.message().map(|m| m.role.as_str()), "state": states[n.index()].name(), "tokens": s.entry_tokens(n), "label": s.label(n)})
+            })
+            .collect();
+        print_json(&json!({"dialect": s.dialect().name(), "leafId": ctx.leaf.map(|n| s.entry(n).id.to_string()), "rows": rows}));
+        return Ok(());
+    }
+    let text = render::tree(s, &states, ctx.leaf, &|n| entry_preview(s, n, &loaded.source, 60));
+    print!("{text}");
+    Ok(())
+}

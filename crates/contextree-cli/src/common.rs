@@ -1,0 +1,103 @@
+//! What every subcommand shares: options, loading, the prompt pack, errors.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use clap::Args;
+use contextree_core::context::{self, Context, Leaf};
+use contextree_core::prompts::PromptPack;
+use contextree_core::Dialect;
+use contextree_host::LoadedSession;
+
+/// A failure, with the exit code it maps to.
+#[derive(Debug)]
+pub enum CliError {
+    /// Bad input: a missing file, an unknown id, a bad flag value (exit 2).
+    Input(String),
+    /// Anything else (exit 1).
+    Failed(String),
+}
+
+impl CliError {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Input(_) => 2,
+            CliError::Failed(_) => 1,
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CliError::Input(m) | CliError::Failed(m) => f.write_str(m),
+        }
+    }
+}
+
+/// Options shared by the subcommands that read a session.
+#[derive(Debug, Args)]
+pub struct SessionArgs {
+    /// The session file (JSONL).
+    pub file: PathBuf,
+    /// Whose rules apply: `pi` or `omp` (default: detected from the file).
+    #[arg(long)]
+    pub dialect: Option<Dialect>,
+    /// The leaf to look from (default: the file's last entry).
+    #[arg(long)]
+    pub leaf: Option<String>,
+    /// Print one JSON document.
+    #[arg(long)]
+    pub json: bool,
+    /// Prompt pack for the texts wrapped around summaries: `auto` (the installed
+    /// agent's own, else contextree's), `own`, or a package directory.
+    #[arg(long, default_value = "auto")]
+    pub prompts: String,
+}
+
+impl SessionArgs {
+    pub fn load(&self) -> Result<LoadedSession, CliError> {
+        if !self.file.is_file() {
+            return Err(CliError::Input(format!("{}: no such file", self.file.display())));
+        }
+        contextree_host::load_session(&self.file, self.dialect).map_err(|e| CliError::Input(e.to_string()))
+    }
+
+    /// The leaf named by `--leaf` (an unknown id is an input error, unlike the
+    /// agents, which silently fall back to the last entry).
+    pub fn leaf(&self, loaded: &LoadedSession) -> Result<Leaf, CliError> {
+        match &self.leaf {
+            None => Ok(Leaf::Last),
+            Some(id) => loaded
+                .session
+                .node(id)
+                .map(Leaf::At)
+                .ok_or_else(|| CliError::Input(format!("{}: no entry with id `{id}`", self.file.display()))),
+        }
+    }
+
+    pub fn context(&self, loaded: &LoadedSession) -> Result<Context, CliError> {
+        Ok(context::build(&loaded.session, self.leaf(loaded)?))
+    }
+
+    pub fn pack(&self, dialect: Dialect) -> Result<PromptPack, CliError> {
+        match self.prompts.as_str() {
+            "own" => Ok(PromptPack::own(dialect)),
+            "auto" => Ok(match contextree_host::agent::load_agent_pack(dialect) {
+                Some(Ok(pack)) => pack,
+                _ => PromptPack::own(dialect),
+            }),
+            dir => contextree_host::agent::load_pack_from_dir(dialect, std::path::Path::new(dir)).map_err(|e| CliError::Input(e.to_string())),
+        }
+    }
+}
+
+/// Prints a JSON document on one line.
+pub fn print_json(value: &serde_json::Value) {
+    println!("{value}");
+}
+
+/// Turns a read-back failure (file changed under us, IO) into an error.
+pub fn read_back(e: contextree_core::context::materialize::ReadBackError) -> CliError {
+    CliError::Failed(e.to_string())
+}

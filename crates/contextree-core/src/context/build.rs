@@ -1,0 +1,240 @@
+//! `buildSessionContext` (context.md §1): the messages a leaf's path sends, and
+//! the state (thinking level, model) read off that path.
+
+use serde_json::{Map, Value};
+
+use crate::js;
+use crate::session::{Entry, EntryKind, NodeId, Role, Session};
+use crate::Dialect;
+
+/// Which leaf to build the context for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Leaf {
+    /// The agents' default: the file's last entry.
+    Last,
+    /// A given entry.
+    At(NodeId),
+    /// Before the first entry (`resetLeaf`): an empty context.
+    Reset,
+}
+
+/// One message of the context, before `convertToLlm`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Item {
+    /// The message an entry emits (`message`, `custom_message`, `branch_summary`).
+    Entry(NodeId),
+    /// The summary message synthesized from the active compaction entry.
+    CompactionSummary(NodeId),
+}
+
+impl Item {
+    /// The entry behind the message (the compaction entry for a summary).
+    pub fn node(self) -> NodeId {
+        match self {
+            Item::Entry(n) | Item::CompactionSummary(n) => n,
+        }
+    }
+}
+
+/// The model state on the path (decisions.md D16: pi and omp read it differently).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ModelState {
+    /// pi: `{provider, modelId}` of the last `model_change` or assistant message
+    /// (`None` inside when the entry lacks the field).
+    pub pi: Option<(Option<String>, Option<String>)>,
+    /// omp: role → `provider/modelId`, in first-set order.
+    pub omp: Vec<(String, String)>,
+}
+
+/// omp's extra path state (context.md §1 step 3).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct OmpState {
+    /// Last `service_tier_change` (`None` = unset).
+    pub service_tier: Option<String>,
+    /// TTSR rules injected on the path, first-seen order.
+    pub injected_rules: Vec<String>,
+    /// Last MCP tool selection.
+    pub selected_tools: Option<Vec<String>>,
+    /// Last mode (`"none"` by default).
+    pub mode: String,
+    /// Data of the last mode change.
+    pub mode_data: Option<Value>,
+}
+
+/// The context of one leaf.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Context {
+    /// Dialect whose rules were applied.
+    pub dialect: Dialect,
+    /// The leaf (None: empty session or reset leaf).
+    pub leaf: Option<NodeId>,
+    /// Root → leaf.
+    pub path: Vec<NodeId>,
+    /// The messages, in order.
+    pub items: Vec<Item>,
+    /// The compaction whose summary opens the context.
+    pub compaction: Option<NodeId>,
+    /// Path index of the compaction's first kept entry, when it is on the path
+    /// before the compaction.
+    pub kept_from: Option<usize>,
+    /// The compaction replaced its kept messages by an OpenAI-native history
+    /// (decisions.md D17): the context cannot be fully recomputed offline.
+    pub provider_replay: bool,
+    /// Thinking level (pi keeps a stored `null` as null).
+    pub thinking_level: Value,
+    /// Model state.
+    pub model: ModelState,
+    /// omp-only state.
+    pub omp: OmpState,
+}
+
+/// `buildSessionContext` for `leaf`.
+pub fn build(session: &Session, leaf: Leaf) -> Context {
+    let dialect = session.dialect();
+    let leaf = match leaf {
+        Leaf::Last => session.leaf(),
+        Leaf::At(n) => Some(n),
+        Leaf::Reset => None,
+    };
+    let path = leaf.map(|l| session.tree().path_to(l)).unwrap_or_default();
+    let mut ctx = Context {
+        dialect,
+        leaf,
+        items: Vec::new(),
+        compaction: None,
+        kept_from: None,
+        provider_replay: false,
+        thinking_level: Value::String("off".into()),
+        model: ModelState::default(),
+        omp: OmpState { mode: "none".into(), ..OmpState::default() },
+        path: Vec::new(),
+    };
+    let mut compaction_at = None;
+    for (k, &node) in path.iter().enumerate() {
+        scan_state(&mut ctx, session.entry(node), dialect);
+        if &*session.entry(node).entry_type == "compaction" {
+            compaction_at = Some(k);
+        }
+    }
+    let emits = |n: &NodeId| emits_message(session.entry(*n));
+    match compaction_at {
+        None => ctx.items.extend(path.iter().filter(|n| emits(n)).map(|&n| Item::Entry(n))),
+        Some(k) => {
+            let c = path[k];
+            ctx.compaction = Some(c);
+            ctx.items.push(Item::CompactionSummary(c));
+            ctx.provider_replay = dialect == Dialect::Omp && has_openai_replay(session.entry(c));
+            let first_kept = session.entry(c).str_field("firstKeptEntryId");
+            ctx.kept_from = path[..k].iter().position(|&n| Some(&*session.entry(n).id) == first_kept);
+            if let (Some(start), false) = (ctx.kept_from, ctx.provider_replay) {
+                ctx.items.extend(path[start..k].iter().filter(|n| emits(n)).map(|&n| Item::Entry(n)));
+            }
+            ctx.items.extend(path[k + 1..].iter().filter(|n| emits(n)).map(|&n| Item::Entry(n)));
+        }
+    }
+    ctx.path = path;
+    ctx
+}
+
+fn scan_state(ctx: &mut Context, e: &Entry, dialect: Dialect) {
+    match &e.kind {
+        EntryKind::Message(m) if m.role == Role::Assistant => {
+            let (provider, model) = m.model.clone().map_or((None, None), |(p, m)| (Some(p.to_string()), Some(m.to_string())));
+            match dialect {
+                Dialect::Pi => ctx.model.pi = Some((provider, model)),
+                Dialect::Omp => set_model(&mut ctx.model.omp, "default", format!("{}/{}", provider.unwrap_or_default(), model.unwrap_or_default())),
+            }
+        }
+        EntryKind::Message(_) => {}
+        EntryKind::Other(map) => {
+            let s = |k: &str| map.get(k).and_then(Value::as_str).map(str::to_owned);
+            match (&*e.entry_type, dialect) {
+                ("thinking_level_change", Dialect::Pi) => ctx.thinking_level = map.get("thinkingLevel").cloned().unwrap_or(Value::Null),
+                ("thinking_level_change", Dialect::Omp) => {
+                    ctx.thinking_level = Value::String(s("thinkingLevel").unwrap_or_else(|| "off".into()));
+                }
+                ("model_change", Dialect::Pi) => ctx.model.pi = Some((s("provider"), s("modelId"))),
+                ("model_change", Dialect::Omp) => {
+                    if let Some(model) = s("model").filter(|m| !m.is_empty()) {
+                        let role = s("role").unwrap_or_else(|| "default".into());
+                        set_model(&mut ctx.model.omp, &role, model);
+                    }
+                }
+                ("service_tier_change", Dialect::Omp) => ctx.omp.service_tier = s("serviceTier"),
+                ("ttsr_injection", Dialect::Omp) => {
+                    for rule in map.get("injectedRules").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+                        if !ctx.omp.injected_rules.iter().any(|r| r == rule) {
+                            ctx.omp.injected_rules.push(rule.to_owned());
+                        }
+                    }
+                }
+                ("mcp_tool_selection", Dialect::Omp) => {
+                    let tools = map.get("selectedToolNames").and_then(Value::as_array);
+                    ctx.omp.selected_tools = Some(tools.into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect());
+                }
+                ("mode_change", Dialect::Omp) => {
+                    ctx.omp.mode = s("mode").unwrap_or_else(|| "none".into());
+                    ctx.omp.mode_data = map.get("data").cloned();
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+fn set_model(models: &mut Vec<(String, String)>, role: &str, model: String) {
+    match models.iter_mut().find(|(r, _)| r == role) {
+        Some(slot) => slot.1 = model,
+        None => models.push((role.to_owned(), model)),
+    }
+}
+
+/// Whether `emit` produces a message for this entry.
+fn emits_message(e: &Entry) -> bool {
+    match &*e.entry_type {
+        "message" => e.message().is_some(),
+        "custom_message" => true,
+        "branch_summary" => e.str_field("summary").is_some_and(|s| !s.is_empty()),
+        _ => false,
+    }
+}
+
+/// omp's OpenAI-native compaction payload (context.md §1.1).
+fn has_openai_replay(c: &Entry) -> bool {
+    let Some(replay) = c.object().and_then(|m| m.get("preserveData")).and_then(|p| p.get("openaiRemoteCompaction")) else {
+        return false;
+    };
+    replay.get("provider").and_then(Value::as_str).is_some_and(|p| !p.is_empty())
+        && replay.get("replacementHistory").is_some_and(Value::is_array)
+}
+
+/// The dialect's estimate of the message an entry emits when it is in a
+/// context (a compaction entry: its summary message).
+pub fn entry_estimate(e: &Entry, dialect: Dialect) -> u64 {
+    match &e.kind {
+        EntryKind::Message(m) => m.estimate(dialect),
+        EntryKind::Other(map) => {
+            let summary_len = || map.get("summary").and_then(Value::as_str).map_or(0, |s| js::utf16_len(s) as u64);
+            match &*e.entry_type {
+                "custom_message" if dialect == Dialect::Pi => custom_content_chars(map).div_ceil(4),
+                "branch_summary" | "compaction" => summary_len().div_ceil(4),
+                _ => 0,
+            }
+        }
+    }
+}
+
+fn custom_content_chars(map: &Map<String, Value>) -> u64 {
+    match map.get("content") {
+        Some(Value::String(s)) => js::utf16_len(s) as u64,
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .map(|b| match b.get("type").and_then(Value::as_str) {
+                Some("text") => b.get("text").and_then(Value::as_str).map_or(0, |t| js::utf16_len(t) as u64),
+                Some("image") => 4800,
+                _ => 0,
+            })
+            .sum(),
+        _ => 0,
+    }
+}

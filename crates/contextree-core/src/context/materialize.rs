@@ -1,0 +1,193 @@
+//! From context items to the agents' message objects, the LLM messages and
+//! their token numbers. Message text is read back through a [`Source`] only
+//! where a number or view needs it.
+
+use serde_json::{Map, Value};
+
+use super::build::{entry_estimate, Context, Item};
+use super::llm::convert_message;
+use crate::prompts::PromptPack;
+use crate::session::{Entry, EntryKind, Role, Session, Source};
+use crate::tokens::estimate::estimate_message;
+use crate::Dialect;
+
+/// An entry's bytes could not be read back or no longer parse.
+#[derive(Debug, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct ReadBackError {
+    /// 1-based file line of the entry.
+    pub line: u32,
+    /// What went wrong (the file changed since it was indexed, an IO error).
+    pub message: String,
+}
+
+/// The agent message (context.md §1 step 4) of one item.
+pub fn agent_message(session: &Session, item: Item, source: &dyn Source) -> Result<Value, ReadBackError> {
+    let e = session.entry(item.node());
+    let map = e.object();
+    let ts = || iso_ms_value(e);
+    let field = |k: &str| map.and_then(|m| m.get(k)).cloned();
+    let mut out = Map::new();
+    match item {
+        Item::CompactionSummary(_) => {
+            out.insert("role".into(), "compactionSummary".into());
+            out.insert("summary".into(), field("summary").unwrap_or(Value::Null));
+            if session.dialect() == Dialect::Omp {
+                if let Some(short) = field("shortSummary") {
+                    out.insert("shortSummary".into(), short);
+                }
+            }
+            out.insert("tokensBefore".into(), field("tokensBefore").unwrap_or(Value::Null));
+            out.insert("timestamp".into(), ts());
+            if let Some(payload) = openai_payload(e, session.dialect()) {
+                out.insert("providerPayload".into(), payload);
+            }
+        }
+        Item::Entry(_) => match &*e.entry_type {
+            "custom_message" => {
+                out.insert("role".into(), "custom".into());
+                for k in ["customType", "content", "display", "details"] {
+                    if let Some(v) = field(k) {
+                        out.insert(k.into(), v);
+                    }
+                }
+                if session.dialect() == Dialect::Omp {
+                    if let Some(v) = field("attribution") {
+                        out.insert("attribution".into(), v);
+                    }
+                }
+                out.insert("timestamp".into(), ts());
+            }
+            "branch_summary" => {
+                out.insert("role".into(), "branchSummary".into());
+                out.insert("summary".into(), field("summary").unwrap_or(Value::Null));
+                out.insert("fromId".into(), field("fromId").unwrap_or(Value::Null));
+                out.insert("timestamp".into(), ts());
+            }
+            _ => return read_message(e, source),
+        },
+    }
+    Ok(Value::Object(out))
+}
+
+fn read_message(e: &Entry, source: &dyn Source) -> Result<Value, ReadBackError> {
+    let err = |message: String| ReadBackError { line: e.line, message };
+    let bytes = source.bytes(e.span).map_err(err)?;
+    let mut value: Value = serde_json::from_slice(&bytes).map_err(|x| err(format!("the entry no longer parses ({x}); was the file changed?")))?;
+    let mut msg = value.get_mut("message").map(Value::take).ok_or_else(|| err("the entry has no message any more; was the file changed?".into()))?;
+    if let (Some(EntryKind::Message(m)), Some(obj)) = (Some(&e.kind), msg.as_object_mut()) {
+        // v2 → v3 migration renamed the role in the agents' memory.
+        if m.role == Role::Custom && obj.get("role").and_then(Value::as_str) == Some("hookMessage") {
+            obj.insert("role".into(), "custom".into());
+        }
+    }
+    Ok(msg)
+}
+
+fn iso_ms_value(e: &Entry) -> Value {
+    e.timestamp_ms
+        .and_then(|ms| serde_json::Number::from_f64(ms))
+        .map_or(Value::Null, |n| if n.as_f64().is_some_and(|f| f.fract() == 0.0) { Value::from(n.as_f64().unwrap_or(0.0) as i64) } else { Value::Number(n) })
+}
+
+fn openai_payload(c: &Entry, dialect: Dialect) -> Option<Value> {
+    if dialect != Dialect::Omp {
+        return None;
+    }
+    let replay = c.object()?.get("preserveData")?.get("openaiRemoteCompaction")?;
+    let provider = replay.get("provider")?.as_str().filter(|p| !p.is_empty())?;
+    let items = replay.get("replacementHistory").filter(|h| h.is_array())?;
+    let mut payload = Map::new();
+    payload.insert("type".into(), "openaiResponsesHistory".into());
+    payload.insert("provider".into(), provider.into());
+    payload.insert("items".into(), items.clone());
+    Some(Value::Object(payload))
+}
+
+/// Token numbers of a context, in the dialect's estimate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextTokens {
+    /// Per agent message: `(item, role, estimate)`.
+    pub messages: Vec<(Item, String, u64)>,
+    /// Per LLM message after `convertToLlm`: `(item it came from, role, estimate)`.
+    pub llm: Vec<(Item, String, u64)>,
+}
+
+impl ContextTokens {
+    /// Sum over agent messages.
+    pub fn message_tokens(&self) -> u64 {
+        self.messages.iter().map(|m| m.2).sum()
+    }
+    /// Sum over LLM messages.
+    pub fn llm_tokens(&self) -> u64 {
+        self.llm.iter().map(|m| m.2).sum()
+    }
+}
+
+/// Token numbers of every message, reading entry text back only for messages
+/// that `convertToLlm` rewrites (bash output, summaries, custom messages, ...).
+pub fn context_tokens(session: &Session, ctx: &Context, pack: &PromptPack, source: &dyn Source) -> Result<ContextTokens, ReadBackError> {
+    let dialect = session.dialect();
+    let mut res = ContextTokens { messages: Vec::with_capacity(ctx.items.len()), llm: Vec::with_capacity(ctx.items.len()) };
+    for &item in &ctx.items {
+        let e = session.entry(item.node());
+        let role = match (item, &e.kind) {
+            (Item::CompactionSummary(_), _) => "compactionSummary".to_owned(),
+            (_, EntryKind::Message(m)) => m.role.as_str().to_owned(),
+            _ if &*e.entry_type == "custom_message" => "custom".to_owned(),
+            _ => "branchSummary".to_owned(),
+        };
+        res.messages.push((item, role, entry_estimate(e, dialect)));
+        match unchanged_by_conversion(e, item, dialect) {
+            Some(Some(llm_role)) => res.llm.push((item, llm_role.to_owned(), entry_estimate(e, dialect))),
+            Some(None) => {}
+            None => {
+                let msg = agent_message(session, item, source)?;
+                if let Some(llm) = convert_message(&msg, dialect, pack) {
+                    let role = llm.get("role").and_then(Value::as_str).unwrap_or("").to_owned();
+                    let n = llm.as_object().map_or(0, |m| estimate_message(m, dialect));
+                    res.llm.push((item, role, n));
+                }
+            }
+        }
+    }
+    Ok(res)
+}
+
+/// Whether `convertToLlm` passes the message through with the same estimate:
+/// `Some(Some(role))` yes, `Some(None)` it drops it, `None` it rewrites it.
+fn unchanged_by_conversion(e: &Entry, item: Item, dialect: Dialect) -> Option<Option<&'static str>> {
+    let (Item::Entry(_), EntryKind::Message(m)) = (item, &e.kind) else { return None };
+    match (&m.role, dialect) {
+        (Role::User, _) => Some(Some("user")),
+        (Role::Assistant, _) => Some(Some("assistant")),
+        (Role::ToolResult, _) if !(m.pruned && dialect == Dialect::Omp) => Some(Some("toolResult")),
+        (Role::BashExecution, _) if m.exclude_from_context => Some(None),
+        (Role::Developer, Dialect::Pi) | (Role::HookMessage, Dialect::Pi) | (Role::Other(_), _) => Some(None),
+        _ => None,
+    }
+}
+
+/// The LLM messages of a context, in order (`convertToLlm` of every item).
+pub fn llm_messages(session: &Session, ctx: &Context, pack: &PromptPack, source: &dyn Source) -> Result<Vec<Value>, ReadBackError> {
+    let mut res = Vec::with_capacity(ctx.items.len());
+    for &item in &ctx.items {
+        let msg = agent_message(session, item, source)?;
+        res.extend(convert_message(&msg, session.dialect(), pack));
+    }
+    Ok(res)
+}
+
+/// `serializeConversation(convertToLlm(context))`, streamed: one entry is
+/// parsed at a time, so memory stays bounded by the output text.
+pub fn serialize_context(session: &Session, ctx: &Context, pack: &PromptPack, source: &dyn Source) -> Result<String, ReadBackError> {
+    let mut out = String::new();
+    let mut first = true;
+    for &item in &ctx.items {
+        let msg = agent_message(session, item, source)?;
+        if let Some(llm) = convert_message(&msg, session.dialect(), pack) {
+            super::serialize::serialize_message_into(&llm, &mut out, &mut first);
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,92 @@
+//! What each entry is for a given leaf: the colors of the tree view.
+
+use super::build::{Context, Item};
+use crate::session::{EntryKind, NodeId, Role, Session};
+use crate::Dialect;
+
+/// The state of one entry for the selected leaf.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryState {
+    /// Not on the leaf's path: another branch.
+    OffPath,
+    /// On the path and sent to the model as it is.
+    Kept,
+    /// Sent, but its tool output was replaced by the truncation notice (omp pruning).
+    Pruned,
+    /// On the path before the active compaction's kept region: only its summary is sent.
+    Summarized,
+    /// The compaction whose summary opens the context.
+    Compaction,
+    /// An earlier compaction on the path (it sends nothing itself).
+    OldCompaction,
+    /// A branch summary on the path.
+    BranchSummary,
+    /// On the path, but a message `convertToLlm` drops (`excludeFromContext`,
+    /// roles the dialect does not send).
+    Excluded,
+    /// On the path, not a message: model/thinking changes, labels, custom state.
+    Metadata,
+}
+
+impl EntryState {
+    /// Name used in JSON and in the UI legend.
+    pub fn name(self) -> &'static str {
+        match self {
+            EntryState::OffPath => "off-path",
+            EntryState::Kept => "kept",
+            EntryState::Pruned => "pruned",
+            EntryState::Summarized => "summarized",
+            EntryState::Compaction => "compaction",
+            EntryState::OldCompaction => "old-compaction",
+            EntryState::BranchSummary => "branch-summary",
+            EntryState::Excluded => "excluded",
+            EntryState::Metadata => "metadata",
+        }
+    }
+}
+
+/// The state of every entry (file order) for the context's leaf.
+pub fn entry_states(session: &Session, ctx: &Context) -> Vec<EntryState> {
+    let mut res = vec![EntryState::OffPath; session.entries().len()];
+    // Behind the active compaction: everything before its kept region (all of
+    // the path before it when the kept entry is not there, or when omp replays
+    // an OpenAI-native history instead).
+    let summarized_until = ctx.compaction.and_then(|c| ctx.path.iter().position(|&n| n == c)).map(|k| match ctx.kept_from {
+        Some(s) if !ctx.provider_replay => s,
+        _ => k,
+    });
+    for (i, &n) in ctx.path.iter().enumerate() {
+        let behind = summarized_until.is_some_and(|s| i < s);
+        res[n.index()] = match &*session.entry(n).entry_type {
+            "compaction" => EntryState::OldCompaction,
+            "message" | "custom_message" if behind => EntryState::Summarized,
+            // Emitted messages are overwritten below; what stays was not sent.
+            "message" | "custom_message" => EntryState::Excluded,
+            "branch_summary" if behind => EntryState::Summarized,
+            "branch_summary" => EntryState::BranchSummary,
+            _ => EntryState::Metadata,
+        };
+    }
+    for &item in &ctx.items {
+        let n = item.node();
+        res[n.index()] = match item {
+            Item::CompactionSummary(_) => EntryState::Compaction,
+            Item::Entry(_) => sent_state(session, n, ctx.dialect),
+        };
+    }
+    res
+}
+
+fn sent_state(session: &Session, n: NodeId, dialect: Dialect) -> EntryState {
+    let e = session.entry(n);
+    match &e.kind {
+        EntryKind::Message(m) => match (&m.role, dialect) {
+            (Role::ToolResult, Dialect::Omp) if m.pruned => EntryState::Pruned,
+            (Role::BashExecution | Role::PythonExecution, _) if m.exclude_from_context => EntryState::Excluded,
+            (Role::Developer | Role::HookMessage | Role::FileMention | Role::PythonExecution, Dialect::Pi) | (Role::Other(_), _) => EntryState::Excluded,
+            _ => EntryState::Kept,
+        },
+        EntryKind::Other(_) if &*e.entry_type == "branch_summary" => EntryState::BranchSummary,
+        EntryKind::Other(_) => EntryState::Kept,
+    }
+}

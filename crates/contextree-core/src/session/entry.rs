@@ -1,0 +1,209 @@
+//! The entry model: what the index keeps of every line.
+
+use serde_json::{Map, Value};
+
+use super::source::Span;
+use crate::Dialect;
+
+/// The role of a `message` entry's message (session-format.md §5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Role {
+    /// A user prompt.
+    User,
+    /// A model response.
+    Assistant,
+    /// Output of a tool call.
+    ToolResult,
+    /// A user-run shell command (`!cmd`).
+    BashExecution,
+    /// An extension message (v3 name).
+    Custom,
+    /// An extension message (v2 name; renamed to `custom` by migration).
+    HookMessage,
+    /// In-memory branch summary role, accepted when stored.
+    BranchSummary,
+    /// In-memory compaction summary role, accepted when stored.
+    CompactionSummary,
+    /// omp: agent-authored instructions.
+    Developer,
+    /// omp: auto-read `@file` mentions.
+    FileMention,
+    /// omp: a user-run Python cell.
+    PythonExecution,
+    /// Any other role, kept verbatim.
+    Other(Box<str>),
+}
+
+impl Role {
+    /// Parses a role name as stored in the file.
+    pub fn parse(s: &str) -> Role {
+        match s {
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "toolResult" => Role::ToolResult,
+            "bashExecution" => Role::BashExecution,
+            "custom" => Role::Custom,
+            "hookMessage" => Role::HookMessage,
+            "branchSummary" => Role::BranchSummary,
+            "compactionSummary" => Role::CompactionSummary,
+            "developer" => Role::Developer,
+            "fileMention" => Role::FileMention,
+            "pythonExecution" => Role::PythonExecution,
+            other => Role::Other(other.into()),
+        }
+    }
+
+    /// The role name as the agents write it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::ToolResult => "toolResult",
+            Role::BashExecution => "bashExecution",
+            Role::Custom => "custom",
+            Role::HookMessage => "hookMessage",
+            Role::BranchSummary => "branchSummary",
+            Role::CompactionSummary => "compactionSummary",
+            Role::Developer => "developer",
+            Role::FileMention => "fileMention",
+            Role::PythonExecution => "pythonExecution",
+            Role::Other(s) => s,
+        }
+    }
+}
+
+/// Token usage reported with an assistant message (session-format.md §5.8).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Usage {
+    /// Prompt tokens not served from cache.
+    pub input: f64,
+    /// Completion tokens.
+    pub output: f64,
+    /// Prompt tokens read from cache.
+    pub cache_read: f64,
+    /// Prompt tokens written to cache.
+    pub cache_write: f64,
+    /// The provider's total, 0 when absent.
+    pub total_tokens: f64,
+}
+
+impl Usage {
+    /// `calculateContextTokens`: `totalTokens`, or the sum of the parts when it is 0.
+    pub fn context_tokens(&self) -> f64 {
+        if self.total_tokens != 0.0 && !self.total_tokens.is_nan() {
+            self.total_tokens
+        } else {
+            self.input + self.output + self.cache_read + self.cache_write
+        }
+    }
+
+    /// omp's `calculatePromptTokens`: input + cache, or the context tokens when that is 0.
+    pub fn prompt_tokens(&self) -> f64 {
+        let prompt = self.input + self.cache_read + self.cache_write;
+        if prompt > 0.0 {
+            prompt
+        } else {
+            self.context_tokens()
+        }
+    }
+}
+
+/// What the index keeps of a `message` entry: enough for token numbers, cut
+/// points and state, never the text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageMeta {
+    /// The message role.
+    pub role: Role,
+    /// UTF-16 units the chars/4 estimate counts for this role, as pi and omp
+    /// 13 count them (for `custom`/`hookMessage`: counted like a tool result;
+    /// the dialect decides whether they count at all).
+    pub chars: u64,
+    /// Usage of an assistant message.
+    pub usage: Option<Usage>,
+    /// `stopReason` of an assistant message.
+    pub stop_reason: Option<Box<str>>,
+    /// `provider` and `model` of an assistant message.
+    pub model: Option<(Box<str>, Box<str>)>,
+    /// `excludeFromContext` of bash/python executions.
+    pub exclude_from_context: bool,
+    /// omp: the tool result's output was pruned (`prunedAt` is set).
+    pub pruned: bool,
+    /// `toolName` of a tool result.
+    pub tool_name: Option<Box<str>>,
+}
+
+impl MessageMeta {
+    /// The dialect's own `estimateTokens` for this message (context.md §3.1).
+    pub fn estimate(&self, dialect: Dialect) -> u64 {
+        let counted = match (&self.role, dialect) {
+            (Role::Custom, Dialect::Omp) | (Role::HookMessage, Dialect::Pi) => 0,
+            _ => self.chars,
+        };
+        counted.div_ceil(4)
+    }
+
+    /// Whether the assistant usage counts as "usable" (not aborted, not an error).
+    pub fn usable_usage(&self) -> Option<Usage> {
+        match self.stop_reason.as_deref() {
+            Some("aborted" | "error") => None,
+            _ => self.usage,
+        }
+    }
+}
+
+/// The payload of an entry.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EntryKind {
+    /// A `message` entry.
+    Message(MessageMeta),
+    /// Any other entry type; the whole JSON object is kept (they are small
+    /// and the algorithms read many of their fields).
+    Other(Box<Map<String, Value>>),
+}
+
+/// One entry of the session (header excluded), after the dialect's parser and
+/// migration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// The entry id (for migrated v1 files: the deterministic `0000000n` id).
+    pub id: Box<str>,
+    /// The parent id as written (or assigned by migration).
+    pub parent_id: Option<Box<str>>,
+    /// The `type` field.
+    pub entry_type: Box<str>,
+    /// 1-based physical line.
+    pub line: u32,
+    /// Byte span of the entry's JSON value in the file.
+    pub span: Span,
+    /// The entry `timestamp` as ms since the epoch, when it parses as a date.
+    pub timestamp_ms: Option<f64>,
+    /// Payload.
+    pub kind: EntryKind,
+    /// Migration changed this entry (ids assigned, `hookMessage` renamed,
+    /// `firstKeptEntryIndex` resolved): its bytes in the file differ from the
+    /// entry the agents see.
+    pub migrated: bool,
+}
+
+impl Entry {
+    /// The message facts of a `message` entry.
+    pub fn message(&self) -> Option<&MessageMeta> {
+        match &self.kind {
+            EntryKind::Message(m) => Some(m),
+            EntryKind::Other(_) => None,
+        }
+    }
+
+    /// The JSON object of a non-message entry.
+    pub fn object(&self) -> Option<&Map<String, Value>> {
+        match &self.kind {
+            EntryKind::Message(_) => None,
+            EntryKind::Other(map) => Some(map),
+        }
+    }
+
+    /// A string field of a non-message entry.
+    pub fn str_field(&self, key: &str) -> Option<&str> {
+        self.object()?.get(key)?.as_str()
+    }
+}

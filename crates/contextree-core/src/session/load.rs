@@ -1,0 +1,445 @@
+//! Records → a [`Session`]: the dialect's reading of every line, the header,
+//! migration to version 3, parent links, labels and the tree.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use super::diagnostic::Diagnostic;
+use super::entry::{Entry, EntryKind, Role};
+use super::probe::{Parent, Probe};
+use super::record::{ChunkIndex, OmpReading, Reading};
+use super::source::Span;
+use super::tree::{Link, NodeId, SessionTree};
+use crate::session::probe::ProbeError;
+use crate::Dialect;
+
+/// Why a dialect was chosen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Detection {
+    /// The dialect the file's signals point to (pi when there are none).
+    pub detected: Dialect,
+    /// The signals seen, for display ("`fromExtension` on summaries", ...).
+    pub signals: Vec<String>,
+}
+
+/// A parsed session file in one dialect's reading.
+#[derive(Debug, Clone)]
+pub struct Session {
+    dialect: Dialect,
+    detection: Detection,
+    header: Option<Map<String, Value>>,
+    original_version: u32,
+    entries: Vec<Entry>,
+    ids: HashMap<Box<str>, NodeId>,
+    tree: SessionTree,
+    labels: Vec<(NodeId, String)>,
+    diagnostics: Vec<Diagnostic>,
+    n_lines: u32,
+}
+
+/// One entry as a flat row (file order), for lists and simple views.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// Entry id.
+    pub id: String,
+    /// Parent id as resolved (None for roots).
+    pub parent_id: Option<String>,
+    /// The entry `type`.
+    pub entry_type: String,
+    /// Message role, for message entries.
+    pub role: Option<String>,
+    /// 1-based file line.
+    pub line: u32,
+    /// The dialect's token estimate of the message the entry produces.
+    pub tokens: u64,
+}
+
+impl Session {
+    /// Parses a whole file held in memory (tests, small files). Large files go
+    /// through [`super::index_chunk`] in parallel chunks and [`Session::assemble`].
+    pub fn parse(bytes: &[u8], dialect: Option<Dialect>) -> Session {
+        Session::assemble(vec![super::index_chunk(bytes, 0, 1)], dialect, None)
+    }
+
+    /// Builds the session from the chunk indexes of a file, in file order.
+    /// `dialect` overrides detection; `hint` is what the file's location says
+    /// (`~/.omp/...` → omp) and breaks ties between the file's own signals.
+    pub fn assemble(chunks: Vec<ChunkIndex>, dialect: Option<Dialect>, hint: Option<Dialect>) -> Session {
+        let n_lines = chunks.iter().map(|c| c.n_lines).sum();
+        let detection = detect(&chunks, hint);
+        let dialect = dialect.unwrap_or(detection.detected);
+        let mut diagnostics = Vec::new();
+        let mut values = read_values(chunks, dialect, &mut diagnostics).into_iter();
+
+        let mut session = Session {
+            dialect,
+            detection,
+            header: None,
+            original_version: 0,
+            entries: Vec::new(),
+            ids: HashMap::new(),
+            tree: SessionTree::default(),
+            labels: Vec::new(),
+            diagnostics,
+            n_lines,
+        };
+        let Some((line, _, first)) = values.next() else {
+            session.diagnostics.push(Diagnostic::error(0, "the file holds no session header (it is empty)"));
+            return session;
+        };
+        match header_of(first) {
+            Ok(header) => session.header = Some(header),
+            Err(what) => {
+                session.diagnostics.push(Diagnostic::error(
+                    line,
+                    format!("not a session file: the first value {what}; the agents would replace this file with a new session, contextree leaves it untouched"),
+                ));
+                return session;
+            }
+        }
+        let version = session.header.as_ref().and_then(|h| h.get("version")).and_then(Value::as_f64);
+        session.original_version = version.map_or(1, |v| v as u32);
+        let mut entries: Vec<Entry> = values.map(|(line, span, probe)| to_entry(line, span, probe)).collect();
+        if version.is_none_or(|v| v < 2.0) {
+            migrate_v1(&mut entries, &mut session.diagnostics);
+        }
+        if version.is_none_or(|v| v < 3.0) {
+            migrate_v2(&mut entries);
+        }
+        session.entries = entries;
+        session.link();
+        session
+    }
+
+    fn link(&mut self) {
+        for (i, e) in self.entries.iter().enumerate() {
+            if let Some(prev) = self.ids.insert(e.id.clone(), NodeId(i as u32)) {
+                self.diagnostics.push(Diagnostic::warning(
+                    e.line,
+                    format!("duplicate id `{}` (also on line {}); the agents resolve the id to this later entry", e.id, self.entries[prev.index()].line),
+                ));
+            }
+        }
+        let mut links = Vec::with_capacity(self.entries.len());
+        for (i, e) in self.entries.iter().enumerate() {
+            let link = match e.parent_id.as_deref() {
+                None => Link::Root,
+                Some(pid) => match self.ids.get(pid) {
+                    Some(&p) if p.index() == i => Link::SelfParent,
+                    Some(&p) => Link::Parent(p),
+                    None => Link::Orphan,
+                },
+            };
+            match link {
+                Link::Orphan => self.diagnostics.push(Diagnostic::warning(
+                    e.line,
+                    format!("parent `{}` of entry `{}` does not exist; shown as a root", e.parent_id.as_deref().unwrap_or(""), e.id),
+                )),
+                Link::SelfParent => self.diagnostics.push(Diagnostic::warning(e.line, format!("entry `{}` is its own parent; shown as a root", e.id))),
+                _ => {}
+            }
+            links.push(link);
+        }
+        let timestamps: Vec<Option<f64>> = self.entries.iter().map(|e| e.timestamp_ms).collect();
+        self.tree = SessionTree::build(links, &timestamps);
+        for i in 0..self.entries.len() {
+            if let Link::Cycle(p) = self.tree.link(NodeId(i as u32)) {
+                let e = &self.entries[i];
+                self.diagnostics.push(Diagnostic::warning(
+                    e.line,
+                    format!("parent links of `{}` run in a cycle back through `{}`; the link is cut and the entry shown as a root", e.id, self.entries[p.index()].id),
+                ));
+            }
+        }
+        self.resolve_labels();
+        self.diagnostics.sort_by_key(|d| d.line);
+    }
+
+    fn resolve_labels(&mut self) {
+        let mut labels: Vec<(NodeId, String)> = Vec::new();
+        for e in &self.entries {
+            if &*e.entry_type != "label" {
+                continue;
+            }
+            let Some(target) = e.str_field("targetId").and_then(|t| self.ids.get(t)).copied() else { continue };
+            labels.retain(|(n, _)| *n != target);
+            match e.str_field("label") {
+                Some(label) if !label.is_empty() => labels.push((target, label.to_owned())),
+                _ => {}
+            }
+        }
+        labels.sort_by_key(|(n, _)| *n);
+        self.labels = labels;
+    }
+
+    /// The dialect whose rules this reading follows.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// What the file's own signals say.
+    pub fn detection(&self) -> &Detection {
+        &self.detection
+    }
+
+    /// The header object, or None when the file is not a valid session.
+    pub fn header(&self) -> Option<&Map<String, Value>> {
+        self.header.as_ref()
+    }
+
+    /// The format version written in the header (1 when absent).
+    pub fn original_version(&self) -> u32 {
+        self.original_version
+    }
+
+    /// The format version after migration (3), or 0 for an invalid file.
+    pub fn version(&self) -> u32 {
+        if self.header.is_some() {
+            3
+        } else {
+            0
+        }
+    }
+
+    /// Entries in file order (header excluded).
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The entry at `node`.
+    pub fn entry(&self, node: NodeId) -> &Entry {
+        &self.entries[node.index()]
+    }
+
+    /// The entry with this id (the last one, when ids repeat).
+    pub fn node(&self, id: &str) -> Option<NodeId> {
+        self.ids.get(id).copied()
+    }
+
+    /// The tree.
+    pub fn tree(&self) -> &SessionTree {
+        &self.tree
+    }
+
+    /// The leaf the agents open the file on: its last entry.
+    pub fn leaf(&self) -> Option<NodeId> {
+        self.tree.last()
+    }
+
+    /// Resolved labels, by entry, in file order of the targets.
+    pub fn labels(&self) -> &[(NodeId, String)] {
+        &self.labels
+    }
+
+    /// The label of an entry.
+    pub fn label(&self, node: NodeId) -> Option<&str> {
+        self.labels.iter().find(|(n, _)| *n == node).map(|(_, l)| l.as_str())
+    }
+
+    /// Every problem found, by line.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// Physical lines in the file.
+    pub fn n_lines(&self) -> u32 {
+        self.n_lines
+    }
+
+    /// The dialect's estimate of the message an entry produces in the context
+    /// (0 for entries that produce none).
+    pub fn entry_tokens(&self, node: NodeId) -> u64 {
+        crate::context::entry_estimate(self.entry(node), self.dialect)
+    }
+
+    /// Every entry as a flat row, file order.
+    pub fn rows(&self) -> Vec<Row> {
+        (0..self.entries.len() as u32)
+            .map(NodeId)
+            .map(|n| {
+                let e = self.entry(n);
+                Row {
+                    id: e.id.to_string(),
+                    parent_id: self.tree.parent(n).map(|p| self.entry(p).id.to_string()),
+                    entry_type: e.entry_type.to_string(),
+                    role: e.message().map(|m| m.role.as_str().to_owned()),
+                    line: e.line,
+                    tokens: self.entry_tokens(n),
+                }
+            })
+            .collect()
+    }
+}
+
+/// Each kept value: its line, span and facts, in the dialect's reading.
+fn read_values(chunks: Vec<ChunkIndex>, dialect: Dialect, diags: &mut Vec<Diagnostic>) -> Vec<(u32, Span, Probe)> {
+    let mut res = Vec::new();
+    for rec in chunks.into_iter().flat_map(|c| c.records) {
+        if dialect == Dialect::Omp && rec.omp_swallowed {
+            diags.push(Diagnostic::error(rec.line, "omp's reader skips this line: it was consumed while recovering from a malformed line above"));
+            continue;
+        }
+        match rec.reading {
+            Reading::Object(probe) => res.push((rec.line, rec.span, *probe)),
+            Reading::Malformed { problem, omp } => {
+                let what = describe(&problem);
+                match (dialect, omp) {
+                    (Dialect::Pi, _) => diags.push(Diagnostic::error(rec.line, format!("{what}; pi drops the whole line"))),
+                    (Dialect::Omp, OmpReading::Object(probe, span)) => {
+                        diags.push(Diagnostic::error(rec.line, format!("{what}; omp keeps the first JSON value and ignores the rest of the line")));
+                        res.push((rec.line, span, *probe));
+                    }
+                    (Dialect::Omp, OmpReading::NotObject(kind)) => {
+                        diags.push(Diagnostic::error(rec.line, format!("{what}; omp reads {kind} there, which is no entry, and skips it")))
+                    }
+                    (Dialect::Omp, OmpReading::Nothing) => {
+                        diags.push(Diagnostic::error(rec.line, format!("{what}; omp skips to the next line after the error")))
+                    }
+                }
+            }
+        }
+    }
+    res
+}
+
+fn describe(problem: &ProbeError) -> String {
+    match problem {
+        ProbeError::Syntax { message, offset } => format!("malformed JSON at byte {} of the line: {message}", offset + 1),
+        ProbeError::NotObject(kind) => format!("the line holds {kind}, not an entry object"),
+    }
+}
+
+fn header_of(probe: Probe) -> Result<Map<String, Value>, &'static str> {
+    match (probe.entry_type.as_deref(), probe.id, probe.kind) {
+        (Some("session"), Some(_), EntryKind::Other(map)) => Ok(*map),
+        (Some("session"), _, _) => Err("has no string `id`"),
+        _ => Err("is not a `session` header"),
+    }
+}
+
+fn to_entry(line: u32, span: Span, probe: Probe) -> Entry {
+    let parent_id = match probe.parent {
+        Parent::Id(p) => Some(p),
+        Parent::Absent | Parent::Null | Parent::Invalid => None,
+    };
+    Entry {
+        id: probe.id.unwrap_or_default(),
+        parent_id,
+        entry_type: probe.entry_type.unwrap_or_default(),
+        line,
+        span,
+        timestamp_ms: probe.timestamp_ms,
+        kind: probe.kind,
+        migrated: false,
+    }
+}
+
+/// v1 → v2 (session-format.md §10): deterministic ids `0000000n` (decisions.md
+/// D13), one linear chain, `firstKeptEntryIndex` resolved against ids already
+/// assigned (index 0 is the header).
+fn migrate_v1(entries: &mut [Entry], diags: &mut Vec<Diagnostic>) {
+    for i in 0..entries.len() {
+        let id: Box<str> = format!("{:08x}", i + 1).into();
+        let parent = (i > 0).then(|| entries[i - 1].id.clone());
+        let e = &mut entries[i];
+        e.id = id.clone();
+        e.parent_id = parent.clone();
+        e.migrated = true;
+        if let EntryKind::Other(map) = &mut e.kind {
+            map.insert("id".into(), Value::String(id.into()));
+            map.insert("parentId".into(), parent.map_or(Value::Null, |p| Value::String(p.into())));
+            if &*e.entry_type == "compaction" {
+                if let Some(index) = map.remove("firstKeptEntryIndex") {
+                    // Only an integer naming an entry before this one had an id yet.
+                    let target = index.as_f64().filter(|f| f.fract() == 0.0 && *f >= 1.0 && *f <= i as f64);
+                    match target {
+                        Some(t) => {
+                            map.insert("firstKeptEntryId".into(), Value::String(format!("{:08x}", t as usize)));
+                        }
+                        None => diags.push(Diagnostic::warning(
+                            e.line,
+                            format!("`firstKeptEntryIndex` {index} names no earlier entry; this compaction keeps nothing"),
+                        )),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// v2 → v3: `hookMessage` becomes `custom`.
+fn migrate_v2(entries: &mut [Entry]) {
+    for e in entries {
+        if let EntryKind::Message(m) = &mut e.kind {
+            if m.role == Role::HookMessage {
+                m.role = Role::Custom;
+                e.migrated = true;
+            }
+        }
+    }
+}
+
+/// Reads the dialect signals of decisions.md D1 off the records.
+fn detect(chunks: &[ChunkIndex], hint: Option<Dialect>) -> Detection {
+    let mut omp: Vec<String> = Vec::new();
+    let mut pi: Vec<String> = Vec::new();
+    let note = |list: &mut Vec<String>, s: &str| {
+        if !list.iter().any(|x| x == s) {
+            list.push(s.to_owned());
+        }
+    };
+    let mut first = true;
+    for rec in chunks.iter().flat_map(|c| &c.records) {
+        let Reading::Object(probe) = &rec.reading else { continue };
+        if std::mem::take(&mut first) {
+            if let EntryKind::Other(h) = &probe.kind {
+                if h.contains_key("title") {
+                    note(&mut omp, "header `title`");
+                }
+                match h.get("id").and_then(Value::as_str) {
+                    Some(id) if id.len() == 16 && id.bytes().all(|b| b.is_ascii_hexdigit()) => note(&mut omp, "snowflake session id"),
+                    Some(id) if id.len() == 36 && id.matches('-').count() == 4 => note(&mut pi, "UUID session id"),
+                    _ => {}
+                }
+            }
+            continue;
+        }
+        match &probe.kind {
+            EntryKind::Message(m) => match m.role {
+                Role::Developer | Role::FileMention | Role::PythonExecution => note(&mut omp, "omp-only message roles"),
+                _ if m.pruned => note(&mut omp, "pruned tool results (`prunedAt`)"),
+                _ => {}
+            },
+            EntryKind::Other(map) => {
+                let t = probe.entry_type.as_deref().unwrap_or("");
+                match t {
+                    "service_tier_change" | "ttsr_injection" | "mcp_tool_selection" | "session_init" | "mode_change" => {
+                        note(&mut omp, "omp-only entry types")
+                    }
+                    "session_info" => note(&mut pi, "`session_info` entries"),
+                    "model_change" if map.contains_key("model") => note(&mut omp, "`model_change` with `model`"),
+                    "model_change" if map.contains_key("modelId") => note(&mut pi, "`model_change` with `provider`/`modelId`"),
+                    _ => {}
+                }
+                if map.contains_key("fromExtension") || map.contains_key("shortSummary") || map.contains_key("preserveData") {
+                    note(&mut omp, "omp summary fields (`fromExtension`, `shortSummary`, `preserveData`)");
+                }
+                if map.contains_key("fromHook") {
+                    note(&mut pi, "pi summary field `fromHook`");
+                }
+            }
+        }
+    }
+    let detected = match omp.len().cmp(&pi.len()) {
+        std::cmp::Ordering::Greater => Dialect::Omp,
+        std::cmp::Ordering::Less => Dialect::Pi,
+        std::cmp::Ordering::Equal => hint.unwrap_or(Dialect::Pi),
+    };
+    let mut signals: Vec<String> = omp.into_iter().map(|s| format!("omp: {s}")).collect();
+    signals.extend(pi.into_iter().map(|s| format!("pi: {s}")));
+    if let Some(h) = hint {
+        signals.push(format!("location: {h} sessions folder"));
+    }
+    Detection { detected, signals }
+}

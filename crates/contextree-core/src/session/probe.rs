@@ -1,0 +1,283 @@
+//! Facts of one parsed JSON value: what the index keeps of a line.
+//!
+//! [`probe_line`] reads a line once. Message entries go through a typed,
+//! borrowing deserializer that measures texts without copying them (the hot
+//! path: they are nearly all of a file's bytes); every other entry, and any
+//! message the typed path does not accept (odd shapes, duplicate keys), is
+//! parsed as a `serde_json::Value`, whose reading is the reference.
+
+use serde_json::{Map, Value};
+
+use super::entry::{EntryKind, MessageMeta, Role, Usage};
+use crate::js;
+
+/// The fields common to every line, as found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Probe {
+    /// `type`, when a string.
+    pub entry_type: Option<Box<str>>,
+    /// `id`, when a string.
+    pub id: Option<Box<str>>,
+    /// `parentId` as written.
+    pub parent: Parent,
+    /// Entry timestamp in ms, when it parses as an ISO date.
+    pub timestamp_ms: Option<f64>,
+    /// Payload facts.
+    pub kind: EntryKind,
+}
+
+/// The `parentId` field as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parent {
+    /// No `parentId` key (v1 files).
+    Absent,
+    /// `null`: a root.
+    Null,
+    /// A string id.
+    Id(Box<str>),
+    /// Something else (a number, an object): treated as "not found".
+    Invalid,
+}
+
+/// Why a line is not one JSON object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProbeError {
+    /// Not valid JSON (or trailing data after the value); the message and the
+    /// byte offset in the line where the parser stopped.
+    Syntax { message: String, offset: usize },
+    /// Valid JSON that is not an object (`[..]`, a number, a string).
+    NotObject(&'static str),
+}
+
+/// Reads one JSON value that makes up a whole line.
+pub fn probe_line(bytes: &[u8]) -> Result<Probe, ProbeError> {
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(Value::Object(map)) => Ok(probe_object(map)),
+        Ok(other) => Err(ProbeError::NotObject(json_kind(&other))),
+        Err(e) => Err(ProbeError::Syntax { offset: error_offset(bytes, &e), message: e.to_string() }),
+    }
+}
+
+/// Builds the facts of a parsed entry object.
+pub fn probe_object(mut map: Map<String, Value>) -> Probe {
+    let entry_type = map.get("type").and_then(Value::as_str).map(Box::from);
+    let id = map.get("id").and_then(Value::as_str).map(Box::from);
+    let parent = match map.get("parentId") {
+        None => Parent::Absent,
+        Some(Value::Null) => Parent::Null,
+        Some(Value::String(s)) => Parent::Id(s.as_str().into()),
+        Some(_) => Parent::Invalid,
+    };
+    let timestamp_ms = map.get("timestamp").and_then(Value::as_str).and_then(parse_iso_ms);
+    let kind = match (entry_type.as_deref(), map.get_mut("message")) {
+        (Some("message"), Some(Value::Object(msg))) => EntryKind::Message(message_meta(msg)),
+        _ => EntryKind::Other(Box::new(map)),
+    };
+    Probe { entry_type, id, parent, timestamp_ms, kind }
+}
+
+/// The facts of a message object (reference reading, on a `Value`).
+pub fn message_meta(msg: &Map<String, Value>) -> MessageMeta {
+    let role = Role::parse(msg.get("role").and_then(Value::as_str).unwrap_or(""));
+    let content = msg.get("content");
+    let chars = match role {
+        Role::User => content.map_or(0, |c| content_chars(c, 0)),
+        Role::ToolResult | Role::Custom | Role::HookMessage => content.map_or(0, |c| content_chars(c, 4800)),
+        Role::Assistant => content.map_or(0, assistant_chars),
+        Role::BashExecution => str_len(msg.get("command")) + str_len(msg.get("output")),
+        Role::BranchSummary | Role::CompactionSummary => str_len(msg.get("summary")),
+        Role::Developer | Role::FileMention | Role::PythonExecution | Role::Other(_) => 0,
+    };
+    let usage = msg.get("usage").and_then(Value::as_object).map(|u| {
+        let n = |k: &str| u.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+        Usage {
+            input: n("input"),
+            output: n("output"),
+            cache_read: n("cacheRead"),
+            cache_write: n("cacheWrite"),
+            total_tokens: n("totalTokens"),
+        }
+    });
+    let text = |k: &str| msg.get(k).and_then(Value::as_str).map(Box::<str>::from);
+    let model = match (text("provider"), text("model")) {
+        (None, None) => None,
+        (p, m) => Some((p.unwrap_or_default(), m.unwrap_or_default())),
+    };
+    MessageMeta {
+        chars,
+        usage: if role == Role::Assistant { usage } else { None },
+        stop_reason: text("stopReason"),
+        model: if role == Role::Assistant { model } else { None },
+        exclude_from_context: msg.get("excludeFromContext").and_then(Value::as_bool).unwrap_or(false),
+        pruned: msg.get("prunedAt").is_some_and(|v| !v.is_null() && v != &Value::Bool(false)),
+        tool_name: text("toolName"),
+        role,
+    }
+}
+
+fn str_len(v: Option<&Value>) -> u64 {
+    v.and_then(Value::as_str).map_or(0, |s| js::utf16_len(s) as u64)
+}
+
+/// Text blocks (or a string content) plus `image_chars` per image block.
+fn content_chars(content: &Value, image_chars: u64) -> u64 {
+    match content {
+        Value::String(s) => js::utf16_len(s) as u64,
+        Value::Array(blocks) => blocks
+            .iter()
+            .map(|b| match b.get("type").and_then(Value::as_str) {
+                Some("text") => str_len(b.get("text")),
+                Some("image") => image_chars,
+                _ => 0,
+            })
+            .sum(),
+        _ => 0,
+    }
+}
+
+fn assistant_chars(content: &Value) -> u64 {
+    let Value::Array(blocks) = content else {
+        return match content {
+            Value::String(s) => js::utf16_len(s) as u64,
+            _ => 0,
+        };
+    };
+    blocks
+        .iter()
+        .map(|b| match b.get("type").and_then(Value::as_str) {
+            Some("text") => str_len(b.get("text")),
+            Some("thinking") => str_len(b.get("thinking")),
+            Some("toolCall") => {
+                let args = b.get("arguments").map_or(0, |a| js::stringify_len(a) as u64);
+                str_len(b.get("name")) + args
+            }
+            _ => 0,
+        })
+        .sum()
+}
+
+pub(crate) fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Byte offset in `bytes` of serde_json's 1-based line/column error position.
+pub(crate) fn error_offset(bytes: &[u8], e: &serde_json::Error) -> usize {
+    let mut line = 1;
+    let mut line_start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if line == e.line() {
+            break;
+        }
+        if b == b'\n' {
+            line += 1;
+            line_start = i + 1;
+        }
+    }
+    (line_start + e.column().saturating_sub(1)).min(bytes.len())
+}
+
+/// Parses the ISO-8601 timestamps the agents write (`Date.parse` subset):
+/// `YYYY-MM-DDTHH:MM:SS(.fff)?(Z|±HH:MM)?`, and a bare date.
+pub fn parse_iso_ms(s: &str) -> Option<f64> {
+    let b = s.as_bytes();
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let part = b.get(r)?;
+        if part.is_empty() || !part.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        std::str::from_utf8(part).ok()?.parse().ok()
+    };
+    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    if b.len() == 10 {
+        return Some(days as f64 * 86_400_000.0);
+    }
+    if b.len() < 16 || (b[10] != b'T' && b[10] != b't') || b[13] != b':' {
+        return None;
+    }
+    let (hour, minute) = (num(11..13)?, num(14..16)?);
+    let mut pos = 16;
+    let mut second = 0;
+    let mut millis = 0.0;
+    if b.get(pos) == Some(&b':') {
+        second = num(pos + 1..pos + 3)?;
+        pos += 3;
+        if b.get(pos) == Some(&b'.') {
+            let start = pos + 1;
+            let mut end = start;
+            while end < b.len() && b[end].is_ascii_digit() {
+                end += 1;
+            }
+            if end == start {
+                return None;
+            }
+            // Date keeps millisecond precision: extra digits are truncated.
+            let digits = &s[start..end.min(start + 3)];
+            millis = digits.parse::<f64>().ok()? * 10f64.powi(3 - digits.len() as i32);
+            pos = end;
+        }
+    }
+    if hour > 24 || minute > 59 || second > 59 {
+        return None;
+    }
+    let offset_min = match &b[pos..] {
+        [] => 0, // JS reads a date-time without zone as local time; the agents always write Z.
+        [b'Z' | b'z'] => 0,
+        [sign @ (b'+' | b'-'), ..] if b.len() == pos + 6 && b[pos + 3] == b':' => {
+            let m = num(pos + 1..pos + 3)? * 60 + num(pos + 4..pos + 6)?;
+            if *sign == b'+' {
+                m
+            } else {
+                -m
+            }
+        }
+        _ => return None,
+    };
+    let secs = days * 86_400 + hour * 3600 + minute * 60 + second - offset_min * 60;
+    Some(secs as f64 * 1000.0 + millis)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_timestamps_parse_like_date_parse() {
+        assert_eq!(parse_iso_ms("1970-01-01T00:00:00.000Z"), Some(0.0));
+        assert_eq!(parse_iso_ms("2026-01-01T00:00:01.000Z"), Some(1_767_225_601_000.0));
+        assert_eq!(parse_iso_ms("2026-01-01T00:00:01.5Z"), Some(1_767_225_601_500.0));
+        assert_eq!(parse_iso_ms("2026-01-01T01:00:01.000+01:00"), Some(1_767_225_601_000.0));
+        assert_eq!(parse_iso_ms("not a date"), None);
+        assert_eq!(parse_iso_ms("2026-13-01T00:00:00Z"), None);
+    }
+
+    #[test]
+    fn a_line_that_is_not_an_object_is_reported_as_such() {
+        assert_eq!(probe_line(b"[1,2]"), Err(ProbeError::NotObject("an array")));
+        assert!(matches!(probe_line(b"{\"a\":1}{\"b\":2}"), Err(ProbeError::Syntax { offset: 7, .. })));
+    }
+}

@@ -1,0 +1,123 @@
+//! Lines → records. Pure and chunkable: a caller may split a file at line
+//! boundaries, index the chunks in parallel and concatenate the results.
+//!
+//! The two dialects read malformed lines differently (decisions.md D12): pi
+//! drops a line that is not exactly one JSON value; omp's lenient reader keeps
+//! the first JSON value of the line and, after a syntax error, resumes at the
+//! next newline after the error, which can swallow the lines that follow an
+//! unterminated value. A record keeps both readings so the dialect can be
+//! chosen (or switched) after indexing.
+
+use serde_json::Value;
+
+use super::probe::{error_offset, json_kind, probe_line, probe_object, Probe, ProbeError};
+use super::source::Span;
+
+/// One non-blank physical line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineRecord {
+    /// 1-based physical line number.
+    pub line: u32,
+    /// The line's bytes, without its `\n`.
+    pub span: Span,
+    /// How the line reads.
+    pub reading: Reading,
+    /// omp's lenient reader consumed this line while recovering from an
+    /// earlier malformed line; omp does not see it, pi does.
+    pub omp_swallowed: bool,
+}
+
+/// How a line reads.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reading {
+    /// Exactly one JSON object: both dialects agree.
+    Object(Box<Probe>),
+    /// Not exactly one JSON object. pi drops the line; omp reads `omp`.
+    Malformed {
+        /// What is wrong with the line as a whole.
+        problem: ProbeError,
+        /// What omp makes of it.
+        omp: OmpReading,
+    },
+}
+
+/// omp's reading of a malformed line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OmpReading {
+    /// The first JSON value of the line, an object, and where it ends.
+    Object(Box<Probe>, Span),
+    /// The first value is not an object.
+    NotObject(&'static str),
+    /// No value could be read before a syntax error.
+    Nothing,
+}
+
+/// The records of one chunk of lines.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChunkIndex {
+    /// Non-blank lines in order.
+    pub records: Vec<LineRecord>,
+    /// Physical lines in the chunk (blank ones included).
+    pub n_lines: u32,
+}
+
+/// Indexes `chunk`, which starts at file offset `base` and file line
+/// `first_line` (1-based) and holds whole lines (the last may lack its `\n`).
+pub fn index_chunk(chunk: &[u8], base: u64, first_line: u32) -> ChunkIndex {
+    let mut res = ChunkIndex::default();
+    let mut line_no = first_line;
+    let mut pos = 0;
+    // Where omp's reader continues: lines that start before it were consumed
+    // while it recovered from an earlier malformed line.
+    let mut omp_resume = 0;
+    while pos < chunk.len() {
+        let end = memchr::memchr(b'\n', &chunk[pos..]).map_or(chunk.len(), |i| pos + i);
+        let line = &chunk[pos..end];
+        res.n_lines += 1;
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            let span = Span { start: base + pos as u64, len: line.len() as u32 };
+            let omp_swallowed = pos < omp_resume;
+            let reading = match probe_line(line) {
+                Ok(probe) => Reading::Object(Box::new(probe)),
+                Err(problem) if omp_swallowed => Reading::Malformed { problem, omp: OmpReading::Nothing },
+                Err(problem) => {
+                    let (omp, resume) = omp_read(chunk, pos, base);
+                    omp_resume = resume;
+                    Reading::Malformed { problem, omp }
+                }
+            };
+            res.records.push(LineRecord { line: line_no, span, reading, omp_swallowed });
+        }
+        line_no += 1;
+        pos = end + 1;
+    }
+    res
+}
+
+/// omp's lenient reading starting at the line at `pos`: the first JSON value,
+/// and the offset where omp's reader resumes (the line after the value, or the
+/// newline after a syntax error).
+fn omp_read(chunk: &[u8], pos: usize, base: u64) -> (OmpReading, usize) {
+    let rest = &chunk[pos..];
+    let mut stream = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
+    let (reading, stop) = match stream.next() {
+        Some(Ok(value)) => {
+            let end = stream.byte_offset();
+            let start = rest.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(0);
+            let reading = match value {
+                Value::Object(map) => {
+                    let span = Span { start: base + (pos + start) as u64, len: (end - start) as u32 };
+                    OmpReading::Object(Box::new(probe_object(map)), span)
+                }
+                other => OmpReading::NotObject(json_kind(&other)),
+            };
+            (reading, end)
+        }
+        Some(Err(e)) => (OmpReading::Nothing, error_offset(rest, &e)),
+        None => (OmpReading::Nothing, rest.len()),
+    };
+    let stop = (pos + stop).min(chunk.len());
+    let resume = memchr::memchr(b'\n', &chunk[stop..]).map_or(chunk.len(), |i| stop + i + 1);
+    (reading, resume)
+}
+

@@ -1,0 +1,240 @@
+//! The entry tree: `parentId` links, resolved the way the agents resolve them.
+//!
+//! A [`SessionTree`] wraps a petgraph `StableGraph` whose node `i` is entry `i`
+//! (file order, header excluded). Edges run parent → child. Nothing here
+//! recurses, so a path of millions of entries cannot overflow the stack.
+
+use petgraph::stable_graph::{NodeIndex, StableGraph};
+use petgraph::Direction;
+
+/// An entry's position in file order (0-based, header excluded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    /// The index into the session's entry list.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+    fn graph(self) -> NodeIndex<u32> {
+        NodeIndex::new(self.index())
+    }
+}
+
+/// How an entry's parent link was resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Link {
+    /// `parentId` found.
+    Parent(NodeId),
+    /// `parentId` is null.
+    Root,
+    /// `parentId` names no entry: shown as a root.
+    Orphan,
+    /// `parentId` is the entry itself: shown as a root.
+    SelfParent,
+    /// Following parents from here comes back here: the link is cut and the
+    /// entry shown as a root.
+    Cycle(NodeId),
+}
+
+/// The tree of a session's entries.
+#[derive(Debug, Clone, Default)]
+pub struct SessionTree {
+    graph: StableGraph<(), (), petgraph::Directed, u32>,
+    links: Vec<Link>,
+    roots: Vec<NodeId>,
+}
+
+impl SessionTree {
+    /// Builds the tree from resolved parent links (one per entry, file order)
+    /// and each entry's timestamp, which orders siblings (oldest first, ties and
+    /// unparseable timestamps in file order, as the agents' `getTree`).
+    pub fn build(mut links: Vec<Link>, timestamps: &[Option<f64>]) -> SessionTree {
+        let n = links.len();
+        break_cycles(&mut links);
+        let mut children: Vec<Vec<NodeId>> = vec![Vec::new(); n];
+        let mut roots = Vec::new();
+        for (i, link) in links.iter().enumerate() {
+            match link {
+                Link::Parent(p) => children[p.index()].push(NodeId(i as u32)),
+                _ => roots.push(NodeId(i as u32)),
+            }
+        }
+        let mut graph = StableGraph::with_capacity(n, n);
+        for _ in 0..n {
+            graph.add_node(());
+        }
+        for (parent, kids) in children.iter_mut().enumerate() {
+            sort_siblings(kids, timestamps);
+            // petgraph lists a node's edges newest first: add them in reverse
+            // so that iteration yields siblings in display order.
+            for kid in kids.iter().rev() {
+                graph.add_edge(NodeId(parent as u32).graph(), kid.graph(), ());
+            }
+        }
+        sort_siblings(&mut roots, timestamps);
+        SessionTree { graph, links, roots }
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.links.len()
+    }
+
+    /// Whether the tree has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.links.is_empty()
+    }
+
+    /// How the entry's parent link was resolved.
+    pub fn link(&self, node: NodeId) -> Link {
+        self.links[node.index()]
+    }
+
+    /// The parent in the tree, if any.
+    pub fn parent(&self, node: NodeId) -> Option<NodeId> {
+        match self.links[node.index()] {
+            Link::Parent(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// Children in display order.
+    pub fn children(&self, node: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.graph.neighbors_directed(node.graph(), Direction::Outgoing).map(|n| NodeId(n.index() as u32))
+    }
+
+    /// Roots in display order.
+    pub fn roots(&self) -> &[NodeId] {
+        &self.roots
+    }
+
+    /// Entries without children, in file order.
+    pub fn leaves(&self) -> Vec<NodeId> {
+        (0..self.len() as u32).map(NodeId).filter(|&n| self.children(n).next().is_none()).collect()
+    }
+
+    /// The last entry in file order: the leaf the agents open a file on.
+    pub fn last(&self) -> Option<NodeId> {
+        self.len().checked_sub(1).map(|i| NodeId(i as u32))
+    }
+
+    /// The path from a root down to `node` (the agents' "branch").
+    pub fn path_to(&self, node: NodeId) -> Vec<NodeId> {
+        let mut res = vec![node];
+        let mut cur = node;
+        while let Some(p) = self.parent(cur) {
+            res.push(p);
+            cur = p;
+        }
+        res.reverse();
+        res
+    }
+
+    /// The deepest entry on both paths, if they share one.
+    pub fn common_ancestor(&self, a: NodeId, b: NodeId) -> Option<NodeId> {
+        let on_a: std::collections::HashSet<NodeId> = self.path_to(a).into_iter().collect();
+        let mut cur = Some(b);
+        while let Some(n) = cur {
+            if on_a.contains(&n) {
+                return Some(n);
+            }
+            cur = self.parent(n);
+        }
+        None
+    }
+
+    /// Depth-first pre-order over the whole tree: `(node, depth)`.
+    pub fn preorder(&self) -> Vec<(NodeId, u32)> {
+        let mut res = Vec::with_capacity(self.len());
+        let mut stack: Vec<(NodeId, u32)> = self.roots.iter().rev().map(|&r| (r, 0)).collect();
+        while let Some((node, depth)) = stack.pop() {
+            res.push((node, depth));
+            let kids: Vec<NodeId> = self.children(node).collect();
+            stack.extend(kids.into_iter().rev().map(|k| (k, depth + 1)));
+        }
+        res
+    }
+}
+
+/// Cuts every parent link that closes a cycle, so each entry reaches a root.
+fn break_cycles(links: &mut [Link]) {
+    const NEW: u8 = 0;
+    const ON_WALK: u8 = 1;
+    const DONE: u8 = 2;
+    let mut state = vec![NEW; links.len()];
+    let mut walk = Vec::new();
+    for start in 0..links.len() {
+        let mut cur = start;
+        while state[cur] == NEW {
+            state[cur] = ON_WALK;
+            walk.push(cur);
+            match links[cur] {
+                Link::Parent(p) if state[p.index()] == ON_WALK => {
+                    links[cur] = Link::Cycle(p);
+                    break;
+                }
+                Link::Parent(p) => cur = p.index(),
+                _ => break,
+            }
+        }
+        for n in walk.drain(..) {
+            state[n] = DONE;
+        }
+    }
+}
+
+fn sort_siblings(kids: &mut [NodeId], timestamps: &[Option<f64>]) {
+    if kids.len() < 2 {
+        return;
+    }
+    // An unparseable timestamp makes the agents' comparison inconsistent; keep
+    // file order for such a family rather than invent one.
+    if kids.iter().any(|k| timestamps.get(k.index()).copied().flatten().is_none()) {
+        kids.sort_by_key(|k| k.0);
+        return;
+    }
+    kids.sort_by(|a, b| {
+        let ta = timestamps[a.index()].unwrap_or(0.0);
+        let tb = timestamps[b.index()].unwrap_or(0.0);
+        ta.total_cmp(&tb).then(a.0.cmp(&b.0))
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(i: u32) -> NodeId {
+        NodeId(i)
+    }
+
+    #[test]
+    fn siblings_are_ordered_by_timestamp_then_file_order() {
+        let links = vec![Link::Root, Link::Parent(n(0)), Link::Parent(n(0)), Link::Parent(n(0))];
+        let ts = [Some(0.0), Some(30.0), Some(10.0), Some(10.0)];
+        let tree = SessionTree::build(links, &ts);
+        assert_eq!(tree.children(n(0)).collect::<Vec<_>>(), vec![n(2), n(3), n(1)]);
+        assert_eq!(tree.leaves(), vec![n(1), n(2), n(3)]);
+    }
+
+    #[test]
+    fn a_parent_cycle_is_cut_where_the_walk_closes_it() {
+        // 0 → parent 1, 1 → parent 0: walking from 0 reaches 1 whose parent is on the walk.
+        let links = vec![Link::Parent(n(1)), Link::Parent(n(0)), Link::Parent(n(0))];
+        let tree = SessionTree::build(links, &[Some(0.0); 3]);
+        assert_eq!(tree.link(n(1)), Link::Cycle(n(0)));
+        assert_eq!(tree.roots(), &[n(1)]);
+        assert_eq!(tree.path_to(n(2)), vec![n(1), n(0), n(2)]);
+    }
+
+    #[test]
+    fn a_million_entry_chain_needs_no_recursion() {
+        let count = 1_000_000u32;
+        let links: Vec<Link> = (0..count).map(|i| if i == 0 { Link::Root } else { Link::Parent(n(i - 1)) }).collect();
+        let tree = SessionTree::build(links, &vec![Some(0.0); count as usize]);
+        assert_eq!(tree.path_to(n(count - 1)).len(), count as usize);
+        assert_eq!(tree.preorder().len(), count as usize);
+        assert_eq!(tree.common_ancestor(n(count - 1), n(10)), Some(n(10)));
+    }
+}

@@ -1,0 +1,175 @@
+//! Opening a session file: parallel, chunked indexing with bounded memory.
+//!
+//! The file is cut at line boundaries into chunks of [`CHUNK`] bytes; each
+//! worker thread reads one chunk at a time with a positioned read and indexes
+//! it with the core's pure `index_chunk`. Only the small per-line records stay
+//! in memory, so opening a 500 MB file needs a few chunk buffers, not the file.
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use contextree_core::session::{index_chunk, ChunkIndex, Session, Source, Span};
+use contextree_core::Dialect;
+
+/// Bytes per indexing job: large enough that per-job overhead vanishes, small
+/// enough that two workers hold little memory.
+const CHUNK: u64 = 16 << 20;
+
+/// A session file could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The IO error.
+        source: std::io::Error,
+    },
+    /// The file is larger than the line offsets the index can hold.
+    #[error("{path}: a line is longer than 4 GiB")]
+    LineTooLong {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+/// The identity of the file's contents when it was read, to notice appends
+/// and rewrites before writing (decisions.md D15).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fingerprint {
+    /// File length in bytes.
+    pub len: u64,
+    /// The last bytes of the file (up to 4 KiB).
+    pub tail: Vec<u8>,
+}
+
+/// A parsed session and the file it came from.
+#[derive(Debug)]
+pub struct LoadedSession {
+    /// The file.
+    pub path: PathBuf,
+    /// The parsed session.
+    pub session: Session,
+    /// Gives entry bytes back to views.
+    pub source: FileSource,
+    /// What the file looked like when read.
+    pub fingerprint: Fingerprint,
+}
+
+/// Positioned reads of the session file.
+#[derive(Debug)]
+pub struct FileSource {
+    file: File,
+}
+
+impl Source for FileSource {
+    fn bytes(&self, span: Span) -> Result<Cow<'_, [u8]>, String> {
+        let mut buf = vec![0; span.len as usize];
+        self.file.read_exact_at(&mut buf, span.start).map_err(|e| format!("cannot read bytes {}..{}: {e}", span.start, span.end()))?;
+        Ok(Cow::Owned(buf))
+    }
+}
+
+/// What a file's location says about its dialect (`~/.omp/...`, `~/.pi/...`).
+pub fn location_hint(path: &Path) -> Option<Dialect> {
+    let text = path.to_string_lossy();
+    if text.contains("/.omp/") || text.contains("/omp/sessions/") {
+        Some(Dialect::Omp)
+    } else if text.contains("/.pi/") {
+        Some(Dialect::Pi)
+    } else {
+        None
+    }
+}
+
+/// Opens and indexes a session file. `dialect` overrides detection.
+pub fn load_session(path: &Path, dialect: Option<Dialect>) -> Result<LoadedSession, LoadError> {
+    let io = |source| LoadError::Io { path: path.to_owned(), source };
+    let file = File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let bounds = chunk_bounds(&file, len).map_err(io)?;
+    if bounds.windows(2).any(|w| w[1] - w[0] > u64::from(u32::MAX)) {
+        return Err(LoadError::LineTooLong { path: path.to_owned() });
+    }
+    let chunks = index_parallel(&file, &bounds).map_err(io)?;
+    let session = Session::assemble(chunks, dialect, location_hint(path));
+    let tail_len = len.min(4096);
+    let mut tail = vec![0; tail_len as usize];
+    file.read_exact_at(&mut tail, len - tail_len).map_err(io)?;
+    Ok(LoadedSession { path: path.to_owned(), session, source: FileSource { file }, fingerprint: Fingerprint { len, tail } })
+}
+
+/// Chunk boundaries: `0`, then the offset after the first `\n` at or past each
+/// multiple of [`CHUNK`], then `len`.
+fn chunk_bounds(file: &File, len: u64) -> std::io::Result<Vec<u64>> {
+    let mut bounds = vec![0];
+    let mut probe = vec![0u8; 64 << 10];
+    let mut target = CHUNK;
+    while target < len {
+        let mut at = target;
+        let next = loop {
+            let n = file.read_at(&mut probe, at)?;
+            if n == 0 {
+                break len;
+            }
+            if let Some(i) = memchr::memchr(b'\n', &probe[..n]) {
+                break at + i as u64 + 1;
+            }
+            at += n as u64;
+        };
+        if next >= len {
+            break;
+        }
+        bounds.push(next);
+        target = next + CHUNK;
+    }
+    bounds.push(len);
+    Ok(bounds)
+}
+
+fn index_parallel(file: &File, bounds: &[u64]) -> std::io::Result<Vec<ChunkIndex>> {
+    let n_jobs = bounds.len() - 1;
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(n_jobs).max(1);
+    let next = AtomicUsize::new(0);
+    let mut results: Vec<Option<std::io::Result<ChunkIndex>>> = (0..n_jobs).map(|_| None).collect();
+    let per_worker: Vec<Vec<(usize, std::io::Result<ChunkIndex>)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    let mut buf = Vec::new();
+                    loop {
+                        let job = next.fetch_add(1, Ordering::Relaxed);
+                        if job >= n_jobs {
+                            break done;
+                        }
+                        let (start, end) = (bounds[job], bounds[job + 1]);
+                        buf.resize((end - start) as usize, 0);
+                        let res = file.read_exact_at(&mut buf, start).map(|()| index_chunk(&buf, start, 1));
+                        done.push((job, res));
+                    }
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("indexing worker panicked")).collect()
+    });
+    for (job, res) in per_worker.into_iter().flatten() {
+        results[job] = Some(res);
+    }
+    let mut chunks = Vec::with_capacity(n_jobs);
+    let mut first_line = 0;
+    for res in results {
+        let mut chunk = res.expect("every job ran")?;
+        // Each chunk was numbered from line 1; shift to file lines.
+        for rec in &mut chunk.records {
+            rec.line += first_line;
+        }
+        first_line += chunk.n_lines;
+        chunks.push(chunk);
+    }
+    Ok(chunks)
+}

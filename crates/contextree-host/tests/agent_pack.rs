@@ -1,0 +1,155 @@
+//! Loads the prompt packs of the reference agents installed by the oracle and
+//! checks that every text is the reference release's own (spec digests), and
+//! that rendering with them has the agents' layout.
+//!
+//! The packages are taken from `CONTEXTREE_PI_PACKAGE` /
+//! `CONTEXTREE_OMP_PACKAGE`, else from the oracle checkout next to the
+//! repository (`../oracle`). Without either the test fails on purpose: a
+//! silently skipped test would hide that the exact-output path is untested.
+
+use std::path::{Path, PathBuf};
+
+use contextree_core::prompts::{HashedForm, PackOrigin, PromptId, PromptPack};
+use contextree_core::Dialect;
+use contextree_host::agent::{load_agent_pack, load_pack_from_dir, package_env_var};
+
+fn oracle_fallback(dialect: Dialect) -> PathBuf {
+    let oracle = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../oracle");
+    match dialect {
+        Dialect::Pi => oracle.join("node_modules/@mariozechner/pi-coding-agent"),
+        Dialect::Omp => oracle.join("omp13/node_modules/@oh-my-pi/pi-coding-agent"),
+    }
+}
+
+fn package_dir(dialect: Dialect) -> PathBuf {
+    let var = package_env_var(dialect);
+    if let Some(dir) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    let fallback = oracle_fallback(dialect);
+    assert!(
+        fallback.join("package.json").is_file(),
+        "the {dialect} reference package is not installed: set {var} to its package directory, \
+         or install the oracle with `scripts/install-oracle.sh` (copies ../shared/oracle to ../oracle \
+         and runs `npm ci`); looked for {}",
+        fallback.display()
+    );
+    fallback
+}
+
+fn load(dialect: Dialect) -> PromptPack {
+    let dir = package_dir(dialect);
+    load_pack_from_dir(dialect, &dir).unwrap_or_else(|e| panic!("loading the {dialect} pack: {e}"))
+}
+
+fn utf16(s: &str) -> usize {
+    s.encode_utf16().count()
+}
+
+fn assert_verified(pack: &PromptPack, dialect: Dialect, version: &str, checks: usize) {
+    let failed: Vec<String> = pack
+        .checks()
+        .iter()
+        .filter(|c| !c.matches())
+        .map(|c| format!("{} ({:?}, {}): len {} sha256 {}", c.id, c.form, c.source, c.utf16_len, c.sha256))
+        .collect();
+    assert!(failed.is_empty(), "{dialect} texts that differ from the spec:\n{}", failed.join("\n"));
+    assert_eq!(pack.checks().len(), checks);
+    match pack.origin() {
+        PackOrigin::Agent { dialect: d, version: v, verified, .. } => {
+            assert_eq!((*d, v.as_str(), *verified), (dialect, version, true));
+        }
+        other => panic!("{other:?}"),
+    }
+    for &id in PromptId::ALL {
+        assert_eq!(pack.template(id).is_some(), id.used_by(dialect), "{dialect} {id}");
+    }
+}
+
+/// `<summary>\n` + summary + newline + `</summary>`, with the blank line before.
+const SKELETON: &str = "\n\n<summary>\n{{summary}}\n</summary>\n";
+
+#[test]
+fn omp_pack_is_verified_and_renders_like_omp() {
+    let pack = load(Dialect::Omp);
+    assert_verified(&pack, Dialect::Omp, "13.19.0", 9);
+
+    // The spec gives the raw template lengths (465, 112); each is a lead
+    // sentence/paragraph plus SKELETON, and the formatter drops the final
+    // newline after `</summary>`.
+    let text = pack.wrap_compaction_summary("S");
+    let lead = 465 - utf16(SKELETON);
+    assert_eq!(utf16(&text), lead + utf16("\n\n<summary>\nS\n</summary>"));
+    let (head, tail) = text.split_at(text.find("\n\n<summary>\n").expect("summary block"));
+    assert_eq!((utf16(head), tail), (lead, "\n\n<summary>\nS\n</summary>"));
+    assert!(!head.contains('\n'), "the compaction lead is one paragraph");
+
+    let text = pack.wrap_branch_summary("S");
+    let lead = 112 - utf16(SKELETON);
+    assert_eq!(utf16(&text), lead + utf16("\n\n<summary>\nS\n</summary>"));
+    assert!(text.ends_with("\n\n<summary>\nS\n</summary>"));
+
+    // context.md §2.4: the formatter rewrites the inserted summary too.
+    let text = pack.wrap_compaction_summary("A\n\n- b\n\n\n| x |  y |\nend   ");
+    assert!(text.ends_with("\n\n<summary>\nA\n- b\n\n|x|y|\nend\n</summary>"), "{text:?}");
+
+    // branch-summary.md §4: two lines, no trailing newline, so the model's
+    // first line is glued to the second.
+    let preamble = pack.prompt(PromptId::BranchSummaryPreamble).unwrap();
+    assert_eq!((utf16(&preamble), preamble.lines().count()), (101, 2));
+    assert!(!preamble.ends_with('\n'));
+}
+
+#[test]
+fn pi_pack_is_verified_and_concatenates_constants() {
+    let pack = load(Dialect::Pi);
+    assert_verified(&pack, Dialect::Pi, "0.73.1", 10);
+    let forms: Vec<_> = pack.checks().iter().take(4).map(|c| (c.source.as_str(), c.form)).collect();
+    assert_eq!(
+        forms,
+        [
+            ("COMPACTION_SUMMARY_PREFIX", HashedForm::Prefix),
+            ("COMPACTION_SUMMARY_SUFFIX", HashedForm::Suffix),
+            ("BRANCH_SUMMARY_PREFIX", HashedForm::Prefix),
+            ("BRANCH_SUMMARY_SUFFIX", HashedForm::Suffix),
+        ]
+    );
+
+    let text = pack.wrap_compaction_summary("S  \n\n\n- x");
+    assert_eq!(utf16(&text), 96 + utf16("S  \n\n\n- x") + 11, "pi does not format");
+    assert!(text.ends_with("\n\n<summary>\nS  \n\n\n- x\n</summary>"));
+    let text = pack.wrap_branch_summary("S");
+    assert_eq!(utf16(&text), 89 + 1 + 10);
+    assert!(text.ends_with("\n\n<summary>\nS</summary>"), "no newline before </summary>");
+
+    let preamble = pack.prompt(PromptId::BranchSummaryPreamble).unwrap();
+    assert_eq!(utf16(&preamble), 103);
+    assert!(preamble.ends_with("\n\n"));
+}
+
+#[test]
+fn agents_share_the_branch_wording() {
+    // fixtures/README.md: pi's preamble is omp's plus a blank line, and pi's
+    // branch prefix is omp's lead sentence plus `\n\n<summary>\n`.
+    let pi = load(Dialect::Pi);
+    let omp = load(Dialect::Omp);
+    assert_eq!(
+        pi.prompt(PromptId::BranchSummaryPreamble).unwrap(),
+        omp.prompt(PromptId::BranchSummaryPreamble).unwrap() + "\n\n"
+    );
+    let pi_branch = pi.wrap_branch_summary("S");
+    let omp_branch = omp.wrap_branch_summary("S");
+    assert_eq!(pi_branch.strip_suffix("S</summary>"), omp_branch.strip_suffix("S\n</summary>"));
+}
+
+#[test]
+fn discovery_honours_the_env_override() {
+    for dialect in Dialect::ALL {
+        let dir = package_dir(dialect);
+        // Every test in this binary resolves the same directory, so setting
+        // the variable cannot change what a concurrent test sees.
+        std::env::set_var(package_env_var(dialect), &dir);
+        let pack = load_agent_pack(dialect).expect("found via the env var").unwrap();
+        assert!(matches!(pack.origin(), PackOrigin::Agent { verified: true, path, .. } if *path == dir));
+    }
+}
