@@ -101,7 +101,9 @@ pub fn candidate_dirs(dialect: Dialect) -> Vec<(PathBuf, FoundVia)> {
         return vec![(PathBuf::from(dir), FoundVia::EnvVar(var))];
     }
     let package = agent_package_name(dialect);
-    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
     let mut roots: Vec<(PathBuf, FoundVia)> = Vec::new();
     if let Some(root) = npm_global_root() {
         roots.push((root, FoundVia::NpmGlobal));
@@ -114,9 +116,15 @@ pub fn candidate_dirs(dialect: Dialect) -> Vec<(PathBuf, FoundVia)> {
         roots.push((bun.join("install/global/node_modules"), FoundVia::BunGlobal));
     }
     if let Some(prefix) = std::env::var_os("NPM_CONFIG_PREFIX").filter(|p| !p.is_empty()) {
-        roots.push((PathBuf::from(prefix).join("lib/node_modules"), FoundVia::Prefix));
+        roots.push((
+            PathBuf::from(prefix).join("lib/node_modules"),
+            FoundVia::Prefix,
+        ));
     }
-    roots.push((PathBuf::from("/usr/local/lib/node_modules"), FoundVia::Prefix));
+    roots.push((
+        PathBuf::from("/usr/local/lib/node_modules"),
+        FoundVia::Prefix,
+    ));
     roots.push((PathBuf::from("/usr/lib/node_modules"), FoundVia::Prefix));
     if let Some(home) = &home {
         roots.push((home.join(".npm-global/lib/node_modules"), FoundVia::Prefix));
@@ -133,9 +141,15 @@ pub fn candidate_dirs(dialect: Dialect) -> Vec<(PathBuf, FoundVia)> {
 
 /// The first installed package of `dialect`, if any.
 pub fn find_agent_package(dialect: Dialect) -> Option<AgentPackage> {
-    candidate_dirs(dialect).into_iter().find(|(dir, _)| dir.join("package.json").is_file()).map(|(dir, found_via)| {
-        AgentPackage { dialect, version: read_version(&dir), dir, found_via }
-    })
+    candidate_dirs(dialect)
+        .into_iter()
+        .find(|(dir, _)| dir.join("package.json").is_file())
+        .map(|(dir, found_via)| AgentPackage {
+            dialect,
+            version: read_version(&dir),
+            dir,
+            found_via,
+        })
 }
 
 /// The prompt pack of the installed `dialect` agent: `None` when none is
@@ -167,7 +181,9 @@ pub fn load_pack_from_dir(dialect: Dialect, dir: &Path) -> Result<PromptPack, Ag
             Ok(text) => Some(text),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(source) => {
-                io_error.borrow_mut().get_or_insert(AgentLoadError::Io { path, source });
+                io_error
+                    .borrow_mut()
+                    .get_or_insert(AgentLoadError::Io { path, source });
                 None
             }
         }
@@ -176,7 +192,10 @@ pub fn load_pack_from_dir(dialect: Dialect, dir: &Path) -> Result<PromptPack, Ag
     match (result, io_error.into_inner()) {
         (Ok(pack), _) => Ok(pack),
         (Err(_), Some(io)) => Err(io),
-        (Err(source), None) => Err(AgentLoadError::Pack { dir: dir.to_owned(), source }),
+        (Err(source), None) => Err(AgentLoadError::Pack {
+            dir: dir.to_owned(),
+            source,
+        }),
     }
 }
 
@@ -216,13 +235,16 @@ fn npm_global_root() -> Option<PathBuf> {
 }
 
 fn find_on_path(program: &str, path: OsString) -> Option<PathBuf> {
-    std::env::split_paths(&path).map(|dir| dir.join(program)).find(|candidate| is_executable(candidate))
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| is_executable(candidate))
 }
 
 #[cfg(unix)]
 fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
-    path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    path.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 #[cfg(not(unix))]
@@ -235,7 +257,10 @@ mod tests {
     use super::*;
 
     fn temp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("contextree-host-agent-{name}-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!(
+            "contextree-host-agent-{name}-{}",
+            std::process::id()
+        ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir
@@ -245,7 +270,10 @@ mod tests {
     fn missing_package_json_is_a_pack_error() {
         let dir = temp_dir("empty");
         match load_pack_from_dir(Dialect::Pi, &dir) {
-            Err(AgentLoadError::Pack { source: AgentPackError::MissingFile(f), .. }) => assert_eq!(f, "package.json"),
+            Err(AgentLoadError::Pack {
+                source: AgentPackError::MissingFile(f),
+                ..
+            }) => assert_eq!(f, "package.json"),
             other => panic!("{other:?}"),
         }
         std::fs::remove_dir_all(&dir).unwrap();
@@ -259,13 +287,19 @@ mod tests {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, text).unwrap();
         };
-        write("package.json", r#"{"name":"@mariozechner/pi-coding-agent","version":"0.0.1"}"#);
+        write(
+            "package.json",
+            r#"{"name":"@mariozechner/pi-coding-agent","version":"0.0.1"}"#,
+        );
         write(
             "dist/core/messages.js",
             "export const COMPACTION_SUMMARY_PREFIX = `C\n`;\nexport const COMPACTION_SUMMARY_SUFFIX = `\n/C`;\n\
              export const BRANCH_SUMMARY_PREFIX = `B\n`;\nexport const BRANCH_SUMMARY_SUFFIX = `/B`;\n",
         );
-        write("dist/core/compaction/utils.js", "export const SUMMARIZATION_SYSTEM_PROMPT = `sys`;");
+        write(
+            "dist/core/compaction/utils.js",
+            "export const SUMMARIZATION_SYSTEM_PROMPT = `sys`;",
+        );
         write(
             "dist/core/compaction/compaction.js",
             "const SUMMARIZATION_PROMPT = `a`; const UPDATE_SUMMARIZATION_PROMPT = `b`; const TURN_PREFIX_SUMMARIZATION_PROMPT = `c`;",
@@ -288,7 +322,9 @@ mod tests {
             let candidates = candidate_dirs(dialect);
             assert!(!candidates.is_empty());
             if !matches!(candidates[0].1, FoundVia::EnvVar(_)) {
-                assert!(candidates.iter().all(|(d, _)| d.ends_with(agent_package_name(dialect))));
+                assert!(candidates
+                    .iter()
+                    .all(|(d, _)| d.ends_with(agent_package_name(dialect))));
             }
         }
     }
@@ -296,15 +332,25 @@ mod tests {
     #[test]
     fn path_lookup() {
         let dir = temp_dir("path");
-        assert_eq!(find_on_path("no-such-program", dir.clone().into_os_string()), None);
+        assert_eq!(
+            find_on_path("no-such-program", dir.clone().into_os_string()),
+            None
+        );
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
             let prog = dir.join("tool");
             std::fs::write(&prog, "#!/bin/sh\n").unwrap();
-            assert_eq!(find_on_path("tool", dir.clone().into_os_string()), None, "not executable");
+            assert_eq!(
+                find_on_path("tool", dir.clone().into_os_string()),
+                None,
+                "not executable"
+            );
             std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o755)).unwrap();
-            assert_eq!(find_on_path("tool", dir.clone().into_os_string()), Some(prog));
+            assert_eq!(
+                find_on_path("tool", dir.clone().into_os_string()),
+                Some(prog)
+            );
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }

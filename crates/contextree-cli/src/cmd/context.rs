@@ -27,14 +27,9 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     let pack = a.pack(s.dialect())?;
     let tokens = context_tokens(s, &ctx, &pack, &loaded.source).map_err(read_back)?;
     let est = estimate_context_tokens(s, &ctx, &tokens);
-    let entry_id = |item: Item| match item {
-        Item::Entry(n) => Value::String(s.entry(n).id.to_string()),
-        Item::CompactionSummary(_) => Value::Null,
-    };
-    let entry_index = |item: Item| match item {
-        Item::Entry(n) => Value::from(n.0),
-        Item::CompactionSummary(_) => Value::Null,
-    };
+    // The summary message stands for its compaction entry, as in the oracle.
+    let entry_id = |item: Item| Value::String(s.entry(item.node()).id.to_string());
+    let entry_index = |item: Item| Value::from(item.node().0);
     let messages: Vec<Value> = tokens
         .messages
         .iter()

@@ -50,7 +50,15 @@ const fn row(
     utf16_len: usize,
     sha256: &'static str,
 ) -> KnownText {
-    KnownText { dialect, version, id, form, source, utf16_len, sha256 }
+    KnownText {
+        dialect,
+        version,
+        id,
+        form,
+        source,
+        utf16_len,
+        sha256,
+    }
 }
 
 use Dialect::{Omp, Pi};
@@ -61,6 +69,7 @@ const PI: &str = "0.73.1";
 const OMP: &str = "13.19.0";
 
 /// Every text of pi 0.73.1 and omp 13.19.0.
+#[rustfmt::skip]
 pub const KNOWN_TEXTS: &[KnownText] = &[
     row(Pi, PI, CompactionSummaryContext, Prefix, "COMPACTION_SUMMARY_PREFIX", 96, "f9e67958bb63d2f538bbf6827b496c6121bc86c56d6a825e46fa72a90e9984a9"),
     row(Pi, PI, CompactionSummaryContext, Suffix, "COMPACTION_SUMMARY_SUFFIX", 11, "7f052d2f136be4fb495d8f286e1213fe42b1c4c5d34d9194667873616085a67a"),
@@ -92,10 +101,12 @@ pub fn known_texts(dialect: Dialect) -> impl Iterator<Item = &'static KnownText>
 pub fn sha256_hex(text: &str) -> String {
     use sha2::{Digest, Sha256};
     use std::fmt::Write;
-    Sha256::digest(text.as_bytes()).iter().fold(String::with_capacity(64), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .fold(String::with_capacity(64), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }
 
 #[cfg(test)]
@@ -106,7 +117,10 @@ mod tests {
     fn every_dialect_text_is_listed_once() {
         for dialect in Dialect::ALL {
             for &id in PromptId::ALL {
-                let forms: Vec<_> = known_texts(dialect).filter(|k| k.id == id).map(|k| k.form).collect();
+                let forms: Vec<_> = known_texts(dialect)
+                    .filter(|k| k.id == id)
+                    .map(|k| k.form)
+                    .collect();
                 let expected: &[HashedForm] = match (dialect, id) {
                     (Pi, CompactionShortSummary) => &[],
                     (Pi, CompactionSummaryContext | BranchSummaryContext) => &[Prefix, Suffix],
@@ -121,9 +135,10 @@ mod tests {
 
     #[test]
     fn digests_are_lowercase_hex() {
-        assert!(KNOWN_TEXTS
-            .iter()
-            .all(|k| k.sha256.len() == 64 && k.sha256.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))));
+        assert!(KNOWN_TEXTS.iter().all(|k| k.sha256.len() == 64
+            && k.sha256
+                .bytes()
+                .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))));
         assert_eq!(
             sha256_hex(""),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"

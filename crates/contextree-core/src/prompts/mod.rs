@@ -109,7 +109,10 @@ impl PromptId {
 
     /// Whether this text wraps a summary inside the LLM context.
     pub fn is_context_wrapper(self) -> bool {
-        matches!(self, PromptId::CompactionSummaryContext | PromptId::BranchSummaryContext)
+        matches!(
+            self,
+            PromptId::CompactionSummaryContext | PromptId::BranchSummaryContext
+        )
     }
 
     /// Whether the agent of `dialect` uses this text at all.
@@ -149,12 +152,21 @@ impl fmt::Display for PackOrigin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PackOrigin::Own => f.write_str("contextree's own wording"),
-            PackOrigin::Agent { dialect, version, verified, path } => {
+            PackOrigin::Agent {
+                dialect,
+                version,
+                verified,
+                path,
+            } => {
                 let agent = match dialect {
                     Dialect::Pi => "pi",
                     Dialect::Omp => "oh-my-pi",
                 };
-                let status = if *verified { "verified" } else { "not verified: texts differ from the reference" };
+                let status = if *verified {
+                    "verified"
+                } else {
+                    "not verified: texts differ from the reference"
+                };
                 write!(f, "{agent} {version} at {} ({status})", path.display())
             }
             PackOrigin::Custom(what) => write!(f, "custom: {what}"),

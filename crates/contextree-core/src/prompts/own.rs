@@ -71,7 +71,11 @@ pub(super) fn placeholder_pack(dialect: Dialect) -> PromptPack {
             })
             .collect(),
     };
-    PromptPack::from_templates(dialect, PackOrigin::Custom("fixture placeholder tokens".into()), texts)
+    PromptPack::from_templates(
+        dialect,
+        PackOrigin::Custom("fixture placeholder tokens".into()),
+        texts,
+    )
 }
 
 #[cfg(test)]
@@ -81,7 +85,10 @@ mod tests {
 
     /// Summaries the wrappers are rendered around in the snapshots: a plain
     /// one, and one that shows what the omp formatter does to a summary.
-    const SUMMARIES: &[(&str, &str)] = &[("plain", "S"), ("messy", "## Goal\n\n- a  \n\n\n| x |  y |\nend\n")];
+    const SUMMARIES: &[(&str, &str)] = &[
+        ("plain", "S"),
+        ("messy", "## Goal\n\n- a  \n\n\n| x |  y |\nend\n"),
+    ];
 
     fn snapshot_dir() -> PathBuf {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/prompts/snapshots")
@@ -93,7 +100,10 @@ mod tests {
         for id in pack.ids() {
             if id.is_context_wrapper() {
                 for (label, summary) in SUMMARIES {
-                    out.push((format!("{id}.{label}"), pack.render(id, &[("summary", summary)]).unwrap()));
+                    out.push((
+                        format!("{id}.{label}"),
+                        pack.render(id, &[("summary", summary)]).unwrap(),
+                    ));
                 }
             } else {
                 out.push((id.to_string(), pack.prompt(id).unwrap()));
@@ -108,7 +118,9 @@ mod tests {
         let mut failures = Vec::new();
         for dialect in Dialect::ALL {
             for (name, text) in renders(dialect) {
-                let path = snapshot_dir().join(dialect.name()).join(format!("{name}.txt"));
+                let path = snapshot_dir()
+                    .join(dialect.name())
+                    .join(format!("{name}.txt"));
                 if update {
                     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
                     std::fs::write(&path, &text).unwrap();
@@ -116,12 +128,19 @@ mod tests {
                 }
                 match std::fs::read_to_string(&path) {
                     Ok(expected) if expected == text => {}
-                    Ok(expected) => failures.push(format!("{}:\n--- expected\n{expected:?}\n--- got\n{text:?}", path.display())),
+                    Ok(expected) => failures.push(format!(
+                        "{}:\n--- expected\n{expected:?}\n--- got\n{text:?}",
+                        path.display()
+                    )),
                     Err(e) => failures.push(format!("{}: {e}", path.display())),
                 }
             }
         }
-        assert!(failures.is_empty(), "rerun with UPDATE_SNAPSHOTS=1 if intended\n{}", failures.join("\n\n"));
+        assert!(
+            failures.is_empty(),
+            "rerun with UPDATE_SNAPSHOTS=1 if intended\n{}",
+            failures.join("\n\n")
+        );
     }
 
     #[test]
@@ -130,7 +149,11 @@ mod tests {
             let pack = PromptPack::own(dialect);
             assert_eq!(pack.origin(), &PackOrigin::Own);
             for &id in PromptId::ALL {
-                assert_eq!(pack.template(id).is_some(), id.used_by(dialect), "{dialect} {id}");
+                assert_eq!(
+                    pack.template(id).is_some(),
+                    id.used_by(dialect),
+                    "{dialect} {id}"
+                );
             }
         }
     }
@@ -139,19 +162,33 @@ mod tests {
     fn own_layouts_follow_the_agents() {
         let pi = PromptPack::own(Dialect::Pi);
         let omp = PromptPack::own(Dialect::Omp);
-        assert!(pi.wrap_compaction_summary("S").ends_with("\n\n<summary>\nS\n</summary>"));
-        assert!(pi.wrap_branch_summary("S").ends_with("\n\n<summary>\nS</summary>"));
-        assert!(omp.wrap_compaction_summary("S").ends_with("\n\n<summary>\nS\n</summary>"));
-        assert!(omp.wrap_branch_summary("S").ends_with("\n\n<summary>\nS\n</summary>"));
+        assert!(pi
+            .wrap_compaction_summary("S")
+            .ends_with("\n\n<summary>\nS\n</summary>"));
+        assert!(pi
+            .wrap_branch_summary("S")
+            .ends_with("\n\n<summary>\nS</summary>"));
+        assert!(omp
+            .wrap_compaction_summary("S")
+            .ends_with("\n\n<summary>\nS\n</summary>"));
+        assert!(omp
+            .wrap_branch_summary("S")
+            .ends_with("\n\n<summary>\nS\n</summary>"));
         let pi_preamble = pi.prompt(PromptId::BranchSummaryPreamble).unwrap();
         let omp_preamble = omp.prompt(PromptId::BranchSummaryPreamble).unwrap();
         assert_eq!(pi_preamble.trim_end().lines().count(), 2);
         assert!(pi_preamble.ends_with(":\n\n") && !pi_preamble.ends_with("\n\n\n"));
         assert_eq!(format!("{omp_preamble}\n\n"), pi_preamble);
         for pack in [&pi, &omp] {
-            for id in pack.ids().filter(|&id| id != PromptId::BranchSummaryPreamble) {
+            for id in pack
+                .ids()
+                .filter(|&id| id != PromptId::BranchSummaryPreamble)
+            {
                 let text = pack.template(id).unwrap().to_string();
-                assert!(!text.ends_with('\n') && !text.starts_with(char::is_whitespace), "{id}");
+                assert!(
+                    !text.ends_with('\n') && !text.starts_with(char::is_whitespace),
+                    "{id}"
+                );
             }
         }
     }
@@ -172,13 +209,19 @@ mod tests {
             omp.wrap_branch_summary("x\n\nResult: flaky."),
             "<<omp:compaction/branch-summary-context.md#lead>>\n\n<summary>\nx\n\nResult: flaky.\n</summary>"
         );
-        assert_eq!(omp.prompt(PromptId::SummarizationSystem).unwrap(), "<<omp:system/summarization-system.md>>");
+        assert_eq!(
+            omp.prompt(PromptId::SummarizationSystem).unwrap(),
+            "<<omp:system/summarization-system.md>>"
+        );
         assert_eq!(
             omp.prompt(PromptId::CompactionShortSummary).unwrap(),
             "<<omp:compaction/compaction-short-summary.md>>"
         );
         assert_eq!(
-            format!("{}## Goal", pi.prompt(PromptId::BranchSummaryPreamble).unwrap()),
+            format!(
+                "{}## Goal",
+                pi.prompt(PromptId::BranchSummaryPreamble).unwrap()
+            ),
             "<<omp:compaction/branch-summary-preamble.md>>\n\n## Goal"
         );
     }

@@ -47,7 +47,8 @@ impl PromptPack {
         origin: PackOrigin,
         texts: impl IntoIterator<Item = (PromptId, String)>,
     ) -> PromptPack {
-        PromptPack::try_from_templates(dialect, origin, texts).unwrap_or_else(|e| panic!("invalid prompt pack: {e}"))
+        PromptPack::try_from_templates(dialect, origin, texts)
+            .unwrap_or_else(|e| panic!("invalid prompt pack: {e}"))
     }
 
     /// A pack made of the given template texts, checked.
@@ -59,7 +60,9 @@ impl PromptPack {
         let texts = texts
             .into_iter()
             .map(|(id, text)| {
-                Template::parse(&text).map(|t| (id, t)).map_err(|source| PromptError::Template { id, source })
+                Template::parse(&text)
+                    .map(|t| (id, t))
+                    .map_err(|source| PromptError::Template { id, source })
             })
             .collect::<Result<BTreeMap<_, _>, _>>()?;
         PromptPack::from_parsed(dialect, origin, texts)
@@ -74,7 +77,11 @@ impl PromptPack {
         for (&id, template) in &texts {
             let allowed = id.variables();
             if let Some(name) = template.placeholders().find(|name| !allowed.contains(name)) {
-                return Err(PromptError::UnknownPlaceholder { id, name: name.to_owned(), allowed });
+                return Err(PromptError::UnknownPlaceholder {
+                    id,
+                    name: name.to_owned(),
+                    allowed,
+                });
             }
             for &name in allowed {
                 if !template.placeholders().any(|p| p == name) {
@@ -82,17 +89,29 @@ impl PromptPack {
                 }
             }
         }
-        for id in [PromptId::CompactionSummaryContext, PromptId::BranchSummaryContext] {
+        for id in [
+            PromptId::CompactionSummaryContext,
+            PromptId::BranchSummaryContext,
+        ] {
             if !texts.contains_key(&id) {
                 return Err(PromptError::NotInPack { id, dialect });
             }
         }
-        Ok(PromptPack { dialect, origin, texts, checks: Vec::new() })
+        Ok(PromptPack {
+            dialect,
+            origin,
+            texts,
+            checks: Vec::new(),
+        })
     }
 
     /// The same texts, attributed to `origin` with the given checks.
     pub(super) fn with_origin(self, origin: PackOrigin, checks: Vec<TextCheck>) -> PromptPack {
-        PromptPack { origin, checks, ..self }
+        PromptPack {
+            origin,
+            checks,
+            ..self
+        }
     }
 
     /// The dialect whose layout this pack follows.
@@ -125,8 +144,13 @@ impl PromptPack {
     /// Renders `id` with `vars`, then (omp) applies omp's post-render
     /// formatter to the whole result.
     pub fn render(&self, id: PromptId, vars: &[(&str, &str)]) -> Result<String, PromptError> {
-        let template = self.texts.get(&id).ok_or(PromptError::NotInPack { id, dialect: self.dialect })?;
-        let text = template.render(vars).map_err(|source| PromptError::Render { id, source })?;
+        let template = self.texts.get(&id).ok_or(PromptError::NotInPack {
+            id,
+            dialect: self.dialect,
+        })?;
+        let text = template
+            .render(vars)
+            .map_err(|source| PromptError::Render { id, source })?;
         Ok(self.post_render(text))
     }
 
@@ -169,8 +193,14 @@ mod tests {
 
     fn pack(dialect: Dialect, texts: &[(PromptId, &str)]) -> Result<PromptPack, PromptError> {
         let base = [
-            (PromptId::CompactionSummaryContext, "C\n\n<summary>\n{{summary}}\n</summary>"),
-            (PromptId::BranchSummaryContext, "B\n\n<summary>\n{{summary}}</summary>"),
+            (
+                PromptId::CompactionSummaryContext,
+                "C\n\n<summary>\n{{summary}}\n</summary>",
+            ),
+            (
+                PromptId::BranchSummaryContext,
+                "B\n\n<summary>\n{{summary}}</summary>",
+            ),
         ];
         PromptPack::try_from_templates(
             dialect,
@@ -182,7 +212,10 @@ mod tests {
     #[test]
     fn pi_wraps_by_plain_substitution() {
         let p = pack(Dialect::Pi, &[]).unwrap();
-        assert_eq!(p.wrap_compaction_summary("S  \n\n\n- x"), "C\n\n<summary>\nS  \n\n\n- x\n</summary>");
+        assert_eq!(
+            p.wrap_compaction_summary("S  \n\n\n- x"),
+            "C\n\n<summary>\nS  \n\n\n- x\n</summary>"
+        );
         assert_eq!(p.wrap_branch_summary("S"), "B\n\n<summary>\nS</summary>");
     }
 
@@ -190,15 +223,32 @@ mod tests {
     fn validation() {
         assert_eq!(
             pack(Dialect::Pi, &[(PromptId::BranchSummaryContext, "no slot")]).unwrap_err(),
-            PromptError::MissingPlaceholder { id: PromptId::BranchSummaryContext, name: "summary" }
+            PromptError::MissingPlaceholder {
+                id: PromptId::BranchSummaryContext,
+                name: "summary"
+            }
         );
         assert!(matches!(
-            pack(Dialect::Pi, &[(PromptId::SummarizationSystem, "{{summary}}")]).unwrap_err(),
-            PromptError::UnknownPlaceholder { id: PromptId::SummarizationSystem, .. }
+            pack(
+                Dialect::Pi,
+                &[(PromptId::SummarizationSystem, "{{summary}}")]
+            )
+            .unwrap_err(),
+            PromptError::UnknownPlaceholder {
+                id: PromptId::SummarizationSystem,
+                ..
+            }
         ));
         assert!(matches!(
-            pack(Dialect::Omp, &[(PromptId::BranchSummary, "{{#if x}}a{{/if}}")]).unwrap_err(),
-            PromptError::Template { id: PromptId::BranchSummary, .. }
+            pack(
+                Dialect::Omp,
+                &[(PromptId::BranchSummary, "{{#if x}}a{{/if}}")]
+            )
+            .unwrap_err(),
+            PromptError::Template {
+                id: PromptId::BranchSummary,
+                ..
+            }
         ));
         let only_one = PromptPack::try_from_templates(
             Dialect::Pi,
@@ -207,7 +257,10 @@ mod tests {
         );
         assert_eq!(
             only_one.unwrap_err(),
-            PromptError::NotInPack { id: PromptId::BranchSummaryContext, dialect: Dialect::Pi }
+            PromptError::NotInPack {
+                id: PromptId::BranchSummaryContext,
+                dialect: Dialect::Pi
+            }
         );
     }
 
@@ -217,11 +270,17 @@ mod tests {
         assert_eq!(p.prompt(PromptId::SummarizationSystem).unwrap(), "sys");
         assert_eq!(
             p.prompt(PromptId::BranchSummary),
-            Err(PromptError::NotInPack { id: PromptId::BranchSummary, dialect: Dialect::Pi })
+            Err(PromptError::NotInPack {
+                id: PromptId::BranchSummary,
+                dialect: Dialect::Pi
+            })
         );
         assert!(matches!(
             p.render(PromptId::CompactionSummaryContext, &[]),
-            Err(PromptError::Render { id: PromptId::CompactionSummaryContext, .. })
+            Err(PromptError::Render {
+                id: PromptId::CompactionSummaryContext,
+                ..
+            })
         ));
     }
 

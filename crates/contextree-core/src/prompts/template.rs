@@ -78,7 +78,9 @@ impl Template {
             literal.push_str(&rest[..open]);
             let offset = consumed + open;
             let after = &rest[open + 2..];
-            let close = after.find("}}").ok_or(TemplateError::Unterminated { offset })?;
+            let close = after
+                .find("}}")
+                .ok_or(TemplateError::Unterminated { offset })?;
             let inner = &after[..close];
             let name = inner.trim();
             // `{{{x}}}` shows up as an inner text starting with `{`, so it is
@@ -180,7 +182,10 @@ mod tests {
     #[test]
     fn substitutes_verbatim_without_reparsing() {
         let t = Template::parse("a {{summary}} b").unwrap();
-        assert_eq!(t.render(&[("summary", "{{x}} <&>")]).unwrap(), "a {{x}} <&> b");
+        assert_eq!(
+            t.render(&[("summary", "{{x}} <&>")]).unwrap(),
+            "a {{x}} <&> b"
+        );
     }
 
     #[test]
@@ -193,7 +198,10 @@ mod tests {
     #[test]
     fn missing_variable_fails() {
         let t = Template::parse("{{summary}}").unwrap();
-        assert_eq!(t.render(&[]), Err(RenderError::MissingVariable("summary".into())));
+        assert_eq!(
+            t.render(&[]),
+            Err(RenderError::MissingVariable("summary".into()))
+        );
     }
 
     #[test]
@@ -211,7 +219,10 @@ mod tests {
                 other => panic!("{src}: {other:?}"),
             }
         }
-        assert_eq!(Template::parse("ab {{x"), Err(TemplateError::Unterminated { offset: 3 }));
+        assert_eq!(
+            Template::parse("ab {{x"),
+            Err(TemplateError::Unterminated { offset: 3 })
+        );
     }
 
     #[test]
@@ -236,6 +247,12 @@ mod tests {
     #[test]
     fn offsets_count_from_the_start() {
         let err = Template::parse("{{a}} \\{{ {{#b}}").unwrap_err();
-        assert_eq!(err, TemplateError::Unsupported { offset: 10, text: "{{#b}}".into() });
+        assert_eq!(
+            err,
+            TemplateError::Unsupported {
+                offset: 10,
+                text: "{{#b}}".into()
+            }
+        );
     }
 }

@@ -44,9 +44,8 @@ impl TokenizerKind {
             TokenizerKind::O200kBase => {
                 O200K.get_or_init(|| tiktoken_rs::o200k_base().expect("embedded o200k_base table"))
             }
-            TokenizerKind::Cl100kBase => {
-                CL100K.get_or_init(|| tiktoken_rs::cl100k_base().expect("embedded cl100k_base table"))
-            }
+            TokenizerKind::Cl100kBase => CL100K
+                .get_or_init(|| tiktoken_rs::cl100k_base().expect("embedded cl100k_base table")),
         }
     }
 }
@@ -65,7 +64,10 @@ pub struct UnknownTokenizer(pub String);
 impl FromStr for TokenizerKind {
     type Err = UnknownTokenizer;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        TokenizerKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| UnknownTokenizer(s.to_owned()))
+        TokenizerKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| UnknownTokenizer(s.to_owned()))
     }
 }
 
@@ -107,7 +109,10 @@ impl TokenCache {
 
     /// A cache of up to `capacity` counts (at least 1).
     pub fn with_capacity(capacity: usize) -> TokenCache {
-        TokenCache { counts: Mutex::new(HashMap::new()), capacity: capacity.max(1) }
+        TokenCache {
+            counts: Mutex::new(HashMap::new()),
+            capacity: capacity.max(1),
+        }
     }
 
     /// [`count`], remembered.
