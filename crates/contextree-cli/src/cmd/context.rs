@@ -28,7 +28,7 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     let tokens = context_tokens(s, &ctx, &pack, &loaded.source).map_err(read_back)?;
     let est = estimate_context_tokens(s, &ctx, &tokens);
     // The summary message stands for its compaction entry, as in the oracle.
-    let entry_id = |item: Item| Value::String(s.entry(item.node()).id.to_string());
+    let entry_id = |item: Item| json!(s.entry(item.node()).id());
     let entry_index = |item: Item| Value::from(item.node().0);
     let messages: Vec<Value> = tokens
         .messages

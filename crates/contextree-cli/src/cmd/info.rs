@@ -7,11 +7,12 @@ use crate::common::{print_json, CliError, SessionArgs};
 pub fn run(args: &SessionArgs) -> Result<(), CliError> {
     let loaded = args.load()?;
     let s = &loaded.session;
-    let id = |n: contextree_core::session::NodeId| Value::String(s.entry(n).id.to_string());
+    let id = |n: contextree_core::session::NodeId| json!(s.entry(n).id());
     let mut types = Map::new();
     let mut roles = Map::new();
     for e in s.entries() {
-        bump(&mut types, &e.entry_type);
+        // The agents count a typeless value under `String(undefined)`.
+        bump(&mut types, e.kind_name().unwrap_or("undefined"));
         if let Some(m) = e.message() {
             bump(&mut roles, m.role.as_str());
         }

@@ -12,18 +12,25 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
     let mut by_type = Map::new();
     let mut total = 0;
     for (i, e) in s.entries().iter().enumerate() {
-        let role = e.message().map(|m| m.role.as_str().to_owned());
+        // The role of the message the entry produces, as the oracle reports it.
+        let role = match (e.message(), &*e.entry_type) {
+            (Some(m), _) => Some(m.role.as_str().to_owned()),
+            (None, "custom_message") => Some("custom".to_owned()),
+            (None, "compaction") => Some("compactionSummary".to_owned()),
+            (None, "branch_summary") => Some("branchSummary".to_owned()),
+            _ => None,
+        };
         let tokens = produces_message(&e.entry_type).then(|| s.entry_tokens(NodeId(i as u32)));
         if let Some(n) = tokens {
             total += n;
-            let key = match &role {
-                Some(r) => format!("{}:{r}", e.entry_type),
-                None => e.entry_type.to_string(),
+            let key = match (&role, e.message()) {
+                (Some(r), Some(_)) => format!("{}:{r}", e.entry_type),
+                _ => e.entry_type.to_string(),
             };
             let acc = by_type.get(&key).and_then(Value::as_u64).unwrap_or(0) + n;
             by_type.insert(key, acc.into());
         }
-        entries.push(json!({"i": i, "id": &*e.id, "type": &*e.entry_type, "role": role, "tokens": tokens}));
+        entries.push(json!({"i": i, "id": e.id(), "type": e.kind_name(), "role": role, "tokens": tokens}));
     }
     if args.json {
         print_json(&json!({"dialect": s.dialect().name(), "totalTokens": total, "tokensByType": by_type, "entries": entries}));

@@ -19,7 +19,7 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
             .into_iter()
             .map(|(n, depth)| {
                 let e = s.entry(n);
-                json!({"id": &*e.id, "depth": depth, "type": &*e.entry_type, "role": e.message().map(|m| m.role.as_str()), "state": states[n.index()].name(), "tokens": s.entry_tokens(n), "label": s.label(n)})
+                json!({"id": e.id(), "depth": depth, "type": e.kind_name(), "role": e.message().map(|m| m.role.as_str()), "state": states[n.index()].name(), "tokens": s.entry_tokens(n), "label": s.label(n)})
             })
             .collect();
         print_json(&json!({"dialect": s.dialect().name(), "leafId": ctx.leaf.map(|n| s.entry(n).id.to_string()), "rows": rows}));

@@ -17,7 +17,10 @@ use crate::Dialect;
 
 /// Converts a whole context; messages that convert to nothing are left out.
 pub fn convert_to_llm(messages: &[Value], dialect: Dialect, pack: &PromptPack) -> Vec<Value> {
-    messages.iter().filter_map(|m| convert_message(m, dialect, pack)).collect()
+    messages
+        .iter()
+        .filter_map(|m| convert_message(m, dialect, pack))
+        .collect()
 }
 
 /// Converts one agent message, `None` when the dialect drops it (unknown role,
@@ -55,7 +58,11 @@ fn convert_pi(m: &Map<String, Value>, role: &str, pack: &PromptPack) -> Option<M
     Some(converted)
 }
 
-fn convert_omp(m: &Map<String, Value>, role: &str, pack: &PromptPack) -> Option<Map<String, Value>> {
+fn convert_omp(
+    m: &Map<String, Value>,
+    role: &str,
+    pack: &PromptPack,
+) -> Option<Map<String, Value>> {
     let user = Some(Value::from("user"));
     let agent = Some(Value::from("agent"));
     let converted = match role {
@@ -73,10 +80,16 @@ fn convert_omp(m: &Map<String, Value>, role: &str, pack: &PromptPack) -> Option<
             if is_truthy(m.get("excludeFromContext")) {
                 return None;
             }
-            let text = if role == "bashExecution" { bash_text(m, Dialect::Omp) } else { python_text(m) };
+            let text = if role == "bashExecution" {
+                bash_text(m, Dialect::Omp)
+            } else {
+                python_text(m)
+            };
             user_message(Some(single_text(text)), user, m)
         }
-        "custom" | "hookMessage" => user_message(custom_content(m), m.get("attribution").cloned(), m),
+        "custom" | "hookMessage" => {
+            user_message(custom_content(m), m.get("attribution").cloned(), m)
+        }
         "branchSummary" => {
             let text = pack.wrap_branch_summary(&template_value(m.get("summary")));
             user_message(Some(single_text(text)), agent, m)
@@ -188,7 +201,10 @@ fn pruned_tool_result_content(m: &Map<String, Value>) -> Option<Value> {
 
 /// `<system-reminder>` text listing every file, then each file's image.
 fn file_mention_content(m: &Map<String, Value>) -> Value {
-    let files: &[Value] = m.get("files").and_then(Value::as_array).map_or(&[], Vec::as_slice);
+    let files: &[Value] = m
+        .get("files")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice);
     let mut text = String::from("<system-reminder>\n");
     for (i, file) in files.iter().enumerate() {
         if i > 0 {
@@ -205,7 +221,13 @@ fn file_mention_content(m: &Map<String, Value>) -> Value {
     }
     text.push_str("\n</system-reminder>");
     let mut content = vec![text_block(text)];
-    content.extend(files.iter().filter_map(|f| f.get("image")).filter(|i| is_truthy(Some(i))).cloned());
+    content.extend(
+        files
+            .iter()
+            .filter_map(|f| f.get("image"))
+            .filter(|i| is_truthy(Some(i)))
+            .cloned(),
+    );
     Value::Array(content)
 }
 
@@ -220,7 +242,10 @@ mod tests {
             dialect,
             PackOrigin::Custom("test".into()),
             [
-                (PromptId::CompactionSummaryContext, "C[{{summary}}]".to_owned()),
+                (
+                    PromptId::CompactionSummaryContext,
+                    "C[{{summary}}]".to_owned(),
+                ),
                 (PromptId::BranchSummaryContext, "B[{{summary}}]".to_owned()),
             ],
         )
@@ -233,16 +258,25 @@ mod tests {
     #[test]
     fn user_attribution_keeps_key_position() {
         let m = json!({"role": "user", "content": "hi", "timestamp": 5});
-        assert_eq!(conv(m.clone(), Dialect::Pi).unwrap(), r#"{"role":"user","content":"hi","timestamp":5}"#);
+        assert_eq!(
+            conv(m.clone(), Dialect::Pi).unwrap(),
+            r#"{"role":"user","content":"hi","timestamp":5}"#
+        );
         assert_eq!(
             conv(m, Dialect::Omp).unwrap(),
             r#"{"role":"user","content":"hi","timestamp":5,"attribution":"user"}"#
         );
         let m = json!({"role": "user", "attribution": null, "content": "hi"});
-        assert_eq!(conv(m, Dialect::Omp).unwrap(), r#"{"role":"user","attribution":"user","content":"hi"}"#);
+        assert_eq!(
+            conv(m, Dialect::Omp).unwrap(),
+            r#"{"role":"user","attribution":"user","content":"hi"}"#
+        );
         let m = json!({"role": "developer", "content": "d"});
         assert_eq!(conv(m.clone(), Dialect::Pi), None);
-        assert_eq!(conv(m, Dialect::Omp).unwrap(), r#"{"role":"developer","content":"d","attribution":"agent"}"#);
+        assert_eq!(
+            conv(m, Dialect::Omp).unwrap(),
+            r#"{"role":"developer","content":"d","attribution":"agent"}"#
+        );
     }
 
     #[test]
@@ -250,7 +284,10 @@ mod tests {
         let m = json!({"role": "toolResult", "toolCallId": "c", "content": [{"type": "text", "text": "a"},
             {"type": "image", "data": "x", "mimeType": "image/png"}, {"type": "text", "text": "b"}],
             "isError": false, "prunedAt": 7, "timestamp": 1});
-        assert_eq!(conv(m.clone(), Dialect::Pi).unwrap(), serde_json::to_string(&m).unwrap());
+        assert_eq!(
+            conv(m.clone(), Dialect::Pi).unwrap(),
+            serde_json::to_string(&m).unwrap()
+        );
         assert_eq!(
             conv(m, Dialect::Omp).unwrap(),
             r#"{"role":"toolResult","toolCallId":"c","content":[{"type":"text","text":"ab"}],"isError":false,"prunedAt":7,"timestamp":1,"attribution":"agent"}"#
@@ -264,7 +301,8 @@ mod tests {
 
     #[test]
     fn summaries() {
-        let m = json!({"role": "compactionSummary", "summary": "S", "tokensBefore": 9, "timestamp": 3});
+        let m =
+            json!({"role": "compactionSummary", "summary": "S", "tokensBefore": 9, "timestamp": 3});
         assert_eq!(
             conv(m.clone(), Dialect::Pi).unwrap(),
             r#"{"role":"user","content":[{"type":"text","text":"C[S]"}],"timestamp":3}"#
@@ -279,7 +317,10 @@ mod tests {
             r#"{"role":"user","content":[{"type":"text","text":"C[S]"}],"attribution":"agent","providerPayload":{"type":"t"},"timestamp":3}"#
         );
         let m = json!({"role": "branchSummary", "fromId": "x"});
-        assert_eq!(conv(m.clone(), Dialect::Pi).unwrap(), r#"{"role":"user","content":[{"type":"text","text":"B[undefined]"}]}"#);
+        assert_eq!(
+            conv(m.clone(), Dialect::Pi).unwrap(),
+            r#"{"role":"user","content":[{"type":"text","text":"B[undefined]"}]}"#
+        );
         assert_eq!(
             conv(m, Dialect::Omp).unwrap(),
             r#"{"role":"user","content":[{"type":"text","text":"B[]"}],"attribution":"agent"}"#
@@ -289,11 +330,20 @@ mod tests {
     #[test]
     fn custom_and_hook_messages() {
         let m = json!({"role": "custom", "customType": "t", "content": "x", "display": false, "timestamp": 2});
-        assert_eq!(conv(m.clone(), Dialect::Pi).unwrap(), r#"{"role":"user","content":[{"type":"text","text":"x"}],"timestamp":2}"#);
-        assert_eq!(conv(m, Dialect::Omp).unwrap(), r#"{"role":"user","content":[{"type":"text","text":"x"}],"timestamp":2}"#);
+        assert_eq!(
+            conv(m.clone(), Dialect::Pi).unwrap(),
+            r#"{"role":"user","content":[{"type":"text","text":"x"}],"timestamp":2}"#
+        );
+        assert_eq!(
+            conv(m, Dialect::Omp).unwrap(),
+            r#"{"role":"user","content":[{"type":"text","text":"x"}],"timestamp":2}"#
+        );
         let m = json!({"role": "hookMessage", "content": [{"type": "text", "text": "y"}], "attribution": "agent"});
         assert_eq!(conv(m.clone(), Dialect::Pi), None);
-        assert_eq!(conv(m, Dialect::Omp).unwrap(), r#"{"role":"user","content":[{"type":"text","text":"y"}],"attribution":"agent"}"#);
+        assert_eq!(
+            conv(m, Dialect::Omp).unwrap(),
+            r#"{"role":"user","content":[{"type":"text","text":"y"}],"attribution":"agent"}"#
+        );
     }
 
     #[test]

@@ -26,8 +26,16 @@ pub fn output_notice(meta: Option<&Value>) -> String {
         parts.push(truncation_notice(field("truncation")));
     }
     let limits = field("limits");
-    let limit = |name: &str| limits.and_then(|l| l.get(name)).filter(|l| is_truthy(Some(l)));
-    let limit_notices = [("matchLimit", "matches"), ("resultLimit", "results"), ("headLimit", "results")];
+    let limit = |name: &str| {
+        limits
+            .and_then(|l| l.get(name))
+            .filter(|l| is_truthy(Some(l)))
+    };
+    let limit_notices = [
+        ("matchLimit", "matches"),
+        ("resultLimit", "results"),
+        ("headLimit", "results"),
+    ];
     for (name, noun) in limit_notices {
         if let Some(l) = limit(name) {
             parts.push(format!(
@@ -38,7 +46,10 @@ pub fn output_notice(meta: Option<&Value>) -> String {
         }
     }
     if let Some(c) = limit("columnTruncated") {
-        parts.push(format!("Some lines truncated to {} chars", to_js_string(c.get("maxColumn"))));
+        parts.push(format!(
+            "Some lines truncated to {} chars",
+            to_js_string(c.get("maxColumn"))
+        ));
     }
 
     let mut notice = String::new();
@@ -69,14 +80,22 @@ fn truncation_notice(t: Option<&Value>) -> String {
         ),
     };
     if get("truncatedBy").and_then(Value::as_str) == Some("bytes") {
-        let max_bytes = get("maxBytes").filter(|v| !v.is_null()).or(get("outputBytes"));
+        let max_bytes = get("maxBytes")
+            .filter(|v| !v.is_null())
+            .or(get("outputBytes"));
         notice.push_str(&format!(" ({} limit)", format_bytes(max_bytes)));
     }
     if let Some(next) = get("nextOffset").filter(|v| !v.is_null()) {
-        notice.push_str(&format!(". Use offset={} to continue", to_js_string(Some(next))));
+        notice.push_str(&format!(
+            ". Use offset={} to continue",
+            to_js_string(Some(next))
+        ));
     }
     if let Some(id) = get("artifactId").filter(|v| !v.is_null()) {
-        notice.push_str(&format!(". Read artifact://{} for full output", to_js_string(Some(id))));
+        notice.push_str(&format!(
+            ". Read artifact://{} for full output",
+            to_js_string(Some(id))
+        ));
     }
     notice
 }
@@ -129,11 +148,14 @@ fn diagnostics_notice(d: Option<&Value>) -> String {
     )
 }
 
+/// A file path and the rest (`line:col …`) of each of its messages.
+type FileDiagnostics<'a> = (String, Vec<&'a str>);
+
 /// omp's `formatGroupedDiagnosticMessages`: `path:line:col …` messages grouped
 /// under `# dir` / `## └─ file` headings (files of `.` directly under
 /// `# file`), in first-seen order; other messages last, after a blank line.
 fn group_diagnostics(messages: &[String]) -> String {
-    let mut by_file: Vec<(String, Vec<&str>)> = Vec::new();
+    let mut by_file: Vec<FileDiagnostics> = Vec::new();
     let mut ungrouped: Vec<&str> = Vec::new();
     for msg in messages {
         let Some((path, rest)) = split_diagnostic(msg) else {
@@ -150,7 +172,7 @@ fn group_diagnostics(messages: &[String]) -> String {
         return ungrouped.join("\n");
     }
 
-    let mut by_dir: Vec<(String, Vec<&(String, Vec<&str>)>)> = Vec::new();
+    let mut by_dir: Vec<(String, Vec<&FileDiagnostics>)> = Vec::new();
     for file in &by_file {
         let dir = posix_dirname(&file.0).replace('\\', "/");
         match by_dir.iter_mut().find(|(d, _)| *d == dir) {
@@ -333,12 +355,18 @@ mod tests {
 
     #[test]
     fn bash_texts() {
-        let m = obj(json!({"command": "npm test", "output": "1 failing", "exitCode": 1, "cancelled": false}));
+        let m = obj(
+            json!({"command": "npm test", "output": "1 failing", "exitCode": 1, "cancelled": false}),
+        );
         let expected = "Ran `npm test`\n```\n1 failing\n```\n\nCommand exited with code 1";
         assert_eq!(bash_text(&m, Dialect::Pi), expected);
         assert_eq!(bash_text(&m, Dialect::Omp), expected);
-        let m = obj(json!({"command": "sleep 100", "output": "", "exitCode": null, "cancelled": true}));
-        assert_eq!(bash_text(&m, Dialect::Pi), "Ran `sleep 100`\n(no output)\n\n(command cancelled)");
+        let m =
+            obj(json!({"command": "sleep 100", "output": "", "exitCode": null, "cancelled": true}));
+        assert_eq!(
+            bash_text(&m, Dialect::Pi),
+            "Ran `sleep 100`\n(no output)\n\n(command cancelled)"
+        );
     }
 
     #[test]
@@ -349,8 +377,14 @@ mod tests {
             "meta": {"truncation": {"truncatedBy": "lines", "totalLines": 10, "outputLines": 2,
                                     "shownRange": {"start": 9, "end": 10}}}
         }));
-        assert_eq!(bash_text(&m, Dialect::Pi), "Ran `x`\n```\ny\n```\n\n[Output truncated. Full output: /tmp/out.log]");
-        assert_eq!(bash_text(&m, Dialect::Omp), "Ran `x`\n```\ny\n```\n\n[Showing lines 9-10 of 10]");
+        assert_eq!(
+            bash_text(&m, Dialect::Pi),
+            "Ran `x`\n```\ny\n```\n\n[Output truncated. Full output: /tmp/out.log]"
+        );
+        assert_eq!(
+            bash_text(&m, Dialect::Omp),
+            "Ran `x`\n```\ny\n```\n\n[Showing lines 9-10 of 10]"
+        );
     }
 
     #[test]
@@ -358,7 +392,10 @@ mod tests {
         let m = obj(json!({"code": "print(1)", "output": "1", "exitCode": 2}));
         assert_eq!(python_text(&m), "Ran Python:\n```python\nprint(1)\n```\nOutput:\n```\n1\n```\n\nExecution failed with code 2");
         let m = obj(json!({"code": "x", "output": "", "cancelled": true, "exitCode": 1}));
-        assert_eq!(python_text(&m), "Ran Python:\n```python\nx\n```\n(no output)\n\n(execution cancelled)");
+        assert_eq!(
+            python_text(&m),
+            "Ran Python:\n```python\nx\n```\n(no output)\n\n(execution cancelled)"
+        );
     }
 
     #[test]
@@ -379,7 +416,10 @@ mod tests {
         );
         let meta = json!({"truncation": {"truncatedBy": "bytes", "totalLines": 9, "outputLines": 3, "maxBytes": 1280,
                                          "shownRange": {"start": 5, "end": 4}}});
-        assert_eq!(output_notice(Some(&meta)), "\n\n[Showing 3 of 9 lines (1.3KB limit)]");
+        assert_eq!(
+            output_notice(Some(&meta)),
+            "\n\n[Showing 3 of 9 lines (1.3KB limit)]"
+        );
     }
 
     #[test]
@@ -404,7 +444,10 @@ mod tests {
              # main.rs\n  3:4 [error] worse\n\n# lib\n## └─ b.rs\n  7:8 [info] x\n\nno location"
         );
         let meta = json!({"diagnostics": {"summary": "s", "messages": ["plain", "also plain"]}});
-        assert_eq!(output_notice(Some(&meta)), "\n\nLSP Diagnostics (s):\nplain\nalso plain");
+        assert_eq!(
+            output_notice(Some(&meta)),
+            "\n\nLSP Diagnostics (s):\nplain\nalso plain"
+        );
     }
 
     #[test]

@@ -186,6 +186,17 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// The id, or None for an entry that has none (a non-object line, a
+    /// missing `id` field).
+    pub fn id(&self) -> Option<&str> {
+        (!self.id.is_empty()).then_some(&*self.id)
+    }
+
+    /// The `type`, or None when the entry has none.
+    pub fn kind_name(&self) -> Option<&str> {
+        (!self.entry_type.is_empty()).then_some(&*self.entry_type)
+    }
+
     /// The message facts of a `message` entry.
     pub fn message(&self) -> Option<&MessageMeta> {
         match &self.kind {

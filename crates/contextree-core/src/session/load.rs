@@ -114,6 +114,12 @@ impl Session {
 
     fn link(&mut self) {
         for (i, e) in self.entries.iter().enumerate() {
+            if e.id.is_empty() {
+                if e.object().is_some_and(|m| !m.is_empty()) {
+                    self.diagnostics.push(Diagnostic::warning(e.line, "entry has no string `id`; nothing can name it as a parent"));
+                }
+                continue;
+            }
             if let Some(prev) = self.ids.insert(e.id.clone(), NodeId(i as u32)) {
                 self.diagnostics.push(Diagnostic::warning(
                     e.line,
@@ -285,13 +291,18 @@ fn read_values(chunks: Vec<ChunkIndex>, dialect: Dialect, diags: &mut Vec<Diagno
             Reading::Malformed { problem, omp } => {
                 let what = describe(&problem);
                 match (dialect, omp) {
+                    (Dialect::Pi, _) if matches!(problem, ProbeError::NotObject(_)) => {
+                        diags.push(Diagnostic::error(rec.line, format!("{what}; pi keeps it as an entry without type or id (the agent may crash on it)")));
+                        res.push((rec.line, rec.span, opaque()));
+                    }
                     (Dialect::Pi, _) => diags.push(Diagnostic::error(rec.line, format!("{what}; pi drops the whole line"))),
                     (Dialect::Omp, OmpReading::Object(probe, span)) => {
                         diags.push(Diagnostic::error(rec.line, format!("{what}; omp keeps the first JSON value and ignores the rest of the line")));
                         res.push((rec.line, span, *probe));
                     }
                     (Dialect::Omp, OmpReading::NotObject(kind)) => {
-                        diags.push(Diagnostic::error(rec.line, format!("{what}; omp reads {kind} there, which is no entry, and skips it")))
+                        diags.push(Diagnostic::error(rec.line, format!("{what}; omp reads {kind} there and keeps it as an entry without type or id (the agent may crash on it)")));
+                        res.push((rec.line, rec.span, opaque()));
                     }
                     (Dialect::Omp, OmpReading::Nothing) => {
                         diags.push(Diagnostic::error(rec.line, format!("{what}; omp skips to the next line after the error")))
@@ -301,6 +312,12 @@ fn read_values(chunks: Vec<ChunkIndex>, dialect: Dialect, diags: &mut Vec<Diagno
         }
     }
     res
+}
+
+/// A JSON value that is not an object: the agents keep it in their entry
+/// list, where it has no type, id or parent.
+fn opaque() -> Probe {
+    Probe { entry_type: None, id: None, parent: Parent::Absent, timestamp_ms: None, kind: EntryKind::Other(Box::default()) }
 }
 
 fn describe(problem: &ProbeError) -> String {

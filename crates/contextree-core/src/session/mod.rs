@@ -10,6 +10,7 @@
 
 pub mod diagnostic;
 pub mod entry;
+mod fast;
 pub mod probe;
 pub mod record;
 pub mod source;

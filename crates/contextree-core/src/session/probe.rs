@@ -9,7 +9,8 @@
 use serde_json::{Map, Value};
 
 use super::entry::{EntryKind, MessageMeta, Role, Usage};
-use crate::js;
+use crate::tokens::estimate::estimate_message_chars;
+use crate::Dialect;
 
 /// The fields common to every line, as found.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,6 +52,9 @@ pub enum ProbeError {
 
 /// Reads one JSON value that makes up a whole line.
 pub fn probe_line(bytes: &[u8]) -> Result<Probe, ProbeError> {
+    if let Some(probe) = super::fast::probe_message_line(bytes) {
+        return Ok(probe);
+    }
     match serde_json::from_slice::<Value>(bytes) {
         Ok(Value::Object(map)) => Ok(probe_object(map)),
         Ok(other) => Err(ProbeError::NotObject(json_kind(&other))),
@@ -79,15 +83,11 @@ pub fn probe_object(mut map: Map<String, Value>) -> Probe {
 /// The facts of a message object (reference reading, on a `Value`).
 pub fn message_meta(msg: &Map<String, Value>) -> MessageMeta {
     let role = Role::parse(msg.get("role").and_then(Value::as_str).unwrap_or(""));
-    let content = msg.get("content");
-    let chars = match role {
-        Role::User => content.map_or(0, |c| content_chars(c, 0)),
-        Role::ToolResult | Role::Custom | Role::HookMessage => content.map_or(0, |c| content_chars(c, 4800)),
-        Role::Assistant => content.map_or(0, assistant_chars),
-        Role::BashExecution => str_len(msg.get("command")) + str_len(msg.get("output")),
-        Role::BranchSummary | Role::CompactionSummary => str_len(msg.get("summary")),
-        Role::Developer | Role::FileMention | Role::PythonExecution | Role::Other(_) => 0,
-    };
+    // `chars` is dialect-neutral: custom and hookMessage count like tool
+    // results (pi counts `custom`, omp `hookMessage`; MessageMeta::estimate
+    // zeroes the other).
+    let counting = if role == Role::HookMessage { Dialect::Omp } else { Dialect::Pi };
+    let chars = estimate_message_chars(msg, counting);
     let usage = msg.get("usage").and_then(Value::as_object).map(|u| {
         let n = |k: &str| u.get(k).and_then(Value::as_f64).unwrap_or(0.0);
         Usage {
@@ -103,57 +103,18 @@ pub fn message_meta(msg: &Map<String, Value>) -> MessageMeta {
         (None, None) => None,
         (p, m) => Some((p.unwrap_or_default(), m.unwrap_or_default())),
     };
+    let is_assistant = role == Role::Assistant;
     MessageMeta {
         chars,
-        usage: if role == Role::Assistant { usage } else { None },
+        usage: if is_assistant { usage } else { None },
         stop_reason: text("stopReason"),
-        model: if role == Role::Assistant { model } else { None },
+        model: if is_assistant { model } else { None },
         exclude_from_context: msg.get("excludeFromContext").and_then(Value::as_bool).unwrap_or(false),
-        pruned: msg.get("prunedAt").is_some_and(|v| !v.is_null() && v != &Value::Bool(false)),
+        // omp tests `prunedAt === undefined`: any stored value, even null, counts.
+        pruned: msg.contains_key("prunedAt"),
         tool_name: text("toolName"),
         role,
     }
-}
-
-fn str_len(v: Option<&Value>) -> u64 {
-    v.and_then(Value::as_str).map_or(0, |s| js::utf16_len(s) as u64)
-}
-
-/// Text blocks (or a string content) plus `image_chars` per image block.
-fn content_chars(content: &Value, image_chars: u64) -> u64 {
-    match content {
-        Value::String(s) => js::utf16_len(s) as u64,
-        Value::Array(blocks) => blocks
-            .iter()
-            .map(|b| match b.get("type").and_then(Value::as_str) {
-                Some("text") => str_len(b.get("text")),
-                Some("image") => image_chars,
-                _ => 0,
-            })
-            .sum(),
-        _ => 0,
-    }
-}
-
-fn assistant_chars(content: &Value) -> u64 {
-    let Value::Array(blocks) = content else {
-        return match content {
-            Value::String(s) => js::utf16_len(s) as u64,
-            _ => 0,
-        };
-    };
-    blocks
-        .iter()
-        .map(|b| match b.get("type").and_then(Value::as_str) {
-            Some("text") => str_len(b.get("text")),
-            Some("thinking") => str_len(b.get("thinking")),
-            Some("toolCall") => {
-                let args = b.get("arguments").map_or(0, |a| js::stringify_len(a) as u64);
-                str_len(b.get("name")) + args
-            }
-            _ => 0,
-        })
-        .sum()
 }
 
 pub(crate) fn json_kind(v: &Value) -> &'static str {
@@ -273,6 +234,29 @@ mod tests {
         assert_eq!(parse_iso_ms("2026-01-01T01:00:01.000+01:00"), Some(1_767_225_601_000.0));
         assert_eq!(parse_iso_ms("not a date"), None);
         assert_eq!(parse_iso_ms("2026-13-01T00:00:00Z"), None);
+    }
+
+    /// Every message line of every fixture reads the same on the typed hot path
+    /// as on the reference `Value` path.
+    #[test]
+    fn fast_and_reference_readings_agree() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures");
+        let mut checked = 0;
+        for dir in ["synthetic", "real", "generated", "edge"] {
+            let Ok(files) = std::fs::read_dir(format!("{root}/{dir}")) else { continue };
+            for f in files.flatten().filter(|f| f.path().extension().is_some_and(|x| x == "jsonl")) {
+                let bytes = std::fs::read(f.path()).unwrap();
+                for line in bytes.split(|&b| b == b'\n') {
+                    let Some(fast) = super::super::fast::probe_message_line(line) else { continue };
+                    let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(line) else {
+                        panic!("{}: fast path accepted a line the reference rejects", f.path().display())
+                    };
+                    assert_eq!(fast, probe_object(map), "{}", f.path().display());
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 3000, "only {checked} message lines checked: fixtures missing?");
     }
 
     #[test]

@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use super::probe::{error_offset, json_kind, probe_line, probe_object, Probe, ProbeError};
+use super::probe::{json_kind, probe_line, probe_object, Probe, ProbeError};
 use super::source::Span;
 
 /// One non-blank physical line.
@@ -70,6 +70,11 @@ pub fn index_chunk(chunk: &[u8], base: u64, first_line: u32) -> ChunkIndex {
     // Where omp's reader continues: lines that start before it were consumed
     // while it recovered from an earlier malformed line.
     let mut omp_resume = 0;
+    // Both agents read a file that starts with a UTF-8 byte order mark (JS
+    // `trim` and Bun's decoder drop it).
+    if base == 0 && chunk.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        pos = 3;
+    }
     while pos < chunk.len() {
         let end = memchr::memchr(b'\n', &chunk[pos..]).map_or(chunk.len(), |i| pos + i);
         let line = &chunk[pos..end];
@@ -113,7 +118,10 @@ fn omp_read(chunk: &[u8], pos: usize, base: u64) -> (OmpReading, usize) {
             };
             (reading, end)
         }
-        Some(Err(e)) => (OmpReading::Nothing, error_offset(rest, &e)),
+        // omp's reader resumes after the newline that follows the end of its
+        // last good value, i.e. it drops just this line (a value may span
+        // lines only when it completes).
+        Some(Err(_)) => (OmpReading::Nothing, 0),
         None => (OmpReading::Nothing, rest.len()),
     };
     let stop = (pos + stop).min(chunk.len());
