@@ -1,5 +1,6 @@
 //! Subcommands.
 
+mod bench;
 mod context;
 mod info;
 mod serialize;
@@ -30,6 +31,8 @@ enum Command {
     Serialize(SessionArgs),
     /// The dialect's token estimate of every entry.
     Tokens(SessionArgs),
+    /// Time each phase of opening sessions (open, tree, context, estimate).
+    Bench(bench::BenchArgs),
 }
 
 pub fn run(cli: Cli) -> Result<(), CliError> {
@@ -39,5 +42,6 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Context(args) => context::run(&args),
         Command::Serialize(args) => serialize::run(&args),
         Command::Tokens(args) => tokens::run(&args),
+        Command::Bench(args) => bench::run(&args),
     }
 }

@@ -4,7 +4,7 @@
 //! Nearly all of a session file's bytes are message lines, and all the index
 //! needs of them is a handful of short fields and the UTF-16 length of the
 //! texts. The scanner validates the line's JSON grammar while it walks it,
-//! counts UTF-16 units eight bytes at a time, and gives up (returns `None`) on
+//! counts UTF-16 units over whole runs between escapes, and gives up (returns `None`) on
 //! anything unusual — a duplicate key, an escaped key, a field of an unexpected
 //! type — so that the reference reading ([`super::probe`]) decides. The test
 //! `fast_and_reference_readings_agree` holds the two readings together.
@@ -515,7 +515,8 @@ impl Scanner<'_> {
     }
 
     /// A string literal at the cursor: validated (no raw control characters,
-    /// valid escapes) and measured in UTF-16 units without decoding.
+    /// valid escapes) and measured in UTF-16 units without decoding. Plain runs
+    /// between escapes are found with `memchr2` and measured in bulk.
     fn string(&mut self) -> Option<Str> {
         self.eat(b'"')?;
         let b = self.b;
@@ -524,56 +525,38 @@ impl Scanner<'_> {
         let mut units = 0u64;
         let mut escaped = false;
         loop {
-            // Eight plain bytes at a time: no quote, backslash or control byte.
-            while let Some(word) = b.get(i..i + 8) {
-                let x = u64::from_le_bytes(word.try_into().ok()?);
-                if needs_attention(x) {
-                    break;
-                }
-                units += word_utf16_units(x);
-                i += 8;
+            let run = memchr::memchr2(b'"', b'\\', &b[i..])?;
+            let plain = &b[i..i + run];
+            if has_control_byte(plain) {
+                return None;
             }
-            let c = *b.get(i)?;
-            match c {
-                b'"' => {
-                    self.i = i + 1;
-                    return Some(Str { start, end: i, units, escaped });
-                }
-                b'\\' => {
-                    escaped = true;
-                    units += 1;
-                    match *b.get(i + 1)? {
-                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
-                        b'u' if b.get(i + 2..i + 6)?.iter().all(u8::is_ascii_hexdigit) => i += 6,
-                        _ => return None,
-                    }
-                }
-                0..=0x1f => return None,
-                _ => {
-                    units += u64::from((c as i8) >= -0x40) + u64::from(c >= 0xF0);
-                    i += 1;
-                }
+            units += utf16_units(plain);
+            i += run;
+            if b[i] == b'"' {
+                self.i = i + 1;
+                return Some(Str { start, end: i, units, escaped });
+            }
+            escaped = true;
+            units += 1;
+            match *b.get(i + 1)? {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
+                b'u' if b.get(i + 2..i + 6)?.iter().all(u8::is_ascii_hexdigit) => i += 6,
+                _ => return None,
             }
         }
     }
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
-/// Whether any byte of `x` is `"`, `\` or below 0x20.
-fn needs_attention(x: u64) -> bool {
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS != 0;
-    let below_0x20 = x.wrapping_sub(ONES * 0x20) & !x & HIGHS != 0;
-    below_0x20 || has_zero(x ^ (ONES * b'"' as u64)) || has_zero(x ^ (ONES * b'\\' as u64))
+/// Whether a run holds a byte below 0x20 (JSON forbids them raw in strings).
+/// Written as a fold without early exit so that it vectorises.
+fn has_control_byte(run: &[u8]) -> bool {
+    run.iter().fold(0u8, |acc, &c| acc | u8::from(c < 0x20)) != 0
 }
 
-/// UTF-16 units of eight bytes of valid UTF-8 text: one per byte that starts a
-/// character (not `10xxxxxx`), one more per 4-byte lead (`11110xxx`).
-fn word_utf16_units(x: u64) -> u64 {
-    let continuation = x & !(x << 1) & HIGHS;
-    let lead4 = x & (x << 1) & (x << 2) & (x << 3) & HIGHS;
-    u64::from(8 - continuation.count_ones() + lead4.count_ones())
+/// UTF-16 units of valid UTF-8: one per byte that starts a character (not
+/// `10xxxxxx`), one more per 4-byte lead (`11110xxx`). Vectorises.
+fn utf16_units(run: &[u8]) -> u64 {
+    run.iter().map(|&c| u64::from((c as i8) >= -0x40) + u64::from(c >= 0xF0)).sum()
 }
 
 #[cfg(test)]
@@ -581,24 +564,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn eight_byte_words_count_like_the_byte_loop() {
-        for text in ["abcdefgh", "aé€😀xyz", "😀😀", "\u{7f}\u{80}abcd"] {
-            let bytes = text.as_bytes();
-            for w in bytes.windows(8) {
-                let x = u64::from_le_bytes(w.try_into().unwrap());
-                let slow: u64 = w.iter().map(|&c| u64::from((c as i8) >= -0x40) + u64::from(c >= 0xF0)).sum();
-                assert_eq!(word_utf16_units(x), slow, "{w:?}");
-            }
-        }
-    }
-
-    #[test]
-    fn control_bytes_quotes_and_backslashes_need_attention() {
-        assert!(!needs_attention(u64::from_le_bytes(*b"abcdefgh")));
-        assert!(needs_attention(u64::from_le_bytes(*b"abc\"efgh")));
-        assert!(needs_attention(u64::from_le_bytes(*b"abc\\efgh")));
-        assert!(needs_attention(u64::from_le_bytes(*b"abc\nefgh")));
-        assert!(!needs_attention(u64::from_le_bytes("aé€xy".as_bytes()[..8].try_into().unwrap())));
+    fn runs_are_measured_in_utf16_units_and_control_bytes_found() {
+        assert_eq!(utf16_units("aé€😀".as_bytes()), 1 + 1 + 1 + 2);
+        assert!(has_control_byte(b"ab\ncd"));
+        assert!(!has_control_byte("aé€😀 ~".as_bytes()));
     }
 
     #[test]

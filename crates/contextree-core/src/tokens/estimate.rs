@@ -50,7 +50,11 @@ fn is_type(block: &Value, ty: &str) -> bool {
 fn user_chars(content: Option<&Value>) -> u64 {
     match content {
         Some(Value::String(s)) => utf16_len(s) as u64,
-        _ => blocks(content).iter().filter(|b| is_type(b, "text")).map(|b| str_len(b.get("text"))).sum(),
+        _ => blocks(content)
+            .iter()
+            .filter(|b| is_type(b, "text"))
+            .map(|b| str_len(b.get("text")))
+            .sum(),
     }
 }
 
@@ -61,7 +65,9 @@ fn assistant_chars(content: Option<&Value>) -> u64 {
         .map(|b| match b.get("type").and_then(Value::as_str) {
             Some("text") => str_len(b.get("text")),
             Some("thinking") => str_len(b.get("thinking")),
-            Some("toolCall") => str_len(b.get("name")) + b.get("arguments").map_or(0, |a| stringify_len(a) as u64),
+            Some("toolCall") => {
+                str_len(b.get("name")) + b.get("arguments").map_or(0, |a| stringify_len(a) as u64)
+            }
             _ => 0,
         })
         .sum()
@@ -100,7 +106,10 @@ mod tests {
         // E01 a1: 14 + 4 + 16 = 34 chars → 9.
         let a1 = json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "User wants ls."},
             {"type": "toolCall", "id": "call_1", "name": "bash", "arguments": {"command": "ls"}}]});
-        assert_eq!(estimate_message_chars(a1.as_object().unwrap(), Dialect::Pi), 34);
+        assert_eq!(
+            estimate_message_chars(a1.as_object().unwrap(), Dialect::Pi),
+            34
+        );
         assert_eq!(est(a1, Dialect::Omp), 9);
         // E16 u1: 24 + 22 units, the image counts nothing → 12.
         let u1 = json!({"role": "user", "content": [{"type": "text", "text": "Look at this screenshot "},
@@ -124,9 +133,13 @@ mod tests {
         let summary = json!({"role": "compactionSummary", "summary": "123456789"});
         assert_eq!(est(summary, Dialect::Pi), 3);
         for role in ["developer", "fileMention", "pythonExecution", "other"] {
-            assert_eq!(est(json!({"role": role, "content": "abcdef"}), Dialect::Omp), 0);
+            assert_eq!(
+                est(json!({"role": role, "content": "abcdef"}), Dialect::Omp),
+                0
+            );
         }
-        let redacted = json!({"role": "assistant", "content": [{"type": "redactedThinking", "data": "zzzz"}]});
+        let redacted =
+            json!({"role": "assistant", "content": [{"type": "redactedThinking", "data": "zzzz"}]});
         assert_eq!(est(redacted, Dialect::Pi), 0);
     }
 }

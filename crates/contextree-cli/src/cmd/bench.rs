@@ -1,0 +1,96 @@
+//! `contextree bench`: in-process timings of each phase of opening a session,
+//! for the benchmark table (docs/benchmarks.md). Whole-process numbers come
+//! from `scripts/bench.sh`, which also measures peak memory from outside.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+use contextree_core::context::materialize::context_tokens;
+use contextree_core::context::state::entry_states;
+use contextree_core::context::{self, Leaf};
+use contextree_core::prompts::PromptPack;
+use contextree_core::session::NodeId;
+use contextree_core::Dialect;
+use serde_json::json;
+
+use crate::common::{print_json, read_back, CliError};
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Session files to measure.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Whose rules apply (default: detected).
+    #[arg(long)]
+    dialect: Option<Dialect>,
+    /// Print one JSON document.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+    let mut rows = Vec::new();
+    for file in &args.files {
+        let t = Instant::now();
+        let loaded = contextree_host::load_session(file, args.dialect).map_err(|e| CliError::Input(e.to_string()))?;
+        let open_ms = ms(t);
+        let s = &loaded.session;
+        let t = Instant::now();
+        let leaves = s.tree().leaves().len();
+        let tree_ms = ms(t);
+        let t = Instant::now();
+        let ctx = context::build(s, Leaf::Last);
+        let states = entry_states(s, &ctx);
+        let context_ms = ms(t);
+        let t = Instant::now();
+        let pack = PromptPack::own(s.dialect());
+        let tokens = context_tokens(s, &ctx, &pack, &loaded.source).map_err(read_back)?;
+        let all: u64 = (0..s.entries().len() as u32).map(|i| s.entry_tokens(NodeId(i))).sum();
+        let estimate_ms = ms(t);
+        rows.push(json!({
+            "file": file.display().to_string(),
+            "bytes": loaded.fingerprint.len,
+            "entries": s.entries().len(),
+            "leaves": leaves,
+            "pathLength": ctx.path.len(),
+            "contextMessages": tokens.messages.len(),
+            "contextTokens": tokens.message_tokens(),
+            "allEntryTokens": all,
+            "keptEntries": states.iter().filter(|st| st.name() == "kept").count(),
+            "timingsMs": {"open": open_ms, "tree": tree_ms, "context": context_ms, "estimate": estimate_ms, "total": open_ms + tree_ms + context_ms + estimate_ms},
+            "peakRssMiB": peak_rss_mib(),
+        }));
+    }
+    if args.json {
+        print_json(&json!({"runs": rows}));
+        return Ok(());
+    }
+    println!("{:<40} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>9}", "file", "MB", "entries", "open ms", "tree ms", "ctx ms", "est ms", "peak MiB");
+    for r in &rows {
+        let t = &r["timingsMs"];
+        println!(
+            "{:<40} {:>9.1} {:>9} {:>9.1} {:>8.1} {:>9.1} {:>9.1} {:>9.1}",
+            r["file"].as_str().unwrap_or(""),
+            r["bytes"].as_f64().unwrap_or(0.0) / 1e6,
+            r["entries"],
+            t["open"].as_f64().unwrap_or(0.0),
+            t["tree"].as_f64().unwrap_or(0.0),
+            t["context"].as_f64().unwrap_or(0.0),
+            t["estimate"].as_f64().unwrap_or(0.0),
+            r["peakRssMiB"].as_f64().unwrap_or(0.0),
+        );
+    }
+    Ok(())
+}
+
+fn ms(t: Instant) -> f64 {
+    (t.elapsed().as_secs_f64() * 1e4).round() / 10.0
+}
+
+/// Peak resident memory so far (`VmHWM`), when the OS reports it.
+fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: f64 = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some((kb / 1024.0 * 10.0).round() / 10.0)
+}
