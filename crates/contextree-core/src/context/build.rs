@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::js;
+use crate::tokens::estimate::estimate_message;
 use crate::session::{Entry, EntryKind, NodeId, Role, Session};
 use crate::Dialect;
 
@@ -216,25 +217,16 @@ pub fn entry_estimate(e: &Entry, dialect: Dialect) -> u64 {
         EntryKind::Other(map) => {
             let summary_len = || map.get("summary").and_then(Value::as_str).map_or(0, |s| js::utf16_len(s) as u64);
             match &*e.entry_type {
-                "custom_message" if dialect == Dialect::Pi => custom_content_chars(map).div_ceil(4),
+                "custom_message" => {
+                    // Measured as the `custom` message it becomes (rare: a clone is fine).
+                    let mut msg = Map::new();
+                    msg.insert("role".into(), "custom".into());
+                    msg.insert("content".into(), map.get("content").cloned().unwrap_or(Value::Null));
+                    estimate_message(&msg, dialect)
+                }
                 "branch_summary" | "compaction" => summary_len().div_ceil(4),
                 _ => 0,
             }
         }
-    }
-}
-
-fn custom_content_chars(map: &Map<String, Value>) -> u64 {
-    match map.get("content") {
-        Some(Value::String(s)) => js::utf16_len(s) as u64,
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .map(|b| match b.get("type").and_then(Value::as_str) {
-                Some("text") => b.get("text").and_then(Value::as_str).map_or(0, |t| js::utf16_len(t) as u64),
-                Some("image") => 4800,
-                _ => 0,
-            })
-            .sum(),
-        _ => 0,
     }
 }

@@ -84,10 +84,14 @@ fn read_message(e: &Entry, source: &dyn Source) -> Result<Value, ReadBackError> 
     Ok(msg)
 }
 
+/// `new Date(entry.timestamp).getTime()`: integral ms print as integers, and
+/// NaN (an unparseable timestamp) becomes null in JSON.
 fn iso_ms_value(e: &Entry) -> Value {
-    e.timestamp_ms
-        .and_then(|ms| serde_json::Number::from_f64(ms))
-        .map_or(Value::Null, |n| if n.as_f64().is_some_and(|f| f.fract() == 0.0) { Value::from(n.as_f64().unwrap_or(0.0) as i64) } else { Value::Number(n) })
+    match e.timestamp_ms {
+        Some(ms) if ms.fract() == 0.0 => Value::from(ms as i64),
+        Some(ms) => serde_json::Number::from_f64(ms).map_or(Value::Null, Value::Number),
+        None => Value::Null,
+    }
 }
 
 fn openai_payload(c: &Entry, dialect: Dialect) -> Option<Value> {

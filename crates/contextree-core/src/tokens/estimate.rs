@@ -16,17 +16,15 @@ const IMAGE_CHARS: u64 = 4800;
 
 /// The characters `estimateTokens` counts for one agent message.
 pub fn estimate_message_chars(msg: &Map<String, Value>, dialect: Dialect) -> u64 {
-    let role = msg.get("role").and_then(Value::as_str).unwrap_or("");
-    match (role, dialect) {
-        ("user", _) => user_chars(msg.get("content")),
-        ("assistant", _) => assistant_chars(msg.get("content")),
-        ("toolResult", _) | ("custom", Dialect::Pi) | ("hookMessage", Dialect::Omp) => {
-            tool_result_chars(msg.get("content"))
+    let mut chars = 0;
+    for_each_fragment(msg, dialect, &mut |frag| {
+        chars += match frag {
+            Fragment::Text(s) => utf16_len(s) as u64,
+            Fragment::Json(v) => stringify_len(v) as u64,
+            Fragment::Image => IMAGE_CHARS,
         }
-        ("bashExecution", _) => str_len(msg.get("command")) + str_len(msg.get("output")),
-        ("branchSummary" | "compactionSummary", _) => str_len(msg.get("summary")),
-        _ => 0,
-    }
+    });
+    chars
 }
 
 /// `ceil(chars / 4)`.
@@ -34,61 +32,67 @@ pub fn estimate_message(msg: &Map<String, Value>, dialect: Dialect) -> u64 {
     estimate_message_chars(msg, dialect).div_ceil(4)
 }
 
-fn str_len(v: Option<&Value>) -> u64 {
-    v.and_then(Value::as_str).map_or(0, |s| utf16_len(s) as u64)
+/// One piece of a message that the estimate measures.
+#[derive(Debug)]
+pub enum Fragment<'a> {
+    /// Text as it is.
+    Text(&'a str),
+    /// A value measured as `JSON.stringify` (tool-call arguments).
+    Json(&'a Value),
+    /// An image.
+    Image,
 }
 
-fn blocks(content: Option<&Value>) -> &[Value] {
-    content.and_then(Value::as_array).map_or(&[], Vec::as_slice)
-}
-
-fn is_type(block: &Value, ty: &str) -> bool {
-    block.get("type").and_then(Value::as_str) == Some(ty)
-}
-
-/// String content, or the text blocks; images count nothing in user messages.
-fn user_chars(content: Option<&Value>) -> u64 {
-    match content {
-        Some(Value::String(s)) => utf16_len(s) as u64,
-        _ => blocks(content)
-            .iter()
-            .filter(|b| is_type(b, "text"))
-            .map(|b| str_len(b.get("text")))
-            .sum(),
-    }
-}
-
-/// Text, thinking, and tool calls as name + `JSON.stringify(arguments)`.
-fn assistant_chars(content: Option<&Value>) -> u64 {
-    blocks(content)
-        .iter()
-        .map(|b| match b.get("type").and_then(Value::as_str) {
-            Some("text") => str_len(b.get("text")),
-            Some("thinking") => str_len(b.get("thinking")),
-            Some("toolCall") => {
-                str_len(b.get("name")) + b.get("arguments").map_or(0, |a| stringify_len(a) as u64)
-            }
-            _ => 0,
-        })
-        .sum()
-}
-
-/// String content, or text blocks plus a flat amount per image.
-fn tool_result_chars(content: Option<&Value>) -> u64 {
-    match content {
-        Some(Value::String(s)) => utf16_len(s) as u64,
-        _ => blocks(content)
-            .iter()
-            .map(|b| {
-                if is_type(b, "text") {
-                    str_len(b.get("text"))
-                } else if is_type(b, "image") {
-                    IMAGE_CHARS
-                } else {
-                    0
+/// Calls `f` for every fragment the dialect's `estimateTokens` measures in an
+/// agent or LLM message (context.md §3.1).
+pub fn for_each_fragment<'a>(msg: &'a Map<String, Value>, dialect: Dialect, f: &mut dyn FnMut(Fragment<'a>)) {
+    let role = msg.get("role").and_then(Value::as_str).unwrap_or("");
+    let content = msg.get("content");
+    let text = |v: Option<&'a Value>, f: &mut dyn FnMut(Fragment<'a>)| {
+        if let Some(s) = v.and_then(Value::as_str) {
+            f(Fragment::Text(s));
+        }
+    };
+    let blocks = || content.and_then(Value::as_array).into_iter().flatten();
+    let ty = |b: &Value| b.get("type").and_then(Value::as_str).map(str::to_owned);
+    match (role, dialect) {
+        ("user", _) => match content {
+            Some(Value::String(s)) => f(Fragment::Text(s)),
+            _ => blocks().filter(|b| ty(b).as_deref() == Some("text")).for_each(|b| text(b.get("text"), f)),
+        },
+        ("assistant", _) => {
+            for b in blocks() {
+                match ty(b).as_deref() {
+                    Some("text") => text(b.get("text"), f),
+                    Some("thinking") => text(b.get("thinking"), f),
+                    Some("toolCall") => {
+                        text(b.get("name"), f);
+                        if let Some(args) = b.get("arguments") {
+                            f(Fragment::Json(args));
+                        }
+                    }
+                    _ => {}
                 }
-            })
-            .sum(),
+            }
+        }
+        ("toolResult", _) | ("custom", Dialect::Pi) | ("hookMessage", Dialect::Omp) => match content {
+            Some(Value::String(s)) => f(Fragment::Text(s)),
+            _ => {
+                for b in blocks() {
+                    match ty(b).as_deref() {
+                        Some("text") => text(b.get("text"), f),
+                        Some("image") => f(Fragment::Image),
+                        _ => {}
+                    }
+                }
+            }
+        },
+        ("bashExecution", _) => {
+            text(msg.get("command"), f);
+            text(msg.get("output"), f);
+        }
+        ("branchSummary" | "compactionSummary", _) => text(msg.get("summary"), f),
+        _ => {}
     }
 }
 
