@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Regenerates the test corpus and the golden outputs from the reference oracle.
+#
+#   scripts/make-golden.sh [--oracle DIR] [--no-fixtures] [--jobs N] [PATTERN ...]
+#
+#   1. tests/fixtures/generated/*.jsonl and demo/demo-session.jsonl   (gen-session.py, fixed seeds)
+#   2. tests/fixtures/edge/*.jsonl                                   (scripts/make-edge-fixtures.py)
+#   3. tests/golden/<stem>.<pi|omp>.json for every fixture in tests/fixtures/{real,synthetic,
+#      generated,edge}                                               (scripts/golden.py)
+#
+# The oracle dir defaults to $ORACLE, else ../oracle next to the repository (install it with
+# scripts/install-oracle.sh). --no-fixtures skips steps 1-2; PATTERNs (shell globs on the fixture
+# stem, e.g. 'edge-*') limit step 3. ORACLE_TIMEOUT (seconds, default 40) bounds each oracle run.
+# Works from any directory; needs node, python3 and an installed oracle (node_modules present).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ORACLE_DIR="${ORACLE:-$ROOT/../oracle}"
+FIXTURES=1
+JOBS=""
+PATTERNS=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+		--oracle) ORACLE_DIR="$2"; shift 2 ;;
+		--oracle=*) ORACLE_DIR="${1#*=}"; shift ;;
+		--no-fixtures) FIXTURES=0; shift ;;
+		--jobs|-j) JOBS="$2"; shift 2 ;;
+		-h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+		-*) echo "make-golden: unknown option $1" >&2; exit 2 ;;
+		*) PATTERNS+=("$1"); shift ;;
+	esac
+done
+
+if [ ! -f "$ORACLE_DIR/oracle.mjs" ] || [ ! -d "$ORACLE_DIR/node_modules" ]; then
+	echo "make-golden: no installed oracle in $ORACLE_DIR (run scripts/install-oracle.sh or set ORACLE)" >&2
+	exit 2
+fi
+ORACLE_DIR="$(cd "$ORACLE_DIR" && pwd)"
+echo "make-golden: oracle $ORACLE_DIR" >&2
+
+if [ "$FIXTURES" = 1 ]; then
+	GEN="$ORACLE_DIR/gen-session.py"
+	OUT="$ROOT/tests/fixtures/generated"
+	mkdir -p "$OUT" "$ROOT/demo"
+	# name | gen-session.py arguments (deterministic: same arguments -> same bytes)
+	while IFS='|' read -r name args; do
+		[ -z "$name" ] && continue
+		# shellcheck disable=SC2086
+		python3 "$GEN" $args -o "$OUT/$name.jsonl"
+	done <<-'EOF'
+	g-v3-branchy-s3|--entries 150 --seed 3 --branch-rate 0.2 --compact-at 20000
+	g-v3-branchy-s23|--entries 150 --seed 23 --branch-rate 0.2 --compact-at 20000
+	g-v3-branchy-s29|--entries 150 --seed 29 --branch-rate 0.2 --compact-at 20000
+	g-v3-branchy-s30|--entries 150 --seed 30 --branch-rate 0.2 --compact-at 20000
+	g-v2-branchy-s19|--entries 150 --seed 19 --format-version 2 --branch-rate 0.2 --compact-at 20000
+	g-v1-compact-s1|--entries 150 --seed 1 --format-version 1 --compact-at 20000
+	g-v3-default-s5|--entries 80 --seed 5
+	g-v2-default-s6|--entries 40 --seed 6 --format-version 2
+	g-v1-default-s8|--entries 60 --seed 8 --format-version 1
+	g-v3-bigout-s9|--entries 60 --seed 9 --output-scale 3
+	EOF
+	python3 "$GEN" --entries 220 --seed 122 --branch-rate 0.2 --compact-at 20000 --output-scale 0.3 \
+		-o "$ROOT/demo/demo-session.jsonl"
+	python3 "$ROOT/scripts/make-edge-fixtures.py" "$ROOT/tests/fixtures/edge"
+fi
+
+ARGS=(--oracle "$ORACLE_DIR")
+[ -n "$JOBS" ] && ARGS+=(--jobs "$JOBS")
+python3 "$ROOT/scripts/golden.py" "${ARGS[@]}" ${PATTERNS[@]+"${PATTERNS[@]}"}
+du -sh "$ROOT/tests/golden" >&2
