@@ -9,8 +9,6 @@
 //! type — so that the reference reading ([`super::probe`]) decides. The test
 //! `fast_and_reference_readings_agree` holds the two readings together.
 
-use serde_json::Value;
-
 use super::entry::{EntryKind, MessageMeta, Role, Usage};
 use super::probe::{parse_iso_ms, Parent, Probe};
 use crate::js;
@@ -325,13 +323,8 @@ impl Scanner<'_> {
                     name = s.opt_len()?;
                 }
                 b"arguments" => {
-                    // Arguments are small; their `JSON.stringify` length comes
-                    // from the reference stringifier.
                     seen.first(4)?;
-                    let start = s.i;
-                    s.skip()?;
-                    let v: Value = serde_json::from_slice(&s.b[start..s.i]).ok()?;
-                    args = js::stringify_len(&v) as u64;
+                    args = s.stringified_len()?;
                 }
                 _ => s.skip()?,
             }
@@ -455,6 +448,136 @@ impl Scanner<'_> {
         std::str::from_utf8(&b[start..i]).ok()?.parse().ok()
     }
 
+    /// `JSON.stringify(value).length` of the value at the cursor, measured on
+    /// the raw text: whitespace dropped, strings re-escaped the way JS escapes
+    /// them, numbers in JS's shortest form. Gives up on a repeated or escaped
+    /// key (JS would keep one value per key), like the rest of this path.
+    fn stringified_len(&mut self) -> Option<u64> {
+        // Per open container: its closing byte and, for objects, the keys seen.
+        let mut stack: Vec<(u8, Vec<(usize, usize)>)> = Vec::new();
+        let mut len = 0u64;
+        loop {
+            match self.peek()? {
+                b'"' => len += self.string_stringified_len()?,
+                b'{' => {
+                    self.i += 1;
+                    len += 2;
+                    if self.peek()? == b'}' {
+                        self.i += 1;
+                    } else {
+                        stack.push((b'}', Vec::new()));
+                        len += self.member_key(&mut stack)?;
+                        continue;
+                    }
+                }
+                b'[' => {
+                    self.i += 1;
+                    len += 2;
+                    if self.peek()? == b']' {
+                        self.i += 1;
+                    } else {
+                        stack.push((b']', Vec::new()));
+                        continue;
+                    }
+                }
+                b't' if self.literal(b"true") => len += 4,
+                b'f' if self.literal(b"false") => len += 5,
+                b'n' if self.literal(b"null") => len += 4,
+                _ => {
+                    self.ws();
+                    let start = self.i;
+                    let f = self.number()?;
+                    let raw = &self.b[start..self.i];
+                    // A plain integer of up to 15 digits prints as written.
+                    let digits = raw.strip_prefix(b"-").unwrap_or(raw);
+                    len += if digits.len() <= 15 && digits.iter().all(u8::is_ascii_digit) && raw != b"-0" {
+                        raw.len() as u64
+                    } else {
+                        js::number_to_js_string(f).len() as u64
+                    };
+                }
+            }
+            loop {
+                let Some(&(close, _)) = stack.last() else { return Some(len) };
+                match self.peek()? {
+                    b',' => {
+                        self.i += 1;
+                        len += 1;
+                        if close == b'}' {
+                            len += self.member_key(&mut stack)?;
+                        }
+                        break;
+                    }
+                    c if c == close => {
+                        self.i += 1;
+                        stack.pop();
+                    }
+                    _ => return None,
+                }
+            }
+        }
+    }
+
+    /// A member's key and colon inside the innermost object: their stringified
+    /// length, after checking that the key is new and unescaped.
+    fn member_key(&mut self, stack: &mut [(u8, Vec<(usize, usize)>)]) -> Option<u64> {
+        let key = self.string()?;
+        if key.escaped {
+            return None;
+        }
+        let (_, keys) = stack.last_mut()?;
+        let text = &self.b[key.start..key.end];
+        if keys.iter().any(|&(a, b)| &self.b[a..b] == text) {
+            return None;
+        }
+        keys.push((key.start, key.end));
+        self.eat(b':')?;
+        Some(key.units + 3)
+    }
+
+    /// `JSON.stringify` length of the string literal at the cursor: its decoded
+    /// text re-escaped as JS does (quotes, backslashes and the short escapes
+    /// take two units, other controls and lone surrogates six, a pair two).
+    fn string_stringified_len(&mut self) -> Option<u64> {
+        let lit = self.string()?;
+        let mut len = lit.units + 2;
+        if !lit.escaped {
+            return Some(len);
+        }
+        let b = &self.b[lit.start..lit.end];
+        let mut i = 0;
+        // End of the last high-surrogate escape, counted as lone until a low
+        // half follows right after it.
+        let mut high_end = None;
+        while let Some(j) = memchr::memchr(b'\\', &b[i..]) {
+            i += j;
+            if b[i + 1] != b'u' {
+                // `\"` `\\` `\b` `\f` `\n` `\r` `\t` print as two units; `\/` as `/`.
+                len += u64::from(b[i + 1] != b'/');
+                high_end = None;
+                i += 2;
+                continue;
+            }
+            let unit = u16::from_str_radix(std::str::from_utf8(&b[i + 2..i + 6]).ok()?, 16).ok()?;
+            let paired_low = high_end == Some(i);
+            high_end = None;
+            match unit {
+                0x22 | 0x5c | 0x08 | 0x09 | 0x0a | 0x0c | 0x0d => len += 1,
+                0..=0x1f => len += 5,
+                0xd800..=0xdbff => {
+                    len += 5;
+                    high_end = Some(i + 6);
+                }
+                // The pair prints raw: take back the high half's escape cost.
+                0xdc00..=0xdfff if paired_low => len -= 5,
+                0xdc00..=0xdfff => len += 5,
+                _ => {}
+            }
+            i += 6;
+        }
+        Some(len)
+    }
+
     /// Skips any value, validating it. Iterative: nesting depth costs no stack.
     fn skip(&mut self) -> Option<()> {
         let mut stack: Vec<u8> = Vec::new();
@@ -526,11 +649,11 @@ impl Scanner<'_> {
         let mut escaped = false;
         loop {
             let run = memchr::memchr2(b'"', b'\\', &b[i..])?;
-            let plain = &b[i..i + run];
-            if has_control_byte(plain) {
+            let (plain_units, control) = measure_run(&b[i..i + run]);
+            if control {
                 return None;
             }
-            units += utf16_units(plain);
+            units += plain_units;
             i += run;
             if b[i] == b'"' {
                 self.i = i + 1;
@@ -547,16 +670,45 @@ impl Scanner<'_> {
     }
 }
 
-/// Whether a run holds a byte below 0x20 (JSON forbids them raw in strings).
-/// Written as a fold without early exit so that it vectorises.
-fn has_control_byte(run: &[u8]) -> bool {
-    run.iter().fold(0u8, |acc, &c| acc | u8::from(c < 0x20)) != 0
-}
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
 
-/// UTF-16 units of valid UTF-8: one per byte that starts a character (not
-/// `10xxxxxx`), one more per 4-byte lead (`11110xxx`). Vectorises.
-fn utf16_units(run: &[u8]) -> u64 {
-    run.iter().map(|&c| u64::from((c as i8) >= -0x40) + u64::from(c >= 0xF0)).sum()
+/// UTF-16 units of a run of valid UTF-8 (one per byte that starts a character,
+/// i.e. is not `10xxxxxx`, one more per 4-byte lead `11110xxx`), and whether it
+/// holds a byte below 0x20, which JSON forbids raw in strings. This is where
+/// indexing spends most of its time: long runs go in 64-byte blocks with
+/// byte-wide counters (at most 128 per block), which the compiler vectorises.
+fn measure_run(run: &[u8]) -> (u64, bool) {
+    let mut units = 0u64;
+    let mut control = 0u8;
+    let mut blocks = run.chunks_exact(64);
+    for block in &mut blocks {
+        let mut n = 0u8;
+        for &c in block {
+            n += u8::from((c as i8) >= -0x40) + u8::from(c >= 0xF0);
+            control |= u8::from(c < 0x20);
+        }
+        units += u64::from(n);
+    }
+    // Most runs are short (text between two `\n` escapes): eight bytes at a
+    // time in a register, then single bytes.
+    let mut words = blocks.remainder().chunks_exact(8);
+    for word in &mut words {
+        let x = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        units += if x & HIGHS == 0 {
+            8 // ASCII, the common case
+        } else {
+            let continuation = x & !(x << 1) & HIGHS;
+            let lead4 = x & (x << 1) & (x << 2) & (x << 3) & HIGHS;
+            u64::from(8 - continuation.count_ones() + lead4.count_ones())
+        };
+        control |= u8::from(x.wrapping_sub(ONES * 0x20) & !x & HIGHS != 0);
+    }
+    for &c in words.remainder() {
+        units += u64::from((c as i8) >= -0x40) + u64::from(c >= 0xF0);
+        control |= u8::from(c < 0x20);
+    }
+    (units, control != 0)
 }
 
 #[cfg(test)]
@@ -565,9 +717,38 @@ mod tests {
 
     #[test]
     fn runs_are_measured_in_utf16_units_and_control_bytes_found() {
-        assert_eq!(utf16_units("aé€😀".as_bytes()), 1 + 1 + 1 + 2);
-        assert!(has_control_byte(b"ab\ncd"));
-        assert!(!has_control_byte("aé€😀 ~".as_bytes()));
+        assert_eq!(measure_run("aé€😀".as_bytes()), (1 + 1 + 1 + 2, false));
+        assert_eq!(measure_run(b"ab\ncd"), (5, true));
+        for n in 0..80 {
+            let text = "aé€😀 ~".repeat(n);
+            assert_eq!(measure_run(text.as_bytes()), (crate::js::utf16_len(&text) as u64, false), "{n}");
+            let mut with_tab = text.clone();
+            with_tab.push('\t');
+            assert!(measure_run(with_tab.as_bytes()).1);
+        }
+    }
+
+    #[test]
+    fn stringified_lengths_match_the_reference_stringifier() {
+        for raw in [
+            r#"{"path":"src/app.css","offset":10,"limit":null}"#,
+            r#"{"a":[1,2.50,-0,1e21,1E-7,123456789012345678,true,false,{}],"b":{"c":[]}}"#,
+            r#"{ "s" : "q\"b\\s\/n\n\t\u0001\u00e9\ud83d\ude00 x\u2028" }"#,
+            r#"{"2":1,"1":2,"x":"é😀"}"#,
+        ] {
+            let mut s = Scanner { b: raw.as_bytes(), i: 0 };
+            let fast = s.stringified_len().expect(raw);
+            let v: serde_json::Value = serde_json::from_str(raw).unwrap();
+            assert_eq!(fast, js::stringify_len(&v) as u64, "{raw}");
+        }
+        // Lone surrogates (serde_json cannot hold them): JS prints each as a
+        // six-unit escape and a pair raw. `"\ud83d x"` is 2 + 6 + 2 units; the
+        // array prints as `["\ud800𐀀"]`, 1 + 1 + 6 + 2 + 1 + 1.
+        for (raw, js_len) in [(&br#""\ud83d x""#[..], 10), (br#"["\ud800\ud800\udc00"]"#, 12), (br#""\udc00\ud800""#, 14)] {
+            assert_eq!(Scanner { b: raw, i: 0 }.stringified_len(), Some(js_len));
+        }
+        let mut dup = Scanner { b: br#"{"a":1,"a":2}"#, i: 0 };
+        assert_eq!(dup.stringified_len(), None);
     }
 
     #[test]
