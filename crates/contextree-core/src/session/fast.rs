@@ -4,7 +4,7 @@
 //! Nearly all of a session file's bytes are message lines, and all the index
 //! needs of them is a handful of short fields and the UTF-16 length of the
 //! texts. The scanner validates the line's JSON grammar while it walks it,
-//! counts UTF-16 units over whole runs between escapes, and gives up (returns `None`) on
+//! counts UTF-16 units eight bytes at a time, and gives up (returns `None`) on
 //! anything unusual — a duplicate key, an escaped key, a field of an unexpected
 //! type — so that the reference reading ([`super::probe`]) decides. The test
 //! `fast_and_reference_readings_agree` holds the two readings together.
@@ -17,13 +17,16 @@ const IMAGE_CHARS: u64 = 4800;
 
 /// Reads a `message` line, or None when the line needs the reference reading.
 pub fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
-    // The reference parser rejects invalid UTF-8; so must this path.
-    std::str::from_utf8(bytes).ok()?;
-    let mut s = Scanner { b: bytes, i: 0 };
+    let mut s = Scanner { b: bytes, i: 0, non_ascii: false };
     let line = s.line()?;
     s.ws();
     if s.i != bytes.len() || line.ty.as_deref() != Some("message") {
         return None;
+    }
+    // The reference parser rejects invalid UTF-8; so must this path. Bytes
+    // above 0x7f can only stand inside strings, which note them.
+    if s.non_ascii {
+        std::str::from_utf8(bytes).ok()?;
     }
     let msg = line.message?;
     let role = Role::parse(msg.role.as_deref().unwrap_or(""));
@@ -110,6 +113,8 @@ struct Str {
 struct Scanner<'a> {
     b: &'a [u8],
     i: usize,
+    /// A string held a byte above 0x7f: the line needs UTF-8 validation.
+    non_ascii: bool,
 }
 
 /// Marks keys already seen in one object; a repeat gives up (JS keeps the
@@ -637,9 +642,24 @@ impl Scanner<'_> {
         }
     }
 
+    /// UTF-16 units of the low `n` bytes of `x` (valid UTF-8, higher bytes
+    /// zero): one per byte that starts a character (not `10xxxxxx`), one more
+    /// per 4-byte lead (`11110xxx`).
+    fn word_units(&mut self, x: u64, n: u32) -> u64 {
+        if x & HIGHS == 0 {
+            return u64::from(n); // ASCII, the common case
+        }
+        self.non_ascii = true;
+        let continuation = x & !(x << 1) & HIGHS;
+        let lead4 = x & (x << 1) & (x << 2) & (x << 3) & HIGHS;
+        u64::from(n - continuation.count_ones() + lead4.count_ones())
+    }
+
     /// A string literal at the cursor: validated (no raw control characters,
-    /// valid escapes) and measured in UTF-16 units without decoding. Plain runs
-    /// between escapes are found with `memchr2` and measured in bulk.
+    /// valid escapes) and measured in UTF-16 units without decoding. Eight
+    /// bytes are tested at a time for a quote, a backslash or a control byte;
+    /// runs between escapes are short (text is full of `\n`), so this beats a
+    /// `memchr` call per run.
     fn string(&mut self) -> Option<Str> {
         self.eat(b'"')?;
         let b = self.b;
@@ -648,23 +668,43 @@ impl Scanner<'_> {
         let mut units = 0u64;
         let mut escaped = false;
         loop {
-            let run = memchr::memchr2(b'"', b'\\', &b[i..])?;
-            let (plain_units, control) = measure_run(&b[i..i + run]);
-            if control {
-                return None;
+            while let Some(word) = b.get(i..i + 8) {
+                let x = u64::from_le_bytes(word.try_into().unwrap_or_default());
+                let stops = attention(x);
+                if stops == 0 {
+                    units += self.word_units(x, 8);
+                    i += 8;
+                    continue;
+                }
+                // The lowest flagged byte is exact (false flags only appear above a true one).
+                let k = stops.trailing_zeros() / 8;
+                if k > 0 {
+                    units += self.word_units(x & ((1u64 << (8 * k)) - 1), k);
+                    i += k as usize;
+                }
+                break;
             }
-            units += plain_units;
-            i += run;
-            if b[i] == b'"' {
-                self.i = i + 1;
-                return Some(Str { start, end: i, units, escaped });
-            }
-            escaped = true;
-            units += 1;
-            match *b.get(i + 1)? {
-                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
-                b'u' if b.get(i + 2..i + 6)?.iter().all(u8::is_ascii_hexdigit) => i += 6,
-                _ => return None,
+            let c = *b.get(i)?;
+            match c {
+                b'"' => {
+                    self.i = i + 1;
+                    return Some(Str { start, end: i, units, escaped });
+                }
+                b'\\' => {
+                    escaped = true;
+                    units += 1;
+                    match *b.get(i + 1)? {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
+                        b'u' if b.get(i + 2..i + 6)?.iter().all(u8::is_ascii_hexdigit) => i += 6,
+                        _ => return None,
+                    }
+                }
+                0..=0x1f => return None,
+                _ => {
+                    units += u64::from((c as i8) >= -0x40) + u64::from(c >= 0xF0);
+                    self.non_ascii |= c >= 0x80;
+                    i += 1;
+                }
             }
         }
     }
@@ -673,42 +713,12 @@ impl Scanner<'_> {
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
-/// UTF-16 units of a run of valid UTF-8 (one per byte that starts a character,
-/// i.e. is not `10xxxxxx`, one more per 4-byte lead `11110xxx`), and whether it
-/// holds a byte below 0x20, which JSON forbids raw in strings. This is where
-/// indexing spends most of its time: long runs go in 64-byte blocks with
-/// byte-wide counters (at most 128 per block), which the compiler vectorises.
-fn measure_run(run: &[u8]) -> (u64, bool) {
-    let mut units = 0u64;
-    let mut control = 0u8;
-    let mut blocks = run.chunks_exact(64);
-    for block in &mut blocks {
-        let mut n = 0u8;
-        for &c in block {
-            n += u8::from((c as i8) >= -0x40) + u8::from(c >= 0xF0);
-            control |= u8::from(c < 0x20);
-        }
-        units += u64::from(n);
-    }
-    // Most runs are short (text between two `\n` escapes): eight bytes at a
-    // time in a register, then single bytes.
-    let mut words = blocks.remainder().chunks_exact(8);
-    for word in &mut words {
-        let x = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        units += if x & HIGHS == 0 {
-            8 // ASCII, the common case
-        } else {
-            let continuation = x & !(x << 1) & HIGHS;
-            let lead4 = x & (x << 1) & (x << 2) & (x << 3) & HIGHS;
-            u64::from(8 - continuation.count_ones() + lead4.count_ones())
-        };
-        control |= u8::from(x.wrapping_sub(ONES * 0x20) & !x & HIGHS != 0);
-    }
-    for &c in words.remainder() {
-        units += u64::from((c as i8) >= -0x40) + u64::from(c >= 0xF0);
-        control |= u8::from(c < 0x20);
-    }
-    (units, control != 0)
+/// High bit set in each byte of `x` that is `"`, `\` or below 0x20 (exact for
+/// the lowest such byte; bytes above it may be flagged falsely).
+fn attention(x: u64) -> u64 {
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
+    let below_0x20 = x.wrapping_sub(ONES * 0x20) & !x & HIGHS;
+    below_0x20 | zero(x ^ (ONES * u64::from(b'"'))) | zero(x ^ (ONES * u64::from(b'\\')))
 }
 
 #[cfg(test)]
@@ -716,15 +726,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn runs_are_measured_in_utf16_units_and_control_bytes_found() {
-        assert_eq!(measure_run("aé€😀".as_bytes()), (1 + 1 + 1 + 2, false));
-        assert_eq!(measure_run(b"ab\ncd"), (5, true));
-        for n in 0..80 {
+    fn strings_are_measured_in_utf16_units_word_by_word() {
+        for n in 0..40 {
             let text = "aé€😀 ~".repeat(n);
-            assert_eq!(measure_run(text.as_bytes()), (crate::js::utf16_len(&text) as u64, false), "{n}");
-            let mut with_tab = text.clone();
-            with_tab.push('\t');
-            assert!(measure_run(with_tab.as_bytes()).1);
+            let lit = format!("\"{text}\\n{text}\"");
+            let s = Scanner { b: lit.as_bytes(), i: 0, non_ascii: false }.string().unwrap();
+            assert_eq!(s.units, 2 * crate::js::utf16_len(&text) as u64 + 1, "{n}");
+            let raw_tab = format!("\"{text}\t\"");
+            assert!(Scanner { b: raw_tab.as_bytes(), i: 0, non_ascii: false }.string().is_none());
         }
     }
 
@@ -736,7 +745,7 @@ mod tests {
             r#"{ "s" : "q\"b\\s\/n\n\t\u0001\u00e9\ud83d\ude00 x\u2028" }"#,
             r#"{"2":1,"1":2,"x":"é😀"}"#,
         ] {
-            let mut s = Scanner { b: raw.as_bytes(), i: 0 };
+            let mut s = Scanner { b: raw.as_bytes(), i: 0, non_ascii: false };
             let fast = s.stringified_len().expect(raw);
             let v: serde_json::Value = serde_json::from_str(raw).unwrap();
             assert_eq!(fast, js::stringify_len(&v) as u64, "{raw}");
@@ -745,14 +754,16 @@ mod tests {
         // six-unit escape and a pair raw. `"\ud83d x"` is 2 + 6 + 2 units; the
         // array prints as `["\ud800𐀀"]`, 1 + 1 + 6 + 2 + 1 + 1.
         for (raw, js_len) in [(&br#""\ud83d x""#[..], 10), (br#"["\ud800\ud800\udc00"]"#, 12), (br#""\udc00\ud800""#, 14)] {
-            assert_eq!(Scanner { b: raw, i: 0 }.stringified_len(), Some(js_len));
+            assert_eq!(Scanner { b: raw, i: 0, non_ascii: false }.stringified_len(), Some(js_len));
         }
-        let mut dup = Scanner { b: br#"{"a":1,"a":2}"#, i: 0 };
+        let mut dup = Scanner { b: br#"{"a":1,"a":2}"#, i: 0, non_ascii: false };
         assert_eq!(dup.stringified_len(), None);
     }
 
     #[test]
     fn odd_shapes_fall_back_to_the_reference_reading() {
+        // Invalid UTF-8 inside a string.
+        assert!(probe_message_line(b"{\"type\":\"message\",\"id\":\"a\",\"message\":{\"role\":\"user\",\"content\":\"\xff\xfe\"}}").is_none());
         // Duplicate key, escaped key, number id, raw control character, trailing data.
         for line in [
             r#"{"type":"message","id":"a","id":"b","message":{"role":"user","content":"x"}}"#,
