@@ -1,12 +1,11 @@
 //! Records → a [`Session`]: the dialect's reading of every line, the header,
 //! migration to version 3, parent links, labels and the tree.
 
-use std::collections::HashMap;
-
 use serde_json::{Map, Value};
 
 use super::diagnostic::Diagnostic;
 use super::entry::{Entry, EntryKind, Role};
+use super::idmap::IdMap;
 use super::probe::{Parent, Probe};
 use super::record::{ChunkIndex, OmpReading, Reading};
 use super::source::Span;
@@ -31,7 +30,7 @@ pub struct Session {
     header: Option<Map<String, Value>>,
     original_version: u32,
     entries: Vec<Entry>,
-    ids: HashMap<Box<str>, NodeId>,
+    ids: IdMap<NodeId>,
     tree: SessionTree,
     labels: Vec<(NodeId, String)>,
     diagnostics: Vec<Diagnostic>,
@@ -78,7 +77,7 @@ impl Session {
             header: None,
             original_version: 0,
             entries: Vec::new(),
-            ids: HashMap::new(),
+            ids: IdMap::default(),
             tree: SessionTree::default(),
             labels: Vec::new(),
             diagnostics,

@@ -11,6 +11,7 @@
 pub mod diagnostic;
 pub mod entry;
 mod fast;
+mod idmap;
 pub mod probe;
 pub mod record;
 pub mod source;

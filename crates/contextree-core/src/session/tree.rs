@@ -52,24 +52,43 @@ impl SessionTree {
     pub fn build(mut links: Vec<Link>, timestamps: &[Option<f64>]) -> SessionTree {
         let n = links.len();
         break_cycles(&mut links);
-        let mut children: Vec<Vec<NodeId>> = vec![Vec::new(); n];
+        // Children grouped by parent without a vector per node: most entries
+        // have exactly one child. `first_kid[p]` starts a family; families with
+        // more members are collected separately and sorted.
+        const NONE: u32 = u32::MAX;
+        let mut first_kid = vec![NONE; n];
+        let mut families: Vec<(u32, Vec<NodeId>)> = Vec::new();
+        let mut family_of = std::collections::HashMap::new();
         let mut roots = Vec::new();
         for (i, link) in links.iter().enumerate() {
+            let kid = NodeId(i as u32);
             match link {
-                Link::Parent(p) => children[p.index()].push(NodeId(i as u32)),
-                _ => roots.push(NodeId(i as u32)),
+                Link::Parent(p) if first_kid[p.index()] == NONE => first_kid[p.index()] = kid.0,
+                Link::Parent(p) => {
+                    let f = *family_of.entry(p.0).or_insert_with(|| {
+                        families.push((p.0, vec![NodeId(first_kid[p.index()])]));
+                        families.len() - 1
+                    });
+                    families[f].1.push(kid);
+                }
+                _ => roots.push(kid),
             }
         }
         let mut graph = StableGraph::with_capacity(n, n);
         for _ in 0..n {
             graph.add_node(());
         }
-        for (parent, kids) in children.iter_mut().enumerate() {
+        for (parent, &kid) in first_kid.iter().enumerate() {
+            if kid != NONE && !family_of.contains_key(&(parent as u32)) {
+                graph.add_edge(NodeId(parent as u32).graph(), NodeId(kid).graph(), ());
+            }
+        }
+        for (parent, kids) in &mut families {
             sort_siblings(kids, timestamps);
             // petgraph lists a node's edges newest first: add them in reverse
             // so that iteration yields siblings in display order.
             for kid in kids.iter().rev() {
-                graph.add_edge(NodeId(parent as u32).graph(), kid.graph(), ());
+                graph.add_edge(NodeId(*parent).graph(), kid.graph(), ());
             }
         }
         sort_siblings(&mut roots, timestamps);
