@@ -12,10 +12,13 @@
 //!
 //! Nothing here does IO: callers hand in bytes and get values back.
 
+pub mod branch;
+pub mod compaction;
 pub mod context;
 pub mod dialect;
 pub mod js;
 pub mod prompts;
+pub mod prune;
 pub mod render;
 pub mod session;
 pub mod tokens;

@@ -1,8 +1,11 @@
 //! Subcommands.
 
 mod bench;
+mod branch;
 mod context;
+mod cut;
 mod info;
+mod prune;
 mod serialize;
 mod tokens;
 mod tree;
@@ -31,6 +34,12 @@ enum Command {
     Serialize(SessionArgs),
     /// The dialect's token estimate of every entry.
     Tokens(SessionArgs),
+    /// What compaction would do now: cut, messages to summarize, file lists.
+    Cut(cut::CutArgs),
+    /// Which tool outputs oh-my-pi's pruning would replace by a notice (dry run).
+    Prune(prune::PruneArgs),
+    /// The branch-summary preparation for moving the leaf to another entry.
+    Branch(branch::BranchArgs),
     /// Time each phase of opening sessions (open, tree, context, estimate).
     Bench(bench::BenchArgs),
 }
@@ -42,6 +51,9 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Context(args) => context::run(&args),
         Command::Serialize(args) => serialize::run(&args),
         Command::Tokens(args) => tokens::run(&args),
+        Command::Cut(args) => cut::run(&args),
+        Command::Prune(args) => prune::run(&args),
+        Command::Branch(args) => branch::run(&args),
         Command::Bench(args) => bench::run(&args),
     }
 }

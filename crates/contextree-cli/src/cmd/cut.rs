@@ -1,0 +1,160 @@
+//! `contextree cut`: what compaction would do now (spec cli-contract.md), per
+//! dialect, without calling any model.
+
+use clap::Args;
+use contextree_core::compaction::file_ops::PathSet;
+use contextree_core::compaction::{plan, should_compact, threshold_tokens, CompactionPlan, CompactionSettings, FileOps, Prepared};
+use contextree_core::js::cmp_utf16;
+use contextree_core::session::{NodeId, Session};
+use serde_json::{json, Map, Value};
+
+use crate::common::{print_json, read_back, CliError, SessionArgs};
+
+#[derive(Debug, Args)]
+pub struct CutArgs {
+    #[command(flatten)]
+    session: SessionArgs,
+    /// `keepRecentTokens` (default 20000; omp scales it by usage/estimate).
+    #[arg(long, value_name = "N")]
+    keep_recent: Option<u64>,
+    /// `reserveTokens` (default 16384).
+    #[arg(long, value_name = "N")]
+    reserve: Option<u64>,
+    /// Context window: adds `shouldCompact` and `thresholdTokens` (the dialect's rule).
+    #[arg(long, value_name = "N")]
+    window: Option<u64>,
+}
+
+pub fn run(args: &CutArgs) -> Result<(), CliError> {
+    let a = &args.session;
+    let loaded = a.load()?;
+    let s = &loaded.session;
+    let ctx = a.context(&loaded)?;
+    let defaults = CompactionSettings::default();
+    let settings = CompactionSettings {
+        keep_recent_tokens: args.keep_recent.unwrap_or(defaults.keep_recent_tokens),
+        reserve_tokens: args.reserve.unwrap_or(defaults.reserve_tokens),
+        ..defaults
+    };
+    let plan = plan(s, &ctx, &settings, &loaded.source).map_err(read_back)?;
+    let doc = document(s, &ctx.path, &plan, args.window);
+    if a.json {
+        print_json(&doc);
+    } else {
+        print_text(s, &plan, &doc);
+    }
+    Ok(())
+}
+
+/// The contract's fields plus the cut's details.
+fn document(s: &Session, path: &[NodeId], plan: &CompactionPlan, window: Option<u64>) -> Value {
+    let id = |n: NodeId| Value::from(s.entry(n).id.to_string());
+    let ids = |nodes: &[NodeId]| Value::Array(nodes.iter().map(|&n| id(n)).collect());
+    let prepared = plan.prepared();
+    let mut doc = Map::new();
+    doc.insert("dialect".into(), plan.dialect.name().into());
+    doc.insert("leafId".into(), plan.leaf.map_or(Value::Null, id));
+    doc.insert("settings".into(), json!({"keepRecentTokens": plan.settings.keep_recent_tokens, "reserveTokens": plan.settings.reserve_tokens}));
+    doc.insert("nothingToCompact".into(), prepared.is_none().into());
+    doc.insert("reason".into(), plan.outcome.as_ref().err().map_or(Value::Null, |r| r.to_string().into()));
+    doc.insert("firstKeptEntryId".into(), prepared.map_or(Value::Null, |p| id(p.first_kept)));
+    doc.insert("firstKeptEntryIndex".into(), prepared.map_or(Value::Null, |p| p.first_kept.0.into()));
+    doc.insert("isSplitTurn".into(), prepared.map_or(Value::Null, |p| p.is_split_turn().into()));
+    doc.insert("turnStartEntryId".into(), prepared.and_then(turn_start_with_prefix).map_or(Value::Null, id));
+    doc.insert("tokensBefore".into(), number(plan.tokens_before));
+    doc.insert("keepRecentTokensUsed".into(), plan.keep_recent.used.into());
+    doc.insert("previousCompactionId".into(), plan.previous.map_or(Value::Null, |p| id(p.node)));
+    doc.insert("messagesToSummarizeIds".into(), prepared.map_or(json!([]), |p| ids(&p.messages_to_summarize)));
+    doc.insert("turnPrefixIds".into(), prepared.map_or(json!([]), |p| ids(&p.turn_prefix)));
+    doc.insert("recentMessagesIds".into(), prepared.map_or(json!([]), |p| ids(&p.recent)));
+    doc.insert("droppedIds".into(), prepared.map_or(json!([]), |p| ids(&p.dropped)));
+    doc.insert("fileOps".into(), prepared.map_or_else(|| file_ops(&FileOps::default()), |p| file_ops(&p.file_ops)));
+    doc.insert("findCutPoint".into(), find_cut_point(s, path, plan));
+    doc.insert("warnings".into(), plan.warnings.clone().into());
+    if let Some(w) = window {
+        // The number the agents test after a run: omp's last usage, pi's
+        // context estimate, which is what `tokensBefore` holds.
+        doc.insert("window".into(), w.into());
+        doc.insert("thresholdTokens".into(), threshold_tokens(w, &plan.settings, plan.dialect).map_or(Value::Null, number));
+        doc.insert("shouldCompact".into(), should_compact(plan.tokens_before, w, &plan.settings, plan.dialect).into());
+    }
+    Value::Object(doc)
+}
+
+/// The oracle's `turnStartEntryId`: the first turn-prefix message's entry, so
+/// none when the cut is itself the turn start (E14).
+fn turn_start_with_prefix(p: &Prepared) -> Option<NodeId> {
+    p.turn_start.filter(|_| !p.turn_prefix.is_empty())
+}
+
+/// Raw `findCutPoint` facts with path indices, also when the agent would not
+/// compact (as the oracle's `findCutPoint`).
+fn find_cut_point(s: &Session, path: &[NodeId], plan: &CompactionPlan) -> Value {
+    let k = &plan.keep_recent;
+    let mut v = json!({
+        "boundaryStart": plan.boundary.start,
+        "boundaryEnd": plan.boundary.end,
+        "estimatedTokens": k.estimated_tokens,
+        "promptTokens": k.prompt_tokens.map(number),
+        "keepRecentTokensUsed": k.used,
+    });
+    if let Some(cut) = plan.cut {
+        let id = |i: usize| path.get(i).map_or(Value::Null, |&n| s.entry(n).id.to_string().into());
+        v["firstKeptEntryIndex"] = cut.first_kept.into();
+        v["turnStartIndex"] = cut.turn_start.map_or(json!(-1), Value::from);
+        v["isSplitTurn"] = cut.is_split_turn().into();
+        v["firstKeptEntryId"] = id(cut.first_kept);
+        v["turnStartEntryId"] = cut.turn_start.map_or(Value::Null, id);
+    }
+    v
+}
+
+fn file_ops(ops: &FileOps) -> Value {
+    let sorted = |set: &PathSet| {
+        let mut v = set.as_slice().to_vec();
+        v.sort_by(|a, b| cmp_utf16(a, b));
+        v
+    };
+    let lists = ops.lists();
+    json!({
+        "read": sorted(&ops.read),
+        "written": sorted(&ops.written),
+        "edited": sorted(&ops.edited),
+        "readFiles": lists.read_files,
+        "modifiedFiles": lists.modified_files,
+    })
+}
+
+/// A JS number as JSON: integers without a fraction, NaN as null.
+fn number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 {
+        Value::from(x as i64)
+    } else {
+        serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
+    }
+}
+
+fn print_text(s: &Session, plan: &CompactionPlan, doc: &Value) {
+    let id = |n: NodeId| s.entry(n).id.to_string();
+    let k = &plan.keep_recent;
+    println!("dialect {} · keepRecentTokens {} (used {}) · tokensBefore {}", plan.dialect, k.configured, k.used, doc["tokensBefore"]);
+    match &plan.outcome {
+        Err(reason) => println!("nothing to compact: {reason}"),
+        Ok(p) => {
+            let list = |nodes: &[NodeId]| nodes.iter().map(|&n| id(n)).collect::<Vec<_>>().join(" ");
+            println!("first kept entry {}{}", id(p.first_kept), if p.is_split_turn() { " (split turn)" } else { "" });
+            println!("summarize ({}): {}", p.messages_to_summarize.len(), list(&p.messages_to_summarize));
+            println!("turn prefix ({}): {}", p.turn_prefix.len(), list(&p.turn_prefix));
+            println!("kept ({}): {}", p.recent.len(), list(&p.recent));
+            let files = p.file_ops.lists();
+            println!("read files: {}", files.read_files.join(", "));
+            println!("modified files: {}", files.modified_files.join(", "));
+        }
+    }
+    if let Some(should) = doc.get("shouldCompact") {
+        println!("window {} · threshold {} · should compact: {should}", doc["window"], doc["thresholdTokens"]);
+    }
+    for w in &plan.warnings {
+        println!("warning: {w}");
+    }
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Regenerates the window goldens of this folder: the oracle's `cut --window N
+# [--reserve N]` (pi 0.73.1 and oh-my-pi 13.19.0) for a few fixtures, with
+# windows chosen on both sides of each dialect's threshold. Needs the oracle
+# (scripts/install-oracle.sh); ORACLE overrides its folder (default ../oracle
+# next to the repository). Output is byte-identical between runs.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+oracle=${ORACLE:-$repo/../oracle}
+fixtures=$repo/tests/fixtures
+
+# fixture  window  [reserve [keepRecentTokens]] (small keepRecentTokens give omp
+# something to summarize, so that its shouldCompact is answered)
+cases=(
+  "synthetic/E02 0"
+  "synthetic/E02 0 16384 45"
+  "synthetic/E07a 200000"
+  "synthetic/E15 16603 16384 50"
+  "synthetic/E15 16604 16384 50"
+  "generated/g-v3-bigout-s9 80000"
+  "generated/g-v3-bigout-s9 81000"
+  "edge/edge-prune 100000 30000"
+  "edge/edge-prune 100000 20000"
+  "edge/edge-prune 1000000 160000"
+  "real/pi-before-compaction 128000"
+  "real/pi-before-compaction 197667"
+  "real/pi-before-compaction 197670"
+  "real/pi-before-compaction 200000"
+)
+
+for c in "${cases[@]}"; do
+  read -r rel window reserve keep <<<"$c"
+  stem=$(basename "$rel")
+  args=(cut "$fixtures/$rel.jsonl" --window "$window")
+  suffix=".w$window"
+  if [[ -n "${reserve:-}" ]]; then
+    args+=(--reserve "$reserve")
+    suffix+=".r$reserve"
+  fi
+  if [[ -n "${keep:-}" ]]; then
+    args+=(--keep-recent "$keep")
+    suffix+=".k$keep"
+  fi
+  for impl in pi omp13; do
+    dialect=${impl%13}
+    out="$here/$stem.$dialect$suffix.json"
+    (cd "$oracle" && node oracle.mjs --impl "$impl" "${args[@]}") >"$out.tmp"
+    mv "$out.tmp" "$out"
+  done
+done
+echo "wrote $(ls "$here"/*.json | wc -l) files to $here"
