@@ -1,0 +1,115 @@
+//! `contextree branch`: the branch-summary preparation for moving the leaf
+//! from `--from` to `--to` (spec branch-summary.md §2–3, cli-contract.md).
+//! No model is called and the file is not touched.
+
+use clap::Args;
+use contextree_core::branch::{collect_entries_for_branch_summary, message_role, prepare_branch_entries, BranchEntries, PreparedBranch};
+use contextree_core::compaction::file_ops::PathSet;
+use contextree_core::compaction::FileOps;
+use contextree_core::context::entry_estimate;
+use contextree_core::js::cmp_utf16;
+use contextree_core::session::{NodeId, Session};
+use contextree_host::LoadedSession;
+use serde_json::{json, Map, Value};
+
+use crate::common::{print_json, read_back, CliError, SessionArgs};
+
+#[derive(Debug, Args)]
+pub struct BranchArgs {
+    #[command(flatten)]
+    session: SessionArgs,
+    /// The navigation target.
+    #[arg(long, value_name = "ID")]
+    to: String,
+    /// The old leaf (default: `--leaf`, else the file's leaf).
+    #[arg(long, value_name = "ID")]
+    from: Option<String>,
+    /// Token budget of the selection; 0 = no limit (the agents pass the
+    /// context window − branchSummary.reserveTokens, e.g. 128000 − 16384).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    budget: u64,
+}
+
+pub fn run(args: &BranchArgs) -> Result<(), CliError> {
+    let a = &args.session;
+    let loaded = a.load()?;
+    let s = &loaded.session;
+    let to = node(&loaded, a, &args.to)?;
+    let from = match (&args.from, &a.leaf) {
+        (Some(id), _) | (None, Some(id)) => Some(node(&loaded, a, id)?),
+        (None, None) => s.leaf(),
+    };
+    let collected = collect_entries_for_branch_summary(s, from, to);
+    let prep = prepare_branch_entries(s, &collected.entries, args.budget, &loaded.source).map_err(read_back)?;
+    let doc = document(s, [from, Some(to)], args.budget, &collected, &prep);
+    if a.json {
+        print_json(&doc);
+    } else {
+        print_text(s, &collected, &prep);
+    }
+    Ok(())
+}
+
+fn node(loaded: &LoadedSession, a: &SessionArgs, id: &str) -> Result<NodeId, CliError> {
+    loaded.session.node(id).ok_or_else(|| CliError::Input(format!("{}: no entry with id `{id}`", a.file.display())))
+}
+
+fn document(s: &Session, [from, to]: [Option<NodeId>; 2], budget: u64, collected: &BranchEntries, prep: &PreparedBranch) -> Value {
+    let id = |n: NodeId| Value::from(s.entry(n).id.to_string());
+    let opt = |n: Option<NodeId>| n.map_or(Value::Null, id);
+    let ids = |nodes: &[NodeId]| Value::Array(nodes.iter().map(|&n| id(n)).collect());
+    let mut doc = Map::new();
+    doc.insert("dialect".into(), s.dialect().name().into());
+    doc.insert("fromId".into(), opt(from));
+    doc.insert("toId".into(), opt(to));
+    doc.insert("budget".into(), budget.into());
+    doc.insert("commonAncestorId".into(), opt(collected.common_ancestor));
+    doc.insert("entryIds".into(), ids(&collected.entries));
+    doc.insert("selectedIds".into(), ids(&prep.selected));
+    doc.insert("messages".into(), messages(s, &prep.selected));
+    doc.insert("totalTokens".into(), prep.total_tokens.into());
+    doc.insert("squeezedId".into(), opt(prep.squeezed));
+    doc.insert("stoppedAtId".into(), opt(prep.stopped_at));
+    doc.insert("fileOps".into(), file_ops(&prep.file_ops));
+    Value::Object(doc)
+}
+
+/// The selected messages with the role and estimate the summarizer sees.
+fn messages(s: &Session, selected: &[NodeId]) -> Value {
+    let row = |&n: &NodeId| {
+        let e = s.entry(n);
+        json!({"entryId": e.id.to_string(), "role": message_role(e), "tokens": entry_estimate(e, s.dialect())})
+    };
+    Value::Array(selected.iter().map(row).collect())
+}
+
+/// The raw sets sorted (as the oracle prints them) and the agents' file lists.
+fn file_ops(ops: &FileOps) -> Value {
+    let sorted = |set: &PathSet| {
+        let mut v = set.as_slice().to_vec();
+        v.sort_by(|a, b| cmp_utf16(a, b));
+        v
+    };
+    let lists = ops.lists();
+    json!({
+        "read": sorted(&ops.read),
+        "written": sorted(&ops.written),
+        "edited": sorted(&ops.edited),
+        "readFiles": lists.read_files,
+        "modifiedFiles": lists.modified_files,
+    })
+}
+
+fn print_text(s: &Session, collected: &BranchEntries, prep: &PreparedBranch) {
+    let list = |nodes: &[NodeId]| nodes.iter().map(|&n| s.entry(n).id.to_string()).collect::<Vec<_>>().join(" ");
+    let ancestor = collected.common_ancestor.map_or("(none)".to_owned(), |n| s.entry(n).id.to_string());
+    println!("dialect {} · common ancestor {ancestor}", s.dialect());
+    println!("abandoned ({}): {}", collected.entries.len(), list(&collected.entries));
+    println!("selected ({}, {} tokens): {}", prep.selected.len(), prep.total_tokens, list(&prep.selected));
+    if let Some(n) = prep.squeezed {
+        println!("summary {} squeezed in over the budget", s.entry(n).id);
+    }
+    let files = prep.file_ops.lists();
+    println!("read files: {}", files.read_files.join(", "));
+    println!("modified files: {}", files.modified_files.join(", "));
+}

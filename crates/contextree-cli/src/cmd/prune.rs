@@ -1,0 +1,109 @@
+//! `contextree prune`: which tool outputs oh-my-pi's pruning would replace by
+//! a notice for the leaf (spec pruning.md, cli-contract.md). Dry run only for
+//! now: writing needs the checked, backed-up rewrite of decisions.md D15.
+
+use clap::Args;
+use contextree_core::prune::{notice, plan_prune, PruneConfig, PrunePlan, ToolResult};
+use contextree_core::session::Session;
+use serde_json::{json, Map, Value};
+
+use crate::common::{print_json, CliError, SessionArgs};
+
+#[derive(Debug, Args)]
+pub struct PruneArgs {
+    #[command(flatten)]
+    session: SessionArgs,
+    /// Only show what would be pruned; do not touch the file.
+    #[arg(long)]
+    dry_run: bool,
+    /// Newest tool-output tokens never pruned (omp: 40000; other values are not what omp does).
+    #[arg(long, value_name = "N")]
+    protect: Option<u64>,
+    /// Minimum estimated saving (omp: 20000).
+    #[arg(long, value_name = "N")]
+    min_savings: Option<u64>,
+    /// Tools whose results are never pruned, comma-separated (omp: skill,read).
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    protected_tools: Option<Vec<String>>,
+}
+
+pub fn run(args: &PruneArgs) -> Result<(), CliError> {
+    if !args.dry_run {
+        return Err(CliError::Input("writing is not implemented yet; use --dry-run".into()));
+    }
+    let a = &args.session;
+    let loaded = a.load()?;
+    let s = &loaded.session;
+    let plan = plan_prune(s, a.leaf(&loaded)?, &config(args));
+    if a.json {
+        print_json(&document(s, &plan));
+    } else {
+        print_text(s, &plan);
+    }
+    Ok(())
+}
+
+fn config(args: &PruneArgs) -> PruneConfig {
+    let omp = PruneConfig::default();
+    PruneConfig {
+        protect_tokens: args.protect.unwrap_or(omp.protect_tokens),
+        minimum_savings: args.min_savings.unwrap_or(omp.minimum_savings),
+        protected_tools: args.protected_tools.clone().unwrap_or(omp.protected_tools),
+    }
+}
+
+/// The contract's fields, the oracle's `belowMinimumSavings`, and what the
+/// explorer shows besides (already-pruned results, hidden results).
+fn document(s: &Session, plan: &PrunePlan) -> Value {
+    let rows = |rs: Vec<&ToolResult>| Value::Array(rs.into_iter().map(|r| row(s, r)).collect());
+    let c = &plan.config;
+    let mut doc = Map::new();
+    doc.insert("dialect".into(), plan.dialect.name().into());
+    doc.insert("leafId".into(), plan.leaf.map_or(Value::Null, |n| s.entry(n).id.to_string().into()));
+    doc.insert("config".into(), json!({"protectTokens": c.protect_tokens, "minimumSavings": c.minimum_savings, "protectedTools": c.protected_tools}));
+    doc.insert("agentDefaultConfig".into(), c.is_agent_default().into());
+    doc.insert("agentPrunes".into(), plan.agent_prunes().into());
+    doc.insert("pathLength".into(), plan.path_len.into());
+    doc.insert("toolResultCount".into(), plan.tool_results.len().into());
+    doc.insert("toolResultTokens".into(), plan.tool_results.iter().map(|r| r.tokens).sum::<u64>().into());
+    doc.insert("prunedCount".into(), plan.pruned_count().into());
+    doc.insert("tokensSaved".into(), plan.tokens_saved().into());
+    doc.insert("pruned".into(), rows(plan.pruned()));
+    doc.insert("alreadyPruned".into(), rows(plan.already_pruned().collect()));
+    let below = plan.below_minimum_savings().map(|(count, saved)| {
+        json!({"result": {"prunedCount": count, "tokensSaved": saved}, "candidates": rows(plan.candidates().collect())})
+    });
+    doc.insert("belowMinimumSavings".into(), below.unwrap_or(Value::Null));
+    let notes = plan.notes();
+    doc.insert("note".into(), if notes.is_empty() { Value::Null } else { notes.join(" ").into() });
+    Value::Object(doc)
+}
+
+fn row(s: &Session, r: &ToolResult) -> Value {
+    json!({
+        "entryId": s.entry(r.node).id.to_string(),
+        "toolName": r.tool_name,
+        "tokens": r.tokens,
+        "notice": notice(r.tokens),
+        "newerTokens": r.newer_tokens,
+        "inContext": r.in_context,
+    })
+}
+
+fn print_text(s: &Session, plan: &PrunePlan) {
+    let c = &plan.config;
+    println!("dialect {} · protect {} · minimum saving {} · protected tools {}", plan.dialect, c.protect_tokens, c.minimum_savings, c.protected_tools.join(","));
+    println!("{} tool results on the path ({} entries)", plan.tool_results.len(), plan.path_len);
+    for r in plan.pruned() {
+        let hidden = if r.in_context { "" } else { " (behind a compaction)" };
+        println!("  prune {:<12} {:<10} {:>8} tokens{hidden}", s.entry(r.node).id, r.tool_name.as_deref().unwrap_or("?"), r.tokens);
+    }
+    println!("would prune {} · estimated saving {}", plan.pruned_count(), plan.tokens_saved());
+    if let Some((count, saved)) = plan.below_minimum_savings().filter(|(n, _)| *n > 0) {
+        println!("below the minimum saving: {count} candidates would save only {saved}");
+    }
+    println!("already pruned: {}", plan.already_pruned().count());
+    for note in plan.notes() {
+        println!("note: {note}");
+    }
+}

@@ -1,0 +1,435 @@
+//! Tool-output pruning (pruning.md): which old tool results oh-my-pi 13.19's
+//! `pruneToolOutputs` would replace by a short notice, and the line omp writes
+//! for a pruned entry.
+//!
+//! Only the decision and the rewritten line live here; applying a plan (the
+//! whole-file rewrite of decisions.md D15) is the caller's job. pi never
+//! prunes: for pi files the same omp rule is offered as an explorer feature
+//! (decisions.md D20) and the plan says so.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use crate::context::{self, Item, Leaf};
+use crate::js;
+use crate::session::{NodeId, Role, Session};
+use crate::Dialect;
+
+/// omp's `DEFAULT_PRUNE_CONFIG` (hard-coded; no setting exposes it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PruneConfig {
+    /// Newest tool-output tokens that are never pruned.
+    pub protect_tokens: u64,
+    /// Prune only when the estimated saving reaches this.
+    pub minimum_savings: u64,
+    /// Tool names whose results are never pruned (exact, case-sensitive).
+    pub protected_tools: Vec<String>,
+}
+
+impl Default for PruneConfig {
+    fn default() -> Self {
+        PruneConfig { protect_tokens: 40_000, minimum_savings: 20_000, protected_tools: vec!["skill".into(), "read".into()] }
+    }
+}
+
+impl PruneConfig {
+    /// Whether this is the configuration omp itself uses (pruning.md §2: any
+    /// other value must be labelled "not what omp does").
+    pub fn is_agent_default(&self) -> bool {
+        *self == PruneConfig::default()
+    }
+}
+
+/// `createPrunedNotice`: the text a pruned result's content becomes.
+pub fn notice(tokens: u64) -> String {
+    format!("[Output truncated - {tokens} tokens]")
+}
+
+/// `estimatePrunedSavings`: the result's tokens minus the notice's own
+/// estimate (the notice is ASCII, so bytes = UTF-16 units).
+pub fn saving(tokens: u64) -> u64 {
+    tokens.saturating_sub((notice(tokens).len() as u64).div_ceil(4))
+}
+
+/// What the scan decided for one tool result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// Inside the protected window: fewer than `protect_tokens` newer tokens.
+    Recent,
+    /// Its tool is in `protected_tools`.
+    ProtectedTool,
+    /// Already pruned (`prunedAt` set): counted, never pruned again.
+    AlreadyPruned,
+    /// Would be pruned if the total saving reaches the minimum.
+    Candidate,
+}
+
+/// One tool result on the leaf's path, with the numbers behind its decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolResult {
+    /// The entry.
+    pub node: NodeId,
+    /// `toolName` (None when missing or not a string).
+    pub tool_name: Option<String>,
+    /// omp's `estimateTokens` of the message as stored.
+    pub tokens: u64,
+    /// Tool-output tokens newer than this one (the accumulator before it).
+    pub newer_tokens: u64,
+    /// The decision.
+    pub decision: Decision,
+    /// Whether the LLM sees it: results hidden behind a compaction are pruned
+    /// too (they are on the path), which rewrites their lines but changes no
+    /// context.
+    pub in_context: bool,
+}
+
+/// The outcome of `pruneToolOutputs` for a leaf, without applying it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrunePlan {
+    /// Dialect of the session (the rule is omp's in both).
+    pub dialect: Dialect,
+    /// The configuration used.
+    pub config: PruneConfig,
+    /// The leaf whose path was scanned (None: empty session).
+    pub leaf: Option<NodeId>,
+    /// Entries on the path, root to leaf, including those behind compactions.
+    pub path_len: usize,
+    /// Every tool result on the path, in path order.
+    pub tool_results: Vec<ToolResult>,
+    /// Estimated saving of all candidates, before the minimum-saving gate.
+    pub candidate_saving: u64,
+}
+
+impl PrunePlan {
+    /// Candidates in path order, whether or not the gate lets them through.
+    pub fn candidates(&self) -> impl Iterator<Item = &ToolResult> {
+        self.tool_results.iter().filter(|r| r.decision == Decision::Candidate)
+    }
+
+    /// Whether omp would prune: some candidate and a saving at the minimum.
+    pub fn applies(&self) -> bool {
+        self.candidates().next().is_some() && self.candidate_saving >= self.config.minimum_savings
+    }
+
+    /// The results omp would prune, in path order (all candidates or none).
+    pub fn pruned(&self) -> Vec<&ToolResult> {
+        if self.applies() {
+            self.candidates().collect()
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// `prunedCount` of omp's result.
+    pub fn pruned_count(&self) -> usize {
+        self.pruned().len()
+    }
+
+    /// `tokensSaved` of omp's result (0 when nothing is pruned).
+    pub fn tokens_saved(&self) -> u64 {
+        if self.applies() {
+            self.candidate_saving
+        } else {
+            0
+        }
+    }
+
+    /// Results that were pruned before (`prunedAt` set), in path order.
+    pub fn already_pruned(&self) -> impl Iterator<Item = &ToolResult> {
+        self.tool_results.iter().filter(|r| r.decision == Decision::AlreadyPruned)
+    }
+
+    /// When nothing is pruned and a minimum saving is set: what the scan would
+    /// prune without that gate, as `(prunedCount, tokensSaved)` — the oracle's
+    /// `belowMinimumSavings.result`. The candidates are [`Self::candidates`].
+    pub fn below_minimum_savings(&self) -> Option<(usize, u64)> {
+        if self.applies() || self.config.minimum_savings == 0 {
+            return None;
+        }
+        let n = self.candidates().count();
+        Some(if n == 0 { (0, 0) } else { (n, self.candidate_saving) })
+    }
+
+    /// Whether the dialect's agent prunes by itself (pi never does, D20).
+    pub fn agent_prunes(&self) -> bool {
+        match self.dialect {
+            Dialect::Omp => true,
+            Dialect::Pi => false,
+        }
+    }
+
+    /// What the user must be told about this plan (D20, pruning.md §2).
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if !self.agent_prunes() {
+            notes.push("pi never prunes tool outputs by itself; this is oh-my-pi 13.19's rule, offered for pi files by contextree.".to_owned());
+        }
+        if !self.config.is_agent_default() {
+            notes.push("non-default pruning configuration: not what omp does (omp always uses protect 40000, minimum saving 20000, protected tools skill, read).".to_owned());
+        }
+        notes
+    }
+}
+
+/// `pruneToolOutputs(getBranch(leaf), config)` as a decision (pruning.md §3).
+///
+/// Needs no message text: the index keeps each tool result's estimate, tool
+/// name and whether it was pruned, so this stays cheap on huge files.
+pub fn plan_prune(session: &Session, leaf: Leaf, config: &PruneConfig) -> PrunePlan {
+    let ctx = context::build(session, leaf);
+    let visible: HashSet<NodeId> = ctx.items.iter().filter_map(|i| if let Item::Entry(n) = i { Some(*n) } else { None }).collect();
+    let mut results: Vec<ToolResult> = ctx
+        .path
+        .iter()
+        .filter_map(|&node| {
+            let m = session.entry(node).message().filter(|m| m.role == Role::ToolResult)?;
+            let (tool_name, pruned) = (m.tool_name.as_deref().map(str::to_owned), m.pruned);
+            // The rule is omp's in both dialects (D20); tool results estimate alike.
+            let tokens = m.estimate(Dialect::Omp);
+            let decision = if pruned { Decision::AlreadyPruned } else { Decision::Candidate };
+            Some(ToolResult { node, tool_name, tokens, newer_tokens: 0, decision, in_context: visible.contains(&node) })
+        })
+        .collect();
+    decide(&mut results, config);
+    let candidate_saving = results.iter().filter(|r| r.decision == Decision::Candidate).map(|r| saving(r.tokens)).sum();
+    PrunePlan { dialect: session.dialect(), config: config.clone(), leaf: ctx.leaf, path_len: ctx.path.len(), tool_results: results, candidate_saving }
+}
+
+/// The newest-first scan. Every result adds to the accumulator, whatever its
+/// decision, so protected and already-pruned outputs use up the window; the
+/// test uses the value *before* adding (the result that crosses the limit is
+/// still protected).
+fn decide(results: &mut [ToolResult], config: &PruneConfig) {
+    let mut acc = 0u64;
+    for r in results.iter_mut().rev() {
+        r.newer_tokens = acc;
+        if r.decision != Decision::AlreadyPruned {
+            let protected_tool = r.tool_name.as_ref().is_some_and(|t| config.protected_tools.contains(t));
+            r.decision = if acc < config.protect_tokens {
+                Decision::Recent
+            } else if protected_tool {
+                Decision::ProtectedTool
+            } else {
+                Decision::Candidate
+            };
+        }
+        acc += r.tokens;
+    }
+}
+
+/// A pruned line could not be produced.
+#[derive(Debug, thiserror::Error)]
+pub enum PrunedLineError {
+    /// The line is not JSON that JavaScript and serde_json read alike.
+    #[error("the entry is not valid JSON: {0}")]
+    Json(String),
+    /// The entry has no `message` object to prune.
+    #[error("the entry has no message object")]
+    NoMessage,
+}
+
+/// The line omp 13.19 writes for a tool-result entry it pruned: the entry
+/// parsed, its message's `content` replaced by one text block with the notice,
+/// `prunedAt` set (a new key, so last in the message), then the persistence
+/// transform of every omp rewrite ([`persist_transform`]) and `JSON.stringify`
+/// (JS key order: integer-like keys first; numbers and escapes normalised).
+/// Without the trailing newline.
+pub fn pruned_line(original_line: &str, notice: &str, pruned_at_ms: u64) -> Result<String, PrunedLineError> {
+    let mut entry: Value = serde_json::from_str(original_line).map_err(|e| PrunedLineError::Json(e.to_string()))?;
+    let msg = entry.get_mut("message").and_then(Value::as_object_mut).ok_or(PrunedLineError::NoMessage)?;
+    let mut block = Map::new();
+    block.insert("type".into(), "text".into());
+    block.insert("text".into(), notice.into());
+    // Assigning to existing keys keeps their position, as JS property assignment does.
+    msg.insert("content".into(), Value::Array(vec![Value::Object(block)]));
+    msg.insert("prunedAt".into(), pruned_at_ms.into());
+    persist_transform(&mut entry, None);
+    Ok(js::stringify(&entry))
+}
+
+/// Strings longer than this many UTF-16 units are cut when omp persists.
+const MAX_PERSIST_CHARS: usize = 500_000;
+/// Appended to a cut string.
+const TRUNCATION_NOTICE: &str = "\n\n[Session persistence truncated large content]";
+/// Keys whose oversized values are cleared rather than cut (a cut signature is invalid).
+const SIGNATURE_KEYS: [&str; 3] = ["thinkingSignature", "thoughtSignature", "textSignature"];
+
+/// The pure part of omp's `truncateForPersistence` (session-format.md §9.2),
+/// applied to every entry of a rewrite; returns whether anything changed.
+///
+/// Not done here: moving inline images (base64 ≥ 1024 chars under a `content`
+/// array, `image_url` data URLs) to the blob store, which needs IO; such
+/// values are left inline.
+pub fn persist_transform(v: &mut Value, key: Option<&str>) -> bool {
+    match v {
+        Value::String(s) if js::utf16_len(s) > MAX_PERSIST_CHARS => {
+            *s = if key.is_some_and(|k| SIGNATURE_KEYS.contains(&k)) { String::new() } else { cut_for_persistence(s) };
+            true
+        }
+        // Items inherit the array's key, as in omp.
+        Value::Array(items) => items.iter_mut().fold(false, |changed, item| persist_transform(item, key) | changed),
+        Value::Object(map) => persist_object(map),
+        _ => false,
+    }
+}
+
+fn persist_object(map: &mut Map<String, Value>) -> bool {
+    // Streaming leftovers omp never persists.
+    let mut changed = map.shift_remove("partialJson").is_some() | map.shift_remove("jsonlEvents").is_some();
+    for (k, child) in map.iter_mut() {
+        changed |= persist_transform(child, Some(k));
+    }
+    if changed {
+        if let (Some(Value::String(content)), Some(Value::Number(_))) = (map.get("content"), map.get("lineCount")) {
+            let lines = content.split('\n').count();
+            map.insert("lineCount".into(), lines.into());
+        }
+    }
+    changed
+}
+
+/// `truncateString(s, 500000 - notice) + notice`: whole UTF-16 units, never
+/// ending on half a surrogate pair (omp drops a trailing high surrogate).
+fn cut_for_persistence(s: &str) -> String {
+    let limit = MAX_PERSIST_CHARS - js::utf16_len(TRUNCATION_NOTICE);
+    let mut units = 0;
+    let mut end = 0;
+    for (i, c) in s.char_indices() {
+        if units + c.len_utf16() > limit {
+            break;
+        }
+        units += c.len_utf16();
+        end = i + c.len_utf8();
+    }
+    format!("{}{TRUNCATION_NOTICE}", &s[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
+
+    fn tool_result(id: &str, parent: &str, tool: &str, chars: usize, pruned: bool) -> String {
+        let pruned_at = if pruned { r#","prunedAt":1"# } else { "" };
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"toolResult","toolCallId":"c","toolName":"{tool}","content":[{{"type":"text","text":"{}"}}],"isError":false,"timestamp":1{pruned_at}}}}}"#,
+            "x".repeat(chars)
+        )
+    }
+
+    fn session(results: &[(&str, &str, usize, bool)]) -> Session {
+        let mut lines = vec![HEADER.to_owned(), r#"{"type":"message","id":"u","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"go","timestamp":1}}"#.to_owned()];
+        let mut parent = "u".to_owned();
+        for (id, tool, chars, pruned) in results {
+            lines.push(tool_result(id, &parent, tool, *chars, *pruned));
+            parent = (*id).to_owned();
+        }
+        Session::parse(lines.join("\n").as_bytes(), Some(Dialect::Omp))
+    }
+
+    fn ids(s: &Session, rs: &[&ToolResult]) -> Vec<String> {
+        rs.iter().map(|r| s.entry(r.node).id.to_string()).collect()
+    }
+
+    #[test]
+    fn e13_scaled_configuration() {
+        // E13: r1 bash 30, r2 read 30, r3 bash 20, r4 bash 10 (newest last).
+        let s = session(&[("r1", "bash", 120, false), ("r2", "read", 120, false), ("r3", "bash", 80, false), ("r4", "bash", 40, false)]);
+        let config = PruneConfig { protect_tokens: 30, minimum_savings: 10, ..PruneConfig::default() };
+        let plan = plan_prune(&s, Leaf::Last, &config);
+        let decisions: Vec<Decision> = plan.tool_results.iter().map(|r| r.decision).collect();
+        assert_eq!(decisions, [Decision::Candidate, Decision::ProtectedTool, Decision::Recent, Decision::Recent]);
+        assert_eq!(plan.tool_results[0].newer_tokens, 60);
+        assert_eq!(ids(&s, &plan.pruned()), ["r1"]);
+        assert_eq!((plan.pruned_count(), plan.tokens_saved()), (1, 22));
+        assert!(!plan.config.is_agent_default());
+        // E13-nosave: a minimum of 25 stops it.
+        let nosave = plan_prune(&s, Leaf::Last, &PruneConfig { minimum_savings: 25, ..config });
+        assert_eq!((nosave.pruned_count(), nosave.tokens_saved()), (0, 0));
+        assert_eq!(nosave.below_minimum_savings(), Some((1, 22)));
+    }
+
+    #[test]
+    fn e13b_default_configuration() {
+        // pruning.md §5: four 25,000-token results, r2 a read.
+        let s = session(&[("r1", "bash", 100_000, false), ("r2", "read", 100_000, false), ("r3", "bash", 100_000, false), ("r4", "bash", 100_000, false)]);
+        let plan = plan_prune(&s, Leaf::Last, &PruneConfig::default());
+        assert_eq!(ids(&s, &plan.pruned()), ["r1"]);
+        assert_eq!(plan.tokens_saved(), 24_991);
+        assert_eq!(notice(25_000), "[Output truncated - 25000 tokens]");
+        assert!(plan.notes().is_empty());
+        // 15,000 tokens would save 14,991 < 20,000: nothing changes.
+        let small = session(&[("r1", "bash", 60_000, false), ("r2", "read", 100_000, false), ("r3", "bash", 100_000, false), ("r4", "bash", 100_000, false)]);
+        let plan = plan_prune(&small, Leaf::Last, &PruneConfig::default());
+        assert_eq!((plan.pruned_count(), plan.below_minimum_savings()), (0, Some((1, 14_991))));
+    }
+
+    #[test]
+    fn the_result_that_crosses_the_window_is_still_protected() {
+        // Three 10-token results: with a window of 15 the middle one crosses it
+        // (10 < 15 before adding) and stays; with 10 it starts at the limit.
+        let s = session(&[("r1", "bash", 40, false), ("r2", "bash", 40, false), ("r3", "bash", 40, false)]);
+        let pruned = |protect| {
+            let plan = plan_prune(&s, Leaf::Last, &PruneConfig { protect_tokens: protect, minimum_savings: 0, ..PruneConfig::default() });
+            ids(&s, &plan.pruned())
+        };
+        assert_eq!(pruned(15), ["r1"]);
+        assert_eq!(pruned(10), ["r1", "r2"]);
+    }
+
+    #[test]
+    fn already_pruned_results_count_but_are_never_pruned_again() {
+        let s = session(&[("r1", "bash", 100, false), ("r2", "bash", 100, true), ("r3", "bash", 8, false)]);
+        let plan = plan_prune(&s, Leaf::Last, &PruneConfig { protect_tokens: 2, minimum_savings: 0, ..PruneConfig::default() });
+        let decisions: Vec<Decision> = plan.tool_results.iter().map(|r| r.decision).collect();
+        assert_eq!(decisions, [Decision::Candidate, Decision::AlreadyPruned, Decision::Recent]);
+        assert_eq!(plan.already_pruned().count(), 1);
+        assert_eq!(plan.below_minimum_savings(), None);
+    }
+
+    #[test]
+    fn pi_files_get_the_same_decision_with_a_note() {
+        let empty = Session::parse(HEADER.as_bytes(), None);
+        assert!(plan_prune(&empty, Leaf::Last, &PruneConfig::default()).tool_results.is_empty());
+        let text = [HEADER, &tool_result("r1", "x", "bash", 40, false)].join("\n");
+        let pi = plan_prune(&Session::parse(text.as_bytes(), Some(Dialect::Pi)), Leaf::Last, &PruneConfig::default());
+        assert!(!pi.agent_prunes());
+        assert_eq!(pi.notes().len(), 1);
+    }
+
+    #[test]
+    fn pruned_line_matches_omp_e13() {
+        // pruning.md §4, confirmed by running omp 13.19's pruneToolOutputs + rewriteEntries.
+        let before = r#"{"type":"message","id":"r1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"LLLL"}],"isError":false,"timestamp":1767225603000}}"#;
+        let after = r#"{"type":"message","id":"r1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"[Output truncated - 30 tokens]"}],"isError":false,"timestamp":1767225603000,"prunedAt":1796220690963}}"#;
+        assert_eq!(pruned_line(before, &notice(30), 1_796_220_690_963).unwrap(), after);
+    }
+
+    #[test]
+    fn pruned_line_normalises_like_omp() {
+        // Odd but valid input, and the exact line omp 13.19 wrote for it: integer
+        // keys first, numbers and escapes normalised, `partialJson` dropped,
+        // duplicate keys keep their first position with the last value.
+        let before = r#"{ "type" : "message", "id":"r1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","zz":1.50,"2":"two","message":{"content":[{"type":"image","data":"QUJD","mimeType":"image/png"}],"role":"toolResult","toolCallId":"c1","toolName":"bash","details":{"partialJson":"x","lineCount":3,"note":"caf\u00e9 \/ \ud83d\ude00 \u2028"},"isError":false,"timestamp":1767225603000.0,"10":true,"1":false,"extra":{"b":1,"a":[1e2,-0,0.1]},"toolName":"bash"}}"#;
+        let after = "{\"2\":\"two\",\"type\":\"message\",\"id\":\"r1\",\"parentId\":\"a1\",\"timestamp\":\"2026-01-01T00:00:03.000Z\",\"zz\":1.5,\"message\":{\"1\":false,\"10\":true,\"content\":[{\"type\":\"text\",\"text\":\"[Output truncated - 1230 tokens]\"}],\"role\":\"toolResult\",\"toolCallId\":\"c1\",\"toolName\":\"bash\",\"details\":{\"lineCount\":3,\"note\":\"café / 😀 \u{2028}\"},\"isError\":false,\"timestamp\":1767225603000,\"extra\":{\"b\":1,\"a\":[100,0,0.1]},\"prunedAt\":1796220697122}}";
+        assert_eq!(pruned_line(before, &notice(1230), 1_796_220_697_122).unwrap(), after);
+    }
+
+    #[test]
+    fn persistence_transform_cuts_clears_and_recounts() {
+        let big = format!("{}😀{}", "Z".repeat(499_952), "Q".repeat(100));
+        let mut v = serde_json::json!({"big": big, "thinkingSignature": "S".repeat(500_001), "short": "ok",
+            "sub": {"content": "a\nb\nc", "lineCount": 9, "jsonlEvents": [1]}, "sub2": {"content": "a\nb", "lineCount": 9}});
+        assert!(persist_transform(&mut v, None));
+        let cut = v["big"].as_str().unwrap();
+        // The pair straddles the limit: it is dropped whole.
+        assert_eq!(js::utf16_len(cut), 499_952 + TRUNCATION_NOTICE.len());
+        assert!(cut.ends_with(TRUNCATION_NOTICE) && !cut.contains('😀'));
+        assert_eq!(v["thinkingSignature"], "");
+        assert_eq!(v["sub"], serde_json::json!({"content": "a\nb\nc", "lineCount": 3}));
+        assert_eq!(v["sub2"]["lineCount"], 9, "unchanged objects keep a stale lineCount");
+        assert!(pruned_line("[1]", "n", 1).is_err());
+    }
+}
