@@ -64,7 +64,8 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
         json!({"tokens": est.tokens, "usageTokens": est.usage_tokens, "trailingTokens": est.trailing_tokens, "lastUsageIndex": est.last_usage_index, "unknownAfterCompaction": est.unknown_after_compaction}),
     );
     doc.insert("providerReplay".into(), ctx.provider_replay.into());
-    doc.insert("prompts".into(), format!("{:?}", pack.origin()).into());
+    // Which pack produced the wrapper text around summaries (decisions.md D8).
+    doc.insert("prompts".into(), pack.origin().to_string().into());
     doc.insert("messages".into(), Value::Array(messages));
     doc.insert("llm".into(), Value::Array(llm));
     if let Some(kind) = args.tokenizer {
