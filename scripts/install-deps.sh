@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what building and testing the desktop app needs on Debian 12:
+# the WebKitGTK/GTK dev packages, Xvfb and WebKitWebDriver from apt, and
+# tauri-driver from crates.io. Idempotent: installs only what is missing.
+# See shared design note "tauri-on-linux" for why each package is here.
+set -euo pipefail
+
+# Pinned: crates.io also carries tauri-driver 3 alphas (tauri 3), which we do not use.
+TAURI_DRIVER_VERSION=2.1.0
+
+APT_PACKAGES=(
+  pkg-config build-essential file libssl-dev
+  libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
+  xvfb xauth webkit2gtk-driver fonts-dejavu-core
+)
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$pkg")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "install-deps: apt packages missing: ${missing[*]}"
+  sudo=()
+  if [[ $(id -u) -ne 0 ]]; then sudo=(sudo); fi
+  "${sudo[@]}" apt-get update
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: apt packages present"
+fi
+
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+if command -v tauri-driver >/dev/null 2>&1; then
+  echo "install-deps: tauri-driver present ($(command -v tauri-driver))"
+else
+  echo "install-deps: installing tauri-driver $TAURI_DRIVER_VERSION"
+  cargo install tauri-driver --version "$TAURI_DRIVER_VERSION" --locked
+fi

@@ -1,0 +1,51 @@
+//! Opening a session file.
+
+use std::path::PathBuf;
+
+use tauri::{AppHandle, Manager as _, Runtime, State};
+
+use crate::dto::SessionView;
+use crate::{demo, AppState, CommandError};
+
+/// Where the session to open comes from.
+enum Source {
+    /// A file on disk.
+    File(PathBuf),
+    /// The bundled demo, written into this cache directory first.
+    Demo { cache_dir: PathBuf },
+}
+
+/// Opens `path`, else the file given on the command line, else the bundled demo session.
+///
+/// Reading and parsing run on a blocking thread: a session file can be tens of megabytes.
+#[tauri::command]
+pub async fn open_session<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    path: Option<String>,
+) -> Result<SessionView, CommandError> {
+    let source = match path
+        .map(PathBuf::from)
+        .or_else(|| state.startup().map(Into::into))
+    {
+        Some(path) => Source::File(path),
+        None => Source::Demo {
+            cache_dir: app.path().app_cache_dir()?,
+        },
+    };
+    tauri::async_runtime::spawn_blocking(move || load(source)).await?
+}
+
+fn load(source: Source) -> Result<SessionView, CommandError> {
+    let path = match source {
+        Source::File(path) => path,
+        Source::Demo { cache_dir } => {
+            demo::materialize(&cache_dir).map_err(|source| CommandError::Demo {
+                path: cache_dir.join(demo::DEMO_FILE_NAME),
+                source,
+            })?
+        }
+    };
+    let loaded = contextree_host::load_session(&path, None)?;
+    Ok(SessionView::new(&loaded))
+}

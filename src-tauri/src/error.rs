@@ -1,0 +1,65 @@
+//! [`CommandError`]: the only error type that crosses IPC.
+//!
+//! On the wire it is `{ "kind": "...", "message": "..." }`; `ui/src/ipc.js` turns it into a JS
+//! `CommandError` with the same two fields. The UI may branch on `kind`, never on `message`.
+
+use std::path::PathBuf;
+
+/// An error returned by a command.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    /// The session file could not be read or parsed.
+    #[error(transparent)]
+    Load(#[from] contextree_host::LoadError),
+    /// The bundled demo session could not be written to the cache directory.
+    #[error("cannot write the demo session to `{}`", path.display())]
+    Demo {
+        /// Where it was to be written.
+        path: PathBuf,
+        /// Why it failed.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Tauri itself failed (path resolution, a background task that panicked).
+    #[error(transparent)]
+    Tauri(#[from] tauri::Error),
+}
+
+impl CommandError {
+    /// Stable identifier the UI may branch on; add a kind only when the UI uses it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Load(_) => "load",
+            Self::Demo { .. } => "io",
+            Self::Tauri(_) => "internal",
+        }
+    }
+}
+
+impl serde::Serialize for CommandError {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let mut s = serializer.serialize_struct("CommandError", 2)?;
+        s.serialize_field("kind", self.kind())?;
+        s.serialize_field("message", &error_chain(self))?;
+        s.end()
+    }
+}
+
+/// `"a: b: c"` for an error and its sources, like anyhow's `{:#}`.
+///
+/// A cause whose text already ends the message is skipped: transparent variants and errors
+/// written as `"{path}: {source}"` would otherwise repeat it.
+fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut res = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !res.ends_with(&text) {
+            res.push_str(": ");
+            res.push_str(&text);
+        }
+        source = cause.source();
+    }
+    res
+}

@@ -1,0 +1,41 @@
+//! contextree's desktop shell: a thin Tauri 2 layer over `contextree-core` / `contextree-host`.
+//!
+//! It owns the window, the IPC commands and the wire types (`dto`), and nothing else:
+//! parsing, the tree, contexts and token counts live in the core crates, which know nothing
+//! about Tauri. Commands convert core values into DTOs and core errors into [`CommandError`].
+//!
+//! The app is assembled by [`build`], generic over the Tauri runtime, so the tests build the
+//! very same app on the mock runtime without a window or a display.
+
+pub mod commands;
+pub mod demo;
+pub mod dto;
+pub mod error;
+pub mod state;
+
+use std::path::PathBuf;
+
+pub use error::CommandError;
+pub use state::AppState;
+
+/// The app's embedded config, assets and capabilities; generic so tests use the mock runtime.
+fn context<R: tauri::Runtime>() -> tauri::Context<R> {
+    tauri::generate_context!()
+}
+
+/// Registers state and commands on `builder`: everything but the runtime and the context.
+pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::Builder<R> {
+    builder
+        .manage(state)
+        .invoke_handler(tauri::generate_handler![commands::session::open_session])
+}
+
+/// Runs the app; `startup` is the session file given on the command line, if any.
+pub fn run(startup: Option<PathBuf>) {
+    build(tauri::Builder::default(), AppState::new(startup))
+        .run(context())
+        .expect("error while running the contextree app");
+}
+
+#[cfg(test)]
+mod tests;

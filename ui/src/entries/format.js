@@ -1,0 +1,92 @@
+// Pure formatting of session entries for the entry list: no DOM, no IPC (tested by node --test).
+
+/** Role labels of message entries, keyed by the message `role` in the session file. */
+const ROLE_LABELS = {
+  user: 'user',
+  assistant: 'assistant',
+  toolResult: 'tool result',
+  bashExecution: 'bash',
+  custom: 'custom message',
+  branchSummary: 'branch summary',
+  compactionSummary: 'compaction summary',
+};
+
+/** Labels of non-message entries, keyed by the entry `type`. */
+const TYPE_LABELS = {
+  compaction: 'compaction',
+  branch_summary: 'branch summary',
+  model_change: 'model change',
+  thinking_level_change: 'thinking level',
+  label: 'label',
+  custom: 'custom',
+  custom_message: 'custom message',
+  session_info: 'session info',
+};
+
+/** Visual kinds (CSS classes `kind-*`), the legend of ui-sketch.md in miniature. */
+const ROLE_KINDS = {
+  user: 'user',
+  assistant: 'assistant',
+  toolResult: 'tool',
+  bashExecution: 'tool',
+  custom: 'user',
+  branchSummary: 'summary',
+  compactionSummary: 'summary',
+};
+const TYPE_KINDS = {
+  compaction: 'summary',
+  branch_summary: 'summary',
+  custom_message: 'user',
+};
+
+/** Human label of an entry: its role for messages, else its type, with `_` read as spaces. */
+export function entryLabel({ entryType, role }) {
+  if (entryType === 'message' && role) {
+    return ROLE_LABELS[role] ?? role;
+  }
+  return TYPE_LABELS[entryType] ?? String(entryType).replaceAll('_', ' ');
+}
+
+/** One of `user`, `assistant`, `tool`, `summary`, `meta`. */
+export function entryKind({ entryType, role }) {
+  if (entryType === 'message') {
+    return ROLE_KINDS[role] ?? 'meta';
+  }
+  return TYPE_KINDS[entryType] ?? 'meta';
+}
+
+/** `1234567` → `"1,234,567"`, independent of the system locale. */
+export function formatCount(n) {
+  const digits = String(Math.trunc(Math.abs(n)));
+  const groups = [];
+  for (let end = digits.length; end > 0; end -= 3) {
+    groups.unshift(digits.slice(Math.max(0, end - 3), end));
+  }
+  return (n < 0 ? '-' : '') + groups.join(',');
+}
+
+/** Compact token counts: `999`, `1.2k`, `41k`, `1.3M`. */
+export function formatTokens(n) {
+  if (n < 1000) return String(n);
+  if (n < 10_000) return `${trimZero((n / 1000).toFixed(1))}k`;
+  if (n < 999_500) return `${Math.round(n / 1000)}k`;
+  if (n < 10_000_000) return `${trimZero((n / 1_000_000).toFixed(1))}M`;
+  return `${Math.round(n / 1_000_000)}M`;
+}
+
+function trimZero(text) {
+  return text.endsWith('.0') ? text.slice(0, -2) : text;
+}
+
+/** Ids longer than `max` characters are cut, keeping the start: UUIDs differ early. */
+export function shortId(id, max = 12) {
+  if (id == null) return '';
+  return id.length > max ? `${id.slice(0, max - 1)}…` : id;
+}
+
+/** Title-bar summary of a session view: `"12 entries · 3.4k tokens"`. */
+export function sessionSummary({ entries }) {
+  const n = entries.length;
+  const tokens = entries.reduce((acc, entry) => acc + entry.tokens, 0);
+  return `${formatCount(n)} ${n === 1 ? 'entry' : 'entries'} · ${formatTokens(tokens)} tokens`;
+}
