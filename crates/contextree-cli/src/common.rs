@@ -101,3 +101,21 @@ pub fn print_json(value: &serde_json::Value) {
 pub fn read_back(e: contextree_core::context::materialize::ReadBackError) -> CliError {
     CliError::Failed(e.to_string())
 }
+
+/// File operations as JSON: the raw sets sorted (as the oracle prints them)
+/// and the agents' own `readFiles` / `modifiedFiles` lists.
+pub fn file_ops_json(ops: &contextree_core::compaction::FileOps) -> serde_json::Value {
+    let sorted = |set: &contextree_core::compaction::file_ops::PathSet| {
+        let mut v = set.as_slice().to_vec();
+        v.sort_by(|a, b| contextree_core::js::cmp_utf16(a, b));
+        v
+    };
+    let lists = ops.lists();
+    serde_json::json!({
+        "read": sorted(&ops.read),
+        "written": sorted(&ops.written),
+        "edited": sorted(&ops.edited),
+        "readFiles": lists.read_files,
+        "modifiedFiles": lists.modified_files,
+    })
+}

@@ -7,14 +7,12 @@
 //! `scripts/install-oracle.sh` installs them next to the repository, or set
 //! `CONTEXTREE_PI_PACKAGE` / `CONTEXTREE_OMP_PACKAGE`.
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::{json, Value};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
+use support::{fixture, json_files, pick, repo, split_name, Report};
 
 fn package(dialect: &str) -> PathBuf {
     let (var, rel) = match dialect {
@@ -30,28 +28,12 @@ fn package(dialect: &str) -> PathBuf {
     dir
 }
 
-fn fixture(stem: &str) -> PathBuf {
-    let root = repo().join("tests/fixtures");
-    ["synthetic", "real", "generated", "edge"]
-        .iter()
-        .map(|d| root.join(d).join(format!("{stem}.jsonl")))
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| panic!("no fixture for golden {stem}"))
-}
-
+/// `contextree CMD FILE` with the agent's own prompt pack.
 fn run(cmd: &str, file: &Path, dialect: &str, extra: &[&str]) -> Result<Value, String> {
-    let out = Command::new(env!("CARGO_BIN_EXE_contextree"))
-        .arg(cmd)
-        .arg(file)
-        .args(["--json", "--dialect", dialect, "--prompts"])
-        .arg(package(dialect))
-        .args(extra)
-        .output()
-        .unwrap();
-    if !out.status.success() {
-        return Err(format!("exit {:?}: {}", out.status.code(), String::from_utf8_lossy(&out.stderr)));
-    }
-    serde_json::from_slice(&out.stdout).map_err(|e| format!("stdout is not one JSON document: {e}"))
+    let pack = package(dialect);
+    let mut args = vec!["--prompts", pack.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    support::run(cmd, file, dialect, &args)
 }
 
 /// Entries the agents leave out of their root and leaf lists (and, with
@@ -72,46 +54,16 @@ fn without(v: Value, hidden: &[&str], id_of: impl Fn(&Value) -> Option<&str>) ->
     Value::Array(v.as_array().into_iter().flatten().filter(|x| !id_of(x).is_some_and(|id| hidden.contains(&id))).cloned().collect())
 }
 
-/// Collects mismatches so one run reports all of them.
-#[derive(Default)]
-struct Report(Vec<String>);
-
-impl Report {
-    fn eq(&mut self, what: &str, ours: Value, theirs: Value) {
-        if ours != theirs {
-            let (o, t) = (ours.to_string(), theirs.to_string());
-            self.0.push(format!("{what}:\n    contextree {}\n    agent      {}", clip(&o), clip(&t)));
-        }
-    }
-}
-
-fn clip(s: &str) -> &str {
-    &s[..s.char_indices().nth(400).map_or(s.len(), |(i, _)| i)]
-}
-
-fn pick(v: &Value, keys: &[&str]) -> Value {
-    Value::Array(
-        v.as_array()
-            .into_iter()
-            .flatten()
-            .map(|item| Value::Array(keys.iter().map(|k| item.get(*k).cloned().unwrap_or(Value::Null)).collect()))
-            .collect(),
-    )
-}
-
 fn check_file(golden: &Path, report: &mut Report) {
     let name = golden.file_name().unwrap().to_string_lossy().into_owned();
-    let (stem, dialect) = match name.strip_suffix(".pi.json") {
-        Some(stem) => (stem.to_owned(), "pi"),
-        None => (name.strip_suffix(".omp.json").unwrap().to_owned(), "omp"),
-    };
+    let (stem, dialect) = split_name(&name);
     let g: Value = serde_json::from_str(&std::fs::read_to_string(golden).unwrap()).unwrap();
     let file = fixture(&stem);
     let at = |what: &str| format!("{name} {what}");
 
     let info = match run("info", &file, dialect, &[]) {
         Ok(v) => v,
-        Err(e) => return report.0.push(format!("{name}: info failed: {e}")),
+        Err(e) => return report.fail(format!("{name}: info failed: {e}")),
     };
     if let Some(err) = g.get("error").and_then(Value::as_str) {
         // The agents crash, loop or reject the file; contextree must still
@@ -121,7 +73,7 @@ fn check_file(golden: &Path, report: &mut Report) {
         }
         for cmd in ["context", "tree", "tokens", "serialize"] {
             if let Err(e) = run(cmd, &file, dialect, &[]) {
-                report.0.push(format!("{name}: {cmd} failed where the agent did not answer: {e}"));
+                report.fail(format!("{name}: {cmd} failed where the agent did not answer: {e}"));
             }
         }
         return;
@@ -145,7 +97,7 @@ fn check_file(golden: &Path, report: &mut Report) {
 
     let gc = &g["context"];
     match run("context", &file, dialect, &[]) {
-        Err(e) => report.0.push(format!("{name}: context failed: {e}")),
+        Err(e) => report.fail(format!("{name}: context failed: {e}")),
         Ok(c) => {
             report.eq(&at("context.messages"), pick(&c["messages"], &["role", "entryId", "tokens"]), pick(&gc["messages"], &["role", "entryId", "tokens"]));
             report.eq(&at("context.llm"), pick(&c["llm"], &["role", "tokens"]), pick(&gc["llm"], &["role", "tokens"]));
@@ -166,7 +118,7 @@ fn check_file(golden: &Path, report: &mut Report) {
     }
 
     match run("tokens", &file, dialect, &[]) {
-        Err(e) => report.0.push(format!("{name}: tokens failed: {e}")),
+        Err(e) => report.fail(format!("{name}: tokens failed: {e}")),
         Ok(t) => {
             let keys = ["id", "type", "role", "tokens"];
             report.eq(&at("tokens.entries"), pick(&t["entries"], &keys), pick(&g["tokens"]["entries"], &keys));
@@ -175,7 +127,7 @@ fn check_file(golden: &Path, report: &mut Report) {
     }
 
     match run("serialize", &file, dialect, &[]) {
-        Err(e) => report.0.push(format!("{name}: serialize failed: {e}")),
+        Err(e) => report.fail(format!("{name}: serialize failed: {e}")),
         Ok(s) => {
             report.eq(&at("serialize.length"), s["length"].clone(), g["serialize"]["length"].clone());
             report.eq(&at("serialize.sha256"), s["sha256"].clone(), g["serialize"]["sha256"].clone());
@@ -184,7 +136,7 @@ fn check_file(golden: &Path, report: &mut Report) {
 
     if let Some(gt) = g.get("tree").filter(|t| t.is_object() && !tree_deviates) {
         match run("tree", &file, dialect, &[]) {
-            Err(e) => report.0.push(format!("{name}: tree failed: {e}")),
+            Err(e) => report.fail(format!("{name}: tree failed: {e}")),
             Ok(t) => {
                 let rows = if hidden_in_tree { without(t["rows"].clone(), hidden, |r| r["id"].as_str()) } else { t["rows"].clone() };
                 report.eq(&at("tree"), pick(&rows, &["id", "depth", "label"]), gt["nodes"].clone());
@@ -196,12 +148,11 @@ fn check_file(golden: &Path, report: &mut Report) {
 #[test]
 fn every_golden_file_matches_the_agents() {
     let dir = repo().join("tests/golden");
-    let mut goldens: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
-    goldens.sort();
+    let goldens = json_files(&dir);
     assert!(goldens.len() >= 100, "only {} golden files in {}", goldens.len(), dir.display());
     let mut report = Report::default();
     for g in &goldens {
         check_file(g, &mut report);
     }
-    assert!(report.0.is_empty(), "{} mismatches over {} golden files:\n{}", report.0.len(), goldens.len(), report.0.join("\n"));
+    report.assert_clean(&format!("{} golden files", goldens.len()));
 }

@@ -9,80 +9,17 @@
 //! These commands use no prompt texts, so unlike `oracle_parity.rs` this test
 //! does not need the agents' packages.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod support;
+
 
 use serde_json::{json, Value};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
-
-fn fixture(stem: &str) -> PathBuf {
-    let root = repo().join("tests/fixtures");
-    ["synthetic", "real", "generated", "edge"]
-        .iter()
-        .map(|d| root.join(d).join(format!("{stem}.jsonl")))
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| panic!("no fixture for golden {stem}"))
-}
-
-fn run(cmd: &str, file: &Path, dialect: &str, extra: &[&str]) -> Result<Value, String> {
-    let out = Command::new(env!("CARGO_BIN_EXE_contextree")).arg(cmd).arg(file).args(["--json", "--dialect", dialect]).args(extra).output().unwrap();
-    if !out.status.success() {
-        return Err(format!("exit {:?}: {}", out.status.code(), String::from_utf8_lossy(&out.stderr)));
-    }
-    serde_json::from_slice(&out.stdout).map_err(|e| format!("stdout is not one JSON document: {e}"))
-}
-
-/// Collects mismatches so one run reports all of them, and counts comparisons.
-#[derive(Default)]
-struct Report {
-    failures: Vec<String>,
-    compared: usize,
-}
-
-impl Report {
-    fn eq(&mut self, what: &str, ours: Value, theirs: Value) {
-        self.compared += 1;
-        if ours != theirs {
-            let (o, t) = (ours.to_string(), theirs.to_string());
-            self.failures.push(format!("{what}:\n    contextree {}\n    agent      {}", clip(&o), clip(&t)));
-        }
-    }
-
-    fn fail(&mut self, what: String) {
-        self.compared += 1;
-        self.failures.push(what);
-    }
-}
-
-fn clip(s: &str) -> &str {
-    &s[..s.char_indices().nth(400).map_or(s.len(), |(i, _)| i)]
-}
-
-fn pick(v: &Value, keys: &[&str]) -> Value {
-    Value::Array(
-        v.as_array()
-            .into_iter()
-            .flatten()
-            .map(|item| Value::Array(keys.iter().map(|k| item.get(*k).cloned().unwrap_or(Value::Null)).collect()))
-            .collect(),
-    )
-}
+use support::{fixture, json_files, pick, repo, run, split_name, Report};
 
 fn goldens() -> Vec<(String, &'static str, Value)> {
-    let dir = repo().join("tests/golden");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
-    paths.sort();
-    paths
+    json_files(&repo().join("tests/golden"))
         .into_iter()
         .map(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            let (stem, dialect) = match name.strip_suffix(".pi.json") {
-                Some(stem) => (stem.to_owned(), "pi"),
-                None => (name.strip_suffix(".omp.json").unwrap().to_owned(), "omp"),
-            };
+            let (stem, dialect) = split_name(&p.file_name().unwrap().to_string_lossy());
             (stem, dialect, serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap())
         })
         .collect()
@@ -117,7 +54,7 @@ fn compare_branch(report: &mut Report, at: &str, ours: &Value, g: &Value) {
 }
 
 fn finish(report: Report, what: &str, minimum: usize) {
-    assert!(report.failures.is_empty(), "{} {what} mismatches:\n{}", report.failures.len(), report.failures.join("\n"));
+    report.assert_clean(what);
     assert!(report.compared >= minimum, "only {} {what} comparisons", report.compared);
     eprintln!("{what}: {} comparisons", report.compared);
 }
@@ -193,7 +130,7 @@ fn e13_pruning_examples_match_omp() {
             report.eq(&format!("{at} pruned ids"), pick(&ours["pruned"], &["entryId"]), Value::Array(pruned.iter().map(|r| json!([r["id"]])).collect()));
             // The expected texts are cut to 60 characters; notices are shorter.
             report.eq(&format!("{at} notices"), pick(&ours["pruned"], &["notice"]), Value::Array(pruned.iter().map(|r| json!([r["text"]])).collect()));
-            report.eq(&format!("{at} note"), ours["note"].is_string().into(), (dialect == "pi" || name != "E13b").into());
+            report.eq(&format!("{at} note"), Value::Bool(ours["note"].is_string()), Value::Bool(dialect == "pi" || name != "E13b"));
         }
     }
     finish(report, "E13 prune", 30);

@@ -4,15 +4,12 @@
 
 use clap::Args;
 use contextree_core::branch::{collect_entries_for_branch_summary, message_role, prepare_branch_entries, BranchEntries, PreparedBranch};
-use contextree_core::compaction::file_ops::PathSet;
-use contextree_core::compaction::FileOps;
 use contextree_core::context::entry_estimate;
-use contextree_core::js::cmp_utf16;
 use contextree_core::session::{NodeId, Session};
 use contextree_host::LoadedSession;
 use serde_json::{json, Map, Value};
 
-use crate::common::{print_json, read_back, CliError, SessionArgs};
+use crate::common::{file_ops_json, print_json, read_back, CliError, SessionArgs};
 
 #[derive(Debug, Args)]
 pub struct BranchArgs {
@@ -70,7 +67,7 @@ fn document(s: &Session, [from, to]: [Option<NodeId>; 2], budget: u64, collected
     doc.insert("totalTokens".into(), prep.total_tokens.into());
     doc.insert("squeezedId".into(), opt(prep.squeezed));
     doc.insert("stoppedAtId".into(), opt(prep.stopped_at));
-    doc.insert("fileOps".into(), file_ops(&prep.file_ops));
+    doc.insert("fileOps".into(), file_ops_json(&prep.file_ops));
     Value::Object(doc)
 }
 
@@ -83,22 +80,6 @@ fn messages(s: &Session, selected: &[NodeId]) -> Value {
     Value::Array(selected.iter().map(row).collect())
 }
 
-/// The raw sets sorted (as the oracle prints them) and the agents' file lists.
-fn file_ops(ops: &FileOps) -> Value {
-    let sorted = |set: &PathSet| {
-        let mut v = set.as_slice().to_vec();
-        v.sort_by(|a, b| cmp_utf16(a, b));
-        v
-    };
-    let lists = ops.lists();
-    json!({
-        "read": sorted(&ops.read),
-        "written": sorted(&ops.written),
-        "edited": sorted(&ops.edited),
-        "readFiles": lists.read_files,
-        "modifiedFiles": lists.modified_files,
-    })
-}
 
 fn print_text(s: &Session, collected: &BranchEntries, prep: &PreparedBranch) {
     let list = |nodes: &[NodeId]| nodes.iter().map(|&n| s.entry(n).id.to_string()).collect::<Vec<_>>().join(" ");

@@ -2,13 +2,11 @@
 //! dialect, without calling any model.
 
 use clap::Args;
-use contextree_core::compaction::file_ops::PathSet;
 use contextree_core::compaction::{plan, should_compact, threshold_tokens, CompactionPlan, CompactionSettings, FileOps, Prepared};
-use contextree_core::js::cmp_utf16;
 use contextree_core::session::{NodeId, Session};
 use serde_json::{json, Map, Value};
 
-use crate::common::{print_json, read_back, CliError, SessionArgs};
+use crate::common::{file_ops_json, print_json, read_back, CliError, SessionArgs};
 
 #[derive(Debug, Args)]
 pub struct CutArgs {
@@ -68,7 +66,7 @@ fn document(s: &Session, path: &[NodeId], plan: &CompactionPlan, window: Option<
     doc.insert("turnPrefixIds".into(), prepared.map_or(json!([]), |p| ids(&p.turn_prefix)));
     doc.insert("recentMessagesIds".into(), prepared.map_or(json!([]), |p| ids(&p.recent)));
     doc.insert("droppedIds".into(), prepared.map_or(json!([]), |p| ids(&p.dropped)));
-    doc.insert("fileOps".into(), prepared.map_or_else(|| file_ops(&FileOps::default()), |p| file_ops(&p.file_ops)));
+    doc.insert("fileOps".into(), prepared.map_or_else(|| file_ops_json(&FileOps::default()), |p| file_ops_json(&p.file_ops)));
     doc.insert("findCutPoint".into(), find_cut_point(s, path, plan));
     doc.insert("warnings".into(), plan.warnings.clone().into());
     if let Some(w) = window {
@@ -109,21 +107,6 @@ fn find_cut_point(s: &Session, path: &[NodeId], plan: &CompactionPlan) -> Value 
     v
 }
 
-fn file_ops(ops: &FileOps) -> Value {
-    let sorted = |set: &PathSet| {
-        let mut v = set.as_slice().to_vec();
-        v.sort_by(|a, b| cmp_utf16(a, b));
-        v
-    };
-    let lists = ops.lists();
-    json!({
-        "read": sorted(&ops.read),
-        "written": sorted(&ops.written),
-        "edited": sorted(&ops.edited),
-        "readFiles": lists.read_files,
-        "modifiedFiles": lists.modified_files,
-    })
-}
 
 /// A JS number as JSON: integers without a fraction, NaN as null.
 fn number(x: f64) -> Value {
