@@ -2,5 +2,6 @@
 
 pub mod agent;
 pub mod load;
+pub mod write;
 
 pub use load::{load_session, FileSource, LoadError, LoadedSession};

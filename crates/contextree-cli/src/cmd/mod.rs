@@ -2,6 +2,7 @@
 
 mod bench;
 mod branch;
+mod compact;
 mod context;
 mod cut;
 mod info;
@@ -40,6 +41,8 @@ enum Command {
     Prune(prune::PruneArgs),
     /// The branch-summary preparation for moving the leaf to another entry.
     Branch(branch::BranchArgs),
+    /// Compact now: plan, summarize, append a compaction entry (--dry-run: plan and prompts only).
+    Compact(compact::CompactArgs),
     /// Time each phase of opening sessions (open, tree, context, estimate).
     Bench(bench::BenchArgs),
 }
@@ -54,6 +57,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Cut(args) => cut::run(&args),
         Command::Prune(args) => prune::run(&args),
         Command::Branch(args) => branch::run(&args),
+        Command::Compact(args) => compact::run(&args),
         Command::Bench(args) => bench::run(&args),
     }
 }

@@ -1,22 +1,34 @@
-//! Compaction planning (spec compaction.md §1.2–§5): when the agents compact,
-//! where they cut, what they summarize and keep, and the file lists, per
-//! dialect. Pure: no model is called; the plan is what the summary prompts
-//! and the new compaction entry are built from.
+//! Compaction (spec compaction.md §1.2–§7): when the agents compact, where
+//! they cut, what they summarize and keep, the exact prompts they send, and
+//! the entry they append, per dialect. Pure: no model is called and nothing
+//! is written; the plan feeds the prompts, the model's answers (asked by the
+//! caller) feed the entry, and the host appends its line.
 //!
 //! - [`settings`]: `CompactionSettings` and the threshold rule (`shouldCompact`).
 //! - [`cut`]: `findCutPoint` on path indices.
 //! - [`file_ops`]: read / written / edited files, carried across compactions.
 //! - [`plan`]: `prepareCompaction` → [`CompactionPlan`].
+//! - [`prompt`]: the exact summarizer calls of `compact()` for a plan.
+//! - [`entry`]: the stored summary (merge, file tags) and the entry line.
+//! - [`preview`]: sizes before and after, and the calls, before running.
 
 pub mod cut;
+pub mod entry;
 pub mod file_ops;
 pub mod plan;
+pub mod preview;
+pub mod prompt;
 pub mod settings;
 
 pub use cut::{find_cut_point, CutPoint};
 pub use file_ops::{FileLists, FileOps};
 pub use plan::{plan, CompactionPlan, KeepRecent, NothingToCompact, Prepared, PreviousCompaction};
+pub use entry::{compaction_result, entry_line, new_entry, supplied_result, Answers, CompactionResult, EntryError, NewEntry, SuppliedCompaction};
+pub use preview::{preview, CompactionPreview};
+pub use prompt::{summary_requests, CallKind, CompactingHook, HistoryStep, PromptBuildError, PromptOptions, SummarizerCall, SummaryRequests};
 pub use settings::{should_compact, threshold_tokens, CompactionSettings, Strategy};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod golden_tests;

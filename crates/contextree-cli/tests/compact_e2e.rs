@@ -1,0 +1,234 @@
+//! `contextree compact --offline --yes` end to end: on copies of fixtures,
+//! the file's old bytes stay an untouched prefix, contextree reloads it with
+//! the new summary first, and the real agents (pi 0.73.1, oh-my-pi 13.19.0,
+//! through the oracle) load the file and see the same context: the new
+//! summary, then the entries from `firstKeptEntryId` on.
+//!
+//! Needs the oracle (`scripts/install-oracle.sh` puts it at `../oracle`, or
+//! set `ORACLE`): without the agents this test cannot show that they accept
+//! what contextree wrote, so it fails rather than skip.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use serde_json::Value;
+use support::repo;
+
+/// A temporary folder, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> TempDir {
+        static N: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!("contextree-compact-e2e-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn oracle_dir() -> PathBuf {
+    let dir = std::env::var_os("ORACLE").map(PathBuf::from).unwrap_or_else(|| repo().join("..").join("oracle"));
+    assert!(
+        dir.join("oracle.mjs").is_file() && dir.join("node_modules").is_dir() && dir.join("omp13/node_modules").is_dir(),
+        "the reference oracle is not installed at {} — run scripts/install-oracle.sh (or set ORACLE); \
+         this test checks that the real agents load the compacted file",
+        dir.display()
+    );
+    dir
+}
+
+/// The agent's own prompt pack inside the oracle, so the entry is what the agent would write.
+fn agent_pack(oracle: &Path, dialect: &str) -> PathBuf {
+    match dialect {
+        "pi" => oracle.join("node_modules/@mariozechner/pi-coding-agent"),
+        _ => oracle.join("omp13/node_modules/@oh-my-pi/pi-coding-agent"),
+    }
+}
+
+fn contextree(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_contextree")).args(args).output().unwrap();
+    assert!(out.status.success(), "contextree {args:?}: exit {:?}\n{}", out.status.code(), String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("contextree {args:?}: stdout is not JSON: {e}"))
+}
+
+fn oracle(oracle: &Path, dialect: &str, file: &Path) -> Value {
+    let imp = if dialect == "pi" { "pi" } else { "omp13" };
+    let out = Command::new("node")
+        .arg(oracle.join("oracle.mjs"))
+        .args(["--impl", imp, "context"])
+        .arg(file)
+        .arg("--full")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run node: {e}"));
+    assert!(out.status.success(), "oracle --impl {imp} context: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn entry_ids(doc: &Value) -> Vec<Value> {
+    doc["messages"].as_array().unwrap().iter().map(|m| m["entryId"].clone()).collect()
+}
+
+/// Compacts a copy of `fixture` offline and checks it with contextree and the agent.
+fn compact_and_check(oracle_root: &Path, fixture: &str, dialect: &str, keep_recent: &str) {
+    let tmp = TempDir::new();
+    let file = tmp.0.join(format!("{fixture}.jsonl"));
+    std::fs::copy(repo().join("tests/fixtures/synthetic").join(format!("{fixture}.jsonl")), &file).unwrap();
+    let before = std::fs::read(&file).unwrap();
+    let f = file.to_str().unwrap();
+    let pack = agent_pack(oracle_root, dialect);
+    let at = format!("{fixture} {dialect}");
+
+    let plan = contextree(&["compact", f, "--dialect", dialect, "--keep-recent", keep_recent, "--dry-run", "--json"]);
+    let done = contextree(&["compact", f, "--dialect", dialect, "--keep-recent", keep_recent, "--offline", "--yes", "--json", "--prompts", pack.to_str().unwrap()]);
+
+    let after = std::fs::read(&file).unwrap();
+    assert_eq!(&after[..before.len()], &before[..], "{at}: the old bytes are not an untouched prefix");
+    let line = String::from_utf8(after[before.len()..].to_vec()).unwrap();
+    assert!(line.ends_with('\n') && line.matches('\n').count() == 1, "{at}: one line appended: {line:?}");
+    let entry: Value = serde_json::from_str(line.trim_end()).unwrap();
+    assert_eq!(entry, done["entry"], "{at}: the printed entry is the appended one");
+    let id = entry["id"].as_str().unwrap();
+    assert!(id.len() == 8 && id.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()), "{at}: id {id}");
+    assert_eq!(entry["parentId"], plan["leafId"], "{at}: the new entry hangs under the old leaf");
+    assert_eq!(entry["firstKeptEntryId"], plan["firstKeptEntryId"], "{at}");
+    assert_eq!(entry["details"]["summarizer"], "contextree-offline", "{at}: offline summaries are labelled");
+    let flag = if dialect == "pi" { "fromHook" } else { "fromExtension" };
+    assert_eq!(entry[flag], false, "{at}");
+
+    // contextree reloads it: the summary first, then the kept messages.
+    let ours = contextree(&["context", f, "--json", "--dialect", dialect]);
+    let ids = entry_ids(&ours);
+    assert_eq!(ours["messages"][0]["role"], "compactionSummary", "{at}");
+    assert_eq!(ids[0], entry["id"], "{at}");
+    assert_eq!(ids[1..].to_vec(), plan["recentMessagesIds"].as_array().unwrap().clone(), "{at}: kept messages");
+
+    // The agent loads it the same way, keeps from firstKeptEntryId, and sees our summary.
+    let theirs = oracle(oracle_root, dialect, &file);
+    assert_eq!(theirs["leafId"], entry["id"], "{at}: the agent's leaf is the new entry");
+    assert_eq!(theirs["messages"][0]["role"], "compactionSummary", "{at}: agent context starts with the summary");
+    assert_eq!(entry_ids(&theirs), ids, "{at}: agent context entries");
+    assert_eq!(theirs["messages"][1]["entryId"], entry["firstKeptEntryId"], "{at}: kept from firstKeptEntryId");
+    assert_eq!(theirs["fullMessages"][0]["summary"], entry["summary"], "{at}: the agent reads our summary");
+    assert_eq!(theirs["messageTokens"], ours["messageTokens"], "{at}: same estimate");
+}
+
+#[test]
+fn offline_compaction_is_loaded_by_contextree_and_the_agents() {
+    let oracle_root = oracle_dir();
+    for dialect in ["pi", "omp"] {
+        // A split turn, and a second compaction (the dialects' boundaries differ, D2).
+        compact_and_check(&oracle_root, "E03", dialect, "25");
+        compact_and_check(&oracle_root, "E06", dialect, "30");
+        compact_and_check(&oracle_root, "E17", dialect, "5");
+    }
+}
+
+#[test]
+fn compact_refuses_without_yes_and_when_nothing_to_compact() {
+    let tmp = TempDir::new();
+    let file = tmp.0.join("E07b.jsonl");
+    std::fs::copy(repo().join("tests/fixtures/synthetic/E07b.jsonl"), &file).unwrap();
+    let before = std::fs::read(&file).unwrap();
+    let run = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_contextree")).arg("compact").arg(&file).args(args).output().unwrap();
+
+    let no_yes = run(&["--offline"]);
+    assert_eq!(no_yes.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&no_yes.stderr).contains("--yes"));
+    let nothing = run(&["--offline", "--yes"]);
+    assert_eq!(nothing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&nothing.stderr).contains("Already compacted"));
+    let dry: Value = serde_json::from_slice(&run(&["--dry-run", "--json"]).stdout).unwrap();
+    assert_eq!(dry["nothingToCompact"], true);
+    assert_eq!(std::fs::read(&file).unwrap(), before, "refusals write nothing");
+}
+
+#[test]
+fn supplied_summary_is_stored_verbatim() {
+    let tmp = TempDir::new();
+    let file = tmp.0.join("E02.jsonl");
+    std::fs::copy(repo().join("tests/fixtures/synthetic/E02.jsonl"), &file).unwrap();
+    let f = file.to_str().unwrap();
+    let done = contextree(&["compact", f, "--dialect", "omp", "--keep-recent", "45", "--summary", "My own summary.", "--yes", "--json"]);
+    let entry = &done["entry"];
+    assert_eq!(entry["summary"], "My own summary.");
+    assert_eq!(entry["fromExtension"], true);
+    assert!(entry.get("details").is_none() && entry.get("shortSummary").is_none() && entry.get("preserveData").is_none(), "{entry}");
+    let ours = contextree(&["context", f, "--json", "--dialect", "omp"]);
+    assert_eq!(entry_ids(&ours)[1..], [Value::from("u2"), "a3".into(), "r2".into(), "a4".into()]);
+}
+
+/// A one-shot HTTP server standing in for omp's remote summarization
+/// endpoint (`POST {systemPrompt, prompt}` → `{summary}`): it answers the
+/// short-summary prompt (the one quoting `<previous-summary>`) and the history
+/// prompt differently, and records every body it received.
+fn remote_stub(expected_requests: usize) -> (String, std::thread::JoinHandle<Vec<Value>>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/compact", listener.local_addr().unwrap());
+    let handle = std::thread::spawn(move || {
+        let mut bodies = Vec::new();
+        for stream in listener.incoming().take(expected_requests) {
+            let mut stream = stream.unwrap();
+            stream.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if line == "\r\n" || line.is_empty() {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap();
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            let body: Value = serde_json::from_slice(&body).unwrap();
+            let short = body["prompt"].as_str().unwrap().contains("<previous-summary>");
+            let answer = serde_json::json!({"summary": if short { "Short from the model." } else { "## Goal\nFrom the model.  \n" }}).to_string();
+            write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}", answer.len()).unwrap();
+            bodies.push(body);
+        }
+        bodies
+    });
+    (url, handle)
+}
+
+#[test]
+fn model_summaries_go_through_the_llm_client() {
+    let tmp = TempDir::new();
+    let file = tmp.0.join("E02.jsonl");
+    std::fs::copy(repo().join("tests/fixtures/synthetic/E02.jsonl"), &file).unwrap();
+    let f = file.to_str().unwrap();
+    let common = ["--dialect", "omp", "--keep-recent", "45", "--prompts", "own", "--json"];
+    let plan = contextree(&[&["compact", f, "--dry-run"][..], &common].concat());
+    let (url, server) = remote_stub(2);
+    let done = contextree(&[&["compact", f, "--provider", "remote", "--base-url", &url, "--yes"][..], &common].concat());
+    let bodies = server.join().unwrap();
+
+    // The endpoint received exactly the dry run's history prompt, then the
+    // short prompt quoting the history answer.
+    let calls = plan["calls"].as_array().unwrap();
+    assert_eq!(bodies.len(), 2);
+    assert_eq!(bodies[0]["prompt"], calls[0]["prompt"]);
+    assert_eq!(bodies[0]["systemPrompt"], calls[0]["systemPrompt"]);
+    let marker = "<<summary returned by the calls above>>";
+    assert_eq!(bodies[1]["prompt"].as_str().unwrap(), calls[1]["prompt"].as_str().unwrap().replace(marker, "## Goal\nFrom the model.  \n"));
+
+    // omp right-trims the model's summary (upsertFileOperations) and adds its tags.
+    let entry = &done["entry"];
+    assert_eq!(entry["summary"], "## Goal\nFrom the model.\n\n<modified-files>\nhello.py\n</modified-files>");
+    assert_eq!(entry["shortSummary"], "Short from the model.");
+    assert_eq!(entry["details"], serde_json::json!({"readFiles": [], "modifiedFiles": ["hello.py"]}), "model summaries carry no offline label");
+    assert_eq!(done["summarizer"]["kind"], "model");
+}

@@ -1,0 +1,376 @@
+//! Prompt assembly (compaction.md §6.2): the exact summarizer calls a
+//! compaction makes, per dialect, from a [`CompactionPlan`].
+//!
+//! The calls come in two rounds, as in the agents' `compact()`:
+//! 1. the history summary and (split turns) the turn-prefix summary, which
+//!    the agents run concurrently;
+//! 2. omp only: the short summary, whose prompt quotes the *merged* result of
+//!    round 1 — so it can only be built once those answers are in
+//!    ([`SummaryRequests::short_call`]).
+//!
+//! Pure: entry text is read back through a [`Source`]; nothing is sent.
+
+use serde_json::Value;
+
+use super::plan::{CompactionPlan, NothingToCompact};
+use crate::context::llm::convert_message;
+use crate::context::materialize::{agent_message, ReadBackError};
+use crate::context::serialize::serialize_message_into;
+use crate::context::Item;
+use crate::js::{is_truthy, to_js_string};
+use crate::prompts::{PromptError, PromptId, PromptPack};
+use crate::session::{NodeId, Session, Source};
+use crate::Dialect;
+
+/// The literal history both agents use when a split turn has nothing before it.
+pub const NO_PRIOR_HISTORY: &str = "No prior history.";
+
+/// What separates the history summary from the turn-prefix summary.
+pub const SPLIT_TURN_SEPARATOR: &str = "\n\n---\n\n**Turn Context (split turn):**\n\n";
+
+/// Which summary a call asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallKind {
+    /// `generateSummary`: the history before the kept part (or before the split turn).
+    History,
+    /// `generateTurnPrefixSummary`: the early part of a split turn.
+    TurnPrefix,
+    /// omp's `generateShortSummary`: 2–3 sentences over the kept part.
+    Short,
+}
+
+impl CallKind {
+    /// Stable name for JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            CallKind::History => "history",
+            CallKind::TurnPrefix => "turnPrefix",
+            CallKind::Short => "short",
+        }
+    }
+}
+
+/// One summarizer request, as `completeSimple` receives it: a system prompt
+/// and a single user message holding `prompt` as one text block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SummarizerCall {
+    /// Which summary.
+    pub kind: CallKind,
+    /// The summarization system prompt.
+    pub system_prompt: String,
+    /// The user message text.
+    pub prompt: String,
+    /// `maxTokens` of the request.
+    pub max_tokens: u64,
+    /// The `reasoning` option (omp always `high`; pi the session's thinking
+    /// level when the model reasons, else none).
+    pub reasoning: Option<String>,
+    /// End of the serialized conversation in `prompt` (it starts after the
+    /// opening tag); kept as an offset because the conversation may itself
+    /// contain `</conversation>`.
+    conversation_end: usize,
+}
+
+impl SummarizerCall {
+    /// The serialized conversation the prompt quotes (what an offline
+    /// summarizer reads instead of asking a model).
+    pub fn conversation(&self) -> &str {
+        &self.prompt[CONVERSATION_OPEN.len()..self.conversation_end]
+    }
+
+    /// The fixtures' shape: `{systemPrompt, prompt, maxTokens, reasoning?}`.
+    pub fn to_json(&self) -> Value {
+        let mut m = serde_json::Map::new();
+        m.insert("systemPrompt".into(), self.system_prompt.clone().into());
+        m.insert("prompt".into(), self.prompt.clone().into());
+        m.insert("maxTokens".into(), self.max_tokens.into());
+        if let Some(r) = &self.reasoning {
+            m.insert("reasoning".into(), r.clone().into());
+        }
+        Value::Object(m)
+    }
+}
+
+/// The result omp's `session.compacting` hook may return
+/// (hooks-and-settings.md §2), for emulating it. pi has no such hook.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CompactingHook {
+    /// Replaces the base history prompt (initial and update alike).
+    pub prompt: Option<String>,
+    /// Lines of `<additional-context>` in the history and short prompts.
+    pub context: Vec<String>,
+    /// Merged into the stored entry's `preserveData`.
+    pub preserve_data: Option<Value>,
+}
+
+/// Inputs of prompt assembly besides the plan.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PromptOptions {
+    /// `/compact <text>`: appended as `Additional focus:` to the history prompt.
+    pub custom_instructions: Option<String>,
+    /// omp's `session.compacting` result (ignored in pi).
+    pub hook: CompactingHook,
+    /// pi: the `reasoning` option, i.e. the session's thinking level when the
+    /// summarizing model supports reasoning and the level is not `off` (see
+    /// [`pi_reasoning`]). Ignored in omp, which always asks for `high`.
+    pub pi_reasoning: Option<String>,
+}
+
+/// pi 0.73.1's rule: `model.reasoning && thinkingLevel && thinkingLevel !== "off"`.
+pub fn pi_reasoning(model_reasons: bool, thinking_level: &Value) -> Option<String> {
+    let level = thinking_level.as_str().filter(|l| !l.is_empty() && *l != "off")?;
+    model_reasons.then(|| level.to_owned())
+}
+
+/// What round 1 produces for the history part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HistoryStep {
+    /// Ask the model.
+    Call(SummarizerCall),
+    /// No call: a fixed text (`No prior history.`, or omp reusing the
+    /// previous summary when nothing new is summarized).
+    Literal(String),
+}
+
+/// Why no requests could be built.
+#[derive(Debug, thiserror::Error)]
+pub enum PromptBuildError {
+    /// The agent would not compact.
+    #[error("{0}")]
+    Nothing(NothingToCompact),
+    /// An entry could not be read back.
+    #[error(transparent)]
+    ReadBack(#[from] ReadBackError),
+    /// The pack lacks a text or a text does not render.
+    #[error(transparent)]
+    Prompt(#[from] PromptError),
+}
+
+/// The omp short-summary prompt, minus the summary it quotes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ShortParts {
+    system_prompt: String,
+    conversation: String,
+    additional_context: String,
+    instructions: String,
+    max_tokens: u64,
+}
+
+/// Every summarizer request of one compaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SummaryRequests {
+    /// Whose rules built them.
+    pub dialect: Dialect,
+    /// The history part.
+    pub history: HistoryStep,
+    /// The turn-prefix call (split turns with a non-empty prefix).
+    pub turn_prefix: Option<SummarizerCall>,
+    short: Option<ShortParts>,
+}
+
+impl SummaryRequests {
+    /// Round 1: the calls that can be sent now (concurrently), in the
+    /// agents' order: history, then turn prefix.
+    pub fn first_calls(&self) -> Vec<&SummarizerCall> {
+        let history = match &self.history {
+            HistoryStep::Call(c) => Some(c),
+            HistoryStep::Literal(_) => None,
+        };
+        history.into_iter().chain(&self.turn_prefix).collect()
+    }
+
+    /// Whether a short summary follows (omp).
+    pub fn has_short(&self) -> bool {
+        self.short.is_some()
+    }
+
+    /// The summary before file tags, from round 1's answers (`history` is
+    /// ignored when the history step is a literal). A missing answer for a
+    /// call counts as empty text.
+    pub fn merge(&self, history: Option<&str>, turn_prefix: Option<&str>) -> String {
+        let history = match &self.history {
+            HistoryStep::Literal(text) => text.as_str(),
+            HistoryStep::Call(_) => history.unwrap_or(""),
+        };
+        match &self.turn_prefix {
+            Some(_) => format!("{history}{SPLIT_TURN_SEPARATOR}{}", turn_prefix.unwrap_or("")),
+            None => history.to_owned(),
+        }
+    }
+
+    /// Round 2 (omp): the short-summary call quoting `merged` (the result of
+    /// [`SummaryRequests::merge`], before file tags) as `<previous-summary>`.
+    pub fn short_call(&self, merged: &str) -> Option<SummarizerCall> {
+        let s = self.short.as_ref()?;
+        let mut prompt = conversation_block(&s.conversation);
+        let conversation_end = CONVERSATION_OPEN.len() + s.conversation.len();
+        // `if (historySummary)`: an empty merged summary adds no block.
+        if !merged.is_empty() {
+            push_previous_summary(&mut prompt, merged);
+        }
+        prompt.push_str(&s.additional_context);
+        prompt.push_str(&s.instructions);
+        Some(SummarizerCall {
+            kind: CallKind::Short,
+            system_prompt: s.system_prompt.clone(),
+            prompt,
+            max_tokens: s.max_tokens,
+            reasoning: Some(OMP_REASONING.to_owned()),
+            conversation_end,
+        })
+    }
+
+    /// Every call in the agents' order, given round 1's answers.
+    pub fn all_calls(&self, history: Option<&str>, turn_prefix: Option<&str>) -> Vec<SummarizerCall> {
+        let mut calls: Vec<SummarizerCall> = self.first_calls().into_iter().cloned().collect();
+        calls.extend(self.short_call(&self.merge(history, turn_prefix)));
+        calls
+    }
+}
+
+/// omp's `reasoning: Effort.High` on every summarizer call.
+const OMP_REASONING: &str = "high";
+
+/// Builds the requests `compact()` would send for `plan` (compaction.md §6.2).
+/// `pack` supplies the system prompt and instruction texts (and the summary
+/// wrappers `convertToLlm` puts around branch summaries in the conversation).
+pub fn summary_requests(
+    session: &Session,
+    plan: &CompactionPlan,
+    source: &dyn Source,
+    pack: &PromptPack,
+    opts: &PromptOptions,
+) -> Result<SummaryRequests, PromptBuildError> {
+    let prepared = plan.outcome.as_ref().map_err(|&r| PromptBuildError::Nothing(r))?;
+    let dialect = plan.dialect;
+    let system_prompt = pack.prompt(PromptId::SummarizationSystem)?;
+    let reserve = plan.settings.reserve_tokens as f64;
+    let reasoning = match dialect {
+        Dialect::Omp => Some(OMP_REASONING.to_owned()),
+        Dialect::Pi => opts.pi_reasoning.clone(),
+    };
+    let hook = match dialect {
+        Dialect::Omp => Some(&opts.hook),
+        Dialect::Pi => None,
+    };
+    let additional_context = hook.map_or_else(String::new, |h| additional_context(&h.context));
+    let previous_summary = previous_summary(session, plan);
+    let split = prepared.is_split_turn() && !prepared.turn_prefix.is_empty();
+
+    let history_call = || -> Result<SummarizerCall, PromptBuildError> {
+        let conversation = conversation(session, &prepared.messages_to_summarize, source, pack)?;
+        let mut base = match previous_summary {
+            Some(_) => pack.prompt(PromptId::CompactionUpdateSummary)?,
+            None => pack.prompt(PromptId::CompactionSummary)?,
+        };
+        if let Some(over) = hook.and_then(|h| h.prompt.as_deref()).filter(|p| !p.is_empty()) {
+            base = over.to_owned();
+        }
+        if let Some(focus) = opts.custom_instructions.as_deref().filter(|c| !c.is_empty()) {
+            base = format!("{base}\n\nAdditional focus: {focus}");
+        }
+        let mut prompt = conversation_block(&conversation);
+        let conversation_end = CONVERSATION_OPEN.len() + conversation.len();
+        if let Some(prev) = &previous_summary {
+            push_previous_summary(&mut prompt, prev);
+        }
+        prompt.push_str(&additional_context);
+        prompt.push_str(&base);
+        Ok(SummarizerCall {
+            kind: CallKind::History,
+            system_prompt: system_prompt.clone(),
+            prompt,
+            max_tokens: (0.8 * reserve).floor() as u64,
+            reasoning: reasoning.clone(),
+            conversation_end,
+        })
+    };
+
+    let history = if split {
+        if prepared.messages_to_summarize.is_empty() {
+            HistoryStep::Literal(NO_PRIOR_HISTORY.to_owned())
+        } else {
+            HistoryStep::Call(history_call()?)
+        }
+    } else {
+        match dialect {
+            // pi always asks, even for an empty conversation (E07a).
+            Dialect::Pi => HistoryStep::Call(history_call()?),
+            Dialect::Omp if !prepared.messages_to_summarize.is_empty() => HistoryStep::Call(history_call()?),
+            Dialect::Omp => HistoryStep::Literal(previous_summary.clone().unwrap_or_else(|| NO_PRIOR_HISTORY.to_owned())),
+        }
+    };
+
+    let turn_prefix = if split {
+        // No previous summary, custom instructions or hook context here.
+        let conversation = conversation(session, &prepared.turn_prefix, source, pack)?;
+        let mut prompt = conversation_block(&conversation);
+        let conversation_end = CONVERSATION_OPEN.len() + conversation.len();
+        prompt.push_str(&pack.prompt(PromptId::CompactionTurnPrefix)?);
+        Some(SummarizerCall {
+            kind: CallKind::TurnPrefix,
+            system_prompt: system_prompt.clone(),
+            prompt,
+            max_tokens: (0.5 * reserve).floor() as u64,
+            reasoning: reasoning.clone(),
+            conversation_end,
+        })
+    } else {
+        None
+    };
+
+    let short = match dialect {
+        Dialect::Pi => None,
+        Dialect::Omp => Some(ShortParts {
+            system_prompt,
+            conversation: conversation(session, &prepared.recent, source, pack)?,
+            additional_context,
+            instructions: pack.prompt(PromptId::CompactionShortSummary)?,
+            max_tokens: ((0.2 * reserve).floor() as u64).min(512),
+        }),
+    };
+    Ok(SummaryRequests { dialect, history, turn_prefix, short })
+}
+
+/// `previousSummary` when JS would treat it as present (truthy), as the
+/// agents interpolate it.
+fn previous_summary(session: &Session, plan: &CompactionPlan) -> Option<String> {
+    let prev = plan.previous?;
+    let summary = session.entry(prev.node).object()?.get("summary");
+    is_truthy(summary).then(|| to_js_string(summary))
+}
+
+/// `serializeConversation(convertToLlm(messages of nodes))`, one entry read
+/// back at a time.
+pub fn conversation(session: &Session, nodes: &[NodeId], source: &dyn Source, pack: &PromptPack) -> Result<String, ReadBackError> {
+    let mut out = String::new();
+    let mut first = true;
+    for &node in nodes {
+        let msg = agent_message(session, Item::Entry(node), source)?;
+        if let Some(llm) = convert_message(&msg, session.dialect(), pack) {
+            serialize_message_into(&llm, &mut out, &mut first);
+        }
+    }
+    Ok(out)
+}
+
+const CONVERSATION_OPEN: &str = "<conversation>\n";
+
+fn conversation_block(conversation: &str) -> String {
+    format!("{CONVERSATION_OPEN}{conversation}\n</conversation>\n\n")
+}
+
+fn push_previous_summary(prompt: &mut String, summary: &str) {
+    prompt.push_str("<previous-summary>\n");
+    prompt.push_str(summary);
+    prompt.push_str("\n</previous-summary>\n\n");
+}
+
+/// omp's `formatAdditionalContext`.
+fn additional_context(lines: &[String]) -> String {
+    if lines.is_empty() {
+        return String::new();
+    }
+    let body: Vec<String> = lines.iter().map(|l| format!("- {l}")).collect();
+    format!("<additional-context>\n{}\n</additional-context>\n\n", body.join("\n"))
+}
