@@ -112,6 +112,7 @@ impl Session {
     }
 
     fn link(&mut self) {
+        self.ids.reserve(self.entries.len());
         for (i, e) in self.entries.iter().enumerate() {
             if e.id.is_empty() {
                 if e.object().is_some_and(|m| !m.is_empty()) {
@@ -279,7 +280,7 @@ impl Session {
 
 /// Each kept value: its line, span and facts, in the dialect's reading.
 fn read_values(chunks: Vec<ChunkIndex>, dialect: Dialect, diags: &mut Vec<Diagnostic>) -> Vec<(u32, Span, Probe)> {
-    let mut res = Vec::new();
+    let mut res = Vec::with_capacity(chunks.iter().map(|c| c.records.len()).sum());
     for rec in chunks.into_iter().flat_map(|c| c.records) {
         if dialect == Dialect::Omp && rec.omp_swallowed {
             diags.push(Diagnostic::error(rec.line, "omp's reader skips this line: it was consumed while recovering from a malformed line above"));
