@@ -88,10 +88,16 @@ pub fn location_hint(path: &Path) -> Option<Dialect> {
 
 /// Opens and indexes a session file. `dialect` overrides detection.
 pub fn load_session(path: &Path, dialect: Option<Dialect>) -> Result<LoadedSession, LoadError> {
+    load_in_chunks(path, dialect, CHUNK)
+}
+
+/// [`load_session`] with a chosen chunk size (tests use tiny chunks to cross
+/// many boundaries).
+pub fn load_in_chunks(path: &Path, dialect: Option<Dialect>, chunk: u64) -> Result<LoadedSession, LoadError> {
     let io = |source| LoadError::Io { path: path.to_owned(), source };
     let file = File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
-    let bounds = chunk_bounds(&file, len).map_err(io)?;
+    let bounds = chunk_bounds(&file, len, chunk.max(1)).map_err(io)?;
     if bounds.windows(2).any(|w| w[1] - w[0] > u64::from(u32::MAX)) {
         return Err(LoadError::LineTooLong { path: path.to_owned() });
     }
@@ -104,11 +110,11 @@ pub fn load_session(path: &Path, dialect: Option<Dialect>) -> Result<LoadedSessi
 }
 
 /// Chunk boundaries: `0`, then the offset after the first `\n` at or past each
-/// multiple of [`CHUNK`], then `len`.
-fn chunk_bounds(file: &File, len: u64) -> std::io::Result<Vec<u64>> {
+/// multiple of `chunk`, then `len`.
+fn chunk_bounds(file: &File, len: u64, chunk: u64) -> std::io::Result<Vec<u64>> {
     let mut bounds = vec![0];
     let mut probe = vec![0u8; 64 << 10];
-    let mut target = CHUNK;
+    let mut target = chunk;
     while target < len {
         let mut at = target;
         let next = loop {
@@ -125,7 +131,7 @@ fn chunk_bounds(file: &File, len: u64) -> std::io::Result<Vec<u64>> {
             break;
         }
         bounds.push(next);
-        target = next + CHUNK;
+        target = next + chunk;
     }
     bounds.push(len);
     Ok(bounds)
@@ -160,10 +166,27 @@ fn index_parallel(file: &File, bounds: &[u64]) -> std::io::Result<Vec<ChunkIndex
     for (job, res) in per_worker.into_iter().flatten() {
         results[job] = Some(res);
     }
-    let mut chunks = Vec::with_capacity(n_jobs);
+    let mut indexed: Vec<ChunkIndex> = results.into_iter().map(|r| r.expect("every job ran")).collect::<Result<_, _>>()?;
+    let mut starts: Vec<u64> = bounds[..n_jobs].to_vec();
+    // A malformed value that runs past a chunk's end may read differently
+    // with the bytes after it (omp reads values across lines): index the two
+    // chunks again as one. Rare, and the result is the one-pass reading.
+    let mut i = 0;
+    while i + 1 < indexed.len() {
+        if !indexed[i].omp_open_at_end {
+            i += 1;
+            continue;
+        }
+        let end = starts.get(i + 2).copied().unwrap_or(bounds[n_jobs]);
+        let mut buf = vec![0; (end - starts[i]) as usize];
+        file.read_exact_at(&mut buf, starts[i])?;
+        indexed[i] = index_chunk(&buf, starts[i], 1);
+        indexed.remove(i + 1);
+        starts.remove(i + 1);
+    }
+    let mut chunks = Vec::with_capacity(indexed.len());
     let mut first_line = 0;
-    for res in results {
-        let mut chunk = res.expect("every job ran")?;
+    for mut chunk in indexed {
         // Each chunk was numbered from line 1; shift to file lines.
         for rec in &mut chunk.records {
             rec.line += first_line;

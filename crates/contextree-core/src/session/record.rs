@@ -59,6 +59,11 @@ pub struct ChunkIndex {
     pub records: Vec<LineRecord>,
     /// Physical lines in the chunk (blank ones included).
     pub n_lines: u32,
+    /// omp's lenient reader ran out of bytes at the end of the chunk while
+    /// reading a value that started on a malformed line: with the bytes after
+    /// the chunk it may read differently. A caller that cut the file into
+    /// chunks re-indexes this chunk together with the next one.
+    pub omp_open_at_end: bool,
 }
 
 /// Indexes `chunk`, which starts at file offset `base` and file line
@@ -86,8 +91,9 @@ pub fn index_chunk(chunk: &[u8], base: u64, first_line: u32) -> ChunkIndex {
                 Ok(probe) => Reading::Object(Box::new(probe)),
                 Err(problem) if omp_swallowed => Reading::Malformed { problem, omp: OmpReading::Nothing },
                 Err(problem) => {
-                    let (omp, resume) = omp_read(chunk, pos, base);
+                    let (omp, resume, hit_end) = omp_read(chunk, pos, base);
                     omp_resume = resume;
+                    res.omp_open_at_end |= hit_end;
                     Reading::Malformed { problem, omp }
                 }
             };
@@ -100,9 +106,10 @@ pub fn index_chunk(chunk: &[u8], base: u64, first_line: u32) -> ChunkIndex {
 }
 
 /// omp's lenient reading starting at the line at `pos`: the first JSON value,
-/// and the offset where omp's reader resumes (the line after the value, or the
-/// newline after a syntax error).
-fn omp_read(chunk: &[u8], pos: usize, base: u64) -> (OmpReading, usize) {
+/// the offset where omp's reader resumes (the line after the value, or the
+/// next line after a syntax error), and whether the read ran into the end of
+/// the chunk.
+fn omp_read(chunk: &[u8], pos: usize, base: u64) -> (OmpReading, usize, bool) {
     let rest = &chunk[pos..];
     let mut stream = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
     let (reading, stop) = match stream.next() {
@@ -121,11 +128,16 @@ fn omp_read(chunk: &[u8], pos: usize, base: u64) -> (OmpReading, usize) {
         // omp's reader resumes after the newline that follows the end of its
         // last good value, i.e. it drops just this line (a value may span
         // lines only when it completes).
+        Some(Err(e)) if e.is_eof() => return (OmpReading::Nothing, line_end(chunk, pos), true),
         Some(Err(_)) => (OmpReading::Nothing, 0),
         None => (OmpReading::Nothing, rest.len()),
     };
     let stop = (pos + stop).min(chunk.len());
-    let resume = memchr::memchr(b'\n', &chunk[stop..]).map_or(chunk.len(), |i| stop + i + 1);
-    (reading, resume)
+    (reading, line_end(chunk, stop), false)
+}
+
+/// The offset after the newline that ends the line holding `at`.
+fn line_end(chunk: &[u8], at: usize) -> usize {
+    memchr::memchr(b'\n', &chunk[at..]).map_or(chunk.len(), |i| at + i + 1)
 }
 

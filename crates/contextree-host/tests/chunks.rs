@@ -1,0 +1,53 @@
+//! Indexing in parallel chunks must give exactly the session a single pass
+//! gives: same entries, lines, spans, links and diagnostics, whatever the
+//! chunk boundaries (omp's recovery from a malformed line never crosses a
+//! line it could not see, so every fixture is checked with tiny chunks too).
+
+use std::path::{Path, PathBuf};
+
+use contextree_core::session::{NodeId, Session};
+use contextree_core::Dialect;
+use contextree_host::load::load_in_chunks;
+
+fn fixtures() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+    let mut files = Vec::new();
+    for dir in ["synthetic", "real", "generated", "edge"] {
+        for f in std::fs::read_dir(root.join(dir)).unwrap().flatten() {
+            if f.path().extension().is_some_and(|x| x == "jsonl") {
+                files.push(f.path());
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Everything observable about a session, as text.
+fn fingerprint(s: &Session) -> String {
+    let mut out = format!("{:?} v{} {:?}\n", s.dialect(), s.original_version(), s.header());
+    for (i, e) in s.entries().iter().enumerate() {
+        let n = NodeId(i as u32);
+        out.push_str(&format!("{} {} {:?} {:?} {:?} {}\n", e.line, e.id, e.span, s.tree().parent(n), e.kind, s.entry_tokens(n)));
+    }
+    for d in s.diagnostics() {
+        out.push_str(&format!("{d}\n"));
+    }
+    out
+}
+
+#[test]
+fn tiny_chunks_give_the_same_session_as_one_pass() {
+    let files = fixtures();
+    assert!(files.len() > 60, "fixtures missing");
+    for f in &files {
+        let bytes = std::fs::read(f).unwrap();
+        for dialect in [Dialect::Pi, Dialect::Omp] {
+            let whole = Session::parse(&bytes, Some(dialect));
+            for chunk in [1, 700, 64 << 10] {
+                let chunked = load_in_chunks(f, Some(dialect), chunk).unwrap();
+                assert_eq!(fingerprint(&chunked.session), fingerprint(&whole), "{} {dialect} chunk {chunk}", f.display());
+            }
+        }
+    }
+}
