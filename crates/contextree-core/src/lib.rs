@@ -13,6 +13,7 @@
 //! Nothing here does IO: callers hand in bytes and get values back.
 
 pub mod branch;
+pub mod branch_summary;
 pub mod compaction;
 pub mod context;
 pub mod dialect;

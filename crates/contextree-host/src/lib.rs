@@ -2,6 +2,7 @@
 
 pub mod agent;
 pub mod load;
+pub mod rewrite;
 pub mod write;
 
 pub use load::{load_session, FileSource, LoadError, LoadedSession};

@@ -6,6 +6,7 @@ mod compact;
 mod context;
 mod cut;
 mod info;
+mod navigate;
 mod prune;
 mod serialize;
 mod tokens;
@@ -37,12 +38,14 @@ enum Command {
     Tokens(SessionArgs),
     /// What compaction would do now: cut, messages to summarize, file lists.
     Cut(cut::CutArgs),
-    /// Which tool outputs oh-my-pi's pruning would replace by a notice (dry run).
+    /// Which tool outputs oh-my-pi's pruning replaces by a notice (--dry-run), or apply it (--yes: rewrite with a backup).
     Prune(prune::PruneArgs),
     /// The branch-summary preparation for moving the leaf to another entry.
     Branch(branch::BranchArgs),
     /// Compact now: plan, summarize, append a compaction entry (--dry-run: plan and prompts only).
     Compact(compact::CompactArgs),
+    /// Move the file's leaf to an entry (appends a branch summary with --summarize, else a contextree-continue marker).
+    Navigate(navigate::NavigateArgs),
     /// Time each phase of opening sessions (open, tree, context, estimate).
     Bench(bench::BenchArgs),
 }
@@ -58,6 +61,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Prune(args) => prune::run(&args),
         Command::Branch(args) => branch::run(&args),
         Command::Compact(args) => compact::run(&args),
+        Command::Navigate(args) => navigate::run(&args),
         Command::Bench(args) => bench::run(&args),
     }
 }

@@ -1,10 +1,13 @@
 //! `contextree prune`: which tool outputs oh-my-pi's pruning would replace by
-//! a notice for the leaf (spec pruning.md, cli-contract.md). Dry run only for
-//! now: writing needs the checked, backed-up rewrite of decisions.md D15.
+//! a notice for the leaf (spec pruning.md, cli-contract.md). Without
+//! `--dry-run` (and with `--yes`) the plan is applied by the checked,
+//! backed-up rewrite of decisions.md D15 (`contextree_host::rewrite`).
 
 use clap::Args;
 use contextree_core::prune::{notice, plan_prune, PruneConfig, PrunePlan, ToolResult};
 use contextree_core::session::Session;
+use contextree_host::rewrite::{prune_loaded, RewriteError};
+use contextree_host::write::WriteError;
 use serde_json::{json, Map, Value};
 
 use crate::common::{print_json, CliError, SessionArgs};
@@ -25,20 +28,45 @@ pub struct PruneArgs {
     /// Tools whose results are never pruned, comma-separated (omp: skill,read).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     protected_tools: Option<Vec<String>>,
+    /// Confirm rewriting the file (required unless --dry-run): pruned outputs are gone from the file, a backup is kept.
+    #[arg(long)]
+    yes: bool,
 }
 
 pub fn run(args: &PruneArgs) -> Result<(), CliError> {
-    if !args.dry_run {
-        return Err(CliError::Input("writing is not implemented yet; use --dry-run".into()));
-    }
     let a = &args.session;
+    if !args.dry_run && !args.yes {
+        return Err(CliError::Input(format!(
+            "prune rewrites {} and replaces stored tool output by notices: pass --yes to confirm, or --dry-run to see the plan",
+            a.file.display()
+        )));
+    }
     let loaded = a.load()?;
     let s = &loaded.session;
     let plan = plan_prune(s, a.leaf(&loaded)?, &config(args));
+    let mut doc = document(s, &plan);
+    doc["dryRun"] = args.dry_run.into();
+    if !args.dry_run {
+        // One `prunedAt` for the whole batch, as omp stamps it.
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+        let done = prune_loaded(&loaded, &plan, now).map_err(|e| match e {
+            RewriteError::Write(WriteError::Changed { .. }) => CliError::Failed(format!("{e} (nothing was written; the plan was made from the old contents)")),
+            RewriteError::Migrated { .. } => CliError::Input(e.to_string()),
+            other => CliError::Failed(other.to_string()),
+        })?;
+        doc["backup"] = done.as_ref().map_or(Value::Null, |d| d.rewritten.backup.display().to_string().into());
+        doc["prunedAt"] = done.as_ref().map_or(Value::Null, |d| d.pruned_at_ms.into());
+        doc["recoveredBytes"] = done.as_ref().map_or(0, |d| d.rewritten.recovered_bytes).into();
+    }
     if a.json {
-        print_json(&document(s, &plan));
+        print_json(&doc);
     } else {
         print_text(s, &plan);
+        match doc["backup"].as_str() {
+            Some(b) => println!("pruned {} results in {} (backup: {b})", plan.pruned_count(), a.file.display()),
+            None if !args.dry_run => println!("nothing to prune; the file was not touched"),
+            None => {}
+        }
     }
     Ok(())
 }
