@@ -1,8 +1,10 @@
 //! Everything that touches the machine: session files, installed agents, settings.
 
 pub mod agent;
+pub mod hooks;
 pub mod load;
 pub mod rewrite;
+pub mod settings;
 pub mod write;
 
 pub use load::{load_session, FileSource, LoadError, LoadedSession};

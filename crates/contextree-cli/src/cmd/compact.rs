@@ -2,12 +2,25 @@
 //! exact summarizer prompts, the summaries, and one appended `compaction`
 //! entry (decisions.md D15: only with `--yes`, only if the file is unchanged).
 //!
+//! Settings: `keepRecentTokens`, `reserveTokens` (and omp's other
+//! `compaction.*` keys) start from the agent's own settings files
+//! (contextree-host `settings`, read only); `--keep-recent` / `--reserve` win.
+//!
+//! Hooks (contextree-host `hooks`, configured in contextree's config file) run
+//! as the agents run their extensions (compaction.md §1.3 step 3):
+//! `session_before_compact` may cancel (`Compaction cancelled`, nothing
+//! written) or supply the compaction; omp's `session.compacting` may change
+//! the history prompt, add context lines and preserveData; `session_compact`
+//! is told about the written entry. A failing hook is a warning, never a
+//! failure. A dry run runs no hook (hooks are programs with effects of their own).
+//!
 //! Where the summaries come from, in order of precedence:
 //! 1. `--summary TEXT`: stored as given, like a `session_before_compact` hook's
 //!    result (`fromHook` / `fromExtension` true, no file tags);
-//! 2. `--offline`, or no provider given nor configured: contextree-llm's
+//! 2. a `session_before_compact` hook's `compaction`, stored the same way;
+//! 3. `--offline`, or no provider given nor configured: contextree-llm's
 //!    offline extractive summary, labelled in the entry's `details`;
-//! 3. otherwise the configured candidates (`--provider`/`--model`, else
+//! 4. otherwise the configured candidates (`--provider`/`--model`, else
 //!    `~/.config/contextree/config.json`), through contextree-llm.
 
 use clap::Args;
@@ -20,6 +33,8 @@ use contextree_core::compaction::{
 use contextree_core::js::{js_trim_end, slice_utf16, utf16_len};
 use contextree_core::session::{NodeId, Session};
 use contextree_core::Dialect;
+use contextree_host::hooks::{self, HookEvent, Hooks};
+use contextree_host::settings::{agent_settings_from_env, AgentSettings};
 use contextree_host::write::{append_to_loaded, now_iso, random_u32, WriteError};
 use contextree_llm::offline::{parts, PartKind, OFFLINE_LABEL};
 use contextree_llm::{summarize_offline, CancelToken, Candidates, Event, ProviderConfig, ProviderKind, SummaryRequest};
@@ -40,10 +55,10 @@ pub struct CompactArgs {
     /// Custom instructions (`/compact TEXT`), appended to the history prompt as "Additional focus".
     #[arg(long, value_name = "TEXT")]
     instructions: Option<String>,
-    /// `keepRecentTokens` (default 20000; omp scales it by usage/estimate).
+    /// `keepRecentTokens` (default: the agent's setting, else 20000; omp scales it by usage/estimate).
     #[arg(long, value_name = "N")]
     keep_recent: Option<u64>,
-    /// `reserveTokens` (default 16384): sizes the summaries' maxTokens.
+    /// `reserveTokens` (default: the agent's setting, else 16384): sizes the summaries' maxTokens.
     #[arg(long, value_name = "N")]
     reserve: Option<u64>,
     /// Write contextree's offline extractive summary; no model is asked.
@@ -83,38 +98,50 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
     let loaded = a.load()?;
     let s = &loaded.session;
     let ctx = a.context(&loaded)?;
-    let defaults = CompactionSettings::default();
+    let agent = agent_settings_from_env(s.dialect());
     let settings = CompactionSettings {
-        keep_recent_tokens: args.keep_recent.unwrap_or(defaults.keep_recent_tokens),
-        reserve_tokens: args.reserve.unwrap_or(defaults.reserve_tokens),
-        ..defaults
+        keep_recent_tokens: args.keep_recent.unwrap_or(agent.compaction.keep_recent_tokens),
+        reserve_tokens: args.reserve.unwrap_or(agent.compaction.reserve_tokens),
+        ..agent.compaction
     };
+    // Read before anything is planned: a broken hooks section must stop the
+    // run rather than skip a hook the user relies on (to cancel, say).
+    let hooks = load_hooks()?;
     let plan = plan(s, &ctx, &settings, &loaded.source).map_err(read_back)?;
-    let mut warnings = plan.warnings.clone();
+    let mut warnings = agent.warnings.clone();
+    warnings.extend(plan.warnings.iter().cloned());
     if s.dialect() == Dialect::Pi && !args.context.is_empty() {
         warnings.push("--context is ignored: pi has no session.compacting hook".to_owned());
     }
     let Ok(_) = &plan.outcome else {
         let reason = plan.outcome.as_ref().err().map(ToString::to_string).unwrap_or_default();
         if args.dry_run {
-            let doc = json!({"dialect": plan.dialect.name(), "leafId": leaf_id(s, &plan), "dryRun": true, "nothingToCompact": true, "reason": reason, "warnings": warnings});
-            print_doc(a.json, &doc, || println!("nothing to compact: {reason}"));
+            let doc = json!({"dialect": plan.dialect.name(), "leafId": leaf_id(s, &plan), "dryRun": true, "nothingToCompact": true, "reason": reason, "settingsFiles": settings_files(&agent), "warnings": warnings});
+            print_doc(a.json, &doc, || {
+                print_settings_files(&doc);
+                println!("nothing to compact: {reason}");
+            });
             return Ok(());
         }
         // The agents' own refusal texts ("Already compacted", ...).
         return Err(CliError::Failed(reason));
     };
     let pack = a.pack(s.dialect())?;
-    let opts = PromptOptions {
+    let mut opts = PromptOptions {
         custom_instructions: args.instructions.clone(),
         hook: CompactingHook { context: args.context.clone(), ..Default::default() },
         pi_reasoning: pi_reasoning(args.model_reasons, &ctx.thinking_level),
     };
-    let requests = summary_requests(s, &plan, &loaded.source, &pack, &opts).map_err(|e| CliError::Failed(e.to_string()))?;
 
     if args.dry_run {
-        let doc = dry_run_document(s, &plan, &requests, &pack.origin().to_string(), &warnings);
-        print_doc(a.json, &doc, || print_dry_run(&doc));
+        let requests = summary_requests(s, &plan, &loaded.source, &pack, &opts).map_err(|e| CliError::Failed(e.to_string()))?;
+        let mut doc = dry_run_document(s, &plan, &requests, &pack.origin().to_string(), &warnings);
+        doc["settingsFiles"] = settings_files(&agent);
+        doc["hooks"] = configured_hooks(&hooks);
+        print_doc(a.json, &doc, || {
+            print_settings_files(&doc);
+            print_dry_run(&doc);
+        });
         return Ok(());
     }
     if s.original_version() < 2 {
@@ -123,11 +150,44 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
         return Err(CliError::Input(format!("{}: a version-1 file has no entry ids to point at; let an agent upgrade it first", a.file.display())));
     }
 
-    let (result, summarizer) = match &args.summary {
-        Some(text) => {
-            let supplied = SuppliedCompaction { summary: text.clone(), ..Default::default() };
-            (supplied_result(s, &plan, &supplied).map_err(|e| CliError::Failed(e.to_string()))?, json!({"kind": "supplied"}))
+    // session_before_compact: may cancel, or supply the whole compaction.
+    let mut hook_supplied = None;
+    if !hooks.for_event(HookEvent::BeforeCompact).is_empty() {
+        let payload = hooks::before_compact_payload(s, &ctx.path, &plan, &loaded.source, args.instructions.as_deref()).map_err(read_back)?;
+        let d = hooks::dispatch(HookEvent::BeforeCompact, hooks.for_event(HookEvent::BeforeCompact), &payload);
+        warnings.extend(d.warnings.iter().cloned());
+        let decided = hooks::before_compact(&d);
+        if decided.cancel {
+            // The error is all a caller sees: the hooks' warnings go to stderr first.
+            for w in &warnings {
+                eprintln!("contextree: warning: {w}");
+            }
+            return Err(CliError::Failed("Compaction cancelled".to_owned()));
         }
+        hook_supplied = decided.compaction;
+    }
+    // session.compacting (omp only, and only when nothing was supplied): its
+    // prompt, context lines and preserveData shape the summary; `--context`
+    // lines follow the hooks' lines.
+    if s.dialect() == Dialect::Omp && args.summary.is_none() && hook_supplied.is_none() && !hooks.for_event(HookEvent::Compacting).is_empty() {
+        let payload = hooks::compacting_payload(s, &plan, &loaded.source).map_err(read_back)?;
+        let d = hooks::dispatch(HookEvent::Compacting, hooks.for_event(HookEvent::Compacting), &payload);
+        warnings.extend(d.warnings.iter().cloned());
+        let mut hook = hooks::compacting(&d);
+        hook.context.extend(args.context.iter().cloned());
+        opts.hook = hook;
+    }
+    let requests = summary_requests(s, &plan, &loaded.source, &pack, &opts).map_err(|e| CliError::Failed(e.to_string()))?;
+
+    // `--summary` is the user's own answer here and now, so it wins over a hook's.
+    let supplied = match (&args.summary, hook_supplied) {
+        (Some(text), _) => Some((SuppliedCompaction { summary: text.clone(), ..Default::default() }, json!({"kind": "supplied"}))),
+        (None, Some(c)) => Some((c, json!({"kind": "hook", "event": HookEvent::BeforeCompact.name()}))),
+        (None, None) => None,
+    };
+    let from_extension = supplied.is_some();
+    let (result, summarizer) = match supplied {
+        Some((supplied, summarizer)) => (supplied_result(s, &plan, &supplied).map_err(|e| CliError::Failed(e.to_string()))?, summarizer),
         None => {
             let candidates = candidates(args)?;
             let (answers, summarizer) = if args.offline || candidates.is_empty() {
@@ -154,6 +214,11 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
         warnings.push("another process appended to the file during the write: both lines are whole, but the new entry follows its lines".to_owned());
     }
     let entry_value: Value = serde_json::from_str(&entry.line).map_err(|e| CliError::Failed(e.to_string()))?;
+    if !hooks.for_event(HookEvent::Compact).is_empty() {
+        // A notification: the entry is written whatever the hooks do.
+        let d = hooks::dispatch(HookEvent::Compact, hooks.for_event(HookEvent::Compact), &hooks::compact_payload(&entry_value, from_extension));
+        warnings.extend(d.warnings);
+    }
     let doc = json!({
         "dialect": plan.dialect.name(),
         "file": a.file.display().to_string(),
@@ -178,6 +243,43 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
         println!("{}", entry.line);
     });
     Ok(())
+}
+
+/// The hooks in contextree's config file (none when it does not exist).
+fn load_hooks() -> Result<Hooks, CliError> {
+    match contextree_llm::config::default_path() {
+        Some(path) => hooks::load_hooks(&path).map_err(CliError::Input),
+        None => Ok(Hooks::default()),
+    }
+}
+
+fn settings_files(agent: &AgentSettings) -> Value {
+    agent.sources.iter().map(|p| Value::from(p.display().to_string())).collect()
+}
+
+/// Event → number of hooks, for the dry run (which runs none of them).
+fn configured_hooks(hooks: &Hooks) -> Value {
+    let mut map = Map::new();
+    for event in HookEvent::ALL {
+        let n = hooks.for_event(event).len();
+        if n > 0 {
+            map.insert(event.name().into(), n.into());
+        }
+    }
+    Value::Object(map)
+}
+
+fn print_settings_files(doc: &Value) {
+    let files: Vec<&str> = doc["settingsFiles"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+    if files.is_empty() {
+        println!("agent settings: none found, defaults used");
+    } else {
+        println!("agent settings read from: {}", files.join(", "));
+    }
+    if let Some(hooks) = doc["hooks"].as_object().filter(|h| !h.is_empty()) {
+        let list: Vec<String> = hooks.iter().map(|(k, v)| format!("{k} ×{v}")).collect();
+        println!("hooks (not run in a dry run): {}", list.join(", "));
+    }
 }
 
 fn print_doc(json: bool, doc: &Value, text: impl FnOnce()) {
@@ -320,7 +422,8 @@ fn summary_request(call: &SummarizerCall) -> SummaryRequest {
 fn ask_models(requests: &SummaryRequests, candidates: &Candidates, quiet: bool) -> Result<(Answers, Value), CliError> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| CliError::Failed(e.to_string()))?;
     let cancel = CancelToken::new();
-    let failed = |what: &str, e: contextree_llm::LlmError| CliError::Failed(format!("{what} summary failed: {e}"));
+    // pi's wording for a failed manual compaction (hooks-and-settings.md §2).
+    let failed = |what: &str, e: contextree_llm::LlmError| CliError::Failed(format!("Compaction failed: {e} (the {what} summary)"));
     let history_call = match &requests.history {
         HistoryStep::Call(c) => Some(c),
         HistoryStep::Literal(_) => None,
@@ -410,6 +513,7 @@ fn summarizer_text(v: &Value) -> String {
     match v["kind"].as_str() {
         Some("offline") => format!("offline extractive summary, no model ({})", v["why"].as_str().unwrap_or("")),
         Some("supplied") => "supplied with --summary (stored as a hook's summary)".to_owned(),
+        Some("hook") => format!("supplied by a {} hook", v["event"].as_str().unwrap_or("")),
         _ => {
             let calls: Vec<String> = v["calls"].as_array().into_iter().flatten().map(|c| format!("{} by {} {}", c["call"].as_str().unwrap_or(""), c["provider"].as_str().unwrap_or(""), c["model"].as_str().unwrap_or(""))).collect();
             calls.join(", ")

@@ -1,0 +1,232 @@
+//! `contextree compact` with hooks and agent settings: each run gets its own
+//! HOME and XDG config folder, so the user's real settings, hooks and
+//! providers never take part. The hooks are tiny `sh -c` scripts.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use serde_json::{json, Value};
+use support::repo;
+
+/// A temporary HOME with a copy of a fixture, removed when dropped.
+struct Sandbox {
+    dir: PathBuf,
+    file: PathBuf,
+}
+
+impl Sandbox {
+    fn new(fixture: &str) -> Sandbox {
+        static N: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!("contextree-compact-hooks-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+        std::fs::create_dir_all(dir.join("xdg/contextree")).unwrap();
+        std::fs::create_dir_all(dir.join("work")).unwrap();
+        let file = dir.join(format!("{fixture}.jsonl"));
+        std::fs::copy(repo().join("tests/fixtures/synthetic").join(format!("{fixture}.jsonl")), &file).unwrap();
+        Sandbox { dir, file }
+    }
+
+    /// Writes contextree's config file.
+    fn config(&self, config: &Value) {
+        std::fs::write(self.dir.join("xdg/contextree/config.json"), config.to_string()).unwrap();
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.join(rel)
+    }
+
+    /// `contextree compact FILE ARGS…` in the sandbox (HOME, XDG config, cwd).
+    fn compact(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_contextree"))
+            .arg("compact")
+            .arg(&self.file)
+            .args(args)
+            .env("HOME", &self.dir)
+            .env("XDG_CONFIG_HOME", self.dir.join("xdg"))
+            .env_remove("PI_CODING_AGENT_DIR")
+            .current_dir(self.dir.join("work"))
+            .output()
+            .unwrap()
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn sh(script: &str) -> Value {
+    json!({"command": ["sh", "-c", script]})
+}
+
+fn json_out(out: &Output) -> Value {
+    assert!(out.status.success(), "exit {:?}\n{}", out.status.code(), String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn read(p: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))).unwrap()
+}
+
+#[test]
+fn a_cancelling_hook_leaves_the_file_untouched() {
+    let sb = Sandbox::new("E02");
+    let after = sb.path("after-cancel");
+    sb.config(&json!({"hooks": {"session_before_compact": [
+        sh("cat >/dev/null; echo '{\"cancel\": true}'"),
+        sh(&format!("touch '{}'", after.display())),
+    ]}}));
+    let before = std::fs::read(&sb.file).unwrap();
+    for dialect in ["pi", "omp"] {
+        let out = sb.compact(&["--dialect", dialect, "--keep-recent", "45", "--offline", "--yes"]);
+        assert_eq!(out.status.code(), Some(1), "{dialect}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("Compaction cancelled"), "{dialect}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(std::fs::read(&sb.file).unwrap(), before, "{dialect}: byte-identical");
+        assert!(!after.exists(), "{dialect}: no hook runs after a cancel");
+    }
+}
+
+#[test]
+fn a_supplied_compaction_is_stored_as_the_hooks_and_no_model_is_asked() {
+    for (dialect, flag) in [("pi", "fromHook"), ("omp", "fromExtension")] {
+        let sb = Sandbox::new("E02");
+        let seen = sb.path("before.json");
+        let told = sb.path("after.json");
+        sb.config(&json!({
+            // A provider nobody listens on: asking it would fail the run.
+            "providers": [{"kind": "openai-compatible", "baseUrl": "http://127.0.0.1:9/v1", "model": "m", "maxRetries": 0}],
+            "hooks": {
+                "session_before_compact": [
+                    sh(&format!("cat > '{}'; echo '{{\"compaction\": {{\"summary\": \"Hook summary.\", \"details\": {{\"by\": \"hook\"}}}}}}'", seen.display())),
+                    // Prints nothing: the earlier result stands.
+                    sh("cat >/dev/null"),
+                ],
+                "session_compact": [sh(&format!("cat > '{}'", told.display()))],
+            },
+        }));
+        let done = json_out(&sb.compact(&["--dialect", dialect, "--keep-recent", "45", "--yes", "--json"]));
+        let entry = &done["entry"];
+        assert_eq!(entry["summary"], "Hook summary.", "{dialect}: verbatim, no file tags");
+        assert_eq!(entry[flag], true, "{dialect}");
+        assert_eq!(entry["details"], json!({"by": "hook"}), "{dialect}");
+        assert_eq!(entry["firstKeptEntryId"], "u2", "{dialect}: the plan's default");
+        assert_eq!(done["summarizer"]["kind"], "hook", "{dialect}");
+        assert_eq!(done["warnings"], json!([]), "{dialect}");
+
+        let payload = read(&seen);
+        assert_eq!(payload["type"], "session_before_compact");
+        assert_eq!(payload["preparation"]["firstKeptEntryId"], "u2");
+        assert_eq!(payload["preparation"]["messagesToSummarize"].as_array().unwrap().len(), 4);
+        assert_eq!(payload["preparation"]["settings"]["keepRecentTokens"], 45);
+        assert_eq!(payload["preparation"].get("recentMessages").is_some(), dialect == "omp", "{dialect}: omp only");
+        assert_eq!(payload["branchEntries"].as_array().unwrap().last().unwrap()["id"], "a4");
+
+        let note = read(&told);
+        assert_eq!(note["type"], "session_compact");
+        assert_eq!(note["compactionEntry"], *entry, "{dialect}: the written entry");
+        assert_eq!(note["fromExtension"], true);
+    }
+}
+
+#[test]
+fn a_hook_that_times_out_is_reported_and_compaction_goes_on() {
+    let sb = Sandbox::new("E02");
+    let seen = sb.path("compacting.json");
+    sb.config(&json!({"hooks": {
+        "session_before_compact": [{"command": ["sh", "-c", "exec sleep 30"], "timeoutSecs": 0.5}],
+        "session.compacting": [sh(&format!("cat > '{}'; echo '{{\"context\": [\"Mind the tests.\"], \"preserveData\": {{\"fromHook\": 1}}}}'", seen.display()))],
+    }}));
+    let before = std::fs::read(&sb.file).unwrap();
+    let started = std::time::Instant::now();
+    let done = json_out(&sb.compact(&["--dialect", "omp", "--keep-recent", "45", "--yes", "--json"]));
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "the hook was killed at its limit");
+    let warnings = done["warnings"].to_string();
+    assert!(warnings.contains("session_before_compact") && warnings.contains("timed out after 0.5s"), "{warnings}");
+    // No provider is configured: the offline summary, with the compacting hook's preserveData.
+    assert_eq!(done["summarizer"]["kind"], "offline");
+    let entry = &done["entry"];
+    assert_eq!(entry["fromExtension"], false);
+    assert_eq!(entry["preserveData"]["fromHook"], 1, "{entry}");
+    let payload = read(&seen);
+    assert_eq!(payload["type"], "session.compacting");
+    assert_eq!(payload["messages"].as_array().unwrap().len(), 4, "messagesToSummarize ++ turnPrefixMessages");
+    let after = std::fs::read(&sb.file).unwrap();
+    assert_eq!(&after[..before.len()], &before[..], "the old bytes are an untouched prefix");
+}
+
+#[test]
+fn dry_run_names_the_agent_settings_files_and_runs_no_hook() {
+    let sb = Sandbox::new("E02");
+    let ran = sb.path("ran");
+    sb.config(&json!({"hooks": {"session_before_compact": [sh(&format!("touch '{}'", ran.display()))]}}));
+    std::fs::create_dir_all(sb.path(".pi/agent")).unwrap();
+    std::fs::write(sb.path(".pi/agent/settings.json"), r#"{"compaction": {"keepRecentTokens": 45}}"#).unwrap();
+    std::fs::create_dir_all(sb.path("work/.pi")).unwrap();
+    std::fs::write(sb.path("work/.pi/settings.json"), r#"{"compaction": {"reserveTokens": 1000}}"#).unwrap();
+    let plan = json_out(&sb.compact(&["--dialect", "pi", "--dry-run", "--json"]));
+    let files: Vec<String> = plan["settingsFiles"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_owned()).collect();
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert!(files[0].ends_with(".pi/agent/settings.json") && files[1].ends_with("work/.pi/settings.json"), "{files:?}");
+    assert_eq!(plan["keepRecentTokensUsed"], 45, "from the global file");
+    assert_eq!(plan["calls"][0]["maxTokens"], 800, "80 % of the project's reserveTokens");
+    assert_eq!(plan["hooks"], json!({"session_before_compact": 1}));
+    assert!(!ran.exists(), "a dry run runs no hook");
+    // A flag wins over the files.
+    let plan = json_out(&sb.compact(&["--dialect", "pi", "--dry-run", "--json", "--keep-recent", "1000000"]));
+    assert_eq!(plan["keepRecentTokensUsed"], 1_000_000);
+    let text = sb.compact(&["--dialect", "pi", "--dry-run"]);
+    assert!(String::from_utf8_lossy(&text.stdout).contains("agent settings read from: "), "{}", String::from_utf8_lossy(&text.stdout));
+}
+
+/// A server that answers every request with the next status of `statuses`
+/// (the last one repeats) and counts the requests.
+fn failing_server(statuses: &'static [u16]) -> (String, std::sync::Arc<AtomicU32>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let count = std::sync::Arc::new(AtomicU32::new(0));
+    let seen = count.clone();
+    // Detached: it ends with the test process.
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            let n = seen.fetch_add(1, Ordering::SeqCst) as usize;
+            let status = statuses[n.min(statuses.len() - 1)];
+            let text = format!("{{\"error\": {{\"message\": \"scripted failure {n}\"}}}}");
+            let _ = write!(stream, "HTTP/1.1 {status} Scripted\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}", text.len());
+        }
+    });
+    (url, count)
+}
+
+#[test]
+fn a_provider_failure_is_a_clear_error_and_writes_nothing() {
+    let sb = Sandbox::new("E02");
+    let (url, count) = failing_server(&[500, 400]);
+    sb.config(&json!({"providers": [{"kind": "openai-compatible", "baseUrl": url, "model": "m", "maxRetries": 3, "retryBaseDelayMs": 10}]}));
+    let before = std::fs::read(&sb.file).unwrap();
+    let out = sb.compact(&["--dialect", "pi", "--keep-recent", "45", "--yes"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let last = err.lines().last().unwrap_or("");
+    assert!(last.starts_with("contextree: Compaction failed: HTTP 400"), "{err}");
+    // 500 is retried, 400 is not.
+    assert_eq!(count.load(Ordering::SeqCst), 2, "{err}");
+    assert_eq!(std::fs::read(&sb.file).unwrap(), before, "byte-identical");
+}

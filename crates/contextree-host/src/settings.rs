@@ -1,0 +1,378 @@
+//! The agents' own settings for `compaction.*` and `branchSummary.*`
+//! (hooks-and-settings.md §4), read to pre-fill contextree's. Read only: the
+//! spec forbids writing the agents' settings files (§4.3).
+//!
+//! Files, later ones deep-merged over earlier ones (objects key by key):
+//! - pi: `$PI_CODING_AGENT_DIR/settings.json` (else `~/.pi/agent/settings.json`),
+//!   then `<cwd>/.pi/settings.json`;
+//! - omp: `~/.omp/agent/config.yml` (YAML; when it is absent, the legacy
+//!   `~/.omp/agent/settings.json` omp would migrate into it), then
+//!   `<cwd>/.omp/settings.json`.
+//!
+//! A missing file is normal and silent. An unreadable or malformed file, or a
+//! value of the wrong type, is a warning naming the file (or key) and the
+//! reason; that file (or key) is then ignored and the defaults stand.
+
+use std::path::{Path, PathBuf};
+
+use contextree_core::compaction::{CompactionSettings, Strategy};
+use contextree_core::Dialect;
+use serde_json::{Map, Value};
+use yaml_rust2::{Yaml, YamlLoader};
+
+/// Both agents' `branchSummary.reserveTokens` default.
+pub const DEFAULT_BRANCH_SUMMARY_RESERVE_TOKENS: u64 = 16_384;
+
+/// What the agent's settings say about compaction, with the dialect's defaults
+/// for everything unset.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentSettings {
+    /// `compaction.enabled`, `keepRecentTokens`, `reserveTokens` (both), and
+    /// omp's `strategy`, `thresholdPercent`, `thresholdTokens`.
+    pub compaction: CompactionSettings,
+    /// `branchSummary.reserveTokens`.
+    pub branch_summary_reserve_tokens: u64,
+    /// omp `compaction.remoteEndpoint`, `None` when unset or when
+    /// `compaction.remoteEnabled` is false (omp then does not use it). pi: always `None`.
+    pub remote_endpoint: Option<String>,
+    /// The files that were read, in merge order (later ones win).
+    pub sources: Vec<PathBuf>,
+    /// Files or keys that were ignored, and why.
+    pub warnings: Vec<String>,
+}
+
+impl Default for AgentSettings {
+    fn default() -> Self {
+        AgentSettings {
+            compaction: CompactionSettings::default(),
+            branch_summary_reserve_tokens: DEFAULT_BRANCH_SUMMARY_RESERVE_TOKENS,
+            remote_endpoint: None,
+            sources: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// The settings file format, by how the agent reads it.
+#[derive(Clone, Copy)]
+enum Format {
+    Json,
+    Yaml,
+}
+
+/// The agent's settings as seen from `cwd`, with `home` as the home folder and
+/// `env` for environment variables (parameters so tests need no real HOME).
+pub fn agent_settings(dialect: Dialect, home: &Path, env: &dyn Fn(&str) -> Option<String>, cwd: &Path) -> AgentSettings {
+    let files: Vec<(PathBuf, Format)> = match dialect {
+        Dialect::Pi => {
+            let agent_dir = env("PI_CODING_AGENT_DIR").filter(|d| !d.is_empty()).map_or_else(|| home.join(".pi/agent"), PathBuf::from);
+            vec![(agent_dir.join("settings.json"), Format::Json), (cwd.join(".pi/settings.json"), Format::Json)]
+        }
+        Dialect::Omp => {
+            let yml = home.join(".omp/agent/config.yml");
+            // omp migrates the legacy JSON file into config.yml once; until it
+            // has, the JSON file is what it would use.
+            let global = if yml.exists() { (yml, Format::Yaml) } else { (home.join(".omp/agent/settings.json"), Format::Json) };
+            vec![global, (cwd.join(".omp/settings.json"), Format::Json)]
+        }
+    };
+    let mut out = AgentSettings::default();
+    let mut merged = Value::Object(Map::new());
+    for (path, format) in files {
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                out.warnings.push(format!("{}: cannot read: {e}", path.display()));
+                continue;
+            }
+        };
+        match parse(&text, format) {
+            Ok(Value::Object(map)) => {
+                deep_merge(&mut merged, Value::Object(map));
+                out.sources.push(path);
+            }
+            // An empty YAML document is an empty settings file, not an error.
+            Ok(Value::Null) => out.sources.push(path),
+            Ok(_) => out.warnings.push(format!("{}: not an object at the top level; ignored", path.display())),
+            Err(reason) => out.warnings.push(format!("{}: {reason}; ignored", path.display())),
+        }
+    }
+    apply(dialect, &merged, &mut out);
+    out
+}
+
+/// [`agent_settings`] with the real home folder, environment and working folder.
+pub fn agent_settings_from_env(dialect: Dialect) -> AgentSettings {
+    let env = |k: &str| std::env::var(k).ok();
+    let home = env("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    match home {
+        Some(home) => agent_settings(dialect, &home, &env, &cwd),
+        None => {
+            // Without a home folder only the project file can be found; a
+            // path that cannot exist stands in for the global one.
+            let mut s = agent_settings(dialect, Path::new("/nonexistent-home"), &env, &cwd);
+            s.warnings.push("HOME is not set: the global settings file was not read".to_owned());
+            s
+        }
+    }
+}
+
+fn parse(text: &str, format: Format) -> Result<Value, String> {
+    match format {
+        Format::Json => serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}")),
+        Format::Yaml => {
+            let docs = YamlLoader::load_from_str(text).map_err(|e| format!("invalid YAML: {e}"))?;
+            docs.into_iter().next().map_or(Ok(Value::Null), |d| yaml_to_json(&d))
+        }
+    }
+}
+
+fn yaml_to_json(y: &Yaml) -> Result<Value, String> {
+    Ok(match y {
+        Yaml::Null | Yaml::BadValue => Value::Null,
+        Yaml::Boolean(b) => Value::Bool(*b),
+        Yaml::Integer(i) => Value::from(*i),
+        // `.inf` / `.nan` have no JSON form; they become null (and so a warning if used).
+        Yaml::Real(r) => y.as_f64().and_then(serde_json::Number::from_f64).map_or_else(|| Value::String(r.clone()), Value::Number),
+        Yaml::String(s) => Value::String(s.clone()),
+        Yaml::Array(a) => Value::Array(a.iter().map(yaml_to_json).collect::<Result<_, _>>()?),
+        Yaml::Hash(h) => {
+            let mut map = Map::new();
+            for (k, v) in h {
+                let key = match k {
+                    Yaml::String(s) => s.clone(),
+                    Yaml::Integer(i) => i.to_string(),
+                    Yaml::Boolean(b) => b.to_string(),
+                    Yaml::Real(r) => r.clone(),
+                    _ => return Err("a mapping key is not a scalar".to_owned()),
+                };
+                map.insert(key, yaml_to_json(v)?);
+            }
+            Value::Object(map)
+        }
+        Yaml::Alias(_) => return Err("YAML aliases are not supported".to_owned()),
+    })
+}
+
+/// Objects merge key by key; anything else is replaced (the agents' deepMerge).
+fn deep_merge(base: &mut Value, over: Value) {
+    match (base, over) {
+        (Value::Object(b), Value::Object(o)) => {
+            for (k, v) in o {
+                match b.get_mut(&k) {
+                    Some(slot) if slot.is_object() && v.is_object() => deep_merge(slot, v),
+                    _ => {
+                        b.insert(k, v);
+                    }
+                }
+            }
+        }
+        (slot, v) => *slot = v,
+    }
+}
+
+/// Reads the typed keys out of the merged document.
+fn apply(dialect: Dialect, merged: &Value, out: &mut AgentSettings) {
+    let mut warn = |key: &str, want: &str, v: &Value| out.warnings.push(format!("{key}: expected {want}, found {v}; the default is used"));
+    let get = |section: &str, key: &str| merged.get(section).and_then(|s| s.get(key)).filter(|v| !v.is_null());
+    let c = &mut out.compaction;
+    if let Some(v) = get("compaction", "enabled") {
+        match v.as_bool() {
+            Some(b) => c.enabled = b,
+            None => warn("compaction.enabled", "true or false", v),
+        }
+    }
+    for (key, slot) in [("keepRecentTokens", &mut c.keep_recent_tokens), ("reserveTokens", &mut c.reserve_tokens)] {
+        if let Some(v) = get("compaction", key) {
+            match count(v) {
+                Some(n) => *slot = n,
+                None => warn(&format!("compaction.{key}"), "a whole number ≥ 0", v),
+            }
+        }
+    }
+    if let Some(v) = get("branchSummary", "reserveTokens") {
+        match count(v) {
+            Some(n) => out.branch_summary_reserve_tokens = n,
+            None => warn("branchSummary.reserveTokens", "a whole number ≥ 0", v),
+        }
+    }
+    // pi has no strategy, thresholds or remote endpoint (§4.2): its keys of
+    // those names, if any, mean nothing to it.
+    if dialect == Dialect::Pi {
+        return;
+    }
+    if let Some(v) = get("compaction", "strategy") {
+        match v.as_str() {
+            Some("context-full") => c.strategy = Strategy::ContextFull,
+            Some("handoff") => c.strategy = Strategy::Handoff,
+            Some("off") => c.strategy = Strategy::Off,
+            _ => warn("compaction.strategy", "\"context-full\", \"handoff\" or \"off\"", v),
+        }
+    }
+    // −1 (the default) and other values ≤ 0 mean unset; the threshold rule
+    // ignores them the same way, so they are kept as given.
+    for (key, slot) in [("thresholdPercent", &mut c.threshold_percent), ("thresholdTokens", &mut c.threshold_tokens)] {
+        if let Some(v) = get("compaction", key) {
+            match v.as_f64() {
+                Some(x) => *slot = (x > 0.0).then_some(x),
+                None => warn(&format!("compaction.{key}"), "a number", v),
+            }
+        }
+    }
+    let remote_enabled = match get("compaction", "remoteEnabled") {
+        Some(v) => v.as_bool().unwrap_or_else(|| {
+            warn("compaction.remoteEnabled", "true or false", v);
+            true
+        }),
+        None => true,
+    };
+    if let Some(v) = get("compaction", "remoteEndpoint") {
+        match v.as_str() {
+            Some(url) if !url.trim().is_empty() => out.remote_endpoint = remote_enabled.then(|| url.trim().to_owned()),
+            Some(_) => {}
+            None => warn("compaction.remoteEndpoint", "a URL string", v),
+        }
+    }
+}
+
+/// A token count: a whole, non-negative JSON number (YAML `16384` and JSON
+/// `16384.0` alike).
+fn count(v: &Value) -> Option<u64> {
+    v.as_u64().or_else(|| v.as_f64().filter(|x| x.is_finite() && *x >= 0.0 && x.fract() == 0.0 && *x < 9.007e15).map(|x| x as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    /// A temporary folder, removed when dropped.
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new() -> TempDir {
+            static N: AtomicU32 = AtomicU32::new(0);
+            let dir = std::env::temp_dir().join(format!("contextree-settings-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+            std::fs::create_dir_all(&dir).unwrap();
+            TempDir(dir)
+        }
+
+        fn write(&self, rel: &str, text: &str) -> PathBuf {
+            let p = self.0.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, text).unwrap();
+            p
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn defaults_when_no_file_exists() {
+        let t = TempDir::new();
+        for d in [Dialect::Pi, Dialect::Omp] {
+            let s = agent_settings(d, &t.0.join("home"), &no_env, &t.0.join("proj"));
+            assert_eq!(s, AgentSettings::default());
+        }
+    }
+
+    #[test]
+    fn pi_global_and_project_deep_merge() {
+        let t = TempDir::new();
+        let g = t.write("home/.pi/agent/settings.json", r#"{"compaction": {"reserveTokens": 8000, "keepRecentTokens": 1000}, "branchSummary": {"reserveTokens": 4000}, "theme": "dark"}"#);
+        let p = t.write("proj/.pi/settings.json", r#"{"compaction": {"keepRecentTokens": 500, "enabled": false, "strategy": "off"}}"#);
+        let s = agent_settings(Dialect::Pi, &t.0.join("home"), &no_env, &t.0.join("proj"));
+        assert_eq!(s.sources, vec![g, p]);
+        assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+        assert_eq!(s.compaction.reserve_tokens, 8000, "global value survives the project's partial object");
+        assert_eq!(s.compaction.keep_recent_tokens, 500, "project wins");
+        assert!(!s.compaction.enabled);
+        assert_eq!(s.compaction.strategy, Strategy::ContextFull, "pi has no strategy");
+        assert_eq!(s.branch_summary_reserve_tokens, 4000);
+    }
+
+    #[test]
+    fn pi_agent_dir_from_the_environment() {
+        let t = TempDir::new();
+        t.write("home/.pi/agent/settings.json", r#"{"compaction": {"reserveTokens": 1}}"#);
+        let other = t.write("elsewhere/settings.json", r#"{"compaction": {"reserveTokens": 2}}"#);
+        let dir = t.0.join("elsewhere").display().to_string();
+        let env = move |k: &str| (k == "PI_CODING_AGENT_DIR").then(|| dir.clone());
+        let s = agent_settings(Dialect::Pi, &t.0.join("home"), &env, &t.0.join("proj"));
+        assert_eq!(s.compaction.reserve_tokens, 2);
+        assert_eq!(s.sources, vec![other]);
+    }
+
+    #[test]
+    fn omp_yaml_with_project_json() {
+        let t = TempDir::new();
+        let yml = t.write(
+            "home/.omp/agent/config.yml",
+            "# global\ncompaction:\n  reserveTokens: 20000   # floor\n  strategy: \"handoff\"\n  thresholdPercent: 80\n  remoteEndpoint: 'https://x.example/compact'\nbranchSummary:\n  enabled: true\n  reserveTokens: 9000\n",
+        );
+        // The legacy file is not read while config.yml exists.
+        t.write("home/.omp/agent/settings.json", r#"{"compaction": {"reserveTokens": 1}}"#);
+        let p = t.write("proj/.omp/settings.json", r#"{"compaction": {"thresholdTokens": 150000, "keepRecentTokens": 3000}}"#);
+        let s = agent_settings(Dialect::Omp, &t.0.join("home"), &no_env, &t.0.join("proj"));
+        assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+        assert_eq!(s.sources, vec![yml, p]);
+        let c = s.compaction;
+        assert_eq!((c.reserve_tokens, c.keep_recent_tokens, c.strategy), (20000, 3000, Strategy::Handoff));
+        assert_eq!((c.threshold_percent, c.threshold_tokens), (Some(80.0), Some(150000.0)));
+        assert_eq!(s.branch_summary_reserve_tokens, 9000);
+        assert_eq!(s.remote_endpoint.as_deref(), Some("https://x.example/compact"));
+    }
+
+    #[test]
+    fn omp_legacy_json_and_disabled_remote() {
+        let t = TempDir::new();
+        let legacy = t.write("home/.omp/agent/settings.json", r#"{"compaction": {"thresholdPercent": -1, "remoteEnabled": false, "remoteEndpoint": "https://x"}}"#);
+        let s = agent_settings(Dialect::Omp, &t.0.join("home"), &no_env, &t.0.join("proj"));
+        assert_eq!(s.sources, vec![legacy]);
+        assert_eq!(s.compaction.threshold_percent, None, "-1 means unset");
+        assert_eq!(s.remote_endpoint, None, "remoteEnabled: false turns the endpoint off");
+    }
+
+    #[test]
+    fn bad_files_and_values_are_warnings_and_defaults_stand() {
+        let t = TempDir::new();
+        t.write("home/.omp/agent/config.yml", "compaction:\n  reserveTokens: [1, 2\n");
+        t.write("proj/.omp/settings.json", r#"{"compaction": {"keepRecentTokens": "many", "enabled": "yes", "strategy": "sometimes", "reserveTokens": 12.5}}"#);
+        let s = agent_settings(Dialect::Omp, &t.0.join("home"), &no_env, &t.0.join("proj"));
+        assert_eq!(s.compaction, CompactionSettings::default());
+        assert_eq!(s.sources.len(), 1, "only the valid project file counts as read");
+        let all = s.warnings.join("\n");
+        assert!(all.contains("config.yml: invalid YAML"), "{all}");
+        for key in ["compaction.keepRecentTokens", "compaction.enabled", "compaction.strategy", "compaction.reserveTokens"] {
+            assert!(all.contains(key), "{key} missing in {all}");
+        }
+
+        let t = TempDir::new();
+        t.write("home/.pi/agent/settings.json", "{not json");
+        t.write("proj/.pi/settings.json", "[1]");
+        let s = agent_settings(Dialect::Pi, &t.0.join("home"), &no_env, &t.0.join("proj"));
+        assert_eq!(s.compaction, CompactionSettings::default());
+        assert!(s.sources.is_empty());
+        assert!(s.warnings[0].contains("settings.json: invalid JSON"), "{:?}", s.warnings);
+        assert!(s.warnings[1].contains("not an object"), "{:?}", s.warnings);
+    }
+
+    #[test]
+    fn an_empty_yaml_file_is_empty_settings() {
+        let t = TempDir::new();
+        let yml = t.write("home/.omp/agent/config.yml", "# nothing yet\n");
+        let s = agent_settings(Dialect::Omp, &t.0.join("home"), &no_env, &t.0.join("proj"));
+        assert_eq!(s.sources, vec![yml]);
+        assert!(s.warnings.is_empty());
+    }
+}
