@@ -5,6 +5,7 @@
 
 mod cmd;
 mod common;
+mod summarizer;
 
 use std::process::ExitCode;
 

@@ -201,6 +201,22 @@ pub fn entry_value(dialect: Dialect, id: &str, parent_id: Option<&str>, timestam
     Value::Object(m)
 }
 
+/// A branch summary a `session_before_tree` hook supplied
+/// (`{summary, details?}`): stored verbatim, no preamble or file tags, the
+/// entry marked `fromHook` / `fromExtension` true (hooks-and-settings.md §3).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SuppliedBranchSummary {
+    /// The summary text, as given.
+    pub summary: String,
+    /// Its `details`, stored as given; `None` leaves the key out.
+    pub details: Option<Value>,
+}
+
+/// The line `navigateTree` appends for a supplied summary.
+pub fn supplied_entry_line(dialect: Dialect, id: &str, parent_id: Option<&str>, timestamp: &str, supplied: &SuppliedBranchSummary) -> String {
+    entry_line(dialect, id, parent_id, timestamp, &supplied.summary, supplied.details.as_ref(), Some(true))
+}
+
 /// The line the agent appends (`JSON.stringify(entry)`, no newline).
 pub fn entry_line(dialect: Dialect, id: &str, parent_id: Option<&str>, timestamp: &str, summary: &str, details: Option<&Value>, from_extension: Option<bool>) -> String {
     stringify(&entry_value(dialect, id, parent_id, timestamp, summary, details, from_extension))
@@ -270,6 +286,17 @@ mod tests {
         assert_eq!(new_leaf(&s, s.node("u1").unwrap()), None);
         let line = entry_line(Dialect::Pi, "x", None, "t", "S", None, Some(true));
         assert_eq!(line, r#"{"type":"branch_summary","id":"x","parentId":null,"timestamp":"t","fromId":"root","summary":"S","fromHook":true}"#);
+    }
+
+    #[test]
+    fn supplied_summaries_are_stored_verbatim_and_marked() {
+        let sup = SuppliedBranchSummary { summary: "Mine.".into(), details: Some(serde_json::json!({"k": 1})) };
+        assert_eq!(
+            supplied_entry_line(Dialect::Omp, "x", Some("a5"), "t", &sup),
+            r#"{"type":"branch_summary","id":"x","parentId":"a5","timestamp":"t","fromId":"a5","summary":"Mine.","details":{"k":1},"fromExtension":true}"#
+        );
+        let bare = SuppliedBranchSummary { summary: "Mine.".into(), details: None };
+        assert_eq!(supplied_entry_line(Dialect::Pi, "x", None, "t", &bare), r#"{"type":"branch_summary","id":"x","parentId":null,"timestamp":"t","fromId":"root","summary":"Mine.","fromHook":true}"#);
     }
 
     #[test]

@@ -19,6 +19,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use contextree_core::branch_summary::SuppliedBranchSummary;
 use contextree_core::compaction::{CompactingHook, CompactionPlan, SuppliedCompaction};
 use contextree_core::context::materialize::{agent_message, ReadBackError};
 use contextree_core::context::Item;
@@ -267,7 +268,9 @@ fn check_result(event: HookEvent, m: &Map<String, Value>) -> Result<(), String> 
         }
         HookEvent::BeforeTree => {
             is("cancel", Value::is_boolean, "true or false")?;
-            is("summary", |v| v.get("summary").is_some_and(Value::is_string), "an object with a string \"summary\"")?;
+            if let Some(v) = m.get("summary").filter(|v| !v.is_null()) {
+                supplied_branch_summary(v).map(drop)?;
+            }
             for key in ["customInstructions", "label"] {
                 is(key, Value::is_string, "a string")?;
             }
@@ -474,6 +477,111 @@ pub fn compact_payload(compaction_entry: &Value, from_extension: bool) -> Value 
     json!({"type": HookEvent::Compact.name(), "compactionEntry": compaction_entry, "fromExtension": from_extension})
 }
 
+/// What `navigateTree` hands `session_before_tree` as `preparation`
+/// (branch-summary.md §1 step 4), by node.
+#[derive(Debug, Clone, Copy)]
+pub struct TreePreparation<'a> {
+    /// The entry navigated to.
+    pub target: NodeId,
+    /// The leaf before the move (`None`: an empty session).
+    pub old_leaf: Option<NodeId>,
+    /// `collectEntriesForBranchSummary`'s common ancestor.
+    pub common_ancestor: Option<NodeId>,
+    /// The abandoned entries, chronological.
+    pub entries_to_summarize: &'a [NodeId],
+    /// The user asked for a summary.
+    pub user_wants_summary: bool,
+    /// pi only: the navigation options as given (`None` leaves the key out, as `undefined`).
+    pub custom_instructions: Option<&'a str>,
+    /// pi only.
+    pub replace_instructions: Option<bool>,
+    /// pi only.
+    pub label: Option<&'a str>,
+}
+
+/// The `session_before_tree` payload: `{type, preparation: {targetId,
+/// oldLeafId, commonAncestorId, entriesToSummarize, userWantsSummary, (pi)
+/// customInstructions?, replaceInstructions?, label?}}`, the entries as
+/// stored in the file. `signal` has no JSON form (the time limit stands in).
+pub fn before_tree_payload(session: &Session, prep: &TreePreparation<'_>, source: &dyn Source) -> Value {
+    let id = |n: Option<NodeId>| n.map_or(Value::Null, |n| Value::from(session.entry(n).id.to_string()));
+    let mut p = Map::new();
+    p.insert("targetId".into(), id(Some(prep.target)));
+    p.insert("oldLeafId".into(), id(prep.old_leaf));
+    p.insert("commonAncestorId".into(), id(prep.common_ancestor));
+    p.insert("entriesToSummarize".into(), prep.entries_to_summarize.iter().map(|&n| raw_entry(session, n, source)).collect());
+    p.insert("userWantsSummary".into(), prep.user_wants_summary.into());
+    if session.dialect() == Dialect::Pi {
+        if let Some(c) = prep.custom_instructions {
+            p.insert("customInstructions".into(), c.into());
+        }
+        if let Some(r) = prep.replace_instructions {
+            p.insert("replaceInstructions".into(), r.into());
+        }
+        if let Some(l) = prep.label {
+            p.insert("label".into(), l.into());
+        }
+    }
+    json!({"type": HookEvent::BeforeTree.name(), "preparation": p})
+}
+
+/// A `session_before_tree` result's `summary` (`{summary, details?}`).
+/// `details` is kept as given, `null` included (JavaScript stores it so);
+/// only a missing key leaves it out.
+pub fn supplied_branch_summary(v: &Value) -> Result<SuppliedBranchSummary, String> {
+    let m = v.as_object().ok_or("\"summary\" must be an object {summary, details?}")?;
+    let summary = match m.get("summary") {
+        Some(Value::String(s)) => s.clone(),
+        None | Some(Value::Null) => return Err("\"summary.summary\" is missing".to_owned()),
+        Some(_) => return Err("\"summary.summary\" must be a string".to_owned()),
+    };
+    Ok(SuppliedBranchSummary { summary, details: m.get("details").cloned() })
+}
+
+/// What `session_before_tree` decided.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BeforeTree {
+    /// Stop: navigation is cancelled and nothing is written.
+    pub cancel: bool,
+    /// Use this instead of the summarizer (only when the user asked for a summary).
+    pub summary: Option<SuppliedBranchSummary>,
+    /// pi: replaces the navigation's custom instructions.
+    pub custom_instructions: Option<String>,
+    /// pi: replaces `replaceInstructions`.
+    pub replace_instructions: Option<bool>,
+    /// pi: replaces the label.
+    pub label: Option<String>,
+}
+
+/// The typed reading of a `session_before_tree` dispatch. The overrides are
+/// read for both dialects; omp has none, so its caller ignores them.
+pub fn before_tree(d: &Dispatch) -> BeforeTree {
+    let Some(m) = &d.result else { return BeforeTree::default() };
+    let text = |k: &str| m.get(k).and_then(Value::as_str).map(str::to_owned);
+    BeforeTree {
+        cancel: d.cancelled,
+        // Checked by `check_result` already.
+        summary: m.get("summary").filter(|v| !v.is_null()).and_then(|v| supplied_branch_summary(v).ok()),
+        custom_instructions: text("customInstructions"),
+        replace_instructions: m.get("replaceInstructions").and_then(Value::as_bool),
+        label: text("label"),
+    }
+}
+
+/// The `session_tree` payload: `{type, newLeafId, oldLeafId, summaryEntry?,
+/// fromExtension?}`, the last two only when a summary entry was written.
+pub fn tree_payload(new_leaf_id: Option<&str>, old_leaf_id: Option<&str>, summary: Option<(&Value, bool)>) -> Value {
+    let mut m = Map::new();
+    m.insert("type".into(), HookEvent::Tree.name().into());
+    m.insert("newLeafId".into(), new_leaf_id.map_or(Value::Null, Value::from));
+    m.insert("oldLeafId".into(), old_leaf_id.map_or(Value::Null, Value::from));
+    if let Some((entry, from_extension)) = summary {
+        m.insert("summaryEntry".into(), entry.clone());
+        m.insert("fromExtension".into(), from_extension.into());
+    }
+    Value::Object(m)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -572,6 +680,41 @@ mod tests {
         let d = dispatch_with(HookEvent::Compact, &hooks, &json!({}), &mut table(&[("a", Ok(r#"{"cancel": true}"#)), ("b", Err("timed out after 1s (killed)"))]));
         assert_eq!((d.result, d.cancelled), (None, false));
         assert_eq!(d.warnings.len(), 1);
+    }
+
+    #[test]
+    fn tree_results_and_payloads() {
+        let answers = [
+            ("sum", Ok(r#"{"summary": {"summary": "S", "details": {"d": 1}}, "label": "L", "replaceInstructions": true}"#)),
+            ("bad", Ok(r#"{"summary": {"details": 1}}"#)),
+            ("worse", Ok(r#"{"summary": "text"}"#)),
+        ];
+        let d = dispatch_with(HookEvent::BeforeTree, &[hook("sum"), hook("bad"), hook("worse")], &json!({}), &mut table(&answers));
+        assert_eq!(d.warnings.len(), 2, "{:?}", d.warnings);
+        assert!(d.warnings[0].contains("summary.summary\" is missing"), "{:?}", d.warnings);
+        let t = before_tree(&d);
+        assert_eq!(t.summary, Some(SuppliedBranchSummary { summary: "S".into(), details: Some(json!({"d": 1})) }));
+        assert_eq!((t.label.as_deref(), t.replace_instructions, t.cancel), (Some("L"), Some(true), false));
+        let d = dispatch_with(HookEvent::BeforeTree, &[hook("c"), hook("sum")], &json!({}), &mut table(&[("c", Ok(r#"{"cancel": true}"#)), ("sum", Ok("{}"))]));
+        assert!(before_tree(&d).cancel);
+
+        assert_eq!(tree_payload(Some("n"), None, None), json!({"type": "session_tree", "newLeafId": "n", "oldLeafId": null}));
+        let e = json!({"type": "branch_summary"});
+        assert_eq!(tree_payload(Some("n"), Some("o"), Some((&e, true)))["fromExtension"], true);
+
+        let bytes = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/\"}\n{\"type\":\"message\",\"id\":\"u1\",\"parentId\":null,\"timestamp\":\"t\",\"message\":{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}}\n";
+        for dialect in Dialect::ALL {
+            let s = Session::parse(bytes, Some(dialect));
+            let u1 = s.node("u1").unwrap();
+            let prep = TreePreparation { target: u1, old_leaf: Some(u1), common_ancestor: Some(u1), entries_to_summarize: &[u1], user_wants_summary: true, custom_instructions: Some("C"), replace_instructions: None, label: None };
+            let p = before_tree_payload(&s, &prep, &bytes.to_vec());
+            assert_eq!(p["type"], "session_before_tree");
+            assert_eq!(p["preparation"]["entriesToSummarize"][0]["id"], "u1");
+            assert_eq!(p["preparation"]["userWantsSummary"], true);
+            let pi_only = p["preparation"].get("customInstructions").is_some();
+            assert_eq!(pi_only, dialect == Dialect::Pi, "{dialect}");
+            assert!(p["preparation"].get("replaceInstructions").is_none());
+        }
     }
 
     /// A temporary folder for scripts, removed when dropped.

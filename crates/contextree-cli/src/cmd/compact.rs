@@ -20,8 +20,9 @@
 //! 2. a `session_before_compact` hook's `compaction`, stored the same way;
 //! 3. `--offline`, or no provider given nor configured: contextree-llm's
 //!    offline extractive summary, labelled in the entry's `details`;
-//! 4. otherwise the configured candidates (`--provider`/`--model`, else
-//!    `~/.config/contextree/config.json`), through contextree-llm.
+//! 4. otherwise the candidates (`--provider`/`--model`, else
+//!    `~/.config/contextree/config.json`, else omp's `compaction.remoteEndpoint`;
+//!    see [`crate::summarizer::candidates`]), through contextree-llm.
 
 use clap::Args;
 use contextree_core::compaction::entry::{details_value, strip_file_tags};
@@ -37,10 +38,11 @@ use contextree_host::hooks::{self, HookEvent, Hooks};
 use contextree_host::settings::{agent_settings_from_env, AgentSettings};
 use contextree_host::write::{append_to_loaded, now_iso, random_u32, WriteError};
 use contextree_llm::offline::{parts, PartKind, OFFLINE_LABEL};
-use contextree_llm::{summarize_offline, CancelToken, Candidates, Event, ProviderConfig, ProviderKind, SummaryRequest};
+use contextree_llm::{summarize_offline, CancelToken, Candidates, Event, SummaryRequest};
 use serde_json::{json, Map, Value};
 
 use crate::common::{print_json, read_back, CliError, SessionArgs};
+use crate::summarizer::{self, load_hooks, ProviderFlags};
 
 /// The `details.summarizer` value of an entry whose summary no model wrote.
 const OFFLINE_DETAILS: &str = "contextree-offline";
@@ -189,7 +191,8 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
     let (result, summarizer) = match supplied {
         Some((supplied, summarizer)) => (supplied_result(s, &plan, &supplied).map_err(|e| CliError::Failed(e.to_string()))?, summarizer),
         None => {
-            let candidates = candidates(args)?;
+            let flags = ProviderFlags { offline: args.offline, provider: args.provider.as_deref(), model: args.model.as_deref(), base_url: args.base_url.as_deref() };
+            let candidates = summarizer::candidates(flags, &agent)?;
             let (answers, summarizer) = if args.offline || candidates.is_empty() {
                 let why = if args.offline { "--offline" } else { "no provider given or configured" };
                 (offline_answers(s, &plan, &requests), json!({"kind": "offline", "why": why}))
@@ -243,14 +246,6 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
         println!("{}", entry.line);
     });
     Ok(())
-}
-
-/// The hooks in contextree's config file (none when it does not exist).
-fn load_hooks() -> Result<Hooks, CliError> {
-    match contextree_llm::config::default_path() {
-        Some(path) => hooks::load_hooks(&path).map_err(CliError::Input),
-        None => Ok(Hooks::default()),
-    }
 }
 
 fn settings_files(agent: &AgentSettings) -> Value {
@@ -385,27 +380,6 @@ fn print_dry_run(doc: &Value) {
     if let Some(note) = doc["shortSummaryNote"].as_str() {
         println!("\n({note})");
     }
-}
-
-/// `--provider`/`--model`/`--base-url`, else the config file's candidates.
-fn candidates(args: &CompactArgs) -> Result<Candidates, CliError> {
-    let Some(kind) = &args.provider else {
-        return Candidates::load_default().map_err(|e| CliError::Input(e.to_string()));
-    };
-    let kind = match kind.as_str() {
-        "openai-compatible" | "openai" => ProviderKind::OpenAiCompatible,
-        "anthropic" => ProviderKind::Anthropic,
-        "remote" => ProviderKind::Remote,
-        other => return Err(CliError::Input(format!("--provider {other}: expected openai-compatible, anthropic or remote"))),
-    };
-    let base = args.base_url.clone().or_else(|| kind.default_base_url().map(str::to_owned));
-    let base = base.ok_or_else(|| CliError::Input("--provider remote needs --base-url (the endpoint's URL)".into()))?;
-    let model = args.model.clone().unwrap_or_default();
-    // A remote endpoint picks its own model; the others need one named.
-    if model.is_empty() && kind != ProviderKind::Remote {
-        return Err(CliError::Input(format!("--provider {}: --model is required", kind.as_str())));
-    }
-    Ok(Candidates(vec![ProviderConfig::new(kind, base, model)]))
 }
 
 fn summary_request(call: &SummarizerCall) -> SummaryRequest {
