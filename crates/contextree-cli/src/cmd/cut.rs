@@ -2,7 +2,7 @@
 //! dialect, without calling any model.
 
 use clap::Args;
-use contextree_core::compaction::{plan, should_compact, threshold_tokens, CompactionPlan, CompactionSettings, FileOps, Prepared};
+use contextree_core::compaction::{auto_check, plan, should_compact, threshold_tokens, AutoCheck, CompactionPlan, CompactionSettings, FileOps, Overflow, Prepared};
 use contextree_core::session::{NodeId, Session};
 use serde_json::{json, Map, Value};
 
@@ -21,6 +21,10 @@ pub struct CutArgs {
     /// Context window: adds `shouldCompact` and `thresholdTokens` (the dialect's rule).
     #[arg(long, value_name = "N")]
     window: Option<u64>,
+    /// The current model as `provider/id`, for the automatic check's
+    /// same-model test (default: the last assistant message's own model).
+    #[arg(long, value_name = "PROVIDER/ID", requires = "window")]
+    model: Option<String>,
 }
 
 pub fn run(args: &CutArgs) -> Result<(), CliError> {
@@ -35,7 +39,15 @@ pub fn run(args: &CutArgs) -> Result<(), CliError> {
         ..defaults
     };
     let plan = plan(s, &ctx, &settings, &loaded.source).map_err(read_back)?;
-    let doc = document(s, &ctx.path, &plan, args.window);
+    let mut doc = document(s, &ctx.path, &plan, args.window);
+    if let Some(w) = args.window {
+        let model = match args.model.as_deref() {
+            None => None,
+            Some(m) => Some(m.split_once('/').filter(|(p, id)| !p.is_empty() && !id.is_empty()).ok_or_else(|| CliError::Input(format!("--model {m:?}: expected provider/id")))?),
+        };
+        let check = auto_check(s, &ctx, &settings, w, model, &loaded.source).map_err(read_back)?;
+        doc["autoCheck"] = auto_check_json(s, &check);
+    }
     if a.json {
         print_json(&doc);
     } else {
@@ -117,6 +129,34 @@ fn number(x: f64) -> Value {
     }
 }
 
+/// compaction.md §1.2 for the last assistant message (see `AutoCheck`).
+fn auto_check_json(s: &Session, c: &AutoCheck) -> Value {
+    let overflow = c.overflow.as_ref().map_or(Value::Null, |o| match o {
+        Overflow::ErrorMessage { pattern } => json!({"kind": "errorMessage", "pattern": pattern}),
+        Overflow::Usage { input_tokens, rule } => json!({"kind": "usage", "inputTokens": number(*input_tokens), "rule": rule}),
+    });
+    json!({
+        "assistantId": c.assistant.map(|n| s.entry(n).id.to_string()),
+        "stopReason": c.stop_reason,
+        "decision": c.decision.name(),
+        "skipped": c.skipped.map(|k| k.name()),
+        "reason": c.reason,
+        "sameModel": c.same_model,
+        "modelAssumed": c.model_assumed,
+        "stale": c.stale,
+        "overflow": overflow,
+        "usageTokens": c.usage_tokens.map(number),
+        "pruningSavings": c.pruning_savings,
+        "prunedCount": c.pruned_count,
+        "contextTokens": c.context_tokens.map(number),
+        "thresholdTokens": c.threshold.map(number),
+        "window": c.window,
+        "willRetry": c.will_retry,
+        "contextPromotion": c.context_promotion,
+        "notes": c.notes,
+    })
+}
+
 fn print_text(s: &Session, plan: &CompactionPlan, doc: &Value) {
     let id = |n: NodeId| s.entry(n).id.to_string();
     let k = &plan.keep_recent;
@@ -136,6 +176,12 @@ fn print_text(s: &Session, plan: &CompactionPlan, doc: &Value) {
     }
     if let Some(should) = doc.get("shouldCompact") {
         println!("window {} · threshold {} · should compact: {should}", doc["window"], doc["thresholdTokens"]);
+    }
+    if let Some(check) = doc.get("autoCheck") {
+        println!("auto check: {} — {}", check["decision"].as_str().unwrap_or("?"), check["reason"].as_str().unwrap_or(""));
+        for note in check["notes"].as_array().into_iter().flatten() {
+            println!("  note: {}", note.as_str().unwrap_or(""));
+        }
     }
     for w in &plan.warnings {
         println!("warning: {w}");

@@ -12,6 +12,7 @@
 //! - [`entry`]: the stored summary (merge, file tags) and the entry line.
 //! - [`preview`]: sizes before and after, and the calls, before running.
 
+pub mod auto;
 pub mod cut;
 pub mod entry;
 pub mod file_ops;
@@ -20,6 +21,7 @@ pub mod preview;
 pub mod prompt;
 pub mod settings;
 
+pub use auto::{auto_check, context_overflow, overflow_pattern, AutoCheck, AutoDecision, Overflow, Skip};
 pub use cut::{find_cut_point, CutPoint};
 pub use file_ops::{FileLists, FileOps};
 pub use plan::{plan, CompactionPlan, KeepRecent, NothingToCompact, Prepared, PreviousCompaction};

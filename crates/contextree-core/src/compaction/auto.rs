@@ -1,0 +1,845 @@
+//! The automatic compaction check (compaction.md §1.2): would the agent
+//! auto-compact after its last run, and what would the overflow path do?
+//!
+//! Follows omp 13.19's `#checkCompaction` and pi 0.73.1's `_checkCompaction`
+//! step by step for the last assistant message `A` of the leaf's context (the
+//! agents' in-memory messages), in the post-run variant (aborted messages are
+//! skipped; the check before the next prompt would not skip them).
+//!
+//! `isContextOverflow` ([`context_overflow`]) reproduces both agents'
+//! pi-ai patterns exactly: the JS regexes (`/…/i`, no `u` flag) are applied
+//! to the ASCII-lowercased message with their JS meaning of `.` (no line
+//! terminators), `\d`, `\s` and `\b` spelled out (tests/golden-overflow).
+//!
+//! What a file cannot tell, and the report says so: the user's current model
+//! (`current_model`; assumed to be A's own model when not given), the model
+//! config behind omp's context promotion, and pi's in-memory "one overflow
+//! recovery per prompt" flag (inferred from the path).
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+use super::settings::{should_compact, threshold_tokens, CompactionSettings, Strategy};
+use crate::context::materialize::{agent_message, ReadBackError};
+use crate::context::{entry_estimate, Context, Item, Leaf};
+use crate::prune::{plan_prune, PruneConfig};
+use crate::session::{MessageMeta, NodeId, Role, Session, Source, Usage};
+use crate::Dialect;
+
+/// What the agent would start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AutoDecision {
+    /// No automatic compaction.
+    None,
+    /// `runAutoCompaction("threshold", willRetry false)`.
+    Threshold,
+    /// `runAutoCompaction("overflow", willRetry true)`.
+    Overflow,
+}
+
+impl AutoDecision {
+    /// The name used in JSON (`none`, `threshold`, `overflow`).
+    pub fn name(self) -> &'static str {
+        match self {
+            AutoDecision::None => "none",
+            AutoDecision::Threshold => "threshold",
+            AutoDecision::Overflow => "overflow",
+        }
+    }
+}
+
+/// Why the check stopped before comparing with the threshold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    /// No assistant message in the context: the agents run no check.
+    NoAssistant,
+    /// `A.stopReason == "aborted"` (post-run check only).
+    Aborted,
+    /// `compaction.enabled` is false.
+    Disabled,
+    /// omp `compaction.strategy == "off"`.
+    StrategyOff,
+    /// pi: A is not newer than the latest compaction on the path.
+    Stale,
+    /// omp: an `error` message that is not an overflow.
+    ErrorWithoutOverflow,
+    /// pi, error message: no message with usable usage in the context.
+    NoUsage,
+    /// pi, error message: the usage used predates the latest compaction.
+    StaleUsage,
+    /// pi: a second overflow before a new user message or a successful reply.
+    RecoveryAlreadyAttempted,
+}
+
+impl Skip {
+    /// The name used in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Skip::NoAssistant => "noAssistant",
+            Skip::Aborted => "aborted",
+            Skip::Disabled => "disabled",
+            Skip::StrategyOff => "strategyOff",
+            Skip::Stale => "stale",
+            Skip::ErrorWithoutOverflow => "errorWithoutOverflow",
+            Skip::NoUsage => "noUsage",
+            Skip::StaleUsage => "staleUsage",
+            Skip::RecoveryAlreadyAttempted => "recoveryAlreadyAttempted",
+        }
+    }
+}
+
+/// Why `isContextOverflow` is true.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Overflow {
+    /// `stopReason "error"` and the error message matches a provider pattern
+    /// (the JS source of the first matching pattern).
+    ErrorMessage {
+        /// e.g. `/prompt is too long/i`.
+        pattern: &'static str,
+    },
+    /// The usage says the input did not fit (silent overflow).
+    Usage {
+        /// The input tokens compared (omp: input + cacheRead + cacheWrite;
+        /// pi: input + cacheRead).
+        input_tokens: f64,
+        /// The rule, as the agent's code writes it.
+        rule: &'static str,
+    },
+}
+
+impl Overflow {
+    /// One line for reports.
+    pub fn describe(&self, window: u64) -> String {
+        match self {
+            Overflow::ErrorMessage { pattern } => format!("error message matches {pattern}"),
+            Overflow::Usage { input_tokens, rule } => format!("usage {input_tokens} vs window {window} ({rule})"),
+        }
+    }
+}
+
+/// The result of the automatic check.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AutoCheck {
+    /// Dialect whose rules were applied.
+    pub dialect: Dialect,
+    /// The assistant message checked (the last one of the context).
+    pub assistant: Option<NodeId>,
+    /// Its `stopReason`.
+    pub stop_reason: Option<String>,
+    /// What the agent would start.
+    pub decision: AutoDecision,
+    /// Where the check stopped early, if it did.
+    pub skipped: Option<Skip>,
+    /// One sentence for people.
+    pub reason: String,
+    /// A's provider and model equal the current model.
+    pub same_model: bool,
+    /// No current model was given: A's own model was assumed.
+    pub model_assumed: bool,
+    /// A predates the latest compaction on the path (omp `<`, pi `≤`).
+    pub stale: bool,
+    /// `isContextOverflow(A, window)` (evaluated whatever the other gates).
+    pub overflow: Option<Overflow>,
+    /// `calculateContextTokens(A.usage)` (pi error path: the estimate).
+    pub usage_tokens: Option<f64>,
+    /// omp: `tokensSaved` of the pruning run before the threshold test.
+    pub pruning_savings: u64,
+    /// omp: results pruned by that run.
+    pub pruned_count: usize,
+    /// The number compared with the threshold (after pruning).
+    pub context_tokens: Option<f64>,
+    /// The threshold (None: the rule never fires).
+    pub threshold: Option<f64>,
+    /// The context window used.
+    pub window: u64,
+    /// `willRetry` of the auto-compaction (true only for overflow).
+    pub will_retry: bool,
+    /// omp: context promotion is tried first (a configured larger model
+    /// would be used instead of compacting).
+    pub context_promotion: bool,
+    /// Things the file cannot tell or that change the outcome.
+    pub notes: Vec<String>,
+}
+
+/// The JS patterns: `(source as printed by JS, equivalent Rust pattern on the
+/// ASCII-lowercased text)`.
+type Patterns = Vec<(&'static str, Regex)>;
+
+/// JS `.` without the `s` flag: anything but a line terminator.
+const DOT: &str = r"[^\n\r\x{2028}\x{2029}]";
+/// JS `\s`.
+const WS: &str = r"[\t\n\x0B\x0C\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}]";
+/// JS `\b` (ASCII word characters).
+const WB: &str = r"(?-u:\b)";
+
+fn compile(list: &[(&'static str, &str)]) -> Patterns {
+    list.iter()
+        .map(|(js, rust)| {
+            let rust = rust.replace("{DOT}", DOT).replace("{WS}", WS).replace("{WB}", WB);
+            (*js, Regex::new(&rust).unwrap_or_else(|e| panic!("{js}: {e}")))
+        })
+        .collect()
+}
+
+/// pi 0.73.1 `OVERFLOW_PATTERNS` (pi-ai `utils/overflow.js`), in order.
+fn pi_patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| {
+        compile(&[
+            ("/prompt is too long/i", "prompt is too long"),
+            ("/request_too_large/i", "request_too_large"),
+            ("/input is too long for requested model/i", "input is too long for requested model"),
+            ("/exceeds the context window/i", "exceeds the context window"),
+            ("/input token count.*exceeds the maximum/i", "input token count{DOT}*exceeds the maximum"),
+            ("/maximum prompt length is \\d+/i", "maximum prompt length is [0-9]+"),
+            ("/reduce the length of the messages/i", "reduce the length of the messages"),
+            ("/maximum context length is \\d+ tokens/i", "maximum context length is [0-9]+ tokens"),
+            ("/exceeds the limit of \\d+/i", "exceeds the limit of [0-9]+"),
+            ("/exceeds the available context size/i", "exceeds the available context size"),
+            ("/greater than the context length/i", "greater than the context length"),
+            ("/context window exceeds limit/i", "context window exceeds limit"),
+            ("/exceeded model token limit/i", "exceeded model token limit"),
+            ("/too large for model with \\d+ maximum context length/i", "too large for model with [0-9]+ maximum context length"),
+            ("/model_context_window_exceeded/i", "model_context_window_exceeded"),
+            ("/prompt too long; exceeded (?:max )?context length/i", "prompt too long; exceeded (?:max )?context length"),
+            ("/context[_ ]length[_ ]exceeded/i", "context[_ ]length[_ ]exceeded"),
+            ("/too many tokens/i", "too many tokens"),
+            ("/token limit exceeded/i", "token limit exceeded"),
+            ("/^4(?:00|13)\\s*(?:status code)?\\s*\\(no body\\)/i", r"^4(?:00|13){WS}*(?:status code)?{WS}*\(no body\)"),
+        ])
+    })
+}
+
+/// pi 0.73.1 `NON_OVERFLOW_PATTERNS`: throttling and rate limits.
+fn pi_non_overflow() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| {
+        compile(&[
+            ("/^(Throttling error|Service unavailable):/i", "^(throttling error|service unavailable):"),
+            ("/rate limit/i", "rate limit"),
+            ("/too many requests/i", "too many requests"),
+        ])
+    })
+}
+
+/// omp 13.19 `OVERFLOW_PATTERNS` (pi-ai `src/utils/overflow.ts`), in order,
+/// then the inline 400/413 no-body test.
+fn omp_patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| {
+        compile(&[
+            ("/prompt is too long/i", "prompt is too long"),
+            ("/input is too long for requested model/i", "input is too long for requested model"),
+            ("/exceeds the context window/i", "exceeds the context window"),
+            ("/input token count.*exceeds the maximum/i", "input token count{DOT}*exceeds the maximum"),
+            ("/maximum prompt length is \\d+/i", "maximum prompt length is [0-9]+"),
+            ("/reduce the length of the messages/i", "reduce the length of the messages"),
+            ("/maximum context length is \\d+ tokens/i", "maximum context length is [0-9]+ tokens"),
+            ("/exceeds the limit of \\d+/i", "exceeds the limit of [0-9]+"),
+            ("/exceeds the available context size/i", "exceeds the available context size"),
+            ("/requested tokens?.*exceed.*context (window|length|size)/i", "requested tokens?{DOT}*exceed{DOT}*context (window|length|size)"),
+            ("/context (window|length|size).*(exceeded|overflow|too small)/i", "context (window|length|size){DOT}*(exceeded|overflow|too small)"),
+            ("/(prompt|input).*(too long|too large).*(context|n_ctx)/i", "(prompt|input){DOT}*(too long|too large){DOT}*(context|n_ctx)"),
+            ("/requested tokens?.*(exceeds?|greater than).*(n_ctx|context)/i", "requested tokens?{DOT}*(exceeds?|greater than){DOT}*(n_ctx|context)"),
+            ("/greater than the context length/i", "greater than the context length"),
+            ("/context window exceeds limit/i", "context window exceeds limit"),
+            ("/exceeded model token limit/i", "exceeded model token limit"),
+            ("/context[_ ]length[_ ]exceeded/i", "context[_ ]length[_ ]exceeded"),
+            ("/too many tokens/i", "too many tokens"),
+            ("/token limit exceeded/i", "token limit exceeded"),
+            ("/request_too_large/i", "request_too_large"),
+            ("/request exceeds the maximum size/i", "request exceeds the maximum size"),
+            ("/payload too large/i", "payload too large"),
+            ("/entity too large/i", "entity too large"),
+            ("/\\b413\\b.*\\b(request|payload|entity)\\b.*\\btoo large\\b/i", "{WB}413{WB}{DOT}*{WB}(request|payload|entity){WB}{DOT}*{WB}too large{WB}"),
+            ("/^4(00|13)\\s*(status code)?\\s*\\(no body\\)/i", r"^4(00|13){WS}*(status code)?{WS}*\(no body\)"),
+        ])
+    })
+}
+
+/// The error-message half of `isContextOverflow`: the JS source of the first
+/// matching pattern, or None (pi: also None for throttling / rate limits).
+pub fn overflow_pattern(dialect: Dialect, error_message: &str) -> Option<&'static str> {
+    if error_message.is_empty() {
+        return None;
+    }
+    let text = error_message.to_ascii_lowercase();
+    let first = |ps: &'static Patterns| ps.iter().find(|(_, r)| r.is_match(&text)).map(|(js, _)| *js);
+    match dialect {
+        Dialect::Pi if first(pi_non_overflow()).is_some() => None,
+        Dialect::Pi => first(pi_patterns()),
+        Dialect::Omp => first(omp_patterns()),
+    }
+}
+
+/// `isContextOverflow(A, window)` of the dialect's pi-ai.
+pub fn context_overflow(dialect: Dialect, stop_reason: Option<&str>, error_message: Option<&str>, usage: Option<Usage>, window: u64) -> Option<Overflow> {
+    if stop_reason == Some("error") {
+        if let Some(pattern) = error_message.and_then(|m| overflow_pattern(dialect, m)) {
+            return Some(Overflow::ErrorMessage { pattern });
+        }
+    }
+    // `contextWindow &&`: a zero window disables the usage rules. A missing
+    // usage would throw in JS; the agents always write one.
+    let u = usage.filter(|_| window > 0)?;
+    let w = window as f64;
+    match dialect {
+        Dialect::Omp => {
+            let input = u.input + u.cache_read + u.cache_write;
+            (input > w).then_some(Overflow::Usage { input_tokens: input, rule: "input + cacheRead + cacheWrite > contextWindow" })
+        }
+        Dialect::Pi => {
+            let input = u.input + u.cache_read;
+            match stop_reason {
+                Some("stop") if input > w => Some(Overflow::Usage { input_tokens: input, rule: "stopReason stop and input + cacheRead > contextWindow" }),
+                Some("length") if u.output == 0.0 && input >= w * 0.99 => {
+                    Some(Overflow::Usage { input_tokens: input, rule: "stopReason length, output 0 and input + cacheRead >= 99% of contextWindow" })
+                }
+                _ => None,
+            }
+        }
+    }
+}
+
+/// The facts of one assistant message the check reads (some read back).
+struct Assistant<'a> {
+    node: NodeId,
+    meta: &'a MessageMeta,
+    error_message: Option<String>,
+    timestamp: Option<f64>,
+}
+
+fn read_assistant<'a>(session: &'a Session, node: NodeId, source: &dyn Source) -> Result<Assistant<'a>, ReadBackError> {
+    let meta = session.entry(node).message().expect("an assistant message entry");
+    let value = agent_message(session, Item::Entry(node), source)?;
+    // `errorMessage` is tested for truthiness, then as a string.
+    let error_message = match value.get("errorMessage") {
+        Some(Value::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let timestamp = value.get("timestamp").and_then(Value::as_f64);
+    Ok(Assistant { node, meta, error_message, timestamp })
+}
+
+/// The automatic check for the leaf of `ctx` (post-run variant).
+///
+/// `current_model` is `(provider, modelId)` of the model the agent runs now;
+/// None assumes A's own model. `source` gives the entry bytes (A's
+/// `errorMessage` and `timestamp` are not in the index).
+pub fn auto_check(
+    session: &Session,
+    ctx: &Context,
+    settings: &CompactionSettings,
+    window: u64,
+    current_model: Option<(&str, &str)>,
+    source: &dyn Source,
+) -> Result<AutoCheck, ReadBackError> {
+    let dialect = session.dialect();
+    let mut out = AutoCheck {
+        dialect,
+        assistant: None,
+        stop_reason: None,
+        decision: AutoDecision::None,
+        skipped: None,
+        reason: String::new(),
+        same_model: false,
+        model_assumed: current_model.is_none(),
+        stale: false,
+        overflow: None,
+        usage_tokens: None,
+        pruning_savings: 0,
+        pruned_count: 0,
+        context_tokens: None,
+        threshold: threshold_tokens(window, settings, dialect),
+        window,
+        will_retry: false,
+        context_promotion: false,
+        notes: Vec::new(),
+    };
+    let is_assistant = |i: &Item| matches!(i, Item::Entry(n) if session.entry(*n).message().is_some_and(|m| m.role == Role::Assistant));
+    let Some(a_index) = ctx.items.iter().rposition(is_assistant) else {
+        return Ok(out.stop(Skip::NoAssistant, "no assistant message in the context: the agent runs no check"));
+    };
+    let a = read_assistant(session, ctx.items[a_index].node(), source)?;
+    out.assistant = Some(a.node);
+    out.stop_reason = a.meta.stop_reason.as_deref().map(str::to_owned);
+    let a_model = a.meta.model.as_ref().map(|(p, m)| (&**p, &**m));
+    out.same_model = match current_model {
+        Some(cur) => a_model == Some(cur),
+        None => true,
+    };
+    if current_model.is_none() {
+        out.notes.push("no current model given: assumed to be the assistant message's own model".into());
+    }
+    let compaction_ms = latest_compaction(session, ctx).map(|c| session.entry(c).timestamp_ms.unwrap_or(f64::NAN));
+    out.overflow = context_overflow(dialect, a.meta.stop_reason.as_deref(), a.error_message.as_deref(), a.meta.usage, window);
+    match dialect {
+        Dialect::Omp => omp_check(session, ctx, settings, &a, compaction_ms, out),
+        Dialect::Pi => pi_check(session, ctx, settings, &a, compaction_ms, source, out),
+    }
+}
+
+/// `getLatestCompactionEntry(getBranch())`.
+fn latest_compaction(session: &Session, ctx: &Context) -> Option<NodeId> {
+    ctx.path.iter().rev().copied().find(|&n| &*session.entry(n).entry_type == "compaction")
+}
+
+/// JS `a < b` / `a <= b` with undefined / NaN operands false.
+fn before(ts: Option<f64>, compaction_ms: Option<f64>, or_equal: bool) -> bool {
+    match (ts, compaction_ms) {
+        (Some(t), Some(c)) => t < c || (or_equal && t == c),
+        _ => false,
+    }
+}
+
+impl AutoCheck {
+    fn stop(mut self, skip: Skip, reason: impl Into<String>) -> AutoCheck {
+        self.skipped = Some(skip);
+        self.decision = AutoDecision::None;
+        self.reason = reason.into();
+        self
+    }
+
+    fn overflow_text(&self) -> String {
+        self.overflow.as_ref().map_or_else(String::new, |o| o.describe(self.window))
+    }
+
+    /// The threshold comparison shared by both dialects.
+    fn threshold_test(mut self, tokens: f64, settings: &CompactionSettings, what: &str) -> AutoCheck {
+        self.context_tokens = Some(tokens);
+        let threshold = self.threshold.map_or_else(|| "none".to_owned(), |t| t.to_string());
+        if should_compact(tokens, self.window, settings, self.dialect) {
+            self.decision = AutoDecision::Threshold;
+            self.reason = format!("{what} {tokens} > threshold {threshold} (window {}): auto-compaction, reason threshold, willRetry false", self.window);
+        } else {
+            self.reason = format!("{what} {tokens} ≤ threshold {threshold} (window {}): no compaction", self.window);
+        }
+        self
+    }
+}
+
+fn omp_check(session: &Session, ctx: &Context, settings: &CompactionSettings, a: &Assistant, compaction_ms: Option<f64>, mut out: AutoCheck) -> Result<AutoCheck, ReadBackError> {
+    const PROMOTION: &str = "would try context promotion first if a larger model is configured (contextPromotion.enabled, default true)";
+    // 1. Aborted messages are skipped after a run.
+    if a.meta.stop_reason.as_deref() == Some("aborted") {
+        return Ok(out.stop(Skip::Aborted, "the last assistant message was aborted: skipped after the run (the check before the next prompt does not skip it)"));
+    }
+    // 2–3. Overflow path.
+    out.stale = before(a.timestamp, compaction_ms, false);
+    let off = !settings.enabled || settings.strategy == Strategy::Off;
+    if out.same_model && !out.stale && out.overflow.is_some() {
+        out.context_promotion = true;
+        let what = out.overflow_text();
+        if off {
+            let (skip, why) = if settings.enabled { (Skip::StrategyOff, "strategy off") } else { (Skip::Disabled, "compaction disabled") };
+            return Ok(out.stop(skip, format!("context overflow ({what}); {PROMOTION}; otherwise nothing ({why})")));
+        }
+        out.decision = AutoDecision::Overflow;
+        out.will_retry = true;
+        out.reason = format!("context overflow ({what}); {PROMOTION}; otherwise auto-compaction, reason overflow, willRetry true");
+        return Ok(out);
+    }
+    if out.overflow.is_some() {
+        let why = if out.same_model { "it predates the latest compaction" } else { "it came from another model" };
+        out.notes.push(format!("isContextOverflow is true but the overflow path is not taken: {why}"));
+    }
+    // 4. Gates.
+    if !settings.enabled {
+        return Ok(out.stop(Skip::Disabled, "compaction disabled"));
+    }
+    if settings.strategy == Strategy::Off {
+        return Ok(out.stop(Skip::StrategyOff, "compaction strategy off"));
+    }
+    if a.meta.stop_reason.as_deref() == Some("error") {
+        return Ok(out.stop(Skip::ErrorWithoutOverflow, "the last assistant message is an error that is not a context overflow: no threshold check"));
+    }
+    // 5. Pruning, then the threshold.
+    let prune = plan_prune(session, ctx.leaf.map_or(Leaf::Reset, Leaf::At), &PruneConfig::default());
+    out.pruning_savings = prune.tokens_saved();
+    out.pruned_count = prune.pruned_count();
+    let usage = a.meta.usage.map_or(0.0, |u| u.context_tokens());
+    out.usage_tokens = Some(usage);
+    let tokens = (usage - out.pruning_savings as f64).max(0.0);
+    let what = if out.pruning_savings > 0 {
+        format!("context tokens {usage} − pruning savings {} =", out.pruning_savings)
+    } else {
+        "context tokens".to_owned()
+    };
+    let mut out = out.threshold_test(tokens, settings, &what);
+    if out.decision == AutoDecision::Threshold {
+        out.context_promotion = true;
+        out.reason = format!("{}; {PROMOTION}", out.reason);
+        if settings.strategy == Strategy::Handoff {
+            out.notes.push("strategy handoff: a handoff document and a new session instead of a summary".into());
+        }
+    }
+    if out.pruned_count > 0 {
+        out.notes.push(format!("omp prunes {} tool outputs (rewriting the file) before this test, whether or not it compacts", out.pruned_count));
+    }
+    Ok(out)
+}
+
+fn pi_check(session: &Session, ctx: &Context, settings: &CompactionSettings, a: &Assistant, compaction_ms: Option<f64>, source: &dyn Source, out: AutoCheck) -> Result<AutoCheck, ReadBackError> {
+    // 1. Disabled: no overflow path either.
+    if !settings.enabled {
+        return Ok(out.stop(Skip::Disabled, "compaction disabled (pi: the overflow path too)"));
+    }
+    // 2. Aborted.
+    if a.meta.stop_reason.as_deref() == Some("aborted") {
+        return Ok(out.stop(Skip::Aborted, "the last assistant message was aborted: skipped after the run (the check before the next prompt does not skip it)"));
+    }
+    // 3. Stale.
+    let mut out = out;
+    out.stale = before(a.timestamp, compaction_ms, true);
+    if out.stale {
+        return Ok(out.stop(Skip::Stale, "the last assistant message is not newer than the latest compaction: stale, no check"));
+    }
+    // 4. Overflow.
+    if out.same_model && out.overflow.is_some() {
+        let what = out.overflow_text();
+        if recovery_attempted(session, ctx, a, out.window, source)? {
+            out.notes.push("inferred from the path: an overflow recovery already ran since the last user message or successful reply (pi keeps this flag in memory)".into());
+            return Ok(out.stop(
+                Skip::RecoveryAlreadyAttempted,
+                format!("context overflow ({what}) again: \"Context overflow recovery failed after one compact-and-retry attempt.\", no compaction"),
+            ));
+        }
+        out.decision = AutoDecision::Overflow;
+        out.will_retry = true;
+        out.reason = format!("context overflow ({what}): auto-compaction, reason overflow, willRetry true (one recovery per user prompt)");
+        return Ok(out);
+    }
+    if out.overflow.is_some() {
+        out.notes.push("isContextOverflow is true but the message came from another model".into());
+    }
+    // 5. Threshold.
+    if a.meta.stop_reason.as_deref() == Some("error") {
+        out.notes.push("pi retries retryable errors (overloaded, rate limit, 5xx, network...) before this check when retry is enabled".into());
+        let Some((tokens, usage_node)) = pi_estimate(session, &ctx.items[..]) else {
+            return Ok(out.stop(Skip::NoUsage, "error message and no usable usage in the context: no check"));
+        };
+        let usage_ts = read_assistant(session, usage_node, source)?.timestamp;
+        if compaction_ms.is_some() && before(usage_ts, compaction_ms, true) {
+            return Ok(out.stop(Skip::StaleUsage, "error message and the last usable usage predates the latest compaction: no check"));
+        }
+        out.usage_tokens = Some(tokens);
+        return Ok(out.threshold_test(tokens, settings, "estimated context tokens (error message)"));
+    }
+    let usage = a.meta.usage.map_or(0.0, |u| u.context_tokens());
+    out.usage_tokens = Some(usage);
+    Ok(out.threshold_test(usage, settings, "context tokens"))
+}
+
+/// pi's `estimateContextTokens(messages)`: the tokens and the message whose
+/// usage was used; None when no message has usable usage.
+fn pi_estimate(session: &Session, items: &[Item]) -> Option<(f64, NodeId)> {
+    let usage_of = |item: &Item| match item {
+        Item::Entry(n) => session.entry(*n).message().and_then(|m| m.usable_usage()),
+        Item::CompactionSummary(_) => None,
+    };
+    let last = items.iter().rposition(|i| usage_of(i).is_some())?;
+    let trailing: u64 = items[last + 1..].iter().map(|i| entry_estimate(session.entry(i.node()), Dialect::Pi)).sum();
+    Some((usage_of(&items[last]).map_or(0.0, |u| u.context_tokens()) + trailing as f64, items[last].node()))
+}
+
+/// pi's `_overflowRecoveryAttempted`, replayed over the path up to A: set by
+/// an earlier overflow that took the recovery path, cleared by a user
+/// message and by a non-error assistant message.
+fn recovery_attempted(session: &Session, ctx: &Context, a: &Assistant, window: u64, source: &dyn Source) -> Result<bool, ReadBackError> {
+    let mut attempted = false;
+    let mut compaction_ms = None;
+    for &n in &ctx.path {
+        if n == a.node {
+            break;
+        }
+        let e = session.entry(n);
+        if &*e.entry_type == "compaction" {
+            compaction_ms = Some(e.timestamp_ms.unwrap_or(f64::NAN));
+            continue;
+        }
+        let Some(m) = e.message() else { continue };
+        match m.role {
+            Role::User => attempted = false,
+            Role::Assistant if m.stop_reason.as_deref() != Some("error") => attempted = false,
+            Role::Assistant => {
+                let prior = read_assistant(session, n, source)?;
+                let same = m.model == a.meta.model;
+                let overflow = context_overflow(Dialect::Pi, m.stop_reason.as_deref(), prior.error_message.as_deref(), m.usage, window).is_some();
+                if same && overflow && !before(prior.timestamp, compaction_ms, true) {
+                    attempted = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(attempted)
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::build;
+    use serde_json::json;
+
+    const T0: u64 = 1_767_225_600_000;
+    const MODEL: (&str, &str) = ("anthropic", "claude-sonnet-4-5");
+
+    /// A hand-made session: one line per entry, each a second after the last.
+    struct B {
+        lines: Vec<String>,
+        last: Option<String>,
+        second: u64,
+    }
+
+    fn iso(ms: u64) -> String {
+        let s = (ms - T0) / 1000;
+        format!("2026-01-01T{:02}:{:02}:{:02}.000Z", s / 3600, s / 60 % 60, s % 60)
+    }
+
+    impl B {
+        fn new() -> B {
+            let header = json!({"type":"session","version":3,"id":"s","timestamp":iso(T0),"cwd":"/p"});
+            B { lines: vec![header.to_string()], last: None, second: 0 }
+        }
+        fn push(&mut self, id: &str, mut v: Value) -> u64 {
+            self.second += 10;
+            let ms = T0 + self.second * 1000;
+            v["id"] = id.into();
+            v["parentId"] = self.last.clone().map_or(Value::Null, Value::from);
+            v["timestamp"] = iso(ms).into();
+            self.lines.push(v.to_string());
+            self.last = Some(id.into());
+            ms
+        }
+        fn user(mut self, id: &str) -> B {
+            let ms = T0 + (self.second + 10) * 1000;
+            self.push(id, json!({"type":"message","message":{"role":"user","content":"go","timestamp":ms}}));
+            self
+        }
+        /// An assistant message; `ts_shift` moves its message timestamp
+        /// (ms) relative to its entry timestamp.
+        fn asst_at(mut self, id: &str, stop: &str, usage: [u64; 4], total: u64, error: Option<&str>, ts_shift: i64) -> B {
+            let ms = (T0 + (self.second + 10) * 1000) as i64 + ts_shift;
+            let mut m = json!({"role":"assistant","content":[{"type":"text","text":"ok"}],"provider":MODEL.0,"model":MODEL.1,"stopReason":stop,
+                "usage":{"input":usage[0],"output":usage[1],"cacheRead":usage[2],"cacheWrite":usage[3],"totalTokens":total},"timestamp":ms});
+            if let Some(e) = error {
+                m["errorMessage"] = e.into();
+            }
+            self.push(id, json!({"type":"message","message":m}));
+            self
+        }
+        fn asst(self, id: &str, stop: &str, total: u64) -> B {
+            self.asst_at(id, stop, [total, 0, 0, 0], total, None, 0)
+        }
+        fn error(self, id: &str, message: &str) -> B {
+            self.asst_at(id, "error", [0; 4], 0, Some(message), 0)
+        }
+        fn tool(mut self, id: &str, name: &str, chars: usize) -> B {
+            let ms = T0 + (self.second + 10) * 1000;
+            self.push(id, json!({"type":"message","message":{"role":"toolResult","toolCallId":id,"toolName":name,"content":[{"type":"text","text":"x".repeat(chars)}],"isError":false,"timestamp":ms}}));
+            self
+        }
+        fn compaction(mut self, id: &str, first_kept: &str) -> B {
+            self.push(id, json!({"type":"compaction","summary":"s","firstKeptEntryId":first_kept,"tokensBefore":1}));
+            self
+        }
+        fn bytes(&self) -> Vec<u8> {
+            (self.lines.join("\n") + "\n").into_bytes()
+        }
+    }
+
+    fn check_with(b: &B, dialect: Dialect, settings: &CompactionSettings, window: u64, model: Option<(&str, &str)>) -> AutoCheck {
+        let bytes = b.bytes();
+        let session = Session::parse(&bytes, Some(dialect));
+        let ctx = build(&session, Leaf::Last);
+        auto_check(&session, &ctx, settings, window, model, &bytes).unwrap()
+    }
+
+    fn check(b: &B, dialect: Dialect) -> AutoCheck {
+        check_with(b, dialect, &CompactionSettings::default(), 200_000, Some(MODEL))
+    }
+
+    const OVERFLOW: &str = "prompt is too long: 213462 tokens > 200000 maximum";
+
+    #[test]
+    fn golden_overflow_patterns() {
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/golden-overflow/overflow.json");
+        let rows: Vec<Value> = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+        assert!(rows.len() > 50);
+        for row in rows {
+            let m = row["message"].as_str().unwrap();
+            assert_eq!(overflow_pattern(Dialect::Pi, m).is_some(), row["pi"].as_bool().unwrap(), "pi: {m:?}");
+            assert_eq!(overflow_pattern(Dialect::Omp, m).is_some(), row["omp"].as_bool().unwrap(), "omp: {m:?}");
+        }
+    }
+
+    #[test]
+    fn usage_overflow_rules() {
+        let u = |input: f64, output: f64, cache_read: f64, cache_write: f64| Some(Usage { input, output, cache_read, cache_write, total_tokens: 0.0 });
+        // omp: input + cacheRead + cacheWrite, any stop reason.
+        assert!(context_overflow(Dialect::Omp, Some("toolUse"), None, u(100.0, 0.0, 50.0, 51.0), 200).is_some());
+        assert!(context_overflow(Dialect::Omp, Some("stop"), None, u(100.0, 0.0, 50.0, 50.0), 200).is_none());
+        assert!(context_overflow(Dialect::Omp, Some("stop"), None, u(1e9, 0.0, 0.0, 0.0), 0).is_none());
+        // pi: input + cacheRead for `stop`; cacheWrite ignored; not for toolUse.
+        assert!(context_overflow(Dialect::Pi, Some("stop"), None, u(150.0, 0.0, 51.0, 0.0), 200).is_some());
+        assert!(context_overflow(Dialect::Pi, Some("stop"), None, u(150.0, 0.0, 0.0, 500.0), 200).is_none());
+        assert!(context_overflow(Dialect::Pi, Some("toolUse"), None, u(500.0, 0.0, 0.0, 0.0), 200).is_none());
+        // pi: `length` with zero output at ≥ 99 % of the window.
+        assert!(context_overflow(Dialect::Pi, Some("length"), None, u(198.0, 0.0, 0.0, 0.0), 200).is_some());
+        assert!(context_overflow(Dialect::Pi, Some("length"), None, u(197.0, 0.0, 0.0, 0.0), 200).is_none());
+        assert!(context_overflow(Dialect::Pi, Some("length"), None, u(200.0, 1.0, 0.0, 0.0), 200).is_none());
+        // Error patterns only for `error`.
+        assert!(context_overflow(Dialect::Pi, Some("stop"), Some(OVERFLOW), u(0.0, 0.0, 0.0, 0.0), 200).is_none());
+        assert_eq!(
+            context_overflow(Dialect::Omp, Some("error"), Some(OVERFLOW), None, 0),
+            Some(Overflow::ErrorMessage { pattern: "/prompt is too long/i" })
+        );
+    }
+
+    #[test]
+    fn no_assistant_and_aborted() {
+        for d in [Dialect::Pi, Dialect::Omp] {
+            let c = check(&B::new().user("u1"), d);
+            assert_eq!((c.decision, c.skipped), (AutoDecision::None, Some(Skip::NoAssistant)));
+            let c = check(&B::new().user("u1").asst("a1", "aborted", 199_000), d);
+            assert_eq!(c.skipped, Some(Skip::Aborted), "{d}");
+        }
+    }
+
+    #[test]
+    fn pi_threshold() {
+        let c = check(&B::new().user("u1").asst("a1", "stop", 183_617), Dialect::Pi);
+        assert_eq!((c.decision, c.skipped, c.context_tokens, c.threshold), (AutoDecision::Threshold, None, Some(183_617.0), Some(183_616.0)));
+        assert!(!c.will_retry);
+        let c = check(&B::new().user("u1").asst("a1", "stop", 183_616), Dialect::Pi);
+        assert_eq!((c.decision, c.skipped), (AutoDecision::None, None));
+    }
+
+    #[test]
+    fn pi_disabled_stops_overflow_too() {
+        let s = CompactionSettings { enabled: false, ..Default::default() };
+        let c = check_with(&B::new().user("u1").error("a1", OVERFLOW), Dialect::Pi, &s, 200_000, Some(MODEL));
+        assert_eq!((c.decision, c.skipped), (AutoDecision::None, Some(Skip::Disabled)));
+        assert!(c.overflow.is_some());
+    }
+
+    #[test]
+    fn pi_overflow_and_one_recovery() {
+        let b = B::new().user("u1").asst("a0", "stop", 1000).error("a1", OVERFLOW);
+        let c = check(&b, Dialect::Pi);
+        assert_eq!((c.decision, c.will_retry), (AutoDecision::Overflow, true));
+        // Compacted, retried, overflowed again: recovery already attempted.
+        let b = b.compaction("c1", "a1").error("a2", OVERFLOW);
+        let c = check(&b, Dialect::Pi);
+        assert_eq!((c.decision, c.skipped), (AutoDecision::None, Some(Skip::RecoveryAlreadyAttempted)));
+        // A new user prompt resets it.
+        let c = check(&b.user("u2").error("a3", OVERFLOW), Dialect::Pi);
+        assert_eq!(c.decision, AutoDecision::Overflow);
+    }
+
+    #[test]
+    fn pi_silent_overflow() {
+        let c = check(&B::new().user("u1").asst_at("a1", "stop", [150_000, 10, 60_000, 0], 0, None, 0), Dialect::Pi);
+        assert_eq!(c.decision, AutoDecision::Overflow);
+        assert!(matches!(c.overflow, Some(Overflow::Usage { input_tokens, .. }) if input_tokens == 210_000.0));
+    }
+
+    #[test]
+    fn pi_other_model_error_goes_to_threshold() {
+        // Another model's overflow: the error branch estimates from the last usable usage.
+        let b = B::new().user("u1").asst("a0", "stop", 190_000).error("a1", OVERFLOW);
+        let c = check_with(&b, Dialect::Pi, &CompactionSettings::default(), 200_000, Some(("openai", "gpt-5")));
+        assert!(!c.same_model && c.overflow.is_some());
+        assert_eq!(c.decision, AutoDecision::Threshold);
+        // 190000 + the error message's own estimate ("ok" → 1 token).
+        assert_eq!(c.context_tokens, Some(190_001.0));
+    }
+
+    #[test]
+    fn pi_error_without_overflow() {
+        // Throttling is excluded from overflow by pi.
+        let b = B::new().user("u1").asst("a0", "stop", 1000).error("a1", "Rate limit reached: too many tokens per minute");
+        let c = check(&b, Dialect::Pi);
+        assert!(c.overflow.is_none());
+        assert_eq!((c.decision, c.skipped, c.context_tokens), (AutoDecision::None, None, Some(1001.0)));
+        // No usable usage at all.
+        let c = check(&B::new().user("u1").error("a1", "overloaded_error"), Dialect::Pi);
+        assert_eq!(c.skipped, Some(Skip::NoUsage));
+        // The usable usage predates the latest compaction.
+        let b = B::new().user("u1").asst("a0", "stop", 190_000).compaction("c1", "u1").error("a1", "overloaded_error");
+        let c = check(&b, Dialect::Pi);
+        assert_eq!(c.skipped, Some(Skip::StaleUsage));
+    }
+
+    #[test]
+    fn stale_rules_differ() {
+        // A's message timestamp equals the compaction's: pi stale (≤), omp not (<).
+        let b = B::new().user("u1").asst("a0", "stop", 100).compaction("c1", "u1");
+        let b = b.asst_at("a1", "error", [0; 4], 0, Some(OVERFLOW), -10_000);
+        let c = check(&b, Dialect::Pi);
+        assert_eq!((c.stale, c.skipped), (true, Some(Skip::Stale)));
+        let c = check(&b, Dialect::Omp);
+        assert_eq!((c.stale, c.decision), (false, AutoDecision::Overflow));
+        // One ms earlier: stale for omp too; an error, so no threshold test.
+        let b = B::new().user("u1").asst("a0", "stop", 100).compaction("c1", "u1");
+        let b = b.asst_at("a1", "error", [0; 4], 0, Some(OVERFLOW), -10_001);
+        let c = check(&b, Dialect::Omp);
+        assert_eq!((c.stale, c.skipped), (true, Some(Skip::ErrorWithoutOverflow)));
+    }
+
+    #[test]
+    fn omp_overflow_paths() {
+        let b = B::new().user("u1").error("a1", "413 Request Entity Too Large");
+        let c = check(&b, Dialect::Omp);
+        assert_eq!((c.decision, c.will_retry, c.context_promotion), (AutoDecision::Overflow, true, true));
+        // pi does not know this pattern: an error without usage.
+        assert_eq!(check(&b, Dialect::Pi).skipped, Some(Skip::NoUsage));
+        let off = CompactionSettings { strategy: Strategy::Off, ..Default::default() };
+        let c = check_with(&b, Dialect::Omp, &off, 200_000, Some(MODEL));
+        assert_eq!((c.decision, c.skipped, c.context_promotion), (AutoDecision::None, Some(Skip::StrategyOff), true));
+        let disabled = CompactionSettings { enabled: false, ..Default::default() };
+        let c = check_with(&b, Dialect::Omp, &disabled, 200_000, Some(MODEL));
+        assert_eq!(c.skipped, Some(Skip::Disabled));
+        // Usage overflow counts cacheWrite, whatever the stop reason.
+        let b = B::new().user("u1").asst_at("a1", "toolUse", [100_000, 5, 50_000, 50_001], 0, None, 0);
+        assert_eq!(check(&b, Dialect::Omp).decision, AutoDecision::Overflow);
+        assert_eq!(check(&b, Dialect::Pi).decision, AutoDecision::Threshold);
+        // No model given: A's own model assumed.
+        let c = check_with(&b, Dialect::Omp, &CompactionSettings::default(), 200_000, None);
+        assert!(c.model_assumed && c.same_model);
+    }
+
+    #[test]
+    fn omp_error_and_gates() {
+        let b = B::new().user("u1").asst("a0", "stop", 199_000).error("a1", "overloaded_error");
+        let c = check(&b, Dialect::Omp);
+        assert_eq!(c.skipped, Some(Skip::ErrorWithoutOverflow));
+        let b = B::new().user("u1").asst("a1", "stop", 199_000);
+        let off = CompactionSettings { strategy: Strategy::Off, ..Default::default() };
+        assert_eq!(check_with(&b, Dialect::Omp, &off, 200_000, Some(MODEL)).skipped, Some(Skip::StrategyOff));
+        let disabled = CompactionSettings { enabled: false, ..Default::default() };
+        assert_eq!(check_with(&b, Dialect::Omp, &disabled, 200_000, Some(MODEL)).skipped, Some(Skip::Disabled));
+    }
+
+    #[test]
+    fn omp_threshold_after_pruning() {
+        // An old 25000-token bash output behind 50000 newer tokens is pruned:
+        // saving 25000 − 9 (the notice) = 24991.
+        let base = || B::new().user("u1").tool("t1", "bash", 100_000).tool("t2", "bash", 200_000);
+        let c = check(&base().asst("a1", "stop", 180_000), Dialect::Omp);
+        assert_eq!((c.pruning_savings, c.pruned_count), (24_991, 1));
+        assert_eq!((c.usage_tokens, c.context_tokens, c.threshold), (Some(180_000.0), Some(155_009.0), Some(170_000.0)));
+        assert_eq!(c.decision, AutoDecision::None);
+        let c = check(&base().asst("a1", "stop", 195_000), Dialect::Omp);
+        assert_eq!((c.decision, c.context_tokens, c.context_promotion), (AutoDecision::Threshold, Some(170_009.0), true));
+        // pi never prunes: its own threshold on the raw usage.
+        let c = check(&base().asst("a1", "stop", 185_000), Dialect::Pi);
+        assert_eq!((c.decision, c.pruning_savings), (AutoDecision::Threshold, 0));
+        // Savings never push below 0.
+        let c = check(&base().asst("a1", "stop", 10_000), Dialect::Omp);
+        assert_eq!(c.context_tokens, Some(0.0));
+    }
+}
