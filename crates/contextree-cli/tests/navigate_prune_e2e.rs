@@ -236,6 +236,10 @@ fn prune_rewrites_the_file_as_omp_reads_it_back() {
         let theirs = oracle(&oracle_root, dialect, "context", &file, &["--full"]);
         assert_eq!(messages(&theirs), messages(&ours), "{dialect}");
         assert_eq!(theirs["messageTokens"], ours["messageTokens"], "{dialect}");
+        // The preview said what the context would be; the agent agrees.
+        assert_eq!(theirs["messageTokens"], plan["context"]["after"]["messageTokens"], "{dialect}");
+        assert_eq!(theirs["llmTokens"], plan["context"]["after"]["llmTokens"], "{dialect}");
+        assert!(plan["context"]["before"]["messageTokens"].as_u64() > plan["context"]["after"]["messageTokens"].as_u64());
         let r1 = theirs["fullMessages"].as_array().unwrap().iter().find(|m| m["toolCallId"] == "c1").unwrap().clone();
         assert_eq!(r1["content"][0]["text"], "[Output truncated - 25000 tokens]", "{dialect}");
         assert_eq!(r1["prunedAt"], done["prunedAt"], "{dialect}");

@@ -4,13 +4,15 @@
 //! backed-up rewrite of decisions.md D15 (`contextree_host::rewrite`).
 
 use clap::Args;
-use contextree_core::prune::{notice, plan_prune, PruneConfig, PrunePlan, ToolResult};
+use contextree_core::context::materialize::context_tokens;
+use contextree_core::prune::{notice, plan_prune, saving, PruneConfig, PrunePlan, ToolResult};
 use contextree_core::session::Session;
 use contextree_host::rewrite::{prune_loaded, RewriteError};
 use contextree_host::write::WriteError;
+use contextree_host::LoadedSession;
 use serde_json::{json, Map, Value};
 
-use crate::common::{print_json, CliError, SessionArgs};
+use crate::common::{print_json, read_back, CliError, SessionArgs};
 
 #[derive(Debug, Args)]
 pub struct PruneArgs {
@@ -45,6 +47,7 @@ pub fn run(args: &PruneArgs) -> Result<(), CliError> {
     let s = &loaded.session;
     let plan = plan_prune(s, a.leaf(&loaded)?, &config(args));
     let mut doc = document(s, &plan);
+    doc["context"] = context_before_after(a, &loaded, &plan)?;
     doc["dryRun"] = args.dry_run.into();
     if !args.dry_run {
         // One `prunedAt` for the whole batch, as omp stamps it.
@@ -62,6 +65,8 @@ pub fn run(args: &PruneArgs) -> Result<(), CliError> {
         print_json(&doc);
     } else {
         print_text(s, &plan);
+        let c = &doc["context"];
+        println!("context of the leaf: {} → {} tokens (dialect estimate)", c["before"]["messageTokens"], c["after"]["messageTokens"]);
         match doc["backup"].as_str() {
             Some(b) => println!("pruned {} results in {} (backup: {b})", plan.pruned_count(), a.file.display()),
             None if !args.dry_run => println!("nothing to prune; the file was not touched"),
@@ -69,6 +74,20 @@ pub fn run(args: &PruneArgs) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// The leaf's context before and after: every pruned result that is in the
+/// context shrinks to its notice, and nothing else changes.
+fn context_before_after(a: &SessionArgs, loaded: &LoadedSession, plan: &PrunePlan) -> Result<Value, CliError> {
+    let s = &loaded.session;
+    let ctx = a.context(loaded)?;
+    let tokens = context_tokens(s, &ctx, &a.pack(s.dialect())?, &loaded.source).map_err(read_back)?;
+    let saved: u64 = plan.pruned().iter().filter(|r| r.in_context).map(|r| saving(r.tokens)).sum();
+    let (messages, llm) = (tokens.message_tokens(), tokens.llm_tokens());
+    Ok(json!({
+        "before": {"messageTokens": messages, "llmTokens": llm},
+        "after": {"messageTokens": messages - saved, "llmTokens": llm - saved},
+    }))
 }
 
 fn config(args: &PruneArgs) -> PruneConfig {
