@@ -894,6 +894,31 @@ def edge_prune():
     s.write("edge-prune")
 
 
+# ============================================================================================
+# hostile text (the desktop app's security test)
+# ============================================================================================
+
+XSS = "<img src=x onerror=alert(1)> <script>alert(2)</script>"
+
+
+@fixture
+def xss():
+    """HTML in every text the app shows: user and assistant text, tool output, a label, a custom
+    entry's type and a custom message. The app must show it as text and create no element."""
+    s = Session()
+    s.preamble()
+    s.user("u1", f"Render this for me: {XSS}")
+    s.assistant("a1", [{"type": "text", "text": f"Reading the page {XSS}"},
+                       {"type": "toolCall", "id": "call_1", "name": "read", "arguments": {"path": "x.html"}}],
+                stop="toolUse")
+    s.tool("r1", "call_1", "read", f"<html>{XSS}</html>")
+    s.add("label", "lab1", targetId="u1", label=f"label {XSS}")
+    s.add("custom", "cus1", customType=f"ext {XSS}", data={"note": XSS})
+    s.add("custom_message", "cm1", customType=f"ext {XSS}", content=f"custom message {XSS}", display=True)
+    s.assistant("f1", [{"type": "text", "text": f"Done: {XSS}"}])
+    s.write("xss")
+
+
 def main():
     for name, fn in FILES.items():
         fn()

@@ -2,9 +2,15 @@
 //!
 //! The core types do not derive `Serialize` for IPC; only this module knows the wire.
 
-use contextree_core::session::Row;
-use contextree_host::LoadedSession;
+use contextree_core::context::materialize::ContextTokens;
+use contextree_core::context::usage::ContextEstimate;
+use contextree_core::prompts::PackOrigin;
+use contextree_core::session::{Diagnostic, Session, Severity};
+use contextree_core::view::{ContextMessage, TreeRow};
+use contextree_core::Dialect;
 use serde::Serialize;
+
+use crate::state::OpenSession;
 
 /// An opened session, as `open_session` returns it.
 #[derive(Debug, Serialize)]
@@ -16,52 +22,22 @@ pub struct SessionView {
     pub file_name: String,
     /// The agent dialect whose rules apply (`pi`, `omp`).
     pub dialect: &'static str,
-    /// Number of entries, `entries.len()`.
+    /// Number of entries.
     pub entry_count: usize,
-    /// The entries in file order.
-    pub entries: Vec<EntryView>,
-}
-
-/// One session entry (one row of the entry list).
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct EntryView {
-    /// Entry id, unique in the file.
-    pub id: String,
-    /// Parent entry id; `None` for a root.
-    pub parent_id: Option<String>,
-    /// The entry's `type` (`message`, `compaction`, `label`, …).
-    pub entry_type: String,
-    /// The message role for message entries.
-    pub role: Option<String>,
-    /// 1-based line in the file.
-    pub line: u32,
-    /// Token estimate of the entry.
-    pub tokens: u64,
-}
-
-impl From<Row> for EntryView {
-    fn from(row: Row) -> Self {
-        Self {
-            id: row.id,
-            parent_id: row.parent_id,
-            entry_type: row.entry_type,
-            role: row.role,
-            line: row.line,
-            tokens: row.tokens,
-        }
-    }
+    /// Sum of the entries' token estimates.
+    pub total_tokens: u64,
+    /// The file's own leaf (its last entry), the leaf shown first.
+    pub leaf_id: Option<String>,
+    /// Problems found while reading the file.
+    pub diagnostics: Vec<DiagnosticView>,
 }
 
 impl SessionView {
-    /// Converts a loaded session.
-    pub fn new(loaded: &LoadedSession) -> Self {
-        let entries: Vec<EntryView> = loaded
-            .session
-            .rows()
-            .into_iter()
-            .map(EntryView::from)
-            .collect();
+    /// Summarizes an open session.
+    pub fn new(open: &OpenSession) -> Self {
+        let loaded = &open.loaded;
+        let s = &loaded.session;
+        let n = s.entries().len();
         Self {
             path: loaded.path.display().to_string(),
             file_name: loaded
@@ -69,9 +45,276 @@ impl SessionView {
                 .file_name()
                 .map(|name| name.to_string_lossy().into_owned())
                 .unwrap_or_default(),
-            dialect: loaded.session.dialect().name(),
-            entry_count: entries.len(),
-            entries,
+            dialect: s.dialect().name(),
+            entry_count: n,
+            total_tokens: (0..n as u32)
+                .map(|i| s.entry_tokens(contextree_core::session::NodeId(i)))
+                .sum(),
+            leaf_id: s.leaf().map(|n| s.entry(n).id.to_string()),
+            diagnostics: s.diagnostics().iter().map(DiagnosticView::from).collect(),
         }
     }
+}
+
+/// A problem at a line of the file.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiagnosticView {
+    /// 1-based line (0: the whole file).
+    pub line: u32,
+    /// `error` or `warning`.
+    pub severity: &'static str,
+    /// What is wrong and what the dialect does about it.
+    pub message: String,
+}
+
+impl From<&Diagnostic> for DiagnosticView {
+    fn from(d: &Diagnostic) -> Self {
+        Self {
+            line: d.line,
+            severity: match d.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+            },
+            message: d.message.clone(),
+        }
+    }
+}
+
+/// The flattened tree for a leaf, as `tree_rows` returns it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TreeView {
+    /// The leaf the states are for (`None` for an empty session).
+    pub leaf_id: Option<String>,
+    /// Every entry, in display order.
+    pub rows: Vec<RowView>,
+}
+
+/// One tree row (see `contextree_core::view::TreeRow`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RowView {
+    /// Entry id.
+    pub id: String,
+    /// Indentation level of the marker.
+    pub indent: u32,
+    /// Per column before the connector: draw a vertical guide.
+    pub guides: Vec<bool>,
+    /// `none`, `tee` (`├─`) or `end` (`└─`).
+    pub connector: &'static str,
+    /// The selected leaf.
+    pub is_leaf: bool,
+    /// No children: can be made the leaf.
+    pub childless: bool,
+    /// On the selected leaf's path.
+    pub on_path: bool,
+    /// `EntryState` name: `kept`, `off-path`, `summarized`, …
+    pub state: &'static str,
+    /// The entry's `type`.
+    pub entry_type: String,
+    /// Message role, or the entry type for other entries.
+    pub kind: String,
+    /// Label set on the entry.
+    pub label: Option<String>,
+    /// Token estimate.
+    pub tokens: u64,
+    /// 1-based file line.
+    pub line: u32,
+}
+
+impl TreeView {
+    /// Converts the core's rows.
+    pub fn new(
+        s: &Session,
+        leaf: Option<contextree_core::session::NodeId>,
+        rows: Vec<TreeRow<'_>>,
+    ) -> Self {
+        Self {
+            leaf_id: leaf.map(|n| s.entry(n).id.to_string()),
+            rows: rows
+                .into_iter()
+                .map(|r| RowView {
+                    id: s.entry(r.node).id.to_string(),
+                    indent: r.indent,
+                    guides: r.guides,
+                    connector: r.connector.name(),
+                    is_leaf: r.is_leaf,
+                    childless: r.childless,
+                    on_path: r.on_active_path,
+                    state: r.state.name(),
+                    entry_type: s.entry(r.node).entry_type.to_string(),
+                    kind: r.kind.to_owned(),
+                    label: r.label.map(str::to_owned),
+                    tokens: r.tokens,
+                    line: r.line,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The preview of one row, as `row_previews` returns it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreviewView {
+    /// Entry id.
+    pub id: String,
+    /// First line of its text (empty for unknown ids).
+    pub text: String,
+}
+
+/// The context of a leaf, as `context_view` returns it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextView {
+    /// The leaf.
+    pub leaf_id: Option<String>,
+    /// `pi` or `omp`.
+    pub dialect: &'static str,
+    /// Number of agent messages.
+    pub message_count: usize,
+    /// Estimate of the agent messages.
+    pub message_tokens: u64,
+    /// Number of LLM messages after `convertToLlm`.
+    pub llm_count: usize,
+    /// Estimate of the LLM messages.
+    pub llm_tokens: u64,
+    /// The agent's `estimateContextTokens`.
+    pub estimate: EstimateView,
+    /// Which prompt pack produced the wrapper text around summaries.
+    pub prompts: PromptsView,
+    /// One per agent message, in order.
+    pub messages: Vec<MessageView>,
+}
+
+/// The agents' context-size estimate.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EstimateView {
+    /// Usage plus trailing estimate.
+    pub tokens: u64,
+    /// Last reported usage.
+    pub usage_tokens: u64,
+    /// Estimate of the messages after it.
+    pub trailing_tokens: u64,
+    /// The agents show the size as unknown.
+    pub unknown_after_compaction: bool,
+}
+
+/// The prompt pack of a context.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptsView {
+    /// `agent`, `own` or `custom`.
+    pub source: &'static str,
+    /// Short name: `pi 0.73.1`, `contextree's own wording`.
+    pub name: String,
+    /// The full description (package path, verification).
+    pub detail: String,
+}
+
+impl From<&PackOrigin> for PromptsView {
+    fn from(origin: &PackOrigin) -> Self {
+        let (source, name) = match origin {
+            PackOrigin::Own => ("own", "contextree's own wording".to_owned()),
+            PackOrigin::Agent {
+                dialect, version, ..
+            } => {
+                let agent = match dialect {
+                    Dialect::Pi => "pi",
+                    Dialect::Omp => "oh-my-pi",
+                };
+                ("agent", format!("{agent} {version}"))
+            }
+            PackOrigin::Custom(what) => ("custom", what.clone()),
+        };
+        Self {
+            source,
+            name,
+            detail: origin.to_string(),
+        }
+    }
+}
+
+/// One message of the context.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageView {
+    /// Position in the context.
+    pub i: usize,
+    /// The agent message's role.
+    pub role: String,
+    /// The entry behind it (the compaction entry for a compaction summary).
+    pub entry_id: String,
+    /// Dialect estimate of the agent message.
+    pub tokens: u64,
+    /// Role after `convertToLlm`; `None` when it is not sent.
+    pub llm_role: Option<String>,
+    /// Dialect estimate of the LLM message.
+    pub llm_tokens: u64,
+    /// Text of the LLM message.
+    pub text: String,
+    /// `text` was cut.
+    pub truncated: bool,
+}
+
+impl ContextView {
+    /// Converts a computed context.
+    pub fn new(
+        s: &Session,
+        leaf: Option<contextree_core::session::NodeId>,
+        tokens: &ContextTokens,
+        estimate: &ContextEstimate,
+        origin: &PackOrigin,
+        messages: Vec<ContextMessage>,
+    ) -> Self {
+        Self {
+            leaf_id: leaf.map(|n| s.entry(n).id.to_string()),
+            dialect: s.dialect().name(),
+            message_count: tokens.messages.len(),
+            message_tokens: tokens.message_tokens(),
+            llm_count: tokens.llm.len(),
+            llm_tokens: tokens.llm_tokens(),
+            estimate: EstimateView {
+                tokens: estimate.tokens,
+                usage_tokens: estimate.usage_tokens,
+                trailing_tokens: estimate.trailing_tokens,
+                unknown_after_compaction: estimate.unknown_after_compaction,
+            },
+            prompts: origin.into(),
+            messages: messages
+                .into_iter()
+                .enumerate()
+                .map(|(i, m)| MessageView {
+                    i,
+                    role: m.role,
+                    entry_id: s.entry(m.item.node()).id.to_string(),
+                    tokens: m.tokens,
+                    llm_role: m.llm_role,
+                    llm_tokens: m.llm_tokens,
+                    text: m.text,
+                    truncated: m.truncated,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// One entry's raw line, as `entry_detail` returns it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EntryDetailView {
+    /// Entry id.
+    pub id: String,
+    /// 1-based line.
+    pub line: u32,
+    /// The entry's `type`.
+    pub entry_type: String,
+    /// The line's JSON, pretty-printed (key order kept); the raw text if it does not parse.
+    pub json: String,
+    /// Migration changed the entry: the agents see it differently from the file's bytes.
+    pub migrated: bool,
+    /// Diagnostics on this line.
+    pub diagnostics: Vec<DiagnosticView>,
 }

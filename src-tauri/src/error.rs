@@ -20,6 +20,15 @@ pub enum CommandError {
         #[source]
         source: std::io::Error,
     },
+    /// A command that needs an open session ran before `open_session`.
+    #[error("no session is open")]
+    NoSession,
+    /// No entry has this id in the open session.
+    #[error("no entry with id `{0}`")]
+    UnknownEntry(String),
+    /// An entry's bytes could not be read back from the session file.
+    #[error(transparent)]
+    ReadBack(#[from] contextree_core::context::materialize::ReadBackError),
     /// Tauri itself failed (path resolution, a background task that panicked).
     #[error(transparent)]
     Tauri(#[from] tauri::Error),
@@ -30,7 +39,9 @@ impl CommandError {
     pub fn kind(&self) -> &'static str {
         match self {
             Self::Load(_) => "load",
-            Self::Demo { .. } => "io",
+            Self::Demo { .. } | Self::ReadBack(_) => "io",
+            Self::NoSession => "no-session",
+            Self::UnknownEntry(_) => "unknown-entry",
             Self::Tauri(_) => "internal",
         }
     }

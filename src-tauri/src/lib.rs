@@ -27,7 +27,13 @@ fn context<R: tauri::Runtime>() -> tauri::Context<R> {
 pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::Builder<R> {
     builder
         .manage(state)
-        .invoke_handler(tauri::generate_handler![commands::session::open_session])
+        .invoke_handler(tauri::generate_handler![
+            commands::session::open_session,
+            commands::tree::tree_rows,
+            commands::tree::row_previews,
+            commands::context::context_view,
+            commands::entry::entry_detail,
+        ])
 }
 
 /// Runs the app; `startup` is the session file given on the command line, if any.

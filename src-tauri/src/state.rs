@@ -1,21 +1,51 @@
 //! State shared by the commands, managed once with `Builder::manage`.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
 
-/// What the app knows before the UI asks for anything.
+use contextree_core::prompts::PromptPack;
+use contextree_host::LoadedSession;
+
+use crate::CommandError;
+
+/// The session the window shows, with the prompt pack its contexts are rendered with.
+#[derive(Debug)]
+pub struct OpenSession {
+    /// The parsed session and its file.
+    pub loaded: LoadedSession,
+    /// The installed agent's pack when one is found and loads, else contextree's own.
+    pub pack: PromptPack,
+}
+
+/// What the app knows: the startup file and the open session.
 #[derive(Debug)]
 pub struct AppState {
     startup: Option<PathBuf>,
+    session: RwLock<Option<Arc<OpenSession>>>,
 }
 
 impl AppState {
     /// `startup` is the session file named on the command line; `None` opens the demo.
     pub fn new(startup: Option<PathBuf>) -> Self {
-        Self { startup }
+        Self {
+            startup,
+            session: RwLock::new(None),
+        }
     }
 
     /// The session file named on the command line, if any.
     pub fn startup(&self) -> Option<&Path> {
         self.startup.as_deref()
+    }
+
+    /// The open session; the lock is released before this returns (never held across `.await`).
+    pub fn session(&self) -> Result<Arc<OpenSession>, CommandError> {
+        let guard = self.session.read().expect("session lock poisoned");
+        guard.clone().ok_or(CommandError::NoSession)
+    }
+
+    /// Replaces the open session.
+    pub fn set_session(&self, session: Arc<OpenSession>) {
+        *self.session.write().expect("session lock poisoned") = Some(session);
     }
 }

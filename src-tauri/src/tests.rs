@@ -99,21 +99,87 @@ fn app_on_the_mock_runtime_opens_a_session_over_ipc() {
     let session = dir.0.join("session.jsonl");
     std::fs::write(&session, demo::DEMO_SESSION).unwrap();
 
+    // Before a session is open, the session commands say so.
+    let err = invoke(&webview, "tree_rows", json!({})).unwrap_err();
+    assert_eq!(err["kind"], "no-session", "{err}");
+
     let view = invoke(&webview, "open_session", json!({ "path": session })).unwrap();
-    let ids: Vec<&str> = view["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|entry| entry["id"].as_str().unwrap())
-        .collect();
-    assert_eq!(ids, entry_ids(demo::DEMO_SESSION));
-    assert_eq!(view["entryCount"], json!(ids.len()));
+    let expected = entry_ids(demo::DEMO_SESSION);
+    assert_eq!(view["entryCount"], json!(expected.len()));
     assert_eq!(view["fileName"], "session.jsonl");
-    // Every entry carries the fields `ui/src/entries/view.js` renders.
-    let first = &view["entries"][0];
-    for field in ["id", "parentId", "entryType", "role", "line", "tokens"] {
-        assert!(first.get(field).is_some(), "entry lacks `{field}`: {first}");
+    assert_eq!(view["dialect"], "pi");
+    assert_eq!(view["leafId"], json!(expected.last().unwrap()));
+    assert!(view["diagnostics"].is_array());
+
+    // Every entry is one row; display order starts at the root; the file's leaf is marked.
+    let tree = invoke(&webview, "tree_rows", json!({})).unwrap();
+    let rows = tree["rows"].as_array().unwrap();
+    let mut ids: Vec<&str> = rows.iter().map(|row| row["id"].as_str().unwrap()).collect();
+    assert_eq!(ids[0], expected[0]);
+    ids.sort_unstable();
+    let mut sorted: Vec<&str> = expected.iter().map(String::as_str).collect();
+    sorted.sort_unstable();
+    assert_eq!(ids, sorted);
+    assert_eq!(tree["leafId"], view["leafId"]);
+    let marked: Vec<&Value> = rows.iter().filter(|row| row["isLeaf"] == true).collect();
+    assert_eq!(marked.len(), 1);
+    for field in [
+        "id",
+        "indent",
+        "guides",
+        "connector",
+        "isLeaf",
+        "childless",
+        "onPath",
+        "state",
+        "entryType",
+        "kind",
+        "label",
+        "tokens",
+        "line",
+    ] {
+        assert!(
+            rows[0].get(field).is_some(),
+            "row lacks `{field}`: {}",
+            rows[0]
+        );
     }
+
+    // Another leaf: the states change and the context follows it.
+    let other = rows
+        .iter()
+        .find(|row| row["childless"] == true && row["isLeaf"] == false)
+        .expect("the demo session has a second branch");
+    let other_id = other["id"].as_str().unwrap();
+    let tree2 = invoke(&webview, "tree_rows", json!({ "leafId": other_id })).unwrap();
+    assert_eq!(tree2["leafId"], other_id);
+    assert_ne!(tree2["rows"], tree["rows"]);
+    let ctx = invoke(&webview, "context_view", json!({ "leafId": other_id })).unwrap();
+    assert_eq!(ctx["leafId"], other_id);
+    let messages = ctx["messages"].as_array().unwrap();
+    assert_eq!(ctx["messageCount"], json!(messages.len()));
+    assert!(!messages.is_empty());
+    assert_eq!(
+        ctx["prompts"]["source"]
+            .as_str()
+            .map(|s| s == "own" || s == "agent"),
+        Some(true)
+    );
+
+    let previews = invoke(
+        &webview,
+        "row_previews",
+        json!({ "ids": [expected[0], "nope"] }),
+    )
+    .unwrap();
+    assert_eq!(previews.as_array().unwrap().len(), 1);
+
+    let detail = invoke(&webview, "entry_detail", json!({ "id": expected[0] })).unwrap();
+    assert_eq!(detail["line"], 2);
+    let json: Value = serde_json::from_str(detail["json"].as_str().unwrap()).unwrap();
+    assert_eq!(json["id"], json!(expected[0]));
+    let err = invoke(&webview, "entry_detail", json!({ "id": "nope" })).unwrap_err();
+    assert_eq!(err["kind"], "unknown-entry", "{err}");
 
     let missing = dir.0.join("missing.jsonl");
     let err = invoke(&webview, "open_session", json!({ "path": missing })).unwrap_err();

@@ -6,21 +6,30 @@
 //! built app binary, `tauri-driver` and `/usr/bin/WebKitWebDriver` (`scripts/install-deps.sh`).
 //!
 //! One driver serves every case; each case starts the app in its own WebDriver session:
-//! - with no argument the app shows the bundled demo session, and the entry list holds exactly
-//!   the entries of `demo/demo-session.jsonl`, in file order (screenshot saved to
-//!   `target/screenshots/skeleton.png`, or under `$CONTEXTREE_SCREENSHOTS`);
-//! - with a path argument it opens that file instead.
+//! - with no argument the app shows the bundled demo session: the virtualized tree holds exactly
+//!   the entries of `demo/demo-session.jsonl` (scrolled through), the file's leaf is marked and
+//!   its context has as many messages as `contextree context` counts (screenshot
+//!   `main-screen.png` in `target/screenshots/`, or under `$CONTEXTREE_SCREENSHOTS`);
+//! - with a path argument it opens that file instead;
+//! - a leaf on another branch, selected with a click and Enter, recomputes the tree and the
+//!   context, which again matches the CLI; `g` goes back to the file's leaf (`another-leaf.png`);
+//! - `tests/fixtures/edge/xss.jsonl`: HTML in session text shows as text, and creates no element.
 //!
 //! A plain `harness = false` binary rather than `#[test]`s: the cases share one driver on fixed
 //! ports, and the skip must be visible without `#[ignore]`. It prints `N passed, M failed`.
 
 mod driver;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context as _};
+use fantoccini::actions::{
+    InputSource as _, KeyAction, KeyActions, MouseActions, PointerAction, MOUSE_BUTTON_LEFT,
+};
+use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{json, Value};
 
@@ -95,6 +104,14 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
             "session_named_on_the_command_line_opens",
             session_named_on_the_command_line_opens(&harness).await,
         ),
+        (
+            "a_leaf_on_another_branch_recomputes_tree_and_context",
+            a_leaf_on_another_branch_recomputes_tree_and_context(&harness).await,
+        ),
+        (
+            "html_in_session_text_stays_text",
+            html_in_session_text_stays_text(&harness).await,
+        ),
     ] {
         match res {
             Ok(()) => {
@@ -125,10 +142,19 @@ where
     let Value::Object(capabilities) = capabilities else {
         unreachable!()
     };
-    let client = ClientBuilder::native()
-        .capabilities(capabilities)
-        .connect(&harness.driver.url())
+    // An app that dies while starting (no display, GTK failing) leaves the driver waiting
+    // forever: give the session a deadline instead.
+    let url = harness.driver.url();
+    let mut builder = ClientBuilder::native();
+    let connect = builder.capabilities(capabilities).connect(&url);
+    let client = tokio::time::timeout(Duration::from_secs(90), connect)
         .await
+        .with_context(|| {
+            format!(
+                "no WebDriver session after 90 s (did the app start?); see {}",
+                harness.driver.log().display()
+            )
+        })?
         .with_context(|| {
             format!(
                 "WebDriver session failed; see {}",
@@ -146,36 +172,21 @@ where
     res
 }
 
-/// No argument: the bundled demo, every entry a row in file order; the CSP holds; screenshot.
+/// No argument: the bundled demo, every entry a tree row; the file's leaf and its context; the
+/// CSP holds; screenshot.
 async fn demo_session_opens_without_arguments(harness: &Harness) -> anyhow::Result<()> {
     with_app(harness, &[], async |client| {
         wait_until_ready(client).await?;
-        let rendered = rendered_entry_ids(client).await?;
-        // One row per entry, in file order, the first and last included.
-        let expected = &harness.expected;
-        ensure!(
-            rendered.len() == expected.len(),
-            "{} rows for {} entries",
-            rendered.len(),
-            expected.len()
-        );
-        ensure!(
-            rendered == *expected,
-            "rows {rendered:?} differ from entries {expected:?}"
-        );
-
-        // The rows are real text, not empty shells: the first one names its id.
-        let first = client
-            .find(Locator::Css("#entry-rows tr[data-entry-id]"))
-            .await?
-            .text()
-            .await?;
-        ensure!(
-            first.contains(expected[0].as_str()),
-            "first row `{first}` lacks its id"
-        );
+        check_all_entries_are_rows(client, &harness.expected).await?;
         let file = text_content(client, "session-file").await?;
         ensure!(file == "demo-session.jsonl", "title bar shows `{file}`");
+
+        // The file's leaf (its last entry) is the leaf, marked in the tree, and its context
+        // has as many messages as the CLI says.
+        let leaf = harness.expected.last().unwrap();
+        wait_for_leaf(client, leaf).await?;
+        let demo = harness.root.join("demo/demo-session.jsonl");
+        check_context_matches_cli(harness, client, &demo, leaf).await?;
 
         // The CSP of tauri.conf.json is in force: no eval (a probe, not something the UI does).
         let eval = client
@@ -187,16 +198,8 @@ async fn demo_session_opens_without_arguments(harness: &Harness) -> anyhow::Resu
             .await?;
         ensure!(eval == "EvalError", "the CSP does not block eval: {eval}");
 
-        let png = client.screenshot().await.context("screenshot")?;
-        // Screenshots go to target/ so a test run leaves the work tree clean;
-        // CONTEXTREE_SCREENSHOTS=docs/screenshots refreshes the README's pictures.
-        let shots = match std::env::var_os("CONTEXTREE_SCREENSHOTS") {
-            Some(dir) => harness.root.join(dir),
-            None => harness.root.join("target/screenshots"),
-        };
-        std::fs::create_dir_all(&shots)?;
-        std::fs::write(shots.join("skeleton.png"), png)?;
-        Ok(())
+        wait_for_previews(client).await?;
+        screenshot(harness, client, "main-screen.png").await
     })
     .await
 }
@@ -213,14 +216,285 @@ async fn session_named_on_the_command_line_opens(harness: &Harness) -> anyhow::R
             file == "named-on-command-line.jsonl",
             "title bar shows `{file}`"
         );
-        let rendered = rendered_entry_ids(client).await?;
-        ensure!(
-            rendered == harness.expected,
-            "rows {rendered:?} differ from the file's entries"
-        );
-        Ok(())
+        check_all_entries_are_rows(client, &harness.expected).await
     })
     .await
+}
+
+/// A leaf that is not the file's last entry: `6df8d54a` ends the branch that starts at
+/// `1b2b2a9a` (the file continues on the sibling branch from `d2a5c41b`).
+const OTHER_LEAF: &str = "6df8d54a";
+
+/// Click a leaf on another branch and press Enter: the tree's states and the context follow
+/// it, and the context matches the CLI's; `g` goes back to the file's leaf.
+async fn a_leaf_on_another_branch_recomputes_tree_and_context(
+    harness: &Harness,
+) -> anyhow::Result<()> {
+    with_app(harness, &[], async |client| {
+        wait_until_ready(client).await?;
+        let file_leaf = harness.expected.last().unwrap();
+        wait_for_leaf(client, file_leaf).await?;
+        ensure!(
+            harness.expected.iter().any(|id| id == OTHER_LEAF) && file_leaf != OTHER_LEAF,
+            "the demo session changed: pick another leaf on another branch"
+        );
+        let before = row_states(client).await?;
+
+        // Bring the row on screen (the tree is virtualized), click it, press Enter.
+        let rows = all_row_ids(client).await?;
+        let index = rows
+            .iter()
+            .position(|id| id == OTHER_LEAF)
+            .context("no tree row for the other leaf")?;
+        scroll_tree_to_row(client, index).await?;
+        let selector = format!("#tree-rows .row[data-entry-id='{OTHER_LEAF}']");
+        let row = wait_for_element(client, &selector).await?;
+        row.click().await.context("clicking the row")?;
+        wait_for(
+            client,
+            "entry panel shows the row",
+            &format!(
+                "const pre = document.getElementById('entry-json'); \
+             return !!pre && pre.textContent.includes('\"id\": \"{OTHER_LEAF}\"');"
+            ),
+        )
+        .await?;
+        press_key(client, Key::Enter.into()).await?;
+        wait_for_leaf(client, OTHER_LEAF).await?;
+
+        let after = row_states(client).await?;
+        ensure!(before != after, "the states did not change with the leaf");
+        let marked = client
+            .execute(
+                "return document.querySelector('#tree-rows .row.leaf')?.dataset.entryId ?? null;",
+                vec![],
+            )
+            .await?;
+        ensure!(marked == json!(OTHER_LEAF), "leaf marker on {marked}");
+        let demo = harness.root.join("demo/demo-session.jsonl");
+        check_context_matches_cli(harness, client, &demo, OTHER_LEAF).await?;
+        let wrapper = client
+            .execute(
+                "return document.querySelector('#context .wrapper')?.textContent ?? '';",
+                vec![],
+            )
+            .await?;
+        ensure!(
+            wrapper
+                .as_str()
+                .is_some_and(|w| w.starts_with("wrapper text: ")),
+            "no wrapper-text line: {wrapper}"
+        );
+        wait_for_previews(client).await?;
+        screenshot(harness, client, "another-leaf.png").await?;
+
+        press_key(client, 'g').await?;
+        wait_for_leaf(client, file_leaf).await?;
+
+        // A double-click makes a row the leaf too.
+        scroll_tree_to_row(client, index).await?;
+        let row = wait_for_element(client, &selector).await?;
+        let mouse = MouseActions::new("mouse".into())
+            .then(PointerAction::MoveToElement {
+                element: row,
+                duration: None,
+                x: 0.0,
+                y: 0.0,
+            })
+            .then(PointerAction::Down {
+                button: MOUSE_BUTTON_LEFT,
+            })
+            .then(PointerAction::Up {
+                button: MOUSE_BUTTON_LEFT,
+            })
+            .then(PointerAction::Down {
+                button: MOUSE_BUTTON_LEFT,
+            })
+            .then(PointerAction::Up {
+                button: MOUSE_BUTTON_LEFT,
+            });
+        client
+            .perform_actions(mouse)
+            .await
+            .context("double-click")?;
+        wait_for_leaf(client, OTHER_LEAF).await
+    })
+    .await
+}
+
+/// The two payloads of `tests/fixtures/edge/xss.jsonl`.
+const XSS: [&str; 2] = ["<img src=x onerror=alert(1)>", "<script>alert(2)</script>"];
+
+/// HTML in user and assistant text, tool output, a label and a custom type is shown as text in
+/// the tree, the context and the entry panel, and no `<img>` or `<script>` comes of it.
+async fn html_in_session_text_stays_text(harness: &Harness) -> anyhow::Result<()> {
+    let session = harness.root.join("tests/fixtures/edge/xss.jsonl");
+    let args = [std::fs::canonicalize(&session)?.display().to_string()];
+    with_app(harness, &args, async |client| {
+        wait_until_ready(client).await?;
+        wait_for_previews(client).await?;
+        wait_for(
+            client,
+            "entry panel shows the leaf",
+            &format!(
+                "const pre = document.getElementById('entry-json'); \
+             return !!pre && pre.textContent.includes({:?});",
+                XSS[1]
+            ),
+        )
+        .await?;
+        // Previews of user, assistant, tool and custom rows, and the label chip.
+        wait_for(
+            client,
+            "previews of every row",
+            &format!(
+                "const t = document.getElementById('tree-rows').textContent; \
+             return ['Render this for me: ', 'Reading the page ', '<html>', 'ext ', 'label ']\
+               .every((p) => t.includes(p + {:?}));",
+                XSS[0]
+            ),
+        )
+        .await?;
+        for (id, what) in [
+            ("tree-rows", "tree"),
+            ("context", "context panel"),
+            ("entry", "entry panel"),
+        ] {
+            let text = text_content(client, id).await?;
+            for payload in XSS {
+                ensure!(
+                    text.contains(payload),
+                    "the {what} does not show `{payload}` as text"
+                );
+            }
+        }
+        // The custom entry's raw line in the entry panel.
+        let row = wait_for_element(client, "#tree-rows .row[data-entry-id='cus1']").await?;
+        row.click().await?;
+        wait_for(
+            client,
+            "entry panel shows the custom entry",
+            &format!(
+                "const pre = document.getElementById('entry-json'); \
+             return !!pre && pre.textContent.includes('\"customType\": \"ext ' + {:?});",
+                XSS[0]
+            ),
+        )
+        .await?;
+        let created = client
+            .execute(
+                "return { img: document.querySelectorAll('img').length, \
+                          scripts: Array.from(document.scripts, (s) => s.src || s.textContent) };",
+                vec![],
+            )
+            .await?;
+        ensure!(
+            created["img"] == json!(0),
+            "an <img> element was created: {created}"
+        );
+        let scripts = created["scripts"].as_array().context("scripts")?;
+        ensure!(
+            scripts.len() == 1
+                && scripts[0]
+                    .as_str()
+                    .is_some_and(|s| s.ends_with("/src/main.js")),
+            "unexpected <script> elements: {created}"
+        );
+        screenshot(harness, client, "xss.png").await
+    })
+    .await
+}
+
+/// Every entry of the file is a tree row, once, and the first row is the first entry.
+async fn check_all_entries_are_rows(client: &Client, expected: &[String]) -> anyhow::Result<()> {
+    let count = client
+        .execute(
+            "return document.getElementById('tree').dataset.rowCount ?? null;",
+            vec![],
+        )
+        .await?;
+    ensure!(
+        count == json!(expected.len().to_string()),
+        "{count} rows for {} entries",
+        expected.len()
+    );
+    let rendered = all_row_ids(client).await?;
+    ensure!(
+        rendered.first() == expected.first(),
+        "first row {:?}, first entry {:?}",
+        rendered.first(),
+        expected.first()
+    );
+    let mut sorted_rows = rendered.clone();
+    sorted_rows.sort();
+    let mut sorted_entries = expected.to_vec();
+    sorted_entries.sort();
+    ensure!(
+        sorted_rows == sorted_entries,
+        "rows {rendered:?} differ from entries {expected:?}"
+    );
+    // The virtualized list renders a window of rows, not all of them.
+    let in_dom = client
+        .execute(
+            "return document.querySelectorAll('#tree-rows .row').length;",
+            vec![],
+        )
+        .await?;
+    ensure!(
+        in_dom
+            .as_u64()
+            .is_some_and(|n| n > 0 && (n as usize) < expected.len()),
+        "{in_dom} row nodes for {} rows: not windowed",
+        expected.len()
+    );
+    Ok(())
+}
+
+/// The context panel lists as many messages as `contextree context --leaf LEAF --json` counts.
+async fn check_context_matches_cli(
+    harness: &Harness,
+    client: &Client,
+    session: &Path,
+    leaf: &str,
+) -> anyhow::Result<()> {
+    let cli = harness.app.parent().unwrap().join("contextree");
+    let out = std::process::Command::new(&cli)
+        .arg("context")
+        .arg(session)
+        .args(["--leaf", leaf, "--json", "--prompts", "own"])
+        .output()
+        .with_context(|| format!("running {}", cli.display()))?;
+    ensure!(
+        out.status.success(),
+        "contextree context failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout)?;
+    let expected = doc["messageCount"].as_u64().context("no messageCount")?;
+    let shown = client
+        .execute(
+            "return document.querySelectorAll('#context-messages > li.message').length;",
+            vec![],
+        )
+        .await?;
+    ensure!(
+        shown == json!(expected),
+        "context panel shows {shown} messages for leaf {leaf}, the CLI counts {expected}"
+    );
+    let totals = client
+        .execute(
+            "return document.querySelector('#context .totals')?.textContent ?? '';",
+            vec![],
+        )
+        .await?;
+    let words = format!("{expected} messages");
+    ensure!(
+        totals
+            .as_str()
+            .is_some_and(|t| t.replace(',', "").starts_with(&words)),
+        "totals `{totals}` do not start with `{words}`"
+    );
+    Ok(())
 }
 
 /// The repository root (this file is `tests/e2e/e2e.rs`).
@@ -292,16 +566,155 @@ async fn wait_until_ready(client: &Client) -> anyhow::Result<()> {
     }
 }
 
-/// The `data-entry-id` of every rendered row, in document order (one round trip).
-async fn rendered_entry_ids(client: &Client) -> anyhow::Result<Vec<String>> {
-    let ids = client
+/// Scrolls the tree to `top` and waits until the rows on screen are drawn there: the list
+/// redraws on the next animation frame, recycling its row nodes, so an element found before
+/// that may show another row by the time it is clicked. Returns what the window shows.
+async fn scroll_tree(client: &Client, top: f64) -> anyhow::Result<Value> {
+    client
         .execute(
-            "return Array.from(document.querySelectorAll('#entry-rows tr[data-entry-id]'), \
-             (row) => row.dataset.entryId);",
+            "document.getElementById('tree').scrollTop = arguments[0];",
+            vec![json!(top)],
+        )
+        .await?;
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        let page = client
+            .execute(
+                "const tree = document.getElementById('tree'); \
+                 const h = 24, n = Number(tree.dataset.rowCount); \
+                 const rows = Array.from(document.querySelectorAll('#tree-rows .row'), \
+                   (row) => [Number(row.dataset.index), row.dataset.entryId]); \
+                 const want = [Math.floor(tree.scrollTop / h), \
+                   Math.min(n, Math.ceil((tree.scrollTop + tree.clientHeight) / h)) - 1]; \
+                 const have = new Set(rows.map((r) => r[0])); \
+                 if (n > 0 && !want.every((i) => have.has(i))) return null; \
+                 return { rows, top: tree.scrollTop, height: tree.clientHeight, \
+                   end: tree.scrollTop + tree.clientHeight >= tree.scrollHeight - 1 };",
+                vec![],
+            )
+            .await?;
+        if !page.is_null() {
+            return Ok(page);
+        }
+    }
+    bail!("the tree did not redraw after scrolling to {top}")
+}
+
+/// Scrolls the tree so that row `index` is in the middle of the viewport.
+async fn scroll_tree_to_row(client: &Client, index: usize) -> anyhow::Result<()> {
+    let height = client
+        .execute(
+            "return document.getElementById('tree').clientHeight;",
             vec![],
         )
         .await?;
-    Ok(serde_json::from_value(ids)?)
+    let top = (index as f64 * 24.0 - height.as_f64().unwrap_or(0.0) / 2.0).max(0.0);
+    scroll_tree(client, top).await.map(drop)
+}
+
+/// The id of every tree row in display order, scrolling the virtualized tree from top to
+/// bottom and reading the rows each window renders.
+async fn all_row_ids(client: &Client) -> anyhow::Result<Vec<String>> {
+    let mut rows: BTreeMap<u64, String> = BTreeMap::new();
+    let mut top = 0.0;
+    for _ in 0..100_000 {
+        let page = scroll_tree(client, top).await?;
+        let batch: Vec<(u64, String)> = serde_json::from_value(page["rows"].clone())?;
+        rows.extend(batch);
+        if page["end"].as_bool().unwrap_or(true) {
+            scroll_tree(client, 0.0).await?;
+            return Ok(rows.into_values().collect());
+        }
+        top = page["top"].as_f64().unwrap_or(0.0) + page["height"].as_f64().unwrap_or(0.0);
+    }
+    bail!("the tree did not reach its end")
+}
+
+/// The `data-entry-id` and state class of the rows on screen.
+async fn row_states(client: &Client) -> anyhow::Result<Value> {
+    Ok(client
+        .execute(
+            "return Array.from(document.querySelectorAll('#tree-rows .row'), \
+             (row) => row.dataset.entryId + ' ' + row.className);",
+            vec![],
+        )
+        .await?)
+}
+
+/// Polls `script` (a function body returning a boolean) until it is true (10 s).
+async fn wait_for(client: &Client, what: &str, script: &str) -> anyhow::Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if client.execute(script, vec![]).await? == json!(true) {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            let status = text_content(client, "status").await.unwrap_or_default();
+            bail!("timed out waiting for: {what} (status: `{status}`)");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Waits until the tree and context on screen are for `leaf` and no request is running.
+async fn wait_for_leaf(client: &Client, leaf: &str) -> anyhow::Result<()> {
+    wait_for(
+        client,
+        &format!("leaf {leaf}"),
+        &format!("return document.body.dataset.leaf === {leaf:?} && !document.body.dataset.busy;"),
+    )
+    .await
+}
+
+/// Waits until the rows on screen have their previews.
+async fn wait_for_previews(client: &Client) -> anyhow::Result<()> {
+    wait_for(
+        client,
+        "row previews",
+        "return Array.from(document.querySelectorAll('#tree-rows .row .preview'))\
+           .some((p) => p.textContent !== '');",
+    )
+    .await
+}
+
+/// The element matching `css`, once it exists (10 s).
+async fn wait_for_element(
+    client: &Client,
+    css: &str,
+) -> anyhow::Result<fantoccini::elements::Element> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match client.find(Locator::Css(css)).await {
+            Ok(el) => return Ok(el),
+            Err(_) if Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(100)).await
+            }
+            Err(err) => return Err(err).with_context(|| format!("no element `{css}`")),
+        }
+    }
+}
+
+/// A key press through WebDriver actions, to whatever has the focus.
+async fn press_key(client: &Client, value: char) -> anyhow::Result<()> {
+    let actions = KeyActions::new("keyboard".into())
+        .then(KeyAction::Down { value })
+        .then(KeyAction::Up { value });
+    client.perform_actions(actions).await.context("key press")?;
+    Ok(())
+}
+
+/// Saves a screenshot under `target/screenshots/` (or `$CONTEXTREE_SCREENSHOTS`).
+async fn screenshot(harness: &Harness, client: &Client, name: &str) -> anyhow::Result<()> {
+    let png = client.screenshot().await.context("screenshot")?;
+    // Screenshots go to target/ so a test run leaves the work tree clean;
+    // CONTEXTREE_SCREENSHOTS=docs/screenshots refreshes the README's pictures.
+    let shots = match std::env::var_os("CONTEXTREE_SCREENSHOTS") {
+        Some(dir) => harness.root.join(dir),
+        None => harness.root.join("target/screenshots"),
+    };
+    std::fs::create_dir_all(&shots)?;
+    std::fs::write(shots.join(name), png)?;
+    Ok(())
 }
 
 /// `textContent` of the element with `id`: what the UI put there, whatever the layout shows.

@@ -63,9 +63,8 @@ test('long ids are cut with an ellipsis, short ones and missing ones are kept', 
   assert.equal(shortId(undefined), '');
 });
 
-test('the session summary counts entries and sums their tokens', () => {
-  const entries = [{ tokens: 1200 }, { tokens: 800 }, { tokens: 150 }];
-  assert.equal(sessionSummary({ entries }), '3 entries · 2.1k tokens');
-  assert.equal(sessionSummary({ entries: [{ tokens: 5 }] }), '1 entry · 5 tokens');
-  assert.equal(sessionSummary({ entries: [] }), '0 entries · 0 tokens');
+test('the session summary counts entries and their tokens', () => {
+  assert.equal(sessionSummary({ entryCount: 3, totalTokens: 2150 }), '3 entries · 2.1k tokens');
+  assert.equal(sessionSummary({ entryCount: 1, totalTokens: 5 }), '1 entry · 5 tokens');
+  assert.equal(sessionSummary({ entryCount: 0, totalTokens: 0 }), '0 entries · 0 tokens');
 });

@@ -24,8 +24,28 @@ async function call(cmd, args) {
 }
 
 /**
- * Opens a session file; `null` opens the file given on the command line, else the demo.
- * Resolves to `{ path, fileName, dialect, entryCount, entries: [{ id, parentId, entryType,
- * role, line, tokens }] }`.
+ * Opens a session file and makes it the open session; `null` opens the file given on the
+ * command line, else the demo. Resolves to `{ path, fileName, dialect, entryCount,
+ * totalTokens, leafId, diagnostics: [{ line, severity, message }] }`.
  */
 export const openSession = (path = null) => call('open_session', { path });
+
+/**
+ * The tree rows for a leaf (`null`: the file's leaf): `{ leafId, rows: [{ id, indent, guides,
+ * connector, isLeaf, childless, onPath, state, entryType, kind, label, tokens, line }] }`.
+ */
+export const treeRows = (leafId = null) => call('tree_rows', { leafId });
+
+/** First-line previews of the rows with these ids: `[{ id, text }]`. */
+export const rowPreviews = (ids) => call('row_previews', { ids });
+
+/**
+ * The context of a leaf (`null`: the file's leaf): `{ leafId, dialect, messageCount,
+ * messageTokens, llmCount, llmTokens, estimate: { tokens, usageTokens, trailingTokens,
+ * unknownAfterCompaction }, prompts: { source, name, detail }, messages: [{ i, role, entryId,
+ * tokens, llmRole, llmTokens, text, truncated }] }`.
+ */
+export const contextView = (leafId = null) => call('context_view', { leafId });
+
+/** One entry's line: `{ id, line, entryType, json, migrated, diagnostics }`. */
+export const entryDetail = (id) => call('entry_detail', { id });

@@ -23,5 +23,6 @@ pub mod prune;
 pub mod render;
 pub mod session;
 pub mod tokens;
+pub mod view;
 
 pub use dialect::Dialect;

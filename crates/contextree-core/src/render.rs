@@ -1,4 +1,5 @@
-//! Text renderings: the tree as `contextree tree` prints it.
+//! Text renderings: the tree as `contextree tree` prints it, drawn from [`crate::view`]'s rows
+//! (the same rows the desktop app shows).
 //!
 //! Like pi's `/tree`, a chain of single children stays at one indentation;
 //! only branch points indent, so a 100,000-entry linear session is 100,000
@@ -6,54 +7,27 @@
 
 use crate::context::state::EntryState;
 use crate::session::{NodeId, Session};
+use crate::view::tree_rows;
 
 /// One line per entry: connectors, the leaf marker, id, kind, state, tokens,
 /// label and a preview.
 pub fn tree(session: &Session, states: &[EntryState], leaf: Option<NodeId>, preview: &dyn Fn(NodeId) -> String) -> String {
-    let tree = session.tree();
     let mut out = String::new();
-    // (node, indentation prefix, connector)
-    let mut stack: Vec<(NodeId, String, &'static str)> = Vec::new();
-    let roots = tree.roots();
-    let multi = roots.len() > 1;
-    for (i, &r) in roots.iter().enumerate().rev() {
-        let connector = match (multi, i + 1 == roots.len()) {
-            (false, _) => "",
-            (true, true) => "└─ ",
-            (true, false) => "├─ ",
-        };
-        stack.push((r, String::new(), connector));
-    }
-    while let Some((node, prefix, connector)) = stack.pop() {
-        let e = session.entry(node);
-        let kind = match e.message() {
-            Some(m) => m.role.as_str().to_owned(),
-            None => e.entry_type.to_string(),
-        };
-        let marker = if Some(node) == leaf { "●" } else if states[node.index()] == EntryState::OffPath { " " } else { "•" };
-        let label = session.label(node).map(|l| format!(" [{l}]")).unwrap_or_default();
-        let text = preview(node);
+    for row in tree_rows(session, states, leaf) {
+        let e = session.entry(row.node);
+        let marker = if row.is_leaf { "●" } else if row.state == EntryState::OffPath { " " } else { "•" };
+        let label = row.label.map(|l| format!(" [{l}]")).unwrap_or_default();
+        let text = preview(row.node);
         out.push_str(&format!(
-            "{prefix}{connector}{marker} {} {kind} ({}, {} tokens){label}{}{}\n",
+            "{}{marker} {} {} ({}, {} tokens){label}{}{}\n",
+            row.prefix(),
             e.id,
-            states[node.index()].name(),
-            session.entry_tokens(node),
+            row.kind,
+            row.state.name(),
+            row.tokens,
             if text.is_empty() { "" } else { "  " },
             text
         ));
-        let kids: Vec<NodeId> = tree.children(node).collect();
-        let child_prefix = match connector {
-            "├─ " => format!("{prefix}│  "),
-            "└─ " => format!("{prefix}   "),
-            _ => prefix.clone(),
-        };
-        if kids.len() == 1 {
-            stack.push((kids[0], child_prefix, ""));
-        } else {
-            for (i, &k) in kids.iter().enumerate().rev() {
-                stack.push((k, child_prefix.clone(), if i + 1 == kids.len() { "└─ " } else { "├─ " }));
-            }
-        }
     }
     out
 }

@@ -1,10 +1,14 @@
 //! Opening a session file.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+
+use contextree_core::prompts::PromptPack;
 
 use tauri::{AppHandle, Manager as _, Runtime, State};
 
 use crate::dto::SessionView;
+use crate::state::OpenSession;
 use crate::{demo, AppState, CommandError};
 
 /// Where the session to open comes from.
@@ -15,9 +19,11 @@ enum Source {
     Demo { cache_dir: PathBuf },
 }
 
-/// Opens `path`, else the file given on the command line, else the bundled demo session.
+/// Opens `path`, else the file given on the command line, else the bundled demo session, and
+/// makes it the session the other commands work on.
 ///
 /// Reading and parsing run on a blocking thread: a session file can be tens of megabytes.
+/// Contexts use the installed agent's prompt pack when one loads, else contextree's own.
 #[tauri::command]
 pub async fn open_session<R: Runtime>(
     app: AppHandle<R>,
@@ -33,10 +39,13 @@ pub async fn open_session<R: Runtime>(
             cache_dir: app.path().app_cache_dir()?,
         },
     };
-    tauri::async_runtime::spawn_blocking(move || load(source)).await?
+    let open = tauri::async_runtime::spawn_blocking(move || load(source)).await??;
+    let view = SessionView::new(&open);
+    state.set_session(Arc::new(open));
+    Ok(view)
 }
 
-fn load(source: Source) -> Result<SessionView, CommandError> {
+fn load(source: Source) -> Result<OpenSession, CommandError> {
     let path = match source {
         Source::File(path) => path,
         Source::Demo { cache_dir } => {
@@ -47,5 +56,10 @@ fn load(source: Source) -> Result<SessionView, CommandError> {
         }
     };
     let loaded = contextree_host::load_session(&path, None)?;
-    Ok(SessionView::new(&loaded))
+    let dialect = loaded.session.dialect();
+    let pack = match contextree_host::agent::load_agent_pack(dialect) {
+        Some(Ok(pack)) => pack,
+        _ => PromptPack::own(dialect),
+    };
+    Ok(OpenSession { loaded, pack })
 }

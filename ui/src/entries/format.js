@@ -1,4 +1,4 @@
-// Pure formatting of session entries for the entry list: no DOM, no IPC (tested by node --test).
+// Pure formatting of session entries (labels, kinds, counts): no DOM, no IPC (node --test).
 
 /** Role labels of message entries, keyed by the message `role` in the session file. */
 const ROLE_LABELS = {
@@ -84,9 +84,8 @@ export function shortId(id, max = 12) {
   return id.length > max ? `${id.slice(0, max - 1)}…` : id;
 }
 
-/** Title-bar summary of a session view: `"12 entries · 3.4k tokens"`. */
-export function sessionSummary({ entries }) {
-  const n = entries.length;
-  const tokens = entries.reduce((acc, entry) => acc + entry.tokens, 0);
-  return `${formatCount(n)} ${n === 1 ? 'entry' : 'entries'} · ${formatTokens(tokens)} tokens`;
+/** Title-bar summary of a session: `"12 entries · 3.4k tokens"`. */
+export function sessionSummary({ entryCount, totalTokens }) {
+  const n = entryCount;
+  return `${formatCount(n)} ${n === 1 ? 'entry' : 'entries'} · ${formatTokens(totalTokens)} tokens`;
 }

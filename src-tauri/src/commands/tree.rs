@@ -1,0 +1,54 @@
+//! The tree pane: flattened rows for a leaf, previews for the rows on screen.
+
+use contextree_core::context::build;
+use contextree_core::context::state::entry_states;
+use contextree_core::view;
+use tauri::State;
+
+use super::{blocking, leaf, node};
+use crate::dto::{PreviewView, TreeView};
+use crate::{AppState, CommandError};
+
+/// Characters of a row preview.
+const PREVIEW_CHARS: usize = 120;
+
+/// Every row of the tree with its state for `leaf_id` (the file's leaf when `None`).
+#[tauri::command]
+pub async fn tree_rows(
+    state: State<'_, AppState>,
+    leaf_id: Option<String>,
+) -> Result<TreeView, CommandError> {
+    blocking(state.session()?, move |open| {
+        let s = &open.loaded.session;
+        let ctx = build(s, leaf(open, leaf_id.as_deref())?);
+        let states = entry_states(s, &ctx);
+        Ok(TreeView::new(
+            s,
+            ctx.leaf,
+            view::tree_rows(s, &states, ctx.leaf),
+        ))
+    })
+    .await
+}
+
+/// One-line previews of `ids` (the rows on screen); unknown ids get an empty text.
+#[tauri::command]
+pub async fn row_previews(
+    state: State<'_, AppState>,
+    ids: Vec<String>,
+) -> Result<Vec<PreviewView>, CommandError> {
+    blocking(state.session()?, move |open| {
+        let s = &open.loaded.session;
+        let nodes: Vec<_> = ids.iter().filter_map(|id| node(open, id).ok()).collect();
+        let texts = view::previews(s, &nodes, &open.loaded.source, PREVIEW_CHARS);
+        Ok(nodes
+            .iter()
+            .zip(texts)
+            .map(|(&n, text)| PreviewView {
+                id: s.entry(n).id.to_string(),
+                text,
+            })
+            .collect())
+    })
+    .await
+}

@@ -1,0 +1,50 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { estimateText, messageTokensText, roleLabel, totalsText, wrapperText } from '../../ui/src/context/format.js';
+import { createStore } from '../../ui/src/store.js';
+
+const ctx = {
+  messageCount: 165,
+  messageTokens: 41200,
+  llmCount: 160,
+  llmTokens: 40100,
+  estimate: { tokens: 44870, usageTokens: 44000, trailingTokens: 870, unknownAfterCompaction: false },
+};
+
+test('totals name the messages and tokens before and after convertToLlm', () => {
+  assert.equal(totalsText(ctx), '165 messages · 41,200 tokens · LLM 160 · 40,100 tokens');
+  assert.equal(totalsText({ ...ctx, messageCount: 1 }).startsWith('1 message ·'), true);
+});
+
+test("the agent's estimate shows usage and trailing part, or says it is unknown", () => {
+  assert.equal(estimateText(ctx), "agent's estimate: 44,870 tokens (usage 44,000 + 870)");
+  const noUsage = { estimate: { tokens: 120, usageTokens: 0, trailingTokens: 120, unknownAfterCompaction: false } };
+  assert.equal(estimateText(noUsage), "agent's estimate: 120 tokens");
+  const unknown = { estimate: { ...ctx.estimate, unknownAfterCompaction: true } };
+  assert.equal(estimateText(unknown), "agent's estimate: unknown until the next reply");
+});
+
+test('the wrapper text says whose wording it is', () => {
+  assert.equal(wrapperText({ source: 'agent', name: 'pi 0.73.1' }), "wrapper text: agent's own (pi 0.73.1)");
+  assert.equal(wrapperText({ source: 'own', name: "contextree's own wording" }), "wrapper text: contextree's own wording");
+  assert.equal(wrapperText({ source: 'custom', name: 'tests' }), 'wrapper text: tests');
+});
+
+test('messages show their LLM tokens, or that they are not sent', () => {
+  assert.equal(messageTokensText({ llmRole: 'user', llmTokens: 1234 }), '1,234');
+  assert.equal(messageTokensText({ llmRole: null, llmTokens: 0 }), 'not sent');
+  assert.equal(roleLabel('compactionSummary'), 'compaction summary');
+  assert.equal(roleLabel('toolResult'), 'tool result');
+  assert.equal(roleLabel('somethingNew'), 'somethingNew');
+});
+
+test('the store merges patches and notifies subscribers until they leave', () => {
+  const store = createStore({ a: 1, b: 2 });
+  const seen = [];
+  const leave = store.subscribe((state) => seen.push(state));
+  store.set({ b: 3 });
+  assert.deepEqual(store.get(), { a: 1, b: 3 });
+  leave();
+  store.set({ a: 5 });
+  assert.deepEqual(seen, [{ a: 1, b: 3 }]);
+});
