@@ -10,81 +10,29 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde_json::Value;
+use support::oracle::{agent_pack, contextree, oracle, oracle_dir, TempDir};
 use support::repo;
 
-/// A temporary folder, removed when dropped.
-struct TempDir(PathBuf);
 
-impl TempDir {
-    fn new() -> TempDir {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!("contextree-compact-e2e-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
 
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
-fn oracle_dir() -> PathBuf {
-    let dir = std::env::var_os("ORACLE").map(PathBuf::from).unwrap_or_else(|| repo().join("..").join("oracle"));
-    assert!(
-        dir.join("oracle.mjs").is_file() && dir.join("node_modules").is_dir() && dir.join("omp13/node_modules").is_dir(),
-        "the reference oracle is not installed at {} — run scripts/install-oracle.sh (or set ORACLE); \
-         this test checks that the real agents load the compacted file",
-        dir.display()
-    );
-    dir
-}
 
-/// The agent's own prompt pack inside the oracle, so the entry is what the agent would write.
-fn agent_pack(oracle: &Path, dialect: &str) -> PathBuf {
-    match dialect {
-        "pi" => oracle.join("node_modules/@mariozechner/pi-coding-agent"),
-        _ => oracle.join("omp13/node_modules/@oh-my-pi/pi-coding-agent"),
-    }
-}
-
-fn contextree(args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_contextree")).args(args).output().unwrap();
-    assert!(out.status.success(), "contextree {args:?}: exit {:?}\n{}", out.status.code(), String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("contextree {args:?}: stdout is not JSON: {e}"))
-}
-
-fn oracle(oracle: &Path, dialect: &str, file: &Path) -> Value {
-    let imp = if dialect == "pi" { "pi" } else { "omp13" };
-    let out = Command::new("node")
-        .arg(oracle.join("oracle.mjs"))
-        .args(["--impl", imp, "context"])
-        .arg(file)
-        .arg("--full")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run node: {e}"));
-    assert!(out.status.success(), "oracle --impl {imp} context: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
 
 fn entry_ids(doc: &Value) -> Vec<Value> {
     doc["messages"].as_array().unwrap().iter().map(|m| m["entryId"].clone()).collect()
 }
 
 /// Compacts a copy of `fixture` offline and checks it with contextree and the agent.
-fn compact_and_check(oracle_root: &Path, fixture: &str, dialect: &str, keep_recent: &str) {
+fn compact_and_check(fixture: &str, dialect: &str, keep_recent: &str) {
     let tmp = TempDir::new();
     let file = tmp.0.join(format!("{fixture}.jsonl"));
     std::fs::copy(repo().join("tests/fixtures/synthetic").join(format!("{fixture}.jsonl")), &file).unwrap();
     let before = std::fs::read(&file).unwrap();
     let f = file.to_str().unwrap();
-    let pack = agent_pack(oracle_root, dialect);
+    let pack = agent_pack(dialect);
     let at = format!("{fixture} {dialect}");
 
     let plan = contextree(&["compact", f, "--dialect", dialect, "--keep-recent", keep_recent, "--dry-run", "--json"]);
@@ -112,7 +60,7 @@ fn compact_and_check(oracle_root: &Path, fixture: &str, dialect: &str, keep_rece
     assert_eq!(ids[1..].to_vec(), plan["recentMessagesIds"].as_array().unwrap().clone(), "{at}: kept messages");
 
     // The agent loads it the same way, keeps from firstKeptEntryId, and sees our summary.
-    let theirs = oracle(oracle_root, dialect, &file);
+    let theirs = oracle(dialect, "context", &file, &["--full"]);
     assert_eq!(theirs["leafId"], entry["id"], "{at}: the agent's leaf is the new entry");
     assert_eq!(theirs["messages"][0]["role"], "compactionSummary", "{at}: agent context starts with the summary");
     assert_eq!(entry_ids(&theirs), ids, "{at}: agent context entries");
@@ -123,12 +71,12 @@ fn compact_and_check(oracle_root: &Path, fixture: &str, dialect: &str, keep_rece
 
 #[test]
 fn offline_compaction_is_loaded_by_contextree_and_the_agents() {
-    let oracle_root = oracle_dir();
+    oracle_dir(); // fails at once, with the install hint, when the agents are missing
     for dialect in ["pi", "omp"] {
         // A split turn, and a second compaction (the dialects' boundaries differ, D2).
-        compact_and_check(&oracle_root, "E03", dialect, "25");
-        compact_and_check(&oracle_root, "E06", dialect, "30");
-        compact_and_check(&oracle_root, "E17", dialect, "5");
+        compact_and_check("E03", dialect, "25");
+        compact_and_check("E06", dialect, "30");
+        compact_and_check("E17", dialect, "5");
     }
 }
 

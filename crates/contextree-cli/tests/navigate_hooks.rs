@@ -7,92 +7,14 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::path::Path;
 
 use serde_json::{json, Value};
-use support::repo;
-
-/// A temporary HOME with a copy of a fixture, removed when dropped.
-struct Sandbox {
-    dir: PathBuf,
-    file: PathBuf,
-}
-
-impl Sandbox {
-    fn new(fixture: &str) -> Sandbox {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!("contextree-navigate-hooks-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
-        std::fs::create_dir_all(dir.join("xdg/contextree")).unwrap();
-        std::fs::create_dir_all(dir.join("work")).unwrap();
-        let file = dir.join(format!("{fixture}.jsonl"));
-        std::fs::copy(repo().join("tests/fixtures/synthetic").join(format!("{fixture}.jsonl")), &file).unwrap();
-        Sandbox { dir, file }
-    }
-
-    /// Writes contextree's config file.
-    fn config(&self, config: &Value) {
-        std::fs::write(self.dir.join("xdg/contextree/config.json"), config.to_string()).unwrap();
-    }
-
-    /// Writes a file below the sandbox's HOME.
-    fn write(&self, rel: &str, text: &str) {
-        let p = self.dir.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.dir.join(rel)
-    }
-
-    /// `contextree CMD FILE ARGS…` in the sandbox (HOME, XDG config, cwd).
-    fn run(&self, cmd: &str, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_contextree"))
-            .arg(cmd)
-            .arg(&self.file)
-            .args(args)
-            .env("HOME", &self.dir)
-            .env("XDG_CONFIG_HOME", self.dir.join("xdg"))
-            .env_remove("PI_CODING_AGENT_DIR")
-            .current_dir(self.dir.join("work"))
-            .output()
-            .unwrap()
-    }
-
-    fn navigate(&self, args: &[&str]) -> Output {
-        self.run("navigate", args)
-    }
-
-    fn last_line(&self) -> Value {
-        let text = std::fs::read_to_string(&self.file).unwrap();
-        serde_json::from_str(text.lines().last().unwrap()).unwrap()
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn sh(script: &str) -> Value {
-    json!({"command": ["sh", "-c", script]})
-}
+use support::sandbox::{json_out, read, sh, Sandbox};
 
 /// A hook that saves its payload to `path` and prints `result`.
 fn record(path: &Path, result: &Value) -> Value {
     sh(&format!("cat > '{}'; printf '%s' '{}'", path.display(), result))
-}
-
-fn json_out(out: &Output) -> Value {
-    assert!(out.status.success(), "exit {:?}\n{}", out.status.code(), String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn read(p: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))).unwrap()
 }
 
 fn ids(v: &Value) -> Vec<&str> {
@@ -118,7 +40,7 @@ fn a_cancelling_hook_leaves_the_file_byte_identical() {
         for extra in [&["--summarize", "--offline"][..], &[]] {
             let mut args = vec!["--dialect", dialect, "--to", "a5", "--yes", "--json"];
             args.extend_from_slice(extra);
-            let out = sb.navigate(&args);
+            let out = sb.run("navigate", &args);
             let err = String::from_utf8_lossy(&out.stderr);
             assert_eq!(out.status.code(), Some(1), "{dialect} {extra:?}: {err}");
             assert!(err.contains("contextree: Navigation cancelled"), "{dialect}: {err}");
@@ -145,7 +67,7 @@ fn a_supplied_summary_is_appended_as_the_agents_would() {
                 "session_tree": [sh(&format!("cat > '{}'", told.display()))],
             },
         }));
-        let done = json_out(&sb.navigate(&["--dialect", dialect, "--to", "a5", "--summarize", "--instructions", "Focus.", "--yes", "--json"]));
+        let done = json_out(&sb.run("navigate", &["--dialect", dialect, "--to", "a5", "--summarize", "--instructions", "Focus.", "--yes", "--json"]));
         let entry = &done["entry"];
         assert_eq!(entry["type"], "branch_summary");
         assert_eq!(entry["summary"], "Hook summary.", "{dialect}: verbatim, no preamble, no file tags");
@@ -180,14 +102,14 @@ fn a_supplied_summary_is_appended_as_the_agents_would() {
 fn a_supplied_summary_without_details_leaves_the_key_out_and_is_ignored_without_summarize() {
     let sb = Sandbox::new("E10");
     sb.config(&json!({"providers": dead_provider(), "hooks": {"session_before_tree": [sh("cat >/dev/null; echo '{\"summary\": {\"summary\": \"Bare.\"}}'")]}}));
-    let done = json_out(&sb.navigate(&["--dialect", "omp", "--to", "a5", "--summarize", "--yes", "--json"]));
+    let done = json_out(&sb.run("navigate", &["--dialect", "omp", "--to", "a5", "--summarize", "--yes", "--json"]));
     assert_eq!(done["entry"]["summary"], "Bare.");
     assert!(done["entry"].get("details").is_none(), "{}", done["entry"]);
 
     // No --summarize: the agents ignore a hook's summary and just move.
     let sb = Sandbox::new("E10");
     sb.config(&json!({"hooks": {"session_before_tree": [sh("cat >/dev/null; echo '{\"summary\": {\"summary\": \"Unasked.\"}}'")]}}));
-    let done = json_out(&sb.navigate(&["--dialect", "pi", "--to", "a5", "--yes", "--json"]));
+    let done = json_out(&sb.run("navigate", &["--dialect", "pi", "--to", "a5", "--yes", "--json"]));
     assert_eq!(done["entry"]["type"], "custom");
     assert!(done["warnings"].to_string().contains("no summary was asked for"), "{}", done["warnings"]);
 }
@@ -202,7 +124,7 @@ fn session_tree_receives_the_new_leaf_id() {
             "session_before_tree": [record(&seen, &json!({}))],
             "session_tree": [sh(&format!("cat > '{}'; echo '{{\"cancel\": true}}'", told.display()))],
         }}));
-        let done = json_out(&sb.navigate(&["--dialect", dialect, "--to", "a5", "--yes", "--json"]));
+        let done = json_out(&sb.run("navigate", &["--dialect", dialect, "--to", "a5", "--yes", "--json"]));
         assert_eq!(read(&seen)["preparation"]["userWantsSummary"], false);
         let note = read(&told);
         let leaf = sb.last_line()["id"].clone();
@@ -211,7 +133,7 @@ fn session_tree_receives_the_new_leaf_id() {
         assert_eq!(done["entry"]["type"], "custom", "{dialect}: a notification cannot cancel");
 
         // With the default summarizer (offline): fromExtension false.
-        let done = json_out(&sb.navigate(&["--dialect", dialect, "--to", "a4", "--summarize", "--offline", "--yes", "--json"]));
+        let done = json_out(&sb.run("navigate", &["--dialect", dialect, "--to", "a4", "--summarize", "--offline", "--yes", "--json"]));
         let note = read(&told);
         assert_eq!(note["newLeafId"], done["entry"]["id"]);
         assert_eq!(note["oldLeafId"], leaf, "{dialect}: the previous run's leaf");
@@ -225,7 +147,7 @@ fn the_branch_budget_follows_the_agents_settings() {
     // pi: the global file; the default window is 128000.
     let sb = Sandbox::new("E10");
     sb.write(".pi/agent/settings.json", r#"{"branchSummary": {"reserveTokens": 127990}}"#);
-    let done = json_out(&sb.navigate(&["--dialect", "pi", "--to", "a5", "--summarize", "--offline", "--yes", "--json"]));
+    let done = json_out(&sb.run("navigate", &["--dialect", "pi", "--to", "a5", "--summarize", "--offline", "--yes", "--json"]));
     let b = &done["budget"];
     assert_eq!((&b["window"], &b["reserveTokens"], &b["tokenBudget"]), (&json!(128_000), &json!(127_990), &json!(10)), "{b}");
     assert!(b["settingsFiles"][0].as_str().unwrap().ends_with(".pi/agent/settings.json"), "{b}");
@@ -234,7 +156,7 @@ fn the_branch_budget_follows_the_agents_settings() {
     // Flags win: --window and --reserve.
     let sb = Sandbox::new("E10");
     sb.write(".pi/agent/settings.json", r#"{"branchSummary": {"reserveTokens": 127990}}"#);
-    let done = json_out(&sb.navigate(&["--dialect", "pi", "--to", "a5", "--summarize", "--offline", "--window", "200000", "--reserve", "1000", "--yes", "--json"]));
+    let done = json_out(&sb.run("navigate", &["--dialect", "pi", "--to", "a5", "--summarize", "--offline", "--window", "200000", "--reserve", "1000", "--yes", "--json"]));
     assert_eq!(done["budget"]["tokenBudget"], 199_000);
     let full = done["entry"]["summary"].as_str().unwrap();
     assert!(full.len() > tiny.len(), "a 10-token budget selects fewer messages:\n{tiny}\n---\n{full}");
@@ -242,10 +164,10 @@ fn the_branch_budget_follows_the_agents_settings() {
     // omp: config.yml (YAML) and the project file over it.
     let sb = Sandbox::new("E10");
     sb.write(".omp/agent/config.yml", "branchSummary:\n  reserveTokens: 100000\n");
-    let done = json_out(&sb.navigate(&["--dialect", "omp", "--to", "a5", "--summarize", "--offline", "--yes", "--json"]));
+    let done = json_out(&sb.run("navigate", &["--dialect", "omp", "--to", "a5", "--summarize", "--offline", "--yes", "--json"]));
     assert_eq!(done["budget"]["tokenBudget"], 28_000);
     sb.write("work/.omp/settings.json", r#"{"branchSummary": {"reserveTokens": 120000}}"#);
-    let done = json_out(&sb.navigate(&["--dialect", "omp", "--to", "a4", "--summarize", "--offline", "--yes", "--json"]));
+    let done = json_out(&sb.run("navigate", &["--dialect", "omp", "--to", "a4", "--summarize", "--offline", "--yes", "--json"]));
     assert_eq!(done["budget"]["tokenBudget"], 8_000);
     assert_eq!(done["budget"]["settingsFiles"].as_array().unwrap().len(), 2);
 }
@@ -254,7 +176,7 @@ fn the_branch_budget_follows_the_agents_settings() {
 fn pi_hooks_override_the_label_and_omp_ignores_overrides() {
     let sb = Sandbox::new("E10");
     sb.config(&json!({"hooks": {"session_before_tree": [sh("cat >/dev/null; echo '{\"label\": \"checkpoint\", \"summary\": {\"summary\": \"S.\"}}'")]}}));
-    let done = json_out(&sb.navigate(&["--dialect", "pi", "--to", "a5", "--summarize", "--yes", "--json"]));
+    let done = json_out(&sb.run("navigate", &["--dialect", "pi", "--to", "a5", "--summarize", "--yes", "--json"]));
     let label = sb.last_line();
     let summary_id = done["entry"]["id"].clone();
     assert_eq!(label["type"], "label");
@@ -263,7 +185,7 @@ fn pi_hooks_override_the_label_and_omp_ignores_overrides() {
 
     let sb = Sandbox::new("E10");
     sb.config(&json!({"hooks": {"session_before_tree": [sh("cat >/dev/null; echo '{\"label\": \"checkpoint\"}'")]}}));
-    let done = json_out(&sb.navigate(&["--dialect", "omp", "--to", "a5", "--yes", "--json"]));
+    let done = json_out(&sb.run("navigate", &["--dialect", "omp", "--to", "a5", "--yes", "--json"]));
     assert_eq!(sb.last_line()["type"], "custom");
     assert!(done["warnings"].to_string().contains("omp has no such overrides"), "{}", done["warnings"]);
 }
@@ -306,7 +228,7 @@ fn omps_remote_endpoint_is_a_candidate_when_no_provider_is_configured() {
     let sb = Sandbox::new("E10");
     let (url, bodies) = remote_endpoint("Remote summary.");
     sb.write(".omp/agent/config.yml", &format!("compaction:\n  remoteEndpoint: {url}\n"));
-    let done = json_out(&sb.navigate(&["--dialect", "omp", "--to", "a5", "--summarize", "--yes", "--json"]));
+    let done = json_out(&sb.run("navigate", &["--dialect", "omp", "--to", "a5", "--summarize", "--yes", "--json"]));
     assert_eq!(done["summarizer"]["kind"], "model", "{}", done["summarizer"]);
     assert!(done["entry"]["summary"].as_str().unwrap().contains("Remote summary."), "{}", done["entry"]);
     assert_eq!(bodies.lock().unwrap().len(), 1);
@@ -322,6 +244,6 @@ fn omps_remote_endpoint_is_a_candidate_when_no_provider_is_configured() {
     // A configured provider wins over the endpoint; pi has none.
     let sb = Sandbox::new("E10");
     sb.write(".pi/agent/settings.json", &format!(r#"{{"compaction": {{"remoteEndpoint": "{url}"}}}}"#));
-    let done = json_out(&sb.navigate(&["--dialect", "pi", "--to", "a5", "--summarize", "--yes", "--json"]));
+    let done = json_out(&sb.run("navigate", &["--dialect", "pi", "--to", "a5", "--summarize", "--yes", "--json"]));
     assert_eq!(done["summarizer"]["kind"], "offline", "pi settings give no remote endpoint");
 }

@@ -10,75 +10,16 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde_json::Value;
-use support::repo;
+use support::oracle::{agent_pack, contextree, oracle, oracle_dir, TempDir};
 
-/// A temporary folder, removed when dropped.
-struct TempDir(PathBuf);
 
-impl TempDir {
-    fn new() -> TempDir {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!("contextree-navigate-e2e-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
 
-    /// A copy of a synthetic fixture in this folder.
-    fn copy(&self, fixture: &str) -> PathBuf {
-        let file = self.0.join(format!("{fixture}.jsonl"));
-        std::fs::copy(repo().join("tests/fixtures/synthetic").join(format!("{fixture}.jsonl")), &file).unwrap();
-        file
-    }
-}
 
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
-fn oracle_dir() -> PathBuf {
-    let dir = std::env::var_os("ORACLE").map(PathBuf::from).unwrap_or_else(|| repo().join("..").join("oracle"));
-    assert!(
-        dir.join("oracle.mjs").is_file() && dir.join("node_modules").is_dir() && dir.join("omp13/node_modules").is_dir(),
-        "the reference oracle is not installed at {} — run scripts/install-oracle.sh (or set ORACLE); \
-         this test checks that the real agents load the file contextree wrote",
-        dir.display()
-    );
-    dir
-}
-
-/// The agent's own prompt pack inside the oracle, so the entry is what the agent would write.
-fn agent_pack(oracle: &Path, dialect: &str) -> PathBuf {
-    match dialect {
-        "pi" => oracle.join("node_modules/@mariozechner/pi-coding-agent"),
-        _ => oracle.join("omp13/node_modules/@oh-my-pi/pi-coding-agent"),
-    }
-}
-
-fn contextree(args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_contextree")).args(args).output().unwrap();
-    assert!(out.status.success(), "contextree {args:?}: exit {:?}\n{}", out.status.code(), String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("contextree {args:?}: stdout is not JSON: {e}"))
-}
-
-fn oracle(oracle: &Path, dialect: &str, cmd: &str, file: &Path, extra: &[&str]) -> Value {
-    let imp = if dialect == "pi" { "pi" } else { "omp13" };
-    let out = Command::new("node")
-        .arg(oracle.join("oracle.mjs"))
-        .args(["--impl", imp, cmd])
-        .arg(file)
-        .args(extra)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run node: {e}"));
-    assert!(out.status.success(), "oracle --impl {imp} {cmd}: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
 
 /// `(entryId, role)` of every context message.
 fn messages(doc: &Value) -> Vec<(Value, Value)> {
@@ -87,13 +28,13 @@ fn messages(doc: &Value) -> Vec<(Value, Value)> {
 
 /// Navigates a copy of E10 to `to` and checks the result with contextree and the agent:
 /// the file's context is `expected_base`'s context, plus the summary when summarized.
-fn navigate_and_check(oracle_root: &Path, dialect: &str, to: &str, summarize: bool, expected_base: &str) {
+fn navigate_and_check(dialect: &str, to: &str, summarize: bool, expected_base: &str) {
     let tmp = TempDir::new();
     let file = tmp.copy("E10");
     let before = std::fs::read(&file).unwrap();
     let f = file.to_str().unwrap();
     let at = format!("E10 {dialect} --to {to} summarize={summarize}");
-    let pack = agent_pack(oracle_root, dialect);
+    let pack = agent_pack(dialect);
     let mut args = vec!["navigate", f, "--dialect", dialect, "--to", to, "--yes", "--json", "--prompts", pack.to_str().unwrap()];
     if summarize {
         args.extend(["--summarize", "--offline"]);
@@ -135,7 +76,7 @@ fn navigate_and_check(oracle_root: &Path, dialect: &str, to: &str, summarize: bo
     }
 
     // The agent: same leaf, same context, same estimate, our summary text.
-    let theirs = oracle(oracle_root, dialect, "context", &file, &["--full"]);
+    let theirs = oracle(dialect, "context", &file, &["--full"]);
     assert_eq!(theirs["leafId"], id.as_str(), "{at}: the agent's leaf is the new entry");
     assert_eq!(messages(&theirs), expected, "{at}: the agent's context");
     assert_eq!(theirs["messageTokens"], ours["messageTokens"], "{at}: same estimate");
@@ -147,15 +88,15 @@ fn navigate_and_check(oracle_root: &Path, dialect: &str, to: &str, summarize: bo
 
 #[test]
 fn navigate_persists_the_leaf_for_contextree_and_the_agents() {
-    let oracle_root = oracle_dir();
+    oracle_dir(); // fails at once, with the install hint, when the agents are missing
     for dialect in ["pi", "omp"] {
         // An assistant target: marker / summary under it.
-        navigate_and_check(&oracle_root, dialect, "a5", false, "a5");
-        navigate_and_check(&oracle_root, dialect, "a5", true, "a5");
+        navigate_and_check(dialect, "a5", false, "a5");
+        navigate_and_check(dialect, "a5", true, "a5");
         // A user target: the marker hangs under it (continue from that
         // message); a summary goes under its parent, as navigateTree does.
-        navigate_and_check(&oracle_root, dialect, "u3", false, "u3");
-        navigate_and_check(&oracle_root, dialect, "u3", true, "a1");
+        navigate_and_check(dialect, "u3", false, "u3");
+        navigate_and_check(dialect, "u3", true, "a1");
     }
 }
 
@@ -163,11 +104,11 @@ fn navigate_persists_the_leaf_for_contextree_and_the_agents() {
 fn navigate_summary_line_matches_the_golden_layout() {
     // With the stub answer's layout aside, the summary starts with the
     // agent's preamble and carries the golden's file tags and details.
-    let oracle_root = oracle_dir();
+    oracle_dir(); // fails at once, with the install hint, when the agents are missing
     for dialect in ["pi", "omp"] {
         let tmp = TempDir::new();
         let file = tmp.copy("E10");
-        let pack = agent_pack(&oracle_root, dialect);
+        let pack = agent_pack(dialect);
         let done = contextree(&["navigate", file.to_str().unwrap(), "--dialect", dialect, "--to", "a5", "--summarize", "--offline", "--yes", "--json", "--prompts", pack.to_str().unwrap()]);
         let entry = &done["entry"];
         let keys: Vec<&str> = entry.as_object().unwrap().keys().map(String::as_str).collect();
@@ -207,7 +148,7 @@ fn navigate_and_prune_refuse_without_yes() {
 
 #[test]
 fn prune_rewrites_the_file_as_omp_reads_it_back() {
-    let oracle_root = oracle_dir();
+    oracle_dir(); // fails at once, with the install hint, when the agents are missing
     for dialect in ["pi", "omp"] {
         let tmp = TempDir::new();
         let file = tmp.copy("E13b");
@@ -231,9 +172,9 @@ fn prune_rewrites_the_file_as_omp_reads_it_back() {
         assert_eq!(old.split('\n').count(), after.split('\n').count());
 
         // omp's pruning finds nothing left; both agents see the notice.
-        assert_eq!(oracle(&oracle_root, "omp", "prune", &file, &[])["result"]["prunedCount"], 0, "{dialect}");
+        assert_eq!(oracle("omp", "prune", &file, &[])["result"]["prunedCount"], 0, "{dialect}");
         let ours = contextree(&["context", f, "--json", "--dialect", dialect]);
-        let theirs = oracle(&oracle_root, dialect, "context", &file, &["--full"]);
+        let theirs = oracle(dialect, "context", &file, &["--full"]);
         assert_eq!(messages(&theirs), messages(&ours), "{dialect}");
         assert_eq!(theirs["messageTokens"], ours["messageTokens"], "{dialect}");
         // The preview said what the context would be; the agent agrees.

@@ -9,28 +9,15 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{json, Value};
+use support::oracle::agent_pack;
 use support::{fixture, json_files, pick, repo, split_name, Report};
-
-fn package(dialect: &str) -> PathBuf {
-    let (var, rel) = match dialect {
-        "pi" => ("CONTEXTREE_PI_PACKAGE", "node_modules/@mariozechner/pi-coding-agent"),
-        _ => ("CONTEXTREE_OMP_PACKAGE", "omp13/node_modules/@oh-my-pi/pi-coding-agent"),
-    };
-    let dir = std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| repo().join("..").join("oracle").join(rel));
-    assert!(
-        dir.join("package.json").is_file(),
-        "the {dialect} agent package is not at {} — run scripts/install-oracle.sh or set {var}",
-        dir.display()
-    );
-    dir
-}
 
 /// `contextree CMD FILE` with the agent's own prompt pack.
 fn run(cmd: &str, file: &Path, dialect: &str, extra: &[&str]) -> Result<Value, String> {
-    let pack = package(dialect);
+    let pack = agent_pack(dialect);
     let mut args = vec!["--prompts", pack.to_str().unwrap()];
     args.extend_from_slice(extra);
     support::run(cmd, file, dialect, &args)

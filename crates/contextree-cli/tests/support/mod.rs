@@ -3,6 +3,9 @@
 
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod oracle;
+pub mod sandbox;
+
 use std::borrow::Borrow;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,0 +1,81 @@
+//! The real agents, through the oracle next to the repository
+//! (`scripts/install-oracle.sh` puts it at `../oracle`; `ORACLE` overrides),
+//! and temporary copies of fixtures to write to.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use serde_json::Value;
+
+use super::repo;
+
+/// The oracle's folder. Tests that need the agents fail without it: they
+/// cannot show that the agents accept what contextree wrote, so they must not skip.
+pub fn oracle_dir() -> PathBuf {
+    let dir = std::env::var_os("ORACLE").map(PathBuf::from).unwrap_or_else(|| repo().join("..").join("oracle"));
+    assert!(
+        dir.join("oracle.mjs").is_file() && dir.join("node_modules").is_dir() && dir.join("omp13/node_modules").is_dir(),
+        "the reference oracle is not installed at {} — run scripts/install-oracle.sh (or set ORACLE)",
+        dir.display()
+    );
+    dir
+}
+
+/// The agent's own package (its prompt pack): `CONTEXTREE_PI_PACKAGE` /
+/// `CONTEXTREE_OMP_PACKAGE`, else the one inside the oracle.
+pub fn agent_pack(dialect: &str) -> PathBuf {
+    let (var, rel) = match dialect {
+        "pi" => ("CONTEXTREE_PI_PACKAGE", "node_modules/@mariozechner/pi-coding-agent"),
+        _ => ("CONTEXTREE_OMP_PACKAGE", "omp13/node_modules/@oh-my-pi/pi-coding-agent"),
+    };
+    let dir = std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| oracle_dir().join(rel));
+    assert!(dir.join("package.json").is_file(), "the {dialect} agent package is not at {} — run scripts/install-oracle.sh or set {var}", dir.display());
+    dir
+}
+
+/// `node oracle.mjs --impl pi|omp13 CMD FILE EXTRA…`, parsed.
+pub fn oracle(dialect: &str, cmd: &str, file: &Path, extra: &[&str]) -> Value {
+    let imp = if dialect == "pi" { "pi" } else { "omp13" };
+    let out = Command::new("node")
+        .arg(oracle_dir().join("oracle.mjs"))
+        .args(["--impl", imp, cmd])
+        .arg(file)
+        .args(extra)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run node: {e}"));
+    assert!(out.status.success(), "oracle --impl {imp} {cmd}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `contextree ARGS…` that must succeed, parsed.
+pub fn contextree(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_contextree")).args(args).output().unwrap();
+    assert!(out.status.success(), "contextree {args:?}: exit {:?}\n{}", out.status.code(), String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("contextree {args:?}: stdout is not JSON: {e}"))
+}
+
+/// A temporary folder, removed when dropped.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new() -> TempDir {
+        static N: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!("contextree-e2e-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    /// A copy of a synthetic fixture in this folder.
+    pub fn copy(&self, fixture: &str) -> PathBuf {
+        let file = self.0.join(format!("{fixture}.jsonl"));
+        std::fs::copy(repo().join("tests/fixtures/synthetic").join(format!("{fixture}.jsonl")), &file).unwrap();
+        file
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
