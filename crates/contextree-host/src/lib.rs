@@ -2,6 +2,7 @@
 
 pub mod agent;
 pub mod hooks;
+pub mod library;
 pub mod load;
 pub mod rewrite;
 pub mod settings;

@@ -9,6 +9,7 @@ mod info;
 mod navigate;
 mod prune;
 mod serialize;
+mod sessions;
 mod tokens;
 mod tree;
 
@@ -48,6 +49,8 @@ enum Command {
     Navigate(navigate::NavigateArgs),
     /// Time each phase of opening sessions (open, tree, context, estimate).
     Bench(bench::BenchArgs),
+    /// Every pi / omp session on this machine, grouped by project, newest first.
+    Sessions(sessions::SessionsArgs),
 }
 
 pub fn run(cli: Cli) -> Result<(), CliError> {
@@ -63,5 +66,6 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Compact(args) => compact::run(&args),
         Command::Navigate(args) => navigate::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::Sessions(args) => sessions::run(&args),
     }
 }
