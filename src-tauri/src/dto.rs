@@ -12,8 +12,8 @@ use serde::Serialize;
 
 use crate::state::OpenSession;
 
-/// An opened session, as `open_session` returns it.
-#[derive(Debug, Serialize)]
+/// An opened session, as `open_session` returns it (and `session-changed` carries it).
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionView {
     /// Absolute path of the file that was opened.
@@ -57,7 +57,7 @@ impl SessionView {
 }
 
 /// A problem at a line of the file.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DiagnosticView {
     /// 1-based line (0: the whole file).
@@ -97,6 +97,8 @@ pub struct TreeView {
 pub struct RowView {
     /// Entry id.
     pub id: String,
+    /// The parent row's id (`None` for a root), for folding.
+    pub parent_id: Option<String>,
     /// Indentation level of the marker.
     pub indent: u32,
     /// Per column before the connector: draw a vertical guide.
@@ -136,6 +138,7 @@ impl TreeView {
                 .into_iter()
                 .map(|r| RowView {
                     id: s.entry(r.node).id.to_string(),
+                    parent_id: s.tree().parent(r.node).map(|p| s.entry(p).id.to_string()),
                     indent: r.indent,
                     guides: r.guides,
                     connector: r.connector.name(),
@@ -317,4 +320,64 @@ pub struct EntryDetailView {
     pub migrated: bool,
     /// Diagnostics on this line.
     pub diagnostics: Vec<DiagnosticView>,
+}
+
+/// The budget bar of a leaf, as `budget` returns it (see `contextree_core::budget::Budget`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetView {
+    /// The leaf.
+    pub leaf_id: Option<String>,
+    /// Context window.
+    pub window: u64,
+    /// `override`, `model` or `default`.
+    pub window_source: &'static str,
+    /// The path's model (`provider/id`).
+    pub model: Option<String>,
+    /// The agent's estimate of the context.
+    pub used: u64,
+    /// The agents show the size as unknown.
+    pub unknown_after_compaction: bool,
+    /// Reserve tokens.
+    pub reserve: u64,
+    /// Auto-compaction threshold (`None`: never).
+    pub threshold: Option<f64>,
+    /// `keepRecentTokens`.
+    pub keep_recent: u64,
+    /// Where the kept-recent region starts.
+    pub keep_recent_from: u64,
+    /// Over the threshold.
+    pub over_threshold: bool,
+    /// The agent would auto-compact now.
+    pub would_compact: bool,
+    /// `none`, `threshold` or `overflow`.
+    pub decision: &'static str,
+    /// Why, in one sentence.
+    pub reason: String,
+}
+
+impl BudgetView {
+    /// Converts the core's budget.
+    pub fn new(
+        s: &Session,
+        leaf: Option<contextree_core::session::NodeId>,
+        b: contextree_core::budget::Budget,
+    ) -> Self {
+        Self {
+            leaf_id: leaf.map(|n| s.entry(n).id.to_string()),
+            window: b.window,
+            window_source: b.window_source.name(),
+            model: b.model,
+            used: b.used,
+            unknown_after_compaction: b.unknown_after_compaction,
+            reserve: b.reserve,
+            threshold: b.threshold,
+            keep_recent: b.keep_recent,
+            keep_recent_from: b.keep_recent_from,
+            over_threshold: b.over_threshold,
+            would_compact: b.would_compact,
+            decision: b.decision,
+            reason: b.reason,
+        }
+    }
 }

@@ -12,6 +12,7 @@ pub mod demo;
 pub mod dto;
 pub mod error;
 pub mod state;
+pub mod watch;
 
 use std::path::PathBuf;
 
@@ -33,6 +34,8 @@ pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> 
             commands::tree::row_previews,
             commands::context::context_view,
             commands::entry::entry_detail,
+            commands::library::list_sessions,
+            commands::budget::budget,
         ])
 }
 

@@ -1,6 +1,7 @@
 //! State shared by the commands, managed once with `Builder::manage`.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use contextree_core::prompts::PromptPack;
@@ -22,6 +23,8 @@ pub struct OpenSession {
 pub struct AppState {
     startup: Option<PathBuf>,
     session: RwLock<Option<Arc<OpenSession>>>,
+    /// Bumped by every `set_session`: a file watcher serves one generation only.
+    generation: AtomicU64,
 }
 
 impl AppState {
@@ -30,6 +33,7 @@ impl AppState {
         Self {
             startup,
             session: RwLock::new(None),
+            generation: AtomicU64::new(0),
         }
     }
 
@@ -44,8 +48,26 @@ impl AppState {
         guard.clone().ok_or(CommandError::NoSession)
     }
 
-    /// Replaces the open session.
-    pub fn set_session(&self, session: Arc<OpenSession>) {
-        *self.session.write().expect("session lock poisoned") = Some(session);
+    /// Replaces the open session; returns its generation.
+    pub fn set_session(&self, session: Arc<OpenSession>) -> u64 {
+        let mut guard = self.session.write().expect("session lock poisoned");
+        *guard = Some(session);
+        self.generation.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// The generation of the open session.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
+    }
+
+    /// Replaces the open session with a newer reading of the same file, unless another session
+    /// was opened since `generation`; returns whether it did.
+    pub fn replace_session(&self, generation: u64, session: Arc<OpenSession>) -> bool {
+        let mut guard = self.session.write().expect("session lock poisoned");
+        if self.generation() != generation {
+            return false;
+        }
+        *guard = Some(session);
+        true
     }
 }

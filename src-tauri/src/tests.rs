@@ -125,6 +125,7 @@ fn app_on_the_mock_runtime_opens_a_session_over_ipc() {
     assert_eq!(marked.len(), 1);
     for field in [
         "id",
+        "parentId",
         "indent",
         "guides",
         "connector",
@@ -179,6 +180,19 @@ fn app_on_the_mock_runtime_opens_a_session_over_ipc() {
     let json: Value = serde_json::from_str(detail["json"].as_str().unwrap()).unwrap();
     assert_eq!(json["id"], json!(expected[0]));
     let err = invoke(&webview, "entry_detail", json!({ "id": "nope" })).unwrap_err();
+    assert_eq!(err["kind"], "unknown-entry", "{err}");
+
+    // The budget bar: the path's model sets the window unless one is given.
+    let budget = invoke(&webview, "budget", json!({})).unwrap();
+    assert_eq!(budget["leafId"], view["leafId"]);
+    assert!(budget["used"].as_u64().unwrap() > 0, "{budget}");
+    for field in ["window", "windowSource", "reserve", "threshold", "keepRecent", "keepRecentFrom", "wouldCompact", "decision", "reason"] {
+        assert!(budget.get(field).is_some(), "budget lacks `{field}`: {budget}");
+    }
+    let small = invoke(&webview, "budget", json!({ "leafId": other_id, "window": 1000 })).unwrap();
+    assert_eq!(small["window"], 1000);
+    assert_eq!(small["windowSource"], "override");
+    let err = invoke(&webview, "budget", json!({ "leafId": "nope" })).unwrap_err();
     assert_eq!(err["kind"], "unknown-entry", "{err}");
 
     let missing = dir.0.join("missing.jsonl");

@@ -13,7 +13,12 @@
 //! - with a path argument it opens that file instead;
 //! - a leaf on another branch, selected with a click and Enter, recomputes the tree and the
 //!   context, which again matches the CLI; `g` goes back to the file's leaf (`another-leaf.png`);
-//! - `tests/fixtures/edge/xss.jsonl`: HTML in session text shows as text, and creates no element.
+//! - `tests/fixtures/edge/xss.jsonl`: HTML in session text shows as text, and creates no element;
+//! - metadata rows are hidden by default; the budget bar shows the model's window and a typed
+//!   window overrides it; ←/→ fold and unfold a subtree; `/` search narrows the tree, Enter
+//!   selects a match, Esc restores the rows; the `user only` filter (`search.png`);
+//! - live reload: a line appended to the open file becomes a row within 3 s and the selected
+//!   row stays selected (`live-reload.png`).
 //!
 //! A plain `harness = false` binary rather than `#[test]`s: the cases share one driver on fixed
 //! ports, and the skip must be visible without `#[ignore]`. It prints `N passed, M failed`.
@@ -112,6 +117,14 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
             "html_in_session_text_stays_text",
             html_in_session_text_stays_text(&harness).await,
         ),
+        (
+            "search_and_filters_narrow_the_tree",
+            search_and_filters_narrow_the_tree(&harness).await,
+        ),
+        (
+            "an_appended_entry_appears_live_and_the_selection_stays",
+            an_appended_entry_appears_live_and_the_selection_stays(&harness).await,
+        ),
     ] {
         match res {
             Ok(()) => {
@@ -177,9 +190,12 @@ where
 async fn demo_session_opens_without_arguments(harness: &Harness) -> anyhow::Result<()> {
     with_app(harness, &[], async |client| {
         wait_until_ready(client).await?;
+        check_metadata_hidden_by_default(client, &harness.expected).await?;
+        show_metadata(client).await?;
         check_all_entries_are_rows(client, &harness.expected).await?;
         let file = text_content(client, "session-file").await?;
         ensure!(file == "demo-session.jsonl", "title bar shows `{file}`");
+        check_budget_bar(client).await?;
 
         // The file's leaf (its last entry) is the leaf, marked in the tree, and its context
         // has as many messages as the CLI says.
@@ -216,6 +232,7 @@ async fn session_named_on_the_command_line_opens(harness: &Harness) -> anyhow::R
             file == "named-on-command-line.jsonl",
             "title bar shows `{file}`"
         );
+        show_metadata(client).await?;
         check_all_entries_are_rows(client, &harness.expected).await
     })
     .await
@@ -332,6 +349,7 @@ async fn html_in_session_text_stays_text(harness: &Harness) -> anyhow::Result<()
     let args = [std::fs::canonicalize(&session)?.display().to_string()];
     with_app(harness, &args, async |client| {
         wait_until_ready(client).await?;
+        show_metadata(client).await?;
         wait_for_previews(client).await?;
         wait_for(
             client,
@@ -401,6 +419,271 @@ async fn html_in_session_text_stays_text(harness: &Harness) -> anyhow::Result<()
             "unexpected <script> elements: {created}"
         );
         screenshot(harness, client, "xss.png").await
+    })
+    .await
+}
+
+/// The default filter hides metadata rows (model, thinking level, label, session info changes).
+async fn check_metadata_hidden_by_default(
+    client: &Client,
+    expected: &[String],
+) -> anyhow::Result<()> {
+    let count = client
+        .execute(
+            "return Number(document.getElementById('tree').dataset.rowCount ?? -1);",
+            vec![],
+        )
+        .await?;
+    ensure!(
+        count
+            .as_u64()
+            .is_some_and(|n| n > 0 && (n as usize) < expected.len()),
+        "{count} rows shown for {} entries with metadata hidden",
+        expected.len()
+    );
+    Ok(())
+}
+
+/// Ticks the tree's `metadata` box: every entry becomes a row.
+async fn show_metadata(client: &Client) -> anyhow::Result<()> {
+    client
+        .find(Locator::Id("tree-metadata"))
+        .await?
+        .click()
+        .await
+        .context("clicking the metadata box")?;
+    wait_for(
+        client,
+        "metadata rows shown",
+        "return document.getElementById('tree-metadata').checked            && /^\\d+ rows$/.test(document.getElementById('tree-count').textContent);",
+    )
+    .await?;
+    // Back to the tree, where the keys go.
+    client
+        .execute("document.getElementById('tree').focus();", vec![])
+        .await?;
+    Ok(())
+}
+
+/// The budget bar shows the window of the path's model, the used tokens, and its markers; a
+/// typed window overrides the model's.
+async fn check_budget_bar(client: &Client) -> anyhow::Result<()> {
+    wait_for(
+        client,
+        "budget bar",
+        "const b = document.getElementById('budget');          return !b.hidden && /\\d+ \\/ \\d/.test(document.getElementById('budget-amount').textContent)            && !!b.querySelector('.fill-kept') && !!b.querySelector('.mark-threshold');",
+    )
+    .await?;
+    let input = client.find(Locator::Id("budget-window")).await?;
+    input
+        .send_keys("1000\u{E007}")
+        .await
+        .context("typing a window")?;
+    let shown = || async {
+        client
+            .execute(
+                "return ['budget-amount', 'budget-source', 'budget-window'].map((id) => {                    const el = document.getElementById(id); return el.value ?? el.textContent; })                    .concat([document.getElementById('budget').dataset.wouldCompact]);",
+                vec![],
+            )
+            .await
+    };
+    let res = wait_for(
+        client,
+        "budget with a 1,000-token window",
+        "const t = document.getElementById('budget-amount').textContent;          return t.includes('/ 1,000 ') && document.getElementById('budget-source').textContent === 'window set here'            && document.getElementById('budget').dataset.wouldCompact === 'true';",
+    )
+    .await;
+    if let Err(err) = res {
+        bail!("{err:#}; the bar shows {}", shown().await?);
+    }
+    input.clear().await?;
+    input.send_keys("\u{E007}").await?;
+    wait_for(
+        client,
+        "budget back to the model's window",
+        "return document.getElementById('budget-source').textContent.startsWith('window of ');",
+    )
+    .await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let now = shown().await?;
+    ensure!(
+        now[1].as_str().is_some_and(|s| s.starts_with("window of ")),
+        "the bar went back to {now}"
+    );
+    client
+        .execute("document.getElementById('budget-window').blur(); document.getElementById('tree').focus();", vec![])
+        .await?;
+    Ok(())
+}
+
+/// `/` opens the search; typing filters the rows; Enter goes to the next match; Esc closes it.
+/// The `user only` filter shows user rows (and the leaf).
+async fn search_and_filters_narrow_the_tree(harness: &Harness) -> anyhow::Result<()> {
+    with_app(harness, &[], async |client| {
+        wait_until_ready(client).await?;
+        let leaf = harness.expected.last().unwrap();
+        wait_for_leaf(client, leaf).await?;
+        let count = || async {
+            anyhow::Ok(
+                client
+                    .execute("return Number(document.getElementById('tree').dataset.rowCount);", vec![])
+                    .await?
+                    .as_u64()
+                    .unwrap_or(0),
+            )
+        };
+        let all = count().await?;
+        // ← folds the first row's subtree away, → brings it back.
+        client.execute("document.getElementById('tree').focus();", vec![]).await?;
+        press_key(client, Key::Home.into()).await?;
+        press_key(client, Key::Left.into()).await?;
+        wait_for(
+            client,
+            "← folds the first row",
+            &format!(
+                "return Number(document.getElementById('tree').dataset.rowCount) < {all} \
+                   && !!document.querySelector('#tree-rows .row.folded.selected');"
+            ),
+        )
+        .await?;
+        press_key(client, Key::Right.into()).await?;
+        wait_for(
+            client,
+            "→ unfolds it",
+            &format!(
+                "return Number(document.getElementById('tree').dataset.rowCount) === {all} \
+                   && !document.querySelector('#tree-rows .row.folded');"
+            ),
+        )
+        .await?;
+        press_key(client, '/').await?;
+        wait_for(
+            client,
+            "search has the focus",
+            "return document.activeElement === document.getElementById('tree-search');",
+        )
+        .await?;
+        client
+            .active_element()
+            .await?
+            .send_keys(OTHER_LEAF)
+            .await?;
+        wait_for(
+            client,
+            "search narrows the tree",
+            &format!(
+                "const ids = Array.from(document.querySelectorAll('#tree-rows .row'), (r) => r.dataset.entryId);                  return ids.includes({OTHER_LEAF:?}) && ids.length <= 3;" // the match, the leaf, the selection
+            ),
+        )
+        .await?;
+        press_key(client, Key::Enter.into()).await?;
+        wait_for(
+            client,
+            "Enter selects the match",
+            &format!(
+                "const pre = document.getElementById('entry-json');                  return !!pre && pre.textContent.includes('\"id\": \"{OTHER_LEAF}\"');"
+            ),
+        )
+        .await?;
+        screenshot(harness, client, "search.png").await?;
+        press_key(client, Key::Escape.into()).await?;
+        wait_for(
+            client,
+            "Esc restores the rows and keeps the selection",
+            &format!(
+                "return Number(document.getElementById('tree').dataset.rowCount) === {all}                    && document.querySelector('#tree-rows .row.selected')?.dataset.entryId === {OTHER_LEAF:?};"
+            ),
+        )
+        .await?;
+        let filter = client.find(Locator::Id("tree-filter")).await?;
+        filter.select_by_value("user").await?;
+        wait_for(
+            client,
+            "user only",
+            &format!(
+                "const n = Number(document.getElementById('tree').dataset.rowCount);                  const kinds = Array.from(document.querySelectorAll('#tree-rows .row'), (r) => r.className);                  return n > 0 && n < {all} && kinds.filter((c) => !c.includes('kind-user')).length <= 2;"
+            ),
+        )
+        .await?;
+        ensure!(count().await? < all, "the user-only filter hides nothing");
+        Ok(())
+    })
+    .await
+}
+
+/// An agent appends to the open file: within 3 s the new entry is a row (and the file's new
+/// leaf), and the selected row stays selected.
+async fn an_appended_entry_appears_live_and_the_selection_stays(
+    harness: &Harness,
+) -> anyhow::Result<()> {
+    let session = harness.scratch.join("live-reload.jsonl");
+    std::fs::copy(harness.root.join("demo/demo-session.jsonl"), &session)?;
+    let args = [session.display().to_string()];
+    with_app(harness, &args, async |client| {
+        wait_until_ready(client).await?;
+        let leaf = harness.expected.last().unwrap();
+        wait_for_leaf(client, leaf).await?;
+        let rows_before = client
+            .execute("return Number(document.getElementById('tree').dataset.rowCount);", vec![])
+            .await?;
+        // Select the first row shown.
+        scroll_tree(client, 0.0).await?;
+        let first = client
+            .execute("return document.querySelector('#tree-rows .row')?.dataset.entryId ?? null;", vec![])
+            .await?;
+        let first = first.as_str().context("no row")?.to_owned();
+        let row = wait_for_element(client, &format!("#tree-rows .row[data-entry-id='{first}']")).await?;
+        row.click().await?;
+        wait_for(
+            client,
+            "the first row is selected",
+            &format!("return document.querySelector('#tree-rows .row.selected')?.dataset.entryId === {first:?};"),
+        )
+        .await?;
+
+        const NEW: &str = "e2e1ive0";
+        let line = json!({
+            "type": "message", "id": NEW, "parentId": leaf,
+            "timestamp": "2025-11-03T10:00:00.000Z",
+            "message": {
+                "role": "user",
+                "content": [{ "type": "text", "text": "appended while the app watches" }],
+                "timestamp": 1762164000000u64,
+            },
+        });
+        {
+            use std::io::Write as _;
+            let mut file = std::fs::OpenOptions::new().append(true).open(&session)?;
+            writeln!(file, "{line}")?;
+        }
+        let appended = Instant::now();
+        let expected_rows = rows_before.as_u64().context("row count")? + 1;
+        loop {
+            let state = client
+                .execute(
+                    "return { leaf: document.body.dataset.leaf, busy: !!document.body.dataset.busy,                        rows: Number(document.getElementById('tree').dataset.rowCount),                        selected: document.querySelector('#tree-rows .row.selected')?.dataset.entryId ?? null,                        entry: document.getElementById('entry-json')?.textContent ?? '' };",
+                    vec![],
+                )
+                .await?;
+            if state["leaf"] == NEW && !state["busy"].as_bool().unwrap_or(true) && state["rows"] == json!(expected_rows) {
+                ensure!(state["selected"] == json!(first), "the selection moved: {state}");
+                ensure!(
+                    state["entry"].as_str().is_some_and(|t| t.contains(&format!("\"id\": \"{first}\""))),
+                    "the entry panel no longer shows the selected entry"
+                );
+                break;
+            }
+            ensure!(
+                appended.elapsed() < Duration::from_secs(3),
+                "the appended entry did not appear within 3 s: {state}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let ids = all_row_ids(client).await?;
+        ensure!(ids.iter().any(|id| id == NEW), "no row for the appended entry");
+        let live = text_content(client, "session-summary").await?;
+        ensure!(!live.is_empty(), "no session summary after the reload");
+        screenshot(harness, client, "live-reload.png").await
     })
     .await
 }

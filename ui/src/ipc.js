@@ -31,7 +31,7 @@ async function call(cmd, args) {
 export const openSession = (path = null) => call('open_session', { path });
 
 /**
- * The tree rows for a leaf (`null`: the file's leaf): `{ leafId, rows: [{ id, indent, guides,
+ * The tree rows for a leaf (`null`: the file's leaf): `{ leafId, rows: [{ id, parentId, indent, guides,
  * connector, isLeaf, childless, onPath, state, entryType, kind, label, tokens, line }] }`.
  */
 export const treeRows = (leafId = null) => call('tree_rows', { leafId });
@@ -49,3 +49,18 @@ export const contextView = (leafId = null) => call('context_view', { leafId });
 
 /** One entry's line: `{ id, line, entryType, json, migrated, diagnostics }`. */
 export const entryDetail = (id) => call('entry_detail', { id });
+
+/**
+ * The bar of a leaf (`null`: the file's leaf); `window` overrides the model table: `{ leafId,
+ * window, windowSource, model, used, unknownAfterCompaction, reserve, threshold, keepRecent,
+ * keepRecentFrom, overThreshold, wouldCompact, decision, reason }`.
+ */
+export const budget = (leafId = null, window = null) => call('budget', { leafId, window });
+
+/**
+ * Calls `handler(session)` (an `openSession` result) whenever the open file changed on disk and
+ * was read again (src-tauri/src/watch.rs). Resolves to a function that stops listening.
+ */
+export function onSessionChanged(handler) {
+  return window.__TAURI__.event.listen('session-changed', (event) => handler(event.payload));
+}

@@ -1,12 +1,19 @@
 // Wiring only: IPC results go into the store and the views; user input comes back as commands.
 // `body[data-state]` is `loading`, then `ready` or `error`; `body[data-leaf]` names the leaf
-// whose tree and context are on screen (the end-to-end test waits on both).
+// whose tree and context are on screen (the end-to-end test waits on both); `body[data-reloads]`
+// counts the live reloads of the file.
 
-import { contextView, entryDetail, openSession, rowPreviews, treeRows } from './ipc.js';
+import {
+  budget, contextView, entryDetail, onSessionChanged, openSession, rowPreviews, treeRows,
+} from './ipc.js';
 import { createStore } from './store.js';
 import { sessionSummary } from './entries/format.js';
+import { parseWindow } from './budget/bar.js';
+import { renderBudget } from './budget/view.js';
 import { renderContext } from './context/view.js';
 import { renderEntry, renderEntryHint } from './entry/view.js';
+import { FILTERS, nextMatch, visibleRows } from './tree/filter.js';
+import { foldKey, parentsOf, unfoldedRows } from './tree/fold.js';
 import { rowIndex } from './tree/format.js';
 import { reduceKey } from './tree/keys.js';
 import { renderLegend } from './tree/legend.js';
@@ -14,7 +21,14 @@ import { createTreeView } from './tree/view.js';
 
 const $ = (id) => document.getElementById(id);
 
-const store = createStore({ session: null, rows: [], leafId: null, selected: -1 });
+// `allRows`: every row of the leaf's tree; `rows`: the ones shown (filter and search).
+// `followFile`: the leaf is the file's own, and follows it when an agent appends.
+// `folded`: ids whose subtrees are hidden (← / →); `parents`: ids that have children.
+const store = createStore({
+  session: null, allRows: [], rows: [], leafId: null, followFile: true, selected: -1,
+  folded: new Set(), parents: new Set(),
+  view: { filter: 'all', showMetadata: false, query: '' }, window: null,
+});
 const previews = new Map();
 let requests = 0;
 
@@ -26,6 +40,7 @@ const tree = createTreeView($('tree'), {
   },
   onRange: fetchPreviews,
   preview: (id) => previews.get(id),
+  isFolded: (id) => store.get().folded.has(id),
 });
 
 function fetchPreviews(ids) {
@@ -38,6 +53,11 @@ function fetchPreviews(ids) {
       tree.refresh();
     })
     .catch(report);
+}
+
+function selectedId() {
+  const { rows, selected } = store.get();
+  return rows[selected]?.id ?? null;
 }
 
 function select(index) {
@@ -53,23 +73,57 @@ function select(index) {
     .catch(report);
 }
 
-/** Makes `leafId` the leaf (`null`: the file's leaf), then selects `selectId` (default: the leaf). */
+/** Recomputes the rows shown from `allRows`, keeping `keepId` (default: the selection) selected. */
+function applyView(keepId = selectedId()) {
+  const { allRows, view, leafId, folded } = store.get();
+  const keep = new Set([leafId, keepId].filter(Boolean));
+  const base = unfoldedRows(allRows, folded).map((i) => allRows[i]);
+  const rows = visibleRows(base, view, keep, (id) => previews.get(id) ?? '').map((i) => base[i]);
+  const index = rowIndex(rows, keepId);
+  store.set({ rows, selected: -1 });
+  tree.setRows(rows);
+  $('tree-count').textContent = rows.length === allRows.length ? `${rows.length} rows` : `${rows.length} of ${allRows.length} rows`;
+  if (index >= 0) select(index);
+  else tree.setSelected(-1);
+}
+
+let budgetRequests = 0;
+/** Fetches and draws the bar of `leafId`; an answer overtaken by a newer request is dropped. */
+function showBudget(leafId) {
+  const request = ++budgetRequests;
+  return budget(leafId, store.get().window).then((b) => {
+    if (request === budgetRequests) renderBudget($('budget'), b);
+  });
+}
+
+/**
+ * Makes `leafId` the leaf (`null`: the file's leaf), then selects `selectId` (default: the leaf).
+ * Resolves to whether it worked (errors are reported in the status line).
+ */
 async function showLeaf(leafId, selectId = null) {
   document.body.dataset.busy = 'true';
   try {
-    const [view, ctx] = await Promise.all([treeRows(leafId), contextView(leafId)]);
-    store.set({ rows: view.rows, leafId: view.leafId });
-    tree.setRows(view.rows);
-    renderContext($('context'), ctx, (id) => select(rowIndex(store.get().rows, id)));
+    const [view, ctx] = await Promise.all([treeRows(leafId), contextView(leafId), showBudget(leafId)]);
+    store.set({
+      allRows: view.rows, parents: parentsOf(view.rows), leafId: view.leafId, followFile: leafId == null,
+    });
+    renderContext($('context'), ctx, (id) => jumpTo(id));
     $('context-leaf').textContent = view.leafId ? `leaf ${view.leafId}` : 'empty session';
-    const index = rowIndex(view.rows, selectId ?? view.leafId);
-    if (index >= 0) select(index);
+    applyView(selectId ?? view.leafId);
     document.body.dataset.leaf = view.leafId ?? '';
+    return true;
   } catch (err) {
     report(err);
+    return false;
   } finally {
     delete document.body.dataset.busy;
   }
+}
+
+/** Selects the row of entry `id`, showing it even when the filter hides it. */
+function jumpTo(id) {
+  if (rowIndex(store.get().rows, id) < 0) applyView(id);
+  else select(rowIndex(store.get().rows, id));
 }
 
 function report(err) {
@@ -77,10 +131,101 @@ function report(err) {
   $('status').hidden = false;
 }
 
+function renderSession(session) {
+  document.title = `${session.fileName} · contextree`;
+  $('session-file').textContent = session.fileName;
+  $('session-file').title = session.path;
+  $('session-dialect').textContent = `dialect: ${session.dialect}`;
+  $('session-dialect').hidden = false;
+  $('session-summary').textContent = sessionSummary(session);
+  const n = session.diagnostics.length;
+  $('session-diagnostics').textContent = n === 0 ? '' : `${n} ${n === 1 ? 'problem' : 'problems'}`;
+  $('session-diagnostics').title = session.diagnostics
+    .slice(0, 20)
+    .map((d) => `line ${d.line}: ${d.severity}: ${d.message}`)
+    .join('\n');
+}
+
+/** The file changed on disk: show the new rows, keeping the selected entry and the leaf. */
+async function reload(session) {
+  store.set({ session });
+  renderSession(session);
+  const { followFile, leafId } = store.get();
+  const keep = selectedId();
+  previews.clear();
+  // A leaf that is gone (the file was rewritten) falls back to the file's leaf.
+  if (!(await showLeaf(followFile ? null : leafId, keep)) && !followFile) await showLeaf(null, keep);
+  document.body.dataset.reloads = String(Number(document.body.dataset.reloads ?? 0) + 1);
+}
+
+// Search: `/` opens it, typing filters, Enter goes to the next match, Esc closes it.
+const search = $('tree-search');
+search.addEventListener('input', () => {
+  store.set({ view: { ...store.get().view, query: search.value } });
+  applyView();
+});
+search.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter') {
+    event.preventDefault();
+    const { rows, selected, view } = store.get();
+    const next = nextMatch(rows, view.query, selected, (id) => previews.get(id) ?? '', event.shiftKey ? -1 : 1);
+    if (next >= 0) select(next);
+  } else if (event.key === 'Escape') {
+    event.preventDefault();
+    search.value = '';
+    store.set({ view: { ...store.get().view, query: '' } });
+    applyView();
+    $('tree').focus();
+  }
+});
+
+for (const { id, label } of FILTERS) {
+  const option = document.createElement('option');
+  option.value = id;
+  option.textContent = label;
+  $('tree-filter').append(option);
+}
+$('tree-filter').addEventListener('change', (event) => {
+  store.set({ view: { ...store.get().view, filter: event.target.value } });
+  applyView();
+});
+$('tree-metadata').addEventListener('change', (event) => {
+  store.set({ view: { ...store.get().view, showMetadata: event.target.checked } });
+  applyView();
+});
+function applyWindow() {
+  const input = $('budget-window');
+  const window = parseWindow(input.value);
+  if (window == null) input.value = '';
+  if (window === store.get().window) return;
+  store.set({ window });
+  showBudget(store.get().followFile ? null : store.get().leafId).catch(report);
+}
+$('budget-window').addEventListener('change', applyWindow);
+$('budget-window').addEventListener('keydown', (event) => {
+  if (event.key === 'Enter') applyWindow();
+});
+
 document.addEventListener('keydown', (event) => {
   if (event.altKey || event.ctrlKey || event.metaKey) return;
-  if (event.target.closest?.('#context, #entry')) return;
-  const { selected, rows } = store.get();
+  if (event.target.closest?.('#context, #entry, input, select, label')) return;
+  if (event.key === '/') {
+    event.preventDefault();
+    search.focus();
+    search.select();
+    return;
+  }
+  const { selected, rows, folded, parents } = store.get();
+  const fold = foldKey(rows[selected], event.key, folded, parents);
+  if (fold) {
+    event.preventDefault();
+    if (fold.select) return jumpTo(fold.select);
+    const next = new Set(folded);
+    if (fold.fold) next.add(fold.fold);
+    else next.delete(fold.unfold);
+    store.set({ folded: next });
+    return applyView();
+  }
   const next = reduceKey({ selected, rowCount: rows.length, pageRows: tree.pageRows() }, event.key);
   if (!next) return;
   event.preventDefault();
@@ -95,19 +240,12 @@ async function start() {
   try {
     const session = await openSession(null);
     store.set({ session });
-    document.title = `${session.fileName} · contextree`;
-    $('session-file').textContent = session.fileName;
-    $('session-file').title = session.path;
-    $('session-dialect').textContent = `dialect: ${session.dialect}`;
-    $('session-dialect').hidden = false;
-    $('session-summary').textContent = sessionSummary(session);
-    const n = session.diagnostics.length;
-    $('session-diagnostics').textContent = n === 0 ? '' : `${n} ${n === 1 ? 'problem' : 'problems'}`;
-    $('session-diagnostics').title = session.diagnostics
-      .slice(0, 20)
-      .map((d) => `line ${d.line}: ${d.severity}: ${d.message}`)
-      .join('\n');
+    renderSession(session);
     await showLeaf(null);
+    let pending = Promise.resolve();
+    await onSessionChanged((next) => {
+      pending = pending.then(() => reload(next)).catch(report);
+    });
     $('tree').focus();
     $('status').hidden = true;
     document.body.dataset.state = 'ready';

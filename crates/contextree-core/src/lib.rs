@@ -13,11 +13,13 @@
 //! Nothing here does IO: callers hand in bytes and get values back.
 
 pub mod branch;
+pub mod budget;
 pub mod branch_summary;
 pub mod compaction;
 pub mod context;
 pub mod dialect;
 pub mod js;
+pub mod models;
 pub mod prompts;
 pub mod prune;
 pub mod render;

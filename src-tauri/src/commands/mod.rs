@@ -2,8 +2,10 @@
 //!
 //! Command bodies are thin: resolve inputs, run the core off the async threads, convert.
 
+pub mod budget;
 pub mod context;
 pub mod entry;
+pub mod library;
 pub mod session;
 pub mod tree;
 

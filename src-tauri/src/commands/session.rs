@@ -24,6 +24,7 @@ enum Source {
 ///
 /// Reading and parsing run on a blocking thread: a session file can be tens of megabytes.
 /// Contexts use the installed agent's prompt pack when one loads, else contextree's own.
+/// The file is then watched: appends reload it and emit `session-changed` (`crate::watch`).
 #[tauri::command]
 pub async fn open_session<R: Runtime>(
     app: AppHandle<R>,
@@ -41,7 +42,9 @@ pub async fn open_session<R: Runtime>(
     };
     let open = tauri::async_runtime::spawn_blocking(move || load(source)).await??;
     let view = SessionView::new(&open);
-    state.set_session(Arc::new(open));
+    let open = Arc::new(open);
+    let generation = state.set_session(open.clone());
+    crate::watch::start(app, &open, generation);
     Ok(view)
 }
 

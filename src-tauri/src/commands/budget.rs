@@ -1,0 +1,31 @@
+//! The budget bar: how full a leaf's context is against the window and the compaction rules.
+
+use contextree_core::budget::budget as compute;
+use contextree_core::context::build;
+use contextree_core::context::materialize::context_tokens;
+use contextree_core::context::usage::estimate_context_tokens;
+use tauri::State;
+
+use super::{blocking, leaf};
+use crate::dto::BudgetView;
+use crate::{AppState, CommandError};
+
+/// The budget of `leaf_id` (the file's leaf when `None`); `window` overrides the model table.
+/// Compaction settings are the agent's own (its settings files), with the defaults.
+#[tauri::command]
+pub async fn budget(
+    state: State<'_, AppState>,
+    leaf_id: Option<String>,
+    window: Option<u64>,
+) -> Result<BudgetView, CommandError> {
+    blocking(state.session()?, move |open| {
+        let (s, src, pack) = (&open.loaded.session, &open.loaded.source, &open.pack);
+        let ctx = build(s, leaf(open, leaf_id.as_deref())?);
+        let tokens = context_tokens(s, &ctx, pack, src)?;
+        let estimate = estimate_context_tokens(s, &ctx, &tokens);
+        let settings = contextree_host::settings::agent_settings_from_env(s.dialect()).compaction;
+        let b = compute(s, &ctx, &estimate, &settings, window, src)?;
+        Ok(BudgetView::new(s, ctx.leaf, b))
+    })
+    .await
+}
