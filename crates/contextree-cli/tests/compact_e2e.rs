@@ -14,6 +14,7 @@ use std::process::Command;
 
 use serde_json::Value;
 use support::oracle::{agent_pack, contextree, oracle, oracle_dir, TempDir};
+use support::server::{json_response, serve, Server};
 use support::repo;
 
 
@@ -114,42 +115,15 @@ fn supplied_summary_is_stored_verbatim() {
     assert_eq!(entry_ids(&ours)[1..], [Value::from("u2"), "a3".into(), "r2".into(), "a4".into()]);
 }
 
-/// A one-shot HTTP server standing in for omp's remote summarization
-/// endpoint (`POST {systemPrompt, prompt}` → `{summary}`): it answers the
-/// short-summary prompt (the one quoting `<previous-summary>`) and the history
-/// prompt differently, and records every body it received.
-fn remote_stub(expected_requests: usize) -> (String, std::thread::JoinHandle<Vec<Value>>) {
-    use std::io::{BufRead, BufReader, Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/compact", listener.local_addr().unwrap());
-    let handle = std::thread::spawn(move || {
-        let mut bodies = Vec::new();
-        for stream in listener.incoming().take(expected_requests) {
-            let mut stream = stream.unwrap();
-            stream.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut length = 0;
-            loop {
-                let mut line = String::new();
-                reader.read_line(&mut line).unwrap();
-                if line == "\r\n" || line.is_empty() {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap();
-                }
-            }
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
-            let body: Value = serde_json::from_slice(&body).unwrap();
-            let short = body["prompt"].as_str().unwrap().contains("<previous-summary>");
-            let answer = serde_json::json!({"summary": if short { "Short from the model." } else { "## Goal\nFrom the model.  \n" }}).to_string();
-            write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}", answer.len()).unwrap();
-            bodies.push(body);
-        }
-        bodies
-    });
-    (url, handle)
+/// omp's remote summarization endpoint (`POST {systemPrompt, prompt}` →
+/// `{summary}`): it answers the short-summary prompt (the one quoting
+/// `<previous-summary>`) and the history prompt differently.
+fn remote_stub() -> Server {
+    serve("/compact", |_, body| {
+        let body: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        let short = body["prompt"].as_str().unwrap_or("").contains("<previous-summary>");
+        json_response(200, &serde_json::json!({"summary": if short { "Short from the model." } else { "## Goal\nFrom the model.  \n" }}))
+    })
 }
 
 #[test]
@@ -160,9 +134,10 @@ fn model_summaries_go_through_the_llm_client() {
     let f = file.to_str().unwrap();
     let common = ["--dialect", "omp", "--keep-recent", "45", "--prompts", "own", "--json"];
     let plan = contextree(&[&["compact", f, "--dry-run"][..], &common].concat());
-    let (url, server) = remote_stub(2);
+    let server = remote_stub();
+    let url = server.url.clone();
     let done = contextree(&[&["compact", f, "--provider", "remote", "--base-url", &url, "--yes"][..], &common].concat());
-    let bodies = server.join().unwrap();
+    let bodies = server.bodies();
 
     // The endpoint received exactly the dry run's history prompt, then the
     // short prompt quoting the history answer.

@@ -4,10 +4,10 @@
 
 mod support;
 
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde_json::{json, Value};
 use support::sandbox::{json_out, read, sh, Sandbox};
+use support::server::{json_response, serve, Server};
 
 
 #[test]
@@ -120,24 +120,17 @@ fn dry_run_names_the_agent_settings_files_and_runs_no_hook() {
     assert!(String::from_utf8_lossy(&text.stdout).contains("agent settings read from: "), "{}", String::from_utf8_lossy(&text.stdout));
 }
 
-/// A server that answers every request with the next status of `statuses`
-/// (the last one repeats) and counts the requests.
-fn failing_server(statuses: &'static [u16]) -> (String, std::sync::Arc<AtomicU32>) {
-    let responses = statuses
-        .iter()
-        .enumerate()
-        .map(|(n, status)| {
-            let text = format!("{{\"error\": {{\"message\": \"scripted failure {n}\"}}}}");
-            format!("HTTP/1.1 {status} Scripted\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}", text.len())
-        })
-        .collect();
-    scripted_server(responses)
+/// A provider that answers every request with the next status of `statuses`
+/// (the last one repeats).
+fn failing_server(statuses: &'static [u16]) -> Server {
+    serve("/v1", move |n, _| json_response(statuses[n.min(statuses.len() - 1)], &json!({"error": {"message": format!("scripted failure {n}")}})))
 }
 
 #[test]
 fn a_provider_failure_is_a_clear_error_and_writes_nothing() {
     let sb = Sandbox::new("E02");
-    let (url, count) = failing_server(&[500, 400]);
+    let server = failing_server(&[500, 400]);
+    let url = server.url.clone();
     sb.config(&json!({"providers": [{"kind": "openai-compatible", "baseUrl": url, "model": "m", "maxRetries": 3, "retryBaseDelayMs": 10}]}));
     let before = std::fs::read(&sb.file).unwrap();
     let out = sb.run("compact", &["--dialect", "pi", "--keep-recent", "45", "--yes"]);
@@ -146,39 +139,14 @@ fn a_provider_failure_is_a_clear_error_and_writes_nothing() {
     let last = err.lines().last().unwrap_or("");
     assert!(last.starts_with("contextree: Compaction failed: HTTP 400"), "{err}");
     // 500 is retried, 400 is not.
-    assert_eq!(count.load(Ordering::SeqCst), 2, "{err}");
+    assert_eq!(server.count(), 2, "{err}");
     assert_eq!(std::fs::read(&sb.file).unwrap(), before, "byte-identical");
 }
 
-/// A server that answers the n-th request with the n-th raw HTTP response of
-/// `responses` (the last one repeats) and counts the requests.
-fn scripted_server(responses: Vec<String>) -> (String, std::sync::Arc<AtomicU32>) {
-    use std::io::{BufRead, BufReader, Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    let count = std::sync::Arc::new(AtomicU32::new(0));
-    let seen = count.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut length = 0;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0; length];
-            let _ = reader.read_exact(&mut body);
-            let n = seen.fetch_add(1, Ordering::SeqCst) as usize;
-            let _ = stream.write_all(responses[n.min(responses.len() - 1)].as_bytes());
-        }
-    });
-    (url, count)
+/// A provider that answers the n-th request with the n-th raw HTTP response
+/// of `responses` (the last one repeats).
+fn scripted_server(responses: Vec<String>) -> Server {
+    serve("/v1", move |n, _| responses[n.min(responses.len() - 1)].clone())
 }
 
 fn sse_response(events: &[&str]) -> String {
@@ -192,13 +160,14 @@ fn a_rate_limit_is_retried_and_the_streamed_summary_is_appended_once() {
     let limited = "HTTP/1.1 429 Too Many Requests\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_owned();
     let chunk = |t: &str| json!({"choices": [{"index": 0, "delta": {"content": t}}]}).to_string();
     let ok = sse_response(&[&chunk("## Goal\n"), &chunk("Streamed summary."), "[DONE]"]);
-    let (url, count) = scripted_server(vec![limited, ok]);
+    let server = scripted_server(vec![limited, ok]);
+    let url = server.url.clone();
     sb.config(&json!({"providers": [{"kind": "openai-compatible", "baseUrl": url, "model": "m", "maxRetries": 3, "retryBaseDelayMs": 10}]}));
     let before = std::fs::read(&sb.file).unwrap();
     let out = sb.run("compact", &["--dialect", "pi", "--keep-recent", "45", "--yes", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     // pi asks the model once (E02 is not a split turn); the 429 cost one more request.
-    assert_eq!(count.load(Ordering::SeqCst), 2);
+    assert_eq!(server.count(), 2);
     let after = std::fs::read(&sb.file).unwrap();
     assert!(after.starts_with(&before), "the old bytes are an untouched prefix");
     let appended = String::from_utf8(after[before.len()..].to_vec()).unwrap();
@@ -211,7 +180,7 @@ fn a_rate_limit_is_retried_and_the_streamed_summary_is_appended_once() {
 #[test]
 fn a_malformed_stream_is_a_clear_error_and_writes_nothing() {
     let sb = Sandbox::new("E02");
-    let (url, _) = scripted_server(vec![sse_response(&["{\"choices\": [{\"delta\": {\"content\": 42"])]);
+    let url = scripted_server(vec![sse_response(&["{\"choices\": [{\"delta\": {\"content\": 42"])]).url;
     sb.config(&json!({"providers": [{"kind": "openai-compatible", "baseUrl": url, "model": "m", "maxRetries": 0}]}));
     let before = std::fs::read(&sb.file).unwrap();
     let out = sb.run("compact", &["--dialect", "pi", "--keep-recent", "45", "--yes"]);

@@ -11,6 +11,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 use support::sandbox::{json_out, read, sh, Sandbox};
+use support::server::{json_response, serve, Server};
 
 /// A hook that saves its payload to `path` and prints `result`.
 fn record(path: &Path, result: &Value) -> Value {
@@ -190,49 +191,22 @@ fn pi_hooks_override_the_label_and_omp_ignores_overrides() {
     assert!(done["warnings"].to_string().contains("omp has no such overrides"), "{}", done["warnings"]);
 }
 
-/// A remote endpoint (omp's `POST {systemPrompt, prompt}` → `{summary}`)
-/// answering every request with `summary`; it records the bodies it got.
-fn remote_endpoint(summary: &'static str) -> (String, std::sync::Arc<std::sync::Mutex<Vec<Value>>>) {
-    use std::io::{BufRead, BufReader, Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/compact", listener.local_addr().unwrap());
-    let bodies = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let seen = bodies.clone();
-    // Detached: it ends with the test process.
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut length = 0;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0; length];
-            let _ = reader.read_exact(&mut body);
-            seen.lock().unwrap().push(serde_json::from_slice(&body).unwrap_or(Value::Null));
-            let text = json!({"summary": summary}).to_string();
-            let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}", text.len());
-        }
-    });
-    (url, bodies)
+/// omp's remote summarization endpoint: `{systemPrompt, prompt}` → `{summary}`.
+fn remote_endpoint(summary: &'static str) -> Server {
+    serve("/compact", move |_, _| json_response(200, &json!({"summary": summary})))
 }
 
 #[test]
 fn omps_remote_endpoint_is_a_candidate_when_no_provider_is_configured() {
     let sb = Sandbox::new("E10");
-    let (url, bodies) = remote_endpoint("Remote summary.");
+    let server = remote_endpoint("Remote summary.");
+    let url = server.url.clone();
     sb.write(".omp/agent/config.yml", &format!("compaction:\n  remoteEndpoint: {url}\n"));
     let done = json_out(&sb.run("navigate", &["--dialect", "omp", "--to", "a5", "--summarize", "--yes", "--json"]));
     assert_eq!(done["summarizer"]["kind"], "model", "{}", done["summarizer"]);
     assert!(done["entry"]["summary"].as_str().unwrap().contains("Remote summary."), "{}", done["entry"]);
-    assert_eq!(bodies.lock().unwrap().len(), 1);
-    assert!(bodies.lock().unwrap()[0]["prompt"].as_str().unwrap().starts_with("<conversation>\n"));
+    assert_eq!(server.count(), 1);
+    assert!(server.bodies()[0]["prompt"].as_str().unwrap().starts_with("<conversation>\n"));
 
     // compact uses it too.
     let sb = Sandbox::new("E02");

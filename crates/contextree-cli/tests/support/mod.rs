@@ -5,6 +5,7 @@
 
 pub mod oracle;
 pub mod sandbox;
+pub mod server;
 
 use std::borrow::Borrow;
 use std::path::{Path, PathBuf};
