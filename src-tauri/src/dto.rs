@@ -381,3 +381,133 @@ impl BudgetView {
         }
     }
 }
+
+/// One summarizer call of a compaction preview, exactly as it would be sent.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummarizerCallView {
+    /// `history`, `turnPrefix` or `short` (omp's short summary).
+    pub kind: &'static str,
+    pub system_prompt: String,
+    pub prompt: String,
+    pub max_tokens: u64,
+    /// The `reasoning` option, when one is sent.
+    pub reasoning: Option<String>,
+}
+
+/// What `compaction_preview` returns: the plan of a compaction, or why there is none.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionPreviewView {
+    pub dialect: &'static str,
+    /// The leaf whose path would be compacted.
+    pub leaf_id: Option<String>,
+    /// True when the agent would not compact; `reason` says why (the agent's own text).
+    pub nothing_to_compact: bool,
+    pub reason: Option<String>,
+    /// The prompt pack the calls are written with.
+    pub prompt_pack: Option<String>,
+    pub first_kept_entry_id: Option<String>,
+    pub is_split_turn: bool,
+    /// `tokensBefore` as the dialect computes it.
+    pub tokens_before: f64,
+    pub keep_recent_tokens_used: u64,
+    pub kept_tokens: u64,
+    pub summary_budget: u64,
+    /// At most this many tokens after the compaction (kept + summary budget).
+    pub estimated_tokens_after: Option<u64>,
+    /// Entries whose messages the history summary covers.
+    pub summarized_ids: Vec<String>,
+    /// The split turn's entries before the cut (summarized separately).
+    pub turn_prefix_ids: Vec<String>,
+    /// Entries kept verbatim after the summary.
+    pub kept_ids: Vec<String>,
+    /// omp: entries the previous compaction kept that this one drops.
+    pub dropped_ids: Vec<String>,
+    /// omp's history step without a call (`No prior history.`, a reused summary).
+    pub history_literal: Option<String>,
+    pub warnings: Vec<String>,
+    pub calls: Vec<SummarizerCallView>,
+}
+
+impl CompactionPreviewView {
+    fn base(
+        s: &Session,
+        plan: &contextree_core::compaction::CompactionPlan,
+        warnings: Vec<String>,
+    ) -> Self {
+        Self {
+            dialect: plan.dialect.name(),
+            leaf_id: plan.leaf.map(|n| s.entry(n).id.to_string()),
+            nothing_to_compact: true,
+            reason: None,
+            prompt_pack: None,
+            first_kept_entry_id: None,
+            is_split_turn: false,
+            tokens_before: plan.tokens_before,
+            keep_recent_tokens_used: plan.keep_recent.used,
+            kept_tokens: 0,
+            summary_budget: 0,
+            estimated_tokens_after: None,
+            summarized_ids: vec![],
+            turn_prefix_ids: vec![],
+            kept_ids: vec![],
+            dropped_ids: vec![],
+            history_literal: None,
+            warnings,
+            calls: vec![],
+        }
+    }
+
+    /// The agent would not compact this leaf.
+    pub fn nothing(
+        s: &Session,
+        plan: &contextree_core::compaction::CompactionPlan,
+        warnings: Vec<String>,
+    ) -> Self {
+        let mut v = Self::base(s, plan, warnings);
+        v.reason = plan.outcome.as_ref().err().map(ToString::to_string);
+        v
+    }
+
+    /// A plan and its preview.
+    pub fn new(
+        s: &Session,
+        plan: &contextree_core::compaction::CompactionPlan,
+        pv: &contextree_core::compaction::CompactionPreview,
+        history_literal: Option<String>,
+        pack: &str,
+        warnings: Vec<String>,
+    ) -> Self {
+        let mut v = Self::base(s, plan, warnings);
+        v.history_literal = history_literal;
+        let Some(p) = plan.prepared() else { return v };
+        let ids = |nodes: &[contextree_core::session::NodeId]| {
+            nodes.iter().map(|&n| s.entry(n).id.to_string()).collect()
+        };
+        v.nothing_to_compact = false;
+        v.prompt_pack = Some(pack.to_owned());
+        v.first_kept_entry_id = Some(s.entry(p.first_kept).id.to_string());
+        v.is_split_turn = p.is_split_turn();
+        v.tokens_before = pv.tokens_before;
+        v.kept_tokens = pv.kept_tokens;
+        v.summary_budget = pv.summary_budget;
+        v.estimated_tokens_after = Some(pv.estimated_tokens_after);
+        v.summarized_ids = ids(&p.messages_to_summarize);
+        v.turn_prefix_ids = ids(&p.turn_prefix);
+        v.kept_ids = ids(&p.recent);
+        v.dropped_ids = ids(&p.dropped);
+        v.calls = pv
+            .calls
+            .iter()
+            .map(|c| SummarizerCallView {
+                kind: c.kind.name(),
+                system_prompt: c.system_prompt.clone(),
+                prompt: c.prompt.clone(),
+                max_tokens: c.max_tokens,
+                reasoning: c.reasoning.clone(),
+            })
+            .collect();
+        v
+    }
+}

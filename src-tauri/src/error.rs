@@ -29,6 +29,10 @@ pub enum CommandError {
     /// An entry's bytes could not be read back from the session file.
     #[error(transparent)]
     ReadBack(#[from] contextree_core::context::materialize::ReadBackError),
+    /// The compaction preview's prompts could not be built (a prompt pack text is missing or
+    /// does not render).
+    #[error("cannot build the compaction prompts: {0}")]
+    Compaction(String),
     /// Tauri itself failed (path resolution, a background task that panicked).
     #[error(transparent)]
     Tauri(#[from] tauri::Error),
@@ -42,6 +46,7 @@ impl CommandError {
             Self::Demo { .. } | Self::ReadBack(_) => "io",
             Self::NoSession => "no-session",
             Self::UnknownEntry(_) => "unknown-entry",
+            Self::Compaction(_) => "compaction",
             Self::Tauri(_) => "internal",
         }
     }
@@ -73,4 +78,13 @@ fn error_chain(err: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     res
+}
+
+impl From<contextree_core::compaction::PromptBuildError> for CommandError {
+    fn from(e: contextree_core::compaction::PromptBuildError) -> Self {
+        match e {
+            contextree_core::compaction::PromptBuildError::ReadBack(e) => Self::ReadBack(e),
+            other => Self::Compaction(other.to_string()),
+        }
+    }
 }

@@ -36,6 +36,7 @@ pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> 
             commands::entry::entry_detail,
             commands::library::list_sessions,
             commands::budget::budget,
+            commands::compaction::compaction_preview,
         ])
 }
 

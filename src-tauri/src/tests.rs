@@ -186,13 +186,72 @@ fn app_on_the_mock_runtime_opens_a_session_over_ipc() {
     let budget = invoke(&webview, "budget", json!({})).unwrap();
     assert_eq!(budget["leafId"], view["leafId"]);
     assert!(budget["used"].as_u64().unwrap() > 0, "{budget}");
-    for field in ["window", "windowSource", "reserve", "threshold", "keepRecent", "keepRecentFrom", "wouldCompact", "decision", "reason"] {
-        assert!(budget.get(field).is_some(), "budget lacks `{field}`: {budget}");
+    for field in [
+        "window",
+        "windowSource",
+        "reserve",
+        "threshold",
+        "keepRecent",
+        "keepRecentFrom",
+        "wouldCompact",
+        "decision",
+        "reason",
+    ] {
+        assert!(
+            budget.get(field).is_some(),
+            "budget lacks `{field}`: {budget}"
+        );
     }
-    let small = invoke(&webview, "budget", json!({ "leafId": other_id, "window": 1000 })).unwrap();
+    let small = invoke(
+        &webview,
+        "budget",
+        json!({ "leafId": other_id, "window": 1000 }),
+    )
+    .unwrap();
     assert_eq!(small["window"], 1000);
     assert_eq!(small["windowSource"], "override");
     let err = invoke(&webview, "budget", json!({ "leafId": "nope" })).unwrap_err();
+    assert_eq!(err["kind"], "unknown-entry", "{err}");
+
+    // The compaction preview: the plan `contextree compact --dry-run` prints, read only.
+    let plan = invoke(&webview, "compaction_preview", json!({})).unwrap();
+    assert_eq!(plan["leafId"], view["leafId"]);
+    assert_eq!(plan["nothingToCompact"], false, "{plan}");
+    assert!(plan["tokensBefore"].as_f64().unwrap() > 0.0, "{plan}");
+    assert!(plan["estimatedTokensAfter"].as_u64().is_some(), "{plan}");
+    assert!(
+        !plan["summarizedIds"].as_array().unwrap().is_empty(),
+        "{plan}"
+    );
+    assert!(!plan["keptIds"].as_array().unwrap().is_empty(), "{plan}");
+    let first_kept = plan["firstKeptEntryId"].as_str().unwrap();
+    assert!(expected.iter().any(|id| id == first_kept), "{plan}");
+    let calls = plan["calls"].as_array().unwrap();
+    assert!(!calls.is_empty(), "{plan}");
+    for call in calls {
+        for field in ["kind", "systemPrompt", "prompt", "maxTokens"] {
+            assert!(call.get(field).is_some(), "call lacks `{field}`: {call}");
+        }
+    }
+    let focused = invoke(
+        &webview,
+        "compaction_preview",
+        json!({ "instructions": "focus on the parser" }),
+    )
+    .unwrap();
+    assert!(
+        focused["calls"][0]["prompt"]
+            .as_str()
+            .unwrap()
+            .contains("focus on the parser"),
+        "{focused}"
+    );
+    assert_eq!(
+        std::fs::read(&session).unwrap(),
+        demo::DEMO_SESSION,
+        "a preview writes nothing"
+    );
+    let err = invoke(&webview, "compaction_preview", json!({ "leafId": "nope" })).unwrap_err();
     assert_eq!(err["kind"], "unknown-entry", "{err}");
 
     let missing = dir.0.join("missing.jsonl");

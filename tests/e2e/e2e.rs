@@ -18,7 +18,10 @@
 //!   window overrides it; ←/→ fold and unfold a subtree; `/` search narrows the tree, Enter
 //!   selects a match, Esc restores the rows; the `user only` filter (`search.png`);
 //! - live reload: a line appended to the open file becomes a row within 3 s and the selected
-//!   row stays selected (`live-reload.png`).
+//!   row stays selected (`live-reload.png`);
+//! - `c` previews a compaction: the PLAN panel's tokens before equal `contextree compact
+//!   --dry-run`'s, the summarized rows get a dashed outline, Esc closes it
+//!   (`compaction-preview.png`).
 //!
 //! A plain `harness = false` binary rather than `#[test]`s: the cases share one driver on fixed
 //! ports, and the skip must be visible without `#[ignore]`. It prints `N passed, M failed`.
@@ -124,6 +127,10 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
         (
             "an_appended_entry_appears_live_and_the_selection_stays",
             an_appended_entry_appears_live_and_the_selection_stays(&harness).await,
+        ),
+        (
+            "c_previews_a_compaction_as_the_cli_plans_it",
+            c_previews_a_compaction_as_the_cli_plans_it(&harness).await,
         ),
     ] {
         match res {
@@ -734,6 +741,125 @@ async fn check_all_entries_are_rows(client: &Client, expected: &[String]) -> any
 }
 
 /// The context panel lists as many messages as `contextree context --leaf LEAF --json` counts.
+/// `c` on the demo: the PLAN panel shows the CLI dry run's tokens before, the rows to be
+/// summarized are dashed, Esc closes the panel and removes the outlines.
+async fn c_previews_a_compaction_as_the_cli_plans_it(harness: &Harness) -> anyhow::Result<()> {
+    let demo = harness.root.join("demo/demo-session.jsonl");
+    let cli = harness.app.parent().unwrap().join("contextree");
+    let out = std::process::Command::new(&cli)
+        .arg("compact")
+        .arg(&demo)
+        .args(["--dry-run", "--json", "--prompts", "own"])
+        .output()
+        .with_context(|| format!("running {}", cli.display()))?;
+    ensure!(
+        out.status.success(),
+        "contextree compact --dry-run failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout)?;
+    ensure!(
+        doc["nothingToCompact"] == false,
+        "the CLI plans no compaction of the demo: {doc}"
+    );
+    let expected = doc["preview"]["tokensBefore"]
+        .as_f64()
+        .context("no preview.tokensBefore")?;
+    let summarized: Vec<String> = doc["messagesToSummarizeIds"]
+        .as_array()
+        .context("no messagesToSummarizeIds")?
+        .iter()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect();
+    ensure!(!summarized.is_empty(), "the CLI summarizes nothing: {doc}");
+
+    with_app(harness, &[], async |client| {
+        wait_until_ready(client).await?;
+        wait_for_leaf(client, harness.expected.last().unwrap()).await?;
+        press_key(client, 'c').await?;
+        wait_for(
+            client,
+            "the plan panel",
+            "return document.body.dataset.plan === 'open';",
+        )
+        .await?;
+        let title = text_content(client, "entry-title").await?;
+        ensure!(title == "Plan", "the entry pane's title is `{title}`");
+        let tokens = client
+            .execute(
+                "return document.querySelector('#plan .plan-tokens')?.textContent ?? '';",
+                vec![],
+            )
+            .await?;
+        let tokens = tokens.as_str().unwrap_or_default().to_owned();
+        let shown: f64 = tokens
+            .strip_prefix("tokens before ")
+            .and_then(|rest| rest.split_whitespace().next())
+            .map(|n| n.replace(',', ""))
+            .and_then(|n| n.parse().ok())
+            .with_context(|| format!("no tokens before in `{tokens}`"))?;
+        ensure!(
+            shown == expected,
+            "the plan shows tokens before {shown}, the CLI {expected} (`{tokens}`)"
+        );
+        let calls = client
+            .execute(
+                "return document.querySelectorAll('#plan details.plan-call pre').length;",
+                vec![],
+            )
+            .await?;
+        ensure!(
+            calls.as_u64().unwrap_or(0) >= 2,
+            "the plan shows no prompt: {calls}"
+        );
+
+        // The summarized rows are the oldest: at the top of the tree.
+        let page = scroll_tree(client, 0.0).await?;
+        let dashed = client
+            .execute(
+                "return Array.from(document.querySelectorAll('#tree-rows .row.plan-summarized'), \
+                 (row) => row.dataset.entryId);",
+                vec![],
+            )
+            .await?;
+        let dashed: Vec<String> = serde_json::from_value(dashed)?;
+        ensure!(!dashed.is_empty(), "no row has the dashed class: {page}");
+        ensure!(
+            dashed.iter().all(|id| summarized.contains(id)),
+            "dashed rows {dashed:?} are not all summarized by the CLI's plan"
+        );
+        client
+            .execute(
+                "document.querySelector('#plan details.plan-call').open = true;",
+                vec![],
+            )
+            .await?;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        screenshot(harness, client, "compaction-preview.png").await?;
+
+        press_key(client, Key::Escape.into()).await?;
+        wait_for(
+            client,
+            "the plan closed",
+            "return !document.body.dataset.plan;",
+        )
+        .await?;
+        let left = client
+            .execute(
+                "return document.querySelectorAll('#tree-rows .row[class*=\"plan-\"]').length \
+                 + (document.getElementById('plan').hidden ? 0 : 100);",
+                vec![],
+            )
+            .await?;
+        ensure!(
+            left == json!(0),
+            "the plan is still shown after Esc ({left})"
+        );
+        Ok(())
+    })
+    .await
+}
+
 async fn check_context_matches_cli(
     harness: &Harness,
     client: &Client,

@@ -58,6 +58,17 @@ export const entryDetail = (id) => call('entry_detail', { id });
 export const budget = (leafId = null, window = null) => call('budget', { leafId, window });
 
 /**
+ * What compacting a leaf (`null`: the file's leaf) would do; read only. `keepRecent` overrides
+ * `keepRecentTokens`, `instructions` are `/compact TEXT`'s. `{ dialect, leafId,
+ * nothingToCompact, reason, promptPack, firstKeptEntryId, isSplitTurn, tokensBefore,
+ * keepRecentTokensUsed, keptTokens, summaryBudget, estimatedTokensAfter, summarizedIds,
+ * turnPrefixIds, keptIds, droppedIds, historyLiteral, warnings, calls: [{ kind, systemPrompt,
+ * prompt, maxTokens, reasoning }] }`.
+ */
+export const compactionPreview = (leafId = null, keepRecent = null, instructions = null) =>
+  call('compaction_preview', { leafId, keepRecent, instructions });
+
+/**
  * Calls `handler(session)` (an `openSession` result) whenever the open file changed on disk and
  * was read again (src-tauri/src/watch.rs). Resolves to a function that stops listening.
  */

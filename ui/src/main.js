@@ -1,10 +1,11 @@
 // Wiring only: IPC results go into the store and the views; user input comes back as commands.
 // `body[data-state]` is `loading`, then `ready` or `error`; `body[data-leaf]` names the leaf
 // whose tree and context are on screen (the end-to-end test waits on both); `body[data-reloads]`
-// counts the live reloads of the file.
+// counts the live reloads of the file; `body[data-plan]` is `open` while a compaction preview
+// is on screen.
 
 import {
-  budget, contextView, entryDetail, onSessionChanged, openSession, rowPreviews, treeRows,
+  budget, compactionPreview, contextView, entryDetail, onSessionChanged, openSession, rowPreviews, treeRows,
 } from './ipc.js';
 import { createStore } from './store.js';
 import { sessionSummary } from './entries/format.js';
@@ -12,6 +13,8 @@ import { parseWindow } from './budget/bar.js';
 import { renderBudget } from './budget/view.js';
 import { renderContext } from './context/view.js';
 import { renderEntry, renderEntryHint } from './entry/view.js';
+import { planRowClasses } from './plan/format.js';
+import { renderPlan } from './plan/view.js';
 import { FILTERS, nextMatch, visibleRows } from './tree/filter.js';
 import { foldKey, parentsOf, unfoldedRows } from './tree/fold.js';
 import { rowIndex } from './tree/format.js';
@@ -28,6 +31,7 @@ const store = createStore({
   session: null, allRows: [], rows: [], leafId: null, followFile: true, selected: -1,
   folded: new Set(), parents: new Set(),
   view: { filter: 'all', showMetadata: false, query: '' }, window: null,
+  plan: null, planRows: new Map(),
 });
 const previews = new Map();
 let requests = 0;
@@ -41,6 +45,7 @@ const tree = createTreeView($('tree'), {
   onRange: fetchPreviews,
   preview: (id) => previews.get(id),
   isFolded: (id) => store.get().folded.has(id),
+  rowClass: (id) => store.get().planRows.get(id),
 });
 
 function fetchPreviews(ids) {
@@ -111,6 +116,7 @@ async function showLeaf(leafId, selectId = null) {
     $('context-leaf').textContent = view.leafId ? `leaf ${view.leafId}` : 'empty session';
     applyView(selectId ?? view.leafId);
     document.body.dataset.leaf = view.leafId ?? '';
+    if (store.get().plan) openPlan();
     return true;
   } catch (err) {
     report(err);
@@ -118,6 +124,44 @@ async function showLeaf(leafId, selectId = null) {
   } finally {
     delete document.body.dataset.busy;
   }
+}
+
+let planRequests = 0;
+/** Shows the compaction preview of the current leaf in the PLAN panel; dashes the rows it changes. */
+async function openPlan() {
+  const request = ++planRequests;
+  const { followFile, leafId } = store.get();
+  document.body.dataset.plan = 'loading';
+  try {
+    const plan = await compactionPreview(followFile ? null : leafId);
+    if (request !== planRequests) return;
+    store.set({ plan, planRows: planRowClasses(plan) });
+    renderPlan($('plan'), plan);
+    $('entry-title').textContent = 'Plan';
+    $('entry').hidden = true;
+    $('plan').hidden = false;
+    $('plan-open').hidden = true;
+    $('plan-close').hidden = false;
+    tree.refresh();
+    document.body.dataset.plan = 'open';
+  } catch (err) {
+    if (request === planRequests) delete document.body.dataset.plan;
+    report(err);
+  }
+}
+
+/** Back to the entry pane; the dashed outlines go. */
+function closePlan() {
+  ++planRequests;
+  store.set({ plan: null, planRows: new Map() });
+  $('entry-title').textContent = 'Entry';
+  $('plan').hidden = true;
+  $('plan').replaceChildren();
+  $('entry').hidden = false;
+  $('plan-open').hidden = false;
+  $('plan-close').hidden = true;
+  tree.refresh();
+  delete document.body.dataset.plan;
 }
 
 /** Selects the row of entry `id`, showing it even when the filter hides it. */
@@ -206,9 +250,22 @@ $('budget-window').addEventListener('keydown', (event) => {
   if (event.key === 'Enter') applyWindow();
 });
 
+$('plan-open').addEventListener('click', () => openPlan());
+$('plan-close').addEventListener('click', () => closePlan());
+
 document.addEventListener('keydown', (event) => {
   if (event.altKey || event.ctrlKey || event.metaKey) return;
-  if (event.target.closest?.('#context, #entry, input, select, label')) return;
+  if (event.key === 'Escape' && store.get().plan && !event.target.closest?.('input, select')) {
+    event.preventDefault();
+    closePlan();
+    return;
+  }
+  if (event.target.closest?.('#context, #entry, #plan, input, select, label')) return;
+  if (event.key === 'c') {
+    event.preventDefault();
+    openPlan();
+    return;
+  }
   if (event.key === '/') {
     event.preventDefault();
     search.focus();

@@ -3,6 +3,7 @@
 //! Command bodies are thin: resolve inputs, run the core off the async threads, convert.
 
 pub mod budget;
+pub mod compaction;
 pub mod context;
 pub mod entry;
 pub mod library;

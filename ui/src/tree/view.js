@@ -12,7 +12,7 @@ export const ROW_HEIGHT = 24;
  * Builds the tree in `viewport` (a scrollable element). `handlers`: `onSelect(index)` on click,
  * `onActivate(index)` on double-click, `onRange(ids)` after rows come into view (to fetch their
  * previews), `preview(id)` the preview text known so far, `isFolded(id)` whether the row's
- * subtree is folded away.
+ * subtree is folded away, `rowClass(id)` an extra class (a plan's dashed outline) or nothing.
  */
 export function createTreeView(viewport, handlers) {
   const doc = viewport.ownerDocument;
@@ -45,7 +45,8 @@ export function createTreeView(viewport, handlers) {
     const [, gutter, mark, kind, label, preview, tokens] = node.children;
     node.className = `row ${stateClass(row.state)} kind-${entryKind(entry)}`
       + `${index === selected ? ' selected' : ''}${row.isLeaf ? ' leaf' : ''}`
-      + `${row.childless ? ' childless' : ''}${handlers.isFolded?.(row.id) ? ' folded' : ''}`;
+      + `${row.childless ? ' childless' : ''}${handlers.isFolded?.(row.id) ? ' folded' : ''}`
+      + `${handlers.rowClass?.(row.id) ? ` ${handlers.rowClass(row.id)}` : ''}`;
     node.dataset.entryId = row.id;
     node.dataset.index = String(index);
     node.title = `${row.id} · line ${row.line} · ${stateLabel(row.state)} · depth ${row.indent}`;

@@ -1,0 +1,64 @@
+//! The PLAN panel: what a compaction of a leaf would do, read only (nothing is called or written).
+//!
+//! The same core calls as `contextree compact --dry-run`: `plan`, `summary_requests`, `preview`,
+//! with the agent's own settings (its settings files) and the open session's prompt pack.
+
+use contextree_core::compaction::prompt::pi_reasoning;
+use contextree_core::compaction::{
+    plan, preview, summary_requests, CompactionSettings, HistoryStep, PromptOptions,
+};
+use contextree_core::context::build;
+use tauri::State;
+
+use super::{blocking, leaf};
+use crate::dto::CompactionPreviewView;
+use crate::{AppState, CommandError};
+
+/// The compaction plan of `leaf_id` (the file's leaf when `None`): the cut, the entries
+/// summarized and kept, tokens before → after, warnings and the exact summarizer calls; or why
+/// the agent would not compact. `keep_recent` overrides `keepRecentTokens`; `instructions` are
+/// `/compact TEXT`'s custom instructions. Hooks are not run (a preview has no effects).
+#[tauri::command]
+pub async fn compaction_preview(
+    state: State<'_, AppState>,
+    leaf_id: Option<String>,
+    keep_recent: Option<u64>,
+    instructions: Option<String>,
+) -> Result<CompactionPreviewView, CommandError> {
+    blocking(state.session()?, move |open| {
+        let (s, src, pack) = (&open.loaded.session, &open.loaded.source, &open.pack);
+        let ctx = build(s, leaf(open, leaf_id.as_deref())?);
+        let agent = contextree_host::settings::agent_settings_from_env(s.dialect());
+        let settings = CompactionSettings {
+            keep_recent_tokens: keep_recent.unwrap_or(agent.compaction.keep_recent_tokens),
+            ..agent.compaction
+        };
+        let plan = plan(s, &ctx, &settings, src)?;
+        let mut warnings = agent.warnings;
+        warnings.extend(plan.warnings.iter().cloned());
+        if plan.outcome.is_err() {
+            return Ok(CompactionPreviewView::nothing(s, &plan, warnings));
+        }
+        let opts = PromptOptions {
+            custom_instructions: instructions.filter(|t| !t.trim().is_empty()),
+            pi_reasoning: pi_reasoning(false, &ctx.thinking_level),
+            ..Default::default()
+        };
+        let requests = summary_requests(s, &plan, src, pack, &opts)?;
+        let pv =
+            preview(s, &plan, &requests).map_err(|e| CommandError::Compaction(e.to_string()))?;
+        let literal = match &requests.history {
+            HistoryStep::Literal(text) => Some(text.clone()),
+            HistoryStep::Call(_) => None,
+        };
+        Ok(CompactionPreviewView::new(
+            s,
+            &plan,
+            &pv,
+            literal,
+            &pack.origin().to_string(),
+            warnings,
+        ))
+    })
+    .await
+}

@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PLAN_CLASSES, callTitle, planLines, planRowClasses } from '../../ui/src/plan/format.js';
+
+const plan = {
+  dialect: 'pi', leafId: 'leaf1', nothingToCompact: false, reason: null, promptPack: "contextree's own wording",
+  firstKeptEntryId: 'k1', isSplitTurn: true, tokensBefore: 36949, keepRecentTokensUsed: 20000,
+  keptTokens: 20007, summaryBudget: 21651, estimatedTokensAfter: 41658,
+  summarizedIds: ['a', 'b'], turnPrefixIds: ['c'], keptIds: ['k1', 'leaf1'], droppedIds: [],
+  historyLiteral: null, warnings: ['careful'], calls: [],
+};
+
+test('summarized and turn-prefix rows and the cut get dashed classes; kept rows none', () => {
+  const map = planRowClasses(plan);
+  assert.equal(map.get('a'), PLAN_CLASSES.summarized);
+  assert.equal(map.get('b'), PLAN_CLASSES.summarized);
+  assert.equal(map.get('c'), PLAN_CLASSES.turnPrefix);
+  assert.equal(map.get('k1'), PLAN_CLASSES.firstKept);
+  assert.equal(map.get('leaf1'), undefined);
+  assert.equal(map.size, 4);
+});
+
+test('no plan, or nothing to compact, marks no row', () => {
+  assert.equal(planRowClasses(null).size, 0);
+  assert.equal(planRowClasses({ ...plan, nothingToCompact: true }).size, 0);
+});
+
+test('lines: cut, split turn, tokens before → after, counts, warnings', () => {
+  const lines = planLines(plan);
+  const text = (key) => lines.filter((l) => l.key === key).map((l) => l.text);
+  assert.deepEqual(text('cut'), ['cut point: first kept entry k1']);
+  assert.match(text('split')[0], /first 1 entry is summarized separately/);
+  assert.deepEqual(text('tokens'), ['tokens before 36,949 → after ≤ 41,658 (kept 20,007 + summary 21,651)']);
+  assert.match(text('counts')[0], /^summarized 2 · turn prefix 1 · kept 2 · keepRecentTokens 20,000$/);
+  assert.deepEqual(text('warning'), ['⚠ careful']);
+  assert.equal(text('literal').length, 0);
+});
+
+test('nothing to compact: the reason and the tokens, no cut', () => {
+  const lines = planLines({ ...plan, nothingToCompact: true, reason: 'Already compacted', warnings: [] });
+  assert.deepEqual(lines.map((l) => l.key), ['leaf', 'nothing', 'tokens']);
+  assert.equal(lines[1].text, 'nothing to compact: Already compacted');
+});
+
+test('call titles name the kind and maxTokens', () => {
+  assert.equal(callTitle({ kind: 'turnPrefix', maxTokens: 8192 }, 1), 'call 2: turn-prefix summary · maxTokens 8,192');
+  assert.equal(callTitle({ kind: 'short', maxTokens: 100, reasoning: 'high' }, 0), 'call 1: short summary · maxTokens 100 · reasoning high');
+});

@@ -1,0 +1,67 @@
+// Pure mapping of a compaction preview (a `compactionPreview` result) to what the PLAN panel
+// and the tree show. No DOM.
+
+/** The dashed-outline classes of the rows a plan would change, by role in the plan. */
+export const PLAN_CLASSES = {
+  summarized: 'plan-summarized',
+  turnPrefix: 'plan-turn-prefix',
+  firstKept: 'plan-first-kept',
+};
+
+/**
+ * `Map<entryId, className>` for the tree: the rows the history summary covers, the split turn's
+ * prefix, and the first kept entry (the cut). Empty for no plan or nothing to compact.
+ */
+export function planRowClasses(plan) {
+  const map = new Map();
+  if (!plan || plan.nothingToCompact) return map;
+  for (const id of plan.summarizedIds ?? []) map.set(id, PLAN_CLASSES.summarized);
+  for (const id of plan.turnPrefixIds ?? []) map.set(id, PLAN_CLASSES.turnPrefix);
+  if (plan.firstKeptEntryId) map.set(plan.firstKeptEntryId, PLAN_CLASSES.firstKept);
+  return map;
+}
+
+const count = (n) => Math.round(Number(n)).toLocaleString('en-US');
+
+/** The panel's lines, in order: `[{ key, text }]` (`key` names the line for styling and tests). */
+export function planLines(plan) {
+  const lines = [{ key: 'leaf', text: `leaf ${plan.leafId ?? '(empty session)'} · ${plan.dialect}` }];
+  if (plan.nothingToCompact) {
+    lines.push({ key: 'nothing', text: `nothing to compact: ${plan.reason ?? ''}` });
+    lines.push({ key: 'tokens', text: `tokens before ${count(plan.tokensBefore)}` });
+  } else {
+    lines.push({ key: 'cut', text: `cut point: first kept entry ${plan.firstKeptEntryId}` });
+    if (plan.isSplitTurn) {
+      lines.push({
+        key: 'split',
+        text: `split turn: the cut falls inside a turn; its first ${plan.turnPrefixIds.length} `
+          + `${plan.turnPrefixIds.length === 1 ? 'entry is' : 'entries are'} summarized separately`,
+      });
+    }
+    lines.push({
+      key: 'tokens',
+      text: `tokens before ${count(plan.tokensBefore)} → after ≤ ${count(plan.estimatedTokensAfter)}`
+        + ` (kept ${count(plan.keptTokens)} + summary ${count(plan.summaryBudget)})`,
+    });
+    lines.push({
+      key: 'counts',
+      text: `summarized ${plan.summarizedIds.length} · turn prefix ${plan.turnPrefixIds.length}`
+        + ` · kept ${plan.keptIds.length}${plan.droppedIds.length ? ` · dropped ${plan.droppedIds.length}` : ''}`
+        + ` · keepRecentTokens ${count(plan.keepRecentTokensUsed)}`,
+    });
+    if (plan.historyLiteral != null) {
+      lines.push({ key: 'literal', text: `history: no call, the literal text "${plan.historyLiteral}"` });
+    }
+    if (plan.promptPack) lines.push({ key: 'pack', text: `prompts: ${plan.promptPack}` });
+  }
+  for (const w of plan.warnings ?? []) lines.push({ key: 'warning', text: `⚠ ${w}` });
+  return lines;
+}
+
+const KIND_LABELS = { history: 'history summary', turnPrefix: 'turn-prefix summary', short: 'short summary' };
+
+/** The heading of call `i` (0-based). */
+export function callTitle(call, i) {
+  const reasoning = call.reasoning ? ` · reasoning ${call.reasoning}` : '';
+  return `call ${i + 1}: ${KIND_LABELS[call.kind] ?? call.kind} · maxTokens ${count(call.maxTokens)}${reasoning}`;
+}
