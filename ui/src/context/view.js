@@ -1,16 +1,12 @@
 // The context panel: owns its DOM. Session text is set with textContent only.
 
 import { estimateText, messageTokensText, roleLabel, totalsText, wrapperText } from './format.js';
+import { elementMaker } from '../dom.js';
 
 /** Renders `ctx` (a `contextView` result) into `root`; `onEntry(id)` when an entry id is clicked. */
 export function renderContext(root, ctx, onEntry) {
   const doc = root.ownerDocument;
-  const el = (tag, className, text) => {
-    const node = doc.createElement(tag);
-    if (className) node.className = className;
-    if (text != null) node.textContent = text;
-    return node;
-  };
+  const el = elementMaker(doc);
   const head = el('div', 'context-totals');
   head.append(
     el('div', 'totals', totalsText(ctx)),

@@ -1,14 +1,11 @@
 // The entry panel: one entry's raw JSON line and its diagnostics. textContent only.
 
+import { elementMaker } from '../dom.js';
+
 /** Renders `detail` (an `entryDetail` result) into `root`. */
 export function renderEntry(root, detail) {
   const doc = root.ownerDocument;
-  const el = (tag, className, text) => {
-    const node = doc.createElement(tag);
-    if (className) node.className = className;
-    if (text != null) node.textContent = text;
-    return node;
-  };
+  const el = elementMaker(doc);
   const head = el('div', 'entry-head', `${detail.entryType} · ${detail.id} · line ${detail.line}`);
   const parts = [head];
   if (detail.migrated) {

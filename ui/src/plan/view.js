@@ -2,16 +2,12 @@
 // only: prompts quote session text.
 
 import { callTitle, planLines } from './format.js';
+import { elementMaker } from '../dom.js';
 
 /** Renders `plan` (a `compactionPreview` result) into `root`. */
 export function renderPlan(root, plan) {
   const doc = root.ownerDocument;
-  const el = (tag, className, text) => {
-    const node = doc.createElement(tag);
-    if (className) node.className = className;
-    if (text != null) node.textContent = text;
-    return node;
-  };
+  const el = elementMaker(doc);
   const parts = [el('p', 'plan-note', 'Preview only: nothing is called or written. Esc closes.')];
   for (const { key, text } of planLines(plan)) {
     const line = el('p', `plan-line plan-${key}`, text);
