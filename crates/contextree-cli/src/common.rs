@@ -35,6 +35,58 @@ impl fmt::Display for CliError {
     }
 }
 
+impl From<contextree_ops::OpsError> for CliError {
+    fn from(e: contextree_ops::OpsError) -> Self {
+        // A hook's cancel is all the caller sees: its warnings go to stderr first.
+        for w in e.warnings() {
+            eprintln!("contextree: warning: {w}");
+        }
+        match e.exit_code() {
+            2 => CliError::Input(e.to_string()),
+            _ => CliError::Failed(e.to_string()),
+        }
+    }
+}
+
+/// Where `compact` and `navigate` get a summary from (flattened into both).
+#[derive(Debug, Clone, Args)]
+pub struct ProviderArgs {
+    /// Write contextree's offline extractive summary; no model is asked.
+    #[arg(long, conflicts_with_all = ["provider", "model", "base_url"])]
+    pub offline: bool,
+    /// Ask this provider (`openai-compatible`, `anthropic`, `remote`) instead of the config file's candidates.
+    #[arg(long, value_name = "KIND")]
+    pub provider: Option<String>,
+    /// The model for `--provider`.
+    #[arg(long, value_name = "ID")]
+    pub model: Option<String>,
+    /// Base URL for `--provider` (default: the provider's public API).
+    #[arg(long, value_name = "URL", requires = "provider")]
+    pub base_url: Option<String>,
+}
+
+impl ProviderArgs {
+    pub fn flags(&self) -> contextree_ops::summarizer::ProviderFlags {
+        contextree_ops::summarizer::ProviderFlags { offline: self.offline, provider: self.provider.clone(), model: self.model.clone(), base_url: self.base_url.clone() }
+    }
+}
+
+/// Prints a flow's progress on stderr (stdout is the result): attempts, retries, fallbacks.
+pub fn print_progress(quiet: bool) -> impl FnMut(contextree_ops::Progress) + Send {
+    use contextree_ops::Progress;
+    move |p| {
+        if quiet {
+            return;
+        }
+        match p {
+            Progress::Attempt { call, provider, model, attempt } => eprintln!("{} summary: asking {provider} {model} (attempt {})", call.name(), attempt + 1),
+            Progress::Retry { call, error, delay_ms } => eprintln!("{} summary: {error}; retrying in {:.1}s", call.name(), delay_ms as f64 / 1000.0),
+            Progress::Fallback { call, provider, error } => eprintln!("{} summary: {provider} failed ({error}); trying the next candidate", call.name()),
+            _ => {}
+        }
+    }
+}
+
 /// Options shared by the subcommands that read a session.
 #[derive(Debug, Args)]
 pub struct SessionArgs {
@@ -78,6 +130,16 @@ impl SessionArgs {
 
     pub fn context(&self, loaded: &LoadedSession) -> Result<Context, CliError> {
         Ok(context::build(&loaded.session, self.leaf(loaded)?))
+    }
+
+    /// [`SessionArgs::pack`] as the flows of contextree-ops ask for it.
+    pub fn pack_fn(&self) -> impl Fn(Dialect) -> Result<PromptPack, contextree_ops::OpsError> + '_ {
+        move |dialect| {
+            self.pack(dialect).map_err(|e| match e {
+                CliError::Input(m) => contextree_ops::OpsError::Input(m),
+                CliError::Failed(m) => contextree_ops::OpsError::Failed(m),
+            })
+        }
     }
 
     pub fn pack(&self, dialect: Dialect) -> Result<PromptPack, CliError> {

@@ -5,7 +5,6 @@
 
 mod cmd;
 mod common;
-mod summarizer;
 
 use std::process::ExitCode;
 

@@ -1,18 +1,15 @@
 //! `contextree prune`: which tool outputs oh-my-pi's pruning would replace by
 //! a notice for the leaf (spec pruning.md, cli-contract.md). Without
 //! `--dry-run` (and with `--yes`) the plan is applied by the checked,
-//! backed-up rewrite of decisions.md D15 (`contextree_host::rewrite`).
+//! backed-up rewrite of decisions.md D15 (`contextree_host::rewrite`), through
+//! `contextree_ops::prune`; this module parses flags and prints.
 
 use clap::Args;
-use contextree_core::context::materialize::context_tokens;
-use contextree_core::prune::{notice, plan_prune, saving, PruneConfig, PrunePlan, ToolResult};
+use contextree_core::prune::{notice, PruneConfig, PrunePlan, ToolResult};
 use contextree_core::session::Session;
-use contextree_host::rewrite::{prune_loaded, RewriteError};
-use contextree_host::write::WriteError;
-use contextree_host::LoadedSession;
 use serde_json::{json, Map, Value};
 
-use crate::common::{print_json, read_back, CliError, SessionArgs};
+use crate::common::{print_json, CliError, SessionArgs};
 
 #[derive(Debug, Args)]
 pub struct PruneArgs {
@@ -45,18 +42,16 @@ pub fn run(args: &PruneArgs) -> Result<(), CliError> {
     }
     let loaded = a.load()?;
     let s = &loaded.session;
-    let plan = plan_prune(s, a.leaf(&loaded)?, &config(args));
-    let mut doc = document(s, &plan);
-    doc["context"] = context_before_after(a, &loaded, &plan)?;
+    let pv = contextree_ops::prune::preview(&loaded, a.leaf(&loaded)?, &config(args), &a.pack(s.dialect())?)?;
+    let plan = &pv.plan;
+    let mut doc = document(s, plan);
+    doc["context"] = json!({
+        "before": {"messageTokens": pv.message_tokens_before, "llmTokens": pv.llm_tokens_before},
+        "after": {"messageTokens": pv.message_tokens_after, "llmTokens": pv.llm_tokens_after},
+    });
     doc["dryRun"] = args.dry_run.into();
     if !args.dry_run {
-        // One `prunedAt` for the whole batch, as omp stamps it.
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
-        let done = prune_loaded(&loaded, &plan, now).map_err(|e| match e {
-            RewriteError::Write(WriteError::Changed { .. }) => CliError::Failed(format!("{e} (nothing was written; the plan was made from the old contents)")),
-            RewriteError::Migrated { .. } => CliError::Input(e.to_string()),
-            other => CliError::Failed(other.to_string()),
-        })?;
+        let done = contextree_ops::prune::apply(&loaded, plan)?;
         doc["backup"] = done.as_ref().map_or(Value::Null, |d| d.rewritten.backup.display().to_string().into());
         doc["prunedAt"] = done.as_ref().map_or(Value::Null, |d| d.pruned_at_ms.into());
         doc["recoveredBytes"] = done.as_ref().map_or(0, |d| d.rewritten.recovered_bytes).into();
@@ -64,7 +59,7 @@ pub fn run(args: &PruneArgs) -> Result<(), CliError> {
     if a.json {
         print_json(&doc);
     } else {
-        print_text(s, &plan);
+        print_text(s, plan);
         let c = &doc["context"];
         println!("context of the leaf: {} → {} tokens (dialect estimate)", c["before"]["messageTokens"], c["after"]["messageTokens"]);
         match doc["backup"].as_str() {
@@ -74,20 +69,6 @@ pub fn run(args: &PruneArgs) -> Result<(), CliError> {
         }
     }
     Ok(())
-}
-
-/// The leaf's context before and after: every pruned result that is in the
-/// context shrinks to its notice, and nothing else changes.
-fn context_before_after(a: &SessionArgs, loaded: &LoadedSession, plan: &PrunePlan) -> Result<Value, CliError> {
-    let s = &loaded.session;
-    let ctx = a.context(loaded)?;
-    let tokens = context_tokens(s, &ctx, &a.pack(s.dialect())?, &loaded.source).map_err(read_back)?;
-    let saved: u64 = plan.pruned().iter().filter(|r| r.in_context).map(|r| saving(r.tokens)).sum();
-    let (messages, llm) = (tokens.message_tokens(), tokens.llm_tokens());
-    Ok(json!({
-        "before": {"messageTokens": messages, "llmTokens": llm},
-        "after": {"messageTokens": messages - saved, "llmTokens": llm - saved},
-    }))
 }
 
 fn config(args: &PruneArgs) -> PruneConfig {

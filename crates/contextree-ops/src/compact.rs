@@ -1,0 +1,438 @@
+//! Compact now: plan, the exact summarizer prompts, the summaries, and one appended
+//! `compaction` entry (decisions.md D15: only if the file is unchanged).
+//!
+//! Settings: `keepRecentTokens`, `reserveTokens` (and omp's other `compaction.*` keys) start
+//! from the agent's own settings files (contextree-host `settings`, read only); the options win.
+//!
+//! Hooks (contextree-host `hooks`, configured in contextree's config file) run as the agents run
+//! their extensions (compaction.md §1.3 step 3): `session_before_compact` may cancel
+//! (`Compaction cancelled`, nothing written) or supply the compaction; omp's
+//! `session.compacting` may change the history prompt, add context lines and preserveData;
+//! `session_compact` is told about the written entry. A failing hook is a warning, never a
+//! failure. A dry run runs no hook (hooks are programs with effects of their own).
+//!
+//! Where the summaries come from, in order of precedence:
+//! 1. [`CompactOptions::summary`]: stored as given, like a `session_before_compact` hook's
+//!    result (`fromHook` / `fromExtension` true, no file tags);
+//! 2. a `session_before_compact` hook's `compaction`, stored the same way;
+//! 3. offline, or no provider given nor configured: contextree-llm's offline extractive
+//!    summary, labelled in the entry's `details`;
+//! 4. otherwise the candidates ([`crate::summarizer::candidates`]), through contextree-llm.
+
+use contextree_core::compaction::entry::{details_value, strip_file_tags};
+use contextree_core::compaction::prompt::pi_reasoning;
+use contextree_core::compaction::{
+    compaction_result, new_entry, plan, preview, summary_requests, supplied_result, Answers, CallKind, CompactingHook, CompactionPlan, CompactionResult,
+    CompactionSettings, HistoryStep, PromptOptions, SummarizerCall, SummaryRequests, SuppliedCompaction,
+};
+use contextree_core::context::{self, Leaf};
+use contextree_core::js::{js_trim_end, slice_utf16, utf16_len};
+use contextree_core::prompts::PromptPack;
+use contextree_core::session::{NodeId, Session};
+use contextree_core::Dialect;
+use contextree_host::hooks::{self, HookEvent, Hooks};
+use contextree_host::settings::{agent_settings_from_env, AgentSettings};
+use contextree_host::write::{append_to_loaded, now_iso, random_u32, Appended};
+use contextree_host::LoadedSession;
+use contextree_llm::offline::{parts, PartKind, OFFLINE_LABEL};
+use contextree_llm::{summarize_offline, CancelToken, Candidates, SummaryRequest};
+use serde_json::{json, Map, Value};
+
+use crate::error::write_error;
+use crate::progress::{llm_error, Asker};
+use crate::summarizer::{self, load_hooks, ProviderFlags};
+use crate::{Call, OpsError, Progress, OFFLINE_DETAILS};
+
+/// What to compact and how.
+pub struct CompactOptions<'a> {
+    /// The leaf whose context is compacted; the new entry's parent.
+    pub leaf: Leaf,
+    /// The prompt pack, asked for only when there is something to compact.
+    pub pack: &'a dyn Fn(Dialect) -> Result<PromptPack, OpsError>,
+    /// Custom instructions (`/compact TEXT`).
+    pub instructions: Option<String>,
+    /// `keepRecentTokens` (default: the agent's setting).
+    pub keep_recent: Option<u64>,
+    /// `reserveTokens` (default: the agent's setting).
+    pub reserve: Option<u64>,
+    /// pi: the summarizing model reasons.
+    pub model_reasons: bool,
+    /// omp: `session.compacting` context lines, after the hooks' lines.
+    pub context: Vec<String>,
+    /// The user's own summary (stored as a hook's).
+    pub summary: Option<String>,
+    /// Which models to ask.
+    pub provider: ProviderFlags,
+}
+
+/// What was written.
+#[derive(Debug)]
+pub struct CompactOutcome {
+    /// Whose rules applied.
+    pub dialect: Dialect,
+    /// The new entry's id.
+    pub id: String,
+    /// Its parent (the leaf).
+    pub parent_id: Option<String>,
+    /// The appended line.
+    pub line: String,
+    /// The appended entry.
+    pub entry: Value,
+    /// Where it went.
+    pub appended: Appended,
+    /// How the summary was written (`{kind: model|offline|supplied|hook, ...}`).
+    pub summarizer: Value,
+    /// The entry's `firstKeptEntryId`.
+    pub first_kept_entry_id: String,
+    /// Everything worth telling (settings, hooks, a raced append).
+    pub warnings: Vec<String>,
+}
+
+/// The settings, the hooks and the plan every path starts from.
+struct Start {
+    agent: AgentSettings,
+    hooks: Hooks,
+    ctx: context::Context,
+    plan: CompactionPlan,
+    warnings: Vec<String>,
+}
+
+fn start(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<Start, OpsError> {
+    let s = &loaded.session;
+    let ctx = context::build(s, opts.leaf);
+    let agent = agent_settings_from_env(s.dialect());
+    let settings = CompactionSettings {
+        keep_recent_tokens: opts.keep_recent.unwrap_or(agent.compaction.keep_recent_tokens),
+        reserve_tokens: opts.reserve.unwrap_or(agent.compaction.reserve_tokens),
+        ..agent.compaction
+    };
+    // Read before anything is planned: a broken hooks section must stop the
+    // run rather than skip a hook the user relies on (to cancel, say).
+    let hooks = load_hooks()?;
+    let plan = plan(s, &ctx, &settings, &loaded.source)?;
+    let mut warnings = agent.warnings.clone();
+    warnings.extend(plan.warnings.iter().cloned());
+    if s.dialect() == Dialect::Pi && !opts.context.is_empty() {
+        warnings.push("--context is ignored: pi has no session.compacting hook".to_owned());
+    }
+    Ok(Start { agent, hooks, ctx, plan, warnings })
+}
+
+fn prompt_options(opts: &CompactOptions<'_>, ctx: &context::Context) -> PromptOptions {
+    PromptOptions {
+        custom_instructions: opts.instructions.clone(),
+        hook: CompactingHook { context: opts.context.clone(), ..Default::default() },
+        pi_reasoning: pi_reasoning(opts.model_reasons, &ctx.thinking_level),
+    }
+}
+
+/// The plan and the exact prompts as one JSON document (`contextree compact --dry-run`);
+/// calls nothing, writes nothing, runs no hook.
+pub fn dry_run(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<Value, OpsError> {
+    let s = &loaded.session;
+    let Start { agent, hooks, ctx, plan, warnings } = start(loaded, opts)?;
+    if let Err(reason) = &plan.outcome {
+        return Ok(json!({"dialect": plan.dialect.name(), "leafId": leaf_id(s, &plan), "dryRun": true, "nothingToCompact": true, "reason": reason.to_string(), "settingsFiles": settings_files(&agent), "warnings": warnings}));
+    }
+    let pack = (opts.pack)(s.dialect())?;
+    let requests = summary_requests(s, &plan, &loaded.source, &pack, &prompt_options(opts, &ctx)).map_err(|e| OpsError::Failed(e.to_string()))?;
+    let mut doc = dry_run_document(s, &plan, &requests, &pack.origin().to_string(), &warnings);
+    doc["settingsFiles"] = settings_files(&agent);
+    doc["hooks"] = configured_hooks(&hooks);
+    Ok(doc)
+}
+
+/// Compacts `opts.leaf` and appends the entry. `cancel` stops a model call (nothing is
+/// written, [`OpsError::Cancelled`]).
+pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: &mut (dyn FnMut(Progress) + Send), cancel: &CancelToken) -> Result<CompactOutcome, OpsError> {
+    let s = &loaded.session;
+    let Start { agent, hooks, ctx, plan, mut warnings } = start(loaded, opts)?;
+    if let Err(reason) = &plan.outcome {
+        // The agents' own refusal texts ("Already compacted", ...).
+        return Err(OpsError::Refused(reason.to_string()));
+    }
+    let pack = (opts.pack)(s.dialect())?;
+    let mut prompt_opts = prompt_options(opts, &ctx);
+    if s.original_version() < 2 {
+        // Version-1 entries have no ids in the file: the ids the entry would
+        // name exist only in memory (the agents rewrite such a file on open).
+        return Err(OpsError::Input(format!("{}: a version-1 file has no entry ids to point at; let an agent upgrade it first", loaded.path.display())));
+    }
+
+    // session_before_compact: may cancel, or supply the whole compaction.
+    let mut hook_supplied = None;
+    if !hooks.for_event(HookEvent::BeforeCompact).is_empty() {
+        let payload = hooks::before_compact_payload(s, &ctx.path, &plan, &loaded.source, opts.instructions.as_deref())?;
+        let d = hooks::dispatch(HookEvent::BeforeCompact, hooks.for_event(HookEvent::BeforeCompact), &payload);
+        warnings.extend(d.warnings.iter().cloned());
+        let decided = hooks::before_compact(&d);
+        if decided.cancel {
+            return Err(OpsError::HookCancelled { message: "Compaction cancelled".to_owned(), warnings });
+        }
+        hook_supplied = decided.compaction;
+    }
+    // session.compacting (omp only, and only when nothing was supplied): its
+    // prompt, context lines and preserveData shape the summary; the option's
+    // context lines follow the hooks' lines.
+    if s.dialect() == Dialect::Omp && opts.summary.is_none() && hook_supplied.is_none() && !hooks.for_event(HookEvent::Compacting).is_empty() {
+        let payload = hooks::compacting_payload(s, &plan, &loaded.source)?;
+        let d = hooks::dispatch(HookEvent::Compacting, hooks.for_event(HookEvent::Compacting), &payload);
+        warnings.extend(d.warnings.iter().cloned());
+        let mut hook = hooks::compacting(&d);
+        hook.context.extend(opts.context.iter().cloned());
+        prompt_opts.hook = hook;
+    }
+    let requests = summary_requests(s, &plan, &loaded.source, &pack, &prompt_opts).map_err(|e| OpsError::Failed(e.to_string()))?;
+
+    // The user's summary is their answer here and now, so it wins over a hook's.
+    let supplied = match (&opts.summary, hook_supplied) {
+        (Some(text), _) => Some((SuppliedCompaction { summary: text.clone(), ..Default::default() }, json!({"kind": "supplied"}))),
+        (None, Some(c)) => Some((c, json!({"kind": "hook", "event": HookEvent::BeforeCompact.name()}))),
+        (None, None) => None,
+    };
+    let from_extension = supplied.is_some();
+    let (result, summarizer) = match supplied {
+        Some((supplied, summarizer)) => (supplied_result(s, &plan, &supplied).map_err(|e| OpsError::Failed(e.to_string()))?, summarizer),
+        None => {
+            let candidates = summarizer::candidates(&opts.provider, &agent)?;
+            let (answers, summarizer) = if opts.provider.offline || candidates.is_empty() {
+                let why = if opts.provider.offline { "--offline" } else { "no provider given or configured" };
+                for call in calls(&requests) {
+                    progress(Progress::Offline { call });
+                }
+                (offline_answers(s, &plan, &requests), json!({"kind": "offline", "why": why}))
+            } else {
+                ask_models(&requests, &candidates, progress, cancel)?
+            };
+            let mut result = compaction_result(s, &plan, &requests, &answers, &prompt_opts.hook).map_err(|e| OpsError::Failed(e.to_string()))?;
+            if summarizer["kind"] == "offline" {
+                label_offline(&mut result, &plan);
+            }
+            (result, summarizer)
+        }
+    };
+    if cancel.is_cancelled() {
+        return Err(OpsError::Cancelled);
+    }
+
+    progress(Progress::Writing);
+    let mut draw = random_u32;
+    let entry = new_entry(s, &plan, &result, &now_iso(), &mut draw);
+    let appended = append_to_loaded(loaded, std::slice::from_ref(&entry.line)).map_err(|e| write_error(e, "nothing was written; the plan was made from the old contents"))?;
+    if appended.raced {
+        warnings.push("another process appended to the file during the write: both lines are whole, but the new entry follows its lines".to_owned());
+    }
+    let entry_value: Value = serde_json::from_str(&entry.line).map_err(|e| OpsError::Failed(e.to_string()))?;
+    if !hooks.for_event(HookEvent::Compact).is_empty() {
+        // A notification: the entry is written whatever the hooks do.
+        let d = hooks::dispatch(HookEvent::Compact, hooks.for_event(HookEvent::Compact), &hooks::compact_payload(&entry_value, from_extension));
+        warnings.extend(d.warnings);
+    }
+    Ok(CompactOutcome {
+        dialect: plan.dialect,
+        id: entry.id,
+        parent_id: entry.parent_id,
+        line: entry.line,
+        entry: entry_value,
+        appended,
+        summarizer,
+        first_kept_entry_id: result.first_kept_entry_id,
+        warnings,
+    })
+}
+
+/// The calls a set of requests makes, in order (the short call only when there is one).
+fn calls(requests: &SummaryRequests) -> Vec<Call> {
+    let mut v = Vec::new();
+    if matches!(requests.history, HistoryStep::Call(_)) {
+        v.push(Call::History);
+    }
+    if requests.turn_prefix.is_some() {
+        v.push(Call::TurnPrefix);
+    }
+    if requests.has_short() {
+        v.push(Call::Short);
+    }
+    v
+}
+
+fn settings_files(agent: &AgentSettings) -> Value {
+    agent.sources.iter().map(|p| Value::from(p.display().to_string())).collect()
+}
+
+/// Event → number of hooks, for the dry run (which runs none of them).
+fn configured_hooks(hooks: &Hooks) -> Value {
+    let mut map = Map::new();
+    for event in HookEvent::ALL {
+        let n = hooks.for_event(event).len();
+        if n > 0 {
+            map.insert(event.name().into(), n.into());
+        }
+    }
+    Value::Object(map)
+}
+
+fn leaf_id(s: &Session, plan: &CompactionPlan) -> Value {
+    plan.leaf.map_or(Value::Null, |n| s.entry(n).id.to_string().into())
+}
+
+/// A JS number as JSON: integers without a fraction, NaN as null.
+fn number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 {
+        Value::from(x as i64)
+    } else {
+        serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
+    }
+}
+
+fn call_json(c: &SummarizerCall) -> Value {
+    let mut v = c.to_json();
+    v["kind"] = c.kind.name().into();
+    v
+}
+
+/// The plan, the size estimate and every call, as the dry run shows them.
+fn dry_run_document(s: &Session, plan: &CompactionPlan, requests: &SummaryRequests, pack: &str, warnings: &[String]) -> Value {
+    let id = |n: NodeId| Value::from(s.entry(n).id.to_string());
+    let ids = |nodes: &[NodeId]| Value::Array(nodes.iter().map(|&n| id(n)).collect());
+    let mut doc = Map::new();
+    doc.insert("dialect".into(), plan.dialect.name().into());
+    doc.insert("leafId".into(), leaf_id(s, plan));
+    doc.insert("dryRun".into(), true.into());
+    doc.insert("nothingToCompact".into(), false.into());
+    doc.insert("promptPack".into(), pack.into());
+    if let (Ok(p), Ok(pv)) = (&plan.outcome, preview(s, plan, requests)) {
+        let lists = p.file_ops.lists();
+        doc.insert("firstKeptEntryId".into(), id(p.first_kept));
+        doc.insert("isSplitTurn".into(), p.is_split_turn().into());
+        doc.insert("tokensBefore".into(), number(plan.tokens_before));
+        doc.insert("keepRecentTokensUsed".into(), plan.keep_recent.used.into());
+        doc.insert("messagesToSummarizeIds".into(), ids(&p.messages_to_summarize));
+        doc.insert("turnPrefixIds".into(), ids(&p.turn_prefix));
+        doc.insert("recentMessagesIds".into(), ids(&p.recent));
+        doc.insert("droppedIds".into(), ids(&p.dropped));
+        doc.insert("fileOps".into(), json!({"readFiles": lists.read_files, "modifiedFiles": lists.modified_files}));
+        doc.insert(
+            "preview".into(),
+            json!({
+                "tokensBefore": number(pv.tokens_before),
+                "keptTokens": pv.kept_tokens,
+                "summaryBudget": pv.summary_budget,
+                "estimatedTokensAfter": pv.estimated_tokens_after,
+                "messagesSummarized": pv.messages_summarized,
+                "turnPrefixMessages": pv.turn_prefix_messages,
+                "messagesKept": pv.messages_kept,
+                "messagesDropped": pv.messages_dropped,
+            }),
+        );
+        let literal = match &requests.history {
+            HistoryStep::Literal(t) => Value::from(t.clone()),
+            HistoryStep::Call(_) => Value::Null,
+        };
+        doc.insert("historyLiteral".into(), literal);
+        doc.insert("calls".into(), pv.calls.iter().map(call_json).collect());
+        if requests.has_short() {
+            doc.insert("shortSummaryNote".into(), format!("the short-summary prompt quotes the summary the calls before it return; shown here as {}", contextree_core::compaction::preview::SHORT_PREVIEW_MARKER).into());
+        }
+    }
+    doc.insert("warnings".into(), warnings.to_vec().into());
+    Value::Object(doc)
+}
+
+fn summary_request(call: &SummarizerCall) -> SummaryRequest {
+    SummaryRequest {
+        system_prompt: call.system_prompt.clone(),
+        prompt: call.prompt.clone(),
+        max_tokens: u32::try_from(call.max_tokens).unwrap_or(u32::MAX),
+        reasoning: call.reasoning.clone(),
+    }
+}
+
+fn call_of(kind: CallKind) -> Call {
+    match kind {
+        CallKind::History => Call::History,
+        CallKind::TurnPrefix => Call::TurnPrefix,
+        CallKind::Short => Call::Short,
+    }
+}
+
+/// Round 1 (history and turn prefix, concurrently, as the agents do), then
+/// omp's short summary quoting round 1's merged result.
+fn ask_models(requests: &SummaryRequests, candidates: &Candidates, progress: &mut (dyn FnMut(Progress) + Send), cancel: &CancelToken) -> Result<(Answers, Value), OpsError> {
+    let asker = Asker::new(candidates, cancel, progress)?;
+    // pi's wording for a failed manual compaction (hooks-and-settings.md §2).
+    fn failed(what: &'static str) -> impl Fn(contextree_llm::LlmError) -> OpsError {
+        move |e| llm_error(e, |e| format!("Compaction failed: {e} (the {what} summary)"))
+    }
+    let ask = |call: Option<&SummarizerCall>| {
+        let asker = &asker;
+        let request = call.map(|c| (call_of(c.kind), summary_request(c)));
+        async move {
+            match request {
+                Some((kind, request)) => asker.ask(kind, &request).await.map(Some),
+                None => Ok(None),
+            }
+        }
+    };
+    let history_call = match &requests.history {
+        HistoryStep::Call(c) => Some(c),
+        HistoryStep::Literal(_) => None,
+    };
+    let (history, prefix) = asker.block_on(async { tokio::join!(ask(history_call), ask(requests.turn_prefix.as_ref())) });
+    let history = history.map_err(failed("history"))?;
+    let prefix = prefix.map_err(failed("turn-prefix"))?;
+    let text = |s: &Option<contextree_llm::Summary>| s.as_ref().map(|s| s.text.clone());
+    let merged = requests.merge(text(&history).as_deref(), text(&prefix).as_deref());
+    let short = match requests.short_call(&merged) {
+        Some(call) => asker.block_on(ask(Some(&call))).map_err(failed("short"))?,
+        None => None,
+    };
+    let used: Vec<Value> = [("history", &history), ("turnPrefix", &prefix), ("short", &short)]
+        .iter()
+        .filter_map(|(kind, s)| s.as_ref().map(|s| json!({"call": kind, "provider": s.provider, "model": s.model, "stopReason": s.stop_reason})))
+        .collect();
+    let answers = Answers { history: text(&history), turn_prefix: text(&prefix), short: text(&short) };
+    Ok((answers, json!({"kind": "model", "calls": used})))
+}
+
+/// Answers written without a model (contextree-llm's extractive summary).
+/// An update keeps the previous summary below the new extract, since an
+/// extract of the new messages alone would lose it.
+fn offline_answers(s: &Session, plan: &CompactionPlan, requests: &SummaryRequests) -> Answers {
+    let previous = plan.previous.and_then(|p| s.entry(p.node).str_field("summary")).filter(|t| !t.is_empty());
+    let history = match &requests.history {
+        HistoryStep::Call(c) => {
+            let mut text = summarize_offline(c.conversation());
+            if let Some(prev) = previous {
+                text.push_str("\n\n## Earlier Summary\n\n");
+                text.push_str(js_trim_end(&strip_file_tags(prev)));
+            }
+            Some(text)
+        }
+        HistoryStep::Literal(_) => None,
+    };
+    let turn_prefix = requests.turn_prefix.as_ref().map(|c| summarize_offline(c.conversation()));
+    let merged = requests.merge(history.as_deref(), turn_prefix.as_deref());
+    let short = requests.short_call(&merged).map(|c| offline_short(c.conversation()));
+    Answers { history, turn_prefix, short }
+}
+
+/// omp's short summary, offline: one sentence quoting the latest request
+/// in the kept part, else the latest reply.
+fn offline_short(recent: &str) -> String {
+    let latest = |kind: PartKind| parts(recent).into_iter().rev().find(|(k, t)| *k == kind && !t.trim().is_empty()).map(|(_, t)| t.trim().lines().next().unwrap_or("").to_owned());
+    let clip = |t: String| if utf16_len(&t) > 200 { format!("{}\u{2026}", slice_utf16(&t, 200)) } else { t };
+    match (latest(PartKind::User), latest(PartKind::Assistant)) {
+        (Some(req), _) => format!("{OFFLINE_LABEL} Latest request kept verbatim: {}", clip(req)),
+        (None, Some(reply)) => format!("{OFFLINE_LABEL} Latest reply kept verbatim: {}", clip(reply)),
+        (None, None) => OFFLINE_LABEL.to_owned(),
+    }
+}
+
+/// Marks an offline summary in `details` (the agents read only its two lists).
+fn label_offline(result: &mut CompactionResult, plan: &CompactionPlan) {
+    let details = result.details.get_or_insert_with(|| details_value(&plan.prepared().map(|p| p.file_ops.lists()).unwrap_or_default()));
+    if let Some(map) = details.as_object_mut() {
+        map.insert("summarizer".into(), OFFLINE_DETAILS.into());
+    }
+}

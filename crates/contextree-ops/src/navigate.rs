@@ -1,0 +1,453 @@
+//! Move the file's leaf to another entry so that both agents reopen the session there
+//! (decisions.md D14, branch-summary.md §1). The agents keep the leaf in memory only; the one
+//! durable leaf both of them understand is the last entry of the file, so moving it means
+//! appending one entry:
+//!
+//! - with a summary: the `branch_summary` entry the agent's `navigateTree` would write (placed
+//!   where the agent places it: under the target, or under its parent for a user or custom
+//!   message), the summary written by a model through contextree-llm, or offline;
+//! - otherwise: a `custom` entry of contextree's own `customType` under the target, which
+//!   neither agent puts in the LLM context.
+//!
+//! Only if the file is unchanged since it was read (D15).
+//!
+//! Hooks (contextree-host `hooks`, from contextree's config file) run as the agents run their
+//! extensions (hooks-and-settings.md §3): `session_before_tree` may cancel (`Navigation
+//! cancelled`, nothing written), supply the summary (used only when a summary is asked for;
+//! stored verbatim with `fromHook` / `fromExtension` true and its own `details`) and, for pi,
+//! override `customInstructions`, `replaceInstructions` and `label`; `session_tree` is told
+//! about the new leaf after the write.
+//!
+//! The summarizer's budget is `window − branchSummary.reserveTokens`: the reserve from the
+//! agent's settings (the option wins), the window from the option, else 128,000, the value
+//! both agents fall back to when the model's window is unknown.
+//!
+//! pi's `label`: with a label (or a hook's label) a `label` entry follows the written entry,
+//! pointing at the summary entry, or at the target when no summary is written, as pi's
+//! `navigateTree` appends it.
+
+use contextree_core::branch::{collect_entries_for_branch_summary, prepare_branch_entries, token_budget, BranchEntries, DEFAULT_CONTEXT_WINDOW};
+use contextree_core::branch_summary::{self, generated, new_leaf, returns_to_editor, summary_call, BranchOptions, BranchSummaryCall};
+use contextree_core::compaction::entry::new_entry_id;
+use contextree_core::context::materialize::agent_message;
+use contextree_core::context::Item;
+use contextree_core::js::stringify;
+use contextree_core::prompts::PromptPack;
+use contextree_core::session::{NodeId, Session};
+use contextree_core::Dialect;
+use contextree_host::hooks::{self, HookEvent, TreePreparation};
+use contextree_host::settings::{agent_settings_from_env, AgentSettings};
+use contextree_host::write::{append_to_loaded, now_iso, random_u32, Appended};
+use contextree_host::LoadedSession;
+use contextree_llm::{summarize_offline, CancelToken, Candidates, SummaryRequest};
+use serde_json::{json, Map, Value};
+
+use crate::error::write_error;
+use crate::progress::{llm_error, Asker};
+use crate::summarizer::{self, load_hooks, ProviderFlags};
+use crate::{Call, OpsError, Progress, CONTINUE_TYPE, OFFLINE_DETAILS};
+
+/// Where to move the leaf and how.
+pub struct NavigateOptions<'a> {
+    /// The entry to continue from.
+    pub target: NodeId,
+    /// The leaf moved away from (`None`: the file's leaf).
+    pub from: Option<NodeId>,
+    /// Summarize the abandoned branch into a `branch_summary` entry.
+    pub summarize: bool,
+    /// Custom instructions (omp: replace the prompt; pi: appended as "Additional focus").
+    pub instructions: Option<String>,
+    /// pi: the instructions replace the default prompt.
+    pub replace_instructions: bool,
+    /// The summarizing model's context window (default 128000).
+    pub window: Option<u64>,
+    /// `branchSummary.reserveTokens` (default: the agent's setting).
+    pub reserve: Option<u64>,
+    /// pi: label the summary entry (or the target).
+    pub label: Option<String>,
+    /// Which models to ask.
+    pub provider: ProviderFlags,
+    /// The prompt pack, asked for only when a summary is written.
+    pub pack: &'a dyn Fn(Dialect) -> Result<PromptPack, OpsError>,
+}
+
+/// What a navigation did.
+#[derive(Debug)]
+pub struct NavigateOutcome {
+    /// Whose rules applied.
+    pub dialect: Dialect,
+    /// The leaf moved away from.
+    pub old_leaf_id: Option<String>,
+    /// The entry continued from.
+    pub target_id: String,
+    /// The summarizer's budget (`{window, reserveTokens, tokenBudget, settingsFiles}`), when
+    /// a summary was asked for.
+    pub budget: Option<Value>,
+    /// The text the agents put back in the editor (a user or custom message target).
+    pub editor_text: Option<Value>,
+    /// `None`: the target is the leaf already, nothing was written.
+    pub written: Option<Navigated>,
+    /// Everything worth telling.
+    pub warnings: Vec<String>,
+}
+
+/// The appended lines.
+#[derive(Debug)]
+pub struct Navigated {
+    /// The first appended entry's id.
+    pub id: String,
+    /// Its parent.
+    pub parent_id: Option<String>,
+    /// The appended lines (the entry, then pi's label if any).
+    pub lines: Vec<String>,
+    /// Where they went.
+    pub appended: Appended,
+    /// The label entry's id and text.
+    pub label: Option<(String, String)>,
+    /// The file's leaf now.
+    pub new_leaf_id: String,
+    /// How the summary was written (`null`: no summary).
+    pub summarizer: Value,
+    /// The first appended entry.
+    pub entry: Value,
+}
+
+impl NavigateOutcome {
+    /// The action the app reports: `navigate` with a branch summary, else `continue`.
+    pub fn action(&self) -> &'static str {
+        match &self.written {
+            Some(w) if w.entry["type"] == "branch_summary" => "navigate",
+            _ => "continue",
+        }
+    }
+}
+
+/// What a navigation would write, read only (no hook runs, no model is asked).
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NavigatePreview {
+    /// The entry to continue from.
+    pub target_id: String,
+    /// The leaf moved away from (the file's leaf).
+    pub from_leaf_id: Option<String>,
+    /// Whether a summary was asked for.
+    pub summarize: bool,
+    /// The abandoned entries the summary would cover.
+    pub abandoned_ids: Vec<String>,
+    /// The parent of the entry to be written.
+    pub placement_parent_id: Option<String>,
+    /// `branch_summary` or `custom`.
+    pub entry_type: &'static str,
+    /// The summarizer call (`{systemPrompt, prompt, maxTokens}`), when one is made.
+    pub call: Option<Value>,
+    /// The summarizer's budget.
+    pub token_budget: u64,
+    /// A summary was asked for but nothing is abandoned (the agents skip it too).
+    pub nothing_to_summarize: bool,
+    /// The target is the leaf already: nothing would be written.
+    pub nothing_to_do: bool,
+    /// Everything worth telling.
+    pub warnings: Vec<String>,
+}
+
+/// The navigation's plan: placement, abandoned entries and the summarizer call.
+pub fn preview(loaded: &LoadedSession, opts: &NavigateOptions<'_>) -> Result<NavigatePreview, OpsError> {
+    let s = &loaded.session;
+    let target = opts.target;
+    let old_leaf = opts.from.or_else(|| s.leaf());
+    let agent = agent_settings_from_env(s.dialect());
+    let mut warnings = agent.warnings.clone();
+    let window = opts.window.filter(|&w| w != 0).unwrap_or(DEFAULT_CONTEXT_WINDOW);
+    let budget = token_budget(Some(window), opts.reserve.unwrap_or(agent.branch_summary_reserve_tokens));
+    let collected = collect_entries_for_branch_summary(s, old_leaf, target);
+    let nothing_to_do = Some(target) == old_leaf && old_leaf == s.leaf();
+    if nothing_to_do {
+        warnings.push("the target is the leaf already; nothing would be written".to_owned());
+    }
+    let mut call = None;
+    let nothing_to_summarize = opts.summarize && collected.entries.is_empty();
+    if opts.summarize && !collected.entries.is_empty() {
+        let prep = prepare_branch_entries(s, &collected.entries, budget, &loaded.source)?;
+        let pack = (opts.pack)(s.dialect())?;
+        let bopts = BranchOptions { custom_instructions: opts.instructions.clone(), replace_instructions: opts.replace_instructions };
+        call = summary_call(s, &prep, &loaded.source, &pack, &bopts).map_err(|e| OpsError::Failed(e.to_string()))?.map(|c| c.to_json());
+    }
+    if nothing_to_summarize {
+        warnings.push("nothing is abandoned by this move, so there is nothing to summarize (the agents skip the summary too)".to_owned());
+    }
+    let with_summary = opts.summarize && !collected.entries.is_empty();
+    if with_summary && returns_to_editor(s.entry(target)) {
+        warnings.push("the target is a user or custom message: the agents attach the summary under its parent and put its text back in the editor".to_owned());
+    }
+    let placement = if with_summary { new_leaf(s, target) } else { Some(target) };
+    let id = |n: NodeId| s.entry(n).id.to_string();
+    Ok(NavigatePreview {
+        target_id: id(target),
+        from_leaf_id: old_leaf.map(id),
+        summarize: opts.summarize,
+        abandoned_ids: collected.entries.iter().map(|&n| id(n)).collect(),
+        placement_parent_id: placement.map(id),
+        entry_type: if with_summary { "branch_summary" } else { "custom" },
+        call,
+        token_budget: budget,
+        nothing_to_summarize,
+        nothing_to_do,
+        warnings,
+    })
+}
+
+/// Moves the leaf: appends the branch summary or the continue marker (and pi's label).
+pub fn run(loaded: &LoadedSession, opts: &NavigateOptions<'_>, progress: &mut (dyn FnMut(Progress) + Send), cancel: &CancelToken) -> Result<NavigateOutcome, OpsError> {
+    let s = &loaded.session;
+    let target = opts.target;
+    let old_leaf = opts.from.or_else(|| s.leaf());
+    let mut out = NavigateOutcome {
+        dialect: s.dialect(),
+        old_leaf_id: old_leaf.map(|n| s.entry(n).id.to_string()),
+        target_id: s.entry(target).id.to_string(),
+        budget: None,
+        editor_text: None,
+        written: None,
+        warnings: Vec::new(),
+    };
+    // `navigateTree` does nothing when the target is the leaf already.
+    if Some(target) == old_leaf && old_leaf == s.leaf() {
+        return Ok(out);
+    }
+    if s.original_version() < 2 {
+        // Version-1 entries have no ids in the file to hang an entry under.
+        return Err(OpsError::Input(format!("{}: a version-1 file has no entry ids to point at; let an agent upgrade it first", loaded.path.display())));
+    }
+
+    let agent = agent_settings_from_env(s.dialect());
+    let mut warnings = agent.warnings.clone();
+    // Read before anything is done: a broken hooks section must stop the run.
+    let hooks = load_hooks()?;
+    let collected = collect_entries_for_branch_summary(s, old_leaf, target);
+    let mut nav = NavOptions {
+        custom_instructions: opts.instructions.clone(),
+        replace_instructions: opts.replace_instructions.then_some(true),
+        label: opts.label.clone().filter(|l| !l.is_empty()),
+    };
+    if s.dialect() == Dialect::Omp && nav.label.is_some() {
+        warnings.push("--label is ignored: omp's navigation has no label".to_owned());
+        nav.label = None;
+    }
+
+    // session_before_tree: may cancel, supply the summary, (pi) change the options.
+    let mut hook_summary = None;
+    let before_tree = hooks.for_event(HookEvent::BeforeTree);
+    if !before_tree.is_empty() {
+        let prep = TreePreparation {
+            target,
+            old_leaf,
+            common_ancestor: collected.common_ancestor,
+            entries_to_summarize: &collected.entries,
+            user_wants_summary: opts.summarize,
+            custom_instructions: nav.custom_instructions.as_deref(),
+            replace_instructions: nav.replace_instructions,
+            label: nav.label.as_deref(),
+        };
+        let d = hooks::dispatch(HookEvent::BeforeTree, before_tree, &hooks::before_tree_payload(s, &prep, &loaded.source));
+        warnings.extend(d.warnings.iter().cloned());
+        let decided = hooks::before_tree(&d);
+        if decided.cancel {
+            return Err(OpsError::HookCancelled { message: "Navigation cancelled".to_owned(), warnings });
+        }
+        let overrides = decided.custom_instructions.is_some() || decided.replace_instructions.is_some() || decided.label.is_some();
+        match s.dialect() {
+            Dialect::Pi => {
+                nav.custom_instructions = decided.custom_instructions.or(nav.custom_instructions);
+                nav.replace_instructions = decided.replace_instructions.or(nav.replace_instructions);
+                if let Some(label) = decided.label {
+                    nav.label = Some(label).filter(|l| !l.is_empty());
+                }
+            }
+            Dialect::Omp if overrides => warnings.push("a session_before_tree hook gave customInstructions / replaceInstructions / label: omp has no such overrides, so they are ignored".to_owned()),
+            Dialect::Omp => {}
+        }
+        match decided.summary {
+            Some(sup) if opts.summarize => hook_summary = Some(sup),
+            Some(_) => warnings.push("a session_before_tree hook supplied a summary, but no summary was asked for (--summarize): it is ignored, as the agents ignore it".to_owned()),
+            None => {}
+        }
+    }
+
+    let mut draw = random_u32;
+    let id = new_entry_id(s, &mut draw);
+    let now = now_iso();
+    let mut summary_written = None;
+    let (parent, line, summarizer) = if let Some(sup) = hook_summary {
+        // The agents use a hook's summary even when nothing is abandoned.
+        let parent_id = summary_parent(loaded, target, &mut out, &mut warnings)?;
+        summary_written = Some(true);
+        (parent_id.clone(), branch_summary::supplied_entry_line(s.dialect(), &id, parent_id.as_deref(), &now, &sup), json!({"kind": "hook", "event": HookEvent::BeforeTree.name()}))
+    } else {
+        let summary = if opts.summarize { summarize(opts, loaded, &agent, &collected, &nav, &mut out, &mut warnings, progress, cancel)? } else { None };
+        match summary {
+            Some((text, details, summarizer)) => {
+                let parent_id = summary_parent(loaded, target, &mut out, &mut warnings)?;
+                summary_written = Some(false);
+                let line = branch_summary::entry_line(s.dialect(), &id, parent_id.as_deref(), &now, &text, Some(&details), Some(false));
+                (parent_id, line, summarizer)
+            }
+            None => {
+                let parent_id = s.entry(target).id.to_string();
+                (Some(parent_id.clone()), continue_line(&id, &parent_id, old_leaf.map(|n| s.entry(n).id.to_string()), &now), Value::Null)
+            }
+        }
+    };
+    if cancel.is_cancelled() {
+        return Err(OpsError::Cancelled);
+    }
+    let mut lines = vec![line];
+    // pi's label: on the summary entry, else on the target.
+    let label = nav.label.as_ref().map(|text| {
+        let mut label_id = new_entry_id(s, &mut draw);
+        while label_id == id {
+            label_id = new_entry_id(s, &mut draw);
+        }
+        let labelled = if summary_written.is_some() { id.clone() } else { s.entry(target).id.to_string() };
+        lines.push(label_line(&label_id, &id, &now, &labelled, text));
+        (label_id, text.clone())
+    });
+    progress(Progress::Writing);
+    let appended = append_to_loaded(loaded, &lines).map_err(|e| write_error(e, "nothing was written; reload and navigate again"))?;
+    if appended.raced {
+        warnings.push("another process appended to the file during the write: both lines are whole, but the new entry follows its lines, so the agent that wrote them may continue from its own leaf".to_owned());
+    }
+    let entry: Value = serde_json::from_str(&lines[0]).map_err(|e| OpsError::Failed(e.to_string()))?;
+    let new_leaf_id = label.as_ref().map_or_else(|| id.clone(), |(l, _)| l.clone());
+    if !hooks.for_event(HookEvent::Tree).is_empty() {
+        // A notification: the entry is written whatever the hooks do.
+        let payload = hooks::tree_payload(Some(&new_leaf_id), out.old_leaf_id.as_deref(), summary_written.map(|from_ext| (&entry, from_ext)));
+        let d = hooks::dispatch(HookEvent::Tree, hooks.for_event(HookEvent::Tree), &payload);
+        warnings.extend(d.warnings);
+    }
+    out.written = Some(Navigated { id, parent_id: parent, lines, appended, label, new_leaf_id, summarizer, entry });
+    out.warnings = warnings;
+    Ok(out)
+}
+
+/// The navigation options after the hooks (pi's overrides).
+struct NavOptions {
+    custom_instructions: Option<String>,
+    replace_instructions: Option<bool>,
+    label: Option<String>,
+}
+
+/// Where `navigateTree` attaches a summary: the target, or the parent of a
+/// user / custom message (whose text goes back to the editor).
+fn summary_parent(loaded: &LoadedSession, target: NodeId, out: &mut NavigateOutcome, warnings: &mut Vec<String>) -> Result<Option<String>, OpsError> {
+    let s = &loaded.session;
+    if returns_to_editor(s.entry(target)) {
+        out.editor_text = Some(editor_text(loaded, target)?);
+        warnings.push("the target is a user or custom message: the agents attach the summary under its parent and put its text back in the editor".to_owned());
+    }
+    Ok(new_leaf(s, target).map(|n| s.entry(n).id.to_string()))
+}
+
+/// pi's `label` entry (`appendLabelChange`), keys in its order.
+fn label_line(id: &str, parent_id: &str, timestamp: &str, target_id: &str, label: &str) -> String {
+    let mut m = Map::new();
+    m.insert("type".into(), "label".into());
+    m.insert("id".into(), id.into());
+    m.insert("parentId".into(), parent_id.into());
+    m.insert("timestamp".into(), timestamp.into());
+    m.insert("targetId".into(), target_id.into());
+    m.insert("label".into(), label.into());
+    stringify(&Value::Object(m))
+}
+
+/// contextree's leaf-moving entry, keys in `appendCustomEntry`'s order.
+pub fn continue_line(id: &str, parent_id: &str, from: Option<String>, timestamp: &str) -> String {
+    let mut m = Map::new();
+    m.insert("type".into(), "custom".into());
+    m.insert("customType".into(), CONTINUE_TYPE.into());
+    m.insert("data".into(), json!({"fromLeafId": from}));
+    m.insert("id".into(), id.into());
+    m.insert("parentId".into(), parent_id.into());
+    m.insert("timestamp".into(), timestamp.into());
+    stringify(&Value::Object(m))
+}
+
+/// The user text `navigateTree` returns as `editorText`: string content, or
+/// the text blocks joined with no separator.
+fn editor_text(loaded: &LoadedSession, target: NodeId) -> Result<Value, OpsError> {
+    let msg = agent_message(&loaded.session, Item::Entry(target), &loaded.source)?;
+    Ok(match &msg["content"] {
+        Value::String(t) => t.clone().into(),
+        Value::Array(blocks) => blocks.iter().filter(|b| b["type"] == "text").filter_map(|b| b["text"].as_str()).collect::<String>().into(),
+        _ => Value::Null,
+    })
+}
+
+/// The summary text, its details and how it was written; `None` when there
+/// is nothing abandoned (the agents then navigate without a summary). The
+/// budget used goes into `out.budget`.
+#[allow(clippy::too_many_arguments)]
+fn summarize(
+    opts: &NavigateOptions<'_>,
+    loaded: &LoadedSession,
+    agent: &AgentSettings,
+    collected: &BranchEntries,
+    nav: &NavOptions,
+    out: &mut NavigateOutcome,
+    warnings: &mut Vec<String>,
+    progress: &mut (dyn FnMut(Progress) + Send),
+    cancel: &CancelToken,
+) -> Result<Option<(String, Value, Value)>, OpsError> {
+    let s = &loaded.session;
+    let window = opts.window.filter(|&w| w != 0).unwrap_or(DEFAULT_CONTEXT_WINDOW);
+    let reserve = opts.reserve.unwrap_or(agent.branch_summary_reserve_tokens);
+    let budget = token_budget(Some(window), reserve);
+    let files: Vec<String> = agent.sources.iter().map(|p| p.display().to_string()).collect();
+    out.budget = Some(json!({"window": window, "reserveTokens": reserve, "tokenBudget": budget, "settingsFiles": files}));
+    if collected.entries.is_empty() {
+        warnings.push("nothing is abandoned by this move, so there is nothing to summarize (the agents skip the summary too)".to_owned());
+        return Ok(None);
+    }
+    let prep = prepare_branch_entries(s, &collected.entries, budget, &loaded.source)?;
+    let pack = (opts.pack)(s.dialect())?;
+    let bopts = BranchOptions { custom_instructions: nav.custom_instructions.clone(), replace_instructions: nav.replace_instructions.unwrap_or(false) };
+    let call = summary_call(s, &prep, &loaded.source, &pack, &bopts).map_err(|e| OpsError::Failed(e.to_string()))?;
+    let (answer, summarizer) = match &call {
+        // No message selected: the agents store their literal without asking.
+        None => (String::new(), json!({"kind": "none", "why": "no messages selected"})),
+        Some(call) => {
+            let candidates = summarizer::candidates(&opts.provider, agent)?;
+            if candidates.is_empty() {
+                let why = if opts.provider.offline { "--offline" } else { "no provider given or configured" };
+                progress(Progress::Offline { call: Call::Branch });
+                (summarize_offline(call.conversation()), json!({"kind": "offline", "why": why}))
+            } else {
+                ask_model(call, &candidates, progress, cancel)?
+            }
+        }
+    };
+    let (text, mut details) = generated(s.dialect(), &pack, &prep, &answer).map_err(|e| OpsError::Failed(e.to_string()))?;
+    if summarizer["kind"] == "offline" {
+        // The agents read only the two lists; the label says no model wrote it.
+        details["summarizer"] = OFFLINE_DETAILS.into();
+    }
+    Ok(Some((text, details, summarizer)))
+}
+
+/// The branch-summary call through the candidates (no reasoning option, as the agents send it).
+fn ask_model(call: &BranchSummaryCall, candidates: &Candidates, progress: &mut (dyn FnMut(Progress) + Send), cancel: &CancelToken) -> Result<(String, Value), OpsError> {
+    let request = SummaryRequest {
+        system_prompt: call.system_prompt.clone(),
+        prompt: call.prompt.clone(),
+        max_tokens: u32::try_from(call.max_tokens).unwrap_or(u32::MAX),
+        reasoning: None,
+    };
+    let asker = Asker::new(candidates, cancel, progress)?;
+    let summary = asker.block_on(asker.ask(Call::Branch, &request)).map_err(|e| llm_error(e, |e| format!("branch summary failed: {e}")))?;
+    let used = json!({"kind": "model", "provider": summary.provider, "model": summary.model, "stopReason": summary.stop_reason});
+    Ok((summary.text, used))
+}
+
+/// The entry id of `n`, for callers building documents.
+pub fn id_of(s: &Session, n: NodeId) -> String {
+    s.entry(n).id.to_string()
+}

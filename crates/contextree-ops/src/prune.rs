@@ -1,0 +1,80 @@
+//! omp's tool-output pruning for a leaf (spec pruning.md): the plan, the context before and
+//! after, and the checked, backed-up rewrite of decisions.md D15 (`contextree_host::rewrite`).
+
+use contextree_core::context::materialize::context_tokens;
+use contextree_core::context::{self, Leaf};
+use contextree_core::prompts::PromptPack;
+use contextree_core::prune::{notice, plan_prune, pruned_line, saving, PruneConfig, PrunePlan};
+use contextree_host::rewrite::{prune_loaded, Pruned};
+use contextree_host::LoadedSession;
+
+use crate::error::rewrite_error;
+use crate::OpsError;
+
+/// The plan and what it does to the leaf's context and the file.
+#[derive(Debug)]
+pub struct PrunePreview {
+    /// omp's decision for the leaf.
+    pub plan: PrunePlan,
+    /// The context's message tokens (the dialect's estimate) before.
+    pub message_tokens_before: u64,
+    /// ... and after: every pruned result in the context shrinks to its notice.
+    pub message_tokens_after: u64,
+    /// The LLM tokens before.
+    pub llm_tokens_before: u64,
+    /// ... and after.
+    pub llm_tokens_after: u64,
+    /// The file's size now.
+    pub bytes_before: u64,
+    /// The file's size after the rewrite (the pruned lines' new lengths).
+    pub bytes_after: u64,
+}
+
+/// Plans the pruning of `leaf`'s path with `config`; reads the lines it would rewrite to size
+/// the result. Writes nothing.
+pub fn preview(loaded: &LoadedSession, leaf: Leaf, config: &PruneConfig, pack: &PromptPack) -> Result<PrunePreview, OpsError> {
+    let s = &loaded.session;
+    let plan = plan_prune(s, leaf, config);
+    let ctx = context::build(s, leaf);
+    let tokens = context_tokens(s, &ctx, pack, &loaded.source)?;
+    let saved: u64 = plan.pruned().iter().filter(|r| r.in_context).map(|r| saving(r.tokens)).sum();
+    let (messages, llm) = (tokens.message_tokens(), tokens.llm_tokens());
+    let bytes_before = loaded.fingerprint.len;
+    let bytes_after = bytes_after(loaded, &plan).unwrap_or(bytes_before);
+    Ok(PrunePreview {
+        plan,
+        message_tokens_before: messages,
+        message_tokens_after: messages - saved,
+        llm_tokens_before: llm,
+        llm_tokens_after: llm - saved,
+        bytes_before,
+        bytes_after,
+    })
+}
+
+/// The file's length after the pruned lines are rewritten (`prunedAt` is 13 digits either way);
+/// `None` when a line cannot be read or rewritten (the apply step will say why).
+fn bytes_after(loaded: &LoadedSession, plan: &PrunePlan) -> Option<u64> {
+    use contextree_core::session::Source as _;
+    let s = &loaded.session;
+    let now = now_ms();
+    let mut len = loaded.fingerprint.len;
+    for r in plan.pruned() {
+        let e = s.entry(r.node);
+        let bytes = loaded.source.bytes(e.span).ok()?;
+        let original = std::str::from_utf8(bytes.as_ref().trim_ascii()).ok()?;
+        let text = pruned_line(original, &notice(r.tokens), now).ok()?;
+        len = len - original.len() as u64 + text.len() as u64;
+    }
+    Some(len)
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Applies `plan` (made from `loaded`): `None` when it prunes nothing (the file is untouched).
+pub fn apply(loaded: &LoadedSession, plan: &PrunePlan) -> Result<Option<Pruned>, OpsError> {
+    // One `prunedAt` for the whole batch, as omp stamps it.
+    prune_loaded(loaded, plan, now_ms()).map_err(rewrite_error)
+}

@@ -1,0 +1,175 @@
+//! Where a summary comes from: the candidate models (given provider, contextree's config file,
+//! omp's remote endpoint) and the hooks of contextree's config file; and the read-only list of
+//! configured providers the app's settings show (keys masked).
+
+use std::path::PathBuf;
+
+use contextree_host::hooks::{self, Hooks};
+use contextree_host::settings::AgentSettings;
+use contextree_llm::{Candidates, ProviderConfig, ProviderKind};
+use serde::Serialize;
+
+use crate::OpsError;
+
+/// contextree's config file: `$XDG_CONFIG_HOME/contextree/config.json`, else
+/// `$HOME/.config/contextree/config.json` (providers, hooks, and the app's settings).
+pub use contextree_llm::config::default_path as config_path;
+
+/// The name the candidate made from omp's `compaction.remoteEndpoint` goes by.
+pub const REMOTE_ENDPOINT_NAME: &str = "omp compaction.remoteEndpoint";
+
+/// The summarizer choice of a write (the CLI's `--offline` / `--provider` / `--model` /
+/// `--base-url`, the app's `SummarySource`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProviderFlags {
+    /// No candidate at all: the offline summary.
+    pub offline: bool,
+    /// `openai-compatible` (or `openai`), `anthropic` or `remote`.
+    pub provider: Option<String>,
+    /// The model for `provider`.
+    pub model: Option<String>,
+    /// Base URL for `provider` (default: the provider's public API).
+    pub base_url: Option<String>,
+}
+
+/// The models to ask, in order:
+/// 1. none when `offline`;
+/// 2. the given provider / model / base URL;
+/// 3. the providers of contextree's config file;
+/// 4. when that lists none, omp's `compaction.remoteEndpoint` from the agent's
+///    settings (kind `remote`), as omp would use it.
+///
+/// Empty: the caller writes the offline summary.
+pub fn candidates(flags: &ProviderFlags, agent: &AgentSettings) -> Result<Candidates, OpsError> {
+    if flags.offline {
+        return Ok(Candidates::default());
+    }
+    let Some(kind) = flags.provider.as_deref() else {
+        let configured = Candidates::load_default().map_err(|e| OpsError::Config(e.to_string()))?;
+        return Ok(with_remote_endpoint(configured, agent));
+    };
+    let kind = match kind {
+        "openai-compatible" | "openai" => ProviderKind::OpenAiCompatible,
+        "anthropic" => ProviderKind::Anthropic,
+        "remote" => ProviderKind::Remote,
+        other => return Err(OpsError::Config(format!("--provider {other}: expected openai-compatible, anthropic or remote"))),
+    };
+    let base = flags.base_url.clone().or_else(|| kind.default_base_url().map(str::to_owned));
+    let base = base.ok_or_else(|| OpsError::Config("--provider remote needs --base-url (the endpoint's URL)".into()))?;
+    let model = flags.model.clone().unwrap_or_default();
+    // A remote endpoint picks its own model; the others need one named.
+    if model.is_empty() && kind != ProviderKind::Remote {
+        return Err(OpsError::Config(format!("--provider {}: --model is required", kind.as_str())));
+    }
+    Ok(Candidates(vec![ProviderConfig::new(kind, base, model)]))
+}
+
+/// `configured`, or, when it is empty, the agent's remote endpoint as the one
+/// candidate (omp only: pi's settings never give one).
+pub fn with_remote_endpoint(configured: Candidates, agent: &AgentSettings) -> Candidates {
+    match &agent.remote_endpoint {
+        Some(url) if configured.is_empty() => {
+            let mut remote = ProviderConfig::new(ProviderKind::Remote, url.clone(), "");
+            remote.name = Some(REMOTE_ENDPOINT_NAME.to_owned());
+            Candidates(vec![remote])
+        }
+        _ => configured,
+    }
+}
+
+/// The hooks in contextree's config file (none when it does not exist). A
+/// broken hooks section is an error: a hook the user relies on (to cancel,
+/// say) must not be skipped silently.
+pub fn load_hooks() -> Result<Hooks, OpsError> {
+    match config_path() {
+        Some(path) => hooks::load_hooks(&path).map_err(OpsError::Input),
+        None => Ok(Hooks::default()),
+    }
+}
+
+/// The configured summarizers, for display: never a whole key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Providers {
+    /// contextree's config file (whether or not it exists), if a home directory is known.
+    pub config_path: Option<String>,
+    /// The config file's candidates, in the order they are tried.
+    pub candidates: Vec<ProviderInfo>,
+    /// omp's `compaction.remoteEndpoint`, used when the config file lists no candidate.
+    pub remote_endpoint: Option<String>,
+}
+
+/// One candidate as the settings screen shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderInfo {
+    /// The candidate's label.
+    pub name: String,
+    /// `openai-compatible`, `anthropic` or `remote`.
+    pub kind: String,
+    /// The model (empty for a remote endpoint).
+    pub model: String,
+    /// Where requests go.
+    pub base_url: String,
+    /// The key, masked: first 3 characters, `…`, last 4 (`None` without a key).
+    pub key: Option<String>,
+    /// `environment`, `config` or `none`.
+    pub key_source: &'static str,
+}
+
+/// Reads contextree's config file and omp's remote endpoint; `env` looks up variables.
+pub fn providers(agent: &AgentSettings, env: &dyn Fn(&str) -> Option<String>) -> Result<Providers, OpsError> {
+    let path: Option<PathBuf> = config_path();
+    let configured = Candidates::load_default().map_err(|e| OpsError::Config(e.to_string()))?;
+    let candidates = configured
+        .0
+        .iter()
+        .map(|p| {
+            let (key, key_source) = match (&p.api_key, p.resolve_api_key(env)) {
+                (Some(k), _) => (Some(mask(k.expose())), "config"),
+                (None, Some(k)) => (Some(mask(k.expose())), "environment"),
+                (None, None) => (None, "none"),
+            };
+            ProviderInfo { name: p.label().to_owned(), kind: p.kind.as_str().to_owned(), model: p.model.clone(), base_url: p.base_url.clone(), key, key_source }
+        })
+        .collect();
+    Ok(Providers { config_path: path.map(|p| p.display().to_string()), candidates, remote_endpoint: agent.remote_endpoint.clone() })
+}
+
+/// `sk-…abcd`: enough to tell keys apart, never enough to use one. Short keys show less.
+pub fn mask(key: &str) -> String {
+    let chars: Vec<char> = key.chars().collect();
+    if chars.len() < 12 {
+        return "…".to_owned();
+    }
+    let head: String = chars[..3].iter().collect();
+    let tail: String = chars[chars.len() - 4..].iter().collect();
+    format!("{head}…{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_remote_endpoint_is_offered_only_when_nothing_is_configured() {
+        let agent = AgentSettings { remote_endpoint: Some("https://x.example/compact".into()), ..AgentSettings::default() };
+        let c = with_remote_endpoint(Candidates::default(), &agent);
+        assert_eq!(c.0.len(), 1);
+        assert_eq!((c.0[0].kind, c.0[0].base_url.as_str(), c.0[0].label()), (ProviderKind::Remote, "https://x.example/compact", REMOTE_ENDPOINT_NAME));
+        let configured = Candidates(vec![ProviderConfig::new(ProviderKind::Anthropic, "https://a", "m")]);
+        let c = with_remote_endpoint(configured, &agent);
+        assert_eq!((c.0.len(), c.0[0].kind), (1, ProviderKind::Anthropic), "the config file wins");
+        assert!(with_remote_endpoint(Candidates::default(), &AgentSettings::default()).is_empty());
+        let offline = candidates(&ProviderFlags { offline: true, ..Default::default() }, &agent).unwrap();
+        assert!(offline.is_empty(), "offline asks nobody");
+        let flagged = candidates(&ProviderFlags { provider: Some("remote".into()), base_url: Some("http://h/c".into()), ..Default::default() }, &agent).unwrap();
+        assert_eq!(flagged.0[0].base_url, "http://h/c", "flags win");
+    }
+
+    #[test]
+    fn keys_are_masked() {
+        assert_eq!(mask("sk-ant-0123456789abcdef"), "sk-…cdef");
+        assert_eq!(mask("short"), "…");
+    }
+}
