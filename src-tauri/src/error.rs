@@ -36,6 +36,27 @@ pub enum CommandError {
     /// Tauri itself failed (path resolution, a background task that panicked).
     #[error(transparent)]
     Tauri(#[from] tauri::Error),
+    /// The app's settings are invalid or the config file cannot be written.
+    #[error("{0}")]
+    Settings(String),
+    /// A write flow failed; its kind says how (`changed`, `cancelled`, `provider`, `refused`, ...).
+    #[error(transparent)]
+    Write(#[from] contextree_ops::OpsError),
+    /// Another write or summary is running.
+    #[error("another write is running; wait for it or cancel it")]
+    Busy,
+    /// A command argument is not one of the accepted values (a tokenizer, an export format).
+    #[error("{0}")]
+    InvalidArgument(String),
+    /// An exported context could not be written where the user chose.
+    #[error("cannot write `{}`", path.display())]
+    Save {
+        /// The file chosen in the save dialog.
+        path: PathBuf,
+        /// Why it failed.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl CommandError {
@@ -43,11 +64,15 @@ impl CommandError {
     pub fn kind(&self) -> &'static str {
         match self {
             Self::Load(_) => "load",
-            Self::Demo { .. } | Self::ReadBack(_) => "io",
+            Self::Demo { .. } | Self::ReadBack(_) | Self::Save { .. } => "io",
             Self::NoSession => "no-session",
             Self::UnknownEntry(_) => "unknown-entry",
             Self::Compaction(_) => "compaction",
             Self::Tauri(_) => "internal",
+            Self::Settings(_) => "settings",
+            Self::Write(e) => e.kind(),
+            Self::Busy => "busy",
+            Self::InvalidArgument(_) => "invalid-argument",
         }
     }
 }

@@ -28,16 +28,36 @@ fn context<R: tauri::Runtime>() -> tauri::Context<R> {
 pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::Builder<R> {
     builder
         .manage(state)
+        .manage(commands::write::WriteState::default())
         .invoke_handler(tauri::generate_handler![
             commands::session::open_session,
             commands::tree::tree_rows,
+            commands::tree::tree_table,
             commands::tree::row_previews,
             commands::context::context_view,
+            commands::context::token_counts,
+            commands::context::message_text,
+            commands::context::export_context,
+            commands::context::save_context,
             commands::entry::entry_detail,
             commands::library::list_sessions,
             commands::budget::budget,
             commands::compaction::compaction_preview,
+            commands::settings::settings,
+            commands::settings::save_settings,
+            commands::write::providers,
+            commands::write::cancel_summary,
+            commands::write::compact::compact,
+            commands::write::edit::edit_summary_preview,
+            commands::write::edit::edit_summary,
+            commands::write::edit::undo_compaction_preview,
+            commands::write::edit::undo_compaction,
+            commands::write::navigate::navigate_preview,
+            commands::write::navigate::navigate,
+            commands::write::prune::prune_preview,
+            commands::write::prune::prune,
         ])
+        .plugin(tauri_plugin_dialog::init())
 }
 
 /// Runs the app; `startup` is the session file given on the command line, if any.
@@ -48,4 +68,8 @@ pub fn run(startup: Option<PathBuf>) {
 }
 
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_write;

@@ -1,32 +1,11 @@
 //! The wire contract of [`CommandError`] and a smoke test of the whole app on the mock runtime.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{json, Value};
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{get_ipc_response, mock_builder, INVOKE_KEY};
-use tauri::webview::InvokeRequest;
 
-use crate::{build, context, demo, AppState, CommandError};
-
-/// A fresh directory under the system temp dir, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("contextree-app-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use crate::test_support::{app, invoke, webview, TempDir};
+use crate::{demo, CommandError};
 
 /// Ids of the entries of a session file: every line with an `id` but the `session` header.
 fn entry_ids(jsonl: &[u8]) -> Vec<String> {
@@ -38,23 +17,6 @@ fn entry_ids(jsonl: &[u8]) -> Vec<String> {
         .filter(|value| value["type"] != "session")
         .filter_map(|value| value["id"].as_str().map(str::to_owned))
         .collect()
-}
-
-fn invoke(
-    webview: &tauri::WebviewWindow<tauri::test::MockRuntime>,
-    cmd: &str,
-    args: Value,
-) -> Result<Value, Value> {
-    let request = InvokeRequest {
-        cmd: cmd.into(),
-        callback: CallbackFn(0),
-        error: CallbackFn(1),
-        url: "tauri://localhost".parse().unwrap(),
-        body: InvokeBody::Json(args),
-        headers: Default::default(),
-        invoke_key: INVOKE_KEY.to_string(),
-    };
-    get_ipc_response(webview, request).map(|body| body.deserialize::<Value>().unwrap())
 }
 
 #[test]
@@ -87,13 +49,8 @@ fn demo_session_is_written_once_and_kept_identical() {
 
 #[test]
 fn app_on_the_mock_runtime_opens_a_session_over_ipc() {
-    let app = build(mock_builder(), AppState::new(None))
-        .build(context())
-        .expect("app builds with the mock runtime");
-    // `build()` does not run setup, so no config window exists yet: make one for IPC.
-    let webview = tauri::WebviewWindowBuilder::new(&app, "main", Default::default())
-        .build()
-        .unwrap();
+    let app = app();
+    let webview = webview(&app);
 
     let dir = TempDir::new("ipc");
     let session = dir.0.join("session.jsonl");

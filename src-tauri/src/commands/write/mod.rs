@@ -1,0 +1,304 @@
+//! The write flows (ipc-writes contract): read-only previews and the apply commands that append
+//! to (or, for prune, rewrite) the open session's file through `contextree-ops`.
+//!
+//! Every apply command: takes the one write slot ([`WriteState`], else kind `busy`), runs the
+//! flow on a blocking thread (model calls run on the flow's own runtime there, streaming
+//! [`Progress`] to the UI's `Channel`), re-reads the file, makes it the open session and returns
+//! a [`WriteResult`]. The file watcher's reload that follows is harmless.
+
+pub mod compact;
+pub mod edit;
+pub mod navigate;
+pub mod prune;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use contextree_ops::summarizer::ProviderFlags;
+use contextree_ops::{CancelToken, Progress};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tauri::ipc::Channel;
+use tauri::State;
+
+use crate::dto::SessionView;
+use crate::state::OpenSession;
+use crate::{AppState, CommandError};
+
+/// One write at a time, and the token that cancels its summary.
+#[derive(Debug, Default)]
+pub struct WriteState {
+    busy: AtomicBool,
+    cancel: Mutex<Option<CancelToken>>,
+}
+
+/// Holds the write slot; frees it (and forgets the cancel token) when dropped.
+pub(crate) struct Slot<'a> {
+    state: &'a WriteState,
+    cancel: CancelToken,
+}
+
+impl WriteState {
+    /// Takes the write slot, or `busy` when another write or summary runs.
+    pub(crate) fn take(&self) -> Result<Slot<'_>, CommandError> {
+        if self.busy.swap(true, Ordering::SeqCst) {
+            return Err(CommandError::Busy);
+        }
+        let cancel = CancelToken::new();
+        *self
+            .cancel
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(cancel.clone());
+        Ok(Slot {
+            state: self,
+            cancel,
+        })
+    }
+
+    /// Cancels the running summary; whether one was running.
+    pub fn cancel(&self) -> bool {
+        match &*self
+            .cancel
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        {
+            Some(token) if !token.is_cancelled() => {
+                token.cancel();
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        *self
+            .state
+            .cancel
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        self.state.busy.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Where summaries come from (`SummarySource`): both absent/false → the configured candidates,
+/// else offline.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SummarySource {
+    /// The offline extractive summary; no model is asked.
+    pub offline: bool,
+    /// A provider instead of the config file's candidates.
+    pub provider: Option<ProviderChoice>,
+}
+
+/// `Provider`: one model to ask.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderChoice {
+    /// `openai-compatible`, `anthropic` or `remote`.
+    pub kind: String,
+    /// The model (a remote endpoint picks its own).
+    pub model: Option<String>,
+    /// The base URL (default: the provider's public API).
+    pub base_url: Option<String>,
+}
+
+impl SummarySource {
+    pub(crate) fn flags(self) -> ProviderFlags {
+        let (provider, model, base_url) = match self.provider {
+            Some(p) => (
+                Some(p.kind),
+                p.model.filter(|m| !m.is_empty()),
+                p.base_url.filter(|u| !u.is_empty()),
+            ),
+            None => (None, None, None),
+        };
+        ProviderFlags {
+            offline: self.offline,
+            provider,
+            model,
+            base_url,
+        }
+    }
+}
+
+/// One appended entry.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WrittenEntry {
+    /// Its id.
+    pub id: String,
+    /// Its parent.
+    pub parent_id: Option<String>,
+    /// Its `type`.
+    #[serde(rename = "type")]
+    pub entry_type: String,
+    /// Its 1-based line in the file.
+    pub line: Option<u32>,
+}
+
+/// A prune's rewrite.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RewriteView {
+    /// The original file, kept next to it.
+    pub backup_path: String,
+    /// The entries whose output was replaced by a notice.
+    pub pruned_ids: Vec<String>,
+    /// The file's size before.
+    pub bytes_before: u64,
+    /// ... and after.
+    pub bytes_after: u64,
+}
+
+/// What an apply command returns.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WriteResult {
+    /// `compact`, `navigate`, `continue`, `undo-compaction`, `edit-summary` or `prune`.
+    pub action: &'static str,
+    /// The file written.
+    pub file: String,
+    /// The appended lines, in order (empty for prune).
+    pub entries: Vec<WrittenEntry>,
+    /// The file's leaf after the write.
+    pub leaf_id: Option<String>,
+    /// How the summary was written (`{kind: model|offline|supplied|hook, ...}`), if any.
+    pub summarizer: Option<Value>,
+    /// Prune only.
+    pub rewrite: Option<RewriteView>,
+    /// Everything worth telling.
+    pub warnings: Vec<String>,
+    /// The re-read file, as `open_session` returns it.
+    pub session: SessionView,
+}
+
+/// What a flow reports before the file is re-read.
+pub(crate) struct Applied {
+    pub action: &'static str,
+    pub lines: Vec<String>,
+    pub summarizer: Option<Value>,
+    pub rewrite: Option<RewriteView>,
+    pub warnings: Vec<String>,
+}
+
+impl Applied {
+    /// An append of `lines` (every flow but prune).
+    pub fn appended(
+        action: &'static str,
+        lines: Vec<String>,
+        summarizer: Option<Value>,
+        warnings: Vec<String>,
+    ) -> Self {
+        Self {
+            action,
+            lines,
+            summarizer,
+            rewrite: None,
+            warnings,
+        }
+    }
+}
+
+/// Runs `flow` on the open session on a blocking thread while holding the write slot, then
+/// re-reads the file and makes it the open session (unless another session was opened since).
+pub(crate) async fn apply<F>(
+    state: &AppState,
+    writes: &WriteState,
+    flow: F,
+) -> Result<WriteResult, CommandError>
+where
+    F: FnOnce(&OpenSession, &CancelToken) -> Result<Applied, CommandError> + Send + 'static,
+{
+    let slot = writes.take()?;
+    let open = state.session()?;
+    let generation = state.generation();
+    let cancel = slot.cancel.clone();
+    let (applied, reread) = tauri::async_runtime::spawn_blocking(move || {
+        let applied = flow(&open, &cancel)?;
+        Ok::<_, CommandError>((applied, reread(&open)?))
+    })
+    .await??;
+    drop(slot);
+    let reread = Arc::new(reread);
+    state.replace_session(generation, reread.clone());
+    Ok(result(applied, &reread))
+}
+
+/// The file of `open` read again, with the same dialect rule (a forced dialect stays) and pack.
+fn reread(open: &OpenSession) -> Result<OpenSession, CommandError> {
+    let s = &open.loaded.session;
+    let forced = (s.dialect() != s.detection().detected).then(|| s.dialect());
+    let loaded = contextree_host::load_session(&open.loaded.path, forced)?;
+    Ok(OpenSession {
+        loaded,
+        pack: open.pack.clone(),
+    })
+}
+
+fn result(applied: Applied, open: &OpenSession) -> WriteResult {
+    let s = &open.loaded.session;
+    let entries = applied
+        .lines
+        .iter()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .map(|v| {
+            let id = v["id"].as_str().unwrap_or_default().to_owned();
+            WrittenEntry {
+                line: s.node(&id).map(|n| s.entry(n).line),
+                parent_id: v["parentId"].as_str().map(str::to_owned),
+                entry_type: v["type"].as_str().unwrap_or_default().to_owned(),
+                id,
+            }
+        })
+        .collect();
+    WriteResult {
+        action: applied.action,
+        file: open.loaded.path.display().to_string(),
+        entries,
+        leaf_id: s.leaf().map(|n| s.entry(n).id.to_string()),
+        summarizer: applied.summarizer,
+        rewrite: applied.rewrite,
+        warnings: applied.warnings,
+        session: SessionView::new(open),
+    }
+}
+
+/// Sends progress to the UI; a closed channel (the window went away) is not an error.
+pub(crate) fn reporter(channel: Channel<Progress>) -> impl FnMut(Progress) + Send {
+    move |p| {
+        let _ = channel.send(p);
+    }
+}
+
+/// The open session's pack, as the flows ask for it.
+pub(crate) fn pack_of(
+    open: &OpenSession,
+) -> impl Fn(
+    contextree_core::Dialect,
+) -> Result<contextree_core::prompts::PromptPack, contextree_ops::OpsError>
+       + '_ {
+    move |_| Ok(open.pack.clone())
+}
+
+/// `providers()`: the configured summarizers, keys masked (read only).
+#[tauri::command]
+pub async fn providers() -> Result<contextree_ops::summarizer::Providers, CommandError> {
+    tauri::async_runtime::spawn_blocking(|| {
+        // omp's remote endpoint is the only agent setting a summarizer list uses.
+        let agent =
+            contextree_host::settings::agent_settings_from_env(contextree_core::Dialect::Omp);
+        let env = |var: &str| std::env::var(var).ok();
+        Ok(contextree_ops::summarizer::providers(&agent, &env)?)
+    })
+    .await?
+}
+
+/// `cancel_summary()`: stops the running summary; whether one was running. The apply command
+/// then rejects with kind `cancelled` and nothing is written.
+#[tauri::command]
+pub fn cancel_summary(writes: State<'_, WriteState>) -> bool {
+    writes.cancel()
+}

@@ -1,0 +1,94 @@
+//! `navigate_preview` / `navigate`: move the file's leaf (D14), with or without a branch summary.
+
+use contextree_ops::navigate::{self, NavigateOptions, NavigatePreview};
+use contextree_ops::summarizer::ProviderFlags;
+use contextree_ops::Progress;
+use tauri::ipc::Channel;
+use tauri::State;
+
+use super::{apply, pack_of, reporter, Applied, SummarySource, WriteResult, WriteState};
+use crate::commands::{blocking, node};
+use crate::state::OpenSession;
+use crate::{AppState, CommandError};
+
+fn options<'a>(
+    open: &OpenSession,
+    target_id: &str,
+    summarize: bool,
+    instructions: Option<String>,
+    provider: ProviderFlags,
+    pack: &'a dyn Fn(
+        contextree_core::Dialect,
+    ) -> Result<contextree_core::prompts::PromptPack, contextree_ops::OpsError>,
+) -> Result<NavigateOptions<'a>, CommandError> {
+    Ok(NavigateOptions {
+        target: node(open, target_id)?,
+        from: None,
+        summarize,
+        instructions: instructions.filter(|t| !t.trim().is_empty()),
+        replace_instructions: false,
+        window: None,
+        reserve: None,
+        label: None,
+        provider,
+        pack,
+    })
+}
+
+/// What `navigate` would write for `target_id`: placement, abandoned entries, the summary call.
+#[tauri::command]
+pub async fn navigate_preview(
+    state: State<'_, AppState>,
+    target_id: String,
+    summarize: bool,
+    instructions: Option<String>,
+) -> Result<NavigatePreview, CommandError> {
+    blocking(state.session()?, move |open| {
+        let pack = pack_of(open);
+        let opts = options(
+            open,
+            &target_id,
+            summarize,
+            instructions,
+            ProviderFlags::default(),
+            &pack,
+        )?;
+        Ok(navigate::preview(&open.loaded, &opts)?)
+    })
+    .await
+}
+
+/// Moves the file's leaf to `target_id`: a branch summary (`summarize`, text streamed to
+/// `on_event`) or the `contextree-continue` marker. Hooks run as in `contextree navigate`.
+#[tauri::command]
+pub async fn navigate(
+    state: State<'_, AppState>,
+    writes: State<'_, WriteState>,
+    target_id: String,
+    summarize: bool,
+    instructions: Option<String>,
+    source: Option<SummarySource>,
+    on_event: Channel<Progress>,
+) -> Result<WriteResult, CommandError> {
+    let flags = source.unwrap_or_default().flags();
+    apply(&state, &writes, move |open, cancel| {
+        let pack = pack_of(open);
+        let opts = options(open, &target_id, summarize, instructions, flags, &pack)?;
+        let done = navigate::run(&open.loaded, &opts, &mut reporter(on_event), cancel)?;
+        let action = done.action();
+        let Some(w) = done.written else {
+            return Err(contextree_ops::OpsError::Refused(
+                "the target is the leaf already; nothing was written".to_owned(),
+            )
+            .into());
+        };
+        let summarizer = Some(w.summarizer).filter(|s| !s.is_null());
+        Ok(Applied::appended(
+            action,
+            w.lines,
+            summarizer,
+            done.warnings,
+        ))
+    })
+    .await
+}

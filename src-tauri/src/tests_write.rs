@@ -1,0 +1,518 @@
+//! The write commands on the mock runtime: compact against a stand-in provider on 127.0.0.1
+//! (deltas arrive on the channel, the entry is written), cancel mid-stream, a changed file,
+//! busy, prune, navigate, edit and undo. Commands are called as functions with a Rust-side
+//! `Channel`; one IPC round trip checks they are registered.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use contextree_core::prompts::PromptPack;
+use contextree_ops::Progress;
+use contextree_testkit::server::{json_response, serve, serve_with};
+use serde_json::{json, Value};
+use tauri::ipc::{Channel, InvokeResponseBody};
+use tauri::test::MockRuntime;
+use tauri::{App, Manager as _};
+
+use crate::commands::write::{self, SummarySource, WriteState};
+use crate::state::OpenSession;
+use crate::test_support::{app, invoke, webview, TempDir};
+use crate::{demo, AppState};
+
+/// A fixture copy in a fresh temporary folder, removed when dropped.
+struct Copy {
+    _dir: TempDir,
+    file: PathBuf,
+}
+
+impl Copy {
+    fn new(name: &str, bytes: &[u8]) -> Copy {
+        let dir = TempDir::new("write");
+        let file = dir.0.join(name);
+        std::fs::write(&file, bytes).unwrap();
+        Copy { _dir: dir, file }
+    }
+
+    fn fixture(rel: &str) -> Copy {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures")
+            .join(rel);
+        Copy::new(
+            path.file_name().unwrap().to_str().unwrap(),
+            &std::fs::read(&path).unwrap(),
+        )
+    }
+
+    fn bytes(&self) -> Vec<u8> {
+        std::fs::read(&self.file).unwrap()
+    }
+}
+
+/// Makes `file` the open session without starting a watcher (so nothing reloads behind the
+/// test's back).
+fn open(app: &App<MockRuntime>, file: &Path) {
+    let loaded = contextree_host::load_session(file, None).unwrap();
+    let pack = PromptPack::own(loaded.session.dialect());
+    app.state::<AppState>()
+        .set_session(Arc::new(OpenSession { loaded, pack }));
+}
+
+/// A channel that collects what it is sent; `on` runs for each event.
+fn channel(
+    on: impl Fn(&Value) + Send + Sync + 'static,
+) -> (Channel<Progress>, Arc<Mutex<Vec<Value>>>) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let ch = Channel::new(move |body| {
+        let v: Value = match body {
+            InvokeResponseBody::Json(s) => serde_json::from_str(&s).unwrap(),
+            InvokeResponseBody::Raw(b) => serde_json::from_slice(&b).unwrap(),
+        };
+        on(&v);
+        sink.lock().unwrap().push(v);
+        Ok(())
+    });
+    (ch, seen)
+}
+
+/// A stand-in OpenAI-compatible provider on 127.0.0.1: every request gets `respond(stream)`.
+fn provider(respond: impl Fn(&mut std::net::TcpStream) + Send + Sync + 'static) -> String {
+    serve_with("/v1", move |_, _, stream| respond(stream)).url
+}
+
+fn sse_chunk(text: &str) -> String {
+    format!(
+        "data: {}\n\n",
+        json!({"choices": [{"index": 0, "delta": {"content": text}}]})
+    )
+}
+
+const SSE_HEAD: &str =
+    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+
+fn source(url: &str) -> Option<SummarySource> {
+    serde_json::from_value(
+        json!({"provider": {"kind": "openai-compatible", "model": "m", "baseUrl": url}}),
+    )
+    .unwrap()
+}
+
+/// `compact` of the file's leaf with the agent's settings, the summary from `source`.
+fn compact(
+    app: &App<MockRuntime>,
+    source: Option<SummarySource>,
+    ch: Channel<Progress>,
+) -> Result<write::WriteResult, crate::CommandError> {
+    tauri::async_runtime::block_on(write::compact::compact(
+        app.state(),
+        app.state(),
+        None,
+        None,
+        None,
+        source,
+        None,
+        ch,
+    ))
+}
+
+/// The offline extractive summary: no model is asked.
+fn offline() -> Option<SummarySource> {
+    serde_json::from_value(json!({"offline": true})).unwrap()
+}
+
+fn err_json(e: crate::CommandError) -> Value {
+    serde_json::to_value(e).unwrap()
+}
+
+/// The open session's leaf.
+fn leaf_id(app: &App<MockRuntime>) -> Option<String> {
+    let open = app.state::<AppState>().session().unwrap();
+    let s = &open.loaded.session;
+    s.leaf().map(|n| s.entry(n).id.to_string())
+}
+
+fn last_line(file: &Path) -> Value {
+    let text = std::fs::read_to_string(file).unwrap();
+    serde_json::from_str(text.lines().last().unwrap()).unwrap()
+}
+
+#[test]
+fn compact_streams_the_summary_and_appends_the_entry() {
+    let app = app();
+    let copy = Copy::new("demo.jsonl", demo::DEMO_SESSION);
+    open(&app, &copy.file);
+    let old_leaf = leaf_id(&app).unwrap();
+    let url = provider(|s| {
+        let _ = write!(
+            s,
+            "{SSE_HEAD}{}{}data: [DONE]\n\n",
+            sse_chunk("## Goal\n"),
+            sse_chunk("Streamed by the stand-in.")
+        );
+    });
+    let (ch, seen) = channel(|_| {});
+    let before = copy.bytes();
+    let done = compact(&app, source(&url), ch).unwrap();
+    let done = serde_json::to_value(done).unwrap();
+
+    let events = seen.lock().unwrap().clone();
+    let deltas: String = events
+        .iter()
+        .filter(|e| e["kind"] == "delta" && e["call"] == "history")
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(deltas, "## Goal\nStreamed by the stand-in.", "{events:?}");
+    assert!(
+        events
+            .iter()
+            .any(|e| e["kind"] == "attempt" && e["provider"].is_string()),
+        "{events:?}"
+    );
+    assert_eq!(events.last().unwrap()["kind"], "writing", "{events:?}");
+
+    let after = copy.bytes();
+    assert!(after.starts_with(&before), "append only");
+    let entry = last_line(&copy.file);
+    assert_eq!(entry["type"], "compaction");
+    assert_eq!(entry["parentId"], old_leaf.as_str());
+    assert!(
+        entry["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("## Goal\nStreamed by the stand-in."),
+        "{entry}"
+    );
+    assert_eq!(done["action"], "compact");
+    assert_eq!(
+        done["entries"],
+        json!([{"id": entry["id"], "parentId": old_leaf, "type": "compaction", "line": std::str::from_utf8(&after).unwrap().lines().count()}])
+    );
+    assert_eq!(done["leafId"], entry["id"]);
+    assert_eq!(
+        done["session"]["leafId"], entry["id"],
+        "the re-read session comes back"
+    );
+    assert_eq!(done["summarizer"]["kind"], "model");
+    assert_eq!(
+        leaf_id(&app),
+        entry["id"].as_str().map(str::to_owned),
+        "the open session is the new file"
+    );
+    assert!(!app.state::<WriteState>().cancel(), "nothing runs any more");
+}
+
+#[test]
+fn cancel_mid_stream_writes_nothing() {
+    let app = app();
+    let copy = Copy::new("demo.jsonl", demo::DEMO_SESSION);
+    open(&app, &copy.file);
+    // One piece of text, then the stream stalls until the test process ends.
+    let url = provider(|s| {
+        let _ = write!(s, "{SSE_HEAD}{}", sse_chunk("partial "));
+        let _ = s.flush();
+        std::thread::sleep(std::time::Duration::from_secs(120));
+    });
+    let handle = app.handle().clone();
+    let (ch, seen) = channel(move |e| {
+        if e["kind"] == "delta" {
+            assert!(
+                handle.state::<WriteState>().cancel(),
+                "a summary is running"
+            );
+        }
+    });
+    let before = copy.bytes();
+    let started = std::time::Instant::now();
+    let err = compact(&app, source(&url), ch).unwrap_err();
+    assert_eq!(err_json(err)["kind"], "cancelled");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "the cancel stops the stream at once"
+    );
+    assert!(seen.lock().unwrap().iter().any(|e| e["kind"] == "delta"));
+    assert_eq!(copy.bytes(), before, "nothing written");
+    // The slot is free again.
+    assert!(app.state::<WriteState>().take().is_ok());
+}
+
+/// The key the provider tests put in the environment; no message may show it.
+const SECRET_KEY: &str = "sk-contextree-test-0123456789abcdef";
+
+#[test]
+fn a_provider_that_refuses_is_kind_provider_without_the_key() {
+    // The client reads the key of an openai-compatible provider from OPENAI_API_KEY. The
+    // other tests of this binary are indifferent to it (their stand-ins ignore headers), so
+    // setting it here changes nothing for them.
+    std::env::set_var("OPENAI_API_KEY", SECRET_KEY);
+    for status in [400, 401] {
+        let app = app();
+        let copy = Copy::new("demo.jsonl", demo::DEMO_SESSION);
+        open(&app, &copy.file);
+        // Like OpenAI's own 401, the answer quotes the key it was sent.
+        let server = serve("/v1", move |_, _| {
+            json_response(
+                status,
+                &json!({"error": {"message": format!("Incorrect API key provided: {SECRET_KEY}"),
+                                  "type": "invalid_request_error"}}),
+            )
+        });
+        let (ch, seen) = channel(|_| {});
+        let before = copy.bytes();
+        let err = compact(&app, source(&server.url), ch).unwrap_err();
+        let err = err_json(err);
+        assert_eq!(err["kind"], "provider", "{status}: {err}");
+        let message = err["message"].as_str().unwrap();
+        assert!(message.contains(&status.to_string()), "{status}: {message}");
+        assert!(
+            !message.contains(SECRET_KEY),
+            "{status}: the key leaks: {message}"
+        );
+        assert!(!message.contains("0123456789abcdef"), "{status}: {message}");
+        let events = serde_json::to_string(&*seen.lock().unwrap()).unwrap();
+        assert!(!events.contains("0123456789abcdef"), "{status}: {events}");
+        assert!(server.count() >= 1, "the provider was asked");
+        assert_eq!(copy.bytes(), before, "{status}: nothing written");
+        assert!(
+            app.state::<WriteState>().take().is_ok(),
+            "the write slot is free again"
+        );
+    }
+}
+
+#[test]
+fn a_changed_file_is_refused_and_busy_is_reported() {
+    let app = app();
+    let copy = Copy::new("demo.jsonl", demo::DEMO_SESSION);
+    open(&app, &copy.file);
+    // An agent appends after the app read the file.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&copy.file)
+        .unwrap();
+    f.write_all(b"{\"type\":\"custom\",\"customType\":\"x\",\"id\":\"zz000001\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:00.000Z\"}\n").unwrap();
+    let before = copy.bytes();
+    let (ch, _) = channel(|_| {});
+    let err = compact(&app, offline(), ch).unwrap_err();
+    assert_eq!(err_json(err)["kind"], "changed");
+    assert_eq!(copy.bytes(), before, "nothing written");
+
+    let writes = app.state::<WriteState>();
+    let slot = writes.take().unwrap();
+    let err = tauri::async_runtime::block_on(write::prune::prune(app.state(), app.state(), None))
+        .unwrap_err();
+    assert_eq!(err_json(err)["kind"], "busy");
+    drop(slot);
+}
+
+#[test]
+fn prune_previews_then_rewrites_with_a_backup() {
+    let app = app();
+    let copy = Copy::fixture("edge/edge-prune.jsonl");
+    open(&app, &copy.file);
+    let before = copy.bytes();
+    let pv = serde_json::to_value(
+        tauri::async_runtime::block_on(write::prune::prune_preview(app.state(), None)).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(pv["nothing"], false, "{pv}");
+    assert_eq!(pv["outputsPruned"], 2, "{pv}");
+    assert!(
+        pv["tokensAfter"].as_u64() < pv["tokensBefore"].as_u64(),
+        "{pv}"
+    );
+    assert!(
+        pv["note"].as_str().unwrap().contains("pi never prunes"),
+        "{pv}"
+    );
+    assert_eq!(copy.bytes(), before, "a preview writes nothing");
+
+    let done = serde_json::to_value(
+        tauri::async_runtime::block_on(write::prune::prune(app.state(), app.state(), None))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(done["action"], "prune");
+    assert_eq!(done["entries"], json!([]));
+    assert_eq!(done["rewrite"]["prunedIds"], pv["prunedIds"]);
+    assert_eq!(done["rewrite"]["bytesBefore"], before.len());
+    assert_eq!(done["rewrite"]["bytesAfter"], copy.bytes().len());
+    assert_eq!(
+        done["rewrite"]["bytesAfter"], pv["bytesAfter"],
+        "the preview said how big the file would be"
+    );
+    assert_eq!(
+        std::fs::read(done["rewrite"]["backupPath"].as_str().unwrap()).unwrap(),
+        before,
+        "the backup is the old file"
+    );
+    // A second prune has nothing left to do: refused, nothing written.
+    let now = copy.bytes();
+    let err = tauri::async_runtime::block_on(write::prune::prune(app.state(), app.state(), None))
+        .unwrap_err();
+    assert_eq!(err_json(err)["kind"], "refused");
+    assert_eq!(copy.bytes(), now);
+}
+
+#[test]
+fn navigate_with_and_without_a_summary() {
+    for (summarize, action, entry_type, parent) in [
+        (false, "continue", "custom", "u3"),
+        (true, "navigate", "branch_summary", "a1"),
+    ] {
+        let app = app();
+        let copy = Copy::fixture("synthetic/E10.jsonl");
+        open(&app, &copy.file);
+        let pv = serde_json::to_value(
+            tauri::async_runtime::block_on(write::navigate::navigate_preview(
+                app.state(),
+                "u3".into(),
+                summarize,
+                None,
+            ))
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(pv["placementParentId"], parent, "{pv}");
+        assert_eq!(pv["entryType"], entry_type, "{pv}");
+        assert_eq!(pv["call"].is_object(), summarize, "{pv}");
+        let before = copy.bytes();
+        let (ch, seen) = channel(|_| {});
+        let done = serde_json::to_value(
+            tauri::async_runtime::block_on(write::navigate::navigate(
+                app.state(),
+                app.state(),
+                "u3".into(),
+                summarize,
+                None,
+                offline(),
+                ch,
+            ))
+            .unwrap(),
+        )
+        .unwrap();
+        let entry = last_line(&copy.file);
+        assert!(copy.bytes().starts_with(&before));
+        assert_eq!(done["action"], action);
+        assert_eq!(entry["type"], entry_type);
+        assert_eq!(entry["parentId"], parent);
+        assert_eq!(done["leafId"], entry["id"]);
+        let events = seen.lock().unwrap().clone();
+        assert_eq!(
+            events
+                .iter()
+                .any(|e| e["kind"] == "offline" && e["call"] == "branch"),
+            summarize,
+            "{events:?}"
+        );
+    }
+}
+
+#[test]
+fn edit_a_summary_and_undo_a_compaction() {
+    let app = app();
+    let copy = Copy::fixture("synthetic/E06.jsonl");
+    open(&app, &copy.file);
+    let pv = serde_json::to_value(
+        tauri::async_runtime::block_on(write::edit::edit_summary_preview(app.state(), "c1".into()))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            pv["summary"].as_str(),
+            pv["firstKeptEntryId"].as_str(),
+            pv["parentId"].as_str()
+        ),
+        (Some("## Goal\nSet up repo."), Some("u2"), Some("a5")),
+        "{pv}"
+    );
+    let done = serde_json::to_value(
+        tauri::async_runtime::block_on(write::edit::edit_summary(
+            app.state(),
+            app.state(),
+            "c1".into(),
+            "## Goal\nSet up the repo and CI.".into(),
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let entry = last_line(&copy.file);
+    assert_eq!(done["action"], "edit-summary");
+    assert_eq!(
+        (
+            entry["type"].as_str(),
+            entry["parentId"].as_str(),
+            entry["firstKeptEntryId"].as_str()
+        ),
+        (Some("compaction"), Some("a5"), Some("u2"))
+    );
+    assert_eq!(entry["summary"], "## Goal\nSet up the repo and CI.");
+    assert_eq!(done["summarizer"]["kind"], "supplied");
+    // c1 is no longer the compaction in effect: editing it again is refused.
+    let err =
+        tauri::async_runtime::block_on(write::edit::edit_summary_preview(app.state(), "c1".into()))
+            .unwrap_err();
+    assert_eq!(err_json(err)["kind"], "refused");
+
+    // Undo the corrected compaction: continue under its parent, a5.
+    let new_id = entry["id"].as_str().unwrap().to_owned();
+    let pv = serde_json::to_value(
+        tauri::async_runtime::block_on(write::edit::undo_compaction_preview(
+            app.state(),
+            new_id.clone(),
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(pv["targetId"], "a5", "{pv}");
+    assert_eq!(
+        pv["entry"],
+        json!({"type": "custom", "customType": "contextree-continue"})
+    );
+    let done = serde_json::to_value(
+        tauri::async_runtime::block_on(write::edit::undo_compaction(
+            app.state(),
+            app.state(),
+            new_id,
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let entry = last_line(&copy.file);
+    assert_eq!(done["action"], "undo-compaction");
+    assert_eq!(
+        (entry["customType"].as_str(), entry["parentId"].as_str()),
+        (Some("contextree-continue"), Some("a5"))
+    );
+    let err = tauri::async_runtime::block_on(write::edit::undo_compaction_preview(
+        app.state(),
+        "nope".into(),
+    ))
+    .unwrap_err();
+    assert_eq!(err_json(err)["kind"], "unknown-entry");
+}
+
+#[test]
+fn the_write_commands_are_registered() {
+    let app = app();
+    let webview = webview(&app);
+    let copy = Copy::fixture("synthetic/E06.jsonl");
+    open(&app, &copy.file);
+    let invoke = |cmd: &str, args: Value| invoke(&webview, cmd, args);
+    assert_eq!(invoke("cancel_summary", json!({})).unwrap(), json!(false));
+    let providers = invoke("providers", json!({})).unwrap();
+    assert!(providers["candidates"].is_array(), "{providers}");
+    let pv = invoke("undo_compaction_preview", json!({"compactionId": "c1"})).unwrap();
+    assert_eq!(pv["targetId"], "r1");
+    let pv = invoke("prune_preview", json!({"leafId": "a5"})).unwrap();
+    assert_eq!(pv["leafId"], "a5");
+    let pv = invoke(
+        "navigate_preview",
+        json!({"targetId": "a3", "summarize": false}),
+    )
+    .unwrap();
+    assert_eq!(pv["entryType"], "custom");
+    let err = invoke("edit_summary_preview", json!({"compactionId": "u1"})).unwrap_err();
+    assert_eq!(err["kind"], "refused", "{err}");
+}

@@ -1,0 +1,115 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  compactConfirmation, editConfirmation, errorText, navigateConfirmation, navigatePreviewLines,
+  pruneConfirmation, prunePreviewLines, resultLines, sourceText, summarySource, undoConfirmation,
+} from '../../ui/src/actions/format.js';
+
+const session = { path: '/s/a.jsonl', fileName: 'a.jsonl' };
+const plan = {
+  leafId: 'L9', summarizedIds: ['a', 'b', 'c'], turnPrefixIds: [], firstKeptEntryId: 'k1',
+  tokensBefore: 36949, estimatedTokensAfter: 21000, keptTokens: 20007, summaryBudget: 993,
+};
+
+test('form fields become a summary source; bad input is an error for the form', () => {
+  assert.deepEqual(summarySource({ mode: 'configured' }), { source: { offline: false, provider: null } });
+  assert.deepEqual(summarySource({ mode: 'offline' }), { source: { offline: true, provider: null } });
+  assert.deepEqual(
+    summarySource({ mode: 'custom', kind: 'openai-compatible', model: ' m ', baseUrl: 'http://127.0.0.1:9/v1' }),
+    { source: { offline: false, provider: { kind: 'openai-compatible', model: 'm', baseUrl: 'http://127.0.0.1:9/v1' } } },
+  );
+  assert.deepEqual(summarySource({ mode: 'custom', kind: 'anthropic', model: 'claude', baseUrl: '' }).source.provider,
+    { kind: 'anthropic', model: 'claude', baseUrl: null });
+  assert.match(summarySource({ mode: 'custom', kind: 'openai-compatible', model: '' }).error, /model/);
+  assert.match(summarySource({ mode: 'custom', kind: 'remote', model: '' }).error, /URL/);
+  assert.match(summarySource({ mode: 'custom', kind: 'x', model: 'm' }).error, /unknown provider kind/);
+  assert.match(summarySource({ mode: 'custom', kind: 'anthropic', model: 'm', baseUrl: 'file:///etc' }).error, /not an http/);
+});
+
+test('the source in words: typed provider, configured candidates, omp endpoint, offline', () => {
+  const typed = { offline: false, provider: { kind: 'openai-compatible', model: 'm', baseUrl: 'http://h/v1' } };
+  assert.equal(sourceText(typed), 'openai-compatible model m at http://h/v1');
+  const configured = { offline: false, provider: null };
+  assert.equal(sourceText(configured, { candidates: [{ name: 'local', kind: 'openai-compatible', model: 'q' }, { kind: 'anthropic', model: null }] }),
+    'the configured providers in order: local (q), anthropic; the offline summary if all fail');
+  assert.equal(sourceText(configured, { candidates: [], remoteEndpoint: 'http://r' }), "omp's remote endpoint http://r");
+  assert.match(sourceText(configured, { candidates: [] }), /offline extractive summary \(no provider is configured\)/);
+  assert.match(sourceText({ offline: true, provider: null }), /no model is called/);
+});
+
+test('the compaction confirmation names the file, the leaf, the counts, the cut and the tokens', () => {
+  const lines = compactConfirmation({ plan, session, source: { offline: true, provider: null }, instructions: 'focus on tests' });
+  assert.equal(lines[0], 'Append one line to /s/a.jsonl: a "compaction" entry under the leaf L9.');
+  assert.equal(lines[1], 'It summarizes 3 entries and keeps the context from entry k1.');
+  assert.equal(lines[2], 'Tokens: 36,949 before → about 21,000 after (kept 20,007 + summary ≤ 993).');
+  assert.match(lines[3], /^Summary by: contextree's offline/);
+  assert.equal(lines[4], 'Custom instructions: "focus on tests".');
+  assert.match(lines.at(-1), /nothing is written/);
+  const split = compactConfirmation({ plan: { ...plan, turnPrefixIds: ['t'] }, session, source: { offline: true } });
+  assert.equal(split[1], 'It summarizes 3 entries (and 1 entry of a split turn) and keeps the context from entry k1.');
+});
+
+test('the prune confirmation says it rewrites, what, and where the backup goes', () => {
+  const preview = {
+    prunedIds: ['r0', 'r1'], tokensBefore: 74306, tokensAfter: 52124, tokensSaved: 22182,
+    bytesBefore: 302026, bytesAfter: 214000, note: 'pi never prunes', nothing: false,
+  };
+  const lines = pruneConfirmation({ preview, session });
+  assert.match(lines[0], /^Rewrite \/s\/a\.jsonl in place: the outputs of 2 tool results \(r0, r1\)/);
+  assert.equal(lines[1], "Tokens of the leaf's context: 74,306 → 52,124 (saves 22,182).");
+  assert.equal(lines[3], 'The original is kept as a backup at /s/a.jsonl.bak-<time>.');
+  assert.equal(lines[4], 'Note: pi never prunes');
+  assert.deepEqual(prunePreviewLines(preview).slice(0, 2), ['2 tool outputs would be pruned: r0, r1.', 'Tokens 74,306 → 52,124 (saves 22,182).']);
+  assert.deepEqual(prunePreviewLines({ nothing: true, reason: 'below the minimum saving' }), ['Nothing to prune: below the minimum saving.']);
+});
+
+test('navigate: a branch summary or a continue marker', () => {
+  const preview = {
+    targetId: 't', fromLeafId: 'f', summarize: true, abandonedIds: ['x', 'y'], placementParentId: 't',
+    entryType: 'branch_summary', call: { systemPrompt: 's', prompt: 'p', maxTokens: 100 }, tokenBudget: 2000,
+    nothingToSummarize: false, warnings: [],
+  };
+  const lines = navigateConfirmation({ preview, session, source: { offline: true } });
+  assert.equal(lines[0], 'Append one line to /s/a.jsonl: a "branch_summary" entry under t summarizing 2 abandoned entries of the branch left at f.');
+  assert.match(navigatePreviewLines(preview)[1], /^2 abandoned entries summarized into a "branch_summary" entry \(budget 2,000 tokens\)\.$/);
+  const plain = navigateConfirmation({ preview: { ...preview, summarize: false, entryType: 'custom' }, session });
+  assert.equal(plain[0], 'Append one line to /s/a.jsonl: a "custom" entry (customType contextree-continue) under t.');
+});
+
+test('undo and edit say what they append and that nothing is deleted', () => {
+  const undo = undoConfirmation({ preview: { compactionId: 'c1', targetId: 'p1', entry: { type: 'custom', customType: 'contextree-continue' } }, session });
+  assert.equal(undo[0], 'Append one line to /s/a.jsonl: a "custom" entry (customType contextree-continue) under p1, the entry before the compaction c1.');
+  assert.match(undo[1], /Nothing is deleted/);
+  const edit = editConfirmation({ preview: { compactionId: 'c1', parentId: 'L', firstKeptEntryId: 'k', tokensBefore: 5000 }, session, summary: 'abc' });
+  assert.equal(edit[0], 'Append one line to /s/a.jsonl: a new "compaction" entry under L with the same boundary as c1 (first kept entry k, tokens before 5,000) and your summary (3 characters).');
+  assert.match(edit[1], /supplied by the user/);
+});
+
+test('each error kind is said plainly', () => {
+  assert.match(errorText({ kind: 'changed', message: 'm' }), /^The file changed since it was read: nothing was written\. The view was reloaded; preview again\./);
+  assert.match(errorText({ kind: 'busy', message: 'm' }), /^Another write/);
+  assert.equal(errorText({ kind: 'cancelled', message: 'm' }), 'Cancelled: nothing was written.');
+  assert.equal(errorText({ kind: 'provider', message: 'HTTP 401' }), 'The model call failed: HTTP 401. Nothing was written.');
+  assert.equal(errorText({ kind: 'refused', message: 'Already compacted' }), 'Refused: Already compacted');
+  assert.equal(errorText({ kind: 'io', message: 'disk full' }), 'Error (io): disk full');
+  assert.equal(errorText(new Error('x')), 'Error (error): x');
+});
+
+test('result lines: appended entries, the rewrite and its backup, the summarizer', () => {
+  const lines = resultLines({
+    action: 'compact', file: '/s/a.jsonl', entries: [{ id: 'n1', parentId: 'L9', type: 'compaction', line: 230 }],
+    leafId: 'n1', summarizer: { kind: 'model', calls: [{ call: 'history', provider: 'local', model: 'm' }] }, rewrite: null, warnings: ['w'],
+  });
+  assert.deepEqual(lines, [
+    'Appended "compaction" entry n1 under L9 at line 230 of /s/a.jsonl.',
+    "The file's leaf is now n1.",
+    'Summary by local · m (history).',
+    '⚠ w',
+  ]);
+  const pruned = resultLines({
+    action: 'prune', file: '/s/a.jsonl', entries: [], leafId: 'f6', summarizer: null, warnings: [],
+    rewrite: { backupPath: '/s/a.jsonl.bak-1', prunedIds: ['r0'], bytesBefore: 10, bytesAfter: 5 },
+  });
+  assert.equal(pruned[0], 'Rewrote /s/a.jsonl: 1 tool output pruned (r0).');
+  assert.equal(pruned[1], 'Bytes 10 → 5; backup at /s/a.jsonl.bak-1.');
+});

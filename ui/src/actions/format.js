@@ -1,0 +1,214 @@
+// Pure texts of the write flows: what each confirmation says will be written, the summary
+// source chosen in a form, error and result lines. No DOM.
+
+const count = (n) => Math.round(Number(n ?? 0)).toLocaleString('en-US');
+const plural = (n, one, many = `${one}s`) => `${count(n)} ${Number(n) === 1 ? one : many}`;
+
+/** Kinds of summary source a form offers. */
+export const SOURCE_MODES = ['configured', 'custom', 'offline'];
+export const PROVIDER_KINDS = ['openai-compatible', 'anthropic', 'remote'];
+
+/**
+ * The `SummarySource` of a form's fields, or an error for the form:
+ * `{ source }` | `{ error }`. `mode`: `configured` (contextree's config, then omp's endpoint,
+ * then offline), `custom` (`kind`, `model`, `baseUrl` typed in), `offline`.
+ */
+export function summarySource({ mode, kind, model, baseUrl }) {
+  if (mode === 'offline') return { source: { offline: true, provider: null } };
+  if (mode !== 'custom') return { source: { offline: false, provider: null } };
+  const k = PROVIDER_KINDS.includes(kind) ? kind : null;
+  if (!k) return { error: `unknown provider kind \`${kind}\`` };
+  const m = String(model ?? '').trim();
+  const url = String(baseUrl ?? '').trim();
+  if (k === 'remote' && !url) return { error: 'a remote endpoint needs its URL' };
+  if (k !== 'remote' && !m) return { error: 'name the model' };
+  if (url && !/^https?:\/\/[^\s]+$/.test(url)) return { error: `\`${url}\` is not an http(s) URL` };
+  return { source: { offline: false, provider: { kind: k, model: m || null, baseUrl: url || null } } };
+}
+
+/** Who will write the summary, in words, for the confirmation. */
+export function sourceText(source, providers = null) {
+  if (source.offline) return "contextree's offline extractive summary (no model is called)";
+  if (source.provider) {
+    const p = source.provider;
+    if (p.kind === 'remote') return `the remote endpoint ${p.baseUrl}`;
+    return `${p.kind} model ${p.model}${p.baseUrl ? ` at ${p.baseUrl}` : ' (default URL)'}`;
+  }
+  const candidates = providers?.candidates ?? [];
+  if (candidates.length > 0) {
+    const names = candidates.map((c) => `${c.name ?? c.kind}${c.model ? ` (${c.model})` : ''}`).join(', ');
+    return `the configured providers in order: ${names}; the offline summary if all fail`;
+  }
+  if (providers?.remoteEndpoint) return `omp's remote endpoint ${providers.remoteEndpoint}`;
+  return "contextree's offline extractive summary (no provider is configured)";
+}
+
+function fileText(session) {
+  return session?.path ?? session?.fileName ?? 'the open file';
+}
+
+const NOT_CHANGED = 'Nothing else in the file changes. If the file changed since it was read, nothing is written.';
+
+/** Confirmation of a compaction: `[line]`. */
+export function compactConfirmation({ plan, session, source, providers, instructions }) {
+  const lines = [
+    `Append one line to ${fileText(session)}: a "compaction" entry under the leaf ${plan.leafId}.`,
+    `It summarizes ${plural(plan.summarizedIds.length, 'entry', 'entries')}`
+      + `${plan.turnPrefixIds?.length ? ` (and ${plural(plan.turnPrefixIds.length, 'entry', 'entries')} of a split turn)` : ''}`
+      + ` and keeps the context from entry ${plan.firstKeptEntryId}.`,
+    `Tokens: ${count(plan.tokensBefore)} before → about ${count(plan.estimatedTokensAfter)} after`
+      + ` (kept ${count(plan.keptTokens)} + summary ≤ ${count(plan.summaryBudget)}).`,
+    `Summary by: ${sourceText(source, providers)}.`,
+  ];
+  if (instructions) lines.push(`Custom instructions: "${instructions}".`);
+  lines.push(NOT_CHANGED);
+  return lines;
+}
+
+/** Predicted name of prune's backup: `<path>.bak-<milliseconds>` beside the file (host/rewrite.rs). */
+export function backupPattern(session) {
+  return `${fileText(session)}.bak-<time>`;
+}
+
+/** Confirmation of pruning: `[line]`. */
+export function pruneConfirmation({ preview, session }) {
+  const lines = [
+    `Rewrite ${fileText(session)} in place: the outputs of ${plural(preview.prunedIds.length, 'tool result')}`
+      + ` (${preview.prunedIds.join(', ')}) are replaced by a short notice; every other line stays byte for byte.`,
+    `Tokens of the leaf's context: ${count(preview.tokensBefore)} → ${count(preview.tokensAfter)} (saves ${count(preview.tokensSaved)}).`,
+    `File size: ${count(preview.bytesBefore)} → ${count(preview.bytesAfter)} bytes.`,
+    `The original is kept as a backup at ${backupPattern(session)}.`,
+  ];
+  if (preview.note) lines.push(`Note: ${preview.note}`);
+  lines.push('If the file changed since it was read, nothing is written.');
+  return lines;
+}
+
+/** Confirmation of moving the file's leaf: `[line]`. */
+export function navigateConfirmation({ preview, session, source, providers, instructions }) {
+  const lines = [];
+  if (preview.summarize && !preview.nothingToSummarize) {
+    lines.push(
+      `Append one line to ${fileText(session)}: a "${preview.entryType}" entry under ${preview.placementParentId}`
+        + ` summarizing ${plural(preview.abandonedIds.length, 'abandoned entry', 'abandoned entries')} of the branch left at ${preview.fromLeafId}.`,
+      `The file's leaf becomes the new entry: the agent continues from ${preview.targetId} with the summary in its context.`,
+      `Summary by: ${sourceText(source, providers)}.`,
+    );
+    if (instructions) lines.push(`Custom instructions: "${instructions}".`);
+  } else {
+    lines.push(
+      `Append one line to ${fileText(session)}: a "custom" entry (customType contextree-continue) under ${preview.placementParentId ?? preview.targetId}.`,
+      `The file's leaf moves there: the agent continues from ${preview.targetId}. The entry is never part of the model's context.`,
+    );
+    if (preview.summarize) lines.push('Nothing to summarize: the branch left has no entries of its own.');
+  }
+  for (const w of preview.warnings ?? []) lines.push(`⚠ ${w}`);
+  lines.push(NOT_CHANGED);
+  return lines;
+}
+
+/** Confirmation of undoing a compaction (D14): `[line]`. */
+export function undoConfirmation({ preview, session }) {
+  const lines = [
+    `Append one line to ${fileText(session)}: a "custom" entry (customType ${preview.entry?.customType ?? 'contextree-continue'})`
+      + ` under ${preview.targetId}, the entry before the compaction ${preview.compactionId}.`,
+    'The agent continues from there: its context is the one before the compaction. Nothing is deleted; the compaction stays on its branch.',
+  ];
+  if (preview.note) lines.push(`Note: ${preview.note}`);
+  lines.push(NOT_CHANGED);
+  return lines;
+}
+
+/** Confirmation of a corrected summary: `[line]`. */
+export function editConfirmation({ preview, session, summary }) {
+  const lines = [
+    `Append one line to ${fileText(session)}: a new "compaction" entry under ${preview.parentId}`
+      + ` with the same boundary as ${preview.compactionId} (first kept entry ${preview.firstKeptEntryId},`
+      + ` tokens before ${count(preview.tokensBefore)}) and your summary (${plural(summary.length, 'character')}).`,
+    'It is marked as supplied by the user, as a hook\'s summary would be. The old entry stays in the file.',
+  ];
+  if (preview.note) lines.push(`Note: ${preview.note}`);
+  lines.push(NOT_CHANGED);
+  return lines;
+}
+
+/** A command error in words, by kind (`{ kind, message }`). */
+export function errorText(err) {
+  const message = err?.message ?? String(err);
+  switch (err?.kind) {
+    case 'changed':
+      return `The file changed since it was read: nothing was written. The view was reloaded; preview again. (${message})`;
+    case 'busy':
+      return `Another write or summary is running; wait for it to finish. (${message})`;
+    case 'cancelled':
+      return 'Cancelled: nothing was written.';
+    case 'provider':
+      return `The model call failed: ${message}. Nothing was written.`;
+    case 'refused':
+      return `Refused: ${message}`;
+    default:
+      return `Error (${err?.kind ?? 'error'}): ${message}`;
+  }
+}
+
+/** The summarizer of a `WriteResult` in words. */
+export function summarizerText(s) {
+  if (!s) return null;
+  switch (s.kind) {
+    case 'model': {
+      const calls = s.calls ?? [s];
+      return `summary by ${calls.map((c) => `${c.provider} · ${c.model}${c.call ? ` (${c.call})` : ''}`).join(', ')}`;
+    }
+    case 'offline':
+      return `offline extractive summary${s.why ? ` (${s.why})` : ''}`;
+    case 'supplied':
+      return 'summary supplied by the user';
+    case 'hook':
+      return `summary supplied by a hook${s.event ? ` (${s.event})` : ''}`;
+    default:
+      return `summary: ${s.kind}`;
+  }
+}
+
+/** What a `WriteResult` says was written: `[line]`. */
+export function resultLines(result) {
+  const lines = [];
+  if (result.rewrite) {
+    const r = result.rewrite;
+    lines.push(`Rewrote ${result.file}: ${plural(r.prunedIds.length, 'tool output')} pruned (${r.prunedIds.join(', ')}).`);
+    lines.push(`Bytes ${count(r.bytesBefore)} → ${count(r.bytesAfter)}; backup at ${r.backupPath}.`);
+  }
+  for (const e of result.entries ?? []) {
+    lines.push(`Appended "${e.type}" entry ${e.id} under ${e.parentId ?? '(root)'}${e.line != null ? ` at line ${e.line}` : ''} of ${result.file}.`);
+  }
+  if (result.leafId) lines.push(`The file's leaf is now ${result.leafId}.`);
+  const s = summarizerText(result.summarizer);
+  if (s) lines.push(`${s[0].toUpperCase()}${s.slice(1)}.`);
+  for (const w of result.warnings ?? []) lines.push(`⚠ ${w}`);
+  return lines;
+}
+
+/** Prune preview lines for the panel: `[line]`. */
+export function prunePreviewLines(preview) {
+  if (preview.nothing) return [`Nothing to prune: ${preview.reason ?? 'no tool output qualifies'}.`];
+  const lines = [
+    `${plural(preview.prunedIds.length, 'tool output')} would be pruned: ${preview.prunedIds.join(', ')}.`,
+    `Tokens ${count(preview.tokensBefore)} → ${count(preview.tokensAfter)} (saves ${count(preview.tokensSaved)}).`,
+  ];
+  if (preview.note) lines.push(`Note: ${preview.note}`);
+  return lines;
+}
+
+/** Navigate preview lines: `[line]`. */
+export function navigatePreviewLines(preview) {
+  const lines = [`Continue from ${preview.targetId} (the file's leaf is ${preview.fromLeafId ?? 'none'}).`];
+  if (preview.summarize) {
+    lines.push(preview.nothingToSummarize
+      ? 'Nothing to summarize: no entries are abandoned.'
+      : `${plural(preview.abandonedIds.length, 'abandoned entry', 'abandoned entries')} summarized into a "${preview.entryType}" entry (budget ${count(preview.tokenBudget)} tokens).`);
+  } else {
+    lines.push(`${plural(preview.abandonedIds?.length ?? 0, 'entry', 'entries')} left behind, not summarized; a "custom" marker entry is appended.`);
+  }
+  for (const w of preview.warnings ?? []) lines.push(`⚠ ${w}`);
+  return lines;
+}

@@ -1,0 +1,201 @@
+// The write dialog (`<dialog id="write-dialog">`): one step of a write flow at a time: a form,
+// a preview, the confirmation, the running summary, the result with its diff, or an error.
+// Owns the dialog's DOM; every text (session text, prompts, summaries) goes in as text only.
+
+import { elementMaker } from '../dom.js';
+import { renderDiff } from '../diff/view.js';
+import { PROVIDER_KINDS } from './format.js';
+import { callHeading, progressStatus } from './progress.js';
+
+/**
+ * Renders `step` into `dialog`: `{ title, state, lines, error, fields, prompt, progress, diff,
+ * buttons: [{ id, label, primary, onClick }] }` (all but `title`/`state`/`buttons` optional).
+ * `fields`: `{ kind: 'instructions'|'source'|'summarize'|'summary', ... }`.
+ */
+export function renderStep(dialog, step) {
+  const el = elementMaker(dialog.ownerDocument);
+  const parts = [el('h2', 'write-title', step.title)];
+  const body = el('div', 'write-body');
+  body.id = 'write-body';
+  if (step.error) {
+    const error = el('p', 'write-error', step.error);
+    error.id = 'write-error';
+    error.setAttribute('role', 'alert');
+    body.append(error);
+  }
+  if (step.lines?.length) {
+    const list = el('ul', `write-lines write-lines-${step.state}`);
+    list.id = step.state === 'confirm' ? 'write-confirm' : 'write-lines';
+    for (const line of step.lines) list.append(el('li', line.startsWith('⚠') ? 'write-warning' : null, line));
+    body.append(list);
+  }
+  for (const field of step.fields ?? []) body.append(fieldNode(el, field));
+  if (step.prompt) body.append(promptNode(el, step.prompt));
+  if (step.progress) body.append(progressNode(el, step.progress));
+  if (step.diff) {
+    const box = el('div', 'write-diff-box');
+    renderDiff(box, step.diff);
+    body.append(box);
+  }
+  parts.push(body);
+  const buttons = el('div', 'write-buttons');
+  for (const b of step.buttons ?? []) {
+    const button = el('button', `write-button${b.primary ? ' primary' : ''}`, b.label);
+    button.type = 'button';
+    button.id = b.id;
+    button.addEventListener('click', (event) => {
+      event.preventDefault();
+      b.onClick();
+    });
+    buttons.append(button);
+  }
+  parts.push(buttons);
+  dialog.replaceChildren(...parts);
+  dialog.dataset.state = step.state;
+  if (!dialog.open) dialog.showModal();
+  // The first field, else the primary button, gets the keys; but a confirmation starts on its
+  // first button (Back / Cancel), so that a second Enter cannot write by accident.
+  const focus = step.state === 'confirm'
+    ? dialog.querySelector('.write-button')
+    : dialog.querySelector('textarea, input, select') ?? dialog.querySelector('.write-button.primary');
+  focus?.focus();
+}
+
+/** Updates only the running step's live text (no re-render: keeps the scroll and the Cancel button). */
+export function renderProgress(dialog, progress) {
+  const el = elementMaker(dialog.ownerDocument);
+  const old = dialog.querySelector('#write-progress');
+  if (old) old.replaceWith(progressNode(el, progress));
+}
+
+function progressNode(el, progress) {
+  const box = el('div', 'write-progress');
+  box.id = 'write-progress';
+  box.append(el('p', 'write-status', progressStatus(progress)));
+  for (const c of progress.calls) {
+    const section = el('section', 'write-call');
+    section.dataset.call = c.call;
+    section.append(el('h3', 'write-call-title', callHeading(c)));
+    for (const note of c.notes) section.append(el('p', 'write-note', note));
+    const pre = el('pre', 'write-stream', c.text);
+    section.append(pre);
+    box.append(section);
+  }
+  return box;
+}
+
+function promptNode(el, prompt) {
+  const details = el('details', 'write-prompt');
+  details.append(el('summary', null, prompt.title));
+  details.append(el('div', 'plan-call-label', 'system prompt'), el('pre', 'plan-prompt', prompt.systemPrompt ?? ''));
+  details.append(el('div', 'plan-call-label', 'prompt'), el('pre', 'plan-prompt', prompt.prompt ?? ''));
+  return details;
+}
+
+function labelled(el, text, control) {
+  const label = el('label', 'write-field', text);
+  label.append(control);
+  return label;
+}
+
+function fieldNode(el, field) {
+  switch (field.kind) {
+    case 'instructions': {
+      const area = el('textarea', 'write-textarea');
+      area.id = 'write-instructions';
+      area.rows = 3;
+      area.placeholder = 'optional: what the summary should focus on';
+      area.value = field.value ?? '';
+      return labelled(el, 'Custom instructions', area);
+    }
+    case 'summary': {
+      const area = el('textarea', 'write-textarea write-summary');
+      area.id = 'write-summary';
+      area.rows = 14;
+      area.value = field.value ?? '';
+      return labelled(el, 'Summary', area);
+    }
+    case 'summarize': {
+      const box = el('input');
+      box.type = 'checkbox';
+      box.id = 'write-summarize';
+      box.checked = field.value !== false;
+      const label = el('label', 'write-check');
+      label.append(box, el('span', null, ' with a branch summary of the entries left behind'));
+      return label;
+    }
+    case 'source':
+      return sourceNode(el, field);
+    default:
+      return el('p', null, '');
+  }
+}
+
+/** Summary source: configured providers (listed), a typed provider, or offline. */
+function sourceNode(el, field) {
+  const { providers, value = {} } = field;
+  const set = el('fieldset', 'write-source');
+  set.append(el('legend', null, 'Summary by'));
+  const radio = (mode, text) => {
+    const input = el('input');
+    input.type = 'radio';
+    input.name = 'write-source';
+    input.value = mode;
+    input.id = `write-source-${mode}`;
+    input.checked = (value.mode ?? 'configured') === mode;
+    const label = el('label', 'write-radio');
+    label.append(input, el('span', null, ` ${text}`));
+    return label;
+  };
+  const candidates = providers?.candidates ?? [];
+  const configured = candidates.length
+    ? `configured providers: ${candidates.map((c) => `${c.name ?? c.kind}${c.model ? ` (${c.model})` : ''}`
+      + `${c.key ? ` key ${c.key}` : c.keySource === 'none' ? ' no key' : ''}`).join(', ')}`
+    : providers?.remoteEndpoint
+      ? `omp's remote endpoint ${providers.remoteEndpoint}`
+      : 'configured providers: none (the offline summary is used)';
+  set.append(radio('configured', configured));
+  if (providers?.configPath) set.append(el('p', 'write-note', `config: ${providers.configPath}`));
+  set.append(radio('custom', 'this provider:'));
+  const row = el('div', 'write-provider');
+  const kind = el('select');
+  kind.id = 'write-provider-kind';
+  for (const k of PROVIDER_KINDS) {
+    const option = el('option', null, k);
+    option.value = k;
+    kind.append(option);
+  }
+  kind.value = value.kind ?? 'openai-compatible';
+  const model = el('input');
+  model.id = 'write-provider-model';
+  model.placeholder = 'model';
+  model.value = value.model ?? '';
+  const url = el('input');
+  url.id = 'write-provider-url';
+  url.placeholder = 'base URL (e.g. http://127.0.0.1:11434/v1)';
+  url.value = value.baseUrl ?? '';
+  for (const input of [model, url]) {
+    input.autocomplete = 'off';
+    input.spellcheck = false;
+    // Typing a provider chooses it.
+    input.addEventListener('input', () => {
+      set.querySelector('#write-source-custom').checked = true;
+    });
+  }
+  row.append(kind, model, url);
+  set.append(row);
+  set.append(radio('offline', "offline extractive summary (no model)"));
+  return set;
+}
+
+/** The form's values: `{ instructions, summarize, summary, source: { mode, kind, model, baseUrl } }`. */
+export function readFields(dialog) {
+  const value = (id) => dialog.querySelector(`#${id}`)?.value ?? null;
+  const mode = dialog.querySelector('input[name="write-source"]:checked')?.value ?? 'configured';
+  return {
+    instructions: value('write-instructions')?.trim() || null,
+    summarize: dialog.querySelector('#write-summarize')?.checked ?? null,
+    summary: value('write-summary'),
+    source: { mode, kind: value('write-provider-kind'), model: value('write-provider-model'), baseUrl: value('write-provider-url') },
+  };
+}
