@@ -22,6 +22,8 @@ pub struct SessionView {
     pub file_name: String,
     /// The agent dialect whose rules apply (`pi`, `omp`).
     pub dialect: &'static str,
+    /// The dialect the file itself says; differs from `dialect` when it was forced.
+    pub detected_dialect: &'static str,
     /// Number of entries.
     pub entry_count: usize,
     /// Sum of the entries' token estimates.
@@ -46,6 +48,7 @@ impl SessionView {
                 .map(|name| name.to_string_lossy().into_owned())
                 .unwrap_or_default(),
             dialect: s.dialect().name(),
+            detected_dialect: s.detection().detected.name(),
             entry_count: n,
             total_tokens: (0..n as u32)
                 .map(|i| s.entry_tokens(contextree_core::session::NodeId(i)))
@@ -302,6 +305,30 @@ impl ContextView {
                 .collect(),
         }
     }
+}
+
+/// Tokenizer counts of a context, as `token_counts` returns them.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenCountsView {
+    /// The leaf.
+    pub leaf_id: Option<String>,
+    /// `o200k_base` or `cl100k_base`.
+    pub tokenizer: &'static str,
+    /// One per agent message of the context: the LLM message's count, `None` when not sent.
+    pub messages: Vec<Option<u64>>,
+    /// Sum of the counts.
+    pub total: u64,
+}
+
+/// The whole text of one context message, as `message_text` returns it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageTextView {
+    /// Position in the context.
+    pub i: usize,
+    /// The text, uncut.
+    pub text: String,
 }
 
 /// One entry's raw line, as `entry_detail` returns it.

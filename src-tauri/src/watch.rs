@@ -32,6 +32,9 @@ fn stamp(path: &std::path::Path) -> Stamp {
 pub fn start<R: Runtime>(app: AppHandle<R>, open: &OpenSession, generation: u64) {
     let path: PathBuf = open.loaded.path.clone();
     let pack = open.pack.clone();
+    // A dialect that differs from the detected one was forced by the user: keep it.
+    let session = &open.loaded.session;
+    let forced = (session.dialect() != session.detection().detected).then(|| session.dialect());
     let mut last = stamp(&path);
     let spawned = std::thread::Builder::new()
         .name("contextree-watch".into())
@@ -48,7 +51,7 @@ pub fn start<R: Runtime>(app: AppHandle<R>, open: &OpenSession, generation: u64)
             last = now;
             // A file that vanished or cannot be read keeps the session shown; the next change
             // is tried again.
-            let Ok(loaded) = contextree_host::load_session(&path, None) else {
+            let Ok(loaded) = contextree_host::load_session(&path, forced) else {
                 continue;
             };
             let open = OpenSession {

@@ -22,11 +22,26 @@
 //! - `c` previews a compaction: the PLAN panel's tokens before equal `contextree compact
 //!   --dry-run`'s, the summarized rows get a dashed outline, Esc closes it
 //!   (`compaction-preview.png`).
+//! - `library.rs`: the Library screen over fake pi / omp folders in a scratch HOME
+//!   (`library.png`), Settings switching to the dark theme (`settings.png`, `dark.png`), and the
+//!   problems panel of a file that is not a session.
+//! - `writes.rs`: compaction against a fake provider (`compaction-running.png`,
+//!   `compaction-diff.png`), prune (`prune-preview.png`), navigate with a summary
+//!   (`navigate-summary.png`), Cancel, and editing then undoing a compaction, each on a copy of a
+//!   fixture and checked against the file and the CLI.
+//! - `context_panel.rs`: tokenizer counts equal to `contextree context --tokenizer`'s, "show
+//!   all" of a cut message, Copy Markdown / Copy JSON of the whole context.
 //!
 //! A plain `harness = false` binary rather than `#[test]`s: the cases share one driver on fixed
 //! ports, and the skip must be visible without `#[ignore]`. It prints `N passed, M failed`.
 
 mod driver;
+// The Library and Settings screens and the problems panel, under a scratch HOME.
+mod library;
+// The write flows (compact, prune, navigate, cancel, edit, undo) on copies of fixtures.
+mod writes;
+// The context panel's tokenizer counts, "show all" and copy.
+mod context_panel;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -132,6 +147,42 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
             "c_previews_a_compaction_as_the_cli_plans_it",
             c_previews_a_compaction_as_the_cli_plans_it(&harness).await,
         ),
+        (
+            "the_context_panel_counts_shows_all_and_copies",
+            context_panel::the_context_panel_counts_shows_all_and_copies(&harness).await,
+        ),
+        (
+            "the_library_lists_sessions_by_project_and_opens_one",
+            library::the_library_lists_sessions_by_project_and_opens_one(&harness).await,
+        ),
+        (
+            "settings_switch_the_theme_to_dark_and_keep_the_providers",
+            library::settings_switch_the_theme_to_dark_and_keep_the_providers(&harness).await,
+        ),
+        (
+            "a_file_that_is_not_a_session_shows_its_problems",
+            library::a_file_that_is_not_a_session_shows_its_problems(&harness).await,
+        ),
+        (
+            "compaction_runs_against_a_fake_provider_and_shows_the_diff",
+            writes::compaction_runs_against_a_fake_provider_and_shows_the_diff(&harness).await,
+        ),
+        (
+            "prune_previews_the_outputs_and_rewrites_with_a_backup",
+            writes::prune_previews_the_outputs_and_rewrites_with_a_backup(&harness).await,
+        ),
+        (
+            "navigate_with_a_summary_appends_a_branch_summary",
+            writes::navigate_with_a_summary_appends_a_branch_summary(&harness).await,
+        ),
+        (
+            "a_cancelled_or_outdated_summary_writes_nothing",
+            writes::a_cancelled_or_outdated_summary_writes_nothing(&harness).await,
+        ),
+        (
+            "a_summary_is_edited_then_the_compaction_undone",
+            writes::a_summary_is_edited_then_the_compaction_undone(&harness).await,
+        ),
     ] {
         match res {
             Ok(()) => {
@@ -155,9 +206,23 @@ async fn with_app<F>(harness: &Harness, args: &[String], checks: F) -> anyhow::R
 where
     F: AsyncFnOnce(&Client) -> anyhow::Result<()>,
 {
+    with_app_in(harness, &harness.app, args, checks).await
+}
+
+/// `with_app` for an app started through `launcher` (the app binary, or a script that `exec`s
+/// it: the process under the driver must be the app binary).
+async fn with_app_in<F>(
+    harness: &Harness,
+    launcher: &Path,
+    args: &[String],
+    checks: F,
+) -> anyhow::Result<()>
+where
+    F: AsyncFnOnce(&Client) -> anyhow::Result<()>,
+{
     let capabilities = json!({
         "browserName": "wry",
-        "tauri:options": { "application": harness.app, "args": args },
+        "tauri:options": { "application": launcher, "args": args },
     });
     let Value::Object(capabilities) = capabilities else {
         unreachable!()
@@ -1059,7 +1124,8 @@ async fn wait_for(client: &Client, what: &str, script: &str) -> anyhow::Result<(
         }
         if Instant::now() > deadline {
             let status = text_content(client, "status").await.unwrap_or_default();
-            bail!("timed out waiting for: {what} (status: `{status}`)");
+            let problems = text_content(client, "problems").await.unwrap_or_default();
+            bail!("timed out waiting for: {what} (status: `{status}`, problems: `{problems}`)");
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }

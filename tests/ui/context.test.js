@@ -48,3 +48,18 @@ test('the store merges patches and notifies subscribers until they leave', () =>
   store.set({ a: 5 });
   assert.deepEqual(seen, [{ a: 1, b: 3 }]);
 });
+
+test('tokenizer counts: when to count, the totals line and the per-message cell', async () => {
+  const { countMode, countTotalText, messageCountText, tokenizerShort } = await import('../../ui/src/context/format.js');
+  assert.equal(tokenizerShort('o200k_base'), 'o200k');
+  assert.equal(tokenizerShort('cl100k_base'), 'cl100k');
+  assert.equal(countMode(ctx, 'o200k_base'), 'auto');
+  assert.equal(countMode({ ...ctx, llmTokens: 2_000_000 }, 'o200k_base'), 'ask');
+  assert.equal(countMode(ctx, 'none'), 'none');
+  assert.equal(countMode(ctx, null), 'none');
+  assert.equal(countTotalText({ tokenizer: 'o200k_base', total: 40012 }, ctx), 'o200k: 40,012 tokens (estimate 40,100, −0.2%)');
+  assert.equal(countTotalText({ tokenizer: 'cl100k_base', total: 44110 }, ctx), 'cl100k: 44,110 tokens (estimate 40,100, +10.0%)');
+  assert.equal(countTotalText({ tokenizer: 'o200k_base', total: 0 }, { llmTokens: 0 }), 'o200k: 0 tokens (estimate 0, ±0.0%)');
+  assert.equal(messageCountText(1180, 'o200k_base'), 'o200k 1,180');
+  assert.equal(messageCountText(null, 'o200k_base'), '');
+});

@@ -25,16 +25,20 @@ async function call(cmd, args) {
 
 /**
  * Opens a session file and makes it the open session; `null` opens the file given on the
- * command line, else the demo. Resolves to `{ path, fileName, dialect, entryCount,
+ * command line, else the demo. `dialect` (`pi`, `omp`) forces the agent's rules instead of
+ * detecting them. Resolves to `{ path, fileName, dialect, detectedDialect, entryCount,
  * totalTokens, leafId, diagnostics: [{ line, severity, message }] }`.
  */
-export const openSession = (path = null) => call('open_session', { path });
+export const openSession = (path = null, dialect = null) => call('open_session', { path, dialect });
 
 /**
  * The tree rows for a leaf (`null`: the file's leaf): `{ leafId, rows: [{ id, parentId, indent, guides,
  * connector, isLeaf, childless, onPath, state, entryType, kind, label, tokens, line }] }`.
  */
 export const treeRows = (leafId = null) => call('tree_rows', { leafId });
+
+/** The same rows as binary columns (an ArrayBuffer; decode with tree/table.js's `decodeTable`). */
+export const treeTable = (leafId = null) => call('tree_table', { leafId });
 
 /** First-line previews of the rows with these ids: `[{ id, text }]`. */
 export const rowPreviews = (ids) => call('row_previews', { ids });
@@ -46,6 +50,25 @@ export const rowPreviews = (ids) => call('row_previews', { ids });
  * tokens, llmRole, llmTokens, text, truncated }] }`.
  */
 export const contextView = (leafId = null) => call('context_view', { leafId });
+
+/**
+ * Tokenizer counts of a leaf's context (`tokenizer`: `o200k_base` or `cl100k_base`), computed
+ * off the main thread: `{ leafId, tokenizer, messages: [count or null when not sent], total }`.
+ */
+export const tokenCounts = (leafId, tokenizer) => call('token_counts', { leafId, tokenizer });
+
+/** The whole text of context message `index` (the panel's text is cut): `{ i, text }`. */
+export const messageText = (leafId, index) => call('message_text', { leafId, index });
+
+/** The whole context of a leaf as text, `format` `json` or `markdown` (nothing cut). */
+export const exportContext = (leafId, format) => call('export_context', { leafId, format });
+
+/**
+ * Asks where to save the context of a leaf (the native save dialog, opened by the backend: the
+ * page never names a path) and writes it there, Markdown for `.md`, else JSON. Resolves to the
+ * path written, or null when cancelled.
+ */
+export const saveContext = (leafId) => call('save_context', { leafId });
 
 /** One entry's line: `{ id, line, entryType, json, migrated, diagnostics }`. */
 export const entryDetail = (id) => call('entry_detail', { id });
@@ -75,3 +98,83 @@ export const compactionPreview = (leafId = null, keepRecent = null, instructions
 export function onSessionChanged(handler) {
   return window.__TAURI__.event.listen('session-changed', (event) => handler(event.payload));
 }
+
+// ---- Write flows (helper contract: /work/notes/ipc-writes.md). Every apply command is called
+// only after the user confirmed what it writes; its preview command is read only.
+
+/** A Channel whose messages go to `onEvent` (progress of a summary: `ProgressEvent`s). */
+function progressChannel(onEvent) {
+  const channel = new (tauri().Channel)();
+  channel.onmessage = (event) => onEvent?.(event);
+  return channel;
+}
+
+/** Configured summarizers: `{ configPath, candidates: [{ name, kind, model, baseUrl, key, keySource }], remoteEndpoint }`. */
+export const providers = () => call('providers', {});
+
+/** Appends a compaction entry under `leafId`; `source`: `{ offline, provider }`. Resolves to a `WriteResult`. */
+export const compact = (leafId, instructions, keepRecent, source, onEvent) =>
+  call('compact', { leafId, instructions, keepRecent, source, onEvent: progressChannel(onEvent) });
+
+/** Stops the running summary (the apply command then fails with kind `cancelled`). */
+export const cancelSummary = () => call('cancel_summary', {});
+
+/** `{ compactionId, summary, firstKeptEntryId, tokensBefore, parentId, note }`. */
+export const editSummaryPreview = (compactionId) => call('edit_summary_preview', { compactionId });
+
+/** A new compaction entry with the same boundary and the given summary (marked as supplied). */
+export const editSummary = (compactionId, summary) => call('edit_summary', { compactionId, summary });
+
+/** `{ compactionId, targetId, entry, note }`. */
+export const undoCompactionPreview = (compactionId) => call('undo_compaction_preview', { compactionId });
+
+/** Continues from the entry before a compaction (D14 marker). */
+export const undoCompaction = (compactionId) => call('undo_compaction', { compactionId });
+
+/** What moving the file's leaf to `targetId` would append (and the exact summary prompt). */
+export const navigatePreview = (targetId, summarize, instructions) =>
+  call('navigate_preview', { targetId, summarize, instructions });
+
+/** Moves the file's leaf to `targetId`: a branch summary (`summarize`) or a continue marker. */
+export const navigate = (targetId, summarize, instructions, source, onEvent) =>
+  call('navigate', { targetId, summarize, instructions, source, onEvent: progressChannel(onEvent) });
+
+/** Which tool outputs pruning replaces for `leafId` (`null`: the file's leaf); read only. */
+export const prunePreview = (leafId = null) => call('prune_preview', { leafId });
+
+/** Rewrites the file with the outputs pruned (a backup is kept). */
+export const prune = (leafId = null) => call('prune', { leafId });
+
+// ---- Library, Open…, settings.
+
+/**
+ * Every pi / omp session found: `{ roots: [{ path, dialect, origin, exists, sessionCount }],
+ * projects: [{ path, source, certain, folders, lastActivityMs, sessions: [{ path, fileName,
+ * dialect, size, entryCount, id, cwd, name, firstRequest, modifiedMs, modified, created,
+ * valid }] }], sessionCount, warnings }`; `search` keeps the sessions containing every word.
+ */
+export const listSessions = (search = null) => call('list_sessions', { search });
+
+/**
+ * The native file picker (tauri-plugin-dialog, permission `dialog:allow-open` only): resolves
+ * to the chosen `.jsonl` file's path, or null when cancelled.
+ */
+export async function pickSessionFile() {
+  try {
+    const chosen = await window.__TAURI__.dialog.open({
+      title: 'Open a session file',
+      multiple: false,
+      directory: false,
+      filters: [{ name: 'Session files', extensions: ['jsonl'] }, { name: 'All files', extensions: ['*'] }],
+    });
+    return Array.isArray(chosen) ? (chosen[0] ?? null) : chosen;
+  } catch (e) {
+    throw new CommandError({ kind: 'dialog', message: typeof e === 'string' ? e : (e?.message ?? String(e)) });
+  }
+}
+
+/** The app's settings: `{ path, settings: { theme, tokenizer, contextWindow, library: { pi, omp, only } }, warning }`. */
+export const getSettings = () => call('settings', {});
+
+/** Validates and stores the settings (atomically, other keys of the file kept); resolves like `getSettings`. */
+export const saveSettings = (settings) => call('save_settings', { settings });

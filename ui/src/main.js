@@ -5,31 +5,40 @@
 // is on screen.
 
 import {
-  budget, compactionPreview, contextView, entryDetail, onSessionChanged, openSession, rowPreviews, treeRows,
+  budget, compactionPreview, contextView, entryDetail, onSessionChanged, openSession, rowPreviews, treeTable,
 } from './ipc.js';
 import { createStore } from './store.js';
 import { sessionSummary } from './entries/format.js';
 import { parseWindow } from './budget/bar.js';
 import { renderBudget } from './budget/view.js';
 import { renderContext } from './context/view.js';
+import { contextActions } from './context/actions.js';
 import { renderEntry, renderEntryHint } from './entry/view.js';
 import { planRowClasses } from './plan/format.js';
 import { renderPlan } from './plan/view.js';
-import { FILTERS, nextMatch, visibleRows } from './tree/filter.js';
-import { foldKey, parentsOf, unfoldedRows } from './tree/fold.js';
-import { rowIndex } from './tree/format.js';
+import { createWrites } from './actions/flows.js';
+import { FILTERS } from './tree/filter.js';
+import { foldKey } from './tree/fold.js';
+import { afterPaint, perfMark } from './tree/perf.js';
+import {
+  NO_ROWS, decodeTable, nextMatchIn, parentsIn, rowList, rowsAtLines, shownRows,
+} from './tree/table.js';
 import { reduceKey } from './tree/keys.js';
 import { renderLegend } from './tree/legend.js';
 import { createTreeView } from './tree/view.js';
+import { looksUnreadable, problemsSummary } from './problems/format.js';
+import { createProblemsPanel } from './problems/view.js';
+import { initScreens } from './screens.js';
 
 const $ = (id) => document.getElementById(id);
 
-// `allRows`: every row of the leaf's tree; `rows`: the ones shown (filter and search).
+// `allRows`: every row of the leaf's tree (tree/table.js's columns); `rows`: the ones shown
+// (filter and search), a `rowList` over them.
 // `followFile`: the leaf is the file's own, and follows it when an agent appends.
 // `folded`: ids whose subtrees are hidden (← / →); `parents`: ids that have children.
 const store = createStore({
-  session: null, allRows: [], rows: [], leafId: null, followFile: true, selected: -1,
-  folded: new Set(), parents: new Set(),
+  session: null, allRows: null, rows: NO_ROWS, leafId: null, followFile: true, selected: -1,
+  folded: new Set(), parents: parentsIn(null),
   view: { filter: 'all', showMetadata: false, query: '' }, window: null,
   plan: null, planRows: new Map(),
 });
@@ -39,8 +48,8 @@ let requests = 0;
 const tree = createTreeView($('tree'), {
   onSelect: (index) => select(index),
   onActivate: (index) => {
-    const row = store.get().rows[index];
-    if (row) showLeaf(row.id, row.id);
+    const id = store.get().rows.id(index);
+    if (id != null) showLeaf(id, id);
   },
   onRange: fetchPreviews,
   preview: (id) => previews.get(id),
@@ -62,13 +71,14 @@ function fetchPreviews(ids) {
 
 function selectedId() {
   const { rows, selected } = store.get();
-  return rows[selected]?.id ?? null;
+  return rows.id(selected);
 }
 
 function select(index) {
-  const row = store.get().rows[index];
+  const row = store.get().rows.at(index);
   if (!row) return;
   store.set({ selected: index });
+  writes.selectionChanged(row);
   tree.setSelected(index);
   const request = ++requests;
   entryDetail(row.id)
@@ -82,12 +92,12 @@ function select(index) {
 function applyView(keepId = selectedId()) {
   const { allRows, view, leafId, folded } = store.get();
   const keep = new Set([leafId, keepId].filter(Boolean));
-  const base = unfoldedRows(allRows, folded).map((i) => allRows[i]);
-  const rows = visibleRows(base, view, keep, (id) => previews.get(id) ?? '').map((i) => base[i]);
-  const index = rowIndex(rows, keepId);
+  const rows = rowList(allRows, allRows && shownRows(allRows, view, folded, keep, (id) => previews.get(id) ?? ''));
+  const index = rows.find(keepId);
+  const all = allRows?.n ?? 0;
   store.set({ rows, selected: -1 });
   tree.setRows(rows);
-  $('tree-count').textContent = rows.length === allRows.length ? `${rows.length} rows` : `${rows.length} of ${allRows.length} rows`;
+  $('tree-count').textContent = rows.length === all ? `${rows.length} rows` : `${rows.length} of ${all} rows`;
   if (index >= 0) select(index);
   else tree.setSelected(-1);
 }
@@ -96,7 +106,8 @@ let budgetRequests = 0;
 /** Fetches and draws the bar of `leafId`; an answer overtaken by a newer request is dropped. */
 function showBudget(leafId) {
   const request = ++budgetRequests;
-  return budget(leafId, store.get().window).then((b) => {
+  const { window: typed, settings } = store.get();
+  return budget(leafId, typed ?? settings?.contextWindow ?? null).then((b) => {
     if (request === budgetRequests) renderBudget($('budget'), b);
   });
 }
@@ -105,16 +116,36 @@ function showBudget(leafId) {
  * Makes `leafId` the leaf (`null`: the file's leaf), then selects `selectId` (default: the leaf).
  * Resolves to whether it worked (errors are reported in the status line).
  */
+let leafRequests = 0;
 async function showLeaf(leafId, selectId = null) {
+  // A newer call (another leaf chosen meanwhile) wins: this one stops at its next answer.
+  const request = ++leafRequests;
   document.body.dataset.busy = 'true';
   try {
-    const [view, ctx] = await Promise.all([treeRows(leafId), contextView(leafId), showBudget(leafId)]);
+    // The tree first, alone (on two cores the context and the bar would slow it down), drawn as
+    // soon as its rows arrive; then the context and the bar.
+    perfMark('tree-request');
+    const data = await treeTable(leafId);
+    if (request !== leafRequests) return true;
+    perfMark('tree-data');
+    const view = decodeTable(data);
+    perfMark('tree-decoded');
+    document.body.dataset.perfTreeBackend = `${view.backendMs.prepare}/${view.backendMs.encode}`;
     store.set({
-      allRows: view.rows, parents: parentsOf(view.rows), leafId: view.leafId, followFile: leafId == null,
+      allRows: view, parents: parentsIn(view), leafId: view.leafId, followFile: leafId == null,
     });
-    renderContext($('context'), ctx, (id) => jumpTo(id));
-    $('context-leaf').textContent = view.leafId ? `leaf ${view.leafId}` : 'empty session';
+    problems.setRows(rowsAtLines(view, (store.get().session?.diagnostics ?? []).map((d) => d.line)));
     applyView(selectId ?? view.leafId);
+    perfMark('tree-applied');
+    // Let the tree be painted before the (possibly long) context is laid out.
+    await afterPaint();
+    perfMark('tree-painted');
+    const [ctx] = await Promise.all([contextView(leafId), showBudget(leafId)]);
+    if (request !== leafRequests) return true;
+    perfMark('context-data');
+    renderContext($('context'), ctx, (id) => jumpTo(id), contextActions(document, { tokenizer: store.get().settings?.tokenizer, report }));
+    perfMark('context-shown');
+    $('context-leaf').textContent = view.leafId ? `leaf ${view.leafId}` : 'empty session';
     document.body.dataset.leaf = view.leafId ?? '';
     if (store.get().plan) openPlan();
     return true;
@@ -122,7 +153,7 @@ async function showLeaf(leafId, selectId = null) {
     report(err);
     return false;
   } finally {
-    delete document.body.dataset.busy;
+    if (request === leafRequests) delete document.body.dataset.busy;
   }
 }
 
@@ -166,13 +197,17 @@ function closePlan() {
 
 /** Selects the row of entry `id`, showing it even when the filter hides it. */
 function jumpTo(id) {
-  if (rowIndex(store.get().rows, id) < 0) applyView(id);
-  else select(rowIndex(store.get().rows, id));
+  const index = store.get().rows.find(id);
+  if (index < 0) applyView(id);
+  else select(index);
 }
 
-function report(err) {
-  $('status').textContent = `Error (${err.kind ?? 'error'}): ${err.message}`;
-  $('status').hidden = false;
+const problems = createProblemsPanel($('problems'), { onJump: (id) => jumpTo(id) });
+$('session-diagnostics').addEventListener('click', () => problems.toggle());
+
+/** Shows `err` (a CommandError) in the problems panel; `doing` names what failed. */
+function report(err, doing = null) {
+  problems.showError(err, doing);
 }
 
 function renderSession(session) {
@@ -182,16 +217,15 @@ function renderSession(session) {
   $('session-dialect').textContent = `dialect: ${session.dialect}`;
   $('session-dialect').hidden = false;
   $('session-summary').textContent = sessionSummary(session);
-  const n = session.diagnostics.length;
-  $('session-diagnostics').textContent = n === 0 ? '' : `${n} ${n === 1 ? 'problem' : 'problems'}`;
-  $('session-diagnostics').title = session.diagnostics
-    .slice(0, 20)
-    .map((d) => `line ${d.line}: ${d.severity}: ${d.message}`)
-    .join('\n');
+  $('session-diagnostics').textContent = problemsSummary(session.diagnostics);
+  $('session-diagnostics').hidden = session.diagnostics.length === 0;
+  problems.setSession(session);
 }
 
 /** The file changed on disk: show the new rows, keeping the selected entry and the leaf. */
 async function reload(session) {
+  // A watcher's last event can arrive after another file was opened.
+  if (store.get().session && session.path !== store.get().session.path) return;
   store.set({ session });
   renderSession(session);
   const { followFile, leafId } = store.get();
@@ -212,7 +246,7 @@ search.addEventListener('keydown', (event) => {
   if (event.key === 'Enter') {
     event.preventDefault();
     const { rows, selected, view } = store.get();
-    const next = nextMatch(rows, view.query, selected, (id) => previews.get(id) ?? '', event.shiftKey ? -1 : 1);
+    const next = nextMatchIn(rows, view.query, selected, (id) => previews.get(id) ?? '', event.shiftKey ? -1 : 1);
     if (next >= 0) select(next);
   } else if (event.key === 'Escape') {
     event.preventDefault();
@@ -253,8 +287,48 @@ $('budget-window').addEventListener('keydown', (event) => {
 $('plan-open').addEventListener('click', () => openPlan());
 $('plan-close').addEventListener('click', () => closePlan());
 
+// Live reloads and the view after a write, one at a time: a reload that starts while a write's
+// refresh runs would otherwise put back the selection from before the write.
+let pending = Promise.resolve();
+
+// The write flows (compact, prune, continue, undo, edit) and their dialog: actions/flows.js.
+const writes = createWrites({
+  dialog: $('write-dialog'),
+  bar: $('write-actions'),
+  hooks: {
+    current: () => {
+      const s = store.get();
+      return { session: s.session, leafId: s.leafId, followFile: s.followFile, row: s.rows.at(s.selected) ?? null, plan: s.plan };
+    },
+    markRows: (map) => {
+      store.set({ planRows: map ?? planRowClasses(store.get().plan) });
+      tree.refresh();
+    },
+    written: (session, { leafId, selectId }) => {
+      const done = pending.then(async () => {
+        if (store.get().plan) closePlan();
+        previews.clear();
+        store.set({ session });
+        renderSession(session);
+        await showLeaf(leafId, selectId);
+      });
+      pending = done.catch(report);
+      return done;
+    },
+    reload: async () => {
+      const { session } = store.get();
+      // Keep a dialect forced in the settings; a detected one is detected again.
+      if (session) await openAndShow(session.path, session.dialect === session.detectedDialect ? null : session.dialect);
+    },
+    openPlan: () => openPlan(),
+    report: (err) => report(err),
+  },
+});
+
 document.addEventListener('keydown', (event) => {
   if (event.altKey || event.ctrlKey || event.metaKey) return;
+  if (document.body.dataset.screen) return; // the Library / Settings screen has the keys (screens.js)
+  if (writes.onKey(event)) return;
   if (event.key === 'Escape' && store.get().plan && !event.target.closest?.('input, select')) {
     event.preventDefault();
     closePlan();
@@ -273,7 +347,7 @@ document.addEventListener('keydown', (event) => {
     return;
   }
   const { selected, rows, folded, parents } = store.get();
-  const fold = foldKey(rows[selected], event.key, folded, parents);
+  const fold = foldKey(rows.at(selected), event.key, folded, parents);
   if (fold) {
     event.preventDefault();
     if (fold.select) return jumpTo(fold.select);
@@ -286,26 +360,68 @@ document.addEventListener('keydown', (event) => {
   const next = reduceKey({ selected, rowCount: rows.length, pageRows: tree.pageRows() }, event.key);
   if (!next) return;
   event.preventDefault();
-  if (next.command === 'select-leaf') showLeaf(rows[next.selected].id, rows[next.selected].id);
+  if (next.command === 'select-leaf') showLeaf(rows.id(next.selected), rows.id(next.selected));
   else if (next.command === 'file-leaf') showLeaf(null);
   else if (next.selected !== selected) select(next.selected);
 });
 
+/**
+ * Shows a just opened session from the file's leaf: tree, context, budget, selection, folds,
+ * plan and problems start over. Resolves to whether the tree could be shown.
+ */
+function showSession(session) {
+  if (store.get().plan) closePlan();
+  previews.clear();
+  problems.close();
+  store.set({ session, folded: new Set(), selected: -1, leafId: null, followFile: true });
+  renderSession(session);
+  renderEntryHint($('entry'), 'Select a row to see its line in the file.');
+  // A file that reads as no session at all says why at once.
+  if (looksUnreadable(session)) problems.open();
+  return showLeaf(null);
+}
+
+/** Opens `path` (`dialect`: forced rules) in place of the open session (Library, Open…, Settings). */
+async function openAndShow(path, dialect = null) {
+  try {
+    return await showSession(await openSession(path, dialect));
+  } catch (err) {
+    report(err, `Opening ${path}`);
+    return false;
+  }
+}
+
+/**
+ * Settings read at start or saved: the budget bar's default window (a typed one wins) and the
+ * context panel's tokenizer (the panel is drawn again when it changed).
+ */
+function applySettings(settings) {
+  // Until settings arrive the panel counts with o200k_base (context/actions.js).
+  const before = store.get().settings?.tokenizer ?? 'o200k_base';
+  store.set({ settings });
+  $('budget-window').placeholder = settings.contextWindow ? `${settings.contextWindow} (settings)` : 'auto';
+  const { session, followFile, leafId } = store.get();
+  if (!session || !leafId) return;
+  if (before !== settings.tokenizer) showLeaf(followFile ? null : leafId, selectedId());
+  else showBudget(followFile ? null : leafId).catch(report);
+}
+
 async function start() {
   renderLegend($('tree-legend'));
   renderEntryHint($('entry'), 'Select a row to see its line in the file.');
+  const screens = initScreens({ open: openAndShow, session: () => store.get().session, report, onSettings: applySettings });
   try {
-    const session = await openSession(null);
-    store.set({ session });
-    renderSession(session);
-    await showLeaf(null);
-    let pending = Promise.resolve();
+    perfMark('open');
+    const first = await openSession(null);
+    perfMark('opened');
+    await showSession(first);
     await onSessionChanged((next) => {
       pending = pending.then(() => reload(next)).catch(report);
     });
     $('tree').focus();
     $('status').hidden = true;
     document.body.dataset.state = 'ready';
+    screens.offerLibrary(first); // not awaited: after the first paint, off the main thread
   } catch (err) {
     $('status').textContent = `Could not open the session (${err.kind ?? 'error'}): ${err.message}`;
     document.body.dataset.state = 'error';

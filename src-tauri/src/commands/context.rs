@@ -1,13 +1,25 @@
-//! The context panel: what the model sees from a leaf.
+//! The context panel: what the model sees from a leaf; tokenizer counts, a message's whole
+//! text and the exports on demand (each on a blocking thread: they read every message back).
+
+mod export;
+#[cfg(test)]
+mod ipc_tests;
 
 use contextree_core::context::build;
 use contextree_core::context::materialize::context_tokens;
 use contextree_core::context::usage::estimate_context_tokens;
-use contextree_core::view::context_messages;
-use tauri::State;
+use contextree_core::tokens::count::count_message;
+use contextree_core::tokens::tokenizer::TokenizerKind;
+use contextree_core::view::{context_messages, context_pair, context_pairs};
+use serde_json::Value;
+use std::path::Path;
+
+use tauri::{AppHandle, Runtime, State};
+use tauri_plugin_dialog::DialogExt;
 
 use super::{blocking, leaf};
-use crate::dto::ContextView;
+use crate::dto::{ContextView, MessageTextView, TokenCountsView};
+use crate::state::OpenSession;
 use crate::{AppState, CommandError};
 
 /// Characters of message text sent to the UI per message (the rest is marked as cut).
@@ -35,4 +47,159 @@ pub async fn context_view(
         ))
     })
     .await
+}
+
+/// Tokenizer counts (`tokenizer`: `o200k_base` or `cl100k_base`) of every LLM message of the
+/// context of `leaf_id`, over the fragments the dialect's estimate measures (`None`: not sent).
+#[tauri::command]
+pub async fn token_counts(
+    state: State<'_, AppState>,
+    leaf_id: Option<String>,
+    tokenizer: String,
+) -> Result<TokenCountsView, CommandError> {
+    let kind: TokenizerKind =
+        tokenizer
+            .parse()
+            .map_err(|e: contextree_core::tokens::tokenizer::UnknownTokenizer| {
+                CommandError::InvalidArgument(e.to_string())
+            })?;
+    blocking(state.session()?, move |open| {
+        let (s, src, pack) = (&open.loaded.session, &open.loaded.source, &open.pack);
+        let ctx = build(s, leaf(open, leaf_id.as_deref())?);
+        let messages: Vec<Option<u64>> = context_pairs(s, &ctx, pack, src)?
+            .iter()
+            .map(|p| {
+                let llm = p.llm.as_ref().and_then(Value::as_object);
+                llm.map(|m| count_message(kind, m, s.dialect()) as u64)
+            })
+            .collect();
+        Ok(TokenCountsView {
+            leaf_id: ctx.leaf.map(|n| s.entry(n).id.to_string()),
+            tokenizer: kind.name(),
+            total: messages.iter().flatten().sum(),
+            messages,
+        })
+    })
+    .await
+}
+
+/// The whole text of message `index` of the context of `leaf_id` (the panel's is cut).
+#[tauri::command]
+pub async fn message_text(
+    state: State<'_, AppState>,
+    leaf_id: Option<String>,
+    index: usize,
+) -> Result<MessageTextView, CommandError> {
+    blocking(state.session()?, move |open| {
+        let (s, src, pack) = (&open.loaded.session, &open.loaded.source, &open.pack);
+        let ctx = build(s, leaf(open, leaf_id.as_deref())?);
+        let pair = context_pair(s, &ctx, pack, src, index)?.ok_or_else(|| {
+            CommandError::InvalidArgument(format!("the context has no message {index}"))
+        })?;
+        Ok(MessageTextView {
+            i: index,
+            text: pair.text(),
+        })
+    })
+    .await
+}
+
+/// The context of `leaf_id` as one text, `format` `json` or `markdown`, nothing cut.
+#[tauri::command]
+pub async fn export_context(
+    state: State<'_, AppState>,
+    leaf_id: Option<String>,
+    format: String,
+) -> Result<String, CommandError> {
+    let format: export::Format = format.parse()?;
+    blocking(state.session()?, move |open| {
+        export_text(open, leaf_id.as_deref(), format)
+    })
+    .await
+}
+
+/// Asks where to save the context of `leaf_id` (the native save dialog, opened here so that the
+/// page never names a path to write) and writes it there: Markdown for `.md`, else JSON.
+/// `None` when the dialog is cancelled.
+#[tauri::command]
+pub async fn save_context<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    leaf_id: Option<String>,
+) -> Result<Option<String>, CommandError> {
+    let open = state.session()?;
+    tauri::async_runtime::spawn_blocking(move || {
+        let leaf = leaf_id.clone().or_else(|| {
+            let s = &open.loaded.session;
+            s.leaf().map(|n| s.entry(n).id.to_string())
+        });
+        let chosen = app
+            .dialog()
+            .file()
+            .set_title("Save the context")
+            .set_file_name(format!("context-{}.md", leaf.as_deref().unwrap_or("empty")))
+            .add_filter("Markdown", &["md"])
+            .add_filter("JSON", &["json"])
+            .blocking_save_file();
+        let Some(path) = chosen.and_then(|p| p.as_path().map(Path::to_path_buf)) else {
+            return Ok(None);
+        };
+        let format = match path.extension().and_then(|e| e.to_str()) {
+            Some("md" | "markdown") => export::Format::Markdown,
+            _ => export::Format::Json,
+        };
+        let text = export_text(&open, leaf_id.as_deref(), format)?;
+        export::write_file(&path, text.as_bytes()).map_err(|source| CommandError::Save {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(Some(path.display().to_string()))
+    })
+    .await?
+}
+
+fn export_text(
+    open: &OpenSession,
+    leaf_id: Option<&str>,
+    format: export::Format,
+) -> Result<String, CommandError> {
+    let (s, src, pack) = (&open.loaded.session, &open.loaded.source, &open.pack);
+    let ctx = build(s, leaf(open, leaf_id)?);
+    let tokens = context_tokens(s, &ctx, pack, src)?;
+    let pairs = context_pairs(s, &ctx, pack, src)?;
+    let dialect = s.dialect();
+    let messages: Vec<export::Message> = pairs
+        .into_iter()
+        .zip(&tokens.messages)
+        .map(|(p, (_, role, n))| {
+            let text = p.text();
+            let llm_role = p
+                .llm
+                .as_ref()
+                .and_then(|m| m.get("role"))
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            let llm_tokens = p.llm.as_ref().and_then(Value::as_object).map_or(0, |m| {
+                contextree_core::tokens::estimate::estimate_message(m, dialect)
+            });
+            export::Message {
+                role: role.clone(),
+                entry_id: s.entry(p.item.node()).id.to_string(),
+                tokens: *n,
+                llm_role,
+                llm_tokens,
+                message: p.llm.unwrap_or(p.message),
+                text,
+            }
+        })
+        .collect();
+    let head = export::Head {
+        leaf_id: ctx.leaf.map(|n| s.entry(n).id.to_string()),
+        dialect: dialect.name(),
+        prompts: pack.origin().to_string(),
+        message_tokens: tokens.message_tokens(),
+        llm_count: tokens.llm.len(),
+        llm_tokens: tokens.llm_tokens(),
+    };
+    Ok(export::render(format, &head, &messages))
 }

@@ -3,8 +3,8 @@
 use std::sync::OnceLock;
 
 use contextree_host::library::{
-    self, iso_utc, Library, ProjectGroup, ProjectSource, RootOrigin, RootOverrides, RootStatus,
-    SessionSummary, SummaryCache,
+    self, iso_utc, Library, ProjectGroup, ProjectSource, RootOrigin, RootStatus, SessionSummary,
+    SummaryCache,
 };
 use serde::Serialize;
 
@@ -16,14 +16,17 @@ fn cache() -> &'static SummaryCache {
     CACHE.get_or_init(SummaryCache::new)
 }
 
-/// Lists the agents' session folders (pi `~/.pi/agent/sessions` or `$PI_CODING_AGENT_DIR`,
-/// omp `~/.omp/agent/sessions` or `$XDG_DATA_HOME/omp/sessions`), grouped by project, newest
-/// first; with `search`, only the sessions whose name, first request, project or id contain
-/// every word. Files are read on a blocking thread (a header and a newline count each).
+/// Lists the library folders of the settings, else the agents' session folders (pi
+/// `~/.pi/agent/sessions` or `$PI_CODING_AGENT_DIR`, omp `~/.omp/agent/sessions` or
+/// `$XDG_DATA_HOME/omp/sessions`), grouped by project, newest first; with `search`, only the
+/// sessions whose name, first request, project or id contain every word. Files are read on a
+/// blocking thread (a header and a newline count each).
 #[tauri::command]
 pub async fn list_sessions(search: Option<String>) -> Result<LibraryView, CommandError> {
     let lib = tauri::async_runtime::spawn_blocking(move || {
-        let lib = library::scan_default(&RootOverrides::default(), Some(cache()));
+        // The settings screen's folders replace the agents' defaults.
+        let roots = super::settings::current().root_overrides();
+        let lib = library::scan_default(&roots, Some(cache()));
         match search.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
             Some(q) => lib.search(q),
             None => lib,

@@ -8,7 +8,9 @@ pub mod context;
 pub mod entry;
 pub mod library;
 pub mod session;
+pub mod settings;
 pub mod tree;
+pub mod write;
 
 use std::sync::Arc;
 

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use contextree_core::prompts::PromptPack;
+use contextree_core::Dialect;
 
 use tauri::{AppHandle, Manager as _, Runtime, State};
 
@@ -25,12 +26,20 @@ enum Source {
 /// Reading and parsing run on a blocking thread: a session file can be tens of megabytes.
 /// Contexts use the installed agent's prompt pack when one loads, else contextree's own.
 /// The file is then watched: appends reload it and emit `session-changed` (`crate::watch`).
+/// `dialect` (`pi`, `omp`) forces the agent whose rules apply instead of detecting it (the
+/// settings screen's override); the watcher keeps it when it reloads the file.
 #[tauri::command]
 pub async fn open_session<R: Runtime>(
     app: AppHandle<R>,
     state: State<'_, AppState>,
     path: Option<String>,
+    dialect: Option<String>,
 ) -> Result<SessionView, CommandError> {
+    let dialect = dialect
+        .filter(|d| !d.is_empty())
+        .map(|d| d.parse::<Dialect>())
+        .transpose()
+        .map_err(|e| CommandError::Settings(e.to_string()))?;
     let source = match path
         .map(PathBuf::from)
         .or_else(|| state.startup().map(Into::into))
@@ -40,7 +49,7 @@ pub async fn open_session<R: Runtime>(
             cache_dir: app.path().app_cache_dir()?,
         },
     };
-    let open = tauri::async_runtime::spawn_blocking(move || load(source)).await??;
+    let open = tauri::async_runtime::spawn_blocking(move || load(source, dialect)).await??;
     let view = SessionView::new(&open);
     let open = Arc::new(open);
     let generation = state.set_session(open.clone());
@@ -48,7 +57,7 @@ pub async fn open_session<R: Runtime>(
     Ok(view)
 }
 
-fn load(source: Source) -> Result<OpenSession, CommandError> {
+fn load(source: Source, forced: Option<Dialect>) -> Result<OpenSession, CommandError> {
     let path = match source {
         Source::File(path) => path,
         Source::Demo { cache_dir } => {
@@ -58,7 +67,7 @@ fn load(source: Source) -> Result<OpenSession, CommandError> {
             })?
         }
     };
-    let loaded = contextree_host::load_session(&path, None)?;
+    let loaded = contextree_host::load_session(&path, forced)?;
     let dialect = loaded.session.dialect();
     let pack = match contextree_host::agent::load_agent_pack(dialect) {
         Some(Ok(pack)) => pack,

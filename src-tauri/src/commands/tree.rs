@@ -1,8 +1,14 @@
 //! The tree pane: flattened rows for a leaf, previews for the rows on screen.
+//!
+//! The UI asks for `tree_table` (binary columns, see `wire`); `tree_rows` is the same rows as
+//! JSON objects, kept for tests and tools (10 to 50 times larger: each row carries its guides).
+
+mod wire;
 
 use contextree_core::context::build;
 use contextree_core::context::state::entry_states;
 use contextree_core::view;
+use tauri::ipc::Response;
 use tauri::State;
 
 use super::{blocking, leaf, node};
@@ -27,6 +33,27 @@ pub async fn tree_rows(
             ctx.leaf,
             view::tree_rows(s, &states, ctx.leaf),
         ))
+    })
+    .await
+}
+
+/// Every row of the tree for `leaf_id` (the file's leaf when `None`) as one binary buffer of
+/// columns (an `ArrayBuffer` in the UI): the format is described in `tree/wire.rs`.
+#[tauri::command]
+pub async fn tree_table(
+    state: State<'_, AppState>,
+    leaf_id: Option<String>,
+) -> Result<Response, CommandError> {
+    blocking(state.session()?, move |open| {
+        let started = std::time::Instant::now();
+        let s = &open.loaded.session;
+        let ctx = build(s, leaf(open, leaf_id.as_deref())?);
+        let states = entry_states(s, &ctx);
+        let layout = view::tree_layout(s);
+        let prepare_us = u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX);
+        Ok(Response::new(wire::encode(
+            s, &layout, &states, ctx.leaf, prepare_us,
+        )))
     })
     .await
 }

@@ -48,3 +48,33 @@ export function estimateText({ estimate }) {
 export function messageTokensText(msg) {
   return msg.llmRole == null ? 'not sent' : formatCount(msg.llmTokens);
 }
+
+/** `o200k_base` → `o200k`: the tokenizer's short name for buttons and cells. */
+export function tokenizerShort(name) {
+  return String(name).replace(/_base$/, '');
+}
+
+/** Contexts up to this many estimated LLM tokens are counted as soon as the panel shows. */
+export const AUTO_COUNT_TOKENS = 300_000;
+
+/**
+ * What the panel does about tokenizer counts: `none` (the setting is `none`), `auto` (count
+ * now: small context) or `ask` (show the "count with …" button).
+ */
+export function countMode(ctx, tokenizer) {
+  if (!tokenizer || tokenizer === 'none') return 'none';
+  return ctx.llmTokens <= AUTO_COUNT_TOKENS ? 'auto' : 'ask';
+}
+
+/** The totals line of the counts: `o200k: 40,012 tokens (estimate 40,100, −0.2%)`. */
+export function countTotalText(counts, ctx) {
+  const est = ctx.llmTokens;
+  const diff = est > 0 ? ((counts.total - est) / est) * 100 : 0;
+  const sign = diff > 0 ? '+' : diff < 0 ? '−' : '±';
+  return `${tokenizerShort(counts.tokenizer)}: ${formatCount(counts.total)} tokens (estimate ${formatCount(est)}, ${sign}${Math.abs(diff).toFixed(1)}%)`;
+}
+
+/** The count cell of one message: `o200k 1,180`, empty when it is not sent. */
+export function messageCountText(count, tokenizer) {
+  return count == null ? '' : `${tokenizerShort(tokenizer)} ${formatCount(count)}`;
+}

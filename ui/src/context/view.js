@@ -1,47 +1,152 @@
 // The context panel: owns its DOM. Session text is set with textContent only.
+// `#context[data-counts]` is `loading`, `done` or `error` while / after tokenizer counts run;
+// `#context[data-copied]` names the last format copied (the end-to-end test waits on both).
 
-import { estimateText, messageTokensText, roleLabel, totalsText, wrapperText } from './format.js';
+import {
+  countMode, countTotalText, estimateText, messageCountText, messageTokensText, roleLabel, tokenizerShort,
+  totalsText, wrapperText,
+} from './format.js';
 import { elementMaker } from '../dom.js';
 
-/** Renders `ctx` (a `contextView` result) into `root`; `onEntry(id)` when an entry id is clicked. */
-export function renderContext(root, ctx, onEntry) {
+/**
+ * Renders `ctx` (a `contextView` result) into `root`; `onEntry(id)` when an entry id is clicked.
+ * `actions` (all optional): `tokenizer` (`o200k_base`, `cl100k_base`, `none`),
+ * `counts(leafId, tokenizer)`, `fullText(leafId, i)`, `exportText(leafId, format)` (IPC calls
+ * resolving to `tokenCounts` / `messageText` / `exportContext` results), `copy(textPromise)`
+ * and `report(err)`.
+ */
+export function renderContext(root, ctx, onEntry, actions = {}) {
   const doc = root.ownerDocument;
   const el = elementMaker(doc);
+  const button = (className, text, title, onClick) => {
+    const b = el('button', className, text);
+    b.type = 'button';
+    if (title) b.title = title;
+    b.addEventListener('click', (event) => {
+      event.preventDefault();
+      onClick(b);
+    });
+    return b;
+  };
+  const fail = (err) => (actions.report ?? console.error)(err);
+  delete root.dataset.counts;
+  delete root.dataset.copied;
+
   const head = el('div', 'context-totals');
   head.append(
     el('div', 'totals', totalsText(ctx)),
     el('div', 'estimate', estimateText(ctx)),
   );
+  const countLine = el('div', 'count-total');
+  countLine.id = 'context-count';
+  countLine.hidden = true;
+  head.append(countLine);
   const wrapper = el('div', `wrapper wrapper-${ctx.prompts.source}`, wrapperText(ctx.prompts));
   wrapper.title = ctx.prompts.detail;
   head.append(wrapper);
 
   const list = el('ol', 'messages');
   list.id = 'context-messages';
+  const countCells = [];
   for (const msg of ctx.messages) {
     const item = el('li', `message role-${msg.role}${msg.llmRole == null ? ' not-sent' : ''}`);
     item.dataset.entryId = msg.entryId;
     const details = el('details');
     const summary = el('summary');
-    const link = el('button', 'entry-link', msg.entryId);
-    link.type = 'button';
-    link.title = 'show this entry';
-    link.addEventListener('click', (event) => {
-      event.preventDefault();
-      onEntry(msg.entryId);
-    });
+    const link = button('entry-link', msg.entryId, 'show this entry', () => onEntry(msg.entryId));
+    const count = el('span', 'msg-count');
+    countCells.push(count);
     summary.append(
       el('span', 'msg-index', String(msg.i + 1)),
       el('span', 'msg-role', roleLabel(msg.role)),
       link,
       el('span', 'msg-tokens', messageTokensText(msg)),
+      count,
     );
     const firstLine = msg.text.split('\n').find((line) => line.trim() !== '') ?? '';
     summary.append(el('span', 'msg-preview', firstLine));
     const body = el('pre', 'msg-text', msg.truncated ? `${msg.text}\n… (cut)` : msg.text);
     details.append(summary, body);
+    if (msg.truncated && actions.fullText) {
+      details.append(button('show-all', 'show all', 'Load the whole text of this message', (b) => {
+        b.disabled = true;
+        b.textContent = 'loading…';
+        actions.fullText(ctx.leafId, msg.i)
+          .then(({ text }) => {
+            body.textContent = text;
+            b.remove();
+          })
+          .catch((err) => {
+            b.disabled = false;
+            b.textContent = 'show all';
+            fail(err);
+          });
+      }));
+    }
     item.append(details);
     list.append(item);
   }
+
+  // Tools: fold every message, copy the context, count its tokens with the tokenizer.
+  const tools = el('div', 'context-tools');
+  const setAll = (open) => {
+    for (const d of list.querySelectorAll('details')) d.open = open;
+  };
+  tools.append(
+    button('tool', 'expand all', 'Open every message', () => setAll(true)),
+    button('tool', 'collapse all', 'Close every message', () => setAll(false)),
+  );
+  const status = el('span', 'context-status');
+  if (actions.exportText && actions.copy) {
+    for (const [format, label] of [['json', 'Copy JSON'], ['markdown', 'Copy Markdown']]) {
+      tools.append(button(`tool copy-${format}`, label, `Copy the whole context as ${label.slice(5)}`, () => {
+        status.textContent = 'copying…';
+        actions.copy(actions.exportText(ctx.leafId, format))
+          .then((text) => {
+            status.textContent = `copied ${label.slice(5)} (${text.length.toLocaleString('en-US')} characters)`;
+            root.dataset.copied = format;
+          })
+          .catch((err) => {
+            status.textContent = 'copy failed';
+            fail(err);
+          });
+      }));
+    }
+  }
+  if (actions.save) {
+    tools.append(button('tool save-export', 'Save…', 'Save the context as JSON or Markdown', () => {
+      actions.save(ctx.leafId)
+        .then((path) => {
+          if (path) status.textContent = `saved ${path}`;
+        })
+        .catch(fail);
+    }));
+  }
+  const mode = actions.counts ? countMode(ctx, actions.tokenizer) : 'none';
+  const runCounts = (b) => {
+    if (b) b.remove();
+    root.dataset.counts = 'loading';
+    countLine.hidden = false;
+    countLine.textContent = `counting with ${actions.tokenizer}…`;
+    actions.counts(ctx.leafId, actions.tokenizer)
+      .then((counts) => {
+        if (!root.contains(list)) return; // another context is on screen
+        countLine.textContent = countTotalText(counts, ctx);
+        counts.messages.forEach((n, i) => {
+          if (countCells[i]) countCells[i].textContent = messageCountText(n, counts.tokenizer);
+        });
+        root.dataset.counts = 'done';
+      })
+      .catch((err) => {
+        countLine.textContent = `could not count: ${err.message}`;
+        root.dataset.counts = 'error';
+      });
+  };
+  if (mode === 'ask') {
+    tools.append(button('tool count', `count with ${tokenizerShort(actions.tokenizer)}`, 'Count every message with the tokenizer (takes a while on a large context)', runCounts));
+  }
+  tools.append(status);
+  head.append(tools);
   root.replaceChildren(head, list);
+  if (mode === 'auto') runCounts(null);
 }

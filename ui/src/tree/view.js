@@ -24,7 +24,10 @@ export function createTreeView(viewport, handlers) {
   spacer.append(layer);
   viewport.replaceChildren(spacer);
 
+  // `rows`: anything with `length` and `at(k)`: table.js's `rowList` (only the rows drawn
+  // become objects) or a plain array.
   let rows = [];
+  const rowOf = (k) => rows.at(k);
   let selected = -1;
   const pool = [];
   let frame = 0;
@@ -50,7 +53,7 @@ export function createTreeView(viewport, handlers) {
     node.dataset.entryId = row.id;
     node.dataset.index = String(index);
     node.title = `${row.id} · line ${row.line} · ${stateLabel(row.state)} · depth ${row.indent}`;
-    gutter.textContent = gutterText(row);
+    gutter.textContent = row.gutter ?? gutterText(row);
     mark.textContent = marker(row);
     kind.textContent = entryLabel(entry);
     label.textContent = row.label ?? '';
@@ -62,6 +65,7 @@ export function createTreeView(viewport, handlers) {
 
   function render() {
     frame = 0;
+    const started = performance.now();
     const range = visibleRange({
       scrollTop: viewport.scrollTop,
       viewportHeight: viewport.clientHeight,
@@ -71,10 +75,12 @@ export function createTreeView(viewport, handlers) {
     const n = range.last - range.first;
     while (pool.length < n) pool.push(rowNode());
     const used = pool.slice(0, n);
-    used.forEach((node, k) => fill(node, rows[range.first + k], range.first + k));
+    used.forEach((node, k) => fill(node, rowOf(range.first + k), range.first + k));
     if (layer.childElementCount !== n) layer.replaceChildren(...used);
     layer.style.transform = `translateY(${range.padTop}px)`;
     handlers.onRange(used.map((node) => node.dataset.entryId));
+    // For scripts/bench-app.sh: the cost of the last redraw, in ms.
+    viewport.dataset.renderMs = (performance.now() - started).toFixed(2);
   }
 
   function schedule() {

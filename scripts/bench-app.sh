@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# Measures the desktop app (not part of scripts/test.sh; numbers go to docs/benchmarks.md, "App"):
+#  (a) open → first tree paint for generated sessions, split into the core's load (open_session)
+#      and what follows it (tree_table over IPC, decoding, filtering, drawing the first rows),
+#      from the `performance.now()` marks the UI leaves in body[data-perf-*] (ui/src/tree/perf.js);
+#      plus, for comparison, the same rows fetched as JSON objects (the old `tree_rows`);
+#  (b) scrolling: a loop that moves the tree's scrollTop every animation frame, recording the
+#      frame intervals and the time of each redraw (tree[data-render-ms]), p50 / p95.
+# Runs the release app under Xvfb with tauri-driver (the e2e test's ports: hence the lock).
+#   scripts/bench-app.sh [SESSION.jsonl ...]      RUNS=5 BENCH_DIR=/tmp/contextree-bench
+# Without arguments: a ~100 MB session (g100, seed 13 as scripts/bench.sh) and a 200,000-entry
+# one (e200k: --entries 200000 --output-scale 0.1 --seed 5), generated once into $BENCH_DIR.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+gen="${GEN_SESSION:-$root/../shared/oracle/gen-session.py}"
+bench_dir="${BENCH_DIR:-/tmp/contextree-bench}"
+runs="${RUNS:-5}"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+sessions=("$@")
+if [ ${#sessions[@]} -eq 0 ]; then
+  mkdir -p "$bench_dir"
+  [ -f "$bench_dir/g100.jsonl" ] || python3 "$gen" --target-mb 100 --seed 13 -o "$bench_dir/g100.jsonl" >/dev/null
+  [ -f "$bench_dir/e200k.jsonl" ] || python3 "$gen" --entries 200000 --output-scale 0.1 --seed 5 -o "$bench_dir/e200k.jsonl" >/dev/null
+  sessions=("$bench_dir/g100.jsonl" "$bench_dir/e200k.jsonl")
+fi
+for s in "${sessions[@]}"; do [ -f "$s" ] || { echo "bench-app: $s not found" >&2; exit 2; }; done
+
+(cd "$root" && cargo build --release -p contextree-app --quiet)
+app="$root/target/release/contextree-app"
+command -v tauri-driver >/dev/null || { echo "bench-app: tauri-driver not found (scripts/install-deps.sh)" >&2; exit 2; }
+
+echo "machine: $(uname -srm), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(date -u +%Y-%m-%d)"
+exec flock /tmp/e2e.lock xvfb-run -a -s '-screen 0 1280x800x24' \
+  python3 - "$app" "$runs" "${sessions[@]}" <<'PY'
+import json, os, statistics, subprocess, sys, time, urllib.request
+
+app, runs, sessions = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+URL = "http://127.0.0.1:4444"
+
+def http(method, path, body=None, timeout=300):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(URL + path, data=data, method=method, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        return json.loads(r.read() or b"null")["value"]
+
+def note(*a):
+    print("bench-app:", *a, file=sys.stderr, flush=True)
+
+log = open(os.path.join(os.path.dirname(app), "bench-app-driver.log"), "w")
+driver = None
+
+def start_driver():
+    # One driver per app session: WebKitWebDriver does not always survive a large session.
+    global driver
+    driver = subprocess.Popen(["tauri-driver", "--port", "4444", "--native-port", "4445",
+                               "--native-driver", "/usr/bin/WebKitWebDriver"], stdout=log, stderr=log)
+    for _ in range(200):
+        try:
+            urllib.request.urlopen(URL + "/status", timeout=1)
+            return
+        except Exception:
+            time.sleep(0.1)
+    raise SystemExit("bench-app: tauri-driver did not start")
+
+def port_busy(port):
+    import socket
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+def stop_driver():
+    driver.terminate()
+    driver.wait(timeout=10)
+    # Its WebKitWebDriver goes a moment later; the next driver needs both ports.
+    end = time.time() + 20
+    while time.time() < end and (port_busy(4444) or port_busy(4445)):
+        time.sleep(0.2)
+
+def stop_at_exit():
+    if driver is not None and driver.poll() is None:
+        stop_driver()
+
+import atexit
+atexit.register(stop_at_exit)
+
+def start(session):
+    note("starting the app on", os.path.basename(session))
+    start_driver()
+    caps = {"capabilities": {"alwaysMatch": {"browserName": "wry", "tauri:options": {"application": app, "args": [session]}}}}
+    for attempt in range(10):
+        try:
+            sid = http("POST", "/session", caps)["sessionId"]
+            break
+        except Exception as err:  # the native driver still starting, or the last one leaving
+            note("no session yet:", err)
+            time.sleep(1)
+    else:
+        raise SystemExit("bench-app: no WebDriver session")
+    http("POST", f"/session/{sid}/timeouts", {"script": 300000})
+    return sid
+
+def run(sid, script, args=(), asynchronous=False):
+    kind = "async" if asynchronous else "sync"
+    return http("POST", f"/session/{sid}/execute/{kind}", {"script": script, "args": list(args)})
+
+def wait(sid, script, timeout=300):
+    end = time.time() + timeout
+    while time.time() < end:
+        if run(sid, script):
+            return
+        time.sleep(0.05)
+    raise SystemExit(f"bench-app: timed out waiting for {script}")
+
+def wait_for_exit(timeout=60):
+    # The next app must not start while this one still frees its memory.
+    end = time.time() + timeout
+    while time.time() < end:
+        if subprocess.run(["pgrep", "-x", "-f", f"{app} .*"], capture_output=True).returncode != 0:
+            break
+        time.sleep(0.2)
+    time.sleep(0.5)
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+if True:
+    print("| session | size MB | entries | rows shown | core load ms | after core load → first tree paint ms (IPC+encode / decode / filter+rows / paint) | old JSON rows: IPC+parse ms, MB |")
+    print("|---|---|---|---|---|---|---|")
+    scroll_rows, ops_rows, contexts = [], [], []
+    for path in sessions:
+        marks, jsons = [], []
+        r, failures = 0, 0
+        while r < runs:
+            kept = (len(marks), len(jsons), len(ops_rows), len(scroll_rows))
+            sid = start(path)
+            try:
+                wait(sid, "return document.body.dataset.state === 'ready' || document.body.dataset.state === 'error';")
+                m = run(sid, "const d = document.body.dataset; return { open: +d.perfOpen, opened: +d.perfOpened, req: +d.perfTreeRequest, data: +d.perfTreeData, dec: +d.perfTreeDecoded, applied: +d.perfTreeApplied, paint: +d.perfTreePainted, ctxData: +d.perfContextData, ctxShown: +d.perfContextShown, backend: d.perfTreeBackend, rows: Number(document.getElementById('tree').dataset.rowCount), entries: document.getElementById('session-summary').textContent, state: d.state };")
+                if m["state"] != "ready":
+                    raise SystemExit(f"bench-app: the app reports an error for {path}")
+                marks.append(m)
+                note("marks", json.dumps(m))
+                if r == runs - 1:
+                    # The same rows as JSON objects, as the UI fetched them before tree_table
+                    # (last: on large trees it takes the web view's memory to its limits).
+                    jsons.append(run(sid, "const done = arguments[arguments.length - 1]; const t0 = performance.now(); window.__TAURI__.core.invoke('tree_rows', {}).then((v) => { const ms = performance.now() - t0; done({ ms, mb: JSON.stringify(v).length / 1e6 }); }, (e) => done({ error: String(e) }));", asynchronous=True))
+                if r == 0:
+                    # All rows (metadata too), then the scroll loops.
+                    run(sid, "document.getElementById('tree-metadata').click();")
+                    wait(sid, "return /^\\d+ rows$/.test(document.getElementById('tree-count').textContent);")
+                    note("filters and search")
+                    ops = run(sid, """
+const t = (f) => { const t0 = performance.now(); f(); return performance.now() - t0; };
+const search = document.getElementById('tree-search'), filter = document.getElementById('tree-filter');
+const type = (v) => { search.value = v; search.dispatchEvent(new Event('input')); };
+const pick = (v) => { filter.value = v; filter.dispatchEvent(new Event('change')); };
+const out = { search: t(() => type('assistant')), searchMiss: t(() => type('zzzz qqqq')), clear: t(() => type('')),
+  userOnly: t(() => pick('user')), all: t(() => pick('all')) };
+return out;""")
+                    ops_rows.append((os.path.basename(path), ops))
+                    note("scrolling")
+                    for name, step in (("idle (no scrolling: the frame rate of this display)", 0), ("10 rows / frame", 240), ("a new window every frame (1,000 rows / frame)", 24000)):
+                        res = run(sid, """
+const [step, frames] = [arguments[0], arguments[1]]; const done = arguments[arguments.length - 1];
+const tree = document.getElementById('tree'); tree.scrollTop = 0;
+const gaps = [], renders = []; let last = null, k = 0;
+function frame(ts) {
+  if (last !== null) { gaps.push(ts - last); renders.push(Number(tree.dataset.renderMs)); }
+  last = ts;
+  if (k++ >= frames) return done({ gaps, renders, rows: Number(tree.dataset.rowCount), top: tree.scrollTop });
+  tree.scrollTop = (tree.scrollTop + step) % Math.max(1, tree.scrollHeight - tree.clientHeight);
+  requestAnimationFrame(frame);
+}
+requestAnimationFrame(frame);""", (step, 300), asynchronous=True)
+                        scroll_rows.append((os.path.basename(path), name, res))
+                r += 1
+            except (OSError, ValueError) as err:
+                # WebKitWebDriver now and then drops a session of a large file: run it again.
+                failures += 1
+                note("run failed, again:", err)
+                del marks[kept[0]:], jsons[kept[1]:], ops_rows[kept[2]:], scroll_rows[kept[3]:]
+                if failures > 3:
+                    raise
+            finally:
+                try:
+                    http("DELETE", f"/session/{sid}")
+                    wait_for_exit()
+                except (OSError, ValueError):
+                    pass
+                finally:
+                    stop_driver()
+        med = lambda f: statistics.median(f(m) for m in marks)
+        core = med(lambda m: m["opened"] - m["open"])
+        after = med(lambda m: m["paint"] - m["opened"])
+        ipc = med(lambda m: m["data"] - m["req"])
+        dec = med(lambda m: m["dec"] - m["data"])
+        shown = med(lambda m: m["applied"] - m["dec"])
+        draw = med(lambda m: m["paint"] - m["applied"])
+        ctx_data = med(lambda m: m["ctxData"] - m["paint"])
+        ctx_shown = med(lambda m: m["ctxShown"] - m["ctxData"])
+        contexts.append((os.path.basename(path), ctx_data, ctx_shown))
+        j = jsons[0]
+        jtxt = f"{j['ms']:.0f} ms, {j['mb']:.1f} MB" if "ms" in j else j.get("error", "?")
+        size = os.path.getsize(path) / 1e6
+        print(f"| {os.path.basename(path)} | {size:.0f} | {marks[0]['entries']} | {marks[0]['rows']} | {core:.0f} | **{after:.0f}** ({ipc:.0f} / {dec:.0f} / {shown:.0f} / {draw:.0f}) | {jtxt} |")
+    print()
+    print("| session | then: context and budget over IPC ms | context panel drawn ms |")
+    print("|---|---|---|")
+    for base, d, shown in contexts:
+        print(f"| {base} | {d:.0f} | {shown:.0f} |")
+    print()
+    print("| session | search `assistant` ms | search, no match ms | clear ms | filter user only ms | filter all ms |")
+    print("|---|---|---|---|---|---|")
+    for base, o in ops_rows:
+        print(f"| {base} | {o['search']:.0f} | {o['searchMiss']:.0f} | {o['clear']:.0f} | {o['userOnly']:.0f} | {o['all']:.0f} |")
+    print()
+    print("| session | scroll | rows | frames | frame interval p50 / p95 ms | redraw p50 / p95 / max ms |")
+    print("|---|---|---|---|---|---|")
+    for base, name, res in scroll_rows:
+        g, rr = res["gaps"], res["renders"]
+        redraw = "—" if name.startswith("idle") else f"{pct(rr, 50):.2f} / {pct(rr, 95):.2f} / {max(rr):.2f}"
+        print(f"| {base} | {name} | {res['rows']} | {len(g)} | {pct(g, 50):.1f} / {pct(g, 95):.1f} | {redraw} |")
+PY

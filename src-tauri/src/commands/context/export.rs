@@ -1,0 +1,266 @@
+//! The context of a leaf as one text to copy or save: JSON (every LLM message as it is sent,
+//! the agent message where `convertToLlm` drops it) or Markdown (one section per message).
+//! Nothing is cut. Pure: the command gathers the messages, this formats them.
+
+use std::str::FromStr;
+
+use serde_json::{json, Value};
+
+use crate::CommandError;
+
+/// An export format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Markdown,
+}
+
+impl FromStr for Format {
+    type Err = CommandError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "json" => Ok(Format::Json),
+            "markdown" | "md" => Ok(Format::Markdown),
+            other => Err(CommandError::InvalidArgument(format!(
+                "unknown export format `{other}` (expected `json` or `markdown`)"
+            ))),
+        }
+    }
+}
+
+/// What the export says about the whole context.
+#[derive(Debug, Clone)]
+pub struct Head {
+    pub leaf_id: Option<String>,
+    pub dialect: &'static str,
+    /// The prompt pack that wrote the wrapper text around summaries.
+    pub prompts: String,
+    pub message_tokens: u64,
+    pub llm_count: usize,
+    pub llm_tokens: u64,
+}
+
+/// One message of the export.
+#[derive(Debug, Clone)]
+pub struct Message {
+    pub role: String,
+    pub entry_id: String,
+    /// The dialect's estimate of the agent message.
+    pub tokens: u64,
+    /// Role after `convertToLlm`; `None`: not sent.
+    pub llm_role: Option<String>,
+    pub llm_tokens: u64,
+    /// The LLM message; the agent message when it is not sent.
+    pub message: Value,
+    /// Its readable text, uncut.
+    pub text: String,
+}
+
+/// The export in `format`.
+pub fn render(format: Format, head: &Head, messages: &[Message]) -> String {
+    match format {
+        Format::Json => to_json(head, messages),
+        Format::Markdown => to_markdown(head, messages),
+    }
+}
+
+fn to_json(head: &Head, messages: &[Message]) -> String {
+    let list: Vec<Value> = messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            json!({
+                "i": i,
+                "role": m.role,
+                "entryId": m.entry_id,
+                "tokens": m.tokens,
+                "sent": m.llm_role.is_some(),
+                "llmRole": m.llm_role,
+                "llmTokens": m.llm_tokens,
+                "message": m.message,
+            })
+        })
+        .collect();
+    let doc = json!({
+        "leafId": head.leaf_id,
+        "dialect": head.dialect,
+        "prompts": head.prompts,
+        "messageCount": messages.len(),
+        "messageTokens": head.message_tokens,
+        "llmCount": head.llm_count,
+        "llmTokens": head.llm_tokens,
+        "messages": list,
+    });
+    // serde_json's pretty printer cannot fail on a `Value`.
+    let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    out.push('\n');
+    out
+}
+
+fn to_markdown(head: &Head, messages: &[Message]) -> String {
+    let mut out = format!(
+        "# Context of leaf {}\n\n{} dialect · {} messages · {} tokens (estimate) · sent: {} messages · {} tokens · wrapper text: {}\n",
+        head.leaf_id.as_deref().unwrap_or("(none)"),
+        head.dialect,
+        messages.len(),
+        head.message_tokens,
+        head.llm_count,
+        head.llm_tokens,
+        head.prompts,
+    );
+    for (i, m) in messages.iter().enumerate() {
+        let sent = match &m.llm_role {
+            Some(role) if role == &m.role => format!("{} tokens", m.llm_tokens),
+            Some(role) => format!("sent as {role} · {} tokens", m.llm_tokens),
+            None => "not sent".to_owned(),
+        };
+        out.push_str(&format!(
+            "\n## {}. {} · entry {} · {sent}\n\n",
+            i + 1,
+            m.role,
+            m.entry_id
+        ));
+        let fence = fence(&m.text);
+        out.push_str(&fence);
+        out.push('\n');
+        out.push_str(&m.text);
+        if !m.text.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&fence);
+        out.push('\n');
+    }
+    out
+}
+
+/// Writes `bytes` to `path` whole or not at all: a temporary file beside it, fsync, rename.
+pub fn write_file(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("not a file name"))?;
+    let tmp = path.with_file_name(format!(".{}.contextree-tmp", name.to_string_lossy()));
+    let res = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if res.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    res
+}
+
+/// A backtick fence longer than any run of backticks in `text` (at least three), so the text
+/// cannot close its block early.
+pub fn fence(text: &str) -> String {
+    let (mut longest, mut run) = (0, 0);
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    "`".repeat((longest + 1).max(3))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn head() -> Head {
+        Head {
+            leaf_id: Some("a2".into()),
+            dialect: "pi",
+            prompts: "contextree's own wording".into(),
+            message_tokens: 12,
+            llm_count: 1,
+            llm_tokens: 7,
+        }
+    }
+
+    fn messages() -> Vec<Message> {
+        vec![
+            Message {
+                role: "user".into(),
+                entry_id: "u1".into(),
+                tokens: 7,
+                llm_role: Some("user".into()),
+                llm_tokens: 7,
+                message: json!({"role": "user", "content": "run ```js\nx``` and ````"}),
+                text: "run ```js\nx``` and ````".into(),
+            },
+            Message {
+                role: "bashExecution".into(),
+                entry_id: "b1".into(),
+                tokens: 5,
+                llm_role: None,
+                llm_tokens: 0,
+                message: json!({"role": "bashExecution", "command": "ls", "excludeFromContext": true}),
+                text: "$ ls\n".into(),
+            },
+        ]
+    }
+
+    #[test]
+    fn fences_are_longer_than_any_backtick_run() {
+        assert_eq!(fence("plain"), "```");
+        assert_eq!(fence("a `b` c"), "```");
+        assert_eq!(fence("```rust\n```"), "````");
+        assert_eq!(fence("x ````` y ``"), "``````");
+    }
+
+    #[test]
+    fn markdown_has_one_section_per_message_with_the_whole_text() {
+        let md = render(Format::Markdown, &head(), &messages());
+        let expected = concat!(
+            "# Context of leaf a2\n\n",
+            "pi dialect · 2 messages · 12 tokens (estimate) · sent: 1 messages · 7 tokens · wrapper text: contextree's own wording\n",
+            "\n## 1. user · entry u1 · 7 tokens\n\n",
+            "`````\nrun ```js\nx``` and ````\n`````\n",
+            "\n## 2. bashExecution · entry b1 · not sent\n\n",
+            "```\n$ ls\n```\n",
+        );
+        assert_eq!(md, expected);
+    }
+
+    #[test]
+    fn json_keeps_every_message_as_sent() {
+        let doc: Value = serde_json::from_str(&render(Format::Json, &head(), &messages())).unwrap();
+        assert_eq!(doc["leafId"], "a2");
+        assert_eq!(doc["messageCount"], 2);
+        assert_eq!(doc["llmTokens"], 7);
+        assert_eq!(
+            doc["messages"][0]["message"]["content"],
+            "run ```js\nx``` and ````"
+        );
+        assert_eq!(doc["messages"][0]["sent"], true);
+        assert_eq!(doc["messages"][1]["sent"], false);
+        assert_eq!(doc["messages"][1]["llmRole"], Value::Null);
+        assert_eq!(doc["messages"][1]["entryId"], "b1");
+    }
+
+    #[test]
+    fn files_are_replaced_whole() {
+        let dir = std::env::temp_dir().join(format!("contextree-export-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("context.md");
+        std::fs::write(&path, "old and longer").unwrap();
+        write_file(&path, b"new").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
+        assert!(write_file(&dir.join("missing/x.md"), b"x").is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn formats_are_named_json_and_markdown() {
+        assert_eq!("json".parse::<Format>().unwrap(), Format::Json);
+        assert_eq!("markdown".parse::<Format>().unwrap(), Format::Markdown);
+        let err = "html".parse::<Format>().unwrap_err();
+        assert!(err.to_string().contains("html"), "{err}");
+    }
+}

@@ -1,0 +1,182 @@
+//! The context panel's tools, on the demo session: tokenizer counts beside the dialect's
+//! estimate (the total and the sum of the per-message counts equal
+//! `contextree context --tokenizer o200k_base`'s), a cut message shown whole on demand, and the
+//! context copied as Markdown (one section per message the CLI counts) and as JSON.
+
+use anyhow::{ensure, Context as _};
+use fantoccini::{Client, Locator};
+use serde_json::{json, Value};
+
+use crate::{text_content, wait_for, wait_for_leaf, wait_until_ready, with_app, Harness};
+
+pub async fn the_context_panel_counts_shows_all_and_copies(
+    harness: &Harness,
+) -> anyhow::Result<()> {
+    let demo = harness.root.join("demo/demo-session.jsonl");
+    let leaf = harness.expected.last().unwrap().clone();
+    let cli = harness.app.parent().unwrap().join("contextree");
+    let out = std::process::Command::new(&cli)
+        .arg("context")
+        .arg(&demo)
+        .args([
+            "--leaf",
+            &leaf,
+            "--json",
+            "--prompts",
+            "own",
+            "--tokenizer",
+            "o200k_base",
+        ])
+        .output()
+        .with_context(|| format!("running {}", cli.display()))?;
+    ensure!(
+        out.status.success(),
+        "contextree context failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout)?;
+    let count = doc["tokenizer"]["llmTokens"]
+        .as_u64()
+        .context("no tokenizer count")?;
+    let messages = doc["messageCount"].as_u64().context("no messageCount")?;
+
+    with_app(harness, &[], async |client| {
+        wait_until_ready(client).await?;
+        wait_for_leaf(client, &leaf).await?;
+
+        // Counts: computed after the panel shows (a small context), total and per message.
+        wait_for(
+            client,
+            "tokenizer counts",
+            "return document.getElementById('context').dataset.counts === 'done';",
+        )
+        .await?;
+        let line = text_content(client, "context-count").await?;
+        let shown: u64 = line
+            .strip_prefix("o200k: ")
+            .and_then(|rest| rest.split(' ').next())
+            .map(|n| n.replace(',', ""))
+            .and_then(|n| n.parse().ok())
+            .with_context(|| format!("no count in `{line}`"))?;
+        ensure!(shown == count, "the panel counts {shown}, the CLI {count} (`{line}`)");
+        let sum = client
+            .execute(
+                "return Array.from(document.querySelectorAll('#context-messages .msg-count'), \
+                   (e) => Number((e.textContent.split(' ').pop() || '0').replace(/,/g, ''))) \
+                 .reduce((a, b) => a + b, 0);",
+                vec![],
+            )
+            .await?;
+        ensure!(sum == json!(count), "the messages' counts add up to {sum}, not {count}");
+
+        // "show all": the cut text of a long message is replaced by the whole of it.
+        let cut = client
+            .execute(
+                "const b = document.querySelector('#context .show-all'); if (!b) return null; \
+                 b.closest('details').open = true; return b.closest('details').querySelector('pre').textContent.length;",
+                vec![],
+            )
+            .await?;
+        let cut = cut.as_u64().context("the demo's context has no cut message")?;
+        client
+            .find(Locator::Css("#context .show-all"))
+            .await?
+            .click()
+            .await
+            .context("clicking show all")?;
+        wait_for(
+            client,
+            "the whole text",
+            &format!(
+                "const pre = document.querySelector('#context-messages details[open] pre'); \
+                 return !document.querySelector('#context .show-all') && !!pre \
+                   && pre.textContent.length > {cut} && !pre.textContent.endsWith('… (cut)');"
+            ),
+        )
+        .await?;
+
+        // Copy: what went to the clipboard is the whole export (the status counts its
+        // characters), with one section per message / every message.
+        for (format, button) in [("markdown", ".copy-markdown"), ("json", ".copy-json")] {
+            client
+                .find(Locator::Css(&format!("#context {button}")))
+                .await?
+                .click()
+                .await
+                .with_context(|| format!("clicking {button}"))?;
+            wait_for(
+                client,
+                &format!("copied {format}"),
+                &format!("return document.getElementById('context').dataset.copied === {format:?};"),
+            )
+            .await?;
+            let status = client
+                .execute("return document.querySelector('#context .context-status').textContent;", vec![])
+                .await?;
+            let text = export(client, &leaf, format).await?;
+            let length = client
+                .execute("return arguments[0].length.toLocaleString('en-US');", vec![json!(text)])
+                .await?;
+            ensure!(
+                status.as_str().is_some_and(|s| s.contains(&format!("({} characters)", length.as_str().unwrap_or("?")))),
+                "status `{status}` does not count the {format} export's {length} characters"
+            );
+            if format == "markdown" {
+                let sections = markdown_sections(&text);
+                ensure!(sections == messages, "{sections} sections for {messages} messages");
+            } else {
+                let doc: Value = serde_json::from_str(&text)?;
+                ensure!(
+                    doc["messages"].as_array().map(Vec::len) == Some(messages as usize),
+                    "the JSON export has not {messages} messages"
+                );
+                ensure!(doc["llmTokens"] == json!(doc_llm_tokens(&text)?), "llmTokens");
+            }
+        }
+        Ok(())
+    })
+    .await
+}
+
+/// `export_context`'s text, asked for from the page as the buttons do.
+async fn export(client: &Client, leaf: &str, format: &str) -> anyhow::Result<String> {
+    let text = client
+        .execute_async(
+            "const done = arguments[arguments.length - 1]; \
+             window.__TAURI__.core.invoke('export_context', { leafId: arguments[0], format: arguments[1] }) \
+               .then(done, (e) => done({ error: e }));",
+            vec![json!(leaf), json!(format)],
+        )
+        .await?;
+    text.as_str()
+        .map(str::to_owned)
+        .with_context(|| format!("export_context failed: {text}"))
+}
+
+/// The sum of the exported messages' `llmTokens` (what `llmTokens` of the export must be).
+fn doc_llm_tokens(text: &str) -> anyhow::Result<u64> {
+    let doc: Value = serde_json::from_str(text)?;
+    Ok(doc["messages"]
+        .as_array()
+        .context("no messages")?
+        .iter()
+        .filter_map(|m| m["llmTokens"].as_u64())
+        .sum())
+}
+
+/// `## ` headings outside fenced blocks: a fence is a line of three or more backticks, closed by
+/// the same line (what a Markdown reader sees as sections).
+fn markdown_sections(text: &str) -> u64 {
+    let mut fence: Option<&str> = None;
+    let mut n = 0;
+    for line in text.lines() {
+        match fence {
+            Some(f) if line == f => fence = None,
+            Some(_) => {}
+            None if line.len() >= 3 && line.bytes().all(|b| b == b'`') => fence = Some(line),
+            None if line.starts_with("## ") => n += 1,
+            None => {}
+        }
+    }
+    n
+}

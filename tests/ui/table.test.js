@@ -1,0 +1,217 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  NO_ROW, decodeTable, findRow, gutter, nextMatchIn, parentsIn, rowAt, rowList, rowsAtLines, shownRows,
+} from '../../ui/src/tree/table.js';
+import { gutterText } from '../../ui/src/tree/format.js';
+import { passesFilter, matchesQuery } from '../../ui/src/tree/filter.js';
+
+// An encoder written from the format comment of src-tauri/src/commands/tree/wire.rs (the Rust
+// side has its own decoder test): rows are `{ id, parent (row or -1), connector, indent,
+// isLeaf, childless, onPath, state, entryType, kind, label, tokens, line }`.
+function encode(rows, leafId = null) {
+  const n = rows.length;
+  const enc = new TextEncoder();
+  const states = [...new Set(rows.map((r) => r.state))];
+  const kinds = [];
+  const kindCode = (r) => {
+    let k = kinds.findIndex(([t, kind]) => t === r.entryType && kind === r.kind);
+    if (k < 0) k = kinds.push([r.entryType, r.kind]) - 1;
+    return k;
+  };
+  let utf16 = 0;
+  const idEnd = rows.map((r) => (utf16 += r.id.length));
+  const ids = enc.encode(rows.map((r) => r.id).join(''));
+  const meta = enc.encode(JSON.stringify({
+    leafId,
+    states,
+    kinds: null,
+    labels: rows.flatMap((r, i) => (r.label != null ? [[i, r.label]] : [])),
+  }));
+  const codes = rows.map(kindCode);
+  const metaText = enc.encode(JSON.stringify({ ...JSON.parse(new TextDecoder().decode(meta)), kinds }));
+  const pad = (x) => Math.ceil(x / 4) * 4;
+  const size = 32 + 24 * n + pad(2 * n) + pad(ids.length) + metaText.length;
+  const buf = new ArrayBuffer(size);
+  const u32 = new Uint32Array(buf, 0, 8 + 6 * n);
+  const leafRow = rows.findIndex((r) => r.isLeaf);
+  u32.set([0x31525443, 1, n, leafRow < 0 ? NO_ROW : leafRow, ids.length, metaText.length, 1500, 250]);
+  const cols = [
+    rows.map((r) => (r.parent < 0 ? NO_ROW : r.parent)),
+    rows.map((r) => r.indent),
+    rows.map((r) => r.tokens),
+    rows.map((r) => r.line),
+    idEnd,
+    codes,
+  ];
+  cols.forEach((col, c) => u32.set(col, 8 + c * n));
+  const bytes = new Uint8Array(buf);
+  let at = 32 + 24 * n;
+  bytes.set(rows.map((r) => states.indexOf(r.state)), at);
+  const conn = { none: 0, tee: 1, end: 2 };
+  bytes.set(rows.map((r) => (r.isLeaf ? 1 : 0) | (r.childless ? 2 : 0) | (r.onPath ? 4 : 0) | (conn[r.connector] << 3)), at + n);
+  at += pad(2 * n);
+  bytes.set(ids, at);
+  at += pad(ids.length);
+  bytes.set(metaText, at);
+  return buf;
+}
+
+/** Rows of a tree given as `[id, parentRow, connector]` (pre-order); the rest filled in. */
+function tree(spec, extra = {}) {
+  const rows = spec.map(([id, parent, connector], i) => ({
+    id, parent, connector, indent: 0, isLeaf: false, childless: true, onPath: true, state: 'kept',
+    entryType: 'message', kind: i % 2 ? 'assistant' : 'user', label: null, tokens: i * 10, line: i + 2,
+    ...(extra[id] ?? {}),
+  }));
+  rows.forEach((r) => {
+    if (r.parent >= 0) rows[r.parent].childless = false;
+    r.indent = (r.parent >= 0 ? rows[r.parent].indent : 0) + (r.connector === 'none' ? 0 : 1);
+  });
+  return rows;
+}
+
+/** The guides of row `i` by their definition: a parent passes its own plus its connector's on. */
+function guidesOf(rows, i) {
+  const p = rows[i].parent;
+  if (p < 0) return [];
+  const g = guidesOf(rows, p);
+  if (rows[p].connector === 'tee') return [...g, true];
+  if (rows[p].connector === 'end') return [...g, false];
+  return g;
+}
+
+// r1 ├ c1 ├ d1 (chain) └ c2 ; r2 └ ; the demo's shape in miniature, two roots.
+const SPEC = [
+  ['r1', -1, 'tee'], ['c1', 0, 'tee'], ['d1', 1, 'none'], ['c2', 0, 'end'], ['x😀', 3, 'none'], ['r2', -1, 'end'],
+];
+
+test('decodes every column and row', () => {
+  const rows = tree(SPEC, { c2: { label: '<b>v2</b>', isLeaf: true }, r2: { state: 'off-path', onPath: false, entryType: 'label', kind: 'label' } });
+  const t = decodeTable(encode(rows, 'c2'));
+  assert.equal(t.n, 6);
+  assert.equal(t.leafRow, 3);
+  assert.equal(t.leafId, 'c2');
+  assert.deepEqual(t.backendMs, { prepare: 1.5, encode: 0.25 });
+  rows.forEach((r, i) => {
+    const got = rowAt(t, i);
+    assert.equal(got.id, r.id);
+    assert.equal(got.parentId, r.parent < 0 ? null : rows[r.parent].id);
+    for (const k of ['connector', 'indent', 'isLeaf', 'childless', 'onPath', 'state', 'entryType', 'kind', 'label', 'tokens', 'line']) {
+      assert.equal(got[k], r[k], `${r.id}.${k}`);
+    }
+    assert.equal(got.gutter, gutterText({ guides: guidesOf(rows, i), connector: r.connector }));
+  });
+  assert.equal(rowAt(t, 2).gutter, '│ │ ');
+  assert.equal(rowAt(t, 4).gutter, '│   ');
+});
+
+test('accepts typed arrays, unaligned copies and plain byte arrays; refuses garbage', () => {
+  const buf = encode(tree(SPEC));
+  const bytes = new Uint8Array(buf);
+  const shifted = new Uint8Array(bytes.length + 1);
+  shifted.set(bytes, 1);
+  for (const data of [bytes, shifted.subarray(1), Array.from(bytes)]) {
+    assert.equal(rowAt(decodeTable(data), 4).id, 'x😀');
+  }
+  assert.throws(() => decodeTable(new ArrayBuffer(8)), /truncated/);
+  assert.throws(() => decodeTable(bytes.slice(0, bytes.length - 1)), /expected/);
+  assert.throws(() => decodeTable({ rows: [] }), /binary/);
+  const wrong = bytes.slice();
+  wrong[0] = 0;
+  assert.throws(() => decodeTable(wrong), /unknown format/);
+});
+
+test('an empty table', () => {
+  const t = decodeTable(encode([]));
+  assert.equal(t.n, 0);
+  assert.equal(t.leafId, null);
+  assert.equal(shownRows(t).length, 0);
+  assert.equal(rowList(t, shownRows(t)).find('x'), -1);
+});
+
+test('a deep comb draws only the innermost cells, without walking the whole depth', () => {
+  // Every row a branch point: row k's tee child continues, an end child closes it.
+  const spec = [['m0', -1, 'none']];
+  for (let k = 1; k <= 5000; k++) spec.push([`m${k}`, spec.length - 1, 'tee']);
+  const rows = tree(spec);
+  const t = decodeTable(encode(rows));
+  const deep = rows.length - 1;
+  assert.equal(t.indent[deep], 5000);
+  assert.equal(gutter(t, deep), gutterText({ guides: Array(4999).fill(true), connector: 'tee' }));
+  assert.equal(gutter(t, 3, 12), gutterText({ guides: [true, true], connector: 'tee' }));
+});
+
+test('findRow matches whole ids only, even where ids run together', () => {
+  const rows = tree([['a1', -1, 'none'], ['1b', 0, 'none'], ['b', 1, 'none'], ['a', 2, 'none']]);
+  const t = decodeTable(encode(rows));
+  assert.equal(findRow(t, 'a1'), 0);
+  assert.equal(findRow(t, '1b'), 1);
+  assert.equal(findRow(t, 'b'), 2);
+  assert.equal(findRow(t, 'a'), 3);
+  assert.equal(findRow(t, '11'), -1);
+  assert.equal(findRow(t, 'a11b'), -1);
+  assert.equal(findRow(t, ''), -1);
+  assert.equal(findRow(t, null), -1);
+});
+
+test('shownRows filters, searches, folds and keeps as filter.js and fold.js do per row', () => {
+  const extra = {
+    c1: { entryType: 'message', kind: 'toolResult' },
+    d1: { state: 'metadata', entryType: 'model_change', kind: 'model_change' },
+    c2: { label: 'keep me' },
+    r2: { entryType: 'message', kind: 'user' },
+  };
+  const rows = tree(SPEC, extra);
+  const t = decodeTable(encode(rows));
+  const ids = (idx) => Array.from(idx, (i) => rowAt(t, i).id);
+  const preview = (id) => (id === 'x😀' ? 'Hello World' : '');
+  for (const filter of ['all', 'no-tools', 'user', 'labelled']) {
+    for (const showMetadata of [false, true]) {
+      for (const query of ['', 'hello', 'assistant', 'KEEP', 'r', 'tool result', 'model change']) {
+        const expected = rows
+          .filter((r) => passesFilter({ ...r, parentId: null }, filter, showMetadata)
+            && matchesQuery(r, query, preview(r.id)))
+          .map((r) => r.id);
+        assert.deepEqual(ids(shownRows(t, { filter, showMetadata, query }, new Set(), new Set(), preview)), expected, `${filter} ${showMetadata} ${query}`);
+      }
+    }
+  }
+  // Kept ids stay whatever the filter; folded rows hide their whole subtree.
+  assert.deepEqual(ids(shownRows(t, { filter: 'labelled' }, new Set(), new Set(['r2']))), ['c2', 'r2']);
+  assert.deepEqual(ids(shownRows(t, { showMetadata: true }, new Set(['r1']))), ['r1', 'r2']);
+  assert.deepEqual(ids(shownRows(t, { showMetadata: true }, new Set(['c1']))), ['r1', 'c1', 'c2', 'x😀', 'r2']);
+});
+
+test('rowList finds positions, nextMatchIn wraps, parentsIn knows who has children', () => {
+  const rows = tree(SPEC);
+  const t = decodeTable(encode(rows));
+  const list = rowList(t, shownRows(t, {}, new Set(['c1'])));
+  assert.deepEqual(Array.from({ length: list.length }, (_, k) => list.id(k)), ['r1', 'c1', 'c2', 'x😀', 'r2']);
+  assert.equal(list.find('c2'), 2);
+  assert.equal(list.find('d1'), -1);
+  assert.equal(list.at(4).id, 'r2');
+  assert.equal(list.at(5), undefined);
+  assert.equal(list.id(-1), null);
+  assert.equal(nextMatchIn(list, 'r2', 0), 4);
+  assert.equal(nextMatchIn(list, 'r1', 4), 0);
+  assert.equal(nextMatchIn(list, 'user', 0), 3);
+  assert.equal(nextMatchIn(list, 'user', 3, () => '', -1), 0);
+  assert.equal(nextMatchIn(list, 'hello', 0, (id) => (id === 'c1' ? 'Hello' : '')), 1);
+  assert.equal(nextMatchIn(list, 'nothing', 0), -1);
+  assert.equal(nextMatchIn(list, '  ', 0), -1);
+  const parents = parentsIn(t);
+  assert.deepEqual(['r1', 'c1', 'd1', 'c2', 'x😀', 'r2', 'zz'].map((id) => parents.has(id)), [true, true, false, true, false, false, false]);
+  assert.deepEqual(rowsAtLines(t, [3, 7, 99]), [{ id: 'c1', line: 3 }, { id: 'r2', line: 7 }]);
+});
+
+test('search over ids whose lower case is longer (İ) still finds the right rows', () => {
+  const rows = tree([['İa', -1, 'none'], ['Bb', 0, 'none'], ['cİ', 1, 'none']]);
+  const t = decodeTable(encode(rows));
+  const ids = (query) => Array.from(shownRows(t, { query }), (i) => rowAt(t, i).id);
+  assert.deepEqual(ids('bb'), ['Bb']);
+  assert.deepEqual(ids('i̇a'), ['İa']);
+  assert.deepEqual(ids('c'), ['cİ']);
+  const plain = decodeTable(encode(tree([['Aa', -1, 'none'], ['bB', 0, 'none']])));
+  assert.deepEqual(Array.from(shownRows(plain, { query: 'BB' }), (i) => rowAt(plain, i).id), ['bB']);
+});

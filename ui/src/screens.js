@@ -1,0 +1,146 @@
+// The Library and Settings screens and the Open… picker, wired to the title bar buttons and
+// keys: `l` Library, `o` Open…, `,` Settings, Esc back to the session. A screen replaces the
+// panes (`body[data-screen]`, styles.css), so the main screen keeps its full size when closed.
+// main.js's key handler ignores keys while a screen is up. At start, when the demo stands in
+// for a session nobody named, the title bar offers the library's sessions (`offerLibrary`).
+
+import { getSettings, listSessions, pickSessionFile, providers, saveSettings } from './ipc.js';
+import { libraryOffer } from './library/format.js';
+import { createLibraryView } from './library/view.js';
+import { applyTheme, createSettingsView } from './settings/view.js';
+import { afterPaint } from './tree/perf.js';
+
+/**
+ * `open(path, dialect)` opens a session and shows it (resolves to whether it worked);
+ * `session()` is the open session (an `openSession` result or null); `report(err, doing)`
+ * shows an error; `onSettings(settings)` gets the settings when read at start and when saved.
+ */
+export function initScreens({ open, session, report, onSettings }) {
+  const $ = (id) => document.getElementById(id);
+  const body = document.body;
+  const offer = $('library-offer');
+  // Set once the user went on (the library shown, another session opened): no offer after.
+  let offerDone = false;
+  function dropOffer() {
+    offerDone = true;
+    offer.hidden = true;
+  }
+
+  function showScreen(name) {
+    body.dataset.screen = name;
+    $('library').hidden = name !== 'library';
+    $('settings').hidden = name !== 'settings';
+  }
+  function closeScreen() {
+    delete body.dataset.screen;
+    $('library').hidden = true;
+    $('settings').hidden = true;
+    $('tree').focus();
+  }
+
+  async function openAndClose(path, dialect = null) {
+    if (await open(path, dialect)) {
+      dropOffer(); // the user has a session of their own now
+      closeScreen();
+    }
+  }
+
+  async function pick() {
+    try {
+      const path = await pickSessionFile();
+      if (path) await openAndClose(path);
+    } catch (err) {
+      report(err, 'Open…');
+    }
+  }
+
+  const library = createLibraryView($('library'), {
+    load: () => listSessions(null).catch((err) => {
+      report(err, 'Reading the session library');
+      return null;
+    }),
+    onOpen: (path) => openAndClose(path),
+    onPick: pick,
+    onClose: closeScreen,
+  });
+
+  const settings = createSettingsView($('settings'), {
+    load: getSettings,
+    save: saveSettings,
+    providers,
+    onSaved: (s) => onSettings(s),
+    onDialect: (dialect) => {
+      const current = session();
+      if (current) openAndClose(current.path, dialect || null);
+    },
+    onClose: closeScreen,
+  });
+
+  function showLibrary() {
+    dropOffer(); // found: it has done its job
+    showScreen('library');
+    library.show(session()?.path ?? null).catch((err) => report(err, 'Reading the session library'));
+  }
+  function showSettings() {
+    showScreen('settings');
+    settings.show(session());
+  }
+
+  $('show-library').addEventListener('click', showLibrary);
+  offer.addEventListener('click', showLibrary);
+  $('open-file').addEventListener('click', pick);
+  $('show-settings').addEventListener('click', showSettings);
+
+  document.addEventListener('keydown', (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const screen = body.dataset.screen;
+    if (screen && event.key === 'Escape') {
+      event.preventDefault();
+      if (screen === 'settings') settings.revertTheme();
+      closeScreen();
+      return;
+    }
+    if (event.target.closest?.('input, select, textarea, #context, #entry, #plan, dialog')) return;
+    if (event.key === 'l' && screen !== 'library') {
+      event.preventDefault();
+      showLibrary();
+    } else if (event.key === ',' && screen !== 'settings') {
+      event.preventDefault();
+      showSettings();
+    } else if (event.key === 'o' && !screen) {
+      event.preventDefault();
+      pick();
+    }
+  });
+
+  // The stored theme and settings apply from the start; defaults if they cannot be read.
+  getSettings()
+    .then((answer) => {
+      applyTheme(document, answer.settings.theme);
+      onSettings(answer.settings);
+    })
+    .catch(() => {});
+
+  /**
+   * `first`: the session opened at start. When it is the demo, counts the library's sessions
+   * after the first paint (`list_sessions` reads the folders on a blocking thread, so the
+   * window never waits) and offers them in the title bar; the demo stays open.
+   */
+  async function offerLibrary(first) {
+    if (libraryOffer(first, 1) == null) return;
+    await afterPaint();
+    let lib;
+    try {
+      lib = await listSessions(null);
+    } catch {
+      return; // only an offer: the Library screen reports what cannot be read
+    }
+    const text = libraryOffer(session(), lib?.sessionCount);
+    if (!text || offerDone) return;
+    offer.textContent = text;
+    offer.dataset.sessions = String(lib.sessionCount);
+    offer.hidden = false;
+  }
+
+  return { showLibrary, showSettings, closeScreen, offerLibrary };
+}
