@@ -96,6 +96,11 @@ impl TreeRow<'_> {
 pub fn tree_rows<'a>(session: &'a Session, states: &[EntryState], leaf: Option<NodeId>) -> Vec<TreeRow<'a>> {
     let tree = session.tree();
     let mut rows = Vec::with_capacity(tree.len());
+    // `Session::label` scans every label: index them once (the first label of a node wins).
+    let mut labels: std::collections::HashMap<NodeId, &str> = std::collections::HashMap::new();
+    for (n, l) in session.labels() {
+        labels.entry(*n).or_insert(l.as_str());
+    }
     // (node, guides, connector)
     let mut stack: Vec<(NodeId, Vec<bool>, Connector)> = Vec::new();
     let roots = tree.roots();
@@ -139,12 +144,94 @@ pub fn tree_rows<'a>(session: &'a Session, states: &[EntryState], leaf: Option<N
                 Some(m) => m.role.as_str(),
                 None => &e.entry_type,
             },
-            label: session.label(node),
+            label: labels.get(&node).copied(),
             tokens: session.entry_tokens(node),
             line: e.line,
         });
     }
     rows
+}
+
+/// Row index of "no row": the parent of a root in [`TreeLayout::parent`].
+pub const NO_ROW: u32 = u32::MAX;
+
+/// The shape of the flattened tree, one column per field, in the display order of
+/// [`tree_rows`] — without a guide vector per row. The guides of a row follow from its
+/// ancestors' connectors (`guides(r) = guides(p) + [connector(p) is Tee]` for a connector,
+/// nothing for a chain), so a client draws them for the rows on screen only; a deeply branched
+/// session of a million entries costs a few columns, not a million-cell vector per row.
+/// Independent of the leaf: states come separately.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TreeLayout {
+    /// The entry of each row.
+    pub nodes: Vec<NodeId>,
+    /// The parent's row index ([`NO_ROW`] for a root); always smaller than the row's own.
+    pub parent: Vec<u32>,
+    /// The connector before each row's marker.
+    pub connector: Vec<Connector>,
+    /// Indentation level of each row's marker (as [`TreeRow::indent`]).
+    pub indent: Vec<u32>,
+    /// The row's entry has no children.
+    pub childless: Vec<bool>,
+}
+
+impl TreeLayout {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// No rows.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+}
+
+/// The layout of the whole tree: the rows of [`tree_rows`] in the same order, as columns.
+/// Iterative and linear in the number of entries whatever the tree's shape.
+pub fn tree_layout(session: &Session) -> TreeLayout {
+    let tree = session.tree();
+    let n = tree.len();
+    let mut out = TreeLayout {
+        nodes: Vec::with_capacity(n),
+        parent: Vec::with_capacity(n),
+        connector: Vec::with_capacity(n),
+        indent: Vec::with_capacity(n),
+        childless: Vec::with_capacity(n),
+    };
+    // (node, parent row, parent's indent, connector)
+    let mut stack: Vec<(NodeId, u32, u32, Connector)> = Vec::new();
+    let roots = tree.roots();
+    let multi = roots.len() > 1;
+    for (i, &r) in roots.iter().enumerate().rev() {
+        let connector = match (multi, i + 1 == roots.len()) {
+            (false, _) => Connector::None,
+            (true, true) => Connector::End,
+            (true, false) => Connector::Tee,
+        };
+        stack.push((r, NO_ROW, 0, connector));
+    }
+    let mut kids: Vec<NodeId> = Vec::new();
+    while let Some((node, parent, base, connector)) = stack.pop() {
+        let row = out.nodes.len() as u32;
+        let indent = base + u32::from(connector != Connector::None);
+        kids.clear();
+        kids.extend(tree.children(node));
+        if kids.len() == 1 {
+            stack.push((kids[0], row, indent, Connector::None));
+        } else {
+            for (i, &k) in kids.iter().enumerate().rev() {
+                let c = if i + 1 == kids.len() { Connector::End } else { Connector::Tee };
+                stack.push((k, row, indent, c));
+            }
+        }
+        out.nodes.push(node);
+        out.parent.push(parent);
+        out.connector.push(connector);
+        out.indent.push(indent);
+        out.childless.push(kids.is_empty());
+    }
+    out
 }
 
 /// One-line previews of `nodes` (the rows on screen), at most `max` characters each: only
@@ -195,6 +282,49 @@ pub fn context_messages(
         res.push(ContextMessage { item, role: role.clone(), tokens: *n, llm_role, llm_tokens, text, truncated });
     }
     Ok(res)
+}
+
+/// One agent message of a context with the LLM message `convertToLlm` makes of it: what the
+/// tokenizer counts, "show all" and the exports read, uncut.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextPair {
+    /// The context item.
+    pub item: Item,
+    /// The agent message.
+    pub message: Value,
+    /// The LLM message; `None` when `convertToLlm` drops the agent message.
+    pub llm: Option<Value>,
+}
+
+impl ContextPair {
+    /// The readable text of the LLM message (of the agent message when dropped), uncut: the
+    /// text [`context_messages`] cuts.
+    pub fn text(&self) -> String {
+        message_text(self.llm.as_ref().unwrap_or(&self.message))
+    }
+}
+
+/// Every agent message of `ctx` with its LLM message, in order, reading each entry back once.
+pub fn context_pairs(session: &Session, ctx: &Context, pack: &PromptPack, source: &dyn Source) -> Result<Vec<ContextPair>, ReadBackError> {
+    ctx.items.iter().map(|&item| pair(session, item, pack, source)).collect()
+}
+
+/// Agent message `index` of `ctx` with its LLM message (`None` past the end): only that entry
+/// is read back.
+pub fn context_pair(
+    session: &Session,
+    ctx: &Context,
+    pack: &PromptPack,
+    source: &dyn Source,
+    index: usize,
+) -> Result<Option<ContextPair>, ReadBackError> {
+    ctx.items.get(index).map(|&item| pair(session, item, pack, source)).transpose()
+}
+
+fn pair(session: &Session, item: Item, pack: &PromptPack, source: &dyn Source) -> Result<ContextPair, ReadBackError> {
+    let message = agent_message(session, item, source)?;
+    let llm = convert_message(&message, session.dialect(), pack);
+    Ok(ContextPair { item, message, llm })
 }
 
 fn cut(text: String, max_chars: usize) -> (String, bool) {
@@ -296,6 +426,72 @@ mod tests {
         assert_eq!(shape, [("r1".into(), "├─ ".into()), ("c1".into(), "│  ".into()), ("r2".into(), "└─ ".into())]);
     }
 
+    /// The guides of row `r` rebuilt from the layout's parents and connectors, as a client does.
+    fn guides_from_layout(l: &TreeLayout, r: usize) -> Vec<bool> {
+        let mut rev = Vec::new();
+        let mut p = l.parent[r];
+        while p != NO_ROW {
+            match l.connector[p as usize] {
+                Connector::Tee => rev.push(true),
+                Connector::End => rev.push(false),
+                Connector::None => {}
+            }
+            p = l.parent[p as usize];
+        }
+        rev.reverse();
+        rev
+    }
+
+    #[test]
+    fn the_layout_is_tree_rows_as_columns() {
+        let two_roots = concat!(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#, "\n",
+            r#"{"type":"message","id":"r1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"a","timestamp":1}}"#, "\n",
+            r#"{"type":"message","id":"c1","parentId":"r1","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"user","content":"b","timestamp":2}}"#, "\n",
+            r#"{"type":"message","id":"c2","parentId":"r1","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":"b","timestamp":3}}"#, "\n",
+            r#"{"type":"message","id":"d1","parentId":"c1","timestamp":"2025-01-01T00:00:04.000Z","message":{"role":"user","content":"b","timestamp":4}}"#, "\n",
+            r#"{"type":"message","id":"r2","parentId":null,"timestamp":"2025-01-01T00:00:05.000Z","message":{"role":"user","content":"c","timestamp":5}}"#, "\n",
+        );
+        for text in [BRANCHED, two_roots] {
+            let s = Session::parse(text.as_bytes(), None);
+            let rows = rows_for(&s, Leaf::Last);
+            let l = tree_layout(&s);
+            assert_eq!(l.len(), rows.len());
+            for (i, r) in rows.iter().enumerate() {
+                assert_eq!(l.nodes[i], r.node);
+                assert_eq!(l.connector[i], r.connector);
+                assert_eq!(l.indent[i], r.indent);
+                assert_eq!(l.childless[i], r.childless);
+                assert_eq!(guides_from_layout(&l, i), r.guides, "row {i}");
+                let parent = s.tree().parent(r.node).map(|p| l.nodes.iter().position(|&x| x == p).unwrap() as u32);
+                assert_eq!(l.parent[i], parent.unwrap_or(NO_ROW));
+                assert!(l.parent[i] == NO_ROW || (l.parent[i] as usize) < i);
+            }
+        }
+    }
+
+    #[test]
+    fn a_deep_comb_stays_linear() {
+        // Every entry a branch point (one leaf child, one continuing child): the indent grows
+        // with the depth, but the layout is a few numbers per row.
+        let mut text = String::from(r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#);
+        text.push('\n');
+        let depth = 20_000;
+        for i in 0..depth {
+            let parent = if i == 0 { "null".to_owned() } else { format!("\"m{}\"", i - 1) };
+            for (id, t) in [(format!("m{i}"), 2 * i), (format!("x{i}"), 2 * i + 1)] {
+                text.push_str(&format!(
+                    r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2025-01-01T00:00:00.000Z","message":{{"role":"user","content":"a","timestamp":{t}}}}}"#
+                ));
+                text.push('\n');
+            }
+        }
+        let s = Session::parse(text.as_bytes(), None);
+        let l = tree_layout(&s);
+        assert_eq!(l.len(), 2 * depth);
+        assert_eq!(l.indent.iter().max().copied(), Some(depth as u32));
+    }
+
     #[test]
     fn previews_read_only_the_requested_rows() {
         let s = Session::parse(BRANCHED.as_bytes(), None);
@@ -329,5 +525,20 @@ mod tests {
         assert_eq!((msgs[1].text.as_str(), msgs[1].truncated), ("answer o", true));
         assert_eq!((msgs[2].text.as_str(), msgs[2].truncated), ("go on", false));
         assert_eq!(msgs.iter().map(|m| m.llm_tokens).sum::<u64>(), tokens.llm_tokens());
+    }
+
+    #[test]
+    fn pairs_hold_the_uncut_text_and_the_llm_messages() {
+        let s = Session::parse(BRANCHED.as_bytes(), None);
+        let ctx = build(&s, Leaf::At(s.node("u2").unwrap()));
+        let pack = PromptPack::own(s.dialect());
+        let src = BRANCHED.as_bytes().to_vec();
+        let pairs = context_pairs(&s, &ctx, &pack, &src).unwrap();
+        let llm: Vec<Value> = pairs.iter().filter_map(|p| p.llm.clone()).collect();
+        assert_eq!(llm, crate::context::materialize::llm_messages(&s, &ctx, &pack, &src).unwrap());
+        assert_eq!(pairs[1].text(), "answer one");
+        assert_eq!(pairs[0].text(), "first question\nsecond line");
+        assert_eq!(context_pair(&s, &ctx, &pack, &src, 1).unwrap().as_ref(), Some(&pairs[1]));
+        assert_eq!(context_pair(&s, &ctx, &pack, &src, 3).unwrap(), None);
     }
 }
