@@ -32,12 +32,9 @@ async function call(cmd, args) {
 export const openSession = (path = null, dialect = null) => call('open_session', { path, dialect });
 
 /**
- * The tree rows for a leaf (`null`: the file's leaf): `{ leafId, rows: [{ id, parentId, indent, guides,
- * connector, isLeaf, childless, onPath, state, entryType, kind, label, tokens, line }] }`.
+ * The tree rows of a leaf (`null`: the file's leaf) as binary columns (an ArrayBuffer; decode
+ * with tree/table.js's `decodeTable`; format in src-tauri/src/commands/tree/wire.rs).
  */
-export const treeRows = (leafId = null) => call('tree_rows', { leafId });
-
-/** The same rows as binary columns (an ArrayBuffer; decode with tree/table.js's `decodeTable`). */
 export const treeTable = (leafId = null) => call('tree_table', { leafId });
 
 /** First-line previews of the rows with these ids: `[{ id, text }]`. */
