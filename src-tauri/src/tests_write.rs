@@ -516,3 +516,124 @@ fn the_write_commands_are_registered() {
     let err = invoke("edit_summary_preview", json!({"compactionId": "u1"})).unwrap_err();
     assert_eq!(err["kind"], "refused", "{err}");
 }
+
+/// Points contextree's config file of this test process at a scratch folder listing two
+/// candidates, `strong` then `cheap` (no key needed: the stand-ins ignore headers). The other
+/// tests of this binary never take their summary from the config file (they name a provider,
+/// go offline or supply the text), and the rest read only the app's settings from it, of which
+/// it has none, so they are indifferent to it. The folder outlives the test on purpose:
+/// another test may read the variable at any time.
+fn configure_two_candidates(strong: &str, cheap: &str) {
+    let dir =
+        std::env::temp_dir().join(format!("contextree-app-candidates-{}", std::process::id()));
+    let file = dir.join("contextree/config.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let config = json!({"providers": [
+        {"name": "strong", "kind": "openai-compatible", "model": "big", "baseUrl": strong, "maxRetries": 0},
+        {"name": "cheap", "kind": "openai-compatible", "model": "small", "baseUrl": cheap, "maxRetries": 0},
+    ]});
+    std::fs::write(&file, config.to_string()).unwrap();
+    std::env::set_var("XDG_CONFIG_HOME", &dir);
+}
+
+/// A stand-in that streams `text`, and how many requests it had.
+fn streaming(text: &'static str) -> contextree_testkit::server::Server {
+    serve_with("/v1", move |_, _, s| {
+        let _ = write!(s, "{SSE_HEAD}{}data: [DONE]\n\n", sse_chunk(text));
+    })
+}
+
+fn pick(v: Value) -> Option<SummarySource> {
+    serde_json::from_value(v).unwrap()
+}
+
+#[test]
+fn a_picked_configured_candidate_is_the_only_one_asked() {
+    let (strong, cheap) = (
+        streaming("## Goal\nBy strong."),
+        streaming("## Goal\nBy cheap."),
+    );
+    configure_two_candidates(&strong.url, &cheap.url);
+
+    // By name, as the dialog sends it: only the second is asked.
+    let app = app();
+    let copy = Copy::new("demo.jsonl", demo::DEMO_SESSION);
+    open(&app, &copy.file);
+    let (ch, seen) = channel(|_| {});
+    let done = compact(&app, pick(json!({"candidate": "cheap"})), ch).unwrap();
+    let done = serde_json::to_value(done).unwrap();
+    // (The demo's compaction may take two calls: the history and a split turn's prefix.)
+    let calls = cheap.count();
+    assert_eq!(strong.count(), 0);
+    assert!(calls >= 1);
+    assert!(last_line(&copy.file)["summary"]
+        .as_str()
+        .unwrap()
+        .starts_with("## Goal\nBy cheap."));
+    assert_eq!(done["summarizer"]["calls"][0]["model"], "small", "{done}");
+    let events = seen.lock().unwrap().clone();
+    assert!(
+        events
+            .iter()
+            .filter(|e| e["kind"] == "attempt")
+            .all(|e| e["model"] == "small"),
+        "{events:?}"
+    );
+
+    // By index (a branch summary), the same one.
+    let copy = Copy::fixture("synthetic/E10.jsonl");
+    open(&app, &copy.file);
+    let (ch, _) = channel(|_| {});
+    let done = tauri::async_runtime::block_on(write::navigate::navigate(
+        app.state(),
+        app.state(),
+        "u3".into(),
+        true,
+        None,
+        pick(json!({"candidate": 1})),
+        ch,
+    ))
+    .unwrap();
+    assert_eq!(
+        serde_json::to_value(done).unwrap()["summarizer"]["model"],
+        "small"
+    );
+    assert_eq!((strong.count(), cheap.count()), (0, calls + 1));
+    assert!(last_line(&copy.file)["summary"]
+        .as_str()
+        .unwrap()
+        .contains("By cheap."));
+
+    // Without a pick, the candidates in order: the first answers.
+    let copy = Copy::new("demo.jsonl", demo::DEMO_SESSION);
+    open(&app, &copy.file);
+    let (ch, _) = channel(|_| {});
+    compact(&app, pick(json!({})), ch).unwrap();
+    assert_eq!((strong.count(), cheap.count()), (calls, calls + 1));
+
+    // An entry the config file does not list, or a pick next to another source, is refused
+    // before anyone is asked; nothing is written.
+    let before = copy.bytes();
+    for bad in [
+        json!({"candidate": "nope"}),
+        json!({"candidate": 2}),
+        json!({"candidate": "cheap", "offline": true}),
+        json!({"candidate": 0, "provider": {"kind": "anthropic", "model": "m"}}),
+    ] {
+        let (ch, _) = channel(|_| {});
+        let err = err_json(compact(&app, pick(bad.clone()), ch).unwrap_err());
+        assert_eq!(err["kind"], "invalid-argument", "{bad}: {err}");
+        assert_eq!(copy.bytes(), before, "{bad}");
+    }
+    let (ch, _) = channel(|_| {});
+    let err = err_json(compact(&app, pick(json!({"candidate": "nope"})), ch).unwrap_err());
+    assert_eq!(
+        err["message"],
+        "no configured summarizer \"nope\" (configured: #0 \"strong\", #1 \"cheap\")"
+    );
+    assert_eq!((strong.count(), cheap.count()), (calls, calls + 1));
+    assert!(
+        app.state::<WriteState>().take().is_ok(),
+        "the write slot is free again"
+    );
+}

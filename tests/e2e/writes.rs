@@ -183,7 +183,15 @@ async fn click(client: &Client, id: &str) -> anyhow::Result<()> {
 
 /// Types the fake provider into the form's summary source.
 async fn type_provider(client: &Client, provider: &FakeProvider) -> anyhow::Result<()> {
-    click(client, "write-source-custom").await?;
+    // "typed in…" in the source select; its change event shows the provider's fields.
+    wait_for_element(client, "#write-source-mode").await?;
+    client
+        .execute(
+            "const s = document.getElementById('write-source-mode'); s.value = 'custom'; \
+             s.dispatchEvent(new Event('change', { bubbles: true }));",
+            vec![],
+        )
+        .await?;
     client
         .find(Locator::Id("write-provider-model"))
         .await?

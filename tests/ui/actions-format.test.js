@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   compactConfirmation, editConfirmation, errorText, navigateConfirmation, navigatePreviewLines,
-  pruneConfirmation, prunePreviewLines, resultLines, sourceText, summarySource, undoConfirmation,
+  parseSourceValue, pruneConfirmation, prunePreviewLines, resultLines, sourceOptions, sourceText, sourceValue,
+  summarySource, undoConfirmation,
 } from '../../ui/src/actions/format.js';
 
 const session = { path: '/s/a.jsonl', fileName: 'a.jsonl' };
@@ -31,7 +32,7 @@ test('the source in words: typed provider, configured candidates, omp endpoint, 
   assert.equal(sourceText(typed), 'openai-compatible model m at http://h/v1');
   const configured = { offline: false, provider: null };
   assert.equal(sourceText(configured, { candidates: [{ name: 'local', kind: 'openai-compatible', model: 'q' }, { kind: 'anthropic', model: null }] }),
-    'the configured providers in order: local (q), anthropic; the offline summary if all fail');
+    'the configured providers in order, the next one when one fails: local (q), anthropic');
   assert.equal(sourceText(configured, { candidates: [], remoteEndpoint: 'http://r' }), "omp's remote endpoint http://r");
   assert.match(sourceText(configured, { candidates: [] }), /offline extractive summary \(no provider is configured\)/);
   assert.match(sourceText({ offline: true, provider: null }), /no model is called/);
@@ -112,4 +113,53 @@ test('result lines: appended entries, the rewrite and its backup, the summarizer
   });
   assert.equal(pruned[0], 'Rewrote /s/a.jsonl: 1 tool output pruned (r0).');
   assert.equal(pruned[1], 'Bytes 10 → 5; backup at /s/a.jsonl.bak-1.');
+});
+
+// As `providers()` lists them: `name` is the configured name, else the kind.
+const two = {
+  configPath: '/h/.config/contextree/config.json',
+  candidates: [
+    { name: 'strong', kind: 'anthropic', model: 'claude-sonnet-4-5', baseUrl: 'https://api.anthropic.com', key: 'sk-…cdef', keySource: 'environment' },
+    { name: 'openai-compatible', kind: 'openai-compatible', model: 'qwen2.5:7b', baseUrl: 'http://127.0.0.1:11434/v1', key: null, keySource: 'none' },
+    { name: 'openai-compatible', kind: 'openai-compatible', model: 'small', baseUrl: 'http://h/v1', key: null, keySource: 'none' },
+  ],
+  remoteEndpoint: null,
+};
+
+test('the source select: all configured in order, each one alone, typed in, offline', () => {
+  assert.deepEqual(sourceOptions(two), [
+    { value: 'configured', label: 'all configured, in order (fallback)' },
+    { value: 'candidate:0', label: 'only strong · anthropic · claude-sonnet-4-5 (key sk-…cdef)' },
+    { value: 'candidate:1', label: 'only openai-compatible · qwen2.5:7b (no key)' },
+    { value: 'candidate:2', label: 'only openai-compatible · small (no key)' },
+    { value: 'custom', label: 'typed in…' },
+    { value: 'offline', label: 'offline extractive summary (no model)' },
+  ]);
+  // One candidate alone is the same as all of them: no separate entry.
+  assert.deepEqual(sourceOptions({ candidates: [two.candidates[0]] }).map((o) => o.value), ['configured', 'custom', 'offline']);
+  assert.equal(sourceOptions({ candidates: [two.candidates[0]] })[0].label, 'configured: strong · anthropic · claude-sonnet-4-5');
+  assert.equal(sourceOptions({ candidates: [], remoteEndpoint: 'http://r/c' })[0].label, "omp's remote endpoint http://r/c");
+  assert.equal(sourceOptions(null)[0].label, 'configured: none (the offline summary is used)');
+  for (const v of ['configured', 'candidate:2', 'custom', 'offline']) assert.equal(sourceValue(parseSourceValue(v)), v);
+  assert.deepEqual(parseSourceValue('candidate:1'), { mode: 'candidate', candidate: 1 });
+  assert.deepEqual(parseSourceValue('candidate:x'), { mode: 'configured', candidate: null });
+  assert.deepEqual(parseSourceValue(null), { mode: 'configured', candidate: null });
+  assert.equal(sourceValue(undefined), 'configured');
+});
+
+test('one configured candidate becomes `candidate`: its name when unique, else its index', () => {
+  assert.deepEqual(summarySource({ mode: 'candidate', candidate: 0 }, two),
+    { source: { offline: false, provider: null, candidate: 'strong' } });
+  // Two unnamed entries of one kind share their name: the index tells them apart.
+  assert.deepEqual(summarySource({ mode: 'candidate', candidate: 2 }, two),
+    { source: { offline: false, provider: null, candidate: 2 } });
+  assert.match(summarySource({ mode: 'candidate', candidate: 3 }, two).error, /no longer listed/);
+  assert.match(summarySource({ mode: 'candidate', candidate: 0 }, null).error, /no longer listed/);
+  assert.match(summarySource({ mode: 'candidate', candidate: null }, two).error, /no longer listed/);
+  assert.equal(sourceText({ offline: false, provider: null, candidate: 'strong' }, two),
+    'only the configured provider strong · anthropic · claude-sonnet-4-5 (no fallback: if it fails, nothing is written)');
+  assert.equal(sourceText({ offline: false, provider: null, candidate: 2 }, two),
+    'only the configured provider openai-compatible · small (no fallback: if it fails, nothing is written)');
+  const lines = compactConfirmation({ plan, session, source: { offline: false, provider: null, candidate: 'strong' }, providers: two });
+  assert.equal(lines[3], 'Summary by: only the configured provider strong · anthropic · claude-sonnet-4-5 (no fallback: if it fails, nothing is written).');
 });

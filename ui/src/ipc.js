@@ -109,7 +109,7 @@ function progressChannel(onEvent) {
 /** Configured summarizers: `{ configPath, candidates: [{ name, kind, model, baseUrl, key, keySource }], remoteEndpoint }`. */
 export const providers = () => call('providers', {});
 
-/** Appends a compaction entry under `leafId`; `source`: `{ offline, provider }`. Resolves to a `WriteResult`. */
+/** Appends a compaction entry under `leafId`; `source`: `{ offline, provider, candidate }`. Resolves to a `WriteResult`. */
 export const compact = (leafId, instructions, keepRecent, source, onEvent) =>
   call('compact', { leafId, instructions, keepRecent, source, onEvent: progressChannel(onEvent) });
 

@@ -67,7 +67,7 @@ pub struct ProviderArgs {
 
 impl ProviderArgs {
     pub fn flags(&self) -> contextree_ops::summarizer::ProviderFlags {
-        contextree_ops::summarizer::ProviderFlags { offline: self.offline, provider: self.provider.clone(), model: self.model.clone(), base_url: self.base_url.clone() }
+        contextree_ops::summarizer::ProviderFlags { offline: self.offline, provider: self.provider.clone(), model: self.model.clone(), base_url: self.base_url.clone(), candidate: None }
     }
 }
 

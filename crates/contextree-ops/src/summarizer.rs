@@ -30,13 +30,58 @@ pub struct ProviderFlags {
     pub model: Option<String>,
     /// Base URL for `provider` (default: the provider's public API).
     pub base_url: Option<String>,
+    /// Only this one of the config file's candidates (the app's `SummarySource.candidate`);
+    /// ignored when `provider` is given.
+    pub candidate: Option<CandidatePick>,
+}
+
+/// One entry of contextree's config file: its place in the list (0-based, the order
+/// [`providers`] shows) or its name as [`providers`] shows it ([`ProviderConfig::label`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CandidatePick {
+    /// 0-based position in the config file's `providers`.
+    Index(usize),
+    /// The candidate's name (its kind when it has none); the first one of that name.
+    Name(String),
+}
+
+impl std::fmt::Display for CandidatePick {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CandidatePick::Index(i) => write!(f, "#{i}"),
+            CandidatePick::Name(n) => write!(f, "{n:?}"),
+        }
+    }
+}
+
+/// The one candidate of `configured` that `pick` names (key, timeout and retries as
+/// configured), or why there is none (a message naming the configured entries, never a key).
+pub fn pick_candidate(configured: Candidates, pick: &CandidatePick) -> Result<Candidates, String> {
+    let position = match pick {
+        CandidatePick::Index(i) => (*i < configured.0.len()).then_some(*i),
+        CandidatePick::Name(name) => configured.0.iter().position(|p| p.label() == name),
+    };
+    match position {
+        Some(i) => Ok(Candidates(vec![configured.0[i].clone()])),
+        None if configured.is_empty() => Err(format!("no configured summarizer {pick}: contextree's config file lists none")),
+        None => {
+            let names: Vec<String> = configured.0.iter().enumerate().map(|(i, p)| format!("#{i} {:?}", p.label())).collect();
+            Err(format!("no configured summarizer {pick} (configured: {})", names.join(", ")))
+        }
+    }
+}
+
+/// The candidates of contextree's config file (none when it does not exist).
+pub fn configured() -> Result<Candidates, OpsError> {
+    Candidates::load_default().map_err(|e| OpsError::Config(e.to_string()))
 }
 
 /// The models to ask, in order:
 /// 1. none when `offline`;
 /// 2. the given provider / model / base URL;
-/// 3. the providers of contextree's config file;
-/// 4. when that lists none, omp's `compaction.remoteEndpoint` from the agent's
+/// 3. the providers of contextree's config file (only `candidate` when given; an unknown one
+///    is an error, never a silent fallback to the others);
+/// 4. when that lists none (and no `candidate` is given), omp's `compaction.remoteEndpoint` from the agent's
 ///    settings (kind `remote`), as omp would use it.
 ///
 /// Empty: the caller writes the offline summary.
@@ -45,8 +90,11 @@ pub fn candidates(flags: &ProviderFlags, agent: &AgentSettings) -> Result<Candid
         return Ok(Candidates::default());
     }
     let Some(kind) = flags.provider.as_deref() else {
-        let configured = Candidates::load_default().map_err(|e| OpsError::Config(e.to_string()))?;
-        return Ok(with_remote_endpoint(configured, agent));
+        let configured = configured()?;
+        return match &flags.candidate {
+            Some(pick) => pick_candidate(configured, pick).map_err(OpsError::Config),
+            None => Ok(with_remote_endpoint(configured, agent)),
+        };
     };
     let kind = match kind {
         "openai-compatible" | "openai" => ProviderKind::OpenAiCompatible,
@@ -165,6 +213,25 @@ mod tests {
         assert!(offline.is_empty(), "offline asks nobody");
         let flagged = candidates(&ProviderFlags { provider: Some("remote".into()), base_url: Some("http://h/c".into()), ..Default::default() }, &agent).unwrap();
         assert_eq!(flagged.0[0].base_url, "http://h/c", "flags win");
+    }
+
+    #[test]
+    fn a_picked_candidate_is_the_only_one_asked() {
+        let mut cheap = ProviderConfig::new(ProviderKind::OpenAiCompatible, "http://a/v1", "small");
+        cheap.name = Some("cheap".into());
+        cheap.api_key = Some(contextree_llm::config::ApiKey::new("sk-contextree-secret-0123456789"));
+        let strong = ProviderConfig::new(ProviderKind::Anthropic, "https://b", "big");
+        let both = || Candidates(vec![cheap.clone(), strong.clone()]);
+        let by_name = pick_candidate(both(), &CandidatePick::Name("anthropic".into())).unwrap();
+        assert_eq!((by_name.0.len(), by_name.0[0].model.as_str()), (1, "big"), "an unnamed one goes by its kind");
+        let by_index = pick_candidate(both(), &CandidatePick::Index(0)).unwrap();
+        assert_eq!(by_index.0[0].label(), "cheap");
+        assert!(by_index.0[0].api_key.is_some(), "its configured key comes along");
+        let err = pick_candidate(both(), &CandidatePick::Index(2)).unwrap_err();
+        assert_eq!(err, "no configured summarizer #2 (configured: #0 \"cheap\", #1 \"anthropic\")");
+        assert!(!err.contains("0123456789"), "{err}");
+        let err = pick_candidate(Candidates::default(), &CandidatePick::Name("cheap".into())).unwrap_err();
+        assert!(err.contains("lists none"), "{err}");
     }
 
     #[test]

@@ -138,9 +138,9 @@ export function createWrites({ dialog, bar, hooks }) {
     }
   }
 
-  function readSource(fields) {
+  function readSource(fields, list) {
     form = { ...form, instructions: fields.instructions ?? '', source: fields.source, summarize: fields.summarize ?? form.summarize };
-    return summarySource(fields.source);
+    return summarySource(fields.source, list);
   }
 
   /** Runs `apply(onEvent)` with the live summary on screen, then shows the result and the diff. */
@@ -224,7 +224,7 @@ export function createWrites({ dialog, bar, hooks }) {
 
   async function compactConfirm(oldPlan, list) {
     const fields = readFields(dialog);
-    const { source, error } = readSource(fields);
+    const { source, error } = readSource(fields, list);
     if (error) return compactForm(oldPlan, list, error);
     const { instructions } = fields;
     let plan;
@@ -338,7 +338,7 @@ export function createWrites({ dialog, bar, hooks }) {
   async function navigatePreviewStep(targetId, list) {
     const fields = readFields(dialog);
     const summarize = fields.summarize !== false;
-    const { source, error } = summarize ? readSource(fields) : { source: { offline: false, provider: null } };
+    const { source, error } = summarize ? readSource(fields, list) : { source: { offline: false, provider: null } };
     form = { ...form, summarize };
     if (error) return navigateForm(targetId, list, error);
     const instructions = summarize ? fields.instructions : null;

@@ -4,17 +4,68 @@
 const count = (n) => Math.round(Number(n ?? 0)).toLocaleString('en-US');
 const plural = (n, one, many = `${one}s`) => `${count(n)} ${Number(n) === 1 ? one : many}`;
 
-/** Kinds of summary source a form offers. */
-export const SOURCE_MODES = ['configured', 'custom', 'offline'];
+/** Kinds of summary source a form offers (`candidate`: one configured entry). */
+export const SOURCE_MODES = ['configured', 'candidate', 'custom', 'offline'];
 export const PROVIDER_KINDS = ['openai-compatible', 'anthropic', 'remote'];
+
+/** A configured candidate in a few words: `name · kind · model`. */
+export function candidateLabel(c) {
+  return [c.name ?? c.kind, c.kind, c.model].filter((part, i, all) => part && all.indexOf(part) === i).join(' · ');
+}
+
+/**
+ * The choices of the "Summary by" select, `[{ value, label }]`, in this order: every
+ * configured candidate in order (with fallback), each one alone (`candidate:<index>`),
+ * typed in, offline. `providers` is `providers()`'s answer (null when it failed).
+ */
+export function sourceOptions(providers) {
+  const candidates = providers?.candidates ?? [];
+  const all = candidates.length
+    ? (candidates.length > 1 ? 'all configured, in order (fallback)' : `configured: ${candidateLabel(candidates[0])}`)
+    : providers?.remoteEndpoint
+      ? `omp's remote endpoint ${providers.remoteEndpoint}`
+      : 'configured: none (the offline summary is used)';
+  const options = [{ value: 'configured', label: all }];
+  // One alone means something only when there is more than one.
+  if (candidates.length > 1) {
+    candidates.forEach((c, i) => {
+      const key = c.key ? ` (key ${c.key})` : c.keySource === 'none' ? ' (no key)' : '';
+      options.push({ value: `candidate:${i}`, label: `only ${candidateLabel(c)}${key}` });
+    });
+  }
+  options.push({ value: 'custom', label: 'typed in…' }, { value: 'offline', label: 'offline extractive summary (no model)' });
+  return options;
+}
+
+/** A select's value as the form's `{ mode, candidate }` (`candidate`: index, or null). */
+export function parseSourceValue(value) {
+  const m = /^candidate:(\d+)$/.exec(String(value ?? ''));
+  if (m) return { mode: 'candidate', candidate: Number(m[1]) };
+  return { mode: SOURCE_MODES.includes(value) && value !== 'candidate' ? value : 'configured', candidate: null };
+}
+
+/** The select's value of the form's `{ mode, candidate }` (the inverse of `parseSourceValue`). */
+export function sourceValue({ mode, candidate } = {}) {
+  return mode === 'candidate' ? `candidate:${candidate}` : (mode ?? 'configured');
+}
 
 /**
  * The `SummarySource` of a form's fields, or an error for the form:
  * `{ source }` | `{ error }`. `mode`: `configured` (contextree's config, then omp's endpoint,
- * then offline), `custom` (`kind`, `model`, `baseUrl` typed in), `offline`.
+ * then offline), `candidate` (only the configured entry at index `candidate` of
+ * `providers.candidates`), `custom` (`kind`, `model`, `baseUrl` typed in), `offline`.
  */
-export function summarySource({ mode, kind, model, baseUrl }) {
+export function summarySource({ mode, candidate, kind, model, baseUrl }, providers = null) {
   if (mode === 'offline') return { source: { offline: true, provider: null } };
+  if (mode === 'candidate') {
+    const candidates = providers?.candidates ?? [];
+    const c = Number.isInteger(candidate) ? candidates[candidate] : undefined;
+    if (!c) return { error: 'that configured provider is no longer listed; choose again' };
+    // By name when the name is unique (it survives a reordered config file), else by place.
+    const name = c.name ?? c.kind;
+    const unique = candidates.filter((o) => (o.name ?? o.kind) === name).length === 1;
+    return { source: { offline: false, provider: null, candidate: unique ? name : candidate } };
+  }
   if (mode !== 'custom') return { source: { offline: false, provider: null } };
   const k = PROVIDER_KINDS.includes(kind) ? kind : null;
   if (!k) return { error: `unknown provider kind \`${kind}\`` };
@@ -26,6 +77,13 @@ export function summarySource({ mode, kind, model, baseUrl }) {
   return { source: { offline: false, provider: { kind: k, model: m || null, baseUrl: url || null } } };
 }
 
+/** The configured candidate a source names (by name or index), if listed. */
+function pickedCandidate(source, providers) {
+  const candidates = providers?.candidates ?? [];
+  if (typeof source.candidate === 'number') return candidates[source.candidate] ?? null;
+  return candidates.find((c) => (c.name ?? c.kind) === source.candidate) ?? null;
+}
+
 /** Who will write the summary, in words, for the confirmation. */
 export function sourceText(source, providers = null) {
   if (source.offline) return "contextree's offline extractive summary (no model is called)";
@@ -34,10 +92,16 @@ export function sourceText(source, providers = null) {
     if (p.kind === 'remote') return `the remote endpoint ${p.baseUrl}`;
     return `${p.kind} model ${p.model}${p.baseUrl ? ` at ${p.baseUrl}` : ' (default URL)'}`;
   }
+  if (source.candidate != null) {
+    const c = pickedCandidate(source, providers);
+    const what = c ? candidateLabel(c) : String(source.candidate);
+    return `only the configured provider ${what} (no fallback: if it fails, nothing is written)`;
+  }
   const candidates = providers?.candidates ?? [];
   if (candidates.length > 0) {
     const names = candidates.map((c) => `${c.name ?? c.kind}${c.model ? ` (${c.model})` : ''}`).join(', ');
-    return `the configured providers in order: ${names}; the offline summary if all fail`;
+    // A failed model call is an error (nothing is written), never an offline summary instead.
+    return `the configured providers in order, the next one when one fails: ${names}`;
   }
   if (providers?.remoteEndpoint) return `omp's remote endpoint ${providers.remoteEndpoint}`;
   return "contextree's offline extractive summary (no provider is configured)";

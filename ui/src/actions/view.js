@@ -4,7 +4,7 @@
 
 import { elementMaker } from '../dom.js';
 import { renderDiff } from '../diff/view.js';
-import { PROVIDER_KINDS } from './format.js';
+import { PROVIDER_KINDS, parseSourceValue, sourceOptions, sourceValue } from './format.js';
 import { callHeading, progressStatus } from './progress.js';
 
 /**
@@ -131,32 +131,27 @@ function fieldNode(el, field) {
   }
 }
 
-/** Summary source: configured providers (listed), a typed provider, or offline. */
+/**
+ * Summary source, one select: every configured provider in order, one of them alone, a typed
+ * provider (its fields shown only then), or offline.
+ */
 function sourceNode(el, field) {
   const { providers, value = {} } = field;
   const set = el('fieldset', 'write-source');
   set.append(el('legend', null, 'Summary by'));
-  const radio = (mode, text) => {
-    const input = el('input');
-    input.type = 'radio';
-    input.name = 'write-source';
-    input.value = mode;
-    input.id = `write-source-${mode}`;
-    input.checked = (value.mode ?? 'configured') === mode;
-    const label = el('label', 'write-radio');
-    label.append(input, el('span', null, ` ${text}`));
-    return label;
-  };
-  const candidates = providers?.candidates ?? [];
-  const configured = candidates.length
-    ? `configured providers: ${candidates.map((c) => `${c.name ?? c.kind}${c.model ? ` (${c.model})` : ''}`
-      + `${c.key ? ` key ${c.key}` : c.keySource === 'none' ? ' no key' : ''}`).join(', ')}`
-    : providers?.remoteEndpoint
-      ? `omp's remote endpoint ${providers.remoteEndpoint}`
-      : 'configured providers: none (the offline summary is used)';
-  set.append(radio('configured', configured));
+  const select = el('select');
+  select.id = 'write-source-mode';
+  const options = sourceOptions(providers);
+  for (const o of options) {
+    const option = el('option', null, o.label);
+    option.value = o.value;
+    select.append(option);
+  }
+  // A remembered choice the list no longer has (the config file changed) falls back to all.
+  const wanted = sourceValue(value);
+  select.value = options.some((o) => o.value === wanted) ? wanted : 'configured';
+  set.append(select);
   if (providers?.configPath) set.append(el('p', 'write-note', `config: ${providers.configPath}`));
-  set.append(radio('custom', 'this provider:'));
   const row = el('div', 'write-provider');
   const kind = el('select');
   kind.id = 'write-provider-kind';
@@ -177,25 +172,23 @@ function sourceNode(el, field) {
   for (const input of [model, url]) {
     input.autocomplete = 'off';
     input.spellcheck = false;
-    // Typing a provider chooses it.
-    input.addEventListener('input', () => {
-      set.querySelector('#write-source-custom').checked = true;
-    });
   }
   row.append(kind, model, url);
+  const showRow = () => { row.hidden = select.value !== 'custom'; };
+  select.addEventListener('change', showRow);
+  showRow();
   set.append(row);
-  set.append(radio('offline', "offline extractive summary (no model)"));
   return set;
 }
 
-/** The form's values: `{ instructions, summarize, summary, source: { mode, kind, model, baseUrl } }`. */
+/** The form's values: `{ instructions, summarize, summary, source: { mode, candidate, kind, model, baseUrl } }`. */
 export function readFields(dialog) {
   const value = (id) => dialog.querySelector(`#${id}`)?.value ?? null;
-  const mode = dialog.querySelector('input[name="write-source"]:checked')?.value ?? 'configured';
+  const { mode, candidate } = parseSourceValue(value('write-source-mode'));
   return {
     instructions: value('write-instructions')?.trim() || null,
     summarize: dialog.querySelector('#write-summarize')?.checked ?? null,
     summary: value('write-summary'),
-    source: { mode, kind: value('write-provider-kind'), model: value('write-provider-model'), baseUrl: value('write-provider-url') },
+    source: { mode, candidate, kind: value('write-provider-kind'), model: value('write-provider-model'), baseUrl: value('write-provider-url') },
   };
 }

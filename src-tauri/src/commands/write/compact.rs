@@ -26,8 +26,9 @@ pub async fn compact(
     summary: Option<String>,
     on_event: Channel<Progress>,
 ) -> Result<WriteResult, CommandError> {
-    let flags = source.unwrap_or_default().flags();
+    let flags = source.unwrap_or_default().flags()?;
     apply(&state, &writes, move |open, cancel| {
+        super::check_candidate(&flags)?;
         let pack = pack_of(open);
         let opts = CompactOptions {
             leaf: leaf(open, leaf_id.as_deref())?,

@@ -14,7 +14,7 @@ pub mod prune;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use contextree_ops::summarizer::ProviderFlags;
+use contextree_ops::summarizer::{CandidatePick, ProviderFlags};
 use contextree_ops::{CancelToken, Progress};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -91,6 +91,20 @@ pub struct SummarySource {
     pub offline: bool,
     /// A provider instead of the config file's candidates.
     pub provider: Option<ProviderChoice>,
+    /// Only this one of the config file's candidates (its index in `providers()`'s list, or
+    /// its name there); with neither `offline` nor `provider`.
+    pub candidate: Option<CandidateChoice>,
+}
+
+/// One configured candidate: a number is its 0-based place in `providers().candidates`, a
+/// string its `name` there.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum CandidateChoice {
+    /// 0-based index.
+    Index(usize),
+    /// The candidate's name.
+    Name(String),
 }
 
 /// `Provider`: one model to ask.
@@ -106,7 +120,19 @@ pub struct ProviderChoice {
 }
 
 impl SummarySource {
-    pub(crate) fn flags(self) -> ProviderFlags {
+    /// The ops' flags; `invalid-argument` for a candidate together with `offline` or `provider`
+    /// (which would silently win over it).
+    pub(crate) fn flags(self) -> Result<ProviderFlags, CommandError> {
+        if self.candidate.is_some() && (self.offline || self.provider.is_some()) {
+            return Err(CommandError::InvalidArgument(
+                "a summary source names a configured candidate or a provider or offline, not several"
+                    .to_owned(),
+            ));
+        }
+        let candidate = self.candidate.map(|c| match c {
+            CandidateChoice::Index(i) => CandidatePick::Index(i),
+            CandidateChoice::Name(n) => CandidatePick::Name(n),
+        });
         let (provider, model, base_url) = match self.provider {
             Some(p) => (
                 Some(p.kind),
@@ -115,12 +141,29 @@ impl SummarySource {
             ),
             None => (None, None, None),
         };
-        ProviderFlags {
+        Ok(ProviderFlags {
             offline: self.offline,
             provider,
             model,
             base_url,
-        }
+            candidate,
+        })
+    }
+}
+
+/// `invalid-argument` when `flags` pick a candidate the config file does not list (the flow
+/// would fail on it too, as a `provider` error; this is the caller's mistake, not the
+/// provider's). A config file that does not read is left to the flow to report. Reads the
+/// file: call it off the main thread.
+pub(crate) fn check_candidate(flags: &ProviderFlags) -> Result<(), CommandError> {
+    let Some(pick) = &flags.candidate else {
+        return Ok(());
+    };
+    match contextree_ops::summarizer::configured() {
+        Ok(configured) => contextree_ops::summarizer::pick_candidate(configured, pick)
+            .map(drop)
+            .map_err(CommandError::InvalidArgument),
+        Err(_) => Ok(()),
     }
 }
 

@@ -70,8 +70,9 @@ pub async fn navigate(
     source: Option<SummarySource>,
     on_event: Channel<Progress>,
 ) -> Result<WriteResult, CommandError> {
-    let flags = source.unwrap_or_default().flags();
+    let flags = source.unwrap_or_default().flags()?;
     apply(&state, &writes, move |open, cancel| {
+        super::check_candidate(&flags)?;
         let pack = pack_of(open);
         let opts = options(open, &target_id, summarize, instructions, flags, &pack)?;
         let done = navigate::run(&open.loaded, &opts, &mut reporter(on_event), cancel)?;
