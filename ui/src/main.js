@@ -329,12 +329,12 @@ document.addEventListener('keydown', (event) => {
   if (event.altKey || event.ctrlKey || event.metaKey) return;
   if (document.body.dataset.screen) return; // the Library / Settings screen has the keys (screens.js)
   if (writes.onKey(event)) return;
-  if (event.key === 'Escape' && store.get().plan && !event.target.closest?.('input, select')) {
+  if (event.key === 'Escape' && store.get().plan && !event.target.closest?.('input, select, textarea')) {
     event.preventDefault();
     closePlan();
     return;
   }
-  if (event.target.closest?.('#context, #entry, #plan, input, select, label')) return;
+  if (event.target.closest?.('#context, #entry, #plan, input, select, textarea, label')) return;
   if (event.key === 'c') {
     event.preventDefault();
     openPlan();
