@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde_json::Value;
-use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::ipc::{CallbackFn, InvokeBody, InvokeResponseBody};
 use tauri::test::{get_ipc_response, mock_builder, MockRuntime, INVOKE_KEY};
 use tauri::webview::InvokeRequest;
 use tauri::{App, WebviewWindow};
@@ -57,6 +57,15 @@ pub(crate) fn invoke(
     cmd: &str,
     args: Value,
 ) -> Result<Value, Value> {
+    invoke_raw(webview, cmd, args).map(|body| body.deserialize::<Value>().unwrap())
+}
+
+/// [`invoke`]'s answer as it crosses IPC (JSON, or the raw bytes of a binary response).
+pub(crate) fn invoke_raw(
+    webview: &WebviewWindow<MockRuntime>,
+    cmd: &str,
+    args: Value,
+) -> Result<InvokeResponseBody, Value> {
     let request = InvokeRequest {
         cmd: cmd.into(),
         callback: CallbackFn(0),
@@ -66,5 +75,5 @@ pub(crate) fn invoke(
         headers: Default::default(),
         invoke_key: INVOKE_KEY.to_string(),
     };
-    get_ipc_response(webview, request).map(|body| body.deserialize::<Value>().unwrap())
+    get_ipc_response(webview, request)
 }

@@ -7,6 +7,7 @@ use anyhow::{ensure, Context as _};
 use fantoccini::{Client, Locator};
 use serde_json::{json, Value};
 
+use crate::steps::cli_json;
 use crate::{text_content, wait_for, wait_for_leaf, wait_until_ready, with_app, Harness};
 
 pub async fn the_context_panel_counts_shows_all_and_copies(
@@ -14,27 +15,19 @@ pub async fn the_context_panel_counts_shows_all_and_copies(
 ) -> anyhow::Result<()> {
     let demo = harness.root.join("demo/demo-session.jsonl");
     let leaf = harness.expected.last().unwrap().clone();
-    let cli = harness.app.parent().unwrap().join("contextree");
-    let out = std::process::Command::new(&cli)
-        .arg("context")
-        .arg(&demo)
-        .args([
+    let doc = cli_json(
+        harness,
+        "context",
+        &demo,
+        &[
             "--leaf",
             &leaf,
-            "--json",
             "--prompts",
             "own",
             "--tokenizer",
             "o200k_base",
-        ])
-        .output()
-        .with_context(|| format!("running {}", cli.display()))?;
-    ensure!(
-        out.status.success(),
-        "contextree context failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout)?;
+        ],
+    )?;
     let count = doc["tokenizer"]["llmTokens"]
         .as_u64()
         .context("no tokenizer count")?;

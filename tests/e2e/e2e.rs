@@ -42,6 +42,8 @@ mod library;
 mod writes;
 // The context panel's tokenizer counts, "show all" and copy.
 mod context_panel;
+// Steps the cases share: the CLI's JSON, an agent's appended line, the plan panel.
+mod steps;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -714,20 +716,7 @@ async fn an_appended_entry_appears_live_and_the_selection_stays(
         .await?;
 
         const NEW: &str = "e2e1ive0";
-        let line = json!({
-            "type": "message", "id": NEW, "parentId": leaf,
-            "timestamp": "2025-11-03T10:00:00.000Z",
-            "message": {
-                "role": "user",
-                "content": [{ "type": "text", "text": "appended while the app watches" }],
-                "timestamp": 1762164000000u64,
-            },
-        });
-        {
-            use std::io::Write as _;
-            let mut file = std::fs::OpenOptions::new().append(true).open(&session)?;
-            writeln!(file, "{line}")?;
-        }
+        steps::append_user_message(&session, NEW, &json!(leaf), "appended while the app watches")?;
         let appended = Instant::now();
         let expected_rows = rows_before.as_u64().context("row count")? + 1;
         loop {
@@ -810,19 +799,12 @@ async fn check_all_entries_are_rows(client: &Client, expected: &[String]) -> any
 /// summarized are dashed, Esc closes the panel and removes the outlines.
 async fn c_previews_a_compaction_as_the_cli_plans_it(harness: &Harness) -> anyhow::Result<()> {
     let demo = harness.root.join("demo/demo-session.jsonl");
-    let cli = harness.app.parent().unwrap().join("contextree");
-    let out = std::process::Command::new(&cli)
-        .arg("compact")
-        .arg(&demo)
-        .args(["--dry-run", "--json", "--prompts", "own"])
-        .output()
-        .with_context(|| format!("running {}", cli.display()))?;
-    ensure!(
-        out.status.success(),
-        "contextree compact --dry-run failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout)?;
+    let doc = steps::cli_json(
+        harness,
+        "compact",
+        &demo,
+        &["--dry-run", "--prompts", "own"],
+    )?;
     ensure!(
         doc["nothingToCompact"] == false,
         "the CLI plans no compaction of the demo: {doc}"
@@ -841,13 +823,7 @@ async fn c_previews_a_compaction_as_the_cli_plans_it(harness: &Harness) -> anyho
     with_app(harness, &[], async |client| {
         wait_until_ready(client).await?;
         wait_for_leaf(client, harness.expected.last().unwrap()).await?;
-        press_key(client, 'c').await?;
-        wait_for(
-            client,
-            "the plan panel",
-            "return document.body.dataset.plan === 'open';",
-        )
-        .await?;
+        steps::open_plan(client).await?;
         let title = text_content(client, "entry-title").await?;
         ensure!(title == "Plan", "the entry pane's title is `{title}`");
         let tokens = client
@@ -931,19 +907,12 @@ async fn check_context_matches_cli(
     session: &Path,
     leaf: &str,
 ) -> anyhow::Result<()> {
-    let cli = harness.app.parent().unwrap().join("contextree");
-    let out = std::process::Command::new(&cli)
-        .arg("context")
-        .arg(session)
-        .args(["--leaf", leaf, "--json", "--prompts", "own"])
-        .output()
-        .with_context(|| format!("running {}", cli.display()))?;
-    ensure!(
-        out.status.success(),
-        "contextree context failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout)?;
+    let doc = steps::cli_json(
+        harness,
+        "context",
+        session,
+        &["--leaf", leaf, "--prompts", "own"],
+    )?;
     let expected = doc["messageCount"].as_u64().context("no messageCount")?;
     let shown = client
         .execute(

@@ -23,6 +23,7 @@ use fantoccini::key::Key;
 use fantoccini::{Client, Locator};
 use serde_json::{json, Value};
 
+use crate::steps::{cli, json_output};
 use crate::{
     entry_ids, press_key, screenshot, text_content, wait_for, wait_for_leaf, wait_until_ready,
     with_app_in, Harness,
@@ -91,22 +92,16 @@ impl FakeHome {
 
     /// `contextree sessions --json` in this HOME: what the library must show.
     fn cli_sessions(&self, harness: &Harness) -> anyhow::Result<Value> {
-        let cli = harness.app.parent().unwrap().join("contextree");
-        let out = std::process::Command::new(&cli)
-            .args(["sessions", "--json"])
-            .env("HOME", &self.home)
-            .env("XDG_CONFIG_HOME", &self.config)
-            .env_remove("PI_CODING_AGENT_DIR")
-            .env_remove("PI_CONFIG_DIR")
-            .env_remove("XDG_DATA_HOME")
-            .output()
-            .with_context(|| format!("running {}", cli.display()))?;
-        ensure!(
-            out.status.success(),
-            "contextree sessions failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        Ok(serde_json::from_slice(&out.stdout)?)
+        json_output(
+            std::process::Command::new(cli(harness))
+                .args(["sessions", "--json"])
+                .env("HOME", &self.home)
+                .env("XDG_CONFIG_HOME", &self.config)
+                .env_remove("PI_CODING_AGENT_DIR")
+                .env_remove("PI_CONFIG_DIR")
+                .env_remove("XDG_DATA_HOME"),
+            "sessions",
+        )
     }
 }
 

@@ -28,6 +28,7 @@ use fantoccini::key::Key;
 use fantoccini::{Client, Locator};
 use serde_json::{json, Value};
 
+use crate::steps::{append_user_message, cli_json, open_plan};
 use crate::{
     all_row_ids, press_key, screenshot, scroll_tree_to_row, text_content, wait_for,
     wait_for_element, wait_for_leaf, wait_until_ready, with_app, Harness, OTHER_LEAF,
@@ -205,25 +206,28 @@ async fn type_provider(client: &Client, provider: &FakeProvider) -> anyhow::Resu
     Ok(())
 }
 
-fn cli(harness: &Harness) -> PathBuf {
-    harness.app.parent().unwrap().join("contextree")
-}
-
-/// `contextree SUBCOMMAND FILE ARGS --json` as JSON.
-fn cli_json(harness: &Harness, sub: &str, file: &Path, args: &[&str]) -> anyhow::Result<Value> {
-    let out = std::process::Command::new(cli(harness))
-        .arg(sub)
-        .arg(file)
-        .args(args)
-        .arg("--json")
-        .output()
-        .with_context(|| format!("running contextree {sub}"))?;
-    ensure!(
-        out.status.success(),
-        "contextree {sub} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Ok(serde_json::from_slice(&out.stdout)?)
+/// From the plan panel: Compact…, the form (with `provider` typed in, else as it was left),
+/// Next, Apply, until the summary's text streams into the dialog.
+async fn apply_compaction_until_it_streams(
+    client: &Client,
+    provider: Option<&FakeProvider>,
+) -> anyhow::Result<()> {
+    click(client, "write-open-compact").await?;
+    wait_for_write(client, "form", 10).await?;
+    if let Some(provider) = provider {
+        type_provider(client, provider).await?;
+    }
+    click(client, "write-next").await?;
+    wait_for_write(client, "confirm", 10).await?;
+    click(client, "write-apply").await?;
+    wait_long(
+        client,
+        "streamed summary text",
+        "return Array.from(document.querySelectorAll('#write-progress .write-stream'))\
+           .some((pre) => pre.textContent !== '');",
+        20,
+    )
+    .await
 }
 
 /// The lines `after` has beyond `before`, which must be its untouched prefix.
@@ -287,8 +291,7 @@ pub async fn compaction_runs_against_a_fake_provider_and_shows_the_diff(
     with_app(harness, &args, async |client| {
         wait_until_ready(client).await?;
         wait_for_leaf(client, &leaf).await?;
-        press_key(client, 'c').await?;
-        wait_for(client, "the plan panel", "return document.body.dataset.plan === 'open';").await?;
+        open_plan(client).await?;
         client.execute("document.getElementById('tree').focus();", vec![]).await?;
         press_key(client, Key::Enter.into()).await?;
         wait_for_write(client, "form", 10).await?;
@@ -620,27 +623,8 @@ pub async fn a_cancelled_or_outdated_summary_writes_nothing(
     let args = [file.display().to_string()];
     with_app(harness, &args, async |client| {
         wait_until_ready(client).await?;
-        press_key(client, 'c').await?;
-        wait_for(
-            client,
-            "the plan panel",
-            "return document.body.dataset.plan === 'open';",
-        )
-        .await?;
-        click(client, "write-open-compact").await?;
-        wait_for_write(client, "form", 10).await?;
-        type_provider(client, &provider).await?;
-        click(client, "write-next").await?;
-        wait_for_write(client, "confirm", 10).await?;
-        click(client, "write-apply").await?;
-        wait_long(
-            client,
-            "streamed summary text",
-            "return Array.from(document.querySelectorAll('#write-progress .write-stream'))\
-               .some((pre) => pre.textContent !== '');",
-            20,
-        )
-        .await?;
+        open_plan(client).await?;
+        apply_compaction_until_it_streams(client, Some(&provider)).await?;
         click(client, "write-cancel").await?;
         wait_for_write(client, "error", 20).await?;
         let kind = client
@@ -677,34 +661,11 @@ pub async fn a_cancelled_or_outdated_summary_writes_nothing(
         // An agent appends while the summary streams (D15): kind `changed`, nothing written by
         // the app, the view reloaded, and "Preview again" shows a fresh plan. The form keeps
         // the provider typed before.
-        click(client, "write-open-compact").await?;
-        wait_for_write(client, "form", 10).await?;
-        click(client, "write-next").await?;
-        wait_for_write(client, "confirm", 10).await?;
-        click(client, "write-apply").await?;
-        wait_long(
-            client,
-            "streamed summary text",
-            "return Array.from(document.querySelectorAll('#write-progress .write-stream'))\
-               .some((pre) => pre.textContent !== '');",
-            20,
-        )
-        .await?;
+        apply_compaction_until_it_streams(client, None).await?;
         let leaf = client
             .execute("return document.body.dataset.leaf;", vec![])
             .await?;
-        let line = json!({
-            "type": "message", "id": "e2eagent", "parentId": leaf,
-            "timestamp": "2025-11-03T10:00:00.000Z",
-            "message": {
-                "role": "user",
-                "content": [{ "type": "text", "text": "appended by an agent meanwhile" }],
-                "timestamp": 1762164000000u64,
-            },
-        });
-        let mut agent = std::fs::OpenOptions::new().append(true).open(&file)?;
-        writeln!(agent, "{line}")?;
-        drop(agent);
+        append_user_message(&file, "e2eagent", &leaf, "appended by an agent meanwhile")?;
         wait_long(
             client,
             "the changed error",

@@ -3,53 +3,24 @@
 //! counts and texts line up with the context, bad arguments are typed errors.
 
 use serde_json::{json, Value};
-use tauri::ipc::{CallbackFn, InvokeBody, InvokeResponseBody};
-use tauri::test::{get_ipc_response, mock_builder, INVOKE_KEY};
-use tauri::webview::InvokeRequest;
+use tauri::ipc::InvokeResponseBody;
 
-use crate::{build, context, demo, AppState};
-
-fn call(
-    webview: &tauri::WebviewWindow<tauri::test::MockRuntime>,
-    cmd: &str,
-    args: Value,
-) -> Result<InvokeResponseBody, Value> {
-    let request = InvokeRequest {
-        cmd: cmd.into(),
-        callback: CallbackFn(0),
-        error: CallbackFn(1),
-        url: "tauri://localhost".parse().unwrap(),
-        body: InvokeBody::Json(args),
-        headers: Default::default(),
-        invoke_key: INVOKE_KEY.to_string(),
-    };
-    get_ipc_response(webview, request)
-}
-
-fn json_of(body: InvokeResponseBody) -> Value {
-    match body {
-        InvokeResponseBody::Json(text) => serde_json::from_str(&text).unwrap(),
-        InvokeResponseBody::Raw(_) => panic!("expected JSON"),
-    }
-}
+use crate::demo;
+use crate::test_support::{app, invoke, invoke_raw, webview, TempDir};
 
 #[test]
 fn tree_table_counts_texts_and_exports_over_ipc() {
-    let app = build(mock_builder(), AppState::new(None))
-        .build(context())
-        .unwrap();
-    let webview = tauri::WebviewWindowBuilder::new(&app, "main", Default::default())
-        .build()
-        .unwrap();
-    let dir = std::env::temp_dir().join(format!("contextree-app-ctx-ipc-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let session = dir.join("session.jsonl");
+    let app = app();
+    let webview = webview(&app);
+    let dir = TempDir::new("ctx-ipc");
+    let session = dir.0.join("session.jsonl");
     std::fs::write(&session, demo::DEMO_SESSION).unwrap();
-    json_of(call(&webview, "open_session", json!({ "path": session })).unwrap());
+    invoke(&webview, "open_session", json!({ "path": session })).unwrap();
 
     // The table: binary, one row per entry, the same ids as the JSON rows.
-    let rows = json_of(call(&webview, "tree_rows", json!({})).unwrap());
-    let InvokeResponseBody::Raw(bytes) = call(&webview, "tree_table", json!({})).unwrap() else {
+    let rows = invoke(&webview, "tree_rows", json!({})).unwrap();
+    let InvokeResponseBody::Raw(bytes) = invoke_raw(&webview, "tree_table", json!({})).unwrap()
+    else {
         panic!("tree_table must answer with bytes");
     };
     assert_eq!(&bytes[..4], b"CTR1");
@@ -67,15 +38,13 @@ fn tree_table_counts_texts_and_exports_over_ipc() {
     assert_eq!(ids, joined);
 
     // Counts: one per message, the sent ones summed; not sent: null.
-    let ctx = json_of(call(&webview, "context_view", json!({})).unwrap());
-    let counts = json_of(
-        call(
-            &webview,
-            "token_counts",
-            json!({ "tokenizer": "o200k_base" }),
-        )
-        .unwrap(),
-    );
+    let ctx = invoke(&webview, "context_view", json!({})).unwrap();
+    let counts = invoke(
+        &webview,
+        "token_counts",
+        json!({ "tokenizer": "o200k_base" }),
+    )
+    .unwrap();
     let messages = ctx["messages"].as_array().unwrap();
     let per = counts["messages"].as_array().unwrap();
     assert_eq!(per.len(), messages.len());
@@ -87,7 +56,7 @@ fn tree_table_counts_texts_and_exports_over_ipc() {
         json!(per.iter().filter_map(Value::as_u64).sum::<u64>())
     );
     assert_eq!(counts["tokenizer"], "o200k_base");
-    let err = call(&webview, "token_counts", json!({ "tokenizer": "gpt2" })).unwrap_err();
+    let err = invoke(&webview, "token_counts", json!({ "tokenizer": "gpt2" })).unwrap_err();
     assert_eq!(err["kind"], "invalid-argument", "{err}");
 
     // Whole texts: the cut one is longer than the panel's, an uncut one the same.
@@ -95,7 +64,7 @@ fn tree_table_counts_texts_and_exports_over_ipc() {
         .iter()
         .position(|m| m["truncated"] == true)
         .expect("the demo has a cut message");
-    let full = json_of(call(&webview, "message_text", json!({ "index": cut })).unwrap());
+    let full = invoke(&webview, "message_text", json!({ "index": cut })).unwrap();
     let shown = messages[cut]["text"].as_str().unwrap();
     assert!(full["text"].as_str().unwrap().starts_with(shown));
     assert!(full["text"].as_str().unwrap().chars().count() > shown.chars().count());
@@ -103,22 +72,21 @@ fn tree_table_counts_texts_and_exports_over_ipc() {
         .iter()
         .position(|m| m["truncated"] == false)
         .unwrap();
-    let same = json_of(call(&webview, "message_text", json!({ "index": whole })).unwrap());
+    let same = invoke(&webview, "message_text", json!({ "index": whole })).unwrap();
     assert_eq!(same["text"], messages[whole]["text"]);
-    let err = call(&webview, "message_text", json!({ "index": messages.len() })).unwrap_err();
+    let err = invoke(&webview, "message_text", json!({ "index": messages.len() })).unwrap_err();
     assert_eq!(err["kind"], "invalid-argument", "{err}");
 
     // Exports: every message, whole.
-    let exported = json_of(call(&webview, "export_context", json!({ "format": "json" })).unwrap());
+    let exported = invoke(&webview, "export_context", json!({ "format": "json" })).unwrap();
     let doc: Value = serde_json::from_str(exported.as_str().unwrap()).unwrap();
     assert_eq!(doc["messageCount"], ctx["messageCount"]);
     assert_eq!(doc["llmTokens"], ctx["llmTokens"]);
-    let md = json_of(call(&webview, "export_context", json!({ "format": "markdown" })).unwrap());
+    let md = invoke(&webview, "export_context", json!({ "format": "markdown" })).unwrap();
     assert!(md
         .as_str()
         .unwrap()
         .contains(full["text"].as_str().unwrap()));
-    let err = call(&webview, "export_context", json!({ "format": "html" })).unwrap_err();
+    let err = invoke(&webview, "export_context", json!({ "format": "html" })).unwrap_err();
     assert_eq!(err["kind"], "invalid-argument", "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

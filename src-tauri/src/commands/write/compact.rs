@@ -5,7 +5,7 @@ use contextree_ops::Progress;
 use tauri::ipc::Channel;
 use tauri::State;
 
-use super::{apply, pack_of, reporter, Applied, SummarySource, WriteResult, WriteState};
+use super::{apply_summarized, reporter, Applied, SummarySource, WriteResult, WriteState};
 use crate::commands::leaf;
 use crate::{AppState, CommandError};
 
@@ -26,13 +26,10 @@ pub async fn compact(
     summary: Option<String>,
     on_event: Channel<Progress>,
 ) -> Result<WriteResult, CommandError> {
-    let flags = source.unwrap_or_default().flags()?;
-    apply(&state, &writes, move |open, cancel| {
-        super::check_candidate(&flags)?;
-        let pack = pack_of(open);
+    apply_summarized(&state, &writes, source, move |open, flags, pack, cancel| {
         let opts = CompactOptions {
             leaf: leaf(open, leaf_id.as_deref())?,
-            pack: &pack,
+            pack,
             instructions: instructions.filter(|t| !t.trim().is_empty()),
             keep_recent,
             reserve: None,

@@ -270,6 +270,40 @@ where
     Ok(result(applied, &reread))
 }
 
+/// [`apply`] for the flows that ask a summarizer: `source`'s flags (an invalid one refused
+/// before the write slot is taken, an unlisted candidate on the blocking thread, as the config
+/// file is read there) and the open session's pack go to `flow`.
+pub(crate) async fn apply_summarized<F>(
+    state: &AppState,
+    writes: &WriteState,
+    source: Option<SummarySource>,
+    flow: F,
+) -> Result<WriteResult, CommandError>
+where
+    F: FnOnce(
+            &OpenSession,
+            ProviderFlags,
+            &PackFn<'_>,
+            &CancelToken,
+        ) -> Result<Applied, CommandError>
+        + Send
+        + 'static,
+{
+    let flags = source.unwrap_or_default().flags()?;
+    apply(state, writes, move |open, cancel| {
+        check_candidate(&flags)?;
+        let pack = pack_of(open);
+        flow(open, flags, &pack, cancel)
+    })
+    .await
+}
+
+/// How the flows ask for a dialect's prompt pack.
+pub(crate) type PackFn<'a> = dyn Fn(
+        contextree_core::Dialect,
+    ) -> Result<contextree_core::prompts::PromptPack, contextree_ops::OpsError>
+    + 'a;
+
 /// The file of `open` read again, with the same dialect rule (a forced dialect stays) and pack.
 fn reread(open: &OpenSession) -> Result<OpenSession, CommandError> {
     let s = &open.loaded.session;

@@ -6,7 +6,9 @@ use contextree_ops::Progress;
 use tauri::ipc::Channel;
 use tauri::State;
 
-use super::{apply, pack_of, reporter, Applied, SummarySource, WriteResult, WriteState};
+use super::{
+    apply_summarized, pack_of, reporter, Applied, PackFn, SummarySource, WriteResult, WriteState,
+};
 use crate::commands::{blocking, node};
 use crate::state::OpenSession;
 use crate::{AppState, CommandError};
@@ -17,9 +19,7 @@ fn options<'a>(
     summarize: bool,
     instructions: Option<String>,
     provider: ProviderFlags,
-    pack: &'a dyn Fn(
-        contextree_core::Dialect,
-    ) -> Result<contextree_core::prompts::PromptPack, contextree_ops::OpsError>,
+    pack: &'a PackFn<'a>,
 ) -> Result<NavigateOptions<'a>, CommandError> {
     Ok(NavigateOptions {
         target: node(open, target_id)?,
@@ -70,11 +70,8 @@ pub async fn navigate(
     source: Option<SummarySource>,
     on_event: Channel<Progress>,
 ) -> Result<WriteResult, CommandError> {
-    let flags = source.unwrap_or_default().flags()?;
-    apply(&state, &writes, move |open, cancel| {
-        super::check_candidate(&flags)?;
-        let pack = pack_of(open);
-        let opts = options(open, &target_id, summarize, instructions, flags, &pack)?;
+    apply_summarized(&state, &writes, source, move |open, flags, pack, cancel| {
+        let opts = options(open, &target_id, summarize, instructions, flags, pack)?;
         let done = navigate::run(&open.loaded, &opts, &mut reporter(on_event), cancel)?;
         let action = done.action();
         let Some(w) = done.written else {
