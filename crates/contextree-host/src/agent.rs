@@ -7,7 +7,8 @@
 //! 1. `CONTEXTREE_PI_PACKAGE` / `CONTEXTREE_OMP_PACKAGE`: the package
 //!    directory itself. When set, it is the only place looked at, so a wrong
 //!    value is reported instead of silently replaced by another install.
-//! 2. npm's global root (`npm root -g`), when `npm` is on `PATH`.
+//! 2. npm's global root (`npm root -g`, asked once per process), when `npm`
+//!    is on `PATH`.
 //! 3. bun's global packages (`$BUN_INSTALL/install/global/node_modules`,
 //!    default `~/.bun/...`).
 //! 4. Common global prefixes: `$NPM_CONFIG_PREFIX/lib/node_modules`,
@@ -166,8 +167,12 @@ pub fn load_agent_pack(dialect: Dialect) -> Option<Result<PromptPack, AgentLoadE
             }));
         }
     }
-    let found = find_agent_package(dialect)?;
-    Some(load_pack_from_dir(dialect, &found.dir))
+    // Searched among the candidates above: listing them again (`find_agent_package`) would
+    // repeat the environment and npm lookups.
+    let (dir, _) = candidates
+        .into_iter()
+        .find(|(dir, _)| dir.join("package.json").is_file())?;
+    Some(load_pack_from_dir(dialect, &dir))
 }
 
 /// The prompt pack of the `dialect` agent package in `dir`.
@@ -205,8 +210,22 @@ fn read_version(dir: &Path) -> Option<String> {
     json.get("version")?.as_str().map(str::to_owned)
 }
 
-/// `npm root -g`, if npm is on `PATH` and answers within [`NPM_TIMEOUT`].
+/// Asks npm for its global root ahead of the first lookup, so that a caller (the app, at
+/// start-up) can pay npm's start-up on a background thread while it does something else.
+/// Lookups made meanwhile wait for this answer instead of starting npm again.
+pub fn warm_up() {
+    let _ = npm_global_root();
+}
+
+/// `npm root -g`, asked once per process: npm starts a Node.js process (0.15–0.5 s), far longer
+/// than opening a large session, and its global root does not move while contextree runs.
 fn npm_global_root() -> Option<PathBuf> {
+    static ROOT: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    ROOT.get_or_init(ask_npm_global_root).clone()
+}
+
+/// `npm root -g`, if npm is on `PATH` and answers within [`NPM_TIMEOUT`].
+fn ask_npm_global_root() -> Option<PathBuf> {
     let npm = find_on_path("npm", std::env::var_os("PATH")?)?;
     let mut child = Command::new(npm)
         .args(["root", "-g"])
