@@ -87,7 +87,7 @@ impl HostPaths {
 }
 
 /// Expands a leading `~` (alone or followed by `/`).
-fn expand_tilde(p: &str, home: Option<&Path>) -> PathBuf {
+pub fn expand_tilde(p: &str, home: Option<&Path>) -> PathBuf {
     match (p.strip_prefix('~'), home) {
         (Some(""), Some(h)) => h.to_path_buf(),
         (Some(rest), Some(h)) if rest.starts_with('/') => h.join(&rest[1..]),
@@ -114,11 +114,9 @@ pub fn default_roots(
     }
     let var = |k: &str| env(k).filter(|v| !v.is_empty());
     let mut roots = Vec::new();
-    let pi = match (&overrides.pi, var("PI_CODING_AGENT_DIR"), home) {
-        (Some(p), _, _) => Some((p.clone(), RootOrigin::Override)),
-        (None, Some(dir), _) => Some((expand_tilde(&dir, home).join("sessions"), RootOrigin::Environment)),
-        (None, None, Some(h)) => Some((h.join(".pi/agent/sessions"), RootOrigin::Default)),
-        (None, None, None) => None,
+    let pi = match &overrides.pi {
+        Some(p) => Some((p.clone(), RootOrigin::Override)),
+        None => crate::settings::pi_agent_dir(home, env).map(|(dir, origin)| (dir.join("sessions"), origin)),
     };
     if let Some((path, origin)) = pi {
         roots.push(SessionRoot { path, dialect: Some(Dialect::Pi), origin });

@@ -20,6 +20,8 @@ use contextree_core::Dialect;
 use serde_json::{Map, Value};
 use yaml_rust2::{Yaml, YamlLoader};
 
+use crate::library::{expand_tilde, RootOrigin};
+
 /// Both agents' `branchSummary.reserveTokens` default.
 pub const DEFAULT_BRANCH_SUMMARY_RESERVE_TOKENS: u64 = 16_384;
 
@@ -65,8 +67,8 @@ enum Format {
 pub fn agent_settings(dialect: Dialect, home: &Path, env: &dyn Fn(&str) -> Option<String>, cwd: &Path) -> AgentSettings {
     let files: Vec<(PathBuf, Format)> = match dialect {
         Dialect::Pi => {
-            let agent_dir = env("PI_CODING_AGENT_DIR").filter(|d| !d.is_empty()).map_or_else(|| home.join(".pi/agent"), PathBuf::from);
-            vec![(agent_dir.join("settings.json"), Format::Json), (cwd.join(".pi/settings.json"), Format::Json)]
+            let global = pi_agent_dir(Some(home), env).map(|(dir, _)| (dir.join("settings.json"), Format::Json));
+            global.into_iter().chain([(cwd.join(".pi/settings.json"), Format::Json)]).collect()
         }
         Dialect::Omp => {
             let yml = home.join(".omp/agent/config.yml");
@@ -100,6 +102,16 @@ pub fn agent_settings(dialect: Dialect, home: &Path, env: &dyn Fn(&str) -> Optio
     }
     apply(dialect, &merged, &mut out);
     out
+}
+
+/// pi's agent folder, as its `getAgentDir` finds it: `$PI_CODING_AGENT_DIR`
+/// with a leading `~` expanded, else `~/.pi/agent` (None without a home).
+/// Sessions and settings both live there, so both must derive it here.
+pub fn pi_agent_dir(home: Option<&Path>, env: &dyn Fn(&str) -> Option<String>) -> Option<(PathBuf, RootOrigin)> {
+    match env("PI_CODING_AGENT_DIR").filter(|d| !d.is_empty()) {
+        Some(dir) => Some((expand_tilde(&dir, home), RootOrigin::Environment)),
+        None => home.map(|h| (h.join(".pi/agent"), RootOrigin::Default)),
+    }
 }
 
 /// [`agent_settings`] with the real home folder, environment and working folder.
@@ -311,6 +323,20 @@ mod tests {
         let s = agent_settings(Dialect::Pi, &t.0.join("home"), &env, &t.0.join("proj"));
         assert_eq!(s.compaction.reserve_tokens, 2);
         assert_eq!(s.sources, vec![other]);
+    }
+
+    #[test]
+    fn pi_agent_dir_expands_a_tilde_for_settings_too() {
+        let t = TempDir::new();
+        t.write("home/.pi/agent/settings.json", r#"{"compaction": {"reserveTokens": 1}}"#);
+        let other = t.write("home/x/settings.json", r#"{"compaction": {"reserveTokens": 2}}"#);
+        let env = |k: &str| (k == "PI_CODING_AGENT_DIR").then(|| "~/x".to_owned());
+        let s = agent_settings(Dialect::Pi, &t.0.join("home"), &env, &t.0.join("proj"));
+        assert_eq!(s.compaction.reserve_tokens, 2);
+        assert_eq!(s.sources, vec![other]);
+        // The session library finds the same folder.
+        let roots = crate::library::default_roots(Some(&t.0.join("home")), &env, &|_| false, &Default::default());
+        assert_eq!(roots[0].path, t.0.join("home/x/sessions"));
     }
 
     #[test]
