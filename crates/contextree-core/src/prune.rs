@@ -11,7 +11,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use crate::context::{self, Item, Leaf};
+use crate::context::{self, Context, Item, Leaf};
 use crate::js;
 use crate::session::{NodeId, Role, Session};
 use crate::Dialect;
@@ -177,7 +177,12 @@ impl PrunePlan {
 /// Needs no message text: the index keeps each tool result's estimate, tool
 /// name and whether it was pruned, so this stays cheap on huge files.
 pub fn plan_prune(session: &Session, leaf: Leaf, config: &PruneConfig) -> PrunePlan {
-    let ctx = context::build(session, leaf);
+    plan_prune_in(session, &context::build(session, leaf), config)
+}
+
+/// [`plan_prune`] over a context the caller already built for `session`
+/// (the budget check has one; building it again costs a path walk per call).
+pub fn plan_prune_in(session: &Session, ctx: &Context, config: &PruneConfig) -> PrunePlan {
     let visible: HashSet<NodeId> = ctx.items.iter().filter_map(|i| if let Item::Entry(n) = i { Some(*n) } else { None }).collect();
     let mut results: Vec<ToolResult> = ctx
         .path

@@ -43,8 +43,27 @@ pub enum LoadError {
 pub struct Fingerprint {
     /// File length in bytes.
     pub len: u64,
-    /// The last bytes of the file (up to 4 KiB).
+    /// The last bytes of the file (up to [`TAIL`]).
     pub tail: Vec<u8>,
+}
+
+/// How many trailing bytes a fingerprint keeps.
+pub const TAIL: u64 = 4096;
+
+impl Fingerprint {
+    /// Length and last bytes of an open file, as they are now.
+    pub fn of(file: &File) -> std::io::Result<Self> {
+        Self::at_len(file, file.metadata()?.len())
+    }
+
+    /// The fingerprint of `file` taken as `len` bytes long: loading passes the
+    /// length it indexed, so an append landing meanwhile still shows as growth.
+    fn at_len(file: &File, len: u64) -> std::io::Result<Self> {
+        let n = len.min(TAIL);
+        let mut tail = vec![0; n as usize];
+        file.read_exact_at(&mut tail, len - n)?;
+        Ok(Self { len, tail })
+    }
 }
 
 /// A parsed session and the file it came from.
@@ -103,10 +122,8 @@ pub fn load_in_chunks(path: &Path, dialect: Option<Dialect>, chunk: u64) -> Resu
     }
     let chunks = index_parallel(&file, &bounds).map_err(io)?;
     let session = Session::assemble(chunks, dialect, location_hint(path));
-    let tail_len = len.min(4096);
-    let mut tail = vec![0; tail_len as usize];
-    file.read_exact_at(&mut tail, len - tail_len).map_err(io)?;
-    Ok(LoadedSession { path: path.to_owned(), session, source: FileSource { file }, fingerprint: Fingerprint { len, tail } })
+    let fingerprint = Fingerprint::at_len(&file, len).map_err(io)?;
+    Ok(LoadedSession { path: path.to_owned(), session, source: FileSource { file }, fingerprint })
 }
 
 /// Chunk boundaries: `0`, then the offset after the first `\n` at or past each

@@ -26,9 +26,6 @@ use contextree_core::session::Span;
 use crate::load::{Fingerprint, LoadedSession};
 use crate::write::{Change, WriteError};
 
-/// How many trailing bytes a fingerprint keeps (as [`crate::load_session`] does).
-const TAIL: u64 = 4096;
-
 /// Why the file was not rewritten. In every case the original is untouched.
 #[derive(Debug, thiserror::Error)]
 pub enum RewriteError {
@@ -122,7 +119,7 @@ pub fn prune_loaded(loaded: &LoadedSession, plan: &PrunePlan, pruned_at_ms: u64)
         let mut buf = vec![0; e.span.len as usize];
         file.read_exact_at(&mut buf, e.span.start).map_err(io)?;
         let bad = |source| RewriteError::BadLine { path: loaded.path.clone(), line: e.line, source };
-        let original = std::str::from_utf8(trim_ascii(&buf)).map_err(|err| bad(PrunedLineError::Json(err.to_string())))?;
+        let original = std::str::from_utf8(buf.trim_ascii()).map_err(|err| bad(PrunedLineError::Json(err.to_string())))?;
         let text = pruned_line(original, &notice(r.tokens), pruned_at_ms).map_err(bad)?;
         replacements.push(Replacement { span: e.span, text });
     }
@@ -205,7 +202,7 @@ fn rewrite_with_hook(path: &Path, expected: &Fingerprint, replacements: &[Replac
     }
     // The rename itself is durable only once the folder is synced.
     File::open(dir).and_then(|d| d.sync_all()).map_err(io)?;
-    let fingerprint = fingerprint_of(&new).map_err(io)?;
+    let fingerprint = Fingerprint::of(&new).map_err(io)?;
     Ok(Rewritten { backup, replaced: replacements.len(), recovered_bytes, fingerprint })
 }
 
@@ -275,46 +272,19 @@ impl Drop for TempGuard<'_> {
     }
 }
 
-fn trim_ascii(b: &[u8]) -> &[u8] {
-    let start = b.iter().take_while(|c| c.is_ascii_whitespace()).count();
-    let end = b.len() - b[start..].iter().rev().take_while(|c| c.is_ascii_whitespace()).count();
-    &b[start..end]
-}
-
 /// The file's length if it matches `expected` (as appends check it).
 fn check_unchanged(path: &Path, file: &File, expected: &Fingerprint) -> Result<u64, WriteError> {
+    use std::os::unix::fs::MetadataExt;
     let io = |source| WriteError::Io { path: path.to_owned(), source };
-    // The file at `path` may have been replaced since `file` was opened.
+    // The file at `path` may have been replaced since `file` was opened; an
+    // append only ever extends the same inode, a rewrite renames over it.
     let now = std::fs::metadata(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
-    let len = meta.len();
-    let changed = |change, len| WriteError::Changed { path: path.to_owned(), change, loaded_len: expected.len, len };
-    {
-        use std::os::unix::fs::MetadataExt;
-        if (now.dev(), now.ino()) != (meta.dev(), meta.ino()) {
-            return Err(changed(Change::Rewritten, now.len()));
-        }
+    if (now.dev(), now.ino()) != (meta.dev(), meta.ino()) {
+        let change = Change::Rewritten;
+        return Err(WriteError::Changed { path: path.to_owned(), change, loaded_len: expected.len, len: now.len() });
     }
-    if len > expected.len {
-        return Err(changed(Change::Grew, len));
-    }
-    if len < expected.len {
-        return Err(changed(Change::Shrank, len));
-    }
-    let mut tail = vec![0; expected.tail.len()];
-    file.read_exact_at(&mut tail, len - expected.tail.len() as u64).map_err(io)?;
-    if tail != expected.tail {
-        return Err(changed(Change::Rewritten, len));
-    }
-    Ok(len)
-}
-
-fn fingerprint_of(file: &File) -> std::io::Result<Fingerprint> {
-    let len = file.metadata()?.len();
-    let n = len.min(TAIL);
-    let mut tail = vec![0; n as usize];
-    file.read_exact_at(&mut tail, len - n)?;
-    Ok(Fingerprint { len, tail })
+    crate::write::check_unchanged(path, file, expected)
 }
 
 #[cfg(test)]

@@ -13,14 +13,11 @@
 //! whole, and [`Appended::raced`] reports it. The file is never rewritten.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Seek, SeekFrom, Write};
+use std::io::{Seek, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use crate::load::{Fingerprint, LoadedSession};
-
-/// How many trailing bytes a fingerprint keeps (as [`crate::load_session`] does).
-const TAIL: u64 = 4096;
 
 /// How the file differs from its fingerprint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,7 +116,7 @@ pub fn append_lines(path: &Path, expected: &Fingerprint, lines: &[String]) -> Re
     // In append mode the position is the end of our write, wherever it landed.
     let end = file.stream_position().map_err(io)?;
     let start = end - buf.len() as u64;
-    let fingerprint = fingerprint_of(&file).map_err(io)?;
+    let fingerprint = Fingerprint::of(&file).map_err(io)?;
     Ok(Appended {
         offset: start + u64::from(added_newline),
         bytes: buf.len() as u64,
@@ -129,8 +126,9 @@ pub fn append_lines(path: &Path, expected: &Fingerprint, lines: &[String]) -> Re
     })
 }
 
-/// The file's length if it matches `expected`.
-fn check_unchanged(path: &Path, file: &File, expected: &Fingerprint) -> Result<u64, WriteError> {
+/// The file's length if it matches `expected` (shared with the rewrite,
+/// which adds its own check that `path` is still the same file).
+pub(crate) fn check_unchanged(path: &Path, file: &File, expected: &Fingerprint) -> Result<u64, WriteError> {
     let io = |source| WriteError::Io { path: path.to_owned(), source };
     let len = file.metadata().map_err(io)?.len();
     let changed = |change| WriteError::Changed { path: path.to_owned(), change, loaded_len: expected.len, len };
@@ -146,16 +144,6 @@ fn check_unchanged(path: &Path, file: &File, expected: &Fingerprint) -> Result<u
         return Err(changed(Change::Rewritten));
     }
     Ok(len)
-}
-
-/// Length and last bytes of an open file.
-fn fingerprint_of(file: &File) -> std::io::Result<Fingerprint> {
-    let mut f = file;
-    let len = f.seek(SeekFrom::End(0))?;
-    let n = len.min(TAIL);
-    let mut tail = vec![0; n as usize];
-    file.read_exact_at(&mut tail, len - n)?;
-    Ok(Fingerprint { len, tail })
 }
 
 /// The current time as the agents write it (`new Date().toISOString()`).

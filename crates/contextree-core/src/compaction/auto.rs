@@ -23,8 +23,8 @@ use serde_json::Value;
 
 use super::settings::{should_compact, threshold_tokens, CompactionSettings, Strategy};
 use crate::context::materialize::{agent_message, ReadBackError};
-use crate::context::{entry_estimate, Context, Item, Leaf};
-use crate::prune::{plan_prune, PruneConfig};
+use crate::context::{entry_estimate, Context, Item};
+use crate::prune::{plan_prune_in, PruneConfig};
 use crate::session::{MessageMeta, NodeId, Role, Session, Source, Usage};
 use crate::Dialect;
 
@@ -456,7 +456,7 @@ fn omp_check(session: &Session, ctx: &Context, settings: &CompactionSettings, a:
         return Ok(out.stop(Skip::ErrorWithoutOverflow, "the last assistant message is an error that is not a context overflow: no threshold check"));
     }
     // 5. Pruning, then the threshold.
-    let prune = plan_prune(session, ctx.leaf.map_or(Leaf::Reset, Leaf::At), &PruneConfig::default());
+    let prune = plan_prune_in(session, ctx, &PruneConfig::default());
     out.pruning_savings = prune.tokens_saved();
     out.pruned_count = prune.pruned_count();
     let usage = a.meta.usage.map_or(0.0, |u| u.context_tokens());
@@ -581,7 +581,7 @@ fn recovery_attempted(session: &Session, ctx: &Context, a: &Assistant, window: u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::context::build;
+    use crate::context::{build, Leaf};
     use serde_json::json;
 
     const T0: u64 = 1_767_225_600_000;
