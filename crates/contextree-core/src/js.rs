@@ -243,6 +243,16 @@ pub fn number_to_js_string(f: f64) -> String {
     format!("{sign}{}", place_decimal_point(&digits, exp + 1))
 }
 
+/// A JS number as a JSON value, as `JSON.stringify` prints it: integral values
+/// without a fraction, NaN and infinities as null.
+pub fn json_number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 {
+        Value::from(x as i64)
+    } else {
+        serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
+    }
+}
+
 /// Shortest round-trip decimal digits of a positive finite `f` and the decimal
 /// exponent of the first digit, with JS's tie rule.
 ///

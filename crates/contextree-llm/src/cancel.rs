@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use tokio::sync::watch;
 
-/// Cancels a [`crate::summarize`] call from anywhere (another task, a signal handler, a UI
+/// Cancels a [`crate::summarize_with_events`] call from anywhere (another task, a signal handler, a UI
 /// button). Clones share the flag; once cancelled it stays cancelled.
 #[derive(Debug, Clone)]
 pub struct CancelToken {

@@ -1,4 +1,4 @@
-//! The IO: [`summarize`] sends a [`SummaryRequest`] to each candidate in order, streaming,
+//! The IO: [`summarize_with_events`] sends a [`SummaryRequest`] to each candidate in order, streaming,
 //! retrying and cancellable. Everything it sends and reads is built and parsed by the pure
 //! modules ([`crate::request`], [`crate::sse`]); this file only moves bytes.
 //!
@@ -83,27 +83,13 @@ pub enum Event<'a> {
     },
 }
 
-/// Asks the candidates for a summary, passing text to `on_delta` as it streams in.
+/// Asks the candidates for a summary, reporting every [`Event`] (text as it streams in);
+/// keys are read from the process environment.
 ///
 /// If an attempt fails after some text was delivered and a retry or the next candidate
-/// succeeds, `on_delta` sees the failed attempt's text followed by the new attempt's text;
-/// use [`summarize_with_events`] to learn about restarts. The returned
-/// [`Summary::text`] holds only the successful attempt's text.
-pub async fn summarize(
-    request: &SummaryRequest,
-    candidates: &Candidates,
-    mut on_delta: impl FnMut(&str) + Send,
-    cancel: &CancelToken,
-) -> Result<Summary, LlmError> {
-    let mut on_event = |event: Event<'_>| {
-        if let Event::Delta(text) = event {
-            on_delta(text);
-        }
-    };
-    summarize_with_events(request, candidates, &mut on_event, cancel).await
-}
-
-/// [`summarize`] with every [`Event`]; keys are read from the process environment.
+/// succeeds, the failed attempt's text is followed by [`Event::Retry`] or
+/// [`Event::Fallback`], then the new attempt's text. The returned [`Summary::text`] holds
+/// only the successful attempt's text.
 pub async fn summarize_with_events(
     request: &SummaryRequest,
     candidates: &Candidates,
@@ -446,7 +432,8 @@ mod tests {
         };
         let candidates = Candidates::default();
         let cancel = CancelToken::new();
-        let fut = summarize(&request, &candidates, |_| {}, &cancel);
+        let mut on_event = |_: Event<'_>| {};
+        let fut = summarize_with_events(&request, &candidates, &mut on_event, &cancel);
         assert_send(&fut);
     }
 }

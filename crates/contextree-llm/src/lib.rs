@@ -7,7 +7,7 @@
 //!   OpenAI-compatible server, Anthropic Messages, or omp's remote summarization endpoint.
 //! - [`sse`]: pure; an incremental Server-Sent-Events parser and each provider's reading of
 //!   its events (text deltas, usage, stop reason, in-stream errors).
-//! - [`client`]: the IO; [`summarize`] streams, retries with backoff, falls back to the next
+//! - [`client`]: the IO; [`summarize_with_events`] streams, retries with backoff, falls back to the next
 //!   candidate and stops at once when its [`CancelToken`] is cancelled.
 //! - [`error`]: [`LlmError`], with [`LlmError::is_retryable`].
 //! - [`offline`]: pure; an extractive summary written without any model.
@@ -25,7 +25,7 @@ pub mod request;
 pub mod sse;
 
 pub use cancel::CancelToken;
-pub use client::{summarize, summarize_with_env, summarize_with_events, Event, Summary};
+pub use client::{summarize_with_env, summarize_with_events, Event, Summary};
 pub use config::{ApiKey, Candidates, ProviderConfig, ProviderKind};
 pub use error::{CandidateFailure, LlmError};
 pub use offline::summarize_offline;

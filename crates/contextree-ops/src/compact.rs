@@ -26,7 +26,7 @@ use contextree_core::compaction::{
     CompactionSettings, HistoryStep, PromptOptions, SummarizerCall, SummaryRequests, SuppliedCompaction,
 };
 use contextree_core::context::{self, Leaf};
-use contextree_core::js::{js_trim_end, slice_utf16, utf16_len};
+use contextree_core::js::{js_trim_end, json_number, slice_utf16, utf16_len};
 use contextree_core::prompts::PromptPack;
 use contextree_core::session::{NodeId, Session};
 use contextree_core::Dialect;
@@ -38,10 +38,10 @@ use contextree_llm::offline::{parts, PartKind, OFFLINE_LABEL};
 use contextree_llm::{summarize_offline, CancelToken, Candidates, SummaryRequest};
 use serde_json::{json, Map, Value};
 
-use crate::error::write_error;
+use crate::error::{require_entry_ids, write_error};
 use crate::progress::{llm_error, Asker};
 use crate::summarizer::{self, load_hooks, ProviderFlags};
-use crate::{Call, OpsError, Progress, OFFLINE_DETAILS};
+use crate::{Call, OpsError, Progress, ProgressFn, OFFLINE_DETAILS};
 
 /// What to compact and how.
 pub struct CompactOptions<'a> {
@@ -144,7 +144,7 @@ pub fn dry_run(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<Valu
 
 /// Compacts `opts.leaf` and appends the entry. `cancel` stops a model call (nothing is
 /// written, [`OpsError::Cancelled`]).
-pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: &mut (dyn FnMut(Progress) + Send), cancel: &CancelToken) -> Result<CompactOutcome, OpsError> {
+pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: ProgressFn<'_>, cancel: &CancelToken) -> Result<CompactOutcome, OpsError> {
     let s = &loaded.session;
     let Start { agent, hooks, ctx, plan, mut warnings } = start(loaded, opts)?;
     if let Err(reason) = &plan.outcome {
@@ -153,11 +153,7 @@ pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: &mut (dy
     }
     let pack = (opts.pack)(s.dialect())?;
     let mut prompt_opts = prompt_options(opts, &ctx);
-    if s.original_version() < 2 {
-        // Version-1 entries have no ids in the file: the ids the entry would
-        // name exist only in memory (the agents rewrite such a file on open).
-        return Err(OpsError::Input(format!("{}: a version-1 file has no entry ids to point at; let an agent upgrade it first", loaded.path.display())));
-    }
+    require_entry_ids(loaded)?;
 
     // session_before_compact: may cancel, or supply the whole compaction.
     let mut hook_supplied = None;
@@ -243,13 +239,7 @@ pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: &mut (dy
 
 /// The calls a set of requests makes, in order (the short call only when there is one).
 fn calls(requests: &SummaryRequests) -> Vec<Call> {
-    let mut v = Vec::new();
-    if matches!(requests.history, HistoryStep::Call(_)) {
-        v.push(Call::History);
-    }
-    if requests.turn_prefix.is_some() {
-        v.push(Call::TurnPrefix);
-    }
+    let mut v: Vec<Call> = requests.first_calls().iter().map(|c| call_of(c.kind)).collect();
     if requests.has_short() {
         v.push(Call::Short);
     }
@@ -276,15 +266,6 @@ fn leaf_id(s: &Session, plan: &CompactionPlan) -> Value {
     plan.leaf.map_or(Value::Null, |n| s.entry(n).id.to_string().into())
 }
 
-/// A JS number as JSON: integers without a fraction, NaN as null.
-fn number(x: f64) -> Value {
-    if x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 {
-        Value::from(x as i64)
-    } else {
-        serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
-    }
-}
-
 fn call_json(c: &SummarizerCall) -> Value {
     let mut v = c.to_json();
     v["kind"] = c.kind.name().into();
@@ -305,7 +286,7 @@ fn dry_run_document(s: &Session, plan: &CompactionPlan, requests: &SummaryReques
         let lists = p.file_ops.lists();
         doc.insert("firstKeptEntryId".into(), id(p.first_kept));
         doc.insert("isSplitTurn".into(), p.is_split_turn().into());
-        doc.insert("tokensBefore".into(), number(plan.tokens_before));
+        doc.insert("tokensBefore".into(), json_number(plan.tokens_before));
         doc.insert("keepRecentTokensUsed".into(), plan.keep_recent.used.into());
         doc.insert("messagesToSummarizeIds".into(), ids(&p.messages_to_summarize));
         doc.insert("turnPrefixIds".into(), ids(&p.turn_prefix));
@@ -315,7 +296,7 @@ fn dry_run_document(s: &Session, plan: &CompactionPlan, requests: &SummaryReques
         doc.insert(
             "preview".into(),
             json!({
-                "tokensBefore": number(pv.tokens_before),
+                "tokensBefore": json_number(pv.tokens_before),
                 "keptTokens": pv.kept_tokens,
                 "summaryBudget": pv.summary_budget,
                 "estimatedTokensAfter": pv.estimated_tokens_after,
@@ -358,7 +339,7 @@ fn call_of(kind: CallKind) -> Call {
 
 /// Round 1 (history and turn prefix, concurrently, as the agents do), then
 /// omp's short summary quoting round 1's merged result.
-fn ask_models(requests: &SummaryRequests, candidates: &Candidates, progress: &mut (dyn FnMut(Progress) + Send), cancel: &CancelToken) -> Result<(Answers, Value), OpsError> {
+fn ask_models(requests: &SummaryRequests, candidates: &Candidates, progress: ProgressFn<'_>, cancel: &CancelToken) -> Result<(Answers, Value), OpsError> {
     let asker = Asker::new(candidates, cancel, progress)?;
     // pi's wording for a failed manual compaction (hooks-and-settings.md §2).
     fn failed(what: &'static str) -> impl Fn(contextree_llm::LlmError) -> OpsError {
@@ -387,7 +368,7 @@ fn ask_models(requests: &SummaryRequests, candidates: &Candidates, progress: &mu
         Some(call) => asker.block_on(ask(Some(&call))).map_err(failed("short"))?,
         None => None,
     };
-    let used: Vec<Value> = [("history", &history), ("turnPrefix", &prefix), ("short", &short)]
+    let used: Vec<Value> = [(Call::History.name(), &history), (Call::TurnPrefix.name(), &prefix), (Call::Short.name(), &short)]
         .iter()
         .filter_map(|(kind, s)| s.as_ref().map(|s| json!({"call": kind, "provider": s.provider, "model": s.model, "stopReason": s.stop_reason})))
         .collect();

@@ -5,6 +5,7 @@ use std::fmt;
 use contextree_core::context::materialize::ReadBackError;
 use contextree_host::rewrite::RewriteError;
 use contextree_host::write::WriteError;
+use contextree_host::LoadedSession;
 
 /// A failure of a write flow. Every variant but [`OpsError::Failed`] means nothing was written.
 #[derive(Debug)]
@@ -95,4 +96,13 @@ pub(crate) fn rewrite_error(e: RewriteError) -> OpsError {
         RewriteError::Migrated { .. } => OpsError::Input(e.to_string()),
         other => OpsError::Failed(other.to_string()),
     }
+}
+
+/// Refuses a version-1 file: its entries have no ids in the file, so the ids a new entry
+/// would point at exist only in memory (the agents rewrite such a file on open).
+pub(crate) fn require_entry_ids(loaded: &LoadedSession) -> Result<(), OpsError> {
+    if loaded.session.original_version() < 2 {
+        return Err(OpsError::Input(format!("{}: a version-1 file has no entry ids to point at; let an agent upgrade it first", loaded.path.display())));
+    }
+    Ok(())
 }

@@ -24,7 +24,7 @@ pub use one_line::OneLine;
 pub use progress::{Call, Progress, ProgressFn};
 
 /// The `details.summarizer` value of an entry whose summary no model wrote.
-pub const OFFLINE_DETAILS: &str = "contextree-offline";
+pub(crate) const OFFLINE_DETAILS: &str = "contextree-offline";
 
 /// contextree's own `customType` for a persisted leaf move (decisions.md D14).
-pub const CONTINUE_TYPE: &str = "contextree-continue";
+pub(crate) const CONTINUE_TYPE: &str = "contextree-continue";

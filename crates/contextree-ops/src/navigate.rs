@@ -42,10 +42,10 @@ use contextree_host::LoadedSession;
 use contextree_llm::{summarize_offline, CancelToken, Candidates, SummaryRequest};
 use serde_json::{json, Map, Value};
 
-use crate::error::write_error;
+use crate::error::{require_entry_ids, write_error};
 use crate::progress::{llm_error, Asker};
 use crate::summarizer::{self, load_hooks, ProviderFlags};
-use crate::{Call, OpsError, Progress, CONTINUE_TYPE, OFFLINE_DETAILS};
+use crate::{Call, OpsError, Progress, ProgressFn, CONTINUE_TYPE, OFFLINE_DETAILS};
 
 /// Where to move the leaf and how.
 pub struct NavigateOptions<'a> {
@@ -180,7 +180,7 @@ pub fn preview(loaded: &LoadedSession, opts: &NavigateOptions<'_>) -> Result<Nav
         warnings.push("the target is a user or custom message: the agents attach the summary under its parent and put its text back in the editor".to_owned());
     }
     let placement = if with_summary { new_leaf(s, target) } else { Some(target) };
-    let id = |n: NodeId| s.entry(n).id.to_string();
+    let id = |n: NodeId| id_of(s, n);
     Ok(NavigatePreview {
         target_id: id(target),
         from_leaf_id: old_leaf.map(id),
@@ -197,14 +197,14 @@ pub fn preview(loaded: &LoadedSession, opts: &NavigateOptions<'_>) -> Result<Nav
 }
 
 /// Moves the leaf: appends the branch summary or the continue marker (and pi's label).
-pub fn run(loaded: &LoadedSession, opts: &NavigateOptions<'_>, progress: &mut (dyn FnMut(Progress) + Send), cancel: &CancelToken) -> Result<NavigateOutcome, OpsError> {
+pub fn run(loaded: &LoadedSession, opts: &NavigateOptions<'_>, progress: ProgressFn<'_>, cancel: &CancelToken) -> Result<NavigateOutcome, OpsError> {
     let s = &loaded.session;
     let target = opts.target;
     let old_leaf = opts.from.or_else(|| s.leaf());
     let mut out = NavigateOutcome {
         dialect: s.dialect(),
-        old_leaf_id: old_leaf.map(|n| s.entry(n).id.to_string()),
-        target_id: s.entry(target).id.to_string(),
+        old_leaf_id: old_leaf.map(|n| id_of(s, n)),
+        target_id: id_of(s, target),
         budget: None,
         editor_text: None,
         written: None,
@@ -214,10 +214,7 @@ pub fn run(loaded: &LoadedSession, opts: &NavigateOptions<'_>, progress: &mut (d
     if Some(target) == old_leaf && old_leaf == s.leaf() {
         return Ok(out);
     }
-    if s.original_version() < 2 {
-        // Version-1 entries have no ids in the file to hang an entry under.
-        return Err(OpsError::Input(format!("{}: a version-1 file has no entry ids to point at; let an agent upgrade it first", loaded.path.display())));
-    }
+    require_entry_ids(loaded)?;
 
     let agent = agent_settings_from_env(s.dialect());
     let mut warnings = agent.warnings.clone();
@@ -292,8 +289,8 @@ pub fn run(loaded: &LoadedSession, opts: &NavigateOptions<'_>, progress: &mut (d
                 (parent_id, line, summarizer)
             }
             None => {
-                let parent_id = s.entry(target).id.to_string();
-                (Some(parent_id.clone()), continue_line(&id, &parent_id, old_leaf.map(|n| s.entry(n).id.to_string()), &now), Value::Null)
+                let parent_id = id_of(s, target);
+                (Some(parent_id.clone()), continue_line(&id, &parent_id, old_leaf.map(|n| id_of(s, n)), &now), Value::Null)
             }
         }
     };
@@ -307,7 +304,7 @@ pub fn run(loaded: &LoadedSession, opts: &NavigateOptions<'_>, progress: &mut (d
         while label_id == id {
             label_id = new_entry_id(s, &mut draw);
         }
-        let labelled = if summary_written.is_some() { id.clone() } else { s.entry(target).id.to_string() };
+        let labelled = if summary_written.is_some() { id.clone() } else { id_of(s, target) };
         lines.push(label_line(&label_id, &id, &now, &labelled, text));
         (label_id, text.clone())
     });
@@ -344,7 +341,7 @@ fn summary_parent(loaded: &LoadedSession, target: NodeId, out: &mut NavigateOutc
         out.editor_text = Some(editor_text(loaded, target)?);
         warnings.push("the target is a user or custom message: the agents attach the summary under its parent and put its text back in the editor".to_owned());
     }
-    Ok(new_leaf(s, target).map(|n| s.entry(n).id.to_string()))
+    Ok(new_leaf(s, target).map(|n| id_of(s, n)))
 }
 
 /// pi's `label` entry (`appendLabelChange`), keys in its order.
@@ -360,7 +357,7 @@ fn label_line(id: &str, parent_id: &str, timestamp: &str, target_id: &str, label
 }
 
 /// contextree's leaf-moving entry, keys in `appendCustomEntry`'s order.
-pub fn continue_line(id: &str, parent_id: &str, from: Option<String>, timestamp: &str) -> String {
+pub(crate) fn continue_line(id: &str, parent_id: &str, from: Option<String>, timestamp: &str) -> String {
     let mut m = Map::new();
     m.insert("type".into(), "custom".into());
     m.insert("customType".into(), CONTINUE_TYPE.into());
@@ -394,7 +391,7 @@ fn summarize(
     nav: &NavOptions,
     out: &mut NavigateOutcome,
     warnings: &mut Vec<String>,
-    progress: &mut (dyn FnMut(Progress) + Send),
+    progress: ProgressFn<'_>,
     cancel: &CancelToken,
 ) -> Result<Option<(String, Value, Value)>, OpsError> {
     let s = &loaded.session;
@@ -434,7 +431,7 @@ fn summarize(
 }
 
 /// The branch-summary call through the candidates (no reasoning option, as the agents send it).
-fn ask_model(call: &BranchSummaryCall, candidates: &Candidates, progress: &mut (dyn FnMut(Progress) + Send), cancel: &CancelToken) -> Result<(String, Value), OpsError> {
+fn ask_model(call: &BranchSummaryCall, candidates: &Candidates, progress: ProgressFn<'_>, cancel: &CancelToken) -> Result<(String, Value), OpsError> {
     let request = SummaryRequest {
         system_prompt: call.system_prompt.clone(),
         prompt: call.prompt.clone(),
@@ -447,7 +444,7 @@ fn ask_model(call: &BranchSummaryCall, candidates: &Candidates, progress: &mut (
     Ok((summary.text, used))
 }
 
-/// The entry id of `n`, for callers building documents.
-pub fn id_of(s: &Session, n: NodeId) -> String {
+/// The entry id of `n`.
+fn id_of(s: &Session, n: NodeId) -> String {
     s.entry(n).id.to_string()
 }

@@ -5,7 +5,7 @@ use contextree_core::session::{Entry, NodeId};
 use contextree_host::write::{append_to_loaded, Appended};
 use contextree_host::LoadedSession;
 
-use crate::error::write_error;
+use crate::error::{require_entry_ids, write_error};
 use crate::OpsError;
 
 /// What an edit or an undo wrote: one line.
@@ -29,9 +29,7 @@ pub(crate) fn compaction(loaded: &LoadedSession, node: NodeId) -> Result<&Entry,
     if &*e.entry_type != "compaction" {
         return Err(OpsError::Input(format!("entry {} is a {}, not a compaction", e.id, e.entry_type)));
     }
-    if loaded.session.original_version() < 2 {
-        return Err(OpsError::Input(format!("{}: a version-1 file has no entry ids to point at; let an agent upgrade it first", loaded.path.display())));
-    }
+    require_entry_ids(loaded)?;
     Ok(e)
 }
 

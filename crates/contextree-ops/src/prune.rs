@@ -30,11 +30,16 @@ pub struct PrunePreview {
     pub bytes_after: u64,
 }
 
+/// omp's decision for `leaf`'s path with `config`, without sizing its effect (what applying needs).
+pub fn plan(loaded: &LoadedSession, leaf: Leaf, config: &PruneConfig) -> PrunePlan {
+    plan_prune(&loaded.session, leaf, config)
+}
+
 /// Plans the pruning of `leaf`'s path with `config`; reads the lines it would rewrite to size
 /// the result. Writes nothing.
 pub fn preview(loaded: &LoadedSession, leaf: Leaf, config: &PruneConfig, pack: &PromptPack) -> Result<PrunePreview, OpsError> {
     let s = &loaded.session;
-    let plan = plan_prune(s, leaf, config);
+    let plan = plan(loaded, leaf, config);
     let ctx = context::build(s, leaf);
     let tokens = context_tokens(s, &ctx, pack, &loaded.source)?;
     let saved: u64 = plan.pruned().iter().filter(|r| r.in_context).map(|r| saving(r.tokens)).sum();

@@ -16,7 +16,7 @@ use crate::OpsError;
 pub use contextree_llm::config::default_path as config_path;
 
 /// The name the candidate made from omp's `compaction.remoteEndpoint` goes by.
-pub const REMOTE_ENDPOINT_NAME: &str = "omp compaction.remoteEndpoint";
+pub(crate) const REMOTE_ENDPOINT_NAME: &str = "omp compaction.remoteEndpoint";
 
 /// The summarizer choice of a write (the CLI's `--offline` / `--provider` / `--model` /
 /// `--base-url`, the app's `SummarySource`).
@@ -114,7 +114,7 @@ pub fn candidates(flags: &ProviderFlags, agent: &AgentSettings) -> Result<Candid
 
 /// `configured`, or, when it is empty, the agent's remote endpoint as the one
 /// candidate (omp only: pi's settings never give one).
-pub fn with_remote_endpoint(configured: Candidates, agent: &AgentSettings) -> Candidates {
+pub(crate) fn with_remote_endpoint(configured: Candidates, agent: &AgentSettings) -> Candidates {
     match &agent.remote_endpoint {
         Some(url) if configured.is_empty() => {
             let mut remote = ProviderConfig::new(ProviderKind::Remote, url.clone(), "");
@@ -168,7 +168,7 @@ pub struct ProviderInfo {
 /// Reads contextree's config file and omp's remote endpoint; `env` looks up variables.
 pub fn providers(agent: &AgentSettings, env: &dyn Fn(&str) -> Option<String>) -> Result<Providers, OpsError> {
     let path: Option<PathBuf> = config_path();
-    let configured = Candidates::load_default().map_err(|e| OpsError::Config(e.to_string()))?;
+    let configured = configured()?;
     let candidates = configured
         .0
         .iter()
@@ -185,7 +185,7 @@ pub fn providers(agent: &AgentSettings, env: &dyn Fn(&str) -> Option<String>) ->
 }
 
 /// `sk-…abcd`: enough to tell keys apart, never enough to use one. Short keys show less.
-pub fn mask(key: &str) -> String {
+pub(crate) fn mask(key: &str) -> String {
     let chars: Vec<char> = key.chars().collect();
     if chars.len() < 12 {
         return "…".to_owned();

@@ -3,6 +3,7 @@
 
 use clap::Args;
 use contextree_core::compaction::{auto_check, plan, should_compact, threshold_tokens, AutoCheck, CompactionPlan, CompactionSettings, FileOps, Overflow, Prepared};
+use contextree_core::js::json_number;
 use contextree_core::session::{NodeId, Session};
 use serde_json::{json, Map, Value};
 
@@ -71,7 +72,7 @@ fn document(s: &Session, path: &[NodeId], plan: &CompactionPlan, window: Option<
     doc.insert("firstKeptEntryIndex".into(), prepared.map_or(Value::Null, |p| p.first_kept.0.into()));
     doc.insert("isSplitTurn".into(), prepared.map_or(Value::Null, |p| p.is_split_turn().into()));
     doc.insert("turnStartEntryId".into(), prepared.and_then(turn_start_with_prefix).map_or(Value::Null, id));
-    doc.insert("tokensBefore".into(), number(plan.tokens_before));
+    doc.insert("tokensBefore".into(), json_number(plan.tokens_before));
     doc.insert("keepRecentTokensUsed".into(), plan.keep_recent.used.into());
     doc.insert("previousCompactionId".into(), plan.previous.map_or(Value::Null, |p| id(p.node)));
     doc.insert("messagesToSummarizeIds".into(), prepared.map_or(json!([]), |p| ids(&p.messages_to_summarize)));
@@ -85,7 +86,7 @@ fn document(s: &Session, path: &[NodeId], plan: &CompactionPlan, window: Option<
         // The number the agents test after a run: omp's last usage, pi's
         // context estimate, which is what `tokensBefore` holds.
         doc.insert("window".into(), w.into());
-        doc.insert("thresholdTokens".into(), threshold_tokens(w, &plan.settings, plan.dialect).map_or(Value::Null, number));
+        doc.insert("thresholdTokens".into(), threshold_tokens(w, &plan.settings, plan.dialect).map_or(Value::Null, json_number));
         doc.insert("shouldCompact".into(), should_compact(plan.tokens_before, w, &plan.settings, plan.dialect).into());
     }
     Value::Object(doc)
@@ -105,7 +106,7 @@ fn find_cut_point(s: &Session, path: &[NodeId], plan: &CompactionPlan) -> Value 
         "boundaryStart": plan.boundary.start,
         "boundaryEnd": plan.boundary.end,
         "estimatedTokens": k.estimated_tokens,
-        "promptTokens": k.prompt_tokens.map(number),
+        "promptTokens": k.prompt_tokens.map(json_number),
         "keepRecentTokensUsed": k.used,
     });
     if let Some(cut) = plan.cut {
@@ -120,20 +121,11 @@ fn find_cut_point(s: &Session, path: &[NodeId], plan: &CompactionPlan) -> Value 
 }
 
 
-/// A JS number as JSON: integers without a fraction, NaN as null.
-fn number(x: f64) -> Value {
-    if x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 {
-        Value::from(x as i64)
-    } else {
-        serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
-    }
-}
-
 /// compaction.md §1.2 for the last assistant message (see `AutoCheck`).
 fn auto_check_json(s: &Session, c: &AutoCheck) -> Value {
     let overflow = c.overflow.as_ref().map_or(Value::Null, |o| match o {
         Overflow::ErrorMessage { pattern } => json!({"kind": "errorMessage", "pattern": pattern}),
-        Overflow::Usage { input_tokens, rule } => json!({"kind": "usage", "inputTokens": number(*input_tokens), "rule": rule}),
+        Overflow::Usage { input_tokens, rule } => json!({"kind": "usage", "inputTokens": json_number(*input_tokens), "rule": rule}),
     });
     json!({
         "assistantId": c.assistant.map(|n| s.entry(n).id.to_string()),
@@ -145,11 +137,11 @@ fn auto_check_json(s: &Session, c: &AutoCheck) -> Value {
         "modelAssumed": c.model_assumed,
         "stale": c.stale,
         "overflow": overflow,
-        "usageTokens": c.usage_tokens.map(number),
+        "usageTokens": c.usage_tokens.map(json_number),
         "pruningSavings": c.pruning_savings,
         "prunedCount": c.pruned_count,
-        "contextTokens": c.context_tokens.map(number),
-        "thresholdTokens": c.threshold.map(number),
+        "contextTokens": c.context_tokens.map(json_number),
+        "thresholdTokens": c.threshold.map(json_number),
         "window": c.window,
         "willRetry": c.will_retry,
         "contextPromotion": c.context_promotion,

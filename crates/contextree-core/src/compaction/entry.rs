@@ -17,7 +17,7 @@ use super::file_ops::FileLists;
 use super::plan::{CompactionPlan, NothingToCompact};
 use super::prompt::{CompactingHook, SummaryRequests};
 use crate::context::omp_format;
-use crate::js::{is_js_whitespace, is_truthy, js_trim, js_trim_end, stringify};
+use crate::js::{is_js_whitespace, is_truthy, js_trim, js_trim_end, json_number, stringify};
 use crate::session::Session;
 use crate::Dialect;
 
@@ -327,16 +327,6 @@ pub fn new_entry_id(session: &Session, draw: &mut dyn FnMut() -> u32) -> String 
     format!("{:08x}{:08x}", draw(), draw())
 }
 
-/// A JS number as JSON: integral values without a fraction (as
-/// `JSON.stringify` prints them), NaN and infinities as null.
-fn number(x: f64) -> Value {
-    if x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 {
-        Value::from(x as i64)
-    } else {
-        serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
-    }
-}
-
 /// The compaction entry as a JSON object, keys in the order the agent writes
 /// them (session-format.md §4); `undefined` fields left out.
 pub fn entry_value(result: &CompactionResult, id: &str, parent_id: Option<&str>, timestamp: &str) -> Value {
@@ -352,7 +342,7 @@ pub fn entry_value(result: &CompactionResult, id: &str, parent_id: Option<&str>,
         }
     }
     m.insert("firstKeptEntryId".into(), result.first_kept_entry_id.clone().into());
-    m.insert("tokensBefore".into(), number(result.tokens_before));
+    m.insert("tokensBefore".into(), json_number(result.tokens_before));
     if let Some(d) = &result.details {
         m.insert("details".into(), d.clone());
     }

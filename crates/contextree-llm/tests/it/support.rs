@@ -1,5 +1,5 @@
 //! A tiny scripted HTTP/1.1 server on 127.0.0.1 (ephemeral port) and helpers around
-//! `summarize`. Each accepted connection takes the next [`Reply`]; the last one repeats.
+//! `summarize_with_events`. Each accepted connection takes the next [`Reply`]; the last one repeats.
 //! Every response closes its connection, so each attempt is one connection.
 
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -79,27 +79,26 @@ pub async fn prune(
 ) -> Result<WriteResult, CommandError> {
     apply(&state, &writes, move |open, _| {
         let s = &open.loaded.session;
-        let pv = prune::preview(
+        // Only the plan: applying needs neither the context's tokens nor the estimated size.
+        let plan = prune::plan(
             &open.loaded,
             leaf(open, leaf_id.as_deref())?,
             &PruneConfig::default(),
-            &open.pack,
-        )?;
-        let Some(done) = prune::apply(&open.loaded, &pv.plan)? else {
+        );
+        let Some(done) = prune::apply(&open.loaded, &plan)? else {
             return Err(contextree_ops::OpsError::Refused("Nothing to prune".to_owned()).into());
         };
         let rewrite = RewriteView {
             backup_path: done.rewritten.backup.display().to_string(),
-            pruned_ids: pv
-                .plan
+            pruned_ids: plan
                 .pruned()
                 .iter()
                 .map(|r| s.entry(r.node).id.to_string())
                 .collect(),
-            bytes_before: pv.bytes_before,
+            bytes_before: open.loaded.fingerprint.len,
             bytes_after: done.rewritten.fingerprint.len,
         };
-        let mut warnings: Vec<String> = pv.plan.notes();
+        let mut warnings: Vec<String> = plan.notes();
         if done.rewritten.recovered_bytes > 0 {
             warnings.push(format!(
                 "{} bytes another process appended during the rewrite were kept",
