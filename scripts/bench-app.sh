@@ -3,7 +3,6 @@
 #  (a) open → first tree paint for generated sessions, split into the core's load (open_session)
 #      and what follows it (tree_table over IPC, decoding, filtering, drawing the first rows),
 #      from the `performance.now()` marks the UI leaves in body[data-perf-*] (ui/src/tree/perf.js);
-#      plus, for comparison, the same rows fetched as JSON objects (the old `tree_rows`);
 #  (b) scrolling: a loop that moves the tree's scrollTop every animation frame, recording the
 #      frame intervals and the time of each redraw (tree[data-render-ms]), p50 / p95.
 # Runs the release app under Xvfb with tauri-driver (the e2e test's ports: hence the lock).
@@ -126,14 +125,14 @@ def pct(xs, p):
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 if True:
-    print("| session | size MB | entries | rows shown | core load ms | after core load → first tree paint ms (IPC+encode / decode / filter+rows / paint) | old JSON rows: IPC+parse ms, MB |")
-    print("|---|---|---|---|---|---|---|")
+    print("| session | size MB | entries | rows shown | core load ms | after core load → first tree paint ms (IPC+encode / decode / filter+rows / paint) |")
+    print("|---|---|---|---|---|---|")
     scroll_rows, ops_rows, contexts = [], [], []
     for path in sessions:
-        marks, jsons = [], []
+        marks = []
         r, failures = 0, 0
         while r < runs:
-            kept = (len(marks), len(jsons), len(ops_rows), len(scroll_rows))
+            kept = (len(marks), len(ops_rows), len(scroll_rows))
             sid = start(path)
             try:
                 wait(sid, "return document.body.dataset.state === 'ready' || document.body.dataset.state === 'error';")
@@ -142,10 +141,6 @@ if True:
                     raise SystemExit(f"bench-app: the app reports an error for {path}")
                 marks.append(m)
                 note("marks", json.dumps(m))
-                if r == runs - 1:
-                    # The same rows as JSON objects, as the UI fetched them before tree_table
-                    # (last: on large trees it takes the web view's memory to its limits).
-                    jsons.append(run(sid, "const done = arguments[arguments.length - 1]; const t0 = performance.now(); window.__TAURI__.core.invoke('tree_rows', {}).then((v) => { const ms = performance.now() - t0; done({ ms, mb: JSON.stringify(v).length / 1e6 }); }, (e) => done({ error: String(e) }));", asynchronous=True))
                 if r == 0:
                     # All rows (metadata too), then the scroll loops.
                     run(sid, "document.getElementById('tree-metadata').click();")
@@ -180,7 +175,7 @@ requestAnimationFrame(frame);""", (step, 300), asynchronous=True)
                 # WebKitWebDriver now and then drops a session of a large file: run it again.
                 failures += 1
                 note("run failed, again:", err)
-                del marks[kept[0]:], jsons[kept[1]:], ops_rows[kept[2]:], scroll_rows[kept[3]:]
+                del marks[kept[0]:], ops_rows[kept[1]:], scroll_rows[kept[2]:]
                 if failures > 3:
                     raise
             finally:
@@ -201,10 +196,8 @@ requestAnimationFrame(frame);""", (step, 300), asynchronous=True)
         ctx_data = med(lambda m: m["ctxData"] - m["paint"])
         ctx_shown = med(lambda m: m["ctxShown"] - m["ctxData"])
         contexts.append((os.path.basename(path), ctx_data, ctx_shown))
-        j = jsons[0]
-        jtxt = f"{j['ms']:.0f} ms, {j['mb']:.1f} MB" if "ms" in j else j.get("error", "?")
         size = os.path.getsize(path) / 1e6
-        print(f"| {os.path.basename(path)} | {size:.0f} | {marks[0]['entries']} | {marks[0]['rows']} | {core:.0f} | **{after:.0f}** ({ipc:.0f} / {dec:.0f} / {shown:.0f} / {draw:.0f}) | {jtxt} |")
+        print(f"| {os.path.basename(path)} | {size:.0f} | {marks[0]['entries']} | {marks[0]['rows']} | {core:.0f} | **{after:.0f}** ({ipc:.0f} / {dec:.0f} / {shown:.0f} / {draw:.0f}) |")
     print()
     print("| session | then: context and budget over IPC ms | context panel drawn ms |")
     print("|---|---|---|")

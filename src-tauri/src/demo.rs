@@ -23,9 +23,7 @@ pub fn materialize(dir: &Path) -> io::Result<PathBuf> {
         return Ok(path);
     }
     std::fs::create_dir_all(dir)?;
-    // Write then rename, so a concurrent reader never sees half a file.
-    let tmp = dir.join(format!("{DEMO_FILE_NAME}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, DEMO_SESSION)?;
-    std::fs::rename(&tmp, &path)?;
+    // Whole or not at all, so a concurrent reader never sees half a file.
+    crate::atomic::atomic_write(&path, DEMO_SESSION, None)?;
     Ok(path)
 }

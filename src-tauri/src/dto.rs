@@ -6,7 +6,7 @@ use contextree_core::context::materialize::ContextTokens;
 use contextree_core::context::usage::ContextEstimate;
 use contextree_core::prompts::PackOrigin;
 use contextree_core::session::{Diagnostic, Session, Severity};
-use contextree_core::view::{ContextMessage, TreeRow};
+use contextree_core::view::ContextMessage;
 use contextree_core::Dialect;
 use serde::Serialize;
 
@@ -80,82 +80,6 @@ impl From<&Diagnostic> for DiagnosticView {
                 Severity::Warning => "warning",
             },
             message: d.message.clone(),
-        }
-    }
-}
-
-/// The flattened tree for a leaf, as `tree_rows` returns it.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TreeView {
-    /// The leaf the states are for (`None` for an empty session).
-    pub leaf_id: Option<String>,
-    /// Every entry, in display order.
-    pub rows: Vec<RowView>,
-}
-
-/// One tree row (see `contextree_core::view::TreeRow`).
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RowView {
-    /// Entry id.
-    pub id: String,
-    /// The parent row's id (`None` for a root), for folding.
-    pub parent_id: Option<String>,
-    /// Indentation level of the marker.
-    pub indent: u32,
-    /// Per column before the connector: draw a vertical guide.
-    pub guides: Vec<bool>,
-    /// `none`, `tee` (`├─`) or `end` (`└─`).
-    pub connector: &'static str,
-    /// The selected leaf.
-    pub is_leaf: bool,
-    /// No children: can be made the leaf.
-    pub childless: bool,
-    /// On the selected leaf's path.
-    pub on_path: bool,
-    /// `EntryState` name: `kept`, `off-path`, `summarized`, …
-    pub state: &'static str,
-    /// The entry's `type`.
-    pub entry_type: String,
-    /// Message role, or the entry type for other entries.
-    pub kind: String,
-    /// Label set on the entry.
-    pub label: Option<String>,
-    /// Token estimate.
-    pub tokens: u64,
-    /// 1-based file line.
-    pub line: u32,
-}
-
-impl TreeView {
-    /// Converts the core's rows.
-    pub fn new(
-        s: &Session,
-        leaf: Option<contextree_core::session::NodeId>,
-        rows: Vec<TreeRow<'_>>,
-    ) -> Self {
-        Self {
-            leaf_id: leaf.map(|n| s.entry(n).id.to_string()),
-            rows: rows
-                .into_iter()
-                .map(|r| RowView {
-                    id: s.entry(r.node).id.to_string(),
-                    parent_id: s.tree().parent(r.node).map(|p| s.entry(p).id.to_string()),
-                    indent: r.indent,
-                    guides: r.guides,
-                    connector: r.connector.name(),
-                    is_leaf: r.is_leaf,
-                    childless: r.childless,
-                    on_path: r.on_active_path,
-                    state: r.state.name(),
-                    entry_type: s.entry(r.node).entry_type.to_string(),
-                    kind: r.kind.to_owned(),
-                    label: r.label.map(str::to_owned),
-                    tokens: r.tokens,
-                    line: r.line,
-                })
-                .collect(),
         }
     }
 }

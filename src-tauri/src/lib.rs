@@ -7,6 +7,7 @@
 //! The app is assembled by [`build`], generic over the Tauri runtime, so the tests build the
 //! very same app on the mock runtime without a window or a display.
 
+pub mod atomic;
 pub mod commands;
 pub mod demo;
 pub mod dto;
@@ -31,7 +32,6 @@ pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> 
         .manage(commands::write::WriteState::default())
         .invoke_handler(tauri::generate_handler![
             commands::session::open_session,
-            commands::tree::tree_rows,
             commands::tree::tree_table,
             commands::tree::row_previews,
             commands::context::context_view,

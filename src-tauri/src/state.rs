@@ -3,8 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
+use std::time::SystemTime;
 
 use contextree_core::prompts::PromptPack;
+use contextree_core::Dialect;
 use contextree_host::LoadedSession;
 
 use crate::CommandError;
@@ -16,6 +18,40 @@ pub struct OpenSession {
     pub loaded: LoadedSession,
     /// The installed agent's pack when one is found and loads, else contextree's own.
     pub pack: PromptPack,
+    /// The file's length and modification time, taken before it was read: the watcher reloads
+    /// only when the file's stamp differs from the open session's (so a write's own re-read
+    /// is not read a second time).
+    pub stamp: Stamp,
+}
+
+/// A file's length and modification time; `None` when it cannot be looked at.
+pub type Stamp = Option<(u64, Option<SystemTime>)>;
+
+/// The current stamp of the file at `path`.
+pub fn stamp(path: &Path) -> Stamp {
+    std::fs::metadata(path)
+        .ok()
+        .map(|m| (m.len(), m.modified().ok()))
+}
+
+impl OpenSession {
+    /// The dialect the user forced, i.e. one that differs from the detected one.
+    pub fn forced_dialect(&self) -> Option<Dialect> {
+        let s = &self.loaded.session;
+        (s.dialect() != s.detection().detected).then(|| s.dialect())
+    }
+
+    /// The same file read again, keeping a forced dialect and the pack.
+    pub fn reload(&self) -> Result<OpenSession, contextree_host::LoadError> {
+        let path = &self.loaded.path;
+        let stamp = stamp(path);
+        let loaded = contextree_host::load_session(path, self.forced_dialect())?;
+        Ok(OpenSession {
+            loaded,
+            pack: self.pack.clone(),
+            stamp,
+        })
+    }
 }
 
 /// What the app knows: the startup file and the open session.

@@ -77,3 +77,14 @@ pub(crate) fn invoke_raw(
     };
     get_ipc_response(webview, request)
 }
+
+/// `tree_table`'s answer for `args`, read with the format's test reader.
+pub(crate) fn tree_table(
+    webview: &WebviewWindow<MockRuntime>,
+    args: Value,
+) -> crate::commands::tree::wire::read::Table {
+    let InvokeResponseBody::Raw(bytes) = invoke_raw(webview, "tree_table", args).unwrap() else {
+        panic!("tree_table must answer with bytes");
+    };
+    crate::commands::tree::wire::read::decode(&bytes)
+}

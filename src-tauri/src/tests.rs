@@ -4,7 +4,8 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::test_support::{app, invoke, webview, TempDir};
+use crate::commands::tree::wire;
+use crate::test_support::{app, invoke, tree_table as table, webview, TempDir};
 use crate::{demo, CommandError};
 
 /// Ids of the entries of a session file: every line with an `id` but the `session` header.
@@ -57,7 +58,7 @@ fn app_on_the_mock_runtime_opens_a_session_over_ipc() {
     std::fs::write(&session, demo::DEMO_SESSION).unwrap();
 
     // Before a session is open, the session commands say so.
-    let err = invoke(&webview, "tree_rows", json!({})).unwrap_err();
+    let err = invoke(&webview, "tree_table", json!({})).unwrap_err();
     assert_eq!(err["kind"], "no-session", "{err}");
 
     let view = invoke(&webview, "open_session", json!({ "path": session })).unwrap();
@@ -69,49 +70,34 @@ fn app_on_the_mock_runtime_opens_a_session_over_ipc() {
     assert!(view["diagnostics"].is_array());
 
     // Every entry is one row; display order starts at the root; the file's leaf is marked.
-    let tree = invoke(&webview, "tree_rows", json!({})).unwrap();
-    let rows = tree["rows"].as_array().unwrap();
-    let mut ids: Vec<&str> = rows.iter().map(|row| row["id"].as_str().unwrap()).collect();
+    let tree = table(&webview, json!({}));
+    let mut ids: Vec<&str> = tree.ids.iter().map(String::as_str).collect();
     assert_eq!(ids[0], expected[0]);
     ids.sort_unstable();
     let mut sorted: Vec<&str> = expected.iter().map(String::as_str).collect();
     sorted.sort_unstable();
     assert_eq!(ids, sorted);
-    assert_eq!(tree["leafId"], view["leafId"]);
-    let marked: Vec<&Value> = rows.iter().filter(|row| row["isLeaf"] == true).collect();
-    assert_eq!(marked.len(), 1);
-    for field in [
-        "id",
-        "parentId",
-        "indent",
-        "guides",
-        "connector",
-        "isLeaf",
-        "childless",
-        "onPath",
-        "state",
-        "entryType",
-        "kind",
-        "label",
-        "tokens",
-        "line",
-    ] {
-        assert!(
-            rows[0].get(field).is_some(),
-            "row lacks `{field}`: {}",
-            rows[0]
-        );
-    }
+    assert_eq!(tree.meta["leafId"], view["leafId"]);
+    let marked = tree
+        .flags
+        .iter()
+        .filter(|f| *f & wire::IS_LEAF != 0)
+        .count();
+    assert_eq!(marked, 1);
+    assert_eq!(
+        tree.ids[tree.leaf_row as usize],
+        view["leafId"].as_str().unwrap()
+    );
 
     // Another leaf: the states change and the context follows it.
-    let other = rows
-        .iter()
-        .find(|row| row["childless"] == true && row["isLeaf"] == false)
+    let other = (0..tree.n)
+        .find(|&i| tree.flags[i] & wire::CHILDLESS != 0 && tree.flags[i] & wire::IS_LEAF == 0)
         .expect("the demo session has a second branch");
-    let other_id = other["id"].as_str().unwrap();
-    let tree2 = invoke(&webview, "tree_rows", json!({ "leafId": other_id })).unwrap();
-    assert_eq!(tree2["leafId"], other_id);
-    assert_ne!(tree2["rows"], tree["rows"]);
+    let other_id = tree.ids[other].as_str();
+    let tree2 = table(&webview, json!({ "leafId": other_id }));
+    assert_eq!(tree2.meta["leafId"], other_id);
+    assert_eq!(tree2.ids, tree.ids);
+    assert_ne!(tree2.state, tree.state);
     let ctx = invoke(&webview, "context_view", json!({ "leafId": other_id })).unwrap();
     assert_eq!(ctx["leafId"], other_id);
     let messages = ctx["messages"].as_array().unwrap();

@@ -52,10 +52,14 @@ impl Copy {
 /// Makes `file` the open session without starting a watcher (so nothing reloads behind the
 /// test's back).
 fn open(app: &App<MockRuntime>, file: &Path) {
+    let stamp = crate::state::stamp(file);
     let loaded = contextree_host::load_session(file, None).unwrap();
     let pack = PromptPack::own(loaded.session.dialect());
-    app.state::<AppState>()
-        .set_session(Arc::new(OpenSession { loaded, pack }));
+    app.state::<AppState>().set_session(Arc::new(OpenSession {
+        loaded,
+        pack,
+        stamp,
+    }));
 }
 
 /// A channel that collects what it is sent; `on` runs for each event.

@@ -118,6 +118,24 @@ function showBudget(leafId) {
  */
 let leafRequests = 0;
 async function showLeaf(leafId, selectId = null) {
+  return (await loadLeaf(leafId, selectId)).ok;
+}
+
+/**
+ * The context last drawn, `{ path, requested, leafId, ctx }` (`requested`: the leaf asked for,
+ * `null` for the file's leaf): a write's diff starts from it instead of fetching it again.
+ */
+let shownContext = null;
+
+/** The drawn context of `leafId` (`null`: the file's leaf) when it is the one on screen. */
+function contextShown(leafId) {
+  const shown = shownContext;
+  if (!shown || shown.path !== store.get().session?.path) return null;
+  return (leafId == null ? shown.requested == null : shown.leafId === leafId) ? shown.ctx : null;
+}
+
+/** `showLeaf`, resolving to `{ ok, ctx }`: `ctx` is the context drawn, `null` when overtaken. */
+async function loadLeaf(leafId, selectId = null) {
   // A newer call (another leaf chosen meanwhile) wins: this one stops at its next answer.
   const request = ++leafRequests;
   document.body.dataset.busy = 'true';
@@ -126,7 +144,7 @@ async function showLeaf(leafId, selectId = null) {
     // soon as its rows arrive; then the context and the bar.
     perfMark('tree-request');
     const data = await treeTable(leafId);
-    if (request !== leafRequests) return true;
+    if (request !== leafRequests) return { ok: true, ctx: null };
     perfMark('tree-data');
     const view = decodeTable(data);
     perfMark('tree-decoded');
@@ -141,20 +159,26 @@ async function showLeaf(leafId, selectId = null) {
     await afterPaint();
     perfMark('tree-painted');
     const [ctx] = await Promise.all([contextView(leafId), showBudget(leafId)]);
-    if (request !== leafRequests) return true;
+    if (request !== leafRequests) return { ok: true, ctx: null };
     perfMark('context-data');
-    renderContext($('context'), ctx, (id) => jumpTo(id), contextActions(document, { tokenizer: store.get().settings?.tokenizer, report }));
+    shownContext = { path: store.get().session?.path, requested: leafId, leafId: view.leafId, ctx };
+    drawContext(ctx);
     perfMark('context-shown');
     $('context-leaf').textContent = view.leafId ? `leaf ${view.leafId}` : 'empty session';
     document.body.dataset.leaf = view.leafId ?? '';
     if (store.get().plan) openPlan();
-    return true;
+    return { ok: true, ctx };
   } catch (err) {
     report(err);
-    return false;
+    return { ok: false, ctx: null };
   } finally {
     if (request === leafRequests) delete document.body.dataset.busy;
   }
+}
+
+/** Draws `ctx` in the context panel, counting with the tokenizer of the settings. */
+function drawContext(ctx) {
+  renderContext($('context'), ctx, (id) => jumpTo(id), contextActions(document, { tokenizer: store.get().settings?.tokenizer, report }));
 }
 
 let planRequests = 0;
@@ -310,7 +334,7 @@ const writes = createWrites({
         previews.clear();
         store.set({ session });
         renderSession(session);
-        await showLeaf(leafId, selectId);
+        return (await loadLeaf(leafId, selectId)).ctx;
       });
       pending = done.catch(report);
       return done;
@@ -321,6 +345,7 @@ const writes = createWrites({
       if (session) await openAndShow(session.path, session.dialect === session.detectedDialect ? null : session.dialect);
     },
     openPlan: () => openPlan(),
+    contextShown: (leafId) => contextShown(leafId),
     report: (err) => report(err),
   },
 });
@@ -402,8 +427,9 @@ function applySettings(settings) {
   $('budget-window').placeholder = settings.contextWindow ? `${settings.contextWindow} (settings)` : 'auto';
   const { session, followFile, leafId } = store.get();
   if (!session || !leafId) return;
-  if (before !== settings.tokenizer) showLeaf(followFile ? null : leafId, selectedId());
-  else showBudget(followFile ? null : leafId).catch(report);
+  showBudget(followFile ? null : leafId).catch(report);
+  // Only the panel's counts change: draw the context on screen again, without fetching it.
+  if (before !== settings.tokenizer && shownContext?.path === session.path) drawContext(shownContext.ctx);
 }
 
 async function start() {

@@ -149,7 +149,7 @@ pub async fn save_context<R: Runtime>(
             _ => export::Format::Json,
         };
         let text = export_text(&open, leaf_id.as_deref(), format)?;
-        export::write_file(&path, text.as_bytes()).map_err(|source| CommandError::Save {
+        crate::atomic::atomic_write(&path, text.as_bytes(), None).map_err(|source| CommandError::Save {
             path: path.clone(),
             source,
         })?;

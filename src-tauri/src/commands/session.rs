@@ -67,11 +67,16 @@ fn load(source: Source, forced: Option<Dialect>) -> Result<OpenSession, CommandE
             })?
         }
     };
+    let stamp = crate::state::stamp(&path);
     let loaded = contextree_host::load_session(&path, forced)?;
     let dialect = loaded.session.dialect();
     let pack = match contextree_host::agent::load_agent_pack(dialect) {
         Some(Ok(pack)) => pack,
         _ => PromptPack::own(dialect),
     };
-    Ok(OpenSession { loaded, pack })
+    Ok(OpenSession {
+        loaded,
+        pack,
+        stamp,
+    })
 }

@@ -7,11 +7,10 @@
 //! key, unknown keys inside `"app"` included, in their order (serde_json `preserve_order`).
 //! A file that is not valid JSON is never overwritten: saving refuses and says why.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use contextree_core::tokens::tokenizer::TokenizerKind;
-use contextree_host::library::RootOverrides;
+use contextree_host::library::{expand_tilde, RootOverrides};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -85,15 +84,10 @@ impl AppSettings {
     /// The library roots as the host's scanner takes them; `~` is the home folder.
     pub fn root_overrides(&self) -> RootOverrides {
         let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
+        let home = home.as_deref().map(Path::new);
         let path = |p: &str| -> Option<PathBuf> {
             let p = p.trim();
-            match (p.strip_prefix('~'), &home) {
-                _ if p.is_empty() => None,
-                (Some(rest), Some(h)) if rest.is_empty() || rest.starts_with('/') => {
-                    Some(Path::new(h).join(rest.trim_start_matches('/')))
-                }
-                _ => Some(PathBuf::from(p)),
-            }
+            (!p.is_empty()).then(|| expand_tilde(p, home))
         };
         RootOverrides {
             pi: self.library.pi.as_deref().and_then(path),
@@ -218,22 +212,9 @@ pub fn write(path: &Path, settings: &AppSettings) -> Result<(), CommandError> {
         .parent()
         .ok_or_else(|| fail("no parent folder".into()))?;
     std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
-    let tmp = dir.join(format!(".config.json.{}.tmp", std::process::id()));
-    let written = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
-        // The file may hold API keys: the new one gets the old one's permissions.
-        if let Some(p) = &permissions {
-            file.set_permissions(p.clone())?;
-        }
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(fail(e.to_string()));
-    }
-    Ok(())
+    // The file may hold API keys: the new one gets the old one's permissions.
+    crate::atomic::atomic_write(path, text.as_bytes(), permissions.as_ref())
+        .map_err(|e| fail(e.to_string()))
 }
 
 /// What the `settings` command returns.

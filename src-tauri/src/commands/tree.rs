@@ -1,9 +1,8 @@
 //! The tree pane: flattened rows for a leaf, previews for the rows on screen.
 //!
-//! The UI asks for `tree_table` (binary columns, see `wire`); `tree_rows` is the same rows as
-//! JSON objects, kept for tests and tools (10 to 50 times larger: each row carries its guides).
+//! The UI asks for `tree_table` (binary columns, see `wire`).
 
-mod wire;
+pub(crate) mod wire;
 
 use contextree_core::context::build;
 use contextree_core::context::state::entry_states;
@@ -12,30 +11,11 @@ use tauri::ipc::Response;
 use tauri::State;
 
 use super::{blocking, leaf, node};
-use crate::dto::{PreviewView, TreeView};
+use crate::dto::PreviewView;
 use crate::{AppState, CommandError};
 
 /// Characters of a row preview.
 const PREVIEW_CHARS: usize = 120;
-
-/// Every row of the tree with its state for `leaf_id` (the file's leaf when `None`).
-#[tauri::command]
-pub async fn tree_rows(
-    state: State<'_, AppState>,
-    leaf_id: Option<String>,
-) -> Result<TreeView, CommandError> {
-    blocking(state.session()?, move |open| {
-        let s = &open.loaded.session;
-        let ctx = build(s, leaf(open, leaf_id.as_deref())?);
-        let states = entry_states(s, &ctx);
-        Ok(TreeView::new(
-            s,
-            ctx.leaf,
-            view::tree_rows(s, &states, ctx.leaf),
-        ))
-    })
-    .await
-}
 
 /// Every row of the tree for `leaf_id` (the file's leaf when `None`) as one binary buffer of
 /// columns (an `ArrayBuffer` in the UI): the format is described in `tree/wire.rs`.

@@ -31,8 +31,10 @@ const TITLES = {
  * Wires the flows to `dialog` (a `<dialog>`) and the buttons in `bar`. `hooks`: `current()` →
  * `{ session, leafId, followFile, row, plan }`; `markRows(map | null)` outlines rows in the
  * tree (`null`: back to normal); `written(session, { leafId, selectId })` shows the re-read
- * file; `reload()` reads the file again after it changed; `openPlan()` previews a compaction
- * of the leaf on screen; `report(err)` the status line.
+ * file and resolves to the context it drew (`null` when overtaken); `reload()` reads the file
+ * again after it changed; `openPlan()` previews a compaction of the leaf on screen;
+ * `contextShown(leafId)` the context on screen when it is `leafId`'s, else `null`;
+ * `report(err)` the status line.
  */
 export function createWrites({ dialog, bar, hooks }) {
   const body = dialog.ownerDocument.body;
@@ -168,8 +170,9 @@ export function createWrites({ dialog, bar, hooks }) {
     const lines = resultLines(result);
     let diff = null;
     try {
-      await hooks.written(result.session, view(result));
-      const after = await contextView(view(result).leafId ?? result.leafId ?? null);
+      // The context the refreshed view drew; fetched here only when another view overtook it.
+      const shown = await hooks.written(result.session, view(result));
+      const after = shown ?? await contextView(view(result).leafId ?? result.leafId ?? null);
       diff = before ? diffContexts(before, after) : null;
     } catch (err) {
       hooks.report(err);
@@ -194,6 +197,9 @@ export function createWrites({ dialog, bar, hooks }) {
 
   /** The context of `leafId` (`null`: the file's leaf) before a write, for the diff. */
   async function contextBefore(leafId) {
+    // The one on screen when it is that leaf's (the view is refreshed on every change).
+    const shown = hooks.contextShown?.(leafId);
+    if (shown) return shown;
     try {
       return await contextView(leafId);
     } catch {
@@ -484,5 +490,5 @@ export function createWrites({ dialog, bar, hooks }) {
     return true;
   }
 
-  return { onKey, selectionChanged, isOpen: () => dialog.open };
+  return { onKey, selectionChanged };
 }

@@ -1,7 +1,10 @@
 // Pure texts of the write flows: what each confirmation says will be written, the summary
 // source chosen in a form, error and result lines. No DOM.
 
-const count = (n) => Math.round(Number(n ?? 0)).toLocaleString('en-US');
+import { formatCount } from '../entries/format.js';
+
+// A missing number reads as 0 here.
+const count = (n) => formatCount(n ?? 0);
 const plural = (n, one, many = `${one}s`) => `${count(n)} ${Number(n) === 1 ? one : many}`;
 
 /** Kinds of summary source a form offers (`candidate`: one configured entry). */

@@ -7,6 +7,7 @@ import {
   totalsText, wrapperText,
 } from './format.js';
 import { elementMaker } from '../dom.js';
+import { formatCount } from '../entries/format.js';
 
 /**
  * Renders `ctx` (a `contextView` result) into `root`; `onEntry(id)` when an entry id is clicked.
@@ -103,7 +104,7 @@ export function renderContext(root, ctx, onEntry, actions = {}) {
         status.textContent = 'copying…';
         actions.copy(actions.exportText(ctx.leafId, format))
           .then((text) => {
-            status.textContent = `copied ${label.slice(5)} (${text.length.toLocaleString('en-US')} characters)`;
+            status.textContent = `copied ${label.slice(5)} (${formatCount(text.length)} characters)`;
             root.dataset.copied = format;
           })
           .catch((err) => {

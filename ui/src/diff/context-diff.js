@@ -5,6 +5,8 @@
 // kept its entry but changed its text (a pruned tool output, a new summary) shows as removed +
 // added, and two messages of one entry (a compaction summary and its kept messages) stay apart.
 
+import { formatCount } from '../entries/format.js';
+
 /** 32-bit FNV-1a over UTF-16 code units, as 8 hex digits: cheap, stable, good enough to tell texts apart. */
 export function textHash(text) {
   let h = 0x811c9dc5;
@@ -116,14 +118,12 @@ export function diffContexts(before, after) {
   };
 }
 
-const count = (n) => Math.round(Number(n)).toLocaleString('en-US');
-
 /** The diff's headline: `"3 removed · 1 added · 12 unchanged · tokens 41,000 → 9,500 (−31,500)"`. */
 export function diffSummary(diff) {
   const { counts, tokens } = diff;
   const sign = tokens.delta > 0 ? '+' : tokens.delta < 0 ? '−' : '±';
   return `${counts.removed} removed · ${counts.added} added · ${counts.same} unchanged`
-    + ` · tokens ${count(tokens.before)} → ${count(tokens.after)} (${sign}${count(Math.abs(tokens.delta))})`;
+    + ` · tokens ${formatCount(tokens.before)} → ${formatCount(tokens.after)} (${sign}${formatCount(Math.abs(tokens.delta))})`;
 }
 
 /**

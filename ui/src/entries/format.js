@@ -55,14 +55,15 @@ export function entryKind({ entryType, role }) {
   return TYPE_KINDS[entryType] ?? 'meta';
 }
 
-/** `1234567` → `"1,234,567"`, independent of the system locale. */
+/** `1234567` → `"1,234,567"` (rounded to a whole number), independent of the system locale. */
 export function formatCount(n) {
-  const digits = String(Math.trunc(Math.abs(n)));
+  const whole = Math.round(Number(n));
+  const digits = String(Math.abs(whole));
   const groups = [];
   for (let end = digits.length; end > 0; end -= 3) {
     groups.unshift(digits.slice(Math.max(0, end - 3), end));
   }
-  return (n < 0 ? '-' : '') + groups.join(',');
+  return (whole < 0 ? '-' : '') + groups.join(',');
 }
 
 /** Compact token counts: `999`, `1.2k`, `41k`, `1.3M`. */

@@ -1,6 +1,8 @@
 // Pure mapping of a compaction preview (a `compactionPreview` result) to what the PLAN panel
 // and the tree show. No DOM.
 
+import { formatCount } from '../entries/format.js';
+
 /** The dashed-outline classes of the rows a plan would change, by role in the plan. */
 export const PLAN_CLASSES = {
   summarized: 'plan-summarized',
@@ -21,14 +23,12 @@ export function planRowClasses(plan) {
   return map;
 }
 
-const count = (n) => Math.round(Number(n)).toLocaleString('en-US');
-
 /** The panel's lines, in order: `[{ key, text }]` (`key` names the line for styling and tests). */
 export function planLines(plan) {
   const lines = [{ key: 'leaf', text: `leaf ${plan.leafId ?? '(empty session)'} · ${plan.dialect}` }];
   if (plan.nothingToCompact) {
     lines.push({ key: 'nothing', text: `nothing to compact: ${plan.reason ?? ''}` });
-    lines.push({ key: 'tokens', text: `tokens before ${count(plan.tokensBefore)}` });
+    lines.push({ key: 'tokens', text: `tokens before ${formatCount(plan.tokensBefore)}` });
   } else {
     lines.push({ key: 'cut', text: `cut point: first kept entry ${plan.firstKeptEntryId}` });
     if (plan.isSplitTurn) {
@@ -40,14 +40,14 @@ export function planLines(plan) {
     }
     lines.push({
       key: 'tokens',
-      text: `tokens before ${count(plan.tokensBefore)} → after ≤ ${count(plan.estimatedTokensAfter)}`
-        + ` (kept ${count(plan.keptTokens)} + summary ${count(plan.summaryBudget)})`,
+      text: `tokens before ${formatCount(plan.tokensBefore)} → after ≤ ${formatCount(plan.estimatedTokensAfter)}`
+        + ` (kept ${formatCount(plan.keptTokens)} + summary ${formatCount(plan.summaryBudget)})`,
     });
     lines.push({
       key: 'counts',
       text: `summarized ${plan.summarizedIds.length} · turn prefix ${plan.turnPrefixIds.length}`
         + ` · kept ${plan.keptIds.length}${plan.droppedIds.length ? ` · dropped ${plan.droppedIds.length}` : ''}`
-        + ` · keepRecentTokens ${count(plan.keepRecentTokensUsed)}`,
+        + ` · keepRecentTokens ${formatCount(plan.keepRecentTokensUsed)}`,
     });
     if (plan.historyLiteral != null) {
       lines.push({ key: 'literal', text: `history: no call, the literal text "${plan.historyLiteral}"` });
@@ -63,5 +63,5 @@ const KIND_LABELS = { history: 'history summary', turnPrefix: 'turn-prefix summa
 /** The heading of call `i` (0-based). */
 export function callTitle(call, i) {
   const reasoning = call.reasoning ? ` · reasoning ${call.reasoning}` : '';
-  return `call ${i + 1}: ${KIND_LABELS[call.kind] ?? call.kind} · maxTokens ${count(call.maxTokens)}${reasoning}`;
+  return `call ${i + 1}: ${KIND_LABELS[call.kind] ?? call.kind} · maxTokens ${formatCount(call.maxTokens)}${reasoning}`;
 }

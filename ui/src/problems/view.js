@@ -89,16 +89,11 @@ export function createProblemsPanel(root, { onJump }) {
       index = lineIndex(rows);
       if (!root.hidden) render();
     },
-    clearError() {
-      error = null;
-      if (!root.hidden) (session?.diagnostics.length > 0 ? render() : close());
-    },
     open,
     close,
     toggle() {
       if (root.hidden) open();
       else close();
     },
-    isOpen: () => !root.hidden,
   };
 }

@@ -206,11 +206,6 @@ export function rowMatcher(t, words) {
   };
 }
 
-/** Whether row `i` matches every search word (see `rowMatcher`; one row: no precomputation). */
-export function matchesRow(t, i, words, preview = '') {
-  return rowMatcher(t, words)(i, preview);
-}
-
 /** Whether row `i` passes `filter` (filter.js's `passesFilter` over columns). */
 export function passesRow(t, i, filter, showMetadata = false) {
   if (!showMetadata && t.states[t.state[i]] === 'metadata') return false;

@@ -133,25 +133,6 @@ fn to_markdown(head: &Head, messages: &[Message]) -> String {
     out
 }
 
-/// Writes `bytes` to `path` whole or not at all: a temporary file beside it, fsync, rename.
-pub fn write_file(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other("not a file name"))?;
-    let tmp = path.with_file_name(format!(".{}.contextree-tmp", name.to_string_lossy()));
-    let res = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if res.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    res
-}
-
 /// A backtick fence longer than any run of backticks in `text` (at least three), so the text
 /// cannot close its block early.
 pub fn fence(text: &str) -> String {
@@ -237,23 +218,6 @@ mod tests {
         assert_eq!(doc["messages"][1]["sent"], false);
         assert_eq!(doc["messages"][1]["llmRole"], Value::Null);
         assert_eq!(doc["messages"][1]["entryId"], "b1");
-    }
-
-    #[test]
-    fn files_are_replaced_whole() {
-        let dir = std::env::temp_dir().join(format!("contextree-export-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("context.md");
-        std::fs::write(&path, "old and longer").unwrap();
-        write_file(&path, b"new").unwrap();
-        assert_eq!(std::fs::read(&path).unwrap(), b"new");
-        assert_eq!(
-            std::fs::read_dir(&dir).unwrap().count(),
-            1,
-            "no temporary file left"
-        );
-        assert!(write_file(&dir.join("missing/x.md"), b"x").is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -17,25 +17,31 @@ fn tree_table_counts_texts_and_exports_over_ipc() {
     std::fs::write(&session, demo::DEMO_SESSION).unwrap();
     invoke(&webview, "open_session", json!({ "path": session })).unwrap();
 
-    // The table: binary, one row per entry, the same ids as the JSON rows.
-    let rows = invoke(&webview, "tree_rows", json!({})).unwrap();
+    // The table: binary, one row per entry, the same ids as the file's entries.
+    let entries: Vec<String> = demo::DEMO_SESSION
+        .split(|&b| b == b'\n')
+        .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
+        .map(|line| serde_json::from_slice::<Value>(line).unwrap())
+        .filter(|v| v["type"] != "session")
+        .map(|v| v["id"].as_str().unwrap().to_owned())
+        .collect();
     let InvokeResponseBody::Raw(bytes) = invoke_raw(&webview, "tree_table", json!({})).unwrap()
     else {
         panic!("tree_table must answer with bytes");
     };
     assert_eq!(&bytes[..4], b"CTR1");
     let n = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
-    assert_eq!(n, rows["rows"].as_array().unwrap().len());
+    assert_eq!(n, entries.len());
     let id_bytes = u32::from_le_bytes(bytes[16..20].try_into().unwrap()) as usize;
     let ids_at = 32 + 24 * n + (2 * n).div_ceil(4) * 4;
     let ids = std::str::from_utf8(&bytes[ids_at..ids_at + id_bytes]).unwrap();
-    let joined: String = rows["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_str().unwrap())
-        .collect();
-    assert_eq!(ids, joined);
+    // Rows are in display order: the same ids, each once.
+    let mut rows = crate::commands::tree::wire::read::decode(&bytes).ids;
+    assert_eq!(ids, rows.concat());
+    rows.sort_unstable();
+    let mut sorted = entries.clone();
+    sorted.sort_unstable();
+    assert_eq!(rows, sorted);
 
     // Counts: one per message, the sent ones summed; not sent: null.
     let ctx = invoke(&webview, "context_view", json!({})).unwrap();

@@ -177,30 +177,29 @@ fn pad4(out: &mut Vec<u8>) {
     }
 }
 
+/// A reader of the format for tests (this module's and the IPC tests').
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use contextree_core::context::state::entry_states;
-    use contextree_core::context::{build, Leaf};
-    use contextree_core::view::{tree_layout, tree_rows};
+pub(crate) mod read {
     use serde_json::Value;
 
-    /// A reader of the format, written from the layout comment (not from `encode`).
-    struct Table {
-        n: usize,
-        leaf_row: u32,
-        cols: Vec<Vec<u32>>,
-        state: Vec<u8>,
-        flags: Vec<u8>,
-        ids: Vec<String>,
-        meta: Value,
+    /// The buffer's contents, read from the layout comment (not from `encode`).
+    pub(crate) struct Table {
+        pub n: usize,
+        pub leaf_row: u32,
+        /// The preparation time in microseconds, as `encode` was given it.
+        pub prepare_us: u32,
+        pub cols: Vec<Vec<u32>>,
+        pub state: Vec<u8>,
+        pub flags: Vec<u8>,
+        pub ids: Vec<String>,
+        pub meta: Value,
     }
 
     fn u32_at(b: &[u8], at: usize) -> u32 {
         u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
     }
 
-    fn decode(b: &[u8]) -> Table {
+    pub(crate) fn decode(b: &[u8]) -> Table {
         assert_eq!(&b[0..4], b"CTR1");
         assert_eq!(u32_at(b, 4), 1);
         let n = u32_at(b, 8) as usize;
@@ -227,16 +226,33 @@ mod tests {
         at += id_len.div_ceil(4) * 4;
         assert_eq!(b.len(), at + meta_len);
         let meta = serde_json::from_slice(&b[at..]).unwrap();
-        assert_eq!(u32_at(b, 24), 7, "the preparation time");
         Table {
             n,
             leaf_row: u32_at(b, 12),
+            prepare_us: u32_at(b, 24),
             cols,
             state,
             flags,
             ids,
             meta,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read::{decode, Table};
+    use super::*;
+    use contextree_core::context::state::entry_states;
+    use contextree_core::context::{build, Leaf};
+    use contextree_core::view::{tree_layout, tree_rows};
+    use serde_json::Value;
+
+    /// [`decode`], checking the preparation time every test encodes with.
+    fn decode7(b: &[u8]) -> Table {
+        let t = decode(b);
+        assert_eq!(t.prepare_us, 7, "the preparation time");
+        t
     }
 
     const SESSION: &str = concat!(
@@ -261,7 +277,7 @@ mod tests {
             let ctx = build(&s, leaf);
             let states = entry_states(&s, &ctx);
             let rows = tree_rows(&s, &states, ctx.leaf);
-            let t = decode(&encode(&s, &tree_layout(&s), &states, ctx.leaf, 7));
+            let t = decode7(&encode(&s, &tree_layout(&s), &states, ctx.leaf, 7));
             assert_eq!(t.n, rows.len());
             assert_eq!(
                 t.meta["leafId"],
@@ -297,7 +313,7 @@ mod tests {
     fn an_empty_session_is_a_header_and_meta() {
         let s = Session::parse(b"", None);
         let ctx = build(&s, Leaf::Last);
-        let t = decode(&encode(
+        let t = decode7(&encode(
             &s,
             &tree_layout(&s),
             &entry_states(&s, &ctx),

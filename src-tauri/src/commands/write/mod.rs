@@ -306,13 +306,7 @@ pub(crate) type PackFn<'a> = dyn Fn(
 
 /// The file of `open` read again, with the same dialect rule (a forced dialect stays) and pack.
 fn reread(open: &OpenSession) -> Result<OpenSession, CommandError> {
-    let s = &open.loaded.session;
-    let forced = (s.dialect() != s.detection().detected).then(|| s.dialect());
-    let loaded = contextree_host::load_session(&open.loaded.path, forced)?;
-    Ok(OpenSession {
-        loaded,
-        pack: open.pack.clone(),
-    })
+    Ok(open.reload()?)
 }
 
 fn result(applied: Applied, open: &OpenSession) -> WriteResult {
