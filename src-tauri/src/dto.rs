@@ -24,6 +24,10 @@ pub struct SessionView {
     pub dialect: &'static str,
     /// The dialect the file itself says; differs from `dialect` when it was forced.
     pub detected_dialect: &'static str,
+    /// The rule set that ran and why (decisions.md D22).
+    pub rule_set: RuleSetView,
+    /// What the user forced (`pi`, `omp@18`, …), `None` when detected.
+    pub requested: Option<String>,
     /// Number of entries.
     pub entry_count: usize,
     /// Sum of the entries' token estimates.
@@ -32,6 +36,26 @@ pub struct SessionView {
     pub leaf_id: Option<String>,
     /// Problems found while reading the file.
     pub diagnostics: Vec<DiagnosticView>,
+}
+
+/// A rule set as the title bar shows it: `pi@1.6`, the release it follows, and why it ran.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleSetView {
+    /// `pi@0.73`, `pi@1.6`, `omp@13`, `omp@18`.
+    pub name: &'static str,
+    /// The release its rules were taken from (`pi 1.6.0`).
+    pub reference: &'static str,
+    /// Why it was chosen: asked for, the installed agent, the file, or the newest.
+    pub why: String,
+}
+
+impl RuleSetView {
+    /// The rule set `s` was read with.
+    pub fn of(s: &contextree_core::session::Session) -> Self {
+        let choice = s.rule_choice();
+        Self { name: choice.rules.name(), reference: choice.rules.reference(), why: choice.why() }
+    }
 }
 
 impl SessionView {
@@ -49,6 +73,8 @@ impl SessionView {
                 .unwrap_or_default(),
             dialect: s.dialect().name(),
             detected_dialect: s.detection().detected.name(),
+            rule_set: RuleSetView::of(s),
+            requested: open.request.map(|r| r.to_string()),
             entry_count: n,
             total_tokens: (0..n as u32)
                 .map(|i| s.entry_tokens(contextree_core::session::NodeId(i)))

@@ -6,7 +6,7 @@ use std::sync::{Arc, RwLock};
 use std::time::SystemTime;
 
 use contextree_core::prompts::PromptPack;
-use contextree_core::Dialect;
+use contextree_core::RuleRequest;
 use contextree_host::LoadedSession;
 
 use crate::CommandError;
@@ -22,6 +22,8 @@ pub struct OpenSession {
     /// only when the file's stamp differs from the open session's (so a write's own re-read
     /// is not read a second time).
     pub stamp: Stamp,
+    /// The dialect or rule set the user forced (`None`: detected, decisions.md D22).
+    pub request: Option<RuleRequest>,
 }
 
 /// A file's length and modification time; `None` when it cannot be looked at.
@@ -35,21 +37,16 @@ pub fn stamp(path: &Path) -> Stamp {
 }
 
 impl OpenSession {
-    /// The dialect the user forced, i.e. one that differs from the detected one.
-    pub fn forced_dialect(&self) -> Option<Dialect> {
-        let s = &self.loaded.session;
-        (s.dialect() != s.detection().detected).then(|| s.dialect())
-    }
-
     /// The same file read again, keeping a forced dialect and the pack.
     pub fn reload(&self) -> Result<OpenSession, contextree_host::LoadError> {
         let path = &self.loaded.path;
         let stamp = stamp(path);
-        let loaded = contextree_host::load_session(path, self.forced_dialect())?;
+        let loaded = contextree_host::load_session(path, self.request)?;
         Ok(OpenSession {
             loaded,
             pack: self.pack.clone(),
             stamp,
+            request: self.request,
         })
     }
 }

@@ -59,6 +59,7 @@ fn open(app: &App<MockRuntime>, file: &Path) {
         loaded,
         pack,
         stamp,
+        request: None,
     }));
 }
 

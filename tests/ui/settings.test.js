@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  DIALECTS, TOKENIZERS, formFromSettings, keySourceText, maskKey, providerLines, readForm, resolveTheme,
+  DIALECTS, TOKENIZERS, formFromSettings, ruleSetText, keySourceText, maskKey, providerLines, readForm, resolveTheme,
 } from '../../ui/src/settings/model.js';
 
 const stored = {
@@ -51,7 +51,18 @@ test('unknown choices are refused', () => {
   assert.deepEqual(errors, ['unknown theme `purple`', 'unknown tokenizer `p50k`']);
   // The choices are the backend's names (settings.rs): the dialect's `''` means detect.
   assert.deepEqual(TOKENIZERS.map((t) => t.id), ['o200k_base', 'cl100k_base', 'none']);
-  assert.deepEqual(DIALECTS.map((d) => d.id), ['', 'pi', 'omp']);
+  assert.deepEqual(DIALECTS.map((d) => d.id), ['', 'pi', 'pi@0.73', 'pi@1.6', 'omp', 'omp@13', 'omp@18']);
+});
+
+test('the title bar names the rule set and says why it ran', () => {
+  const session = { dialect: 'pi', ruleSet: { name: 'pi@1.6', reference: 'pi 1.6.0', why: 'the file shows system messages in the transcript (pi ≥ 0.86)' }, requested: null };
+  const t = ruleSetText(session);
+  assert.equal(t.label, 'rules: pi@1.6');
+  assert.match(t.title, /^pi@1\.6 follows pi 1\.6\.0: the file shows system messages/);
+  assert.match(t.title, /pick other rules/);
+  assert.doesNotMatch(ruleSetText({ ...session, requested: 'pi@1.6' }).title, /pick other rules/);
+  // An answer without a rule set (an older backend) still shows the dialect.
+  assert.equal(ruleSetText({ dialect: 'omp' }).label, 'dialect: omp');
 });
 
 test('system follows the desktop preference; light and dark are fixed', () => {

@@ -29,6 +29,7 @@ import { createTreeView } from './tree/view.js';
 import { looksUnreadable, problemsSummary } from './problems/format.js';
 import { createProblemsPanel } from './problems/view.js';
 import { initScreens } from './screens.js';
+import { DIALECTS, ruleSetText } from './settings/model.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -234,12 +235,34 @@ function report(err, doing = null) {
   problems.showError(err, doing);
 }
 
+/** The title bar's rule-set switch: detect, or one of DIALECTS; a change re-opens the file. */
+function renderRuleSwitch(session) {
+  const sw = $('session-rules');
+  if (!sw.options.length) {
+    for (const c of DIALECTS) {
+      const o = document.createElement('option');
+      o.value = c.id;
+      o.textContent = c.id === '' ? 'rules: detect' : c.label;
+      sw.append(o);
+    }
+    sw.addEventListener('change', () => {
+      const { session: open } = store.get();
+      if (open) openAndShow(open.path, sw.value || null);
+    });
+  }
+  sw.value = session.requested ?? '';
+  sw.hidden = false;
+}
+
 function renderSession(session) {
   document.title = `${session.fileName} · contextree`;
   $('session-file').textContent = session.fileName;
   $('session-file').title = session.path;
-  $('session-dialect').textContent = `dialect: ${session.dialect}`;
+  const rules = ruleSetText(session);
+  $('session-dialect').textContent = rules.label;
+  $('session-dialect').title = rules.title;
   $('session-dialect').hidden = false;
+  renderRuleSwitch(session);
   $('session-summary').textContent = sessionSummary(session);
   $('session-diagnostics').textContent = problemsSummary(session.diagnostics);
   $('session-diagnostics').hidden = session.diagnostics.length === 0;
@@ -342,7 +365,7 @@ const writes = createWrites({
     reload: async () => {
       const { session } = store.get();
       // Keep a dialect forced in the settings; a detected one is detected again.
-      if (session) await openAndShow(session.path, session.dialect === session.detectedDialect ? null : session.dialect);
+      if (session) await openAndShow(session.path, session.requested ?? null);
     },
     openPlan: () => openPlan(),
     contextShown: (leafId) => contextShown(leafId),

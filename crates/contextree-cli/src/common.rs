@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 use contextree_core::context::{self, Context, Leaf};
 use contextree_core::prompts::PromptPack;
-use contextree_core::Dialect;
+use contextree_core::{Dialect, RuleRequest};
 use contextree_host::LoadedSession;
 
 /// A failure, with the exit code it maps to.
@@ -92,9 +92,11 @@ pub fn print_progress(quiet: bool) -> impl FnMut(contextree_ops::Progress) + Sen
 pub struct SessionArgs {
     /// The session file (JSONL).
     pub file: PathBuf,
-    /// Whose rules apply: `pi` or `omp` (default: detected from the file).
+    /// Whose rules apply: `pi`, `omp` (that agent, its rule set chosen as
+    /// decisions.md D22 says), or one rule set: `pi@0.73`, `pi@1.6`, `omp@13`,
+    /// `omp@18` (default: detected from the file).
     #[arg(long)]
-    pub dialect: Option<Dialect>,
+    pub dialect: Option<RuleRequest>,
     /// The leaf to look from (default: the file's last entry).
     #[arg(long)]
     pub leaf: Option<String>,
@@ -157,6 +159,28 @@ impl SessionArgs {
 /// Prints a JSON document on one line.
 pub fn print_json(value: &serde_json::Value) {
     println!("{value}");
+}
+
+/// `"dialect"` (the agent) and `"ruleSet": {"name", "why"}` (decisions.md
+/// D22), the fields every document about a session starts with.
+pub fn rule_set_json(s: &contextree_core::session::Session) -> serde_json::Value {
+    let choice = s.rule_choice();
+    serde_json::json!({"name": choice.rules.name(), "reference": choice.rules.reference(), "why": choice.why()})
+}
+
+/// Prints a document about session `s`, led by its dialect and rule set.
+pub fn print_session_json(s: &contextree_core::session::Session, value: &serde_json::Value) {
+    let mut doc = serde_json::Map::new();
+    doc.insert("dialect".into(), s.dialect().name().into());
+    doc.insert("ruleSet".into(), rule_set_json(s));
+    if let serde_json::Value::Object(fields) = value {
+        for (k, v) in fields {
+            if k != "dialect" && k != "ruleSet" {
+                doc.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    print_json(&serde_json::Value::Object(doc));
 }
 
 /// Turns a read-back failure (file changed under us, IO) into an error.

@@ -45,7 +45,7 @@ fn a_bad_flag_value_exits_2() {
 #[test]
 fn malformed_lines_are_diagnostics_with_line_numbers_not_failures() {
     let file = fixture("edge/edge-concat-middle.jsonl");
-    for dialect in ["pi", "omp"] {
+    for dialect in ["pi@0.73", "omp@13"] {
         let out = contextree(&["info", file.to_str().unwrap(), "--json", "--dialect", dialect]);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -90,4 +90,67 @@ fn serialize_prints_the_text_and_nothing_else() {
     let doc: Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(String::from_utf8(raw.stdout).unwrap(), doc["text"].as_str().unwrap());
     assert!(doc["text"].as_str().unwrap().starts_with("[User]: Look at this screenshot and fix the 😀 layout."));
+}
+
+/// `contextree info FILE --json` with `CONTEXTREE_PI_PACKAGE` pointing at `pi_package`.
+fn rule_set_of(file: &Path, pi_package: &Path, dialect: Option<&str>) -> Value {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_contextree"));
+    cmd.args(["info", file.to_str().unwrap(), "--json"]).env("CONTEXTREE_PI_PACKAGE", pi_package);
+    if let Some(d) = dialect {
+        cmd.args(["--dialect", d]);
+    }
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["dialect"], "pi");
+    doc["ruleSet"].clone()
+}
+
+#[test]
+fn the_rule_set_follows_the_flag_then_the_installed_agent_then_the_file_then_the_newest() {
+    let dir = std::env::temp_dir().join(format!("contextree-rules-{}", std::process::id()));
+    let package = dir.join("pkg");
+    std::fs::create_dir_all(&package).unwrap();
+    let plain = fixture("synthetic/E02.jsonl");
+    // A pi ≥ 0.86 file: its first request persisted a system message (pi-1.6.md §1.6).
+    let newer = dir.join("pi16.jsonl");
+    let mut text = std::fs::read_to_string(&plain).unwrap();
+    text.push_str(r#"{"type":"message","id":"sys1","parentId":"a4","timestamp":"2026-11-20T10:00:00.000Z","message":{"role":"system","content":"","sections":{"preamble":"P"},"timestamp":1795000000000}}"#);
+    text.push('\n');
+    std::fs::write(&newer, text).unwrap();
+
+    // No installed pi: the file decides, else the newest rules.
+    let none = dir.join("no-such-package");
+    let rs = rule_set_of(&newer, &none, None);
+    assert_eq!(rs["name"], "pi@1.6");
+    assert!(rs["why"].as_str().unwrap().contains("system messages"), "{rs}");
+    let rs = rule_set_of(&plain, &none, Some("pi"));
+    assert_eq!(rs["name"], "pi@1.6");
+    assert!(rs["why"].as_str().unwrap().contains("newest"), "{rs}");
+
+    // The installed agent's version wins over the file.
+    std::fs::write(package.join("package.json"), r#"{"name":"@mariozechner/pi-coding-agent","version":"0.73.1"}"#).unwrap();
+    let rs = rule_set_of(&newer, &package, None);
+    assert_eq!((rs["name"].as_str(), rs["why"].as_str()), (Some("pi@0.73"), Some("the installed pi is 0.73.1")));
+    std::fs::write(package.join("package.json"), r#"{"name":"@earendil-works/pi-coding-agent","version":"1.6.0"}"#).unwrap();
+    assert_eq!(rule_set_of(&plain, &package, None)["name"], "pi@1.6");
+
+    // A flag naming one rule set wins over everything.
+    let rs = rule_set_of(&newer, &package, Some("pi@0.73"));
+    assert_eq!((rs["name"].as_str(), rs["why"].as_str()), (Some("pi@0.73"), Some("asked for explicitly")));
+    assert_eq!(rs["reference"], "pi 0.73.1");
+
+    // Every command's JSON says which rules ran.
+    for cmd in ["context", "tree", "tokens", "cut", "serialize", "branch"] {
+        let mut args = vec![cmd, newer.to_str().unwrap(), "--json", "--dialect", "pi@1.6"];
+        if cmd == "branch" {
+            args.extend(["--to", "u2"]);
+        }
+        let out = contextree(&args);
+        assert_eq!(out.status.code(), Some(0), "{cmd}: {}", stderr(&out));
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(doc["ruleSet"]["name"], "pi@1.6", "{cmd}");
+        assert_eq!(doc["dialect"], "pi", "{cmd}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -36,8 +36,8 @@ fn compact_and_check(fixture: &str, dialect: &str, keep_recent: &str) {
     let pack = agent_pack(dialect);
     let at = format!("{fixture} {dialect}");
 
-    let plan = contextree(&["compact", f, "--dialect", dialect, "--keep-recent", keep_recent, "--dry-run", "--json"]);
-    let done = contextree(&["compact", f, "--dialect", dialect, "--keep-recent", keep_recent, "--offline", "--yes", "--json", "--prompts", pack.to_str().unwrap()]);
+    let plan = contextree(&["compact", f, "--dialect", support::seed_rules(dialect), "--keep-recent", keep_recent, "--dry-run", "--json"]);
+    let done = contextree(&["compact", f, "--dialect", support::seed_rules(dialect), "--keep-recent", keep_recent, "--offline", "--yes", "--json", "--prompts", pack.to_str().unwrap()]);
 
     let after = std::fs::read(&file).unwrap();
     assert_eq!(&after[..before.len()], &before[..], "{at}: the old bytes are not an untouched prefix");
@@ -54,7 +54,7 @@ fn compact_and_check(fixture: &str, dialect: &str, keep_recent: &str) {
     assert_eq!(entry[flag], false, "{at}");
 
     // contextree reloads it: the summary first, then the kept messages.
-    let ours = contextree(&["context", f, "--json", "--dialect", dialect]);
+    let ours = contextree(&["context", f, "--json", "--dialect", support::seed_rules(dialect)]);
     let ids = entry_ids(&ours);
     assert_eq!(ours["messages"][0]["role"], "compactionSummary", "{at}");
     assert_eq!(ids[0], entry["id"], "{at}");
@@ -106,12 +106,12 @@ fn supplied_summary_is_stored_verbatim() {
     let file = tmp.0.join("E02.jsonl");
     std::fs::copy(repo().join("tests/fixtures/synthetic/E02.jsonl"), &file).unwrap();
     let f = file.to_str().unwrap();
-    let done = contextree(&["compact", f, "--dialect", "omp", "--keep-recent", "45", "--summary", "My own summary.", "--yes", "--json"]);
+    let done = contextree(&["compact", f, "--dialect", "omp@13", "--keep-recent", "45", "--summary", "My own summary.", "--yes", "--json"]);
     let entry = &done["entry"];
     assert_eq!(entry["summary"], "My own summary.");
     assert_eq!(entry["fromExtension"], true);
     assert!(entry.get("details").is_none() && entry.get("shortSummary").is_none() && entry.get("preserveData").is_none(), "{entry}");
-    let ours = contextree(&["context", f, "--json", "--dialect", "omp"]);
+    let ours = contextree(&["context", f, "--json", "--dialect", "omp@13"]);
     assert_eq!(entry_ids(&ours)[1..], [Value::from("u2"), "a3".into(), "r2".into(), "a4".into()]);
 }
 
@@ -132,7 +132,7 @@ fn model_summaries_go_through_the_llm_client() {
     let file = tmp.0.join("E02.jsonl");
     std::fs::copy(repo().join("tests/fixtures/synthetic/E02.jsonl"), &file).unwrap();
     let f = file.to_str().unwrap();
-    let common = ["--dialect", "omp", "--keep-recent", "45", "--prompts", "own", "--json"];
+    let common = ["--dialect", "omp@13", "--keep-recent", "45", "--prompts", "own", "--json"];
     let plan = contextree(&[&["compact", f, "--dry-run"][..], &common].concat());
     let server = remote_stub();
     let url = server.url.clone();

@@ -20,7 +20,7 @@ fn a_cancelling_hook_leaves_the_file_untouched() {
     ]}}));
     let before = std::fs::read(&sb.file).unwrap();
     for dialect in ["pi", "omp"] {
-        let out = sb.run("compact", &["--dialect", dialect, "--keep-recent", "45", "--offline", "--yes"]);
+        let out = sb.run("compact", &["--dialect", support::seed_rules(dialect), "--keep-recent", "45", "--offline", "--yes"]);
         assert_eq!(out.status.code(), Some(1), "{dialect}");
         assert!(String::from_utf8_lossy(&out.stderr).contains("Compaction cancelled"), "{dialect}: {}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(std::fs::read(&sb.file).unwrap(), before, "{dialect}: byte-identical");
@@ -46,7 +46,7 @@ fn a_supplied_compaction_is_stored_as_the_hooks_and_no_model_is_asked() {
                 "session_compact": [sh(&format!("cat > '{}'", told.display()))],
             },
         }));
-        let done = json_out(&sb.run("compact", &["--dialect", dialect, "--keep-recent", "45", "--yes", "--json"]));
+        let done = json_out(&sb.run("compact", &["--dialect", support::seed_rules(dialect), "--keep-recent", "45", "--yes", "--json"]));
         let entry = &done["entry"];
         assert_eq!(entry["summary"], "Hook summary.", "{dialect}: verbatim, no file tags");
         assert_eq!(entry[flag], true, "{dialect}");
@@ -80,7 +80,7 @@ fn a_hook_that_times_out_is_reported_and_compaction_goes_on() {
     }}));
     let before = std::fs::read(&sb.file).unwrap();
     let started = std::time::Instant::now();
-    let done = json_out(&sb.run("compact", &["--dialect", "omp", "--keep-recent", "45", "--yes", "--json"]));
+    let done = json_out(&sb.run("compact", &["--dialect", "omp@13", "--keep-recent", "45", "--yes", "--json"]));
     assert!(started.elapsed() < std::time::Duration::from_secs(20), "the hook was killed at its limit");
     let warnings = done["warnings"].to_string();
     assert!(warnings.contains("session_before_compact") && warnings.contains("timed out after 0.5s"), "{warnings}");
@@ -105,7 +105,7 @@ fn dry_run_names_the_agent_settings_files_and_runs_no_hook() {
     std::fs::write(sb.path(".pi/agent/settings.json"), r#"{"compaction": {"keepRecentTokens": 45}}"#).unwrap();
     std::fs::create_dir_all(sb.path("work/.pi")).unwrap();
     std::fs::write(sb.path("work/.pi/settings.json"), r#"{"compaction": {"reserveTokens": 1000}}"#).unwrap();
-    let plan = json_out(&sb.run("compact", &["--dialect", "pi", "--dry-run", "--json"]));
+    let plan = json_out(&sb.run("compact", &["--dialect", "pi@0.73", "--dry-run", "--json"]));
     let files: Vec<String> = plan["settingsFiles"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_owned()).collect();
     assert_eq!(files.len(), 2, "{files:?}");
     assert!(files[0].ends_with(".pi/agent/settings.json") && files[1].ends_with("work/.pi/settings.json"), "{files:?}");
@@ -114,9 +114,9 @@ fn dry_run_names_the_agent_settings_files_and_runs_no_hook() {
     assert_eq!(plan["hooks"], json!({"session_before_compact": 1}));
     assert!(!ran.exists(), "a dry run runs no hook");
     // A flag wins over the files.
-    let plan = json_out(&sb.run("compact", &["--dialect", "pi", "--dry-run", "--json", "--keep-recent", "1000000"]));
+    let plan = json_out(&sb.run("compact", &["--dialect", "pi@0.73", "--dry-run", "--json", "--keep-recent", "1000000"]));
     assert_eq!(plan["keepRecentTokensUsed"], 1_000_000);
-    let text = sb.run("compact", &["--dialect", "pi", "--dry-run"]);
+    let text = sb.run("compact", &["--dialect", "pi@0.73", "--dry-run"]);
     assert!(String::from_utf8_lossy(&text.stdout).contains("agent settings read from: "), "{}", String::from_utf8_lossy(&text.stdout));
 }
 
@@ -133,7 +133,7 @@ fn a_provider_failure_is_a_clear_error_and_writes_nothing() {
     let url = server.url.clone();
     sb.config(&json!({"providers": [{"kind": "openai-compatible", "baseUrl": url, "model": "m", "maxRetries": 3, "retryBaseDelayMs": 10}]}));
     let before = std::fs::read(&sb.file).unwrap();
-    let out = sb.run("compact", &["--dialect", "pi", "--keep-recent", "45", "--yes"]);
+    let out = sb.run("compact", &["--dialect", "pi@0.73", "--keep-recent", "45", "--yes"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     let last = err.lines().last().unwrap_or("");
@@ -164,7 +164,7 @@ fn a_rate_limit_is_retried_and_the_streamed_summary_is_appended_once() {
     let url = server.url.clone();
     sb.config(&json!({"providers": [{"kind": "openai-compatible", "baseUrl": url, "model": "m", "maxRetries": 3, "retryBaseDelayMs": 10}]}));
     let before = std::fs::read(&sb.file).unwrap();
-    let out = sb.run("compact", &["--dialect", "pi", "--keep-recent", "45", "--yes", "--json"]);
+    let out = sb.run("compact", &["--dialect", "pi@0.73", "--keep-recent", "45", "--yes", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     // pi asks the model once (E02 is not a split turn); the 429 cost one more request.
     assert_eq!(server.count(), 2);
@@ -183,7 +183,7 @@ fn a_malformed_stream_is_a_clear_error_and_writes_nothing() {
     let url = scripted_server(vec![sse_response(&["{\"choices\": [{\"delta\": {\"content\": 42"])]).url;
     sb.config(&json!({"providers": [{"kind": "openai-compatible", "baseUrl": url, "model": "m", "maxRetries": 0}]}));
     let before = std::fs::read(&sb.file).unwrap();
-    let out = sb.run("compact", &["--dialect", "pi", "--keep-recent", "45", "--yes"]);
+    let out = sb.run("compact", &["--dialect", "pi@0.73", "--keep-recent", "45", "--yes"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("Compaction failed:"), "{err}");

@@ -39,7 +39,7 @@ fn a_cancelling_hook_leaves_the_file_byte_identical() {
     let before = std::fs::read(&sb.file).unwrap();
     for dialect in ["pi", "omp"] {
         for extra in [&["--summarize", "--offline"][..], &[]] {
-            let mut args = vec!["--dialect", dialect, "--to", "a5", "--yes", "--json"];
+            let mut args = vec!["--dialect", support::seed_rules(dialect), "--to", "a5", "--yes", "--json"];
             args.extend_from_slice(extra);
             let out = sb.run("navigate", &args);
             let err = String::from_utf8_lossy(&out.stderr);
@@ -68,7 +68,7 @@ fn a_supplied_summary_is_appended_as_the_agents_would() {
                 "session_tree": [sh(&format!("cat > '{}'", told.display()))],
             },
         }));
-        let done = json_out(&sb.run("navigate", &["--dialect", dialect, "--to", "a5", "--summarize", "--instructions", "Focus.", "--yes", "--json"]));
+        let done = json_out(&sb.run("navigate", &["--dialect", support::seed_rules(dialect), "--to", "a5", "--summarize", "--instructions", "Focus.", "--yes", "--json"]));
         let entry = &done["entry"];
         assert_eq!(entry["type"], "branch_summary");
         assert_eq!(entry["summary"], "Hook summary.", "{dialect}: verbatim, no preamble, no file tags");
@@ -103,14 +103,14 @@ fn a_supplied_summary_is_appended_as_the_agents_would() {
 fn a_supplied_summary_without_details_leaves_the_key_out_and_is_ignored_without_summarize() {
     let sb = Sandbox::new("E10");
     sb.config(&json!({"providers": dead_provider(), "hooks": {"session_before_tree": [sh("cat >/dev/null; echo '{\"summary\": {\"summary\": \"Bare.\"}}'")]}}));
-    let done = json_out(&sb.run("navigate", &["--dialect", "omp", "--to", "a5", "--summarize", "--yes", "--json"]));
+    let done = json_out(&sb.run("navigate", &["--dialect", "omp@13", "--to", "a5", "--summarize", "--yes", "--json"]));
     assert_eq!(done["entry"]["summary"], "Bare.");
     assert!(done["entry"].get("details").is_none(), "{}", done["entry"]);
 
     // No --summarize: the agents ignore a hook's summary and just move.
     let sb = Sandbox::new("E10");
     sb.config(&json!({"hooks": {"session_before_tree": [sh("cat >/dev/null; echo '{\"summary\": {\"summary\": \"Unasked.\"}}'")]}}));
-    let done = json_out(&sb.run("navigate", &["--dialect", "pi", "--to", "a5", "--yes", "--json"]));
+    let done = json_out(&sb.run("navigate", &["--dialect", "pi@0.73", "--to", "a5", "--yes", "--json"]));
     assert_eq!(done["entry"]["type"], "custom");
     assert!(done["warnings"].to_string().contains("no summary was asked for"), "{}", done["warnings"]);
 }
@@ -125,7 +125,7 @@ fn session_tree_receives_the_new_leaf_id() {
             "session_before_tree": [record(&seen, &json!({}))],
             "session_tree": [sh(&format!("cat > '{}'; echo '{{\"cancel\": true}}'", told.display()))],
         }}));
-        let done = json_out(&sb.run("navigate", &["--dialect", dialect, "--to", "a5", "--yes", "--json"]));
+        let done = json_out(&sb.run("navigate", &["--dialect", support::seed_rules(dialect), "--to", "a5", "--yes", "--json"]));
         assert_eq!(read(&seen)["preparation"]["userWantsSummary"], false);
         let note = read(&told);
         let leaf = sb.last_line()["id"].clone();
@@ -134,7 +134,7 @@ fn session_tree_receives_the_new_leaf_id() {
         assert_eq!(done["entry"]["type"], "custom", "{dialect}: a notification cannot cancel");
 
         // With the default summarizer (offline): fromExtension false.
-        let done = json_out(&sb.run("navigate", &["--dialect", dialect, "--to", "a4", "--summarize", "--offline", "--yes", "--json"]));
+        let done = json_out(&sb.run("navigate", &["--dialect", support::seed_rules(dialect), "--to", "a4", "--summarize", "--offline", "--yes", "--json"]));
         let note = read(&told);
         assert_eq!(note["newLeafId"], done["entry"]["id"]);
         assert_eq!(note["oldLeafId"], leaf, "{dialect}: the previous run's leaf");
@@ -148,7 +148,7 @@ fn the_branch_budget_follows_the_agents_settings() {
     // pi: the global file; the default window is 128000.
     let sb = Sandbox::new("E10");
     sb.write(".pi/agent/settings.json", r#"{"branchSummary": {"reserveTokens": 127990}}"#);
-    let done = json_out(&sb.run("navigate", &["--dialect", "pi", "--to", "a5", "--summarize", "--offline", "--yes", "--json"]));
+    let done = json_out(&sb.run("navigate", &["--dialect", "pi@0.73", "--to", "a5", "--summarize", "--offline", "--yes", "--json"]));
     let b = &done["budget"];
     assert_eq!((&b["window"], &b["reserveTokens"], &b["tokenBudget"]), (&json!(128_000), &json!(127_990), &json!(10)), "{b}");
     assert!(b["settingsFiles"][0].as_str().unwrap().ends_with(".pi/agent/settings.json"), "{b}");
@@ -157,7 +157,7 @@ fn the_branch_budget_follows_the_agents_settings() {
     // Flags win: --window and --reserve.
     let sb = Sandbox::new("E10");
     sb.write(".pi/agent/settings.json", r#"{"branchSummary": {"reserveTokens": 127990}}"#);
-    let done = json_out(&sb.run("navigate", &["--dialect", "pi", "--to", "a5", "--summarize", "--offline", "--window", "200000", "--reserve", "1000", "--yes", "--json"]));
+    let done = json_out(&sb.run("navigate", &["--dialect", "pi@0.73", "--to", "a5", "--summarize", "--offline", "--window", "200000", "--reserve", "1000", "--yes", "--json"]));
     assert_eq!(done["budget"]["tokenBudget"], 199_000);
     let full = done["entry"]["summary"].as_str().unwrap();
     assert!(full.len() > tiny.len(), "a 10-token budget selects fewer messages:\n{tiny}\n---\n{full}");
@@ -165,10 +165,10 @@ fn the_branch_budget_follows_the_agents_settings() {
     // omp: config.yml (YAML) and the project file over it.
     let sb = Sandbox::new("E10");
     sb.write(".omp/agent/config.yml", "branchSummary:\n  reserveTokens: 100000\n");
-    let done = json_out(&sb.run("navigate", &["--dialect", "omp", "--to", "a5", "--summarize", "--offline", "--yes", "--json"]));
+    let done = json_out(&sb.run("navigate", &["--dialect", "omp@13", "--to", "a5", "--summarize", "--offline", "--yes", "--json"]));
     assert_eq!(done["budget"]["tokenBudget"], 28_000);
     sb.write("work/.omp/settings.json", r#"{"branchSummary": {"reserveTokens": 120000}}"#);
-    let done = json_out(&sb.run("navigate", &["--dialect", "omp", "--to", "a4", "--summarize", "--offline", "--yes", "--json"]));
+    let done = json_out(&sb.run("navigate", &["--dialect", "omp@13", "--to", "a4", "--summarize", "--offline", "--yes", "--json"]));
     assert_eq!(done["budget"]["tokenBudget"], 8_000);
     assert_eq!(done["budget"]["settingsFiles"].as_array().unwrap().len(), 2);
 }
@@ -177,7 +177,7 @@ fn the_branch_budget_follows_the_agents_settings() {
 fn pi_hooks_override_the_label_and_omp_ignores_overrides() {
     let sb = Sandbox::new("E10");
     sb.config(&json!({"hooks": {"session_before_tree": [sh("cat >/dev/null; echo '{\"label\": \"checkpoint\", \"summary\": {\"summary\": \"S.\"}}'")]}}));
-    let done = json_out(&sb.run("navigate", &["--dialect", "pi", "--to", "a5", "--summarize", "--yes", "--json"]));
+    let done = json_out(&sb.run("navigate", &["--dialect", "pi@0.73", "--to", "a5", "--summarize", "--yes", "--json"]));
     let label = sb.last_line();
     let summary_id = done["entry"]["id"].clone();
     assert_eq!(label["type"], "label");
@@ -186,7 +186,7 @@ fn pi_hooks_override_the_label_and_omp_ignores_overrides() {
 
     let sb = Sandbox::new("E10");
     sb.config(&json!({"hooks": {"session_before_tree": [sh("cat >/dev/null; echo '{\"label\": \"checkpoint\"}'")]}}));
-    let done = json_out(&sb.run("navigate", &["--dialect", "omp", "--to", "a5", "--yes", "--json"]));
+    let done = json_out(&sb.run("navigate", &["--dialect", "omp@13", "--to", "a5", "--yes", "--json"]));
     assert_eq!(sb.last_line()["type"], "custom");
     assert!(done["warnings"].to_string().contains("omp has no such overrides"), "{}", done["warnings"]);
 }
@@ -202,7 +202,7 @@ fn omps_remote_endpoint_is_a_candidate_when_no_provider_is_configured() {
     let server = remote_endpoint("Remote summary.");
     let url = server.url.clone();
     sb.write(".omp/agent/config.yml", &format!("compaction:\n  remoteEndpoint: {url}\n"));
-    let done = json_out(&sb.run("navigate", &["--dialect", "omp", "--to", "a5", "--summarize", "--yes", "--json"]));
+    let done = json_out(&sb.run("navigate", &["--dialect", "omp@13", "--to", "a5", "--summarize", "--yes", "--json"]));
     assert_eq!(done["summarizer"]["kind"], "model", "{}", done["summarizer"]);
     assert!(done["entry"]["summary"].as_str().unwrap().contains("Remote summary."), "{}", done["entry"]);
     assert_eq!(server.count(), 1);
@@ -211,13 +211,13 @@ fn omps_remote_endpoint_is_a_candidate_when_no_provider_is_configured() {
     // compact uses it too.
     let sb = Sandbox::new("E02");
     sb.write(".omp/agent/config.yml", &format!("compaction:\n  remoteEndpoint: {url}\n"));
-    let done = json_out(&sb.run("compact", &["--dialect", "omp", "--keep-recent", "45", "--yes", "--json"]));
+    let done = json_out(&sb.run("compact", &["--dialect", "omp@13", "--keep-recent", "45", "--yes", "--json"]));
     assert_eq!(done["summarizer"]["kind"], "model", "{}", done["summarizer"]);
     assert!(done["entry"]["summary"].as_str().unwrap().contains("Remote summary."), "{}", done["entry"]);
 
     // A configured provider wins over the endpoint; pi has none.
     let sb = Sandbox::new("E10");
     sb.write(".pi/agent/settings.json", &format!(r#"{{"compaction": {{"remoteEndpoint": "{url}"}}}}"#));
-    let done = json_out(&sb.run("navigate", &["--dialect", "pi", "--to", "a5", "--summarize", "--yes", "--json"]));
+    let done = json_out(&sb.run("navigate", &["--dialect", "pi@0.73", "--to", "a5", "--summarize", "--yes", "--json"]));
     assert_eq!(done["summarizer"]["kind"], "offline", "pi settings give no remote endpoint");
 }

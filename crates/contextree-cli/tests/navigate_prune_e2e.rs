@@ -35,7 +35,7 @@ fn navigate_and_check(dialect: &str, to: &str, summarize: bool, expected_base: &
     let f = file.to_str().unwrap();
     let at = format!("E10 {dialect} --to {to} summarize={summarize}");
     let pack = agent_pack(dialect);
-    let mut args = vec!["navigate", f, "--dialect", dialect, "--to", to, "--yes", "--json", "--prompts", pack.to_str().unwrap()];
+    let mut args = vec!["navigate", f, "--dialect", support::seed_rules(dialect), "--to", to, "--yes", "--json", "--prompts", pack.to_str().unwrap()];
     if summarize {
         args.extend(["--summarize", "--offline"]);
     }
@@ -63,8 +63,8 @@ fn navigate_and_check(dialect: &str, to: &str, summarize: bool, expected_base: &
     }
 
     // contextree: the file's own leaf now gives the target's context (+ the summary).
-    let ours = contextree(&["context", f, "--json", "--dialect", dialect]);
-    let base = contextree(&["context", f, "--json", "--dialect", dialect, "--leaf", expected_base]);
+    let ours = contextree(&["context", f, "--json", "--dialect", support::seed_rules(dialect)]);
+    let base = contextree(&["context", f, "--json", "--dialect", support::seed_rules(dialect), "--leaf", expected_base]);
     let mut expected = messages(&base);
     if summarize {
         expected.push((Value::from(id.as_str()), Value::from("branchSummary")));
@@ -109,7 +109,7 @@ fn navigate_summary_line_matches_the_golden_layout() {
         let tmp = TempDir::new();
         let file = tmp.copy("E10");
         let pack = agent_pack(dialect);
-        let done = contextree(&["navigate", file.to_str().unwrap(), "--dialect", dialect, "--to", "a5", "--summarize", "--offline", "--yes", "--json", "--prompts", pack.to_str().unwrap()]);
+        let done = contextree(&["navigate", file.to_str().unwrap(), "--dialect", support::seed_rules(dialect), "--to", "a5", "--summarize", "--offline", "--yes", "--json", "--prompts", pack.to_str().unwrap()]);
         let entry = &done["entry"];
         let keys: Vec<&str> = entry.as_object().unwrap().keys().map(String::as_str).collect();
         let flag = if dialect == "pi" { "fromHook" } else { "fromExtension" };
@@ -154,9 +154,9 @@ fn prune_rewrites_the_file_as_omp_reads_it_back() {
         let file = tmp.copy("E13b");
         let before = std::fs::read(&file).unwrap();
         let f = file.to_str().unwrap();
-        let plan = contextree(&["prune", f, "--dialect", dialect, "--dry-run", "--json"]);
+        let plan = contextree(&["prune", f, "--dialect", support::seed_rules(dialect), "--dry-run", "--json"]);
         assert_eq!(std::fs::read(&file).unwrap(), before, "--dry-run writes nothing");
-        let done = contextree(&["prune", f, "--dialect", dialect, "--yes", "--json"]);
+        let done = contextree(&["prune", f, "--dialect", support::seed_rules(dialect), "--yes", "--json"]);
         for k in ["prunedCount", "tokensSaved", "pruned"] {
             assert_eq!(done[k], plan[k], "{dialect}: {k} as planned");
         }
@@ -173,7 +173,7 @@ fn prune_rewrites_the_file_as_omp_reads_it_back() {
 
         // omp's pruning finds nothing left; both agents see the notice.
         assert_eq!(oracle("omp", "prune", &file, &[])["result"]["prunedCount"], 0, "{dialect}");
-        let ours = contextree(&["context", f, "--json", "--dialect", dialect]);
+        let ours = contextree(&["context", f, "--json", "--dialect", support::seed_rules(dialect)]);
         let theirs = oracle(dialect, "context", &file, &["--full"]);
         assert_eq!(messages(&theirs), messages(&ours), "{dialect}");
         assert_eq!(theirs["messageTokens"], ours["messageTokens"], "{dialect}");
@@ -185,7 +185,7 @@ fn prune_rewrites_the_file_as_omp_reads_it_back() {
         assert_eq!(r1["content"][0]["text"], "[Output truncated - 25000 tokens]", "{dialect}");
         assert_eq!(r1["prunedAt"], done["prunedAt"], "{dialect}");
         // Nothing left to prune: no rewrite, no new backup.
-        let again = contextree(&["prune", f, "--dialect", dialect, "--yes", "--json"]);
+        let again = contextree(&["prune", f, "--dialect", support::seed_rules(dialect), "--yes", "--json"]);
         assert_eq!((again["prunedCount"].clone(), again["backup"].clone()), (Value::from(0), Value::Null));
     }
 }

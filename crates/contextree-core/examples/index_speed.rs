@@ -6,7 +6,7 @@ fn main() {
     let chunk = contextree_core::session::index_chunk(&bytes, 0, 1);
     let idx = t.elapsed();
     let t = std::time::Instant::now();
-    let session = contextree_core::session::Session::assemble(vec![chunk], None, None);
+    let session = contextree_core::session::Session::assemble(vec![chunk], &Default::default(), None);
     let asm = t.elapsed();
     let t = std::time::Instant::now();
     let ctx = contextree_core::context::build(&session, contextree_core::context::Leaf::Last);

@@ -156,7 +156,7 @@ mod tests {
             r#"{"type":"message","id":"u3","parentId":"a1","timestamp":"2026-01-01T00:00:06.000Z","message":{"role":"user","content":"Other branch.","timestamp":1767225606000}}"#.to_owned(),
         ];
         let bytes = lines.join("\n").into_bytes();
-        let session = Session::parse(&bytes, Some(dialect));
+        let session = Session::parse(&bytes, Some(crate::RuleSet::oldest(dialect)));
         (bytes, session)
     }
 
@@ -217,7 +217,7 @@ mod tests {
         ];
         let bytes = lines.join("\n").into_bytes();
         for (dialect, carried) in [(Dialect::Omp, "bsh.md"), (Dialect::Pi, "bsx.md")] {
-            let s = Session::parse(&bytes, Some(dialect));
+            let s = Session::parse(&bytes, Some(crate::RuleSet::oldest(dialect)));
             let entries: Vec<NodeId> = (0..s.entries().len() as u32).map(NodeId).collect();
             let p = prepare_branch_entries(&s, &entries, 0, &bytes).unwrap();
             assert_eq!(ids(&s, &p.selected), ["u1", "bsx", "bsh", "a2", "a3"]);

@@ -244,7 +244,7 @@ mod tests {
     fn e10_call_summary_and_entry_line_per_dialect() {
         let bytes = std::fs::read(synthetic("E10.jsonl")).unwrap();
         for dialect in Dialect::ALL {
-            let s = Session::parse(&bytes, Some(dialect));
+            let s = Session::parse(&bytes, Some(crate::RuleSet::oldest(dialect)));
             let g = golden("E10", dialect);
             let pack = PromptPack::placeholders(dialect);
             let target = s.node("a5").unwrap();
@@ -271,7 +271,7 @@ mod tests {
     fn e10_user_target_hangs_under_its_parent() {
         let bytes = std::fs::read(synthetic("E10.jsonl")).unwrap();
         for dialect in Dialect::ALL {
-            let s = Session::parse(&bytes, Some(dialect));
+            let s = Session::parse(&bytes, Some(crate::RuleSet::oldest(dialect)));
             let g = golden("E10-user", dialect);
             let target = s.node("u3").unwrap();
             assert!(returns_to_editor(s.entry(target)));
@@ -282,7 +282,7 @@ mod tests {
             assert_eq!(line, g["treeOps"]["fileTail"][0].as_str().unwrap(), "{dialect}");
         }
         // The first entry as a user target: the summary hangs at the root.
-        let s = Session::parse(&bytes, Some(Dialect::Pi));
+        let s = Session::parse(&bytes, Some(crate::RuleSet::Pi073));
         assert_eq!(new_leaf(&s, s.node("u1").unwrap()), None);
         let line = entry_line(Dialect::Pi, "x", None, "t", "S", None, Some(true));
         assert_eq!(line, r#"{"type":"branch_summary","id":"x","parentId":null,"timestamp":"t","fromId":"root","summary":"S","fromHook":true}"#);
@@ -304,7 +304,7 @@ mod tests {
         // E11 (budget 25): the squeezed-in compaction is summarized as its summary message.
         let bytes = std::fs::read(synthetic("E11.jsonl")).unwrap();
         for dialect in Dialect::ALL {
-            let s = Session::parse(&bytes, Some(dialect));
+            let s = Session::parse(&bytes, Some(crate::RuleSet::oldest(dialect)));
             let g = golden("E11-25", dialect);
             let to = s.node("u3").unwrap();
             let collected = collect_entries_for_branch_summary(&s, s.node("a2"), to);
@@ -326,7 +326,7 @@ mod tests {
     fn custom_instructions_per_dialect() {
         let bytes = std::fs::read(synthetic("E10.jsonl")).unwrap();
         let prompt = |dialect, custom: &str, replace| {
-            let s = Session::parse(&bytes, Some(dialect));
+            let s = Session::parse(&bytes, Some(crate::RuleSet::oldest(dialect)));
             let entries = collect_entries_for_branch_summary(&s, s.leaf(), s.node("a5").unwrap()).entries;
             let prep = prepare_branch_entries(&s, &entries, 0, &bytes).unwrap();
             let opts = BranchOptions { custom_instructions: Some(custom.to_owned()), replace_instructions: replace };
@@ -344,7 +344,7 @@ mod tests {
     #[test]
     fn nothing_selected_is_the_no_content_literal() {
         let bytes = std::fs::read(synthetic("E10.jsonl")).unwrap();
-        let s = Session::parse(&bytes, Some(Dialect::Omp));
+        let s = Session::parse(&bytes, Some(crate::RuleSet::Omp13));
         let prep = prepare_branch_entries(&s, &[], 0, &bytes).unwrap();
         let pack = PromptPack::placeholders(Dialect::Omp);
         assert!(summary_call(&s, &prep, &bytes, &pack, &BranchOptions::default()).unwrap().is_none());

@@ -1,8 +1,11 @@
-//! Which agent's rules apply to a session file (decisions.md D1).
+//! Which agent's rules apply to a session file (decisions.md D1, D22).
 //!
-//! Every algorithm that differs between the agents takes a [`Dialect`].
-//! A new agent (or a newer release with other rules) is one more variant whose
-//! behaviour is spelled out in the `match` arms of the functions that differ.
+//! A dialect is two things: the **agent** ([`Dialect`]: pi or oh-my-pi) and
+//! the **rule set** ([`RuleSet`]: which release's behaviour, `pi@0.73`,
+//! `pi@1.6`, `omp@13`, `omp@18`). Most code only asks which agent it is;
+//! where a newer release changed a rule, the code asks the rule set through a
+//! named predicate ([`RuleSet::projects_context_edits`] and its siblings), so
+//! a newer set is its predecessor plus a list of differences, not a copy.
 
 use std::fmt;
 use std::str::FromStr;
@@ -10,9 +13,9 @@ use std::str::FromStr;
 /// The agent whose behaviour is reproduced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Dialect {
-    /// `@mariozechner/pi-coding-agent` 0.73.1.
+    /// pi: `@mariozechner/pi-coding-agent`, since 1.x `@earendil-works/pi-coding-agent`.
     Pi,
-    /// `@oh-my-pi/pi-coding-agent` 13.19.0.
+    /// oh-my-pi: `@oh-my-pi/pi-coding-agent`.
     Omp,
 }
 
@@ -28,12 +31,9 @@ impl Dialect {
         }
     }
 
-    /// The reference release whose behaviour this dialect reproduces.
+    /// The release the seed rule set of this agent reproduces (the oldest).
     pub fn reference(self) -> &'static str {
-        match self {
-            Dialect::Pi => "pi 0.73.1",
-            Dialect::Omp => "oh-my-pi 13.19.0",
-        }
+        RuleSet::oldest(self).reference()
     }
 }
 
@@ -43,9 +43,9 @@ impl fmt::Display for Dialect {
     }
 }
 
-/// Error for an unknown dialect name.
+/// Error for an unknown dialect or rule-set name.
 #[derive(Debug, thiserror::Error)]
-#[error("unknown dialect `{0}` (expected `pi` or `omp`)")]
+#[error("unknown dialect `{0}` (expected pi, omp, pi@0.73, pi@1.6, omp@13 or omp@18)")]
 pub struct UnknownDialect(pub String);
 
 impl FromStr for Dialect {
@@ -53,8 +53,267 @@ impl FromStr for Dialect {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "pi" => Ok(Dialect::Pi),
-            "omp" | "omp13" | "oh-my-pi" => Ok(Dialect::Omp),
+            "omp" | "oh-my-pi" => Ok(Dialect::Omp),
             other => Err(UnknownDialect(other.to_owned())),
         }
+    }
+}
+
+/// One release's rules of one agent (decisions.md D22). Ordered oldest
+/// first within an agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RuleSet {
+    /// pi 0.73.1 (`@mariozechner/pi-coding-agent`); stands for pi ≤ 0.85.
+    Pi073,
+    /// pi 1.6.0 (`@earendil-works/pi-coding-agent`); stands for pi ≥ 0.86.
+    Pi16,
+    /// oh-my-pi 13.19.0; stands for omp < 18.
+    Omp13,
+    /// oh-my-pi 18.2.3; stands for omp ≥ 18.
+    Omp18,
+}
+
+impl RuleSet {
+    /// Every rule set, agents in [`Dialect::ALL`] order, oldest first.
+    pub const ALL: [RuleSet; 4] = [RuleSet::Pi073, RuleSet::Pi16, RuleSet::Omp13, RuleSet::Omp18];
+
+    /// The agent these rules belong to.
+    pub fn dialect(self) -> Dialect {
+        match self {
+            RuleSet::Pi073 | RuleSet::Pi16 => Dialect::Pi,
+            RuleSet::Omp13 | RuleSet::Omp18 => Dialect::Omp,
+        }
+    }
+
+    /// `pi@0.73`, `pi@1.6`, `omp@13`, `omp@18`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RuleSet::Pi073 => "pi@0.73",
+            RuleSet::Pi16 => "pi@1.6",
+            RuleSet::Omp13 => "omp@13",
+            RuleSet::Omp18 => "omp@18",
+        }
+    }
+
+    /// The release whose code these rules were taken from and are tested against.
+    pub fn reference(self) -> &'static str {
+        match self {
+            RuleSet::Pi073 => "pi 0.73.1",
+            RuleSet::Pi16 => "pi 1.6.0",
+            RuleSet::Omp13 => "oh-my-pi 13.19.0",
+            RuleSet::Omp18 => "oh-my-pi 18.2.3",
+        }
+    }
+
+    /// The agent's first rule set (the seed's).
+    pub fn oldest(dialect: Dialect) -> RuleSet {
+        match dialect {
+            Dialect::Pi => RuleSet::Pi073,
+            Dialect::Omp => RuleSet::Omp13,
+        }
+    }
+
+    /// The agent's newest rule set.
+    pub fn newest(dialect: Dialect) -> RuleSet {
+        match dialect {
+            Dialect::Pi => RuleSet::Pi16,
+            Dialect::Omp => RuleSet::Omp18,
+        }
+    }
+
+    /// The rule set for an installed release of `dialect`: the newest set
+    /// whose first version is at or below `version` (pi ≥ 0.86 → `pi@1.6`,
+    /// where the system-message transcript began; omp ≥ 18 → `omp@18`).
+    /// `None` when the version cannot be read.
+    pub fn for_version(dialect: Dialect, version: &str) -> Option<RuleSet> {
+        let v = parse_version(version)?;
+        Some(match dialect {
+            Dialect::Pi if v >= (0, 86) => RuleSet::Pi16,
+            Dialect::Pi => RuleSet::Pi073,
+            Dialect::Omp if v >= (18, 0) => RuleSet::Omp18,
+            Dialect::Omp => RuleSet::Omp13,
+        })
+    }
+
+    /// pi ≥ 0.86: the context is built entries → projection → messages;
+    /// `context_edit` entries hide or replace messages, system messages are
+    /// part of the transcript, compactions carry a system checkpoint
+    /// (pi-1.6.md §2).
+    pub fn projects_context_edits(self) -> bool {
+        self == RuleSet::Pi16
+    }
+}
+
+impl fmt::Display for RuleSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for RuleSet {
+    type Err = UnknownDialect;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "pi@0.73" | "pi@0.73.1" => Ok(RuleSet::Pi073),
+            "pi@1.6" | "pi@1.6.0" => Ok(RuleSet::Pi16),
+            "omp@13" | "omp@13.19" | "omp@13.19.0" | "omp13" => Ok(RuleSet::Omp13),
+            "omp@18" | "omp@18.2" | "omp@18.2.3" | "omp18" => Ok(RuleSet::Omp18),
+            other => Err(UnknownDialect(other.to_owned())),
+        }
+    }
+}
+
+/// `major.minor` of a semver-like version (`1.6.0`, `0.73.1-beta.2`).
+fn parse_version(v: &str) -> Option<(u32, u32)> {
+    let mut parts = v.trim().trim_start_matches('v').split(['.', '-', '+']);
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next().map_or(Some(0), |m| m.parse().ok())?;
+    Some((major, minor))
+}
+
+/// What the user asked for: an agent (its rule set then follows D22), or one
+/// rule set exactly (`--dialect pi@1.6`, the app's switch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleRequest {
+    /// `pi` or `omp`.
+    Agent(Dialect),
+    /// `pi@0.73`, `pi@1.6`, `omp@13`, `omp@18`.
+    Exact(RuleSet),
+}
+
+impl From<Dialect> for RuleRequest {
+    fn from(d: Dialect) -> Self {
+        RuleRequest::Agent(d)
+    }
+}
+
+impl From<RuleSet> for RuleRequest {
+    fn from(r: RuleSet) -> Self {
+        RuleRequest::Exact(r)
+    }
+}
+
+impl FromStr for RuleRequest {
+    type Err = UnknownDialect;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.contains('@') || s.ends_with("13") || s.ends_with("18") {
+            s.parse().map(RuleRequest::Exact)
+        } else {
+            s.parse().map(RuleRequest::Agent)
+        }
+    }
+}
+
+impl fmt::Display for RuleRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuleRequest::Agent(d) => d.fmt(f),
+            RuleRequest::Exact(r) => r.fmt(f),
+        }
+    }
+}
+
+/// Why a rule set was used: the first of D22's sources that applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuleReason {
+    /// Asked for explicitly (`--dialect pi@1.6`, the app's switch).
+    Flag,
+    /// The version of the agent installed on this machine.
+    Installed {
+        /// Its `package.json` version.
+        version: String,
+    },
+    /// What the file shows (entries only a newer release writes).
+    File {
+        /// The evidence, e.g. "system messages in the transcript".
+        evidence: String,
+    },
+    /// Nothing decided it: the agent's newest rule set.
+    Newest,
+}
+
+/// The rule set used for a file and why (every JSON document's `ruleSet`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleChoice {
+    /// The rules that ran.
+    pub rules: RuleSet,
+    /// Why.
+    pub reason: RuleReason,
+}
+
+impl RuleChoice {
+    /// One sentence for JSON and the app: "installed pi 1.6.0", "the file: …".
+    pub fn why(&self) -> String {
+        let agent = match self.rules.dialect() {
+            Dialect::Pi => "pi",
+            Dialect::Omp => "oh-my-pi",
+        };
+        match &self.reason {
+            RuleReason::Flag => "asked for explicitly".to_owned(),
+            RuleReason::Installed { version } => format!("the installed {agent} is {version}"),
+            RuleReason::File { evidence } => format!("the file shows {evidence}"),
+            RuleReason::Newest => format!("no installed {agent} and nothing in the file tells the version: the newest rules"),
+        }
+    }
+}
+
+/// Chooses the rule set for a file of `dialect` (decisions.md D22, first
+/// that applies): an exact request › the installed agent's version › what
+/// the file shows (`evidence` for the newer set, if any) › the newest.
+pub fn choose_rules(request: Option<RuleRequest>, dialect: Dialect, installed: Option<&str>, evidence: Option<&str>) -> RuleChoice {
+    if let Some(RuleRequest::Exact(rules)) = request {
+        return RuleChoice { rules, reason: RuleReason::Flag };
+    }
+    if let Some(version) = installed {
+        if let Some(rules) = RuleSet::for_version(dialect, version) {
+            return RuleChoice { rules, reason: RuleReason::Installed { version: version.to_owned() } };
+        }
+    }
+    if let Some(evidence) = evidence {
+        return RuleChoice { rules: RuleSet::newest(dialect), reason: RuleReason::File { evidence: evidence.to_owned() } };
+    }
+    RuleChoice { rules: RuleSet::newest(dialect), reason: RuleReason::Newest }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for r in RuleSet::ALL {
+            assert_eq!(r.name().parse::<RuleSet>().unwrap(), r);
+            assert_eq!(r.name().parse::<RuleRequest>().unwrap(), RuleRequest::Exact(r));
+        }
+        assert_eq!("pi".parse::<RuleRequest>().unwrap(), RuleRequest::Agent(Dialect::Pi));
+        assert_eq!("omp".parse::<RuleRequest>().unwrap(), RuleRequest::Agent(Dialect::Omp));
+        assert_eq!("omp13".parse::<RuleRequest>().unwrap(), RuleRequest::Exact(RuleSet::Omp13));
+        assert!("pi@2".parse::<RuleRequest>().is_err());
+    }
+
+    #[test]
+    fn installed_versions_map_to_the_nearest_set_at_or_below() {
+        let at = |d, v| RuleSet::for_version(d, v);
+        assert_eq!(at(Dialect::Pi, "0.73.1"), Some(RuleSet::Pi073));
+        assert_eq!(at(Dialect::Pi, "0.85.9"), Some(RuleSet::Pi073));
+        assert_eq!(at(Dialect::Pi, "0.86.0"), Some(RuleSet::Pi16));
+        assert_eq!(at(Dialect::Pi, "1.6.0"), Some(RuleSet::Pi16));
+        assert_eq!(at(Dialect::Pi, "2.0.0-beta.1"), Some(RuleSet::Pi16));
+        assert_eq!(at(Dialect::Omp, "13.19.0"), Some(RuleSet::Omp13));
+        assert_eq!(at(Dialect::Omp, "18.3.4"), Some(RuleSet::Omp18));
+        assert_eq!(at(Dialect::Omp, "garbage"), None);
+    }
+
+    #[test]
+    fn the_first_source_that_applies_wins() {
+        let c = choose_rules(Some(RuleSet::Pi073.into()), Dialect::Pi, Some("1.6.0"), Some("x"));
+        assert_eq!((c.rules, c.reason), (RuleSet::Pi073, RuleReason::Flag));
+        let c = choose_rules(Some(Dialect::Pi.into()), Dialect::Pi, Some("0.73.1"), Some("system messages"));
+        assert_eq!(c.rules, RuleSet::Pi073);
+        assert_eq!(c.why(), "the installed pi is 0.73.1");
+        let c = choose_rules(None, Dialect::Pi, Some("not a version"), Some("system messages"));
+        assert_eq!((c.rules, c.why()), (RuleSet::Pi16, "the file shows system messages".to_owned()));
+        let c = choose_rules(None, Dialect::Omp, None, None);
+        assert_eq!((c.rules, c.reason), (RuleSet::Omp18, RuleReason::Newest));
     }
 }

@@ -27,4 +27,4 @@ pub mod session;
 pub mod tokens;
 pub mod view;
 
-pub use dialect::Dialect;
+pub use dialect::{Dialect, RuleChoice, RuleReason, RuleRequest, RuleSet};

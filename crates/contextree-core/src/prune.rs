@@ -331,7 +331,7 @@ mod tests {
             lines.push(tool_result(id, &parent, tool, *chars, *pruned));
             parent = (*id).to_owned();
         }
-        Session::parse(lines.join("\n").as_bytes(), Some(Dialect::Omp))
+        Session::parse(lines.join("\n").as_bytes(), Some(crate::RuleSet::Omp13))
     }
 
     fn ids(s: &Session, rs: &[&ToolResult]) -> Vec<String> {
@@ -399,7 +399,7 @@ mod tests {
         let empty = Session::parse(HEADER.as_bytes(), None);
         assert!(plan_prune(&empty, Leaf::Last, &PruneConfig::default()).tool_results.is_empty());
         let text = [HEADER, &tool_result("r1", "x", "bash", 40, false)].join("\n");
-        let pi = plan_prune(&Session::parse(text.as_bytes(), Some(Dialect::Pi)), Leaf::Last, &PruneConfig::default());
+        let pi = plan_prune(&Session::parse(text.as_bytes(), Some(crate::RuleSet::Pi073)), Leaf::Last, &PruneConfig::default());
         assert!(!pi.agent_prunes());
         assert_eq!(pi.notes().len(), 1);
     }

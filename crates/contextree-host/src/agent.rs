@@ -3,7 +3,8 @@
 //! `contextree_core::prompts`; this module only finds directories and reads
 //! files.
 //!
-//! Search order for a dialect's package directory:
+//! Search order for a dialect's package directory (in each folder, every name
+//! the agent was published under, newest first):
 //! 1. `CONTEXTREE_PI_PACKAGE` / `CONTEXTREE_OMP_PACKAGE`: the package
 //!    directory itself. When set, it is the only place looked at, so a wrong
 //!    value is reported instead of silently replaced by another install.
@@ -21,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use contextree_core::prompts::{agent_package_name, AgentPackError, PromptPack};
+use contextree_core::prompts::{agent_package_name, agent_package_names, AgentPackError, PromptPack};
 use contextree_core::Dialect;
 
 /// How long `npm root -g` may take; npm's startup is slow, but a hung npm
@@ -101,7 +102,6 @@ pub fn candidate_dirs(dialect: Dialect) -> Vec<(PathBuf, FoundVia)> {
     if let Some(dir) = std::env::var_os(var).filter(|v| !v.is_empty()) {
         return vec![(PathBuf::from(dir), FoundVia::EnvVar(var))];
     }
-    let package = agent_package_name(dialect);
     let home = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from);
@@ -132,9 +132,11 @@ pub fn candidate_dirs(dialect: Dialect) -> Vec<(PathBuf, FoundVia)> {
     }
     let mut out: Vec<(PathBuf, FoundVia)> = Vec::new();
     for (root, via) in roots {
-        let dir = root.join(package);
-        if !out.iter().any(|(d, _)| *d == dir) {
-            out.push((dir, via));
+        for package in agent_package_names(dialect) {
+            let dir = root.join(package);
+            if !out.iter().any(|(d, _)| *d == dir) {
+                out.push((dir, via.clone()));
+            }
         }
     }
     out
@@ -343,7 +345,7 @@ mod tests {
             if !matches!(candidates[0].1, FoundVia::EnvVar(_)) {
                 assert!(candidates
                     .iter()
-                    .all(|(d, _)| d.ends_with(agent_package_name(dialect))));
+                    .all(|(d, _)| agent_package_names(dialect).iter().any(|p| d.ends_with(p))));
             }
         }
     }

@@ -704,7 +704,7 @@ mod tests {
 
         let bytes = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/\"}\n{\"type\":\"message\",\"id\":\"u1\",\"parentId\":null,\"timestamp\":\"t\",\"message\":{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}}\n";
         for dialect in Dialect::ALL {
-            let s = Session::parse(bytes, Some(dialect));
+            let s = Session::parse(bytes, Some(contextree_core::RuleSet::oldest(dialect)));
             let u1 = s.node("u1").unwrap();
             let prep = TreePreparation { target: u1, old_leaf: Some(u1), common_ancestor: Some(u1), entries_to_summarize: &[u1], user_wants_summary: true, custom_instructions: Some("C"), replace_instructions: None, label: None };
             let p = before_tree_payload(&s, &prep, &bytes.to_vec());

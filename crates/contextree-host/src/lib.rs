@@ -8,4 +8,4 @@ pub mod rewrite;
 pub mod settings;
 pub mod write;
 
-pub use load::{load_session, FileSource, LoadError, LoadedSession};
+pub use load::{installed_version, load_session, FileSource, LoadError, LoadedSession};

@@ -293,7 +293,6 @@ mod tests {
     use crate::load_session;
     use contextree_core::context::Leaf;
     use contextree_core::prune::{plan_prune, PruneConfig};
-    use contextree_core::Dialect;
     use std::sync::atomic::{AtomicU32, Ordering};
 
     /// A private temporary folder, removed on drop.
@@ -344,7 +343,7 @@ mod tests {
         let dir = temp_dir();
         let path = dir.0.join("s.jsonl");
         std::fs::write(&path, bytes).unwrap();
-        let loaded = load_session(&path, Some(Dialect::Omp)).unwrap();
+        let loaded = load_session(&path, Some(contextree_core::RuleSet::Omp13.into())).unwrap();
         let plan = plan_prune(&loaded.session, Leaf::Last, &PruneConfig::default());
         (dir, path, loaded, plan)
     }
@@ -369,7 +368,7 @@ mod tests {
         assert_eq!(new[6], format!("{expected}\r").as_bytes());
         assert_eq!(done.rewritten.fingerprint.len, after.len() as u64);
         // omp reads it back as pruned; nothing is left to prune.
-        let again = load_session(&path, Some(Dialect::Omp)).unwrap();
+        let again = load_session(&path, Some(contextree_core::RuleSet::Omp13.into())).unwrap();
         let plan = plan_prune(&again.session, Leaf::Last, &PruneConfig::default());
         assert_eq!((plan.pruned_count(), plan.already_pruned().count()), (0, 1));
         // No temporary file is left behind.
@@ -457,7 +456,7 @@ mod tests {
         };
         let (mut won, mut refused) = (0, 0);
         for _ in 0..200 {
-            let loaded = load_session(&path, Some(Dialect::Omp)).unwrap();
+            let loaded = load_session(&path, Some(contextree_core::RuleSet::Omp13.into())).unwrap();
             let r1 = loaded.session.node("r1").unwrap();
             let rep = Replacement { span: loaded.session.entry(r1).span, text: format!("{{\"type\":\"message\",\"id\":\"r1\",\"parentId\":\"a1\",\"timestamp\":\"t\",\"message\":{{\"role\":\"toolResult\",\"content\":\"{won}\"}}}}") };
             match rewrite_lines(&path, &loaded.fingerprint, &[rep]) {

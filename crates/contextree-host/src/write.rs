@@ -246,7 +246,7 @@ mod tests {
         for dialect in Dialect::ALL {
             let path = copy_fixture("E02.jsonl");
             let before = std::fs::read(&path).unwrap();
-            let loaded = load_session(&path, Some(dialect)).unwrap();
+            let loaded = load_session(&path, Some(contextree_core::RuleSet::oldest(dialect).into())).unwrap();
             let (id, line) = compaction_line(&loaded);
             let done = append_to_loaded(&loaded, std::slice::from_ref(&line)).unwrap();
             assert!(!done.raced && !done.added_newline);
@@ -257,7 +257,7 @@ mod tests {
             assert_eq!(&after[before.len()..], format!("{line}\n").as_bytes());
             assert_eq!(done.fingerprint.len, after.len() as u64);
 
-            let reloaded = load_session(&path, Some(dialect)).unwrap();
+            let reloaded = load_session(&path, Some(contextree_core::RuleSet::oldest(dialect).into())).unwrap();
             let s = &reloaded.session;
             assert_eq!(s.leaf().map(|n| &*s.entry(n).id), Some(id.as_str()));
             let ctx = build(s, Leaf::Last);

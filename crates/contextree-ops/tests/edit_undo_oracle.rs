@@ -60,7 +60,7 @@ impl Drop for Copy {
 
 fn load(file: &Path, dialect: &str) -> LoadedSession {
     let d = if dialect == "pi" { Dialect::Pi } else { Dialect::Omp };
-    contextree_host::load_session(file, Some(d)).unwrap()
+    contextree_host::load_session(file, Some(contextree_core::RuleSet::oldest(d).into())).unwrap()
 }
 
 /// The entry ids of contextree's context for the file's leaf (after reloading it).

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use contextree_core::prompts::PromptPack;
-use contextree_core::Dialect;
+use contextree_core::RuleRequest;
 
 use tauri::{AppHandle, Manager as _, Runtime, State};
 
@@ -26,8 +26,9 @@ enum Source {
 /// Reading and parsing run on a blocking thread: a session file can be tens of megabytes.
 /// Contexts use the installed agent's prompt pack when one loads, else contextree's own.
 /// The file is then watched: appends reload it and emit `session-changed` (`crate::watch`).
-/// `dialect` (`pi`, `omp`) forces the agent whose rules apply instead of detecting it (the
-/// settings screen's override); the watcher keeps it when it reloads the file.
+/// `dialect` forces the agent (`pi`, `omp`) or one rule set (`pi@0.73`, `pi@1.6`, `omp@13`,
+/// `omp@18`) instead of detecting it (the title bar's switch, the settings screen's
+/// override); the watcher keeps it when it reloads the file.
 #[tauri::command]
 pub async fn open_session<R: Runtime>(
     app: AppHandle<R>,
@@ -37,7 +38,7 @@ pub async fn open_session<R: Runtime>(
 ) -> Result<SessionView, CommandError> {
     let dialect = dialect
         .filter(|d| !d.is_empty())
-        .map(|d| d.parse::<Dialect>())
+        .map(|d| d.parse::<RuleRequest>())
         .transpose()
         .map_err(|e| CommandError::Settings(e.to_string()))?;
     let source = match path
@@ -57,7 +58,7 @@ pub async fn open_session<R: Runtime>(
     Ok(view)
 }
 
-fn load(source: Source, forced: Option<Dialect>) -> Result<OpenSession, CommandError> {
+fn load(source: Source, forced: Option<RuleRequest>) -> Result<OpenSession, CommandError> {
     let path = match source {
         Source::File(path) => path,
         Source::Demo { cache_dir } => {
@@ -78,5 +79,6 @@ fn load(source: Source, forced: Option<Dialect>) -> Result<OpenSession, CommandE
         loaded,
         pack,
         stamp,
+        request: forced,
     })
 }

@@ -16,12 +16,30 @@ export const TOKENIZERS = [
   { id: 'none', label: 'None (estimate only)' },
 ];
 
-/** The open session's dialect choices; `''` is detection. */
+/**
+ * The open session's dialect choices (decisions.md D22): `''` detects the agent and its rule
+ * set; an agent name keeps the agent and lets the installed version, the file or the newest
+ * decide the rules; an `agent@version` forces one rule set.
+ */
 export const DIALECTS = [
   { id: '', label: 'Detect from the file' },
-  { id: 'pi', label: 'pi 0.73.1' },
-  { id: 'omp', label: 'oh-my-pi 13.19.0' },
+  { id: 'pi', label: 'pi (rules: installed version, file or newest)' },
+  { id: 'pi@0.73', label: 'pi@0.73 — pi 0.73.1 (pi ≤ 0.85)' },
+  { id: 'pi@1.6', label: 'pi@1.6 — pi 1.6.0 (pi ≥ 0.86)' },
+  { id: 'omp', label: 'omp (rules: installed version, file or newest)' },
+  { id: 'omp@13', label: 'omp@13 — oh-my-pi 13.19.0' },
+  { id: 'omp@18', label: 'omp@18 — oh-my-pi 18.2.3' },
 ];
+
+/** The title bar's words for the rules a session was read with: `pi@1.6` and why. */
+export function ruleSetText(session) {
+  const rs = session?.ruleSet;
+  if (!rs) return { label: `dialect: ${session?.dialect ?? ''}`, title: '' };
+  return {
+    label: `rules: ${rs.name}`,
+    title: `${rs.name} follows ${rs.reference}: ${rs.why}${session.requested ? '' : ' (pick other rules in the list beside it)'}`,
+  };
+}
 
 const MAX_WINDOW = 100_000_000; // settings.rs MAX_WINDOW
 

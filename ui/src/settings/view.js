@@ -185,9 +185,9 @@ export function createSettingsView(root, { load, save, providers, onSaved, onDia
     async show(openSession) {
       say('');
       detected.textContent = openSession
-        ? `${openSession.fileName}: ${openSession.dialect}${openSession.detectedDialect && openSession.detectedDialect !== openSession.dialect ? ` (forced; the file reads as ${openSession.detectedDialect})` : ' (detected)'}`
+        ? `${openSession.fileName}: ${openSession.ruleSet ? openSession.ruleSet.name : openSession.dialect}${openSession.requested ? ` (forced; the file reads as ${openSession.detectedDialect})` : ` (${openSession.ruleSet ? openSession.ruleSet.why : 'detected'})`}`
         : 'No session is open.';
-      dialect.value = openSession && openSession.detectedDialect && openSession.detectedDialect !== openSession.dialect ? openSession.dialect : '';
+      dialect.value = openSession?.requested ?? '';
       reopen.disabled = !openSession;
       theme.focus();
       try {

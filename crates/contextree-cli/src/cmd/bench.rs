@@ -11,7 +11,6 @@ use contextree_core::context::state::entry_states;
 use contextree_core::context::{self, Leaf};
 use contextree_core::prompts::PromptPack;
 use contextree_core::session::NodeId;
-use contextree_core::Dialect;
 use serde_json::json;
 
 use crate::common::{print_json, read_back, CliError};
@@ -23,7 +22,7 @@ pub struct BenchArgs {
     files: Vec<PathBuf>,
     /// Whose rules apply (default: detected).
     #[arg(long)]
-    dialect: Option<Dialect>,
+    dialect: Option<contextree_core::RuleRequest>,
     /// Print one JSON document.
     #[arg(long)]
     json: bool,
@@ -50,6 +49,8 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         let estimate_ms = ms(t);
         rows.push(json!({
             "file": file.display().to_string(),
+            "dialect": s.dialect().name(),
+            "ruleSet": crate::common::rule_set_json(s),
             "bytes": loaded.fingerprint.len,
             "entries": s.entries().len(),
             "leaves": leaves,

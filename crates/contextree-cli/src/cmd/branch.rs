@@ -9,7 +9,7 @@ use contextree_core::session::{NodeId, Session};
 use contextree_host::LoadedSession;
 use serde_json::{json, Map, Value};
 
-use crate::common::{file_ops_json, print_json, read_back, CliError, SessionArgs};
+use crate::common::{file_ops_json, print_session_json, read_back, CliError, SessionArgs};
 
 #[derive(Debug, Args)]
 pub struct BranchArgs {
@@ -40,7 +40,7 @@ pub fn run(args: &BranchArgs) -> Result<(), CliError> {
     let prep = prepare_branch_entries(s, &collected.entries, args.budget, &loaded.source).map_err(read_back)?;
     let doc = document(s, [from, Some(to)], args.budget, &collected, &prep);
     if a.json {
-        print_json(&doc);
+        print_session_json(s, &doc);
     } else {
         print_text(s, &collected, &prep);
     }

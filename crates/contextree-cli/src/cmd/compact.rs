@@ -30,7 +30,7 @@ use contextree_ops::compact::{self, CompactOptions};
 use contextree_ops::CancelToken;
 use serde_json::{json, Value};
 
-use crate::common::{print_json, print_progress, CliError, ProviderArgs, SessionArgs};
+use crate::common::{print_session_json, print_progress, CliError, ProviderArgs, SessionArgs};
 
 #[derive(Debug, Args)]
 pub struct CompactArgs {
@@ -93,7 +93,7 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
     };
     if args.dry_run {
         let doc = compact::dry_run(&loaded, &opts)?;
-        print_doc(a.json, &doc, || {
+        print_doc(&loaded.session, a.json, &doc, || {
             print_settings_files(&doc);
             if doc["nothingToCompact"] == true {
                 println!("nothing to compact: {}", doc["reason"].as_str().unwrap_or(""));
@@ -118,7 +118,7 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
         "entry": done.entry,
         "warnings": done.warnings,
     });
-    print_doc(a.json, &doc, || {
+    print_doc(&loaded.session, a.json, &doc, || {
         println!("appended compaction {} (parent {}) at byte {} of {}", done.id, done.parent_id.as_deref().unwrap_or("none"), done.appended.offset, a.file.display());
         println!("summarizer: {}", summarizer_text(&doc["summarizer"]));
         println!("first kept entry {} · tokensBefore {}", done.first_kept_entry_id, doc["entry"]["tokensBefore"]);
@@ -137,7 +137,7 @@ fn edit(args: &CompactArgs, loaded: &contextree_host::LoadedSession, id: &str) -
     if args.dry_run {
         let pv = contextree_ops::edit_summary::preview(loaded, node)?;
         let doc = serde_json::to_value(&pv).map_err(|e| CliError::Failed(e.to_string()))?;
-        print_doc(a.json, &doc, || println!("{}", pv.note));
+        print_doc(&loaded.session, a.json, &doc, || println!("{}", pv.note));
         return Ok(());
     }
     let summary = args.summary.as_deref().unwrap_or_default();
@@ -152,7 +152,7 @@ fn edit(args: &CompactArgs, loaded: &contextree_host::LoadedSession, id: &str) -
         "entry": entry,
         "warnings": done.warnings,
     });
-    print_doc(a.json, &doc, || {
+    print_doc(&loaded.session, a.json, &doc, || {
         println!("appended compaction {} (parent {}), a corrected copy of {id}, at byte {} of {}", done.id, done.parent_id, done.appended.offset, a.file.display());
         for w in &done.warnings {
             println!("warning: {w}");
@@ -175,9 +175,9 @@ fn print_settings_files(doc: &Value) {
     }
 }
 
-fn print_doc(json: bool, doc: &Value, text: impl FnOnce()) {
+fn print_doc(s: &contextree_core::session::Session, json: bool, doc: &Value, text: impl FnOnce()) {
     if json {
-        print_json(doc);
+        print_session_json(s, doc);
     } else {
         text();
     }

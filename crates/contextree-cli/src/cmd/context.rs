@@ -8,7 +8,7 @@ use contextree_core::tokens::tokenizer::TokenizerKind;
 use contextree_core::Dialect;
 use serde_json::{json, Map, Value};
 
-use crate::common::{print_json, read_back, CliError, SessionArgs};
+use crate::common::{print_session_json, read_back, CliError, SessionArgs};
 
 #[derive(Debug, Args)]
 pub struct ContextArgs {
@@ -74,7 +74,7 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
         doc.insert("tokenizer".into(), json!({"name": kind.name(), "llmTokens": n}));
     }
     if a.json {
-        print_json(&Value::Object(doc));
+        print_session_json(s, &Value::Object(doc));
         return Ok(());
     }
     for (i, (item, role, n)) in tokens.messages.iter().enumerate() {

@@ -7,7 +7,7 @@ use contextree_core::js::json_number;
 use contextree_core::session::{NodeId, Session};
 use serde_json::{json, Map, Value};
 
-use crate::common::{file_ops_json, print_json, read_back, CliError, SessionArgs};
+use crate::common::{file_ops_json, print_session_json, read_back, CliError, SessionArgs};
 
 #[derive(Debug, Args)]
 pub struct CutArgs {
@@ -50,7 +50,7 @@ pub fn run(args: &CutArgs) -> Result<(), CliError> {
         doc["autoCheck"] = auto_check_json(s, &check);
     }
     if a.json {
-        print_json(&doc);
+        print_session_json(s, &doc);
     } else {
         print_text(s, &plan, &doc);
     }

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::common::{print_json, CliError, SessionArgs};
+use crate::common::{print_session_json, CliError, SessionArgs};
 
 pub fn run(args: &SessionArgs) -> Result<(), CliError> {
     let loaded = args.load()?;
@@ -56,11 +56,12 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
         "diagnostics": diagnostics,
     });
     if args.json {
-        print_json(&doc);
+        print_session_json(s, &doc);
         return Ok(());
     }
     println!("{}", loaded.path.display());
     println!("  dialect    {} (detected {}; {})", s.dialect(), s.detection().detected, s.detection().signals.join(", "));
+    println!("  rules      {} = {} ({})", s.rules(), s.rules().reference(), s.rule_choice().why());
     println!("  version    {} (file says {})", s.version(), s.original_version());
     println!("  entries    {} in {} lines, {} roots, {} leaves", s.entries().len(), s.n_lines(), tree.roots().len(), tree.leaves().len());
     if let Some(l) = leaf {

@@ -40,7 +40,7 @@ use contextree_ops::navigate::{self, NavigateOptions};
 use contextree_ops::CancelToken;
 use serde_json::{json, Map, Value};
 
-use crate::common::{print_json, print_progress, CliError, ProviderArgs, SessionArgs};
+use crate::common::{print_session_json, print_progress, CliError, ProviderArgs, SessionArgs};
 
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("summarizer").args(["offline", "provider"]).multiple(true).requires("summarize")))]
@@ -118,7 +118,7 @@ pub fn run(args: &NavigateArgs) -> Result<(), CliError> {
     let Some(w) = done.written else {
         doc.insert("appended".into(), Value::Null);
         doc.insert("note".into(), "the target is the leaf already; nothing was written".into());
-        return finish(a.json, &Value::Object(doc));
+        return finish(&loaded.session, a.json, &Value::Object(doc));
     };
     if let Some(budget) = done.budget {
         doc.insert("budget".into(), budget);
@@ -137,7 +137,7 @@ pub fn run(args: &NavigateArgs) -> Result<(), CliError> {
     doc.insert("summarizer".into(), w.summarizer);
     doc.insert("entry".into(), w.entry);
     doc.insert("warnings".into(), done.warnings.into());
-    finish(a.json, &Value::Object(doc))
+    finish(&loaded.session, a.json, &Value::Object(doc))
 }
 
 /// `--undo-compaction ID`: contextree_ops::undo_compaction.
@@ -158,12 +158,12 @@ fn undo(a: &SessionArgs, loaded: &LoadedSession, id: &str) -> Result<(), CliErro
         "entry": entry,
         "warnings": done.warnings,
     });
-    finish(a.json, &doc)
+    finish(&loaded.session, a.json, &doc)
 }
 
-fn finish(json: bool, doc: &Value) -> Result<(), CliError> {
+fn finish(s: &contextree_core::session::Session, json: bool, doc: &Value) -> Result<(), CliError> {
     if json {
-        print_json(doc);
+        print_session_json(s, doc);
         return Ok(());
     }
     match doc["appended"].as_object() {

@@ -9,7 +9,7 @@ use contextree_core::prune::{notice, PruneConfig, PrunePlan, ToolResult};
 use contextree_core::session::Session;
 use serde_json::{json, Map, Value};
 
-use crate::common::{print_json, CliError, SessionArgs};
+use crate::common::{print_session_json, CliError, SessionArgs};
 
 #[derive(Debug, Args)]
 pub struct PruneArgs {
@@ -57,7 +57,7 @@ pub fn run(args: &PruneArgs) -> Result<(), CliError> {
         doc["recoveredBytes"] = done.as_ref().map_or(0, |d| d.rewritten.recovered_bytes).into();
     }
     if a.json {
-        print_json(&doc);
+        print_session_json(s, &doc);
     } else {
         print_text(s, plan);
         let c = &doc["context"];

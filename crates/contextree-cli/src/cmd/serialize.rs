@@ -6,7 +6,7 @@ use contextree_core::context::materialize::serialize_context;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use crate::common::{print_json, read_back, CliError, SessionArgs};
+use crate::common::{print_session_json, read_back, CliError, SessionArgs};
 
 pub fn run(args: &SessionArgs) -> Result<(), CliError> {
     let loaded = args.load()?;
@@ -16,7 +16,7 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
     if args.json {
         let sha = Sha256::digest(text.as_bytes());
         let hex: String = sha.iter().map(|b| format!("{b:02x}")).collect();
-        print_json(&json!({"text": text, "length": contextree_core::js::utf16_len(&text), "sha256": hex}));
+        print_session_json(&loaded.session, &json!({"text": text, "length": contextree_core::js::utf16_len(&text), "sha256": hex}));
         return Ok(());
     }
     let mut out = std::io::stdout().lock();

@@ -3,7 +3,7 @@
 use contextree_core::session::NodeId;
 use serde_json::{json, Map, Value};
 
-use crate::common::{print_json, CliError, SessionArgs};
+use crate::common::{print_session_json, CliError, SessionArgs};
 
 pub fn run(args: &SessionArgs) -> Result<(), CliError> {
     let loaded = args.load()?;
@@ -33,7 +33,7 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
         entries.push(json!({"i": i, "id": e.id(), "type": e.kind_name(), "role": role, "tokens": tokens}));
     }
     if args.json {
-        print_json(&json!({"dialect": s.dialect().name(), "totalTokens": total, "tokensByType": by_type, "entries": entries}));
+        print_session_json(s, &json!({"totalTokens": total, "tokensByType": by_type, "entries": entries}));
         return Ok(());
     }
     for e in &entries {

@@ -5,7 +5,7 @@ use contextree_core::context::state::entry_states;
 use contextree_core::render;
 use serde_json::{json, Value};
 
-use crate::common::{print_json, CliError, SessionArgs};
+use crate::common::{print_session_json, CliError, SessionArgs};
 
 pub fn run(args: &SessionArgs) -> Result<(), CliError> {
     let loaded = args.load()?;
@@ -22,7 +22,7 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
                 json!({"id": e.id(), "depth": depth, "type": e.kind_name(), "role": e.message().map(|m| m.role.as_str()), "state": states[n.index()].name(), "tokens": s.entry_tokens(n), "label": s.label(n)})
             })
             .collect();
-        print_json(&json!({"dialect": s.dialect().name(), "leafId": ctx.leaf.map(|n| s.entry(n).id.to_string()), "rows": rows}));
+        print_session_json(s, &json!({"leafId": ctx.leaf.map(|n| s.entry(n).id.to_string()), "rows": rows}));
         return Ok(());
     }
     let text = render::tree(s, &states, ctx.leaf, &|n| entry_preview(s, n, &loaded.source, 60));

@@ -28,12 +28,24 @@ pub fn fixture(stem: &str) -> PathBuf {
         .unwrap_or_else(|| panic!("no fixture for golden {stem}"))
 }
 
-/// `contextree CMD FILE --json --dialect D EXTRA…`, parsed.
+/// The rule set the goldens of `dialect` (`pi`, `omp`) were made with: the
+/// seed's (pi 0.73.1, oh-my-pi 13.19.0). Passed explicitly, since a bare
+/// agent name would pick the rule set of the installed agent or the newest.
+pub fn seed_rules(dialect: &str) -> &'static str {
+    match dialect {
+        "pi" => "pi@0.73",
+        "omp" => "omp@13",
+        other => panic!("not a seed dialect: {other}"),
+    }
+}
+
+/// `contextree CMD FILE --json --dialect D EXTRA…`, parsed (`D` = `pi`,
+/// `omp`: the seed's rule sets, [`seed_rules`]).
 pub fn run(cmd: &str, file: &Path, dialect: &str, extra: &[&str]) -> Result<Value, String> {
     let out = Command::new(env!("CARGO_BIN_EXE_contextree"))
         .arg(cmd)
         .arg(file)
-        .args(["--json", "--dialect", dialect])
+        .args(["--json", "--dialect", seed_rules(dialect)])
         .args(extra)
         .output()
         .unwrap();

@@ -653,7 +653,7 @@ mod tests {
 
     fn check_with(b: &B, dialect: Dialect, settings: &CompactionSettings, window: u64, model: Option<(&str, &str)>) -> AutoCheck {
         let bytes = b.bytes();
-        let session = Session::parse(&bytes, Some(dialect));
+        let session = Session::parse(&bytes, Some(crate::RuleSet::oldest(dialect)));
         let ctx = build(&session, Leaf::Last);
         auto_check(&session, &ctx, settings, window, model, &bytes).unwrap()
     }

@@ -80,7 +80,7 @@ struct Run {
 }
 
 fn run(stub: &Stub, dialect: Dialect, bytes: Vec<u8>) -> Run {
-    let session = Session::parse(&bytes, Some(dialect));
+    let session = Session::parse(&bytes, Some(crate::RuleSet::oldest(dialect)));
     let ctx = build(&session, Leaf::Last);
     let settings = CompactionSettings { keep_recent_tokens: stub.keep_recent, ..Default::default() };
     let plan = plan(&session, &ctx, &settings, &bytes).unwrap();
@@ -164,10 +164,10 @@ fn entry_lines_follow_each_agents_key_order() {
 #[test]
 fn colliding_ids_are_redrawn() {
     let bytes = std::fs::read(fixtures().join("E02.jsonl")).unwrap();
-    let session = Session::parse(&bytes, Some(Dialect::Pi));
+    let session = Session::parse(&bytes, Some(crate::RuleSet::Pi073));
     // "u2" cannot collide with 8 hex digits; make a session whose id is hex.
     let line = String::from_utf8(bytes).unwrap().replace("\"u1\"", "\"0000000a\"");
-    let hexy = Session::parse(line.as_bytes(), Some(Dialect::Pi));
+    let hexy = Session::parse(line.as_bytes(), Some(crate::RuleSet::Pi073));
     let mut draws = [10u32, 11].into_iter();
     assert_eq!(entry::new_entry_id(&hexy, &mut || draws.next().unwrap()), "0000000b");
     let mut same = || 10u32;
@@ -197,7 +197,7 @@ fn split_turn_without_history_uses_the_literal() {
 fn custom_instructions_and_hook_prompt() {
     let bytes = std::fs::read(fixtures().join("E02.jsonl")).unwrap();
     for dialect in Dialect::ALL {
-        let session = Session::parse(&bytes, Some(dialect));
+        let session = Session::parse(&bytes, Some(crate::RuleSet::oldest(dialect)));
         let ctx = build(&session, Leaf::Last);
         let plan = plan(&session, &ctx, &CompactionSettings { keep_recent_tokens: 45, reserve_tokens: 1000, ..Default::default() }, &bytes).unwrap();
         let opts = PromptOptions {
@@ -235,7 +235,7 @@ fn custom_instructions_and_hook_prompt() {
 fn supplied_summaries_are_marked_and_untagged() {
     let bytes = std::fs::read(fixtures().join("E17.jsonl")).unwrap();
     for dialect in Dialect::ALL {
-        let session = Session::parse(&bytes, Some(dialect));
+        let session = Session::parse(&bytes, Some(crate::RuleSet::oldest(dialect)));
         let ctx = build(&session, Leaf::Last);
         let plan = plan(&session, &ctx, &CompactionSettings { keep_recent_tokens: 5, ..Default::default() }, &bytes).unwrap();
         let supplied = SuppliedCompaction { summary: "Mine.".into(), short_summary: Some("Short.".into()), ..Default::default() };
@@ -249,7 +249,7 @@ fn supplied_summaries_are_marked_and_untagged() {
     }
     // Nothing to compact: refused before any hook, as the agents do.
     let e07b = std::fs::read(fixtures().join("E07b.jsonl")).unwrap();
-    let session = Session::parse(&e07b, Some(Dialect::Pi));
+    let session = Session::parse(&e07b, Some(crate::RuleSet::Pi073));
     let plan = plan(&session, &build(&session, Leaf::Last), &CompactionSettings::default(), &e07b).unwrap();
     assert_eq!(supplied_result(&session, &plan, &SuppliedCompaction::default()), Err(EntryError::Nothing(NothingToCompact::AlreadyCompacted)));
 }

@@ -15,7 +15,7 @@ impl Case {
     fn new(stem: &str, dialect: Dialect, keep_recent_tokens: u64) -> Case {
         let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/synthetic/").to_owned() + stem + ".jsonl";
         let bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
-        let session = Session::parse(&bytes, Some(dialect));
+        let session = Session::parse(&bytes, Some(crate::RuleSet::oldest(dialect)));
         let ctx = build(&session, Leaf::Last);
         let settings = CompactionSettings { keep_recent_tokens, ..Default::default() };
         let plan = plan(&session, &ctx, &settings, &bytes).unwrap();
@@ -183,7 +183,7 @@ fn e17_file_lists_accumulate() {
 fn empty_path_has_nothing_to_compact() {
     let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/synthetic/E02.jsonl")).unwrap();
     for d in Dialect::ALL {
-        let session = Session::parse(&bytes, Some(d));
+        let session = Session::parse(&bytes, Some(crate::RuleSet::oldest(d)));
         let ctx = build(&session, Leaf::Reset);
         let p = plan(&session, &ctx, &CompactionSettings::default(), &bytes).unwrap();
         assert_eq!(p.outcome, Err(NothingToCompact::NoFirstKeptId));

@@ -16,9 +16,15 @@ use crate::Dialect;
 
 /// The npm package of each dialect's agent.
 pub fn agent_package_name(dialect: Dialect) -> &'static str {
+    agent_package_names(dialect)[0]
+}
+
+/// Every npm name the agent was published under, newest first: pi moved to
+/// `@earendil-works/pi-coding-agent` at 1.x (the old name stopped at 0.73.1).
+pub fn agent_package_names(dialect: Dialect) -> &'static [&'static str] {
     match dialect {
-        Dialect::Pi => "@mariozechner/pi-coding-agent",
-        Dialect::Omp => "@oh-my-pi/pi-coding-agent",
+        Dialect::Pi => &["@earendil-works/pi-coding-agent", "@mariozechner/pi-coding-agent"],
+        Dialect::Omp => &["@oh-my-pi/pi-coding-agent"],
     }
 }
 
@@ -182,7 +188,7 @@ fn package_version(
         serde_json::from_str(&raw).map_err(|e| AgentPackError::PackageJson(e.to_string()))?;
     let expected = agent_package_name(dialect);
     match json.get("name").and_then(|n| n.as_str()) {
-        Some(name) if name == expected => {}
+        Some(name) if agent_package_names(dialect).contains(&name) => {}
         found => {
             return Err(AgentPackError::WrongPackage {
                 expected,

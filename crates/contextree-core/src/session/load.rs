@@ -11,6 +11,7 @@ use super::record::{ChunkIndex, OmpReading, Reading};
 use super::source::Span;
 use super::tree::{Link, NodeId, SessionTree};
 use crate::session::probe::ProbeError;
+use crate::dialect::{choose_rules, RuleChoice, RuleRequest, RuleSet};
 use crate::Dialect;
 
 /// Why a dialect was chosen.
@@ -20,12 +21,53 @@ pub struct Detection {
     pub detected: Dialect,
     /// The signals seen, for display ("`fromExtension` on summaries", ...).
     pub signals: Vec<String>,
+    /// What only a newer release of each agent writes (decisions.md D22):
+    /// for pi, entries of pi ≥ 0.86; for omp, those of omp 18.
+    pub newer: NewerEvidence,
+}
+
+/// Entries only the newer rule set's releases write, per agent: the first
+/// kind seen, as a phrase ("system messages in the transcript").
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NewerEvidence {
+    /// Evidence of pi ≥ 0.86 (pi-1.6.md §1.6).
+    pub pi: Option<String>,
+    /// Evidence of oh-my-pi 18 (omp-18.md).
+    pub omp: Option<String>,
+}
+
+impl NewerEvidence {
+    /// The evidence for `dialect`'s newer rule set.
+    pub fn of(&self, dialect: Dialect) -> Option<&str> {
+        match dialect {
+            Dialect::Pi => self.pi.as_deref(),
+            Dialect::Omp => self.omp.as_deref(),
+        }
+    }
+}
+
+/// How the rule set of a file is chosen (decisions.md D22): the user's
+/// request, and the version of each agent installed on the machine (found by
+/// the host; the core does no IO).
+#[derive(Clone, Copy, Default)]
+pub struct RulePolicy<'a> {
+    /// `--dialect` or the app's switch.
+    pub request: Option<RuleRequest>,
+    /// The installed version of an agent, if any.
+    pub installed: Option<&'a dyn Fn(Dialect) -> Option<String>>,
+}
+
+impl<'a> RulePolicy<'a> {
+    /// Exactly these rules, whatever the file or the machine say.
+    pub fn exact(rules: RuleSet) -> RulePolicy<'static> {
+        RulePolicy { request: Some(RuleRequest::Exact(rules)), installed: None }
+    }
 }
 
 /// A parsed session file in one dialect's reading.
 #[derive(Debug, Clone)]
 pub struct Session {
-    dialect: Dialect,
+    rules: RuleChoice,
     detection: Detection,
     header: Option<Map<String, Value>>,
     original_version: u32,
@@ -55,24 +97,37 @@ pub struct Row {
 }
 
 impl Session {
-    /// Parses a whole file held in memory (tests, small files). Large files go
-    /// through [`super::index_chunk`] in parallel chunks and [`Session::assemble`].
-    pub fn parse(bytes: &[u8], dialect: Option<Dialect>) -> Session {
-        Session::assemble(vec![super::index_chunk(bytes, 0, 1)], dialect, None)
+    /// Parses a whole file held in memory (tests, small files) under `rules`,
+    /// or, when `None`, the rules the file shows (no installed agent is asked).
+    /// Large files go through [`super::index_chunk`] in parallel chunks and
+    /// [`Session::assemble`].
+    pub fn parse(bytes: &[u8], rules: Option<RuleSet>) -> Session {
+        let policy = RulePolicy { request: rules.map(RuleRequest::Exact), installed: None };
+        Session::assemble(vec![super::index_chunk(bytes, 0, 1)], &policy, None)
     }
 
     /// Builds the session from the chunk indexes of a file, in file order.
-    /// `dialect` overrides detection; `hint` is what the file's location says
-    /// (`~/.omp/...` → omp) and breaks ties between the file's own signals.
-    pub fn assemble(chunks: Vec<ChunkIndex>, dialect: Option<Dialect>, hint: Option<Dialect>) -> Session {
+    /// `policy` picks the agent and rule set; `hint` is what the file's
+    /// location says (`~/.omp/...` → omp) and breaks ties between the file's
+    /// own signals.
+    pub fn assemble(chunks: Vec<ChunkIndex>, policy: &RulePolicy<'_>, hint: Option<Dialect>) -> Session {
         let n_lines = chunks.iter().map(|c| c.n_lines).sum();
         let detection = detect(&chunks, hint);
-        let dialect = dialect.unwrap_or(detection.detected);
+        let dialect = match policy.request {
+            Some(RuleRequest::Exact(r)) => r.dialect(),
+            Some(RuleRequest::Agent(d)) => d,
+            None => detection.detected,
+        };
+        let installed = match policy.request {
+            Some(RuleRequest::Exact(_)) => None,
+            _ => policy.installed.and_then(|f| f(dialect)),
+        };
+        let rules = choose_rules(policy.request, dialect, installed.as_deref(), detection.newer.of(dialect));
         let mut diagnostics = Vec::new();
         let mut values = read_values(chunks, dialect, &mut diagnostics).into_iter();
 
         let mut session = Session {
-            dialect,
+            rules,
             detection,
             header: None,
             original_version: 0,
@@ -179,9 +234,19 @@ impl Session {
         self.labels = labels;
     }
 
-    /// The dialect whose rules this reading follows.
+    /// The agent whose rules this reading follows.
     pub fn dialect(&self) -> Dialect {
-        self.dialect
+        self.rules.rules.dialect()
+    }
+
+    /// The agent's rule set this reading follows.
+    pub fn rules(&self) -> RuleSet {
+        self.rules.rules
+    }
+
+    /// The rule set and why it was chosen.
+    pub fn rule_choice(&self) -> &RuleChoice {
+        &self.rules
     }
 
     /// What the file's own signals say.
@@ -256,7 +321,7 @@ impl Session {
     /// The dialect's estimate of the message an entry produces in the context
     /// (0 for entries that produce none).
     pub fn entry_tokens(&self, node: NodeId) -> u64 {
-        crate::context::entry_estimate(self.entry(node), self.dialect)
+        crate::context::entry_estimate(self.entry(node), self.dialect())
     }
 
     /// Every entry as a flat row, file order.
@@ -406,9 +471,16 @@ fn detect(chunks: &[ChunkIndex], hint: Option<Dialect>) -> Detection {
             list.push(s.to_owned());
         }
     };
+    let mut newer = NewerEvidence::default();
     let mut first = true;
     for rec in chunks.iter().flat_map(|c| &c.records) {
         let Reading::Object(probe) = &rec.reading else { continue };
+        if first && rec.line == 1 && probe.entry_type.as_deref() == Some("title") {
+            // omp 18's fixed-width title slot sits before the header (omp-18.md §1.1).
+            note(&mut omp, "title line before the header");
+            newer.omp.get_or_insert_with(|| "a title line before the session header".into());
+            continue;
+        }
         if std::mem::take(&mut first) {
             if let EntryKind::Other(h) = &probe.kind {
                 if h.contains_key("title") {
@@ -423,14 +495,34 @@ fn detect(chunks: &[ChunkIndex], hint: Option<Dialect>) -> Detection {
             continue;
         }
         match &probe.kind {
-            EntryKind::Message(m) => match m.role {
+            EntryKind::Message(m) => match &m.role {
                 Role::Developer | Role::FileMention | Role::PythonExecution => note(&mut omp, "omp-only message roles"),
+                Role::Other(r) if &**r == "system" => {
+                    // Only pi ≥ 0.86 persists system messages (pi-1.6.md §1.6).
+                    note(&mut pi, "system messages");
+                    newer.pi.get_or_insert_with(|| "system messages in the transcript (pi ≥ 0.86)".into());
+                }
                 _ if m.pruned => note(&mut omp, "pruned tool results (`prunedAt`)"),
                 _ => {}
             },
             EntryKind::Other(map) => {
                 let t = probe.entry_type.as_deref().unwrap_or("");
                 match t {
+                    "context_edit" => {
+                        note(&mut pi, "`context_edit` entries");
+                        newer.pi.get_or_insert_with(|| "`context_edit` entries (pi ≥ 0.87)".into());
+                    }
+                    "usage" => {
+                        note(&mut pi, "`usage` entries");
+                        newer.pi.get_or_insert_with(|| "`usage` entries (pi ≥ 0.86)".into());
+                    }
+                    "compaction" if map.contains_key("systemMessage") => {
+                        newer.pi.get_or_insert_with(|| "a compaction with a `systemMessage` checkpoint (pi ≥ 0.86)".into());
+                    }
+                    "reset_boundary" | "credential_pin" | "model_usage" | "title_change" => {
+                        note(&mut omp, "omp 18 entry types");
+                        newer.omp.get_or_insert_with(|| format!("`{t}` entries (oh-my-pi 18)"));
+                    }
                     "service_tier_change" | "ttsr_injection" | "mcp_tool_selection" | "session_init" | "mode_change" => {
                         note(&mut omp, "omp-only entry types")
                     }
@@ -458,5 +550,5 @@ fn detect(chunks: &[ChunkIndex], hint: Option<Dialect>) -> Detection {
     if let Some(h) = hint {
         signals.push(format!("location: {h} sessions folder"));
     }
-    Detection { detected, signals }
+    Detection { detected, signals, newer }
 }

@@ -20,7 +20,7 @@ pub mod tree;
 
 pub use diagnostic::{Diagnostic, Severity};
 pub use entry::{Entry, EntryKind, MessageMeta, Role, Usage};
-pub use load::{Session, Row};
+pub use load::{NewerEvidence, Row, RulePolicy, Session};
 pub use record::{index_chunk, ChunkIndex, LineRecord};
 pub use source::{Source, Span};
 pub use tree::{NodeId, SessionTree};
