@@ -95,7 +95,7 @@ pub fn prepare_branch_entries(session: &Session, entries: &[NodeId], budget: u64
                 prep.file_ops.add_tool_calls(&msg);
             }
         }
-        let tokens = entry_estimate(e, session.dialect());
+        let tokens = entry_estimate(e, session.rules());
         if budget > 0 && prep.total_tokens + tokens > budget {
             // A summary is worth exceeding the budget while under 90% of it is used.
             let summary = matches!(&*e.entry_type, "compaction" | "branch_summary");

@@ -122,7 +122,7 @@ fn branch_conversation(session: &Session, selected: &[NodeId], source: &dyn Sour
     for &node in selected {
         let item = if &*session.entry(node).entry_type == "compaction" { Item::CompactionSummary(node) } else { Item::Entry(node) };
         let msg = agent_message(session, item, source)?;
-        if let Some(llm) = convert_message(&msg, session.dialect(), pack) {
+        if let Some(llm) = convert_message(&msg, session.rules(), pack) {
             serialize_message_into(&llm, &mut out, &mut first);
         }
     }

@@ -142,6 +142,24 @@ impl RuleSet {
     pub fn projects_context_edits(self) -> bool {
         self == RuleSet::Pi16
     }
+
+    /// pi ≥ 0.76: images in user messages count 4800 characters each, as in
+    /// tool results (pi-1.6.md §3.1).
+    pub fn counts_user_images(self) -> bool {
+        self == RuleSet::Pi16
+    }
+
+    /// pi ≥ 0.80: an assistant whose usage sums to 0 has no usage for the
+    /// estimates (pi-1.6.md §3.2).
+    pub fn ignores_zero_usage(self) -> bool {
+        self == RuleSet::Pi16
+    }
+
+    /// pi ≥ 1.2: `serializeConversation` leaves thinking blocks out, and
+    /// cuts tool results without splitting a surrogate pair (pi-1.6.md §4.5).
+    pub fn serializes_without_thinking(self) -> bool {
+        self == RuleSet::Pi16
+    }
 }
 
 impl fmt::Display for RuleSet {

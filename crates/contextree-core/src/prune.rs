@@ -191,7 +191,7 @@ pub fn plan_prune_in(session: &Session, ctx: &Context, config: &PruneConfig) -> 
             let m = session.entry(node).message().filter(|m| m.role == Role::ToolResult)?;
             let (tool_name, pruned) = (m.tool_name.as_deref().map(str::to_owned), m.pruned);
             // The rule is omp's in both dialects (D20); tool results estimate alike.
-            let tokens = m.estimate(Dialect::Omp);
+            let tokens = m.estimate(session.rules());
             let decision = if pruned { Decision::AlreadyPruned } else { Decision::Candidate };
             Some(ToolResult { node, tool_name, tokens, newer_tokens: 0, decision, in_context: visible.contains(&node) })
         })

@@ -270,13 +270,12 @@ pub fn context_messages(
     source: &dyn Source,
     max_chars: usize,
 ) -> Result<Vec<ContextMessage>, ReadBackError> {
-    let dialect = session.dialect();
     let mut res = Vec::with_capacity(ctx.items.len());
     for (&item, (_, role, n)) in ctx.items.iter().zip(&tokens.messages) {
         let msg = agent_message(session, item, source)?;
-        let llm = convert_message(&msg, dialect, pack);
+        let llm = convert_message(&msg, session.rules(), pack);
         let llm_role = llm.as_ref().and_then(|m| m.get("role")).and_then(Value::as_str).map(str::to_owned);
-        let llm_tokens = llm.as_ref().and_then(Value::as_object).map_or(0, |m| estimate_message(m, dialect));
+        let llm_tokens = llm.as_ref().and_then(Value::as_object).map_or(0, |m| estimate_message(m, session.rules()));
         let full = message_text(llm.as_ref().unwrap_or(&msg));
         let (text, truncated) = cut(full, max_chars);
         res.push(ContextMessage { item, role: role.clone(), tokens: *n, llm_role, llm_tokens, text, truncated });
@@ -323,7 +322,7 @@ pub fn context_pair(
 
 fn pair(session: &Session, item: Item, pack: &PromptPack, source: &dyn Source) -> Result<ContextPair, ReadBackError> {
     let message = agent_message(session, item, source)?;
-    let llm = convert_message(&message, session.dialect(), pack);
+    let llm = convert_message(&message, session.rules(), pack);
     Ok(ContextPair { item, message, llm })
 }
 

@@ -93,7 +93,7 @@ fn golden_form(msg: &Value) -> Value {
 fn convert_to_llm_matches_both_agents() {
     for case in cases() {
         let pack = PromptPack::placeholders(case.dialect);
-        let llm = convert_to_llm(&case.messages, case.dialect, &pack);
+        let llm = convert_to_llm(&case.messages, contextree_core::RuleSet::oldest(case.dialect), &pack);
         assert_eq!(
             serde_json::to_string(&llm).unwrap(),
             serde_json::to_string(&case.full_llm).unwrap(),
@@ -149,7 +149,7 @@ fn estimates_match_both_agents() {
         let expected: BTreeMap<String, u64> = serde_json::from_value(expected.clone()).unwrap();
         let ours: BTreeMap<String, u64> = message_entries(&case.name)
             .into_iter()
-            .map(|(id, msg)| (id, estimate_message(msg.as_object().unwrap(), case.dialect)))
+            .map(|(id, msg)| (id, estimate_message(msg.as_object().unwrap(), contextree_core::RuleSet::oldest(case.dialect))))
             .collect();
         assert_eq!(ours, expected, "{}: estimates", case.base);
         checked += 1;
@@ -168,7 +168,7 @@ fn context_message_estimates_match() {
         let ours: Vec<u64> = case
             .messages
             .iter()
-            .map(|m| estimate_message(m.as_object().unwrap(), case.dialect))
+            .map(|m| estimate_message(m.as_object().unwrap(), contextree_core::RuleSet::oldest(case.dialect)))
             .collect();
         let expected: Vec<u64> = serde_json::from_value(all[&case.base].clone()).unwrap();
         assert_eq!(ours, expected, "{}: context message estimates", case.base);
@@ -182,7 +182,7 @@ fn serialize_conversation_matches_e16() {
         .filter(|c| c.golden.get("serializedAll").is_some())
     {
         let pack = PromptPack::placeholders(case.dialect);
-        let llm = convert_to_llm(&case.messages, case.dialect, &pack);
+        let llm = convert_to_llm(&case.messages, contextree_core::RuleSet::oldest(case.dialect), &pack);
         assert_eq!(
             serialize_conversation(&llm),
             case.golden["serializedAll"].as_str().unwrap(),

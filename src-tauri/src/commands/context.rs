@@ -70,7 +70,7 @@ pub async fn token_counts(
             .iter()
             .map(|p| {
                 let llm = p.llm.as_ref().and_then(Value::as_object);
-                llm.map(|m| count_message(kind, m, s.dialect()) as u64)
+                llm.map(|m| count_message(kind, m, s.rules()) as u64)
             })
             .collect();
         Ok(TokenCountsView {
@@ -167,7 +167,7 @@ fn export_text(
     let ctx = build(s, leaf(open, leaf_id)?);
     let tokens = context_tokens(s, &ctx, pack, src)?;
     let pairs = context_pairs(s, &ctx, pack, src)?;
-    let dialect = s.dialect();
+    let rules = s.rules();
     let messages: Vec<export::Message> = pairs
         .into_iter()
         .zip(&tokens.messages)
@@ -180,7 +180,7 @@ fn export_text(
                 .and_then(Value::as_str)
                 .map(str::to_owned);
             let llm_tokens = p.llm.as_ref().and_then(Value::as_object).map_or(0, |m| {
-                contextree_core::tokens::estimate::estimate_message(m, dialect)
+                contextree_core::tokens::estimate::estimate_message(m, rules)
             });
             export::Message {
                 role: role.clone(),
@@ -195,7 +195,7 @@ fn export_text(
         .collect();
     let head = export::Head {
         leaf_id: ctx.leaf.map(|n| s.entry(n).id.to_string()),
-        dialect: dialect.name(),
+        dialect: rules.dialect().name(),
         prompts: pack.origin().to_string(),
         message_tokens: tokens.message_tokens(),
         llm_count: tokens.llm.len(),

@@ -75,7 +75,7 @@ fn document(s: &Session, [from, to]: [Option<NodeId>; 2], budget: u64, collected
 fn messages(s: &Session, selected: &[NodeId]) -> Value {
     let row = |&n: &NodeId| {
         let e = s.entry(n);
-        json!({"entryId": e.id.to_string(), "role": message_role(e), "tokens": entry_estimate(e, s.dialect())})
+        json!({"entryId": e.id.to_string(), "role": message_role(e), "tokens": entry_estimate(e, s.rules())})
     };
     Value::Array(selected.iter().map(row).collect())
 }

@@ -70,7 +70,7 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     doc.insert("llm".into(), Value::Array(llm));
     if let Some(kind) = args.tokenizer {
         let msgs = llm_messages(s, &ctx, &pack, &loaded.source).map_err(read_back)?;
-        let n: usize = msgs.iter().filter_map(Value::as_object).map(|m| contextree_core::tokens::count::count_message(kind, m, s.dialect())).sum();
+        let n: usize = msgs.iter().filter_map(Value::as_object).map(|m| contextree_core::tokens::count::count_message(kind, m, s.rules())).sum();
         doc.insert("tokenizer".into(), json!({"name": kind.name(), "llmTokens": n}));
     }
     if a.json {

@@ -536,11 +536,11 @@ fn pi_check(session: &Session, ctx: &Context, settings: &CompactionSettings, a: 
 /// usage was used; None when no message has usable usage.
 fn pi_estimate(session: &Session, items: &[Item]) -> Option<(f64, NodeId)> {
     let usage_of = |item: &Item| match item {
-        Item::Entry(n) => session.entry(*n).message().and_then(|m| m.usable_usage()),
-        Item::CompactionSummary(_) => None,
+        Item::Entry(n) | Item::Replaced { node: n, .. } => session.entry(*n).message().and_then(|m| m.usable_usage_under(session.rules())),
+        Item::CompactionSummary(_) | Item::SystemCheckpoint(_) => None,
     };
     let last = items.iter().rposition(|i| usage_of(i).is_some())?;
-    let trailing: u64 = items[last + 1..].iter().map(|i| entry_estimate(session.entry(i.node()), Dialect::Pi)).sum();
+    let trailing: u64 = items[last + 1..].iter().map(|i| entry_estimate(session.entry(i.node()), session.rules())).sum();
     Some((usage_of(&items[last]).map_or(0.0, |u| u.context_tokens()) + trailing as f64, items[last].node()))
 }
 

@@ -40,7 +40,7 @@ pub fn find_cut_point(session: &Session, path: &[NodeId], start: usize, end: usi
         if &*e.entry_type != "message" {
             continue;
         }
-        acc += e.message().map_or(0, |m| m.estimate(dialect));
+        acc += e.message().map_or(0, |m| m.estimate(session.rules()));
         if acc >= keep_recent_tokens {
             // A tool result is never a cut point: move forward to the next one (E04).
             cut = valid_from(i).unwrap_or(cut);

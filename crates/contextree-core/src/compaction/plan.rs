@@ -186,7 +186,7 @@ fn keep_recent(session: &Session, path: &[NodeId], boundary: &Range<usize>, conf
         return k;
     }
     let Some(usage) = last_usage(session, path) else { return k };
-    let estimated: u64 = path[boundary.clone()].iter().map(|&n| session.entry(n)).filter(|e| yields_message(e)).map(|e| entry_estimate(e, Dialect::Omp)).sum();
+    let estimated: u64 = path[boundary.clone()].iter().map(|&n| session.entry(n)).filter(|e| yields_message(e)).map(|e| entry_estimate(e, session.rules())).sum();
     let prompt = usage.prompt_tokens();
     let ratio = if estimated > 0 { prompt / estimated as f64 } else { 0.0 };
     if ratio.is_finite() && ratio > 1.0 {
@@ -209,11 +209,11 @@ fn tokens_before(session: &Session, ctx: &Context) -> f64 {
 /// usable usage plus the estimate of every message after it.
 fn pi_context_estimate(session: &Session, ctx: &Context) -> f64 {
     let usage_of = |item: &Item| match item {
-        Item::Entry(n) => session.entry(*n).message().and_then(|m| m.usable_usage()),
-        Item::CompactionSummary(_) => None,
+        Item::Entry(n) | Item::Replaced { node: n, .. } => session.entry(*n).message().and_then(|m| m.usable_usage_under(session.rules())),
+        Item::CompactionSummary(_) | Item::SystemCheckpoint(_) => None,
     };
     let last = ctx.items.iter().rposition(|i| usage_of(i).is_some());
-    let estimate = |items: &[Item]| items.iter().map(|i| entry_estimate(session.entry(i.node()), Dialect::Pi)).sum::<u64>() as f64;
+    let estimate = |items: &[Item]| items.iter().map(|i| entry_estimate(session.entry(i.node()), session.rules())).sum::<u64>() as f64;
     match last {
         None => estimate(&ctx.items),
         Some(i) => usage_of(&ctx.items[i]).map_or(0.0, |u| u.context_tokens()) + estimate(&ctx.items[i + 1..]),

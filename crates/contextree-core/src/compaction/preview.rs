@@ -61,7 +61,7 @@ pub struct CompactionPreview {
 pub fn preview(session: &Session, plan: &CompactionPlan, requests: &SummaryRequests) -> Result<CompactionPreview, NothingToCompact> {
     let prepared = plan.outcome.as_ref().map_err(|&r| r)?;
     let dialect = plan.dialect;
-    let kept_tokens: u64 = prepared.recent.iter().map(|&n| entry_estimate(session.entry(n), dialect)).sum();
+    let kept_tokens: u64 = prepared.recent.iter().map(|&n| entry_estimate(session.entry(n), session.rules())).sum();
     let quarter = |chars: usize| (chars as u64).div_ceil(4);
     let history = match &requests.history {
         HistoryStep::Call(c) => c.max_tokens,

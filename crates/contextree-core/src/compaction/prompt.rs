@@ -347,7 +347,7 @@ pub fn conversation(session: &Session, nodes: &[NodeId], source: &dyn Source, pa
     let mut first = true;
     for &node in nodes {
         let msg = agent_message(session, Item::Entry(node), source)?;
-        if let Some(llm) = convert_message(&msg, session.dialect(), pack) {
+        if let Some(llm) = convert_message(&msg, session.rules(), pack) {
             serialize_message_into(&llm, &mut out, &mut first);
         }
     }

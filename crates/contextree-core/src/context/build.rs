@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use crate::js;
 use crate::tokens::estimate::estimate_message;
 use crate::session::{Entry, EntryKind, NodeId, Role, Session};
-use crate::Dialect;
+use crate::{Dialect, RuleSet};
 
 /// Which leaf to build the context for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,15 +26,51 @@ pub enum Item {
     Entry(NodeId),
     /// The summary message synthesized from the active compaction entry.
     CompactionSummary(NodeId),
+    /// pi ≥ 0.86: the system checkpoint (`systemMessage`) of the active compaction.
+    SystemCheckpoint(NodeId),
+    /// pi ≥ 0.87: an entry's message with its content replaced by a
+    /// `context_edit` entry (`edit`).
+    Replaced {
+        /// The entry whose message it is.
+        node: NodeId,
+        /// The `context_edit` entry that replaced its content.
+        edit: NodeId,
+    },
 }
 
 impl Item {
     /// The entry behind the message (the compaction entry for a summary).
     pub fn node(self) -> NodeId {
         match self {
-            Item::Entry(n) | Item::CompactionSummary(n) => n,
+            Item::Entry(n) | Item::CompactionSummary(n) | Item::SystemCheckpoint(n) | Item::Replaced { node: n, .. } => n,
         }
     }
+}
+
+/// pi ≥ 0.87: one entry of `buildContextEntries`, with the messages it
+/// projects to (`ctx.items[items]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Projected {
+    /// The selected entry.
+    pub node: NodeId,
+    /// Its messages in the context's items.
+    pub items: std::ops::Range<usize>,
+}
+
+/// pi ≥ 0.87: a `context_edit` entry among the selected entries and what it did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditEffect {
+    /// The `context_edit` entry.
+    pub edit: NodeId,
+    /// Its `targetId` (as written; may name no entry).
+    pub target_id: String,
+    /// The entry it names, when one exists.
+    pub target: Option<NodeId>,
+    /// `replacement: null`: the target's messages are left out.
+    pub omit: bool,
+    /// It is the last edit of its target among the selected entries, and the
+    /// target is selected too.
+    pub effective: bool,
 }
 
 /// The model state on the path (decisions.md D16: pi and omp read it differently).
@@ -87,6 +123,14 @@ pub struct Context {
     pub model: ModelState,
     /// omp-only state.
     pub omp: OmpState,
+    /// The rule set that built it.
+    pub rules: RuleSet,
+    /// pi ≥ 0.87: the selected entries and their messages (empty otherwise).
+    pub projected: Vec<Projected>,
+    /// pi ≥ 0.87: the context edits among the selected entries, in order.
+    pub edits: Vec<EditEffect>,
+    /// pi ≥ 0.87: selected entries whose messages an edit left out.
+    pub omitted: Vec<NodeId>,
 }
 
 /// `buildSessionContext` for `leaf`.
@@ -100,6 +144,10 @@ pub fn build(session: &Session, leaf: Leaf) -> Context {
     let path = leaf.map(|l| session.tree().path_to(l)).unwrap_or_default();
     let mut ctx = Context {
         dialect,
+        rules: session.rules(),
+        projected: Vec::new(),
+        edits: Vec::new(),
+        omitted: Vec::new(),
         leaf,
         items: Vec::new(),
         compaction: None,
@@ -116,6 +164,11 @@ pub fn build(session: &Session, leaf: Leaf) -> Context {
         if &*session.entry(node).entry_type == "compaction" {
             compaction_at = Some(k);
         }
+    }
+    if ctx.rules.projects_context_edits() {
+        super::projection::project(session, &mut ctx, &path, compaction_at);
+        ctx.path = path;
+        return ctx;
     }
     let emits = |n: &NodeId| emits_message(session.entry(*n));
     match compaction_at {
@@ -191,7 +244,7 @@ fn set_model(models: &mut Vec<(String, String)>, role: &str, model: String) {
 }
 
 /// Whether `emit` produces a message for this entry.
-fn emits_message(e: &Entry) -> bool {
+pub(super) fn emits_message(e: &Entry) -> bool {
     match &*e.entry_type {
         "message" => e.message().is_some(),
         "custom_message" => true,
@@ -201,7 +254,7 @@ fn emits_message(e: &Entry) -> bool {
 }
 
 /// omp's OpenAI-native compaction payload (context.md §1.1).
-fn has_openai_replay(c: &Entry) -> bool {
+pub(super) fn has_openai_replay(c: &Entry) -> bool {
     let Some(replay) = c.object().and_then(|m| m.get("preserveData")).and_then(|p| p.get("openaiRemoteCompaction")) else {
         return false;
     };
@@ -209,11 +262,11 @@ fn has_openai_replay(c: &Entry) -> bool {
         && replay.get("replacementHistory").is_some_and(Value::is_array)
 }
 
-/// The dialect's estimate of the message an entry emits when it is in a
+/// The rule set's estimate of the message an entry emits when it is in a
 /// context (a compaction entry: its summary message).
-pub fn entry_estimate(e: &Entry, dialect: Dialect) -> u64 {
+pub fn entry_estimate(e: &Entry, rules: RuleSet) -> u64 {
     match &e.kind {
-        EntryKind::Message(m) => m.estimate(dialect),
+        EntryKind::Message(m) => m.estimate(rules),
         EntryKind::Other(map) => {
             let summary_len = || map.get("summary").and_then(Value::as_str).map_or(0, |s| js::utf16_len(s) as u64);
             match &*e.entry_type {
@@ -222,7 +275,7 @@ pub fn entry_estimate(e: &Entry, dialect: Dialect) -> u64 {
                     let mut msg = Map::new();
                     msg.insert("role".into(), "custom".into());
                     msg.insert("content".into(), map.get("content").cloned().unwrap_or(Value::Null));
-                    estimate_message(&msg, dialect)
+                    estimate_message(&msg, rules)
                 }
                 "branch_summary" | "compaction" => summary_len().div_ceil(4),
                 _ => 0,

@@ -13,22 +13,26 @@ use serde_json::{Map, Value};
 use crate::context::notice::{bash_text, python_text};
 use crate::js::{is_truthy, push_array_join, push_js_string, to_js_string};
 use crate::prompts::PromptPack;
-use crate::Dialect;
+use crate::{Dialect, RuleSet};
 
 /// Converts a whole context; messages that convert to nothing are left out.
-pub fn convert_to_llm(messages: &[Value], dialect: Dialect, pack: &PromptPack) -> Vec<Value> {
+pub fn convert_to_llm(messages: &[Value], rules: RuleSet, pack: &PromptPack) -> Vec<Value> {
     messages
         .iter()
-        .filter_map(|m| convert_message(m, dialect, pack))
+        .filter_map(|m| convert_message(m, rules, pack))
         .collect()
 }
 
 /// Converts one agent message, `None` when the dialect drops it (unknown role,
 /// `excludeFromContext`, or not an object).
-pub fn convert_message(msg: &Value, dialect: Dialect, pack: &PromptPack) -> Option<Value> {
+pub fn convert_message(msg: &Value, rules: RuleSet, pack: &PromptPack) -> Option<Value> {
     let m = msg.as_object()?;
     let role = m.get("role").and_then(Value::as_str)?;
-    match dialect {
+    if role == "system" && rules.projects_context_edits() {
+        // pi ≥ 0.86 passes system messages through (pi-1.6.md §2.6).
+        return Some(msg.clone());
+    }
+    match rules.dialect() {
         Dialect::Pi => convert_pi(m, role, pack),
         Dialect::Omp => convert_omp(m, role, pack),
     }
@@ -252,7 +256,7 @@ mod tests {
     }
 
     fn conv(m: Value, d: Dialect) -> Option<String> {
-        convert_message(&m, d, &pack(d)).map(|v| serde_json::to_string(&v).unwrap())
+        convert_message(&m, crate::RuleSet::oldest(d), &pack(d)).map(|v| serde_json::to_string(&v).unwrap())
     }
 
     #[test]
@@ -365,13 +369,13 @@ mod tests {
         let img = json!({"type": "image", "data": "AA", "mimeType": "image/png"});
         let m = json!({"role": "fileMention", "files": [
             {"path": "a.txt", "content": "A"}, {"path": "b.png", "content": "", "image": img}], "timestamp": 4});
-        let v = convert_message(&m, Dialect::Omp, &pack(Dialect::Omp)).unwrap();
+        let v = convert_message(&m, crate::RuleSet::Omp13, &pack(Dialect::Omp)).unwrap();
         assert_eq!(
             v["content"][0]["text"],
             "<system-reminder>\n<file path=\"a.txt\">\nA\n</file>\n\n<file path=\"b.png\">\n</file>\n</system-reminder>"
         );
         assert_eq!(v["content"][1], img);
         assert_eq!(v["attribution"], "user");
-        assert_eq!(convert_message(&m, Dialect::Pi, &pack(Dialect::Pi)), None);
+        assert_eq!(convert_message(&m, crate::RuleSet::Pi073, &pack(Dialect::Pi)), None);
     }
 }

@@ -9,7 +9,7 @@ use super::llm::convert_message;
 use crate::prompts::PromptPack;
 use crate::session::{Entry, EntryKind, Role, Session, Source};
 use crate::tokens::estimate::estimate_message;
-use crate::Dialect;
+use crate::{Dialect, RuleSet};
 
 /// An entry's bytes could not be read back or no longer parse.
 #[derive(Debug, thiserror::Error)]
@@ -29,6 +29,27 @@ pub fn agent_message(session: &Session, item: Item, source: &dyn Source) -> Resu
     let field = |k: &str| map.and_then(|m| m.get(k)).cloned();
     let mut out = Map::new();
     match item {
+        Item::SystemCheckpoint(_) => return Ok(field("systemMessage").unwrap_or(Value::Null)),
+        Item::Replaced { node, edit } => {
+            let mut msg = agent_message(session, Item::Entry(node), source)?;
+            let replacement = session.entry(edit).object().and_then(|m| m.get("replacement")).and_then(|r| r.get("content")).cloned();
+            if let Some(obj) = msg.as_object_mut() {
+                let role = obj.get("role").and_then(Value::as_str).unwrap_or("");
+                // A string replaces an assistant's or a tool result's content as one text block.
+                let content = match (role, replacement) {
+                    ("assistant" | "toolResult", Some(Value::String(text))) => serde_json::json!([{"type": "text", "text": text}]),
+                    (_, Some(v)) => v,
+                    (_, None) => Value::Null,
+                };
+                if content.is_null() {
+                    // `{...message, content: undefined}`: JSON leaves the key out.
+                    obj.remove("content");
+                } else {
+                    obj.insert("content".into(), content);
+                }
+            }
+            return Ok(msg);
+        }
         Item::CompactionSummary(_) => {
             out.insert("role".into(), "compactionSummary".into());
             out.insert("summary".into(), field("summary").unwrap_or(Value::Null));
@@ -47,8 +68,15 @@ pub fn agent_message(session: &Session, item: Item, source: &dyn Source) -> Resu
             "custom_message" => {
                 out.insert("role".into(), "custom".into());
                 for k in ["customType", "content", "display", "details"] {
-                    if let Some(v) = field(k) {
-                        out.insert(k.into(), v);
+                    match field(k) {
+                        // pi ≥ 0.80 sends `content ?? []`.
+                        None | Some(Value::Null) if k == "content" && session.rules().projects_context_edits() => {
+                            out.insert(k.into(), Value::Array(Vec::new()));
+                        }
+                        Some(v) => {
+                            out.insert(k.into(), v);
+                        }
+                        None => {}
                     }
                 }
                 if session.dialect() == Dialect::Omp {
@@ -64,10 +92,34 @@ pub fn agent_message(session: &Session, item: Item, source: &dyn Source) -> Resu
                 out.insert("fromId".into(), field("fromId").unwrap_or(Value::Null));
                 out.insert("timestamp".into(), ts());
             }
-            _ => return read_message(e, source),
+            _ => {
+                let mut msg = read_message(e, source)?;
+                if session.rules().projects_context_edits() {
+                    normalize_null_content(&mut msg);
+                }
+                return Ok(msg);
+            }
         },
     }
     Ok(Value::Object(out))
+}
+
+/// pi ≥ 0.80: a message whose content is null or missing gets `""` (system)
+/// or `[]` (user, assistant, tool result) (pi-1.6.md §2.3).
+fn normalize_null_content(msg: &mut Value) {
+    let Some(obj) = msg.as_object_mut() else { return };
+    if !obj.get("content").is_none_or(Value::is_null) {
+        return;
+    }
+    match obj.get("role").and_then(Value::as_str) {
+        Some("system") => {
+            obj.insert("content".into(), Value::String(String::new()));
+        }
+        Some("user" | "assistant" | "toolResult") => {
+            obj.insert("content".into(), Value::Array(Vec::new()));
+        }
+        _ => {}
+    }
 }
 
 fn read_message(e: &Entry, source: &dyn Source) -> Result<Value, ReadBackError> {
@@ -131,25 +183,36 @@ impl ContextTokens {
 /// Token numbers of every message, reading entry text back only for messages
 /// that `convertToLlm` rewrites (bash output, summaries, custom messages, ...).
 pub fn context_tokens(session: &Session, ctx: &Context, pack: &PromptPack, source: &dyn Source) -> Result<ContextTokens, ReadBackError> {
-    let dialect = session.dialect();
+    let rules = session.rules();
     let mut res = ContextTokens { messages: Vec::with_capacity(ctx.items.len()), llm: Vec::with_capacity(ctx.items.len()) };
     for &item in &ctx.items {
         let e = session.entry(item.node());
         let role = match (item, &e.kind) {
             (Item::CompactionSummary(_), _) => "compactionSummary".to_owned(),
+            (Item::SystemCheckpoint(_), _) => "system".to_owned(),
             (_, EntryKind::Message(m)) => m.role.as_str().to_owned(),
             _ if &*e.entry_type == "custom_message" => "custom".to_owned(),
             _ => "branchSummary".to_owned(),
         };
-        res.messages.push((item, role, entry_estimate(e, dialect)));
-        match unchanged_by_conversion(e, item, dialect) {
-            Some(Some(llm_role)) => res.llm.push((item, llm_role.to_owned(), entry_estimate(e, dialect))),
+        if matches!(item, Item::SystemCheckpoint(_) | Item::Replaced { .. }) {
+            // Not what the entry itself holds: measured on the message it becomes.
+            let msg = agent_message(session, item, source)?;
+            res.messages.push((item, role, msg.as_object().map_or(0, |m| estimate_message(m, rules))));
+            if let Some(llm) = convert_message(&msg, rules, pack) {
+                let role = llm.get("role").and_then(Value::as_str).unwrap_or("").to_owned();
+                res.llm.push((item, role, llm.as_object().map_or(0, |m| estimate_message(m, rules))));
+            }
+            continue;
+        }
+        res.messages.push((item, role, entry_estimate(e, rules)));
+        match unchanged_by_conversion(e, item, rules) {
+            Some(Some(llm_role)) => res.llm.push((item, llm_role.to_owned(), entry_estimate(e, rules))),
             Some(None) => {}
             None => {
                 let msg = agent_message(session, item, source)?;
-                if let Some(llm) = convert_message(&msg, dialect, pack) {
+                if let Some(llm) = convert_message(&msg, rules, pack) {
                     let role = llm.get("role").and_then(Value::as_str).unwrap_or("").to_owned();
-                    let n = llm.as_object().map_or(0, |m| estimate_message(m, dialect));
+                    let n = llm.as_object().map_or(0, |m| estimate_message(m, rules));
                     res.llm.push((item, role, n));
                 }
             }
@@ -160,14 +223,16 @@ pub fn context_tokens(session: &Session, ctx: &Context, pack: &PromptPack, sourc
 
 /// Whether `convertToLlm` passes the message through with the same estimate:
 /// `Some(Some(role))` yes, `Some(None)` it drops it, `None` it rewrites it.
-fn unchanged_by_conversion(e: &Entry, item: Item, dialect: Dialect) -> Option<Option<&'static str>> {
+fn unchanged_by_conversion(e: &Entry, item: Item, rules: RuleSet) -> Option<Option<&'static str>> {
     let (Item::Entry(_), EntryKind::Message(m)) = (item, &e.kind) else { return None };
+    let dialect = rules.dialect();
     match (&m.role, dialect) {
+        (Role::System, _) if rules.projects_context_edits() => Some(Some("system")),
         (Role::User, _) => Some(Some("user")),
         (Role::Assistant, _) => Some(Some("assistant")),
         (Role::ToolResult, _) if !(m.pruned && dialect == Dialect::Omp) => Some(Some("toolResult")),
         (Role::BashExecution, _) if m.exclude_from_context => Some(None),
-        (Role::Developer, Dialect::Pi) | (Role::HookMessage, Dialect::Pi) | (Role::Other(_), _) => Some(None),
+        (Role::Developer, Dialect::Pi) | (Role::HookMessage, Dialect::Pi) | (Role::System | Role::Other(_), _) => Some(None),
         _ => None,
     }
 }
@@ -177,7 +242,7 @@ pub fn llm_messages(session: &Session, ctx: &Context, pack: &PromptPack, source:
     let mut res = Vec::with_capacity(ctx.items.len());
     for &item in &ctx.items {
         let msg = agent_message(session, item, source)?;
-        res.extend(convert_message(&msg, session.dialect(), pack));
+        res.extend(convert_message(&msg, session.rules(), pack));
     }
     Ok(res)
 }
@@ -189,7 +254,7 @@ pub fn serialize_context(session: &Session, ctx: &Context, pack: &PromptPack, so
     let mut first = true;
     for &item in &ctx.items {
         let msg = agent_message(session, item, source)?;
-        if let Some(llm) = convert_message(&msg, session.dialect(), pack) {
+        if let Some(llm) = convert_message(&msg, session.rules(), pack) {
             super::serialize::serialize_message_into(&llm, &mut out, &mut first);
         }
     }

@@ -8,7 +8,9 @@ pub mod serialize;
 pub mod build;
 pub mod materialize;
 pub mod preview;
+mod projection;
+pub mod system;
 pub mod state;
 pub mod usage;
 
-pub use build::{build, entry_estimate, Context, Item, Leaf};
+pub use build::{build, entry_estimate, Context, EditEffect, Item, Leaf, Projected};

@@ -2,7 +2,7 @@
 
 use super::build::{Context, Item};
 use crate::session::{EntryKind, NodeId, Role, Session};
-use crate::Dialect;
+use crate::{Dialect, RuleSet};
 
 /// The state of one entry for the selected leaf.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +26,10 @@ pub enum EntryState {
     Excluded,
     /// On the path, not a message: model/thinking changes, labels, custom state.
     Metadata,
+    /// pi ≥ 0.87: on the path, but a `context_edit` left its message out.
+    Hidden,
+    /// pi ≥ 0.87: sent with the content a `context_edit` gave it.
+    Replaced,
 }
 
 impl EntryState {
@@ -41,6 +45,8 @@ impl EntryState {
             EntryState::BranchSummary => "branch-summary",
             EntryState::Excluded => "excluded",
             EntryState::Metadata => "metadata",
+            EntryState::Hidden => "hidden",
+            EntryState::Replaced => "replaced",
         }
     }
 }
@@ -67,23 +73,28 @@ pub fn entry_states(session: &Session, ctx: &Context) -> Vec<EntryState> {
             _ => EntryState::Metadata,
         };
     }
+    for &n in &ctx.omitted {
+        res[n.index()] = EntryState::Hidden;
+    }
     for &item in &ctx.items {
         let n = item.node();
         res[n.index()] = match item {
-            Item::CompactionSummary(_) => EntryState::Compaction,
-            Item::Entry(_) => sent_state(session, n, ctx.dialect),
+            Item::CompactionSummary(_) | Item::SystemCheckpoint(_) => EntryState::Compaction,
+            Item::Replaced { .. } => EntryState::Replaced,
+            Item::Entry(_) => sent_state(session, n, ctx.rules),
         };
     }
     res
 }
 
-fn sent_state(session: &Session, n: NodeId, dialect: Dialect) -> EntryState {
+fn sent_state(session: &Session, n: NodeId, rules: RuleSet) -> EntryState {
     let e = session.entry(n);
     match &e.kind {
-        EntryKind::Message(m) => match (&m.role, dialect) {
+        EntryKind::Message(m) => match (&m.role, rules.dialect()) {
+            (Role::System, _) if rules.projects_context_edits() => EntryState::Kept,
             (Role::ToolResult, Dialect::Omp) if m.pruned => EntryState::Pruned,
             (Role::BashExecution | Role::PythonExecution, _) if m.exclude_from_context => EntryState::Excluded,
-            (Role::Developer | Role::HookMessage | Role::FileMention | Role::PythonExecution, Dialect::Pi) | (Role::Other(_), _) => EntryState::Excluded,
+            (Role::Developer | Role::HookMessage | Role::FileMention | Role::PythonExecution, Dialect::Pi) | (Role::System | Role::Other(_), _) => EntryState::Excluded,
             _ => EntryState::Kept,
         },
         EntryKind::Other(_) if &*e.entry_type == "branch_summary" => EntryState::BranchSummary,

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::source::Span;
-use crate::Dialect;
+use crate::{Dialect, RuleSet};
 
 /// The role of a `message` entry's message (session-format.md §5).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +30,8 @@ pub enum Role {
     FileMention,
     /// omp: a user-run Python cell.
     PythonExecution,
+    /// pi ≥ 0.86: the system prompt and tool declarations, or a patch of them.
+    System,
     /// Any other role, kept verbatim.
     Other(Box<str>),
 }
@@ -49,6 +51,7 @@ impl Role {
             "developer" => Role::Developer,
             "fileMention" => Role::FileMention,
             "pythonExecution" => Role::PythonExecution,
+            "system" => Role::System,
             other => Role::Other(other.into()),
         }
     }
@@ -67,6 +70,7 @@ impl Role {
             Role::Developer => "developer",
             Role::FileMention => "fileMention",
             Role::PythonExecution => "pythonExecution",
+            Role::System => "system",
             Role::Other(s) => s,
         }
     }
@@ -114,10 +118,13 @@ impl Usage {
 pub struct MessageMeta {
     /// The message role.
     pub role: Role,
-    /// UTF-16 units the chars/4 estimate counts for this role, as pi and omp
-    /// 13 count them (for `custom`/`hookMessage`: counted like a tool result;
-    /// the dialect decides whether they count at all).
+    /// UTF-16 units the chars/4 estimate counts for this role, as pi 0.73 and
+    /// omp 13 count them (for `custom`/`hookMessage`: counted like a tool
+    /// result; the dialect decides whether they count at all); for `system`,
+    /// as pi ≥ 0.86 counts it.
     pub chars: u64,
+    /// Image blocks of a user message (pi ≥ 0.76 counts them).
+    pub images: u32,
     /// Usage of an assistant message.
     pub usage: Option<Usage>,
     /// `stopReason` of an assistant message.
@@ -133,13 +140,22 @@ pub struct MessageMeta {
 }
 
 impl MessageMeta {
-    /// The dialect's own `estimateTokens` for this message (context.md §3.1).
-    pub fn estimate(&self, dialect: Dialect) -> u64 {
-        let counted = match (&self.role, dialect) {
+    /// The rule set's own `estimateTokens` for this message (context.md §3.1,
+    /// pi-1.6.md §3.1).
+    pub fn estimate(&self, rules: RuleSet) -> u64 {
+        let counted = match (&self.role, rules.dialect()) {
             (Role::Custom, Dialect::Omp) | (Role::HookMessage, Dialect::Pi) => 0,
+            (Role::System, _) if !rules.projects_context_edits() => 0,
+            (Role::User, _) if rules.counts_user_images() => self.chars + 4800 * u64::from(self.images),
             _ => self.chars,
         };
         counted.div_ceil(4)
+    }
+
+    /// Whether the assistant usage counts as "usable" (not aborted, not an
+    /// error; under pi ≥ 0.80 also not all zero).
+    pub fn usable_usage_under(&self, rules: RuleSet) -> Option<Usage> {
+        self.usable_usage().filter(|u| !rules.ignores_zero_usage() || u.context_tokens() > 0.0)
     }
 
     /// Whether the assistant usage counts as "usable" (not aborted, not an error).

@@ -30,6 +30,10 @@ pub fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
     }
     let msg = line.message?;
     let role = Role::parse(msg.role.as_deref().unwrap_or(""));
+    if role == Role::System {
+        // Sections and tool declarations are measured by the reference reading.
+        return None;
+    }
     let c = &msg.content;
     let chars = match role {
         Role::User if c.is_string => c.string,
@@ -40,7 +44,7 @@ pub fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
         Role::ToolResult | Role::Custom | Role::HookMessage => c.text + IMAGE_CHARS * c.images,
         Role::BashExecution => msg.command + msg.output,
         Role::BranchSummary | Role::CompactionSummary => msg.summary,
-        Role::Developer | Role::FileMention | Role::PythonExecution | Role::Other(_) => 0,
+        Role::Developer | Role::FileMention | Role::PythonExecution | Role::System | Role::Other(_) => 0,
     };
     let is_assistant = role == Role::Assistant;
     let model = match (msg.provider, msg.model) {
@@ -49,6 +53,7 @@ pub fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
     };
     let meta = MessageMeta {
         chars,
+        images: if role == Role::User { c.images as u32 } else { 0 },
         usage: msg.usage.filter(|_| is_assistant),
         stop_reason: msg.stop_reason.map(Into::into),
         model: model.filter(|_| is_assistant),

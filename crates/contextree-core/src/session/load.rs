@@ -321,7 +321,7 @@ impl Session {
     /// The dialect's estimate of the message an entry produces in the context
     /// (0 for entries that produce none).
     pub fn entry_tokens(&self, node: NodeId) -> u64 {
-        crate::context::entry_estimate(self.entry(node), self.dialect())
+        crate::context::entry_estimate(self.entry(node), self.rules())
     }
 
     /// Every entry as a flat row, file order.
@@ -497,7 +497,7 @@ fn detect(chunks: &[ChunkIndex], hint: Option<Dialect>) -> Detection {
         match &probe.kind {
             EntryKind::Message(m) => match &m.role {
                 Role::Developer | Role::FileMention | Role::PythonExecution => note(&mut omp, "omp-only message roles"),
-                Role::Other(r) if &**r == "system" => {
+                Role::System => {
                     // Only pi ≥ 0.86 persists system messages (pi-1.6.md §1.6).
                     note(&mut pi, "system messages");
                     newer.pi.get_or_insert_with(|| "system messages in the transcript (pi ≥ 0.86)".into());

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::entry::{EntryKind, MessageMeta, Role, Usage};
 use crate::tokens::estimate::estimate_message_chars;
-use crate::Dialect;
+use crate::RuleSet;
 
 /// The fields common to every line, as found.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,8 +86,17 @@ pub fn message_meta(msg: &Map<String, Value>) -> MessageMeta {
     // `chars` is dialect-neutral: custom and hookMessage count like tool
     // results (pi counts `custom`, omp `hookMessage`; MessageMeta::estimate
     // zeroes the other).
-    let counting = if role == Role::HookMessage { Dialect::Omp } else { Dialect::Pi };
+    let counting = match role {
+        Role::HookMessage => RuleSet::Omp13,
+        // Only pi ≥ 0.86 measures system messages; `MessageMeta::estimate` zeroes them for the rest.
+        Role::System => RuleSet::Pi16,
+        _ => RuleSet::Pi073,
+    };
     let chars = estimate_message_chars(msg, counting);
+    let images = match (&role, msg.get("content")) {
+        (Role::User, Some(Value::Array(blocks))) => blocks.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("image")).count() as u32,
+        _ => 0,
+    };
     let usage = msg.get("usage").and_then(Value::as_object).map(|u| {
         let n = |k: &str| u.get(k).and_then(Value::as_f64).unwrap_or(0.0);
         Usage {
@@ -106,6 +115,7 @@ pub fn message_meta(msg: &Map<String, Value>) -> MessageMeta {
     let is_assistant = role == Role::Assistant;
     MessageMeta {
         chars,
+        images,
         usage: if is_assistant { usage } else { None },
         stop_reason: text("stopReason"),
         model: if is_assistant { model } else { None },

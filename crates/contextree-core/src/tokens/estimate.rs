@@ -9,15 +9,15 @@
 use serde_json::{Map, Value};
 
 use crate::js::{stringify_len, utf16_len};
-use crate::Dialect;
+use crate::{Dialect, RuleSet};
 
 /// Characters (UTF-16 units) one image counts as (= 1200 tokens).
 const IMAGE_CHARS: u64 = 4800;
 
 /// The characters `estimateTokens` counts for one agent message.
-pub fn estimate_message_chars(msg: &Map<String, Value>, dialect: Dialect) -> u64 {
+pub fn estimate_message_chars(msg: &Map<String, Value>, rules: RuleSet) -> u64 {
     let mut chars = 0;
-    for_each_fragment(msg, dialect, &mut |frag| {
+    for_each_fragment(msg, rules, &mut |frag| {
         chars += match frag {
             Fragment::Text(s) => utf16_len(s) as u64,
             Fragment::Json(v) => stringify_len(v) as u64,
@@ -28,8 +28,8 @@ pub fn estimate_message_chars(msg: &Map<String, Value>, dialect: Dialect) -> u64
 }
 
 /// `ceil(chars / 4)`.
-pub fn estimate_message(msg: &Map<String, Value>, dialect: Dialect) -> u64 {
-    estimate_message_chars(msg, dialect).div_ceil(4)
+pub fn estimate_message(msg: &Map<String, Value>, rules: RuleSet) -> u64 {
+    estimate_message_chars(msg, rules).div_ceil(4)
 }
 
 /// One piece of a message that the estimate measures.
@@ -43,9 +43,10 @@ pub enum Fragment<'a> {
     Image,
 }
 
-/// Calls `f` for every fragment the dialect's `estimateTokens` measures in an
-/// agent or LLM message (context.md §3.1).
-pub fn for_each_fragment<'a>(msg: &'a Map<String, Value>, dialect: Dialect, f: &mut dyn FnMut(Fragment<'a>)) {
+/// Calls `f` for every fragment the rule set's `estimateTokens` measures in
+/// an agent or LLM message (context.md §3.1, pi-1.6.md §3.1).
+pub fn for_each_fragment<'a>(msg: &'a Map<String, Value>, rules: RuleSet, f: &mut dyn FnMut(Fragment<'a>)) {
+    let dialect = rules.dialect();
     let role = msg.get("role").and_then(Value::as_str).unwrap_or("");
     let content = msg.get("content");
     let text = |v: Option<&'a Value>, f: &mut dyn FnMut(Fragment<'a>)| {
@@ -58,8 +59,18 @@ pub fn for_each_fragment<'a>(msg: &'a Map<String, Value>, dialect: Dialect, f: &
     match (role, dialect) {
         ("user", _) => match content {
             Some(Value::String(s)) => f(Fragment::Text(s)),
-            _ => blocks().filter(|b| ty(b).as_deref() == Some("text")).for_each(|b| text(b.get("text"), f)),
+            _ => {
+                for b in blocks() {
+                    match ty(b).as_deref() {
+                        Some("text") => text(b.get("text"), f),
+                        // pi ≥ 0.76 counts user images like tool-result images.
+                        Some("image") if rules.counts_user_images() => f(Fragment::Image),
+                        _ => {}
+                    }
+                }
+            }
         },
+        ("system", Dialect::Pi) if rules.projects_context_edits() => system_fragments(msg, f),
         ("assistant", _) => {
             for b in blocks() {
                 match ty(b).as_deref() {
@@ -96,12 +107,43 @@ pub fn for_each_fragment<'a>(msg: &'a Map<String, Value>, dialect: Dialect, f: &
     }
 }
 
+/// pi ≥ 0.86's estimate of a system message: its content (string, or text
+/// blocks and images), every non-empty section value, and the tool
+/// declarations it adds as `JSON.stringify` (removals do not count).
+fn system_fragments<'a>(msg: &'a Map<String, Value>, f: &mut dyn FnMut(Fragment<'a>)) {
+    match msg.get("content") {
+        Some(Value::String(s)) => f(Fragment::Text(s)),
+        Some(Value::Array(blocks)) => {
+            for b in blocks {
+                match b.get("type").and_then(Value::as_str) {
+                    Some("text") => {
+                        if let Some(s) = b.get("text").and_then(Value::as_str) {
+                            f(Fragment::Text(s));
+                        }
+                    }
+                    Some("image") => f(Fragment::Image),
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+    for v in msg.get("sections").and_then(Value::as_object).into_iter().flat_map(|m| m.values()) {
+        if let Some(s) = v.as_str().filter(|s| !s.is_empty()) {
+            f(Fragment::Text(s));
+        }
+    }
+    if let Some(tools) = msg.get("toolsAdded").filter(|t| !t.is_null()) {
+        f(Fragment::Json(tools));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
-    fn est(v: Value, d: Dialect) -> u64 {
+    fn est(v: Value, d: RuleSet) -> u64 {
         estimate_message(v.as_object().unwrap(), d)
     }
 
@@ -111,39 +153,39 @@ mod tests {
         let a1 = json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "User wants ls."},
             {"type": "toolCall", "id": "call_1", "name": "bash", "arguments": {"command": "ls"}}]});
         assert_eq!(
-            estimate_message_chars(a1.as_object().unwrap(), Dialect::Pi),
+            estimate_message_chars(a1.as_object().unwrap(), RuleSet::Pi073),
             34
         );
-        assert_eq!(est(a1, Dialect::Omp), 9);
+        assert_eq!(est(a1, RuleSet::Omp13), 9);
         // E16 u1: 24 + 22 units, the image counts nothing → 12.
         let u1 = json!({"role": "user", "content": [{"type": "text", "text": "Look at this screenshot "},
             {"type": "image", "data": "x", "mimeType": "image/png"}, {"type": "text", "text": "and fix the 😀 layout."}]});
-        assert_eq!(est(u1, Dialect::Pi), 12);
+        assert_eq!(est(u1, RuleSet::Pi073), 12);
         // E16 r2: one image → 1200.
         let r2 = json!({"role": "toolResult", "content": [{"type": "image", "data": "AAAA"}]});
-        assert_eq!(est(r2, Dialect::Omp), 1200);
+        assert_eq!(est(r2, RuleSet::Omp13), 1200);
     }
 
     #[test]
     fn roles_per_dialect() {
         let custom = json!({"role": "custom", "content": "12345"});
-        assert_eq!(est(custom.clone(), Dialect::Pi), 2);
-        assert_eq!(est(custom, Dialect::Omp), 0);
+        assert_eq!(est(custom.clone(), RuleSet::Pi073), 2);
+        assert_eq!(est(custom, RuleSet::Omp13), 0);
         let hook = json!({"role": "hookMessage", "content": [{"type": "text", "text": "12345"}]});
-        assert_eq!(est(hook.clone(), Dialect::Pi), 0);
-        assert_eq!(est(hook, Dialect::Omp), 2);
+        assert_eq!(est(hook.clone(), RuleSet::Pi073), 0);
+        assert_eq!(est(hook, RuleSet::Omp13), 2);
         let bash = json!({"role": "bashExecution", "command": "ls", "output": "abc", "excludeFromContext": true});
-        assert_eq!(est(bash, Dialect::Omp), 2);
+        assert_eq!(est(bash, RuleSet::Omp13), 2);
         let summary = json!({"role": "compactionSummary", "summary": "123456789"});
-        assert_eq!(est(summary, Dialect::Pi), 3);
+        assert_eq!(est(summary, RuleSet::Pi073), 3);
         for role in ["developer", "fileMention", "pythonExecution", "other"] {
             assert_eq!(
-                est(json!({"role": role, "content": "abcdef"}), Dialect::Omp),
+                est(json!({"role": role, "content": "abcdef"}), RuleSet::Omp13),
                 0
             );
         }
         let redacted =
             json!({"role": "assistant", "content": [{"type": "redactedThinking", "data": "zzzz"}]});
-        assert_eq!(est(redacted, Dialect::Pi), 0);
+        assert_eq!(est(redacted, RuleSet::Pi073), 0);
     }
 }
