@@ -76,6 +76,11 @@ pub enum Progress {
         /// Its last error.
         error: String,
     },
+    /// The call has its summary (its deadline no longer runs; other calls may still stream).
+    Done {
+        /// The summary.
+        call: Call,
+    },
     /// The offline extractive summary is used for this call (no model).
     Offline {
         /// The summary.
@@ -134,7 +139,10 @@ impl<'a, 'p> Asker<'a, 'p> {
                 report(p);
             }
         };
-        contextree_llm::summarize_with_events(request, self.candidates, &mut on_event, self.cancel).await
+        let summary = contextree_llm::summarize_with_events(request, self.candidates, &mut on_event, self.cancel).await?;
+        let mut report = self.progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        report(Progress::Done { call });
+        Ok(summary)
     }
 }
 
@@ -160,6 +168,7 @@ mod tests {
         assert_eq!(wire(Progress::Retry { call: Call::Short, error: "e".into(), delay_ms: 2000 }), json!({"kind": "retry", "call": "short", "error": "e", "delayMs": 2000}));
         assert_eq!(wire(Progress::Fallback { call: Call::Branch, provider: "p".into(), error: "e".into() }), json!({"kind": "fallback", "call": "branch", "provider": "p", "error": "e"}));
         assert_eq!(wire(Progress::Offline { call: Call::Branch }), json!({"kind": "offline", "call": "branch"}));
+        assert_eq!(wire(Progress::Done { call: Call::Short }), json!({"kind": "done", "call": "short"}));
         assert_eq!(wire(Progress::Writing), json!({"kind": "writing"}));
     }
 }
