@@ -428,7 +428,8 @@ fn kill_group(child: &mut Child) {
 /// `stop` returns true (checked every few milliseconds); so a hook's own
 /// children do not outlive it. A process the hook leaves behind with its
 /// output redirected elsewhere (it detached on purpose) is not waited for and
-/// is left alone.
+/// is left alone; one still holding the hook's output is waited for until the
+/// time limit (200 ms after a failing exit) and then killed with the group.
 ///
 /// The payload is written and the output read on their own threads, so a hook
 /// that never reads its stdin, or prints a lot, cannot deadlock contextree.
@@ -990,6 +991,19 @@ mod tests {
         let started = Instant::now();
         let d = dispatch(HookEvent::BeforeCompact, &[sh("sleep 1 >/dev/null 2>&1 & echo '{\"cancel\": true}'", Duration::from_secs(10))], &json!({}));
         assert!(d.cancelled && d.warnings.is_empty() && started.elapsed() < Duration::from_millis(900), "{d:?}");
+    }
+
+    #[test]
+    fn a_failing_hook_is_reported_at_once_and_its_children_killed() {
+        let t = TempDir::new();
+        let bg_pid = t.0.join("bg");
+        // The child inherits stderr, so the pipe stays open after the hook exits.
+        let script = format!("sleep 300 & echo $! > '{}'; echo bad >&2; exit 4", bg_pid.display());
+        let started = Instant::now();
+        let d = dispatch(HookEvent::BeforeCompact, &[sh(&script, Duration::from_secs(60))], &json!({}));
+        assert!(started.elapsed() < Duration::from_secs(2), "not the 60 s limit: {:?}", started.elapsed());
+        assert!(d.warnings[0].contains("exit status: 4"), "{:?}", d.warnings);
+        assert!(gone_soon(read_pid(&bg_pid)), "the child holding stderr is killed with the group");
     }
 
     #[test]
