@@ -79,7 +79,10 @@ pub fn print_progress(quiet: bool) -> impl FnMut(contextree_ops::Progress) + Sen
             return;
         }
         match p {
-            Progress::Attempt { call, provider, model, attempt } => eprintln!("{} summary: asking {provider} {model} (attempt {})", call.name(), attempt + 1),
+            Progress::Attempt { call, provider, model, attempt, deadline_ms } => {
+                let left = deadline_ms.map_or(String::new(), |ms| format!(", {}s left of the deadline", ms.div_ceil(1000)));
+                eprintln!("{} summary: asking {provider} {model} (attempt {}{left})", call.name(), attempt + 1);
+            }
             Progress::Retry { call, error, delay_ms } => eprintln!("{} summary: {error}; retrying in {:.1}s", call.name(), delay_ms as f64 / 1000.0),
             Progress::Fallback { call, provider, error } => eprintln!("{} summary: {provider} failed ({error}); trying the next candidate", call.name()),
             _ => {}

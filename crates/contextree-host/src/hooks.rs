@@ -14,8 +14,9 @@
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -29,6 +30,15 @@ use serde_json::{json, Map, Value};
 
 /// The time limit of a hook that names none.
 pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The most a hook may print on stdout (a result is one JSON object; 16 MiB is
+/// far more than any summary). One byte more and the hook is killed, so a hook
+/// that prints endlessly cannot fill contextree's memory.
+pub const HOOK_STDOUT_CAP: usize = 16 << 20;
+
+/// The most a hook may print on stderr (only its first lines are ever quoted;
+/// 1 MiB leaves room for a chatty log). One byte more and the hook is killed.
+pub const HOOK_STDERR_CAP: usize = 1 << 20;
 
 /// How much of a failing hook's stderr goes into its warning.
 const STDERR_EXCERPT_CHARS: usize = 300;
@@ -247,6 +257,14 @@ pub fn dispatch(event: HookEvent, hooks: &[HookCommand], payload: &Value) -> Dis
     dispatch_with(event, hooks, payload, &mut run_command)
 }
 
+/// [`dispatch`] that stops when `stop` returns true: the running hook's
+/// process group is killed and no later hook starts (each is a warning). The
+/// caller checks its own flag afterwards; the dispatch does not decide what a
+/// cancelled run means.
+pub fn dispatch_until(event: HookEvent, hooks: &[HookCommand], payload: &Value, stop: &dyn Fn() -> bool) -> Dispatch {
+    dispatch_with(event, hooks, payload, &mut |hook, input| if stop() { Err("not started: the run was cancelled".to_owned()) } else { run_command_until(hook, input, stop) })
+}
+
 /// The shape checks of a result, so that a malformed one is rejected as a
 /// whole (and an earlier good result stands) rather than half used.
 fn check_result(event: HookEvent, m: &Map<String, Value>) -> Result<(), String> {
@@ -341,20 +359,91 @@ pub fn compacting(d: &Dispatch) -> CompactingHook {
 }
 
 /// Runs one hook: `payload` on stdin, its stdout returned when it exits with
-/// status 0 within its time limit. On timeout it is killed. The payload is
-/// written and the output read on their own threads, so a hook that never
-/// reads its stdin, or prints a lot, cannot deadlock contextree.
+/// status 0 within its time limit. See [`run_command_until`].
 pub fn run_command(hook: &HookCommand, payload: &[u8]) -> Result<Vec<u8>, String> {
+    run_command_until(hook, payload, &|| false)
+}
+
+/// Which of a hook's output pipes.
+#[derive(Debug, Clone, Copy)]
+enum Pipe {
+    Stdout,
+    Stderr,
+}
+
+impl Pipe {
+    fn name(self) -> &'static str {
+        match self {
+            Pipe::Stdout => "stdout",
+            Pipe::Stderr => "stderr",
+        }
+    }
+
+    fn cap(self) -> usize {
+        match self {
+            Pipe::Stdout => HOOK_STDOUT_CAP,
+            Pipe::Stderr => HOOK_STDERR_CAP,
+        }
+    }
+}
+
+/// What a pipe's reader thread reports: all of it, or that it went over its cap.
+enum Piped {
+    Done(Pipe, Vec<u8>),
+    Over(Pipe),
+}
+
+/// Reads `pipe` to its end on a thread of its own, keeping at most `which.cap()`
+/// bytes: one byte more is [`Piped::Over`], and the thread stops reading (the
+/// caller kills the hook), so a hook that prints endlessly costs at most its cap.
+fn drain(pipe: impl Read + Send + 'static, which: Pipe, tx: mpsc::Sender<Piped>) {
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let mut pipe = pipe.take(which.cap() as u64 + 1);
+        // A read error ends the output like an end of file: what came so far counts.
+        let _ = pipe.read_to_end(&mut buf);
+        let _ = tx.send(if buf.len() > which.cap() { Piped::Over(which) } else { Piped::Done(which, buf) });
+        // Closed only now: a hook writing on dies of SIGPIPE, and the caller must
+        // see `Over` before that exit (the channel keeps the order).
+        drop(pipe);
+    });
+}
+
+/// Kills the hook and every process it started that stayed in its process
+/// group, then reaps the hook.
+fn kill_group(child: &mut Child) {
+    // The hook leads a group of its own (`process_group(0)`), so its pid is the
+    // group's id. `child.kill()` too, in case the group signal failed.
+    let _ = rustix::process::kill_process_group(rustix::process::Pid::from_child(child), rustix::process::Signal::KILL);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Runs one hook: `payload` on stdin, its stdout returned when it exits with
+/// status 0 within its time limit and both its output pipes are closed.
+///
+/// The hook runs in a process group of its own. The whole group is killed
+/// (SIGKILL) when the time limit passes, when the hook prints more than
+/// [`HOOK_STDOUT_CAP`] on stdout or [`HOOK_STDERR_CAP`] on stderr, or when
+/// `stop` returns true (checked every few milliseconds); so a hook's own
+/// children do not outlive it. A process the hook leaves behind with its
+/// output redirected elsewhere (it detached on purpose) is not waited for and
+/// is left alone; one still holding the hook's output is waited for until the
+/// time limit (200 ms after a failing exit) and then killed with the group.
+///
+/// The payload is written and the output read on their own threads, so a hook
+/// that never reads its stdin, or prints a lot, cannot deadlock contextree.
+pub fn run_command_until(hook: &HookCommand, payload: &[u8], stop: &dyn Fn() -> bool) -> Result<Vec<u8>, String> {
     let (program, args) = hook.command.split_first().ok_or("the command is empty")?;
     let mut child = Command::new(program)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        .process_group(0)
         .spawn()
         .map_err(|e| format!("cannot start: {e}"))?;
-    let started = Instant::now();
-    let deadline = started + hook.timeout;
+    let deadline = Instant::now() + hook.timeout;
     if let Some(mut stdin) = child.stdin.take() {
         let input = payload.to_vec();
         // A hook may exit without reading: the broken pipe is not an error.
@@ -362,42 +451,69 @@ pub fn run_command(hook: &HookCommand, payload: &[u8]) -> Result<Vec<u8>, String
             let _ = stdin.write_all(&input);
         });
     }
-    let collect = |pipe: Option<Box<dyn Read + Send>>| {
-        let (tx, rx) = mpsc::channel();
-        if let Some(mut pipe) = pipe {
-            std::thread::spawn(move || {
-                let mut buf = Vec::new();
-                let _ = pipe.read_to_end(&mut buf);
-                let _ = tx.send(buf);
-            });
-        }
-        rx
-    };
-    let stdout = collect(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let stderr = collect(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let timed_out = || format!("timed out after {}s (killed)", hook.timeout.as_secs_f64());
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(timed_out());
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(e) => return Err(format!("cannot wait for it: {e}")),
-        }
-    };
-    // A background process the hook started may still hold the pipes open;
-    // its output is waited for only until the time limit.
-    let remaining = deadline.saturating_duration_since(Instant::now());
-    if !status.success() {
-        let err = stderr.recv_timeout(remaining.min(Duration::from_millis(200))).unwrap_or_default();
-        let err = String::from_utf8_lossy(&err);
-        let detail = if err.trim().is_empty() { String::new() } else { format!(": {}", excerpt(err.trim())) };
-        return Err(format!("{status}{detail}"));
+    let (tx, rx) = mpsc::channel();
+    let (mut stdout, mut stderr) = (None, None);
+    match child.stdout.take() {
+        Some(p) => drain(p, Pipe::Stdout, tx.clone()),
+        None => stdout = Some(Vec::new()),
     }
-    stdout.recv_timeout(remaining).map_err(|_| timed_out())
+    match child.stderr.take() {
+        Some(p) => drain(p, Pipe::Stderr, tx),
+        None => stderr = Some(Vec::new()),
+    }
+    let timed_out = || format!("timed out after {}s (killed)", hook.timeout.as_secs_f64());
+    // When the hook has failed, its stderr is waited for only briefly: a
+    // background process may hold the pipe open.
+    let mut failed_at: Option<(ExitStatus, Instant)> = None;
+    let mut status = None;
+    loop {
+        match rx.recv_timeout(Duration::from_millis(5)) {
+            Ok(Piped::Done(Pipe::Stdout, bytes)) => stdout = Some(bytes),
+            Ok(Piped::Done(Pipe::Stderr, bytes)) => stderr = Some(bytes),
+            Ok(Piped::Over(pipe)) => {
+                kill_group(&mut child);
+                return Err(format!("printed more than {} bytes on {} (killed)", pipe.cap(), pipe.name()));
+            }
+            Err(_) => {}
+        }
+        if status.is_none() {
+            match child.try_wait() {
+                Ok(Some(s)) if s.success() => status = Some(s),
+                Ok(Some(s)) => {
+                    status = Some(s);
+                    failed_at = Some((s, Instant::now()));
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    kill_group(&mut child);
+                    return Err(format!("cannot wait for it: {e}"));
+                }
+            }
+        }
+        if let Some((s, at)) = failed_at {
+            if stderr.is_some() || at.elapsed() >= Duration::from_millis(200) || Instant::now() >= deadline {
+                // What is left of the group goes with it.
+                kill_group(&mut child);
+                let err = String::from_utf8_lossy(stderr.as_deref().unwrap_or_default());
+                let detail = if err.trim().is_empty() { String::new() } else { format!(": {}", excerpt(err.trim())) };
+                return Err(format!("{s}{detail}"));
+            }
+        }
+        if status.is_some() && stderr.is_some() {
+            if let Some(out) = stdout.take() {
+                return Ok(out);
+            }
+        }
+        if stop() {
+            kill_group(&mut child);
+            return Err("stopped: the run was cancelled (killed)".to_owned());
+        }
+        if Instant::now() >= deadline {
+            // The hook itself, or a process it started that still holds its output.
+            kill_group(&mut child);
+            return Err(timed_out());
+        }
+    }
 }
 
 fn excerpt(text: &str) -> String {
@@ -785,5 +901,123 @@ mod tests {
         assert!(d.warnings[2].contains("exit status: 3: oops"), "{}", d.warnings[2]);
         assert!(d.warnings[3].contains("cannot start"), "{}", d.warnings[3]);
         assert_eq!(before_compact(&d).compaction.unwrap().summary, "survivor");
+    }
+
+    /// Whether process `pid` is gone: no /proc entry, or a zombie waiting for a
+    /// reaper (in a container, pid 1 may never reap an orphan).
+    fn gone(pid: u32) -> bool {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Err(_) => true,
+            // `pid (comm) S ...`: the state follows the last ')'.
+            Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        }
+    }
+
+    /// Waits up to 2 s for `pid` to be gone (SIGKILL is delivered asynchronously).
+    fn gone_soon(pid: u32) -> bool {
+        let until = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < until {
+            if gone(pid) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        gone(pid)
+    }
+
+    /// The resident memory of this process in KiB (`VmRSS`).
+    fn rss_kib() -> u64 {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    }
+
+    fn read_pid(path: &Path) -> u32 {
+        // The hook writes its pid files before sleeping; wait for them briefly.
+        let until = Instant::now() + Duration::from_secs(2);
+        loop {
+            if let Some(pid) = std::fs::read_to_string(path).ok().and_then(|t| t.trim().parse().ok()) {
+                return pid;
+            }
+            assert!(Instant::now() < until, "{} was never written", path.display());
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    #[test]
+    fn endless_output_is_cut_at_the_cap_and_the_hook_killed() {
+        let before = rss_kib();
+        let started = Instant::now();
+        let d = dispatch(HookEvent::BeforeCompact, &[HookCommand { command: vec!["yes".into()], timeout: Duration::from_secs(60) }], &json!({}));
+        let took = started.elapsed();
+        let grew_mib = rss_kib().saturating_sub(before) / 1024;
+        eprintln!("yes: stopped after {took:?}, RSS grew by {grew_mib} MiB");
+        assert_eq!(d.warnings.len(), 1, "{:?}", d.warnings);
+        assert!(d.warnings[0].contains(&format!("(yes): printed more than {HOOK_STDOUT_CAP} bytes on stdout (killed)")), "{}", d.warnings[0]);
+        assert!(took < Duration::from_secs(10), "stopped by the cap, not the time limit: {took:?}");
+        // The buffer holds at most the cap (16 MiB) plus the Vec's spare room.
+        assert!(grew_mib < 64, "memory stays bounded: grew by {grew_mib} MiB");
+
+        let t = TempDir::new();
+        let pid_file = t.0.join("pid");
+        let d = dispatch(HookEvent::Compact, &[sh(&format!("echo $$ > '{}'; exec yes >&2", pid_file.display()), Duration::from_secs(60))], &json!({}));
+        assert!(d.warnings[0].contains(&format!("printed more than {HOOK_STDERR_CAP} bytes on stderr (killed)")), "{}", d.warnings[0]);
+        assert!(gone_soon(read_pid(&pid_file)));
+    }
+
+    #[test]
+    fn the_time_limit_kills_the_hook_and_its_children() {
+        let t = TempDir::new();
+        let (hook_pid, bg_pid) = (t.0.join("hook"), t.0.join("bg"));
+        let script = format!("echo $$ > '{}'; sleep 300 & echo $! > '{}'; sleep 300", hook_pid.display(), bg_pid.display());
+        let started = Instant::now();
+        let d = dispatch(HookEvent::BeforeCompact, &[sh(&script, Duration::from_millis(500))], &json!({}));
+        let took = started.elapsed();
+        assert!(d.warnings[0].contains("timed out after 0.5s (killed)"), "{:?}", d.warnings);
+        assert!(took < Duration::from_secs(3), "{took:?}");
+        let (hook, bg) = (read_pid(&hook_pid), read_pid(&bg_pid));
+        assert!(gone_soon(hook), "the hook {hook} is gone");
+        assert!(gone_soon(bg), "its background child {bg} is gone too");
+
+        // A hook that exits at once but leaves a child holding its stdout: the
+        // child is killed at the time limit too.
+        let script = format!("sleep 300 & echo $! > '{}'; echo '{{}}'", bg_pid.display());
+        let _ = std::fs::remove_file(&bg_pid);
+        let d = dispatch(HookEvent::BeforeCompact, &[sh(&script, Duration::from_millis(300))], &json!({}));
+        assert!(d.warnings[0].contains("timed out"), "{:?}", d.warnings);
+        assert!(gone_soon(read_pid(&bg_pid)));
+
+        // One that detaches on purpose (its output elsewhere) is not waited for.
+        let started = Instant::now();
+        let d = dispatch(HookEvent::BeforeCompact, &[sh("sleep 1 >/dev/null 2>&1 & echo '{\"cancel\": true}'", Duration::from_secs(10))], &json!({}));
+        assert!(d.cancelled && d.warnings.is_empty() && started.elapsed() < Duration::from_millis(900), "{d:?}");
+    }
+
+    #[test]
+    fn a_failing_hook_is_reported_at_once_and_its_children_killed() {
+        let t = TempDir::new();
+        let bg_pid = t.0.join("bg");
+        // The child inherits stderr, so the pipe stays open after the hook exits.
+        let script = format!("sleep 300 & echo $! > '{}'; echo bad >&2; exit 4", bg_pid.display());
+        let started = Instant::now();
+        let d = dispatch(HookEvent::BeforeCompact, &[sh(&script, Duration::from_secs(60))], &json!({}));
+        assert!(started.elapsed() < Duration::from_secs(2), "not the 60 s limit: {:?}", started.elapsed());
+        assert!(d.warnings[0].contains("exit status: 4"), "{:?}", d.warnings);
+        assert!(gone_soon(read_pid(&bg_pid)), "the child holding stderr is killed with the group");
+    }
+
+    #[test]
+    fn a_stop_kills_the_running_hook_and_starts_no_other() {
+        let t = TempDir::new();
+        let (hook_pid, bg_pid) = (t.0.join("hook"), t.0.join("bg"));
+        let script = format!("echo $$ > '{}'; sleep 300 & echo $! > '{}'; sleep 300", hook_pid.display(), bg_pid.display());
+        let started = Instant::now();
+        let stop_at = started + Duration::from_millis(300);
+        let d = dispatch_until(HookEvent::BeforeCompact, &[sh(&script, Duration::from_secs(60)), sh(&format!("touch '{}/ran'", t.0.display()), Duration::from_secs(60))], &json!({}), &|| Instant::now() >= stop_at);
+        assert!(started.elapsed() < Duration::from_secs(3));
+        assert_eq!(d.warnings.len(), 2, "{:?}", d.warnings);
+        assert!(d.warnings[0].contains("cancelled (killed)") && d.warnings[1].contains("not started"), "{:?}", d.warnings);
+        assert!(!t.0.join("ran").exists());
+        assert!(gone_soon(read_pid(&hook_pid)) && gone_soon(read_pid(&bg_pid)));
     }
 }

@@ -10,7 +10,12 @@
 //!   tried instead;
 //! - any other error moves on to the next candidate at once;
 //! - cancellation wins at any moment: while connecting, streaming or sleeping before a retry.
-//!   The connection is dropped and [`LlmError::Cancelled`] returned.
+//!   The connection is dropped and [`LlmError::Cancelled`] returned;
+//! - the whole call has a total deadline ([`Candidates::deadline`]): every candidate, attempt
+//!   and backoff sleep counts against it. When it passes the connection is dropped and
+//!   [`LlmError::Deadline`] returned; a retry whose wait would end after it is not waited for.
+//!   The per-provider idle timeout alone does not bound a call: a server that trickles a byte
+//!   just within it, or retries on timeouts, could hold it for many minutes.
 //!
 //! Requests go only to the configured URL: redirects are not followed, and loopback URLs
 //! bypass any proxy.
@@ -62,6 +67,8 @@ pub enum Event<'a> {
         model: &'a str,
         /// 0 for the first try, then 1, 2, ...
         attempt: u32,
+        /// What is left of the call's deadline as the attempt starts (`None`: no deadline).
+        deadline_left: Option<Duration>,
     },
     /// The next piece of summary text.
     Delta(&'a str),
@@ -112,12 +119,52 @@ pub async fn summarize_with_env(
     if candidates.is_empty() {
         return Err(LlmError::NoProvider);
     }
+    let deadline = Deadline {
+        after: candidates.deadline,
+        // A deadline too far to represent is no deadline.
+        at: tokio::time::Instant::now().checked_add(candidates.deadline),
+    };
+    let call = each_candidate(request, candidates, on_event, cancel, env, &deadline);
+    match deadline.at {
+        Some(at) => tokio::time::timeout_at(at, call)
+            .await
+            .unwrap_or(Err(LlmError::Deadline {
+                after: deadline.after,
+                last: None,
+            })),
+        None => call.await,
+    }
+}
+
+/// The call's total deadline.
+struct Deadline {
+    after: Duration,
+    at: Option<tokio::time::Instant>,
+}
+
+impl Deadline {
+    fn left(&self) -> Option<Duration> {
+        self.at
+            .map(|at| at.saturating_duration_since(tokio::time::Instant::now()))
+    }
+}
+
+async fn each_candidate(
+    request: &SummaryRequest,
+    candidates: &Candidates,
+    on_event: &mut (dyn FnMut(Event<'_>) + Send),
+    cancel: &CancelToken,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
+    deadline: &Deadline,
+) -> Result<Summary, LlmError> {
     let mut failures = Vec::new();
-    for (idx, provider) in candidates.0.iter().enumerate() {
-        let has_next = idx + 1 < candidates.0.len();
-        match try_candidate(request, provider, has_next, on_event, cancel, env).await {
+    for (idx, provider) in candidates.providers.iter().enumerate() {
+        let has_next = idx + 1 < candidates.providers.len();
+        match try_candidate(request, provider, has_next, on_event, cancel, env, deadline).await {
             Ok(summary) => return Ok(summary),
             Err(LlmError::Cancelled) => return Err(LlmError::Cancelled),
+            // The deadline is the whole call's: no other candidate gets time.
+            Err(error @ LlmError::Deadline { .. }) => return Err(error),
             Err(error) => {
                 if has_next {
                     on_event(Event::Fallback {
@@ -146,6 +193,7 @@ async fn try_candidate(
     on_event: &mut (dyn FnMut(Event<'_>) + Send),
     cancel: &CancelToken,
     env: &(dyn Fn(&str) -> Option<String> + Sync),
+    deadline: &Deadline,
 ) -> Result<Summary, LlmError> {
     let key = provider.resolve_api_key(env);
     if key.is_none() && provider.requires_api_key() {
@@ -166,6 +214,7 @@ async fn try_candidate(
             provider: provider.label(),
             model: &provider.model,
             attempt,
+            deadline_left: deadline.left(),
         });
         let res = tokio::select! {
             biased;
@@ -184,6 +233,13 @@ async fn try_candidate(
         let delay = retry_delay(provider.retry_base_delay, attempt, error.retry_after());
         if delay > MAX_RETRY_DELAY && has_next {
             return Err(error);
+        }
+        if deadline.left().is_some_and(|left| delay >= left) {
+            // Waiting would only end in the deadline: say so now, with the reason.
+            return Err(LlmError::Deadline {
+                after: deadline.after,
+                last: Some(Box::new(error)),
+            });
         }
         on_event(Event::Retry {
             error: &error,

@@ -18,6 +18,12 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 pub const DEFAULT_MAX_RETRIES: u32 = 3;
 /// Default base of the exponential backoff (omp's `retry.baseDelayMs`).
 pub const DEFAULT_RETRY_BASE_DELAY: Duration = Duration::from_millis(2000);
+/// Default total deadline of one summary call (see [`Candidates::deadline`]). Five minutes:
+/// a hosted model writes a summary in well under one, a local one on a laptop in a few; with
+/// only the idle timeout and retries a silent server could hold a call for eight minutes.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(300);
+/// The longest deadline the config file accepts (a week: "practically none").
+const MAX_DEADLINE_SECS: f64 = 7.0 * 86_400.0;
 
 /// The wire format a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -165,11 +171,33 @@ impl ProviderConfig {
     }
 }
 
-/// The candidate models, tried in order until one succeeds.
-#[derive(Debug, Clone, Default)]
-pub struct Candidates(pub Vec<ProviderConfig>);
+/// The candidate models, tried in order until one succeeds, and how long one summary call
+/// may take in all.
+#[derive(Debug, Clone)]
+pub struct Candidates {
+    /// The models, in the order they are tried.
+    pub providers: Vec<ProviderConfig>,
+    /// The total deadline of one summary call: every candidate, attempt and backoff sleep
+    /// counts against it, so a server that accepts and then never answers costs at most this
+    /// (config key `summaryDeadlineSecs`, default [`DEFAULT_DEADLINE`]).
+    pub deadline: Duration,
+}
+
+impl Default for Candidates {
+    fn default() -> Self {
+        Candidates::new(Vec::new())
+    }
+}
 
 impl Candidates {
+    /// `providers` with the default deadline.
+    pub fn new(providers: Vec<ProviderConfig>) -> Candidates {
+        Candidates {
+            providers,
+            deadline: DEFAULT_DEADLINE,
+        }
+    }
+
     /// Reads contextree's config file text (JSON, see the README).
     pub fn from_json(text: &str) -> Result<Candidates, LlmError> {
         parse(text, "<text>")
@@ -194,7 +222,7 @@ impl Candidates {
 
     /// Whether no candidate is configured.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.providers.is_empty()
     }
 }
 
@@ -215,6 +243,7 @@ pub fn default_path() -> Option<PathBuf> {
 struct FileConfig {
     #[serde(default)]
     providers: Vec<FileProvider>,
+    summary_deadline_secs: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -259,6 +288,15 @@ fn parse(text: &str, path: &str) -> Result<Candidates, LlmError> {
             err.column()
         ))
     })?;
+    let deadline = match file.summary_deadline_secs {
+        None => DEFAULT_DEADLINE,
+        Some(secs) if secs.is_finite() && secs > 0.0 && secs <= MAX_DEADLINE_SECS => {
+            Duration::from_secs_f64(secs)
+        }
+        Some(_) => return Err(config_error(format!(
+            "`summaryDeadlineSecs` must be a number of seconds > 0 and at most {MAX_DEADLINE_SECS}"
+        ))),
+    };
     let mut res = Vec::with_capacity(file.providers.len());
     for (idx, p) in file.providers.into_iter().enumerate() {
         let at = |what: &str| config_error(format!("providers[{idx}]: {what}"));
@@ -295,7 +333,10 @@ fn parse(text: &str, path: &str) -> Result<Candidates, LlmError> {
                 .map_or(DEFAULT_RETRY_BASE_DELAY, Duration::from_millis),
         });
     }
-    Ok(Candidates(res))
+    Ok(Candidates {
+        providers: res,
+        deadline,
+    })
 }
 
 #[cfg(test)]
@@ -317,23 +358,27 @@ mod tests {
     #[test]
     fn the_readme_example_parses_with_defaults_filled_in() {
         let c = Candidates::from_json(EXAMPLE).unwrap();
-        assert_eq!(c.0.len(), 4);
-        let local = &c.0[0];
+        assert_eq!(c.providers.len(), 4);
+        let local = &c.providers[0];
         assert_eq!(local.label(), "local");
         assert_eq!(local.kind, ProviderKind::OpenAiCompatible);
         assert_eq!(local.timeout, Duration::from_secs(300));
         assert_eq!(local.max_retries, 1);
         assert!(!local.requires_api_key());
-        let anthropic = &c.0[1];
+        assert_eq!(
+            c.deadline, DEFAULT_DEADLINE,
+            "no summaryDeadlineSecs: the default"
+        );
+        let anthropic = &c.providers[1];
         assert_eq!(anthropic.base_url, "https://api.anthropic.com");
         assert_eq!(anthropic.label(), "anthropic");
         assert_eq!(anthropic.api_key_env_name(), Some("MY_ANTHROPIC_KEY"));
         assert_eq!(anthropic.timeout, DEFAULT_TIMEOUT);
         assert!(anthropic.requires_api_key());
-        let openai = &c.0[2];
+        let openai = &c.providers[2];
         assert_eq!(openai.base_url, "https://api.openai.com/v1");
         assert!(openai.requires_api_key());
-        let remote = &c.0[3];
+        let remote = &c.providers[3];
         assert_eq!(remote.model, "");
         assert_eq!(remote.retry_base_delay, Duration::from_millis(500));
         assert_eq!(remote.api_key_env_name(), None);
@@ -347,15 +392,21 @@ mod tests {
             "OPENAI_API_KEY" => Some("oa-env".to_owned()),
             _ => None,
         };
-        assert_eq!(c.0[1].resolve_api_key(&env), Some(ApiKey::new("ant-env")));
         assert_eq!(
-            c.0[2].resolve_api_key(&env),
+            c.providers[1].resolve_api_key(&env),
+            Some(ApiKey::new("ant-env"))
+        );
+        assert_eq!(
+            c.providers[2].resolve_api_key(&env),
             Some(ApiKey::new("sk-from-file"))
         );
-        assert_eq!(c.0[0].resolve_api_key(&env), Some(ApiKey::new("oa-env")));
-        assert_eq!(c.0[3].resolve_api_key(&env), None);
+        assert_eq!(
+            c.providers[0].resolve_api_key(&env),
+            Some(ApiKey::new("oa-env"))
+        );
+        assert_eq!(c.providers[3].resolve_api_key(&env), None);
         let empty = |_: &str| Some(String::new());
-        assert_eq!(c.0[1].resolve_api_key(&empty), None);
+        assert_eq!(c.providers[1].resolve_api_key(&empty), None);
     }
 
     #[test]
@@ -410,5 +461,19 @@ mod tests {
     #[test]
     fn an_empty_file_object_has_no_candidates() {
         assert!(Candidates::from_json("{}").unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_summary_deadline_is_read_and_checked() {
+        let c = Candidates::from_json(r#"{"summaryDeadlineSecs": 90.5, "providers": []}"#).unwrap();
+        assert_eq!(c.deadline, Duration::from_millis(90_500));
+        for bad in ["0", "-1", "1e12"] {
+            let err =
+                Candidates::from_json(&format!(r#"{{"summaryDeadlineSecs": {bad}}}"#)).unwrap_err();
+            assert!(
+                err.to_string().contains("summaryDeadlineSecs"),
+                "{bad}: {err}"
+            );
+        }
     }
 }

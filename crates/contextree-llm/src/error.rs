@@ -91,6 +91,15 @@ pub enum LlmError {
         /// What was wrong.
         reason: String,
     },
+    /// The call's total deadline ([`crate::Candidates::deadline`]) passed, or would pass before
+    /// the next retry, before any candidate answered.
+    #[error("no summary within the deadline of {} (summaryDeadlineSecs in contextree's config){}", fmt_duration(*.after), last_suffix(.last.as_deref()))]
+    Deadline {
+        /// The deadline.
+        after: Duration,
+        /// The error that was about to be retried, if the deadline ended a retry wait.
+        last: Option<Box<LlmError>>,
+    },
     /// The caller cancelled the request.
     #[error("cancelled")]
     Cancelled,
@@ -149,6 +158,7 @@ impl LlmError {
             | LlmError::MalformedStream { .. }
             | LlmError::MalformedResponse { .. }
             | LlmError::InvalidRequest { .. }
+            | LlmError::Deadline { .. }
             | LlmError::Cancelled
             | LlmError::NoProvider
             | LlmError::MissingApiKey { .. }
@@ -173,13 +183,7 @@ pub(crate) fn redact_error(error: LlmError, secret: Option<&str>) -> LlmError {
     let Some(secret) = secret.filter(|s| !s.is_empty()) else {
         return error;
     };
-    let clean = |text: String| {
-        if text.contains(secret) {
-            text.replace(secret, "[redacted]")
-        } else {
-            text
-        }
-    };
+    let clean = |text: String| redact(&text, Some(secret));
     match error {
         LlmError::Status {
             status,
@@ -211,15 +215,144 @@ pub(crate) fn redact_error(error: LlmError, secret: Option<&str>) -> LlmError {
     }
 }
 
-/// Replaces every occurrence of `secret` in `text` with `[redacted]`.
+/// A run of the key's first characters this long (or the whole key, if shorter) is redacted
+/// even when the rest is missing: a server that echoes a truncated key must not show most of
+/// it. 16 characters reach past the public prefixes (`sk-ant-api03-` is 13), so ordinary
+/// text never matches.
+pub const REDACT_PREFIX_CHARS: usize = 16;
+
+/// Replaces every occurrence of `secret` in `text` with `[redacted]`, in whatever form a
+/// server may echo it.
 ///
 /// Used on everything a server sends back before it goes into an error: some servers echo
-/// the key they rejected.
+/// the key they rejected, and not always verbatim. A match is found character by character,
+/// each key character in any of these forms (they may be mixed):
+/// - itself, in either ASCII case (a server may lower-case what it echoes);
+/// - JSON / JavaScript escapes: `\/` (or any punctuation after a backslash), `\u002f`,
+///   `\x2f`, with any number of backslashes (JSON inside a JSON string);
+/// - percent-encoding `%2F` / `%2f`, also encoded twice (`%252F`);
+/// - HTML character references `&#47;` / `&#x2f;`.
+///
+/// A run that matches at least the key's first [`REDACT_PREFIX_CHARS`] characters is
+/// redacted as far as it goes on matching the key, so a truncated echo goes too.
+/// Not recognised: base64 and other re-encodings of the key as a whole.
 pub fn redact(text: &str, secret: Option<&str>) -> String {
-    match secret {
-        Some(secret) if !secret.is_empty() => text.replace(secret, "[redacted]"),
-        _ => text.to_owned(),
+    let Some(secret) = secret.filter(|s| !s.is_empty()) else {
+        return text.to_owned();
+    };
+    let key: Vec<char> = secret.chars().collect();
+    let need = key.len().min(REDACT_PREFIX_CHARS);
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut copied, mut at) = (0, 0);
+    while at < bytes.len() {
+        // Matches start only at character boundaries.
+        if !text.is_char_boundary(at) {
+            at += 1;
+            continue;
+        }
+        let (mut end, mut matched) = (at, 0);
+        while matched < key.len() {
+            match key_char_at(text, end, key[matched]) {
+                Some(len) => {
+                    end += len;
+                    matched += 1;
+                }
+                None => break,
+            }
+        }
+        if matched >= need {
+            out.push_str(&text[copied..at]);
+            out.push_str("[redacted]");
+            copied = end;
+            at = end;
+        } else {
+            at += 1;
+        }
     }
+    out.push_str(&text[copied..]);
+    out
+}
+
+/// The length in bytes of one encoding of `want` at byte `at` of `text`, if there is one.
+fn key_char_at(text: &str, at: usize, want: char) -> Option<usize> {
+    let rest = text.get(at..)?;
+    let first = rest.chars().next()?;
+    if first == want || (want.is_ascii() && first.eq_ignore_ascii_case(&want)) {
+        return Some(first.len_utf8());
+    }
+    let b = rest.as_bytes();
+    match first {
+        '\\' => {
+            let slashes = b.iter().take_while(|&&c| c == b'\\').count();
+            let after = &rest[slashes..];
+            let next = after.chars().next()?;
+            // `\/`, `\"`: a backslash before punctuation (not `\n` for an `n`).
+            if next == want && !want.is_alphanumeric() {
+                return Some(slashes + next.len_utf8());
+            }
+            let digits = match next {
+                'u' | 'U' => 4,
+                'x' | 'X' => 2,
+                _ => return None,
+            };
+            same(hex(after.get(1..1 + digits))?, want).then_some(slashes + 1 + digits)
+        }
+        '%' if want.is_ascii() => {
+            // `%` itself may be encoded again (`%252F`), any number of times.
+            let mut i = 1;
+            loop {
+                let value = hex(rest.get(i..i + 2))?;
+                if same(value, want) {
+                    return Some(i + 2);
+                }
+                if value != u32::from(b'%') {
+                    return None;
+                }
+                i += 2;
+            }
+        }
+        '&' if b.get(1) == Some(&b'#') => {
+            let (hexadecimal, from) = if matches!(b.get(2), Some(b'x' | b'X')) {
+                (true, 3)
+            } else {
+                (false, 2)
+            };
+            let len = b[from..]
+                .iter()
+                .take_while(|c| {
+                    if hexadecimal {
+                        c.is_ascii_hexdigit()
+                    } else {
+                        c.is_ascii_digit()
+                    }
+                })
+                .count();
+            if len == 0 || len > 8 || b.get(from + len) != Some(&b';') {
+                return None;
+            }
+            let digits = &rest[from..from + len];
+            let value = if hexadecimal {
+                u32::from_str_radix(digits, 16)
+            } else {
+                digits.parse()
+            };
+            same(value.ok()?, want).then_some(from + len + 1)
+        }
+        _ => None,
+    }
+}
+
+/// Whether the character `value` is `want`, ASCII case ignored.
+fn same(value: u32, want: char) -> bool {
+    char::from_u32(value)
+        .is_some_and(|c| c == want || (want.is_ascii() && c.eq_ignore_ascii_case(&want)))
+}
+
+/// `digits` as a hexadecimal number, if there are some and all are hex digits.
+fn hex(digits: Option<&str>) -> Option<u32> {
+    let digits = digits.filter(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_hexdigit()))?;
+    u32::from_str_radix(digits, 16).ok()
 }
 
 /// The first [`BODY_EXCERPT_CHARS`] characters of a response body, trimmed, keys redacted.
@@ -230,6 +363,10 @@ pub fn body_excerpt(body: &str, secret: Option<&str>) -> String {
         Some((idx, _)) => format!("{}…", &body[..idx]),
         None => body.to_owned(),
     }
+}
+
+fn last_suffix(last: Option<&LlmError>) -> String {
+    last.map_or_else(String::new, |e| format!("; last error: {e}"))
 }
 
 fn reason_suffix(status: u16) -> String {
@@ -369,6 +506,17 @@ mod tests {
             "all 2 candidate models failed: [1] local qwen: HTTP 400 Bad Request: bad; \
              [2] remote: Remote compaction response missing summary"
         );
+        let late = LlmError::Deadline {
+            after: Duration::from_secs(300),
+            last: Some(Box::new(LlmError::Timeout {
+                after: Duration::from_secs(120),
+            })),
+        };
+        assert_eq!(
+            late.to_string(),
+            "no summary within the deadline of 300s (summaryDeadlineSecs in contextree's config); \
+             last error: request timed out: nothing received for 120s"
+        );
     }
 
     #[test]
@@ -379,6 +527,50 @@ mod tests {
         assert_eq!(
             body_excerpt(" invalid key sk-secret-1 ", Some("sk-secret-1")),
             "invalid key [redacted]"
+        );
+    }
+
+    #[test]
+    fn every_echoed_form_of_a_key_is_redacted() {
+        let key = "sk-Test_9/ab+cd=EF.gh-XYZ123";
+        let r = |text: &str| redact(text, Some(key));
+        for (echo, why) in [
+            ("sk-Test_9/ab+cd=EF.gh-XYZ123", "verbatim"),
+            ("sk-test_9/ab+cd=ef.gh-xyz123", "lower-cased"),
+            ("SK-TEST_9/AB+CD=EF.GH-XYZ123", "upper-cased"),
+            (r"sk-Test_9\/ab+cd=EF.gh-XYZ123", "JSON \\/"),
+            (r"sk-Test_9\\\/ab+cd=EF.gh-XYZ123", "JSON in a JSON string"),
+            (r"\u0073\u006B-Test_9\u002fab\u002Bcd\u003dEF.gh-XYZ123", "JSON \\u escapes"),
+            (r"sk-Test_9\x2fab\x2bcd=EF.gh-XYZ123", "\\x escapes"),
+            ("sk-Test_9%2Fab%2bcd%3DEF.gh-XYZ123", "percent-encoded"),
+            ("%73%6b%2d%54%65%73%74%5f%39%2f%61%62%2b%63%64%3d%45%46%2e%67%68%2d%58%59%5a%31%32%33", "percent-encoded throughout"),
+            ("sk-Test_9%252Fab%252Bcd%253DEF.gh-XYZ123", "percent-encoded twice"),
+            ("sk-Test_9&#47;ab&#x2B;cd&#61;EF.gh-XYZ123", "HTML references"),
+            ("sk-Test_9/ab+cd=EF", "a truncated echo (18 of 27 characters)"),
+        ] {
+            let got = r(&format!("{{\"error\": \"bad key '{echo}' here\"}}"));
+            assert_eq!(got, "{\"error\": \"bad key '[redacted]' here\"}", "{why}: {echo}");
+        }
+        // Too short a prefix is ordinary text; other text is untouched; two echoes both go.
+        assert_eq!(
+            r("keys start with sk-Test_9/ab"),
+            "keys start with sk-Test_9/ab"
+        );
+        assert_eq!(
+            r("a sk-Test_9/ab+cd=EF.gh-XYZ123 b sk-test_9%2fab+cd=ef.gh-xyz123 c é"),
+            "a [redacted] b [redacted] c é"
+        );
+        // `\n` is a newline, not an `n`; a short key needs all of it.
+        assert_eq!(redact(r"k\ney", Some("kney")), r"k\ney");
+        assert_eq!(redact("x KNEY y kne", Some("kney")), "x [redacted] y kne");
+        assert_eq!(
+            redact("a clé b", Some("CLÉ")),
+            "a clé b",
+            "non-ASCII keeps its case"
+        );
+        assert_eq!(
+            redact("a CLÉ b \\u0063L\\u00c9", Some("CLÉ")),
+            "a [redacted] b [redacted]"
         );
     }
 }

@@ -159,7 +159,11 @@ pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: Progress
     let mut hook_supplied = None;
     if !hooks.for_event(HookEvent::BeforeCompact).is_empty() {
         let payload = hooks::before_compact_payload(s, &ctx.path, &plan, &loaded.source, opts.instructions.as_deref())?;
-        let d = hooks::dispatch(HookEvent::BeforeCompact, hooks.for_event(HookEvent::BeforeCompact), &payload);
+        // A cancel kills the running hook (its whole process group) and starts no other.
+        let d = hooks::dispatch_until(HookEvent::BeforeCompact, hooks.for_event(HookEvent::BeforeCompact), &payload, &|| cancel.is_cancelled());
+        if cancel.is_cancelled() {
+            return Err(OpsError::Cancelled);
+        }
         warnings.extend(d.warnings.iter().cloned());
         let decided = hooks::before_compact(&d);
         if decided.cancel {
@@ -172,7 +176,10 @@ pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: Progress
     // context lines follow the hooks' lines.
     if s.dialect() == Dialect::Omp && opts.summary.is_none() && hook_supplied.is_none() && !hooks.for_event(HookEvent::Compacting).is_empty() {
         let payload = hooks::compacting_payload(s, &plan, &loaded.source)?;
-        let d = hooks::dispatch(HookEvent::Compacting, hooks.for_event(HookEvent::Compacting), &payload);
+        let d = hooks::dispatch_until(HookEvent::Compacting, hooks.for_event(HookEvent::Compacting), &payload, &|| cancel.is_cancelled());
+        if cancel.is_cancelled() {
+            return Err(OpsError::Cancelled);
+        }
         warnings.extend(d.warnings.iter().cloned());
         let mut hook = hooks::compacting(&d);
         hook.context.extend(opts.context.iter().cloned());
@@ -220,7 +227,8 @@ pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: Progress
     }
     let entry_value: Value = serde_json::from_str(&entry.line).map_err(|e| OpsError::Failed(e.to_string()))?;
     if !hooks.for_event(HookEvent::Compact).is_empty() {
-        // A notification: the entry is written whatever the hooks do.
+        // A notification: the entry is written whatever the hooks do, so a cancel
+        // (meant for the summary) no longer stops them; their time limit still does.
         let d = hooks::dispatch(HookEvent::Compact, hooks.for_event(HookEvent::Compact), &hooks::compact_payload(&entry_value, from_extension));
         warnings.extend(d.warnings);
     }

@@ -245,7 +245,11 @@ pub fn run(loaded: &LoadedSession, opts: &NavigateOptions<'_>, progress: Progres
             replace_instructions: nav.replace_instructions,
             label: nav.label.as_deref(),
         };
-        let d = hooks::dispatch(HookEvent::BeforeTree, before_tree, &hooks::before_tree_payload(s, &prep, &loaded.source));
+        // A cancel kills the running hook (its whole process group) and starts no other.
+        let d = hooks::dispatch_until(HookEvent::BeforeTree, before_tree, &hooks::before_tree_payload(s, &prep, &loaded.source), &|| cancel.is_cancelled());
+        if cancel.is_cancelled() {
+            return Err(OpsError::Cancelled);
+        }
         warnings.extend(d.warnings.iter().cloned());
         let decided = hooks::before_tree(&d);
         if decided.cancel {

@@ -46,6 +46,10 @@ pub enum Progress {
         model: String,
         /// 0, 1, 2, ...
         attempt: u32,
+        /// Milliseconds left of the call's total deadline as the attempt starts (the app
+        /// counts down from it); absent when the call has no deadline.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        deadline_ms: Option<u64>,
     },
     /// The next piece of summary text.
     Delta {
@@ -72,6 +76,11 @@ pub enum Progress {
         /// Its last error.
         error: String,
     },
+    /// The call has its summary (its deadline no longer runs; other calls may still stream).
+    Done {
+        /// The summary.
+        call: Call,
+    },
     /// The offline extractive summary is used for this call (no model).
     Offline {
         /// The summary.
@@ -87,7 +96,13 @@ pub type ProgressFn<'a> = &'a mut (dyn FnMut(Progress) + Send);
 impl Progress {
     fn from_event(call: Call, event: Event<'_>) -> Option<Progress> {
         Some(match event {
-            Event::Attempt { provider, model, attempt } => Progress::Attempt { call, provider: provider.to_owned(), model: model.to_owned(), attempt },
+            Event::Attempt { provider, model, attempt, deadline_left } => Progress::Attempt {
+                call,
+                provider: provider.to_owned(),
+                model: model.to_owned(),
+                attempt,
+                deadline_ms: deadline_left.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+            },
             Event::Delta(text) => Progress::Delta { call, text: text.to_owned() },
             Event::Retry { error, delay } => Progress::Retry { call, error: error.to_string(), delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX) },
             Event::Fallback { provider, error } => Progress::Fallback { call, provider: provider.to_owned(), error: error.to_string() },
@@ -124,7 +139,10 @@ impl<'a, 'p> Asker<'a, 'p> {
                 report(p);
             }
         };
-        contextree_llm::summarize_with_events(request, self.candidates, &mut on_event, self.cancel).await
+        let summary = contextree_llm::summarize_with_events(request, self.candidates, &mut on_event, self.cancel).await?;
+        let mut report = self.progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        report(Progress::Done { call });
+        Ok(summary)
     }
 }
 
@@ -144,11 +162,13 @@ mod tests {
     #[test]
     fn progress_serializes_as_the_apps_progress_event() {
         let wire = |p: Progress| serde_json::to_value(p).unwrap();
-        assert_eq!(wire(Progress::Attempt { call: Call::TurnPrefix, provider: "p".into(), model: "m".into(), attempt: 1 }), json!({"kind": "attempt", "call": "turnPrefix", "provider": "p", "model": "m", "attempt": 1}));
+        assert_eq!(wire(Progress::Attempt { call: Call::TurnPrefix, provider: "p".into(), model: "m".into(), attempt: 1, deadline_ms: None }), json!({"kind": "attempt", "call": "turnPrefix", "provider": "p", "model": "m", "attempt": 1}));
+        assert_eq!(wire(Progress::Attempt { call: Call::History, provider: "p".into(), model: "m".into(), attempt: 0, deadline_ms: Some(300_000) })["deadlineMs"], 300_000);
         assert_eq!(wire(Progress::Delta { call: Call::History, text: "t".into() }), json!({"kind": "delta", "call": "history", "text": "t"}));
         assert_eq!(wire(Progress::Retry { call: Call::Short, error: "e".into(), delay_ms: 2000 }), json!({"kind": "retry", "call": "short", "error": "e", "delayMs": 2000}));
         assert_eq!(wire(Progress::Fallback { call: Call::Branch, provider: "p".into(), error: "e".into() }), json!({"kind": "fallback", "call": "branch", "provider": "p", "error": "e"}));
         assert_eq!(wire(Progress::Offline { call: Call::Branch }), json!({"kind": "offline", "call": "branch"}));
+        assert_eq!(wire(Progress::Done { call: Call::Short }), json!({"kind": "done", "call": "short"}));
         assert_eq!(wire(Progress::Writing), json!({"kind": "writing"}));
     }
 }

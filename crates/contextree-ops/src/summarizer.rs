@@ -58,14 +58,14 @@ impl std::fmt::Display for CandidatePick {
 /// configured), or why there is none (a message naming the configured entries, never a key).
 pub fn pick_candidate(configured: Candidates, pick: &CandidatePick) -> Result<Candidates, String> {
     let position = match pick {
-        CandidatePick::Index(i) => (*i < configured.0.len()).then_some(*i),
-        CandidatePick::Name(name) => configured.0.iter().position(|p| p.label() == name),
+        CandidatePick::Index(i) => (*i < configured.providers.len()).then_some(*i),
+        CandidatePick::Name(name) => configured.providers.iter().position(|p| p.label() == name),
     };
     match position {
-        Some(i) => Ok(Candidates(vec![configured.0[i].clone()])),
+        Some(i) => Ok(Candidates { providers: vec![configured.providers[i].clone()], deadline: configured.deadline }),
         None if configured.is_empty() => Err(format!("no configured summarizer {pick}: contextree's config file lists none")),
         None => {
-            let names: Vec<String> = configured.0.iter().enumerate().map(|(i, p)| format!("#{i} {:?}", p.label())).collect();
+            let names: Vec<String> = configured.providers.iter().enumerate().map(|(i, p)| format!("#{i} {:?}", p.label())).collect();
             Err(format!("no configured summarizer {pick} (configured: {})", names.join(", ")))
         }
     }
@@ -109,7 +109,11 @@ pub fn candidates(flags: &ProviderFlags, agent: &AgentSettings) -> Result<Candid
     if model.is_empty() && kind != ProviderKind::Remote {
         return Err(OpsError::Config(format!("--provider {}: --model is required", kind.as_str())));
     }
-    Ok(Candidates(vec![ProviderConfig::new(kind, base, model)]))
+    // The call's deadline is still the config file's (`summaryDeadlineSecs`). A file that
+    // cannot be read leaves the default: these flags never needed the file before, and its
+    // providers section is reported wherever it is used.
+    let deadline = configured().map_or(contextree_llm::config::DEFAULT_DEADLINE, |c| c.deadline);
+    Ok(Candidates { providers: vec![ProviderConfig::new(kind, base, model)], deadline })
 }
 
 /// `configured`, or, when it is empty, the agent's remote endpoint as the one
@@ -119,7 +123,7 @@ pub(crate) fn with_remote_endpoint(configured: Candidates, agent: &AgentSettings
         Some(url) if configured.is_empty() => {
             let mut remote = ProviderConfig::new(ProviderKind::Remote, url.clone(), "");
             remote.name = Some(REMOTE_ENDPOINT_NAME.to_owned());
-            Candidates(vec![remote])
+            Candidates { providers: vec![remote], deadline: configured.deadline }
         }
         _ => configured,
     }
@@ -170,7 +174,7 @@ pub fn providers(agent: &AgentSettings, env: &dyn Fn(&str) -> Option<String>) ->
     let path: Option<PathBuf> = config_path();
     let configured = configured()?;
     let candidates = configured
-        .0
+        .providers
         .iter()
         .map(|p| {
             let (key, key_source) = match (&p.api_key, p.resolve_api_key(env)) {
@@ -203,16 +207,16 @@ mod tests {
     fn the_remote_endpoint_is_offered_only_when_nothing_is_configured() {
         let agent = AgentSettings { remote_endpoint: Some("https://x.example/compact".into()), ..AgentSettings::default() };
         let c = with_remote_endpoint(Candidates::default(), &agent);
-        assert_eq!(c.0.len(), 1);
-        assert_eq!((c.0[0].kind, c.0[0].base_url.as_str(), c.0[0].label()), (ProviderKind::Remote, "https://x.example/compact", REMOTE_ENDPOINT_NAME));
-        let configured = Candidates(vec![ProviderConfig::new(ProviderKind::Anthropic, "https://a", "m")]);
+        assert_eq!(c.providers.len(), 1);
+        assert_eq!((c.providers[0].kind, c.providers[0].base_url.as_str(), c.providers[0].label()), (ProviderKind::Remote, "https://x.example/compact", REMOTE_ENDPOINT_NAME));
+        let configured = Candidates::new(vec![ProviderConfig::new(ProviderKind::Anthropic, "https://a", "m")]);
         let c = with_remote_endpoint(configured, &agent);
-        assert_eq!((c.0.len(), c.0[0].kind), (1, ProviderKind::Anthropic), "the config file wins");
+        assert_eq!((c.providers.len(), c.providers[0].kind), (1, ProviderKind::Anthropic), "the config file wins");
         assert!(with_remote_endpoint(Candidates::default(), &AgentSettings::default()).is_empty());
         let offline = candidates(&ProviderFlags { offline: true, ..Default::default() }, &agent).unwrap();
         assert!(offline.is_empty(), "offline asks nobody");
         let flagged = candidates(&ProviderFlags { provider: Some("remote".into()), base_url: Some("http://h/c".into()), ..Default::default() }, &agent).unwrap();
-        assert_eq!(flagged.0[0].base_url, "http://h/c", "flags win");
+        assert_eq!(flagged.providers[0].base_url, "http://h/c", "flags win");
     }
 
     #[test]
@@ -221,12 +225,12 @@ mod tests {
         cheap.name = Some("cheap".into());
         cheap.api_key = Some(contextree_llm::config::ApiKey::new("sk-contextree-secret-0123456789"));
         let strong = ProviderConfig::new(ProviderKind::Anthropic, "https://b", "big");
-        let both = || Candidates(vec![cheap.clone(), strong.clone()]);
+        let both = || Candidates::new(vec![cheap.clone(), strong.clone()]);
         let by_name = pick_candidate(both(), &CandidatePick::Name("anthropic".into())).unwrap();
-        assert_eq!((by_name.0.len(), by_name.0[0].model.as_str()), (1, "big"), "an unnamed one goes by its kind");
+        assert_eq!((by_name.providers.len(), by_name.providers[0].model.as_str()), (1, "big"), "an unnamed one goes by its kind");
         let by_index = pick_candidate(both(), &CandidatePick::Index(0)).unwrap();
-        assert_eq!(by_index.0[0].label(), "cheap");
-        assert!(by_index.0[0].api_key.is_some(), "its configured key comes along");
+        assert_eq!(by_index.providers[0].label(), "cheap");
+        assert!(by_index.providers[0].api_key.is_some(), "its configured key comes along");
         let err = pick_candidate(both(), &CandidatePick::Index(2)).unwrap_err();
         assert_eq!(err, "no configured summarizer #2 (configured: #0 \"cheap\", #1 \"anthropic\")");
         assert!(!err.contains("0123456789"), "{err}");

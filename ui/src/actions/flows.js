@@ -17,7 +17,7 @@ import {
   pruneConfirmation, prunePreviewLines, resultLines, summarySource, undoConfirmation,
 } from './format.js';
 import { foldProgress, initialProgress } from './progress.js';
-import { readFields, renderProgress, renderStep } from './view.js';
+import { readFields, renderProgress, renderStep, renderTimeLeft } from './view.js';
 
 /** Row classes of the previews (styles.css: `.row.write-*`). */
 export const WRITE_CLASSES = { pruned: 'write-pruned', abandoned: 'write-abandoned', target: 'write-target' };
@@ -156,15 +156,20 @@ export function createWrites({ dialog, bar, hooks }) {
       progress: streamed ? flow.progress : null,
       buttons: streamed ? [cancel] : [],
     });
+    // The countdown to the call's deadline ticks between events too.
+    const ticker = streamed ? setInterval(() => flow && renderTimeLeft(dialog, flow.progress), 1000) : null;
     let result;
     try {
       result = await apply((event) => {
         if (!flow) return;
-        flow.progress = foldProgress(flow.progress, event);
+        // Stamped on arrival: `deadlineMs` counts from now.
+        flow.progress = foldProgress(flow.progress, { ...event, at: Date.now() });
         renderProgress(dialog, flow.progress);
       });
     } catch (err) {
       return fail(err, again);
+    } finally {
+      if (ticker != null) clearInterval(ticker);
     }
     flow.running = false;
     const lines = resultLines(result);

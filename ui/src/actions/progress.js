@@ -3,6 +3,11 @@
 //
 // A retry or a fallback voids the text streamed since the last attempt (the model starts over),
 // so that text is dropped and a note says why.
+//
+// Each summary call has a total deadline (contextree's `summaryDeadlineSecs`): an `attempt` says
+// how many milliseconds of it are left (`deadlineMs`), and the flow stamps each event with the
+// time it arrived (`at`, ms), so the dialog can count down to `deadlineAt` until the call is
+// `done`.
 
 const CALL_LABELS = {
   history: 'history summary',
@@ -25,7 +30,7 @@ function withCall(state, call, update) {
   const calls = state.calls.slice();
   let index = calls.findIndex((c) => c.call === call);
   if (index < 0) {
-    calls.push({ call, provider: null, model: null, attempt: 0, text: '', notes: [], offline: false });
+    calls.push({ call, provider: null, model: null, attempt: 0, text: '', notes: [], offline: false, done: false, deadlineAt: null });
     index = calls.length - 1;
   }
   calls[index] = update({ ...calls[index], notes: calls[index].notes.slice() });
@@ -41,7 +46,8 @@ export function foldProgress(state, event) {
       return withCall(state, event.call, (c) => {
         const who = `${event.provider}${event.model ? ` · ${event.model}` : ''}`;
         if (event.attempt > 0) c.notes.push(`attempt ${event.attempt + 1} of ${who}`);
-        return { ...c, provider: event.provider, model: event.model, attempt: event.attempt, text: '' };
+        const deadlineAt = Number.isFinite(event.deadlineMs) && Number.isFinite(event.at) ? event.at + event.deadlineMs : c.deadlineAt;
+        return { ...c, provider: event.provider, model: event.model, attempt: event.attempt, text: '', deadlineAt };
       });
     case 'delta':
       return withCall(state, event.call, (c) => ({ ...c, text: c.text + (event.text ?? '') }));
@@ -55,6 +61,8 @@ export function foldProgress(state, event) {
         c.notes.push(`${event.provider} failed (${event.error}); trying the next provider`);
         return { ...c, text: '' };
       });
+    case 'done':
+      return withCall(state, event.call, (c) => ({ ...c, done: true }));
     case 'offline':
       return withCall(state, event.call, (c) => {
         c.notes.push('no model: the offline extractive summary is used');
@@ -80,4 +88,25 @@ export function progressStatus(state) {
   if (state.calls.length === 0) return 'Starting…';
   const last = state.calls[state.calls.length - 1];
   return `Streaming the ${callLabel(last.call)}…`;
+}
+
+/** `m:ss` (`h:mm:ss` from an hour on) of `ms`, whole seconds rounded up, never negative. */
+export function formatClock(ms) {
+  const total = Math.max(0, Math.ceil(Number(ms) / 1000)) || 0;
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}
+
+/**
+ * `"time left: 4:32"` until the soonest deadline of the calls still running at `now` (ms), or
+ * null when no running call has one (all done, offline, or the events carried none). The run
+ * fails when any call misses its deadline, so the soonest one is the one that matters.
+ */
+export function timeLeft(state, now) {
+  if (state.writing) return null;
+  const ends = state.calls.filter((c) => !c.done && !c.offline && c.deadlineAt != null).map((c) => c.deadlineAt);
+  if (ends.length === 0) return null;
+  return `time left: ${formatClock(Math.min(...ends) - now)}`;
 }

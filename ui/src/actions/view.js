@@ -5,7 +5,7 @@
 import { elementMaker } from '../dom.js';
 import { renderDiff } from '../diff/view.js';
 import { PROVIDER_KINDS, parseSourceValue, sourceOptions, sourceValue } from './format.js';
-import { callHeading, progressStatus } from './progress.js';
+import { callHeading, progressStatus, timeLeft } from './progress.js';
 
 /**
  * Renders `step` into `dialog`: `{ title, state, lines, error, fields, prompt, progress, diff,
@@ -62,16 +62,31 @@ export function renderStep(dialog, step) {
 }
 
 /** Updates only the running step's live text (no re-render: keeps the scroll and the Cancel button). */
-export function renderProgress(dialog, progress) {
+export function renderProgress(dialog, progress, now = Date.now()) {
   const el = elementMaker(dialog.ownerDocument);
   const old = dialog.querySelector('#write-progress');
-  if (old) old.replaceWith(progressNode(el, progress));
+  if (old) old.replaceWith(progressNode(el, progress, now));
 }
 
-function progressNode(el, progress) {
+/** Updates only the countdown line (every second while a summary streams). */
+export function renderTimeLeft(dialog, progress, now = Date.now()) {
+  const line = dialog.querySelector('#write-time-left');
+  if (!line) return;
+  const text = timeLeft(progress, now);
+  line.textContent = text ?? '';
+  line.hidden = text == null;
+}
+
+function progressNode(el, progress, now = Date.now()) {
   const box = el('div', 'write-progress');
   box.id = 'write-progress';
   box.append(el('p', 'write-status', progressStatus(progress)));
+  // Always present (hidden when there is no deadline) so the ticker has a line to update.
+  const left = timeLeft(progress, now);
+  const line = el('p', 'write-time-left', left ?? '');
+  line.id = 'write-time-left';
+  line.hidden = left == null;
+  box.append(line);
   for (const c of progress.calls) {
     const section = el('section', 'write-call');
     section.dataset.call = c.call;

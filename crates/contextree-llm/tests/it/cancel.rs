@@ -55,7 +55,7 @@ async fn cancelling_mid_stream_returns_cancelled_at_once_and_drops_the_connectio
     let mut p = provider(ProviderKind::OpenAiCompatible, &server.url, "m");
     p.timeout = Duration::from_secs(30);
     let cancel = CancelToken::new();
-    let (task, mut rx) = spawn_summary(Candidates(vec![p]), cancel.clone());
+    let (task, mut rx) = spawn_summary(Candidates::new(vec![p]), cancel.clone());
     wait_for(&mut rx, "delta partial").await;
     let started = Instant::now();
     cancel.cancel();
@@ -85,7 +85,7 @@ async fn cancelling_while_waiting_for_an_answer_returns_cancelled() {
     let mut p = provider(ProviderKind::Remote, &server.url, "");
     p.timeout = Duration::from_secs(30);
     let cancel = CancelToken::new();
-    let (task, _rx) = spawn_summary(Candidates(vec![p]), cancel.clone());
+    let (task, _rx) = spawn_summary(Candidates::new(vec![p]), cancel.clone());
     // Cancel only once the server holds the request.
     tokio::time::timeout(Duration::from_secs(5), async {
         while server.received().is_empty() {
@@ -110,7 +110,7 @@ async fn cancelling_during_the_retry_sleep_returns_cancelled_without_retrying() 
     p.max_retries = 3;
     p.retry_base_delay = Duration::from_secs(20);
     let cancel = CancelToken::new();
-    let (task, mut rx) = spawn_summary(Candidates(vec![p]), cancel.clone());
+    let (task, mut rx) = spawn_summary(Candidates::new(vec![p]), cancel.clone());
     wait_for(&mut rx, "retry").await;
     cancel.cancel();
     let res = tokio::time::timeout(Duration::from_secs(1), task)

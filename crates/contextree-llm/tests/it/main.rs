@@ -6,5 +6,7 @@ mod wire;
 mod failures;
 // Cancellation while connecting, streaming and sleeping before a retry.
 mod cancel;
+// The total deadline of a call, and keys echoed back in any form.
+mod deadline;
 
 mod support;

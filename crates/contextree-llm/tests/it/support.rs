@@ -259,11 +259,22 @@ pub fn request() -> SummaryRequest {
 pub struct Log {
     pub deltas: Vec<String>,
     pub events: Vec<String>,
+    /// Each attempt's `deadline_left`.
+    pub deadline_left: Vec<Option<Duration>>,
 }
 
-/// Runs `summarize_with_env` with an empty environment, collecting every event.
+/// Runs `summarize_with_env` with an empty environment and the default deadline, collecting
+/// every event.
 pub async fn run(
     candidates: Vec<ProviderConfig>,
+    cancel: &CancelToken,
+) -> (Result<Summary, LlmError>, Log) {
+    run_candidates(&Candidates::new(candidates), cancel).await
+}
+
+/// [`run`] with the candidates (and their deadline) given whole.
+pub async fn run_candidates(
+    candidates: &Candidates,
     cancel: &CancelToken,
 ) -> (Result<Summary, LlmError>, Log) {
     let mut log = Log::default();
@@ -273,22 +284,21 @@ pub async fn run(
             log.events.push("delta".into());
         }
         Event::Attempt {
-            provider, attempt, ..
-        } => log.events.push(format!("attempt {provider} {attempt}")),
+            provider,
+            attempt,
+            deadline_left,
+            ..
+        } => {
+            log.events.push(format!("attempt {provider} {attempt}"));
+            log.deadline_left.push(deadline_left);
+        }
         Event::Retry { delay, .. } => log
             .events
             .push(format!("retry after {}ms", delay.as_millis())),
         Event::Fallback { provider, .. } => log.events.push(format!("fallback from {provider}")),
         _ => log.events.push("other".into()),
     };
-    let res = summarize_with_env(
-        &request(),
-        &Candidates(candidates),
-        &mut on_event,
-        cancel,
-        &|_| None,
-    )
-    .await;
+    let res = summarize_with_env(&request(), candidates, &mut on_event, cancel, &|_| None).await;
     (res, log)
 }
 
