@@ -1,23 +1,40 @@
 #!/usr/bin/env python3
-"""Produces tests/golden/<fixture-stem>.<pi|omp>.json by running the reference oracle.
+"""Produces golden outputs of the reference oracle, one JSON file per fixture and implementation.
 
-    python3 scripts/golden.py --oracle DIR [--jobs N] [--timeout S] [PATTERN ...]
+    python3 scripts/golden.py --oracle DIR [--impls pi,omp13] [--jobs N] [--timeout S] [PATTERN ...]
 
-Called by scripts/make-golden.sh (which also regenerates the fixtures). For every fixture in
-tests/fixtures/{real,synthetic,generated,edge}/*.jsonl (or only those whose stem matches one of
-the shell-style PATTERNs) and for each implementation (pi = `--impl pi`, omp = `--impl omp13`)
-it opens a temporary copy of the file once in the oracle's `batch` mode and records:
+Called by scripts/make-golden.sh (which also regenerates the fixtures). --impls picks the rule
+sets (default `pi,omp13`, the original behaviour):
 
-    info, context, tokens        the oracle's documents, unchanged
+    impl    oracle --impl   output                                fixture folders (tests/fixtures/)
+    pi      pi    (0.73.1)  tests/golden/<stem>.pi.json           real synthetic generated edge
+    omp13   omp13 (13.19.0) tests/golden/<stem>.omp.json          real synthetic generated edge
+    pi16    pi16  (1.6.0)   tests/golden-pi16/<stem>.pi16.json    the four above + pi16
+    omp18   omp18 (18.2.3)  tests/golden-omp18/<stem>.omp18.json  the four above + omp18
+
+For every fixture *.jsonl of those folders (or only those whose stem matches one of the
+shell-style PATTERNs) and each selected implementation it opens a temporary copy of the file once
+in the oracle's `batch` mode and records:
+
+    info, context, tokens        the oracle's documents, unchanged (pi16's extra fields included)
     serialize                    {"length", "sha256"} only (the text is not stored)
     cut, cut8000, cut2000        cut with the default keepRecentTokens, 8000 and 2000
-    prune                        omp13's pruneToolOutputs; in the pi file the same omp13 result
-                                 when both agents parse the file identically (pi has no pruning)
+    cut<K>                       pi16/omp18 only, small keepRecentTokens where the spec's examples
+                                 use them (EXTRA_CUTS: synthetic K 0, 8, 20, 25; pi16 K 100, 250,
+                                 300; omp18 K 100, 300)
+    <command>@<leaf>             pi16/omp18 only, FIXTURE_JOBS: context / cut at another leaf of a
+                                 few hand-made files
+    prune                        omp13 / omp18: the agent's pruneToolOutputs; pi: the omp13 result
+                                 when both agents parse the file identically (pi has no pruning);
+                                 pi16: absent (pi 1.6.0 has no pruning, the oracle refuses it)
     branch                       [{"args": [...], "result": {...}}] for chosen --to targets
     tree                         the agents' getTree() (scripts/oracle-tree.mjs)
 
-A file the agent cannot load gives {"error": "..."} (crash, endless loop, or an invalid file
-that the agent would reinitialise).  Python 3 stdlib only.
+A file the agent cannot load gives {"error": "..."} (crash, endless loop — a timeout or an
+out-of-memory crash —, or an invalid file that the agent would reinitialise; pi 1.6.0 rejects a
+non-empty invalid file instead: "oracle: not a session file (...)"). When the file loads but one
+job crashes the agent, the jobs are run one at a time and only that job's value is
+{"error": "agent crashed: ...", "job": [...]}.  Python 3 stdlib only.
 """
 
 import argparse
@@ -26,6 +43,7 @@ import fnmatch
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -36,7 +54,46 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 FIXTURE_GROUPS = ["real", "synthetic", "generated", "edge"]
 GOLDEN = os.path.join(ROOT, "tests", "golden")
 TREE_SCRIPT = os.path.join(ROOT, "scripts", "oracle-tree.mjs")
-IMPLS = [("pi", "pi"), ("omp", "omp13")]  # (golden suffix, oracle --impl)
+
+# Small keepRecentTokens values per fixture folder, for the implementations with extra_cuts: the
+# values the specs' examples use (pi-1.6.md §4.3, omp-18.md §5.4, examples.md) -> jobs "cut<K>".
+EXTRA_CUTS = {"synthetic": (0, 8, 20, 25), "pi16": (100, 250, 300), "omp18": (100, 300)}
+# Jobs at another leaf for some hand-made files (same implementations): "<command>@<leaf id>".
+FIXTURE_JOBS = {
+    "pi16-edit-example": ["context@r1"],  # pi-1.6.md §2.2: before the edits, the original three messages
+    "pi16-usage": ["context@u2", "cut@u2"],  # §3.3: usage-based 7010 before the edit
+    "pi16-system": ["context@e4"],  # §2.2: a null edit of the latest compaction
+    "omp18-reset": ["context@f1", "cut@f1"],  # omp-18.md §2.2: before the reset boundary
+}
+
+
+# Fixtures without golden outputs (tests/fixtures/README.md): xss is for the desktop app's e2e test.
+NO_GOLDEN = {"xss"}
+
+
+class Impl:
+    def __init__(self, name, oracle_impl, suffix, golden, groups, prune, extra_cuts=False, reinit_invalid=False):
+        self.name = name                # --impls name
+        self.oracle_impl = oracle_impl  # oracle.mjs --impl
+        self.suffix = suffix            # <stem>.<suffix>.json
+        self.golden = golden            # output folder
+        self.groups = groups            # fixture folders under tests/fixtures
+        self.prune = prune              # "run" | "from-omp13" (pi) | None (pi16)
+        self.extra_cuts = extra_cuts    # add the EXTRA_CUTS and FIXTURE_JOBS jobs
+        # the agent overwrites a file without a valid header with a fresh one (pi 0.73.1, omp 13);
+        # pi 1.6.0 and omp 18 refuse such a file instead (0-byte files aside)
+        self.reinit_invalid = reinit_invalid
+
+
+IMPLS = {
+    "pi": Impl("pi", "pi", "pi", GOLDEN, FIXTURE_GROUPS, "from-omp13", reinit_invalid=True),
+    "omp13": Impl("omp13", "omp13", "omp", GOLDEN, FIXTURE_GROUPS, "run", reinit_invalid=True),
+    "pi16": Impl("pi16", "pi16", "pi16", os.path.join(ROOT, "tests", "golden-pi16"), FIXTURE_GROUPS + ["pi16"],
+                 None, extra_cuts=True),
+    "omp18": Impl("omp18", "omp18", "omp18", os.path.join(ROOT, "tests", "golden-omp18"), FIXTURE_GROUPS + ["omp18"],
+                  "run", extra_cuts=True),
+}
+DEFAULT_IMPLS = "pi,omp13"
 
 BASE_JOBS = [
     ("info", ["info"]),
@@ -68,6 +125,8 @@ def parse_like_pi(path):
             vals.append(json.loads(line))
         except ValueError:
             pass
+    if vals and isinstance(vals[0], dict) and vals[0].get("type") == "title" and vals[0].get("v") == 1:
+        vals = vals[1:]  # omp 18's title slot line before the header (omp-18.md §1.1)
     if not vals or not isinstance(vals[0], dict) or vals[0].get("type") != "session" or not isinstance(vals[0].get("id"), str):
         return None
     header, entries = vals[0], [v for v in vals[1:] if isinstance(v, dict)]
@@ -163,7 +222,21 @@ def run(cmd, cwd, timeout):
         return None, "", ""
 
 
+def strip_dirs(msg):
+    """Error texts name the oracle's temporary copy: keep only the file name (deterministic)."""
+    return re.sub(r"(?:/[^/\s:()'\"]+)+/(?=[^/\s:()'\"]+\.jsonl\b)", "", msg)
+
+
 def crash_message(stderr):
+    msg = strip_dirs(crash_message_raw(stderr))
+    # An endless loop that allocates (the path walk on a parent cycle) ends either at the timeout
+    # or, when memory runs short first, with an out-of-memory crash: the same behaviour.
+    if re.search(r"RangeError: Out of memory|heap out of memory", msg):
+        return ERR_NOT_TERMINATED
+    return msg
+
+
+def crash_message_raw(stderr):
     for line in stderr.splitlines():
         s = line.strip()
         if s.startswith("[Uncaught Exception] "):
@@ -207,6 +280,7 @@ def oracle_batch(oracle, impl, fixture, jobs, timeout):
 
 
 def oracle_tree(oracle, impl, fixture, timeout):
+    """impl: the oracle --impl name (pi runs under node, the others under the oracle's bun)."""
     runtime = "node" if impl == "pi" else os.path.join(oracle, "node_modules", ".bin", "bun")
     rc, out, err = run([runtime, TREE_SCRIPT, oracle, impl, fixture], oracle, timeout)
     if rc is None:
@@ -222,46 +296,94 @@ def parse_signature(tokens_doc):
     return [(e.get("id"), e.get("type"), e.get("role")) for e in tokens_doc["entries"]]
 
 
-def process(fixture, oracle, timeout):
+def invalid_reinitialised(fixture, info):
+    """The oracle opens a file whose first line has no session version from its own copy, so the
+    agent's overwrite of an invalid file does not show in oracle_batch's before/after check: such a
+    file is one where the oracle reports no original version and no valid header can be parsed."""
+    h = info.get("header") if isinstance(info, dict) else None
+    return isinstance(h, dict) and h.get("originalVersion") is None and parse_like_pi(fixture) is None
+
+
+def fresh_header(doc):
+    """pi 1.6.0 and omp 18 give a 0-byte file a fresh header (oracle: on its copy) whose id is a
+    time-based UUIDv7 and whose cwd is the oracle's working directory: neither is reproducible."""
+    h = doc.get("header") if isinstance(doc, dict) else None
+    if isinstance(h, dict):
+        doc = dict(doc, header=dict(h, **{k: f"<fresh header {k}: not reproducible>" for k in ("id", "cwd") if k in h}))
+    return doc
+
+
+def group_of(fixture):
+    return os.path.basename(os.path.dirname(fixture))
+
+
+def jobs_for(impl, group, stem):
+    """[(key, oracle job)] of the fixed jobs (before prune and branch)."""
+    jobs = list(BASE_JOBS)
+    if impl.extra_cuts:
+        jobs += [(f"cut{k}", ["cut", "--keep-recent", str(k)]) for k in EXTRA_CUTS.get(group, ())]
+        for key in FIXTURE_JOBS.get(stem, ()):
+            command, leaf = key.split("@")
+            jobs.append((key, [command, "--leaf", leaf]))
+    return jobs
+
+
+def process(fixture, oracle, timeout, impls):
     stem = os.path.splitext(os.path.basename(fixture))[0]
+    group = group_of(fixture)
     branch_jobs = choose_branch_jobs(fixture)
-    results = {}
-    for suffix, impl in IMPLS:
-        jobs = [j for _, j in BASE_JOBS]
-        if impl != "pi":
+    results = {}  # impl name -> golden document
+    for impl in impls:
+        if group not in impl.groups:
+            continue
+        fixed = jobs_for(impl, group, stem)
+        jobs = [j for _, j in fixed]
+        if impl.prune == "run":
             jobs.append(["prune"])
         jobs += branch_jobs
-        docs, error = oracle_batch(oracle, impl, fixture, jobs, timeout)
+        docs, error = oracle_batch(oracle, impl.oracle_impl, fixture, jobs, timeout)
+        if error and error.startswith("agent crashed") and not oracle_batch(oracle, impl.oracle_impl, fixture, [["info"]], timeout)[1]:
+            # the file loads, one of the jobs crashed the agent: run them one by one
+            docs, error = [], None
+            for j in jobs:
+                d, e = oracle_batch(oracle, impl.oracle_impl, fixture, [j], timeout)
+                docs.append(d[0] if d else {"error": e, "job": j})
+        if not error and impl.reinit_invalid and invalid_reinitialised(fixture, docs[0]):
+            error = ERR_INVALID
         if error:
-            results[suffix] = {"error": error}
+            results[impl.name] = {"error": error}
             continue
+        if os.path.getsize(fixture) == 0:
+            docs = [fresh_header(d) for d in docs]
         g = {}
-        for (key, _), doc in zip(BASE_JOBS, docs):
+        for (key, _), doc in zip(fixed, docs):
             if key == "serialize" and "error" not in doc:
                 doc = {"length": doc["length"], "sha256": doc["sha256"]}
             g[key] = doc
-        rest = docs[len(BASE_JOBS):]
-        if impl != "pi":
+        rest = docs[len(fixed):]
+        if impl.prune == "run":
             g["prune"] = rest.pop(0)
         g["branch"] = [{"args": j[1:], "result": d} for j, d in zip(branch_jobs, rest)]
-        g["tree"] = oracle_tree(oracle, impl, fixture, timeout)
-        results[suffix] = g
+        g["tree"] = oracle_tree(oracle, impl.oracle_impl, fixture, timeout)
+        results[impl.name] = g
     # pi has no pruning: record omp13's result for the pi dialect when both parse the file alike
-    pi, omp = results["pi"], results["omp"]
-    if "error" not in pi:
-        if "error" not in omp and parse_signature(pi["tokens"]) == parse_signature(omp["tokens"]) and pi["tokens"]["leafId"] == omp["tokens"]["leafId"]:
-            prune = omp["prune"]
-        else:
-            prune = {"error": "not recorded: pi has no pruning and omp13 parses this file differently (see the .omp.json golden)"}
-        ordered = {}
-        for k, v in pi.items():
-            if k == "branch":
-                ordered["prune"] = prune
-            ordered[k] = v
-        results["pi"] = ordered
+    if "pi" in results:
+        pi, omp = results["pi"], results.get("omp13", {"error": "omp13 not run"})
+        if "error" not in pi:
+            if "error" not in omp and parse_signature(pi["tokens"]) == parse_signature(omp["tokens"]) and pi["tokens"]["leafId"] == omp["tokens"]["leafId"]:
+                prune = omp["prune"]
+            else:
+                prune = {"error": "not recorded: pi has no pruning and omp13 parses this file differently (see the .omp.json golden)"}
+            ordered = {}
+            for k, v in pi.items():
+                if k == "branch":
+                    ordered["prune"] = prune
+                ordered[k] = v
+            results["pi"] = ordered
     written = []
-    for suffix, g in results.items():
-        out = os.path.join(GOLDEN, f"{stem}.{suffix}.json")
+    for name, g in results.items():
+        impl = IMPLS[name]
+        out = os.path.join(impl.golden, f"{stem}.{impl.suffix}.json")
         with open(out, "w", encoding="utf-8") as f:
             f.write(json.dumps(g, ensure_ascii=False, separators=(",", ":")) + "\n")
         written.append((out, g.get("error")))
@@ -271,22 +393,36 @@ def process(fixture, oracle, timeout):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--oracle", required=True)
+    ap.add_argument("--impls", default=DEFAULT_IMPLS,
+                    help=f"comma-separated, of {', '.join(IMPLS)} (default {DEFAULT_IMPLS})")
     ap.add_argument("--jobs", type=int, default=max(1, min(4, os.cpu_count() or 1)))
     ap.add_argument("--timeout", type=float, default=float(os.environ.get("ORACLE_TIMEOUT", "40")))
     ap.add_argument("patterns", nargs="*")
     a = ap.parse_args()
+    names = [n.strip() for n in a.impls.split(",") if n.strip()]
+    unknown = [n for n in names if n not in IMPLS]
+    if unknown or not names:
+        ap.error(f"--impls: unknown {', '.join(unknown) or '(empty)'}; choose from {', '.join(IMPLS)}")
+    if "pi" in names and "omp13" not in names:
+        ap.error("--impls: pi needs omp13 too (the .pi.json prune field is omp13's result)")
+    impls = [IMPLS[n] for n in IMPLS if n in names]  # registry order: omp13 is run before pi's prune is merged
     oracle = os.path.abspath(a.oracle)
+    groups = []
+    for impl in impls:
+        groups += [g for g in impl.groups if g not in groups]
     fixtures = []
-    for g in FIXTURE_GROUPS:
+    for g in groups:
         d = os.path.join(ROOT, "tests", "fixtures", g)
         if os.path.isdir(d):
-            fixtures += [os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith(".jsonl")]
+            fixtures += [os.path.join(d, f) for f in sorted(os.listdir(d))
+                         if f.endswith(".jsonl") and f[:-len(".jsonl")] not in NO_GOLDEN]
     if a.patterns:
         fixtures = [f for f in fixtures if any(fnmatch.fnmatch(os.path.splitext(os.path.basename(f))[0], p) for p in a.patterns)]
-    os.makedirs(GOLDEN, exist_ok=True)
+    for impl in impls:
+        os.makedirs(impl.golden, exist_ok=True)
     failures = 0
     with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
-        futs = [ex.submit(process, f, oracle, a.timeout) for f in fixtures]
+        futs = [ex.submit(process, f, oracle, a.timeout, impls) for f in fixtures]
         for fut in cf.as_completed(futs):
             try:
                 stem, written = fut.result()
@@ -296,7 +432,8 @@ def main():
                 continue
             notes = "; ".join(f"{os.path.basename(p).split('.')[-2]}: {err}" for p, err in written if err)
             sys.stderr.write(f"golden: {stem}{'  (' + notes + ')' if notes else ''}\n")
-    sys.stderr.write(f"golden: {len(fixtures)} fixtures -> {os.path.relpath(GOLDEN)}\n")
+    outs = sorted({os.path.relpath(i.golden) for i in impls})
+    sys.stderr.write(f"golden: {len(fixtures)} fixtures, {','.join(names)} -> {' '.join(outs)}\n")
     return 1 if failures else 0
 
 

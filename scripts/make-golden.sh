@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Regenerates the test corpus and the golden outputs from the reference oracle.
 #
-#   scripts/make-golden.sh [--oracle DIR] [--no-fixtures] [--jobs N] [PATTERN ...]
+#   scripts/make-golden.sh [--oracle DIR] [--no-fixtures] [--jobs N] [--impls LIST] [PATTERN ...]
 #
 #   1. tests/fixtures/generated/*.jsonl and demo/demo-session.jsonl   (gen-session.py, fixed seeds)
+#      tests/fixtures/pi16/g16-*.jsonl                               (gen-session.py --pi16-features)
 #   2. tests/fixtures/edge/*.jsonl                                   (scripts/make-edge-fixtures.py)
-#   3. tests/golden/<stem>.<pi|omp>.json for every fixture in tests/fixtures/{real,synthetic,
-#      generated,edge}                                               (scripts/golden.py)
+#      tests/fixtures/pi16/pi16-*.jsonl                              (scripts/make-pi16-fixtures.py)
+#      tests/fixtures/omp18/omp18-*.jsonl                            (scripts/make-omp18-fixtures.py)
+#   3. golden outputs (scripts/golden.py) for the implementations of --impls (default pi,omp13):
+#      pi, omp13 -> tests/golden/<stem>.<pi|omp>.json      over tests/fixtures/{real,synthetic,generated,edge}
+#      pi16      -> tests/golden-pi16/<stem>.pi16.json     over the same + tests/fixtures/pi16
+#      omp18     -> tests/golden-omp18/<stem>.omp18.json   over the same + tests/fixtures/omp18
+#      e.g. --impls pi16,omp18 (or all four: --impls pi,omp13,pi16,omp18)
 #
 # The oracle dir defaults to $ORACLE, else ../oracle next to the repository (install it with
 # scripts/install-oracle.sh). --no-fixtures skips steps 1-2; PATTERNs (shell globs on the fixture
@@ -18,6 +24,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ORACLE_DIR="${ORACLE:-$ROOT/../oracle}"
 FIXTURES=1
 JOBS=""
+IMPLS=""
 PATTERNS=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -25,7 +32,9 @@ while [ $# -gt 0 ]; do
 		--oracle=*) ORACLE_DIR="${1#*=}"; shift ;;
 		--no-fixtures) FIXTURES=0; shift ;;
 		--jobs|-j) JOBS="$2"; shift 2 ;;
-		-h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+		--impls) IMPLS="$2"; shift 2 ;;
+		--impls=*) IMPLS="${1#*=}"; shift ;;
+		-h|--help) sed -n '2,22p' "$0"; exit 0 ;;
 		-*) echo "make-golden: unknown option $1" >&2; exit 2 ;;
 		*) PATTERNS+=("$1"); shift ;;
 	esac
@@ -61,10 +70,36 @@ if [ "$FIXTURES" = 1 ]; then
 	EOF
 	python3 "$GEN" --entries 220 --seed 122 --branch-rate 0.2 --compact-at 20000 --output-scale 0.3 \
 		-o "$ROOT/demo/demo-session.jsonl"
+	# pi 1.6.0 features (system messages, context edits, usage entries, checkpoints, retain-none
+	# compactions, branch summaries with fromId = abandoned leaf); see tests/fixtures/README.md
+	OUT16="$ROOT/tests/fixtures/pi16"
+	mkdir -p "$OUT16"
+	while IFS='|' read -r name args; do
+		[ -z "$name" ] && continue
+		# shellcheck disable=SC2086
+		python3 "$GEN" --pi16-features $args -o "$OUT16/$name.jsonl"
+	done <<-'EOF'
+	g16-small-s7|--entries 60 --seed 7
+	g16-legacy-s8|--entries 60 --seed 8
+	g16-small-s14|--entries 60 --seed 14
+	g16-branchy-s34|--entries 80 --seed 34 --branch-rate 0.2 --compact-at 20000
+	g16-nosystem-s26|--entries 80 --seed 26 --branch-rate 0.2 --compact-at 20000
+	g16-default-s54|--entries 200 --seed 54
+	g16-default-s58|--entries 200 --seed 58
+	g16-branchy-s19|--entries 250 --seed 19 --branch-rate 0.2 --compact-at 20000
+	g16-branchy-s97|--entries 300 --seed 97 --branch-rate 0.2 --compact-at 20000
+	g16-branchy-s112|--entries 300 --seed 112 --branch-rate 0.2 --compact-at 20000
+	EOF
 	python3 "$ROOT/scripts/make-edge-fixtures.py" "$ROOT/tests/fixtures/edge"
+	python3 "$ROOT/scripts/make-pi16-fixtures.py" "$OUT16"
+	python3 "$ROOT/scripts/make-omp18-fixtures.py" "$ROOT/tests/fixtures/omp18"
 fi
 
 ARGS=(--oracle "$ORACLE_DIR")
 [ -n "$JOBS" ] && ARGS+=(--jobs "$JOBS")
+[ -n "$IMPLS" ] && ARGS+=(--impls "$IMPLS")
 python3 "$ROOT/scripts/golden.py" "${ARGS[@]}" ${PATTERNS[@]+"${PATTERNS[@]}"}
-du -sh "$ROOT/tests/golden" >&2
+for d in golden golden-pi16 golden-omp18; do
+	[ -d "$ROOT/tests/$d" ] && du -sh "$ROOT/tests/$d" >&2
+done
+exit 0

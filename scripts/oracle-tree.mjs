@@ -4,7 +4,10 @@
 // check child order (children sorted by timestamp), orphan/self-parent roots and labels.
 //
 //   node  scripts/oracle-tree.mjs ORACLE_DIR pi    FILE
-//   ORACLE_DIR/node_modules/.bin/bun scripts/oracle-tree.mjs ORACLE_DIR omp13 FILE
+//   ORACLE_DIR/node_modules/.bin/bun scripts/oracle-tree.mjs ORACLE_DIR omp13|omp18|pi16 FILE
+//
+// pi = @mariozechner/pi-coding-agent 0.73.1 (Node), pi16 = @earendil-works/pi-coding-agent 1.6.0,
+// omp13 = @oh-my-pi/pi-coding-agent 13.19.0 (ORACLE_DIR/omp13), omp18 = 18.2.3 (all three: Bun).
 //
 // Output: {"roots": N, "nodes": [[id, depth, label|null], ...]} in depth-first pre-order
 // (roots in getTree order, children in getTree order). Like oracle.mjs, v1 migration ids are
@@ -17,8 +20,8 @@ import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 
 const [oracleDir, impl, fileArg] = process.argv.slice(2);
-if (!oracleDir || !["pi", "omp13"].includes(impl) || !fileArg) {
-	process.stderr.write("usage: oracle-tree.mjs ORACLE_DIR pi|omp13 FILE\n");
+if (!oracleDir || !["pi", "pi16", "omp13", "omp18"].includes(impl) || !fileArg) {
+	process.stderr.write("usage: oracle-tree.mjs ORACLE_DIR pi|pi16|omp13|omp18 FILE\n");
 	process.exit(2);
 }
 const ORACLE = path.resolve(oracleDir);
@@ -55,19 +58,32 @@ const file = path.join(copyDir, path.basename(fileArg));
 fs.copyFileSync(fileArg, file);
 
 let mgr;
-if (impl === "pi") {
-	const sm = await import(pathToFileURL(path.join(ORACLE, "node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js")).href);
+if (impl !== "pi" && typeof globalThis.Bun === "undefined") {
+	process.stderr.write(`${impl} needs Bun: run with ORACLE_DIR/node_modules/.bin/bun\n`);
+	process.exit(2);
+}
+if (impl === "pi" || impl === "pi16") {
+	const pkg = impl === "pi" ? "@mariozechner/pi-coding-agent" : "@earendil-works/pi-coding-agent";
+	const sm = await import(pathToFileURL(path.join(ORACLE, "node_modules", pkg, "dist/core/session-manager.js")).href);
 	counter = 0;
-	mgr = sm.SessionManager.open(file, copyDir, process.cwd());
-} else {
-	if (typeof globalThis.Bun === "undefined") {
-		process.stderr.write("omp13 needs Bun: run with ORACLE_DIR/node_modules/.bin/bun\n");
-		process.exit(2);
+	try {
+		mgr = sm.SessionManager.open(file, copyDir, process.cwd());
+	} catch (err) {
+		// pi 1.6.0 throws for a non-empty file without a valid header (oracle.mjs exits 3 too)
+		process.stderr.write(`oracle: not a session file (${err.message}): ${fileArg}\n`);
+		process.exit(3);
 	}
+} else if (impl === "omp13") {
 	const spec = "@oh-my-pi/pi-coding-agent/session/session-manager";
 	const sm = await import(globalThis.Bun.resolveSync(spec, path.join(ORACLE, "omp13")));
 	counter = 0;
 	mgr = await sm.SessionManager.open(file, path.join(scratch, "sessions"));
+} else {
+	// omp 18.2.3, opened as oracle.mjs does (strips the title slot line, no breadcrumb file)
+	const spec = "@oh-my-pi/pi-coding-agent/session/session-manager";
+	const sm = await import(globalThis.Bun.resolveSync(spec, ORACLE));
+	counter = 0;
+	mgr = await sm.SessionManager.open(file, copyDir, undefined, { initialCwd: process.cwd(), suppressBreadcrumb: true });
 }
 
 const roots = mgr.getTree();
