@@ -60,7 +60,7 @@ fn a_cancel_kills_the_running_hook_and_its_children_and_writes_nothing() {
     let file = dir.join("E02.jsonl");
     std::fs::copy(repo().join("tests/fixtures/synthetic/E02.jsonl"), &file).unwrap();
     let before = std::fs::read(&file).unwrap();
-    let loaded = contextree_host::load_session(&file, Some(Dialect::Pi)).unwrap();
+    let loaded = contextree_host::load_session(&file, Some(contextree_core::RuleSet::Pi073.into())).unwrap();
 
     let cancel = CancelToken::new();
     let canceller = {
