@@ -142,6 +142,71 @@ pub struct ContextView {
     pub prompts: PromptsView,
     /// One per agent message, in order.
     pub messages: Vec<MessageView>,
+    /// The rule set that built it and why.
+    pub rule_set: RuleSetView,
+    /// pi ≥ 0.86: the system prompt and tools the request leads with, as the file
+    /// determines them (the system messages replayed); `None` when there are none.
+    pub system: Option<SystemView>,
+    /// pi ≥ 0.87: the context edits among the leaf's context entries.
+    pub edits: Vec<EditView>,
+    /// What the request depends on that the file cannot tell (decisions.md D23).
+    pub not_reproducible: Vec<String>,
+}
+
+/// The replayed system message of a context (pi-1.6.md §2.5).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SystemView {
+    /// pi's estimate of the whole system message.
+    pub tokens: u64,
+    /// Its content text (cut at the panel's limit).
+    pub content: String,
+    /// Prompt sections in order.
+    pub sections: Vec<SystemSectionView>,
+    /// Declared tools in order.
+    pub tools: Vec<SystemToolView>,
+    /// System messages in the context (the first, or a compaction's checkpoint, and patches).
+    pub messages: usize,
+}
+
+/// One prompt section.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SystemSectionView {
+    /// Its name (`preamble`, `tools`, …).
+    pub name: String,
+    /// `ceil(chars / 4)` of its text: its share of the estimate.
+    pub tokens: u64,
+    /// The text, cut at the panel's limit.
+    pub text: String,
+    /// `text` was cut.
+    pub truncated: bool,
+}
+
+/// One declared tool.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SystemToolView {
+    /// The tool's name.
+    pub name: String,
+    /// Length of its declaration (name, description, parameter schema) as JSON.
+    pub schema_chars: u64,
+    /// `ceil(schema_chars / 4)`: its share of the estimate.
+    pub tokens: u64,
+}
+
+/// A `context_edit` entry and what it does to the selected leaf's context.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EditView {
+    /// The `context_edit` entry.
+    pub edit_id: String,
+    /// The entry it names.
+    pub target_id: String,
+    /// `omit` or `replace`.
+    pub action: &'static str,
+    /// The last edit of a target that is in the context: this one applies.
+    pub effective: bool,
 }
 
 /// The agents' context-size estimate.
@@ -213,6 +278,8 @@ pub struct MessageView {
     pub text: String,
     /// `text` was cut.
     pub truncated: bool,
+    /// pi ≥ 0.87: the `context_edit` entry whose content this message carries.
+    pub edited_by: Option<String>,
 }
 
 impl ContextView {
@@ -251,9 +318,58 @@ impl ContextView {
                     llm_tokens: m.llm_tokens,
                     text: m.text,
                     truncated: m.truncated,
+                    edited_by: match m.item {
+                        contextree_core::context::Item::Replaced { edit, .. } => Some(s.entry(edit).id.to_string()),
+                        _ => None,
+                    },
                 })
                 .collect(),
+            rule_set: RuleSetView::of(s),
+            system: None,
+            edits: Vec::new(),
+            not_reproducible: Vec::new(),
         }
+    }
+
+    /// Adds what pi ≥ 0.86 files determine beyond the messages: the replayed system
+    /// message, the context edits, and what the file cannot tell (D23).
+    pub fn with_request(mut self, s: &Session, ctx: &contextree_core::context::Context, system: Option<&serde_json::Value>, max_chars: usize) -> Self {
+        use contextree_core::context::system::parts;
+        let cut = |t: &str| -> (String, bool) {
+            match t.char_indices().nth(max_chars) {
+                Some((i, _)) => (t[..i].to_owned(), true),
+                None => (t.to_owned(), false),
+            }
+        };
+        self.system = system.map(|msg| {
+            let p = parts(msg);
+            SystemView {
+                tokens: p.tokens,
+                content: cut(&p.content).0,
+                sections: p
+                    .sections
+                    .iter()
+                    .map(|(name, text)| {
+                        let (text_cut, truncated) = cut(text);
+                        SystemSectionView { name: name.clone(), tokens: (contextree_core::js::utf16_len(text) as u64).div_ceil(4), text: text_cut, truncated }
+                    })
+                    .collect(),
+                tools: p.tools.iter().map(|(name, chars)| SystemToolView { name: name.clone(), schema_chars: *chars, tokens: chars.div_ceil(4) }).collect(),
+                messages: ctx.items.iter().filter(|&&i| contextree_core::context::system::is_system_item(s, i)).count(),
+            }
+        });
+        self.edits = ctx
+            .edits
+            .iter()
+            .map(|e| EditView { edit_id: s.entry(e.edit).id.to_string(), target_id: e.target_id.clone(), action: if e.omit { "omit" } else { "replace" }, effective: e.effective })
+            .collect();
+        if s.rules().projects_context_edits() {
+            self.not_reproducible = vec![
+                "extensions' context hooks (`context`, `context_with_system` handlers) may change the messages before they are sent".into(),
+                "the provider decides whether later system messages stay in place or are folded into the first (per model); the panel shows the replayed prompt first".into(),
+            ];
+        }
+        self
     }
 }
 
@@ -331,6 +447,18 @@ pub struct BudgetView {
     pub decision: &'static str,
     /// Why, in one sentence.
     pub reason: String,
+    /// The agent's number misleads (D24): the estimate beside it, and why.
+    pub misleading: Option<MisleadingView>,
+}
+
+/// An agent's number shown as the agent's, with the estimate beside it (decisions.md D24).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MisleadingView {
+    /// The estimate without the agent's mistake.
+    pub estimate: u64,
+    /// Why the agent's number is off.
+    pub note: String,
 }
 
 impl BudgetView {
@@ -355,6 +483,7 @@ impl BudgetView {
             would_compact: b.would_compact,
             decision: b.decision,
             reason: b.reason,
+            misleading: b.misleading.map(|m| MisleadingView { estimate: m.estimate, note: m.note }),
         }
     }
 }

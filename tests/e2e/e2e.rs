@@ -31,6 +31,8 @@
 //!   fixture and checked against the file and the CLI.
 //! - `context_panel.rs`: tokenizer counts equal to `contextree context --tokenizer`'s, "show
 //!   all" of a cut message, Copy Markdown / Copy JSON of the whole context.
+//! - `pi16.rs`: a pi 1.6 session shows the rule set and why, the system prompt before the
+//!   messages, a hidden row for the message a `context_edit` hides (`pi16-context.png`).
 //!
 //! A plain `harness = false` binary rather than `#[test]`s: the cases share one driver on fixed
 //! ports, and the skip must be visible without `#[ignore]`. It prints `N passed, M failed`.
@@ -42,6 +44,8 @@ mod library;
 mod writes;
 // The context panel's tokenizer counts, "show all" and copy.
 mod context_panel;
+
+mod pi16;
 // Steps the cases share: the CLI's JSON, an agent's appended line, the plan panel.
 mod steps;
 
@@ -152,6 +156,10 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
         (
             "the_context_panel_counts_shows_all_and_copies",
             context_panel::the_context_panel_counts_shows_all_and_copies(&harness).await,
+        ),
+        (
+            "a_pi16_session_shows_the_system_prompt_first_and_the_edits",
+            pi16::a_pi16_session_shows_the_system_prompt_first_and_the_edits(&harness).await,
         ),
         (
             "the_library_lists_sessions_by_project_and_opens_one",

@@ -47,6 +47,13 @@ test('texts: amount, window source, details and the auto-compaction alert', () =
   assert.equal(budgetTexts({ ...base, windowSource: 'default' }).window, 'unknown model: default window');
   assert.equal(budgetTexts({ ...base, threshold: null }).detail.includes('no auto-compaction'), true);
   assert.ok(budgetTexts({ ...base, unknownAfterCompaction: true }).amount.startsWith('? '));
+  assert.equal(t.note, '');
+});
+
+test("D24: a misleading agent number is shown as the agent's, the estimate beside it", () => {
+  const t = budgetTexts({ ...base, used: 0, keepRecentFrom: 0, misleading: { estimate: 269_000, note: 'pi 0.73 … counts 0' } });
+  assert.equal(t.amount, "agent's 0 (estimate 269,000 ⚑) / 200,000");
+  assert.equal(t.note, 'pi 0.73 … counts 0');
 });
 
 test('a typed window: integers, commas, k and M; anything else is no override', () => {

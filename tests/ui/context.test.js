@@ -63,3 +63,20 @@ test('tokenizer counts: when to count, the totals line and the per-message cell'
   assert.equal(messageCountText(1180, 'o200k_base'), 'o200k 1,180');
   assert.equal(messageCountText(null, 'o200k_base'), '');
 });
+
+test('pi 1.6: the system block, edited messages and the edits line', async () => {
+  const { systemHeadText, toolText, editedText, editsText } = await import('../../ui/src/context/format.js');
+  const system = { tokens: 1568, content: '', sections: [{ name: 'preamble' }, { name: 'tools' }], tools: [{ name: 'read', schemaChars: 1204, tokens: 301 }], messages: 2 };
+  assert.equal(systemHeadText(system), 'system prompt (as the file sets it) · 2 sections · 1 tool · 1,568 tokens · replayed from 2 system messages');
+  assert.equal(toolText(system.tools[0]), 'read · schema 1,204 chars · ~301 tokens');
+  assert.equal(editedText({ editedBy: 'e1' }), 'content replaced by context_edit e1');
+  assert.equal(editedText({ editedBy: null }), '');
+  assert.equal(editsText([]), '');
+  const edits = [
+    { editId: 'e1', targetId: 'a1', action: 'omit', effective: true },
+    { editId: 'e2', targetId: 'r1', action: 'replace', effective: true },
+    { editId: 'e3', targetId: 'zz', action: 'replace', effective: false },
+  ];
+  assert.equal(editsText(edits), '3 context edits: 1 hides a message, 1 replaces content, 1 without effect here');
+  assert.equal(roleLabel('system'), 'system prompt');
+});

@@ -26,7 +26,8 @@ test('the marker shows the leaf, its path, and nothing off the path', () => {
 });
 
 test('every core state has a class and a legend entry; unknown states look like metadata', () => {
-  const core = ['off-path', 'kept', 'pruned', 'summarized', 'compaction', 'old-compaction', 'branch-summary', 'excluded', 'metadata'];
+  // EntryState::name of crates/contextree-core/src/context/state.rs.
+  const core = ['off-path', 'kept', 'pruned', 'summarized', 'compaction', 'old-compaction', 'branch-summary', 'excluded', 'metadata', 'hidden', 'replaced'];
   assert.deepEqual(STATES.map((s) => s.state).sort(), [...core].sort());
   for (const state of core) assert.equal(stateClass(state), `state-${state}`);
   assert.equal(stateClass('from-a-newer-core'), 'state-metadata');

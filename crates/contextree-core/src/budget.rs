@@ -9,7 +9,7 @@ use crate::context::materialize::ReadBackError;
 use crate::context::usage::ContextEstimate;
 use crate::models::{current_model, resolve_window, WindowSource};
 use crate::session::{Session, Source};
-use crate::Dialect;
+use crate::{Dialect, RuleSet};
 
 /// How full a leaf's context is, against the window and the compaction rules.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,13 +40,52 @@ pub struct Budget {
     pub decision: &'static str,
     /// The check's sentence for people.
     pub reason: String,
+    /// The agent's own number misleads (decisions.md D24): what the estimate says instead, and
+    /// why. `used` stays the agent's number.
+    pub misleading: Option<Misleading>,
 }
 
-/// The budget of `ctx`, whose size `estimate` is; `window` overrides the model table.
+/// An agent's estimate that is plainly wrong, shown beside the agent's own (D24).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Misleading {
+    /// The estimate without the agent's mistake.
+    pub estimate: u64,
+    /// Why the agent's number is off.
+    pub note: String,
+}
+
+/// pi ≤ 0.85 takes an assistant's usage as the context size even when every field of it is 0
+/// (fixed in 0.80 for pi 1.6's rules): the estimate then ignores that record, as pi 1.6 does.
+fn zero_usage_mistake(session: &Session, ctx: &Context, estimate: &ContextEstimate, tokens: &[u64]) -> Option<Misleading> {
+    if session.rules() != RuleSet::Pi073 {
+        return None;
+    }
+    let i = estimate.last_usage_index?;
+    let usage_of = |k: usize| session.entry(ctx.items[k].node()).message().and_then(|m| m.usable_usage());
+    if usage_of(i)?.context_tokens() > 0.0 {
+        return None;
+    }
+    let real = (0..ctx.items.len()).rev().find(|&k| usage_of(k).is_some_and(|u| u.context_tokens() > 0.0));
+    let fixed = match real {
+        Some(k) => usage_of(k).map_or(0.0, |u| u.context_tokens()).max(0.0) as u64 + tokens[k + 1..].iter().sum::<u64>(),
+        None => tokens.iter().sum(),
+    };
+    Some(Misleading {
+        estimate: fixed,
+        note: format!(
+            "pi 0.73 takes the last reply's usage as the context size, and that reply recorded 0 tokens (all usage fields zero), so the agent counts {}; without that record the estimate is {} (pi ≥ 0.80 ignores such records)",
+            estimate.tokens, fixed
+        ),
+    })
+}
+
+/// The budget of `ctx`, whose size `estimate` is (`message_tokens`: the estimate of each
+/// message); `window` overrides the model table.
 pub fn budget(
     session: &Session,
     ctx: &Context,
     estimate: &ContextEstimate,
+    message_tokens: &[u64],
     settings: &CompactionSettings,
     window: Option<u64>,
     source: &dyn Source,
@@ -73,5 +112,6 @@ pub fn budget(
         would_compact: check.decision != AutoDecision::None,
         decision: check.decision.name(),
         reason: check.reason,
+        misleading: zero_usage_mistake(session, ctx, estimate, message_tokens),
     })
 }

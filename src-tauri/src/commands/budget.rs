@@ -24,7 +24,8 @@ pub async fn budget(
         let tokens = context_tokens(s, &ctx, pack, src)?;
         let estimate = estimate_context_tokens(s, &ctx, &tokens);
         let settings = contextree_host::settings::agent_settings_from_env(s.dialect()).compaction;
-        let b = compute(s, &ctx, &estimate, &settings, window, src)?;
+        let per_message: Vec<u64> = tokens.messages.iter().map(|m| m.2).collect();
+        let b = compute(s, &ctx, &estimate, &per_message, &settings, window, src)?;
         Ok(BudgetView::new(s, ctx.leaf, b))
     })
     .await

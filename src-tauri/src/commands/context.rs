@@ -37,14 +37,13 @@ pub async fn context_view(
         let tokens = context_tokens(s, &ctx, pack, src)?;
         let estimate = estimate_context_tokens(s, &ctx, &tokens);
         let messages = context_messages(s, &ctx, &tokens, pack, src, TEXT_CHARS)?;
-        Ok(ContextView::new(
-            s,
-            ctx.leaf,
-            &tokens,
-            &estimate,
-            pack.origin(),
-            messages,
-        ))
+        let system = if s.rules().projects_context_edits() {
+            contextree_core::context::system::current_system(s, &ctx, src)?
+        } else {
+            None
+        };
+        Ok(ContextView::new(s, ctx.leaf, &tokens, &estimate, pack.origin(), messages)
+            .with_request(s, &ctx, system.as_ref(), TEXT_CHARS))
     })
     .await
 }

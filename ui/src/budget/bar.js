@@ -49,8 +49,12 @@ export function budgetTexts(b) {
   let alert = '';
   if (b.wouldCompact) alert = `⚠ would auto-compact (${b.decision})`;
   else if (b.overThreshold) alert = '⚠ over the threshold';
+  // D24: a misleading agent number stays the agent's, with the estimate beside it.
+  const agent = b.misleading ? "agent's " : '';
+  const beside = b.misleading ? ` (estimate ${formatCount(b.misleading.estimate)} ⚑)` : '';
   return {
-    amount: `${b.unknownAfterCompaction ? '? ' : ''}${formatCount(b.used)} / ${formatCount(b.window)}`,
+    amount: `${b.unknownAfterCompaction ? '? ' : ''}${agent}${formatCount(b.used)}${beside} / ${formatCount(b.window)}`,
+    note: b.misleading ? b.misleading.note : '',
     percent: `${percent}%`,
     window,
     detail: parts.join('   '),

@@ -27,7 +27,10 @@ export function renderBudget(root, b) {
   if (g.overflow) parts.push(part('mark-window', g.windowEnd, null, `window ${b.window}`));
   bar.replaceChildren(...parts);
   bar.classList.toggle('overflow', g.overflow);
-  root.querySelector('#budget-amount').textContent = `${t.amount} · ${t.percent}`;
+  const amount = root.querySelector('#budget-amount');
+  amount.textContent = `${t.amount} · ${t.percent}`;
+  amount.title = t.note;
+  amount.classList.toggle('misleading', Boolean(t.note));
   root.querySelector('#budget-source').textContent = t.window;
   root.querySelector('#budget-detail').textContent = t.detail;
   const alert = root.querySelector('#budget-alert');

@@ -11,6 +11,7 @@ const ROLES = {
   custom: 'custom',
   branchSummary: 'branch summary',
   compactionSummary: 'compaction summary',
+  system: 'system prompt',
 };
 
 /** Display name of an agent message role. */
@@ -77,4 +78,38 @@ export function countTotalText(counts, ctx) {
 /** The count cell of one message: `o200k 1,180`, empty when it is not sent. */
 export function messageCountText(count, tokenizer) {
   return count == null ? '' : `${tokenizerShort(tokenizer)} ${formatCount(count)}`;
+}
+
+/** The heading of the system block: `system prompt · 7 sections · 4 tools · 1,568 tokens`. */
+export function systemHeadText(system) {
+  const n = (count, one, many) => `${formatCount(count)} ${count === 1 ? one : many}`;
+  const parts = ['system prompt (as the file sets it)'];
+  if (system.sections.length) parts.push(n(system.sections.length, 'section', 'sections'));
+  if (system.tools.length) parts.push(n(system.tools.length, 'tool', 'tools'));
+  parts.push(`${formatCount(system.tokens)} tokens`);
+  if (system.messages > 1) parts.push(`replayed from ${formatCount(system.messages)} system messages`);
+  return parts.join(' · ');
+}
+
+/** One tool line: `read · schema 1,204 chars · ~301 tokens`. */
+export function toolText(tool) {
+  return `${tool.name} · schema ${formatCount(tool.schemaChars)} chars · ~${formatCount(tool.tokens)} tokens`;
+}
+
+/** What an edit did to a message, for its row: `content replaced by edit e1`. */
+export function editedText(msg) {
+  return msg.editedBy ? `content replaced by context_edit ${msg.editedBy}` : '';
+}
+
+/** The edits of a context in one line: `2 context edits: 1 hides, 1 replaces (1 has no effect)`. */
+export function editsText(edits) {
+  if (!edits || edits.length === 0) return '';
+  const omit = edits.filter((e) => e.action === 'omit' && e.effective).length;
+  const replace = edits.filter((e) => e.action === 'replace' && e.effective).length;
+  const idle = edits.length - omit - replace;
+  const parts = [];
+  if (omit) parts.push(`${formatCount(omit)} ${omit === 1 ? 'hides a message' : 'hide messages'}`);
+  if (replace) parts.push(`${formatCount(replace)} ${replace === 1 ? 'replaces content' : 'replace content'}`);
+  if (idle) parts.push(`${formatCount(idle)} without effect here`);
+  return `${formatCount(edits.length)} context ${edits.length === 1 ? 'edit' : 'edits'}: ${parts.join(', ')}`;
 }

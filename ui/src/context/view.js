@@ -3,8 +3,8 @@
 // `#context[data-copied]` names the last format copied (the end-to-end test waits on both).
 
 import {
-  countMode, countTotalText, estimateText, messageCountText, messageTokensText, roleLabel, tokenizerShort,
-  totalsText, wrapperText,
+  countMode, countTotalText, editedText, editsText, estimateText, messageCountText, messageTokensText, roleLabel,
+  systemHeadText, tokenizerShort, toolText, totalsText, wrapperText,
 } from './format.js';
 import { elementMaker } from '../dom.js';
 import { formatCount } from '../entries/format.js';
@@ -46,6 +46,44 @@ export function renderContext(root, ctx, onEntry, actions = {}) {
   wrapper.title = ctx.prompts.detail;
   head.append(wrapper);
 
+  if (ctx.edits?.length) {
+    const edits = el('div', 'context-edits', editsText(ctx.edits));
+    edits.id = 'context-edits';
+    head.append(edits);
+  }
+  if (ctx.notReproducible?.length) {
+    const note = el('details', 'not-reproducible');
+    note.append(el('summary', null, 'not reproducible from the file'));
+    const items = el('ul');
+    for (const why of ctx.notReproducible) items.append(el('li', null, why));
+    note.append(items);
+    head.append(note);
+  }
+
+  // pi ≥ 0.86: the system prompt and tools the request leads with, sections folded.
+  let systemBlock = null;
+  if (ctx.system) {
+    systemBlock = el('section', 'context-system');
+    systemBlock.id = 'context-system';
+    const top = el('details', 'system-head');
+    top.append(el('summary', 'system-title', systemHeadText(ctx.system)));
+    if (ctx.system.content) top.append(el('pre', 'msg-text', ctx.system.content));
+    for (const sec of ctx.system.sections) {
+      const d = el('details', 'system-section');
+      d.dataset.section = sec.name;
+      const sum = el('summary');
+      sum.append(el('span', 'section-name', sec.name), el('span', 'msg-tokens', formatCount(sec.tokens)));
+      d.append(sum, el('pre', 'msg-text', sec.truncated ? `${sec.text}\n… (cut)` : sec.text));
+      top.append(d);
+    }
+    if (ctx.system.tools.length) {
+      const tl = el('ul', 'system-tools');
+      for (const t of ctx.system.tools) tl.append(el('li', 'system-tool', toolText(t)));
+      top.append(tl);
+    }
+    systemBlock.append(top);
+  }
+
   const list = el('ol', 'messages');
   list.id = 'context-messages';
   const countCells = [];
@@ -65,6 +103,11 @@ export function renderContext(root, ctx, onEntry, actions = {}) {
       count,
     );
     const firstLine = msg.text.split('\n').find((line) => line.trim() !== '') ?? '';
+    if (msg.editedBy) {
+      item.classList.add('edited');
+      item.dataset.editedBy = msg.editedBy;
+      summary.append(el('span', 'msg-edited', editedText(msg)));
+    }
     summary.append(el('span', 'msg-preview', firstLine));
     const body = el('pre', 'msg-text', msg.truncated ? `${msg.text}\n… (cut)` : msg.text);
     details.append(summary, body);
@@ -148,6 +191,6 @@ export function renderContext(root, ctx, onEntry, actions = {}) {
   }
   tools.append(status);
   head.append(tools);
-  root.replaceChildren(head, list);
+  root.replaceChildren(...[head, systemBlock, list].filter(Boolean));
   if (mode === 'auto') runCounts(null);
 }

@@ -8,6 +8,8 @@ export const STATES = [
   { state: 'compaction', label: 'compaction', help: 'the compaction whose summary opens the context' },
   { state: 'branch-summary', label: 'branch summary', help: 'a branch summary on the path' },
   { state: 'excluded', label: 'not sent', help: 'on the path, but dropped by convertToLlm' },
+  { state: 'hidden', label: 'hidden by an edit', help: 'pi ≥ 0.87: a context_edit entry leaves this message out (the context panel names the edit)' },
+  { state: 'replaced', label: 'replaced by an edit', help: 'pi ≥ 0.87: sent with the content a context_edit entry gave it (the context panel names the edit)' },
   { state: 'old-compaction', label: 'old compaction', help: 'an earlier compaction: sends nothing itself' },
   { state: 'metadata', label: 'metadata', help: 'model / thinking changes, labels, custom state' },
   { state: 'off-path', label: 'off path', help: 'another branch' },

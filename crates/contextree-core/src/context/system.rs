@@ -102,6 +102,40 @@ pub fn prompt_text(msg: &Value) -> String {
     parts.join("\n\n")
 }
 
+/// The parts of a replayed system message with the share of pi's estimate
+/// each accounts for (the total counts them together, rounded once).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SystemParts {
+    /// `estimateTokens` of the whole message.
+    pub tokens: u64,
+    /// Its `content` text.
+    pub content: String,
+    /// Section name → text, in prompt order.
+    pub sections: Vec<(String, String)>,
+    /// Tool name → length of its declaration as `JSON.stringify` writes it.
+    pub tools: Vec<(String, u64)>,
+}
+
+/// Splits a replayed system message into what the context panel shows.
+pub fn parts(msg: &Value) -> SystemParts {
+    let sections = msg
+        .get("sections")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| v.as_str().map(|t| (k.clone(), t.to_owned())))
+        .collect();
+    let tools = msg
+        .get("toolsAdded")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|t| (tool_name(t), crate::js::stringify_len(t) as u64))
+        .collect();
+    let tokens = msg.as_object().map_or(0, |m| crate::tokens::estimate::estimate_message(m, crate::RuleSet::Pi16));
+    SystemParts { tokens, content: content_text(msg.get("content")), sections, tools }
+}
+
 /// `contentText`: a string as it is, else the text blocks joined by `\n`.
 fn content_text(content: Option<&Value>) -> String {
     match content {
