@@ -91,3 +91,94 @@ fn serialize_prints_the_text_and_nothing_else() {
     assert_eq!(String::from_utf8(raw.stdout).unwrap(), doc["text"].as_str().unwrap());
     assert!(doc["text"].as_str().unwrap().starts_with("[User]: Look at this screenshot and fix the 😀 layout."));
 }
+
+/// A private copy of a fixture in its own folder, removed on drop.
+struct Copy {
+    dir: PathBuf,
+    file: PathBuf,
+}
+
+impl Copy {
+    fn of(rel: &str, tag: &str) -> Copy {
+        let dir = std::env::temp_dir().join(format!("contextree-cli-behaviour-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("s.jsonl");
+        std::fs::copy(fixture(rel), &file).unwrap();
+        Copy { dir, file }
+    }
+
+    fn path(&self) -> &str {
+        self.file.to_str().unwrap()
+    }
+
+    fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for Copy {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Another process holding `file` open O_WRONLY|O_APPEND for its lifetime, as oh-my-pi holds its
+/// session file; each line sent to it is written through that one descriptor.
+struct Agent(std::process::Child, std::io::BufReader<std::process::ChildStdout>);
+
+impl Agent {
+    fn open(file: &Path) -> Agent {
+        use std::io::BufRead;
+        let script = format!("exec 3>>'{}'; echo ready; while read -r line; do printf '%s\\n' \"$line\" >&3; echo done; done", file.display());
+        let mut child = Command::new("sh").args(["-c", &script]).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut ready = String::new();
+        out.read_line(&mut ready).unwrap();
+        assert_eq!(ready, "ready\n");
+        Agent(child, out)
+    }
+
+    fn append(&mut self, line: &str) {
+        use std::io::{BufRead, Write};
+        writeln!(self.0.stdin.as_mut().unwrap(), "{line}").unwrap();
+        let mut done = String::new();
+        self.1.read_line(&mut done).unwrap();
+        assert_eq!(done, "done\n");
+    }
+
+    fn quit(mut self) {
+        drop(self.0.stdin.take());
+        self.0.wait().unwrap();
+    }
+}
+
+#[test]
+fn prune_refuses_while_an_agent_holds_the_file_open_and_its_later_lines_stay_in_the_session() {
+    let copy = Copy::of("synthetic/E13b.jsonl", "held");
+    let before = std::fs::read(&copy.file).unwrap();
+    let mut agent = Agent::open(&copy.file);
+    let out = contextree(&["prune", copy.path(), "--dialect", "omp", "--yes"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains(copy.path()) && err.contains(&format!("sh (pid {})", agent.0.id())), "{err}");
+    assert!(err.contains("open for writing") && err.contains("backup") && err.contains("Quit the agent"), "{err}");
+    assert_eq!(std::fs::read(&copy.file).unwrap(), before, "untouched");
+    assert_eq!(copy.names(), ["s.jsonl"], "no backup, no temporary file");
+
+    // The agent's next entry, through the descriptor it kept, is in the session.
+    let line = r#"{"type":"custom","customType":"x","id":"agent001","parentId":"a5","timestamp":"2026-01-01T00:09:00.000Z"}"#;
+    agent.append(line);
+    assert!(std::fs::read_to_string(&copy.file).unwrap().ends_with(&format!("{line}\n")));
+
+    // Once the agent has quit, the prune goes through and keeps that line.
+    agent.quit();
+    let out = contextree(&["prune", copy.path(), "--dialect", "omp", "--yes", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["prunedCount"], 1);
+    assert_eq!(doc["warnings"], serde_json::json!([]));
+    assert!(std::fs::read_to_string(&copy.file).unwrap().ends_with(&format!("{line}\n")));
+}

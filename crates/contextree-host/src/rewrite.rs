@@ -14,6 +14,16 @@
 //! which means an append landing in the short window between that last check
 //! and the rename goes to the backup's inode, where it is noticed and copied
 //! to the new file ([`Rewritten::recovered_bytes`]). Nothing is lost either way.
+//!
+//! That recovery works for writers that open, append and close (pi), not for
+//! one that keeps its descriptor (oh-my-pi holds one for the session's
+//! lifetime): all its later entries would go to the backup. So a file another
+//! process holds open for writing is refused ([`RewriteError::HeldOpen`],
+//! [`crate::writers`]), checked before anything is written and again right
+//! before the rename. After the rename the rewrite waits (up to
+//! [`LATE_WRITER_WAIT`]) until no process holds the old inode for writing, so
+//! an append-and-close that opened the old file just before the rename has
+//! finished when its bytes are copied over.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
@@ -25,6 +35,11 @@ use contextree_core::session::Span;
 
 use crate::load::{Fingerprint, LoadedSession};
 use crate::write::{Change, WriteError};
+use crate::writers::{describe, writers_of, Writer};
+
+/// How long the rewrite waits after its rename for writers of the old inode
+/// (the backup) to close it before copying what they appended.
+pub const LATE_WRITER_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Why the file was not rewritten. In every case the original is untouched.
 #[derive(Debug, thiserror::Error)]
@@ -51,6 +66,17 @@ pub enum RewriteError {
         line: u32,
         /// Why.
         source: PrunedLineError,
+    },
+    /// Another process has the file open for writing (oh-my-pi keeps its
+    /// session file open while it runs): after the rename its descriptor
+    /// would point at the backup, so its later entries would be lost to the
+    /// session.
+    #[error("{path}: {} has the file open for writing; a rewrite now would send its later entries to the backup instead of the session, so nothing was written. Quit the agent (or let it move to another session), then prune again", describe(writers))]
+    HeldOpen {
+        /// The file.
+        path: PathBuf,
+        /// Who holds it.
+        writers: Vec<Writer>,
     },
     /// Two replacements overlap or one lies outside the file (a plan from
     /// another file).
@@ -83,6 +109,11 @@ pub struct Rewritten {
     /// Bytes another process appended between the last check and the rename
     /// (they landed in the backup and were copied to the new file).
     pub recovered_bytes: u64,
+    /// Processes that still held the old file (now the backup) open for
+    /// writing [`LATE_WRITER_WAIT`] after the rename: they opened it in the
+    /// instant between the last check and the rename, and what they write from
+    /// now on goes to the backup. Empty in all but that race.
+    pub late_writers: Vec<Writer>,
     /// The new file's fingerprint, for a further write.
     pub fingerprint: Fingerprint,
 }
@@ -164,6 +195,12 @@ fn rewrite_with_hook(path: &Path, expected: &Fingerprint, replacements: &[Replac
 
     let original = File::open(path).map_err(io)?;
     let len = check_unchanged(path, &original, expected)?;
+    let (dev, ino) = {
+        use std::os::unix::fs::MetadataExt;
+        let meta = original.metadata().map_err(io)?;
+        (meta.dev(), meta.ino())
+    };
+    refuse_writers(path, dev, ino)?;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map_or_else(|| "session.jsonl".into(), |n| n.to_string_lossy().into_owned());
     let tmp_path = dir.join(format!(".{name}.contextree-tmp-{}-{:08x}", std::process::id(), crate::write::random_u32()));
@@ -181,6 +218,8 @@ fn rewrite_with_hook(path: &Path, expected: &Fingerprint, replacements: &[Replac
     // An agent may have appended while we copied: that is the common case
     // this re-check catches; the rename comes right after it.
     check_unchanged(path, &original, expected)?;
+    // An agent may have started (and opened the file) while we copied.
+    refuse_writers(path, dev, ino)?;
     hook(Stage::BeforeRename);
     let backup = link_backup(path, dir, &name).map_err(io)?;
     if let Err(e) = std::fs::rename(&tmp_path, path) {
@@ -189,7 +228,9 @@ fn rewrite_with_hook(path: &Path, expected: &Fingerprint, replacements: &[Replac
     }
     cleanup.disarm();
     // An append that slipped in after the check went to the old inode (now
-    // only the backup): copy those bytes to the new file so none are lost.
+    // only the backup): once its writer has closed it, copy those bytes to
+    // the new file so none are lost.
+    let late_writers = wait_for_writers(dev, ino, LATE_WRITER_WAIT);
     let grown = original.metadata().map_err(io)?.len();
     let mut recovered_bytes = 0;
     let new = OpenOptions::new().read(true).append(true).open(path).map_err(io)?;
@@ -203,7 +244,29 @@ fn rewrite_with_hook(path: &Path, expected: &Fingerprint, replacements: &[Replac
     // The rename itself is durable only once the folder is synced.
     File::open(dir).and_then(|d| d.sync_all()).map_err(io)?;
     let fingerprint = Fingerprint::of(&new).map_err(io)?;
-    Ok(Rewritten { backup, replaced: replacements.len(), recovered_bytes, fingerprint })
+    Ok(Rewritten { backup, replaced: replacements.len(), recovered_bytes, late_writers, fingerprint })
+}
+
+/// [`RewriteError::HeldOpen`] if any process holds the file open for writing.
+fn refuse_writers(path: &Path, dev: u64, ino: u64) -> Result<(), RewriteError> {
+    let writers = writers_of(dev, ino);
+    if writers.is_empty() {
+        return Ok(());
+    }
+    Err(RewriteError::HeldOpen { path: path.to_owned(), writers })
+}
+
+/// Polls every 10 ms until no process holds the inode open for writing, at
+/// most `limit`; returns those still holding it then.
+fn wait_for_writers(dev: u64, ino: u64, limit: std::time::Duration) -> Vec<Writer> {
+    let start = std::time::Instant::now();
+    loop {
+        let writers = writers_of(dev, ino);
+        if writers.is_empty() || start.elapsed() >= limit {
+            return writers;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
 }
 
 /// Streams `original[..len]` into `out`, each replacement's span swapped for
@@ -465,7 +528,8 @@ mod tests {
                     won += 1;
                     let _ = std::fs::remove_file(done.backup);
                 }
-                Err(RewriteError::Write(WriteError::Changed { .. })) => refused += 1,
+                // The writer thread's descriptor is seen while it is open.
+                Err(RewriteError::Write(WriteError::Changed { .. }) | RewriteError::HeldOpen { .. }) => refused += 1,
                 Err(e) => panic!("{e}"),
             }
         }
@@ -476,6 +540,102 @@ mod tests {
             assert!(text.contains(&format!("\"id\":\"w{n}\"")), "line w{n} lost ({won} rewrites, {refused} refused)");
         }
         assert!(won > 0, "no rewrite went through");
+    }
+
+    /// A `sh` holding `path` open with `exec 3>>` (O_WRONLY|O_APPEND), as
+    /// oh-my-pi holds its session file, until its stdin closes.
+    struct Holder(std::process::Child);
+
+    impl Holder {
+        fn open(path: &Path) -> Holder {
+            use std::io::BufRead;
+            let mut child = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("exec 3>>'{}'; echo ready; read _", path.display()))
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut ready = String::new();
+            std::io::BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut ready).unwrap();
+            assert_eq!(ready, "ready\n");
+            Holder(child)
+        }
+
+        fn pid(&self) -> u32 {
+            self.0.id()
+        }
+    }
+
+    impl Drop for Holder {
+        fn drop(&mut self) {
+            drop(self.0.stdin.take());
+            let _ = self.0.wait();
+        }
+    }
+
+    #[test]
+    fn a_file_another_process_holds_open_for_writing_is_refused_naming_it() {
+        let (dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+        let before = std::fs::read(&path).unwrap();
+        let holder = Holder::open(&path);
+        let err = prune_loaded(&loaded, &plan, 1).unwrap_err();
+        let RewriteError::HeldOpen { writers, .. } = &err else { panic!("{err}") };
+        assert!(writers.iter().any(|w| w.pid == holder.pid() && w.command == "sh"), "{writers:?}");
+        let message = err.to_string();
+        assert!(message.contains(&format!("sh (pid {})", holder.pid())) && message.contains("backup") && message.contains("prune again"), "{message}");
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 1, "no backup, no temporary file");
+        // Once it lets go, the same plan goes through.
+        drop(holder);
+        assert!(prune_loaded(&loaded, &plan, 1).unwrap().is_some());
+    }
+
+    #[test]
+    fn a_writer_that_opens_during_the_rewrite_is_caught_before_the_rename() {
+        let (dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+        let before = std::fs::read(&path).unwrap();
+        let rep = Replacement { span: loaded.session.entry(plan.pruned()[0].node).span, text: "{}".into() };
+        // An agent starts while we copy and keeps its descriptor (in this
+        // process; the scan sees our own descriptors too).
+        let mut agent = None;
+        let mut open = |stage| {
+            if stage == Stage::BeforeFinalCheck {
+                agent = Some(OpenOptions::new().append(true).open(&path).unwrap());
+            }
+        };
+        let err = rewrite_with_hook(&path, &loaded.fingerprint, &[rep], &mut open).unwrap_err();
+        let RewriteError::HeldOpen { writers, .. } = &err else { panic!("{err}") };
+        assert_eq!(writers.iter().map(|w| w.pid).collect::<Vec<_>>(), [std::process::id()]);
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 1, "no backup, no temporary file");
+        drop(agent);
+    }
+
+    #[test]
+    fn an_append_and_close_writer_caught_by_the_rename_is_waited_for() {
+        // pi opens, appends and closes. One that opened the old file just
+        // before the rename writes to the backup a little later: its line
+        // must still reach the new file.
+        let (_dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+        let rep = Replacement { span: loaded.session.entry(plan.pruned()[0].node).span, text: "{}".into() };
+        let agent = b"{\"type\":\"custom\",\"id\":\"zz\",\"parentId\":\"a5\",\"timestamp\":\"t\"}\n";
+        let mut slow = None;
+        let mut open = |stage| {
+            if stage == Stage::BeforeRename {
+                let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+                slow = Some(std::thread::spawn(move || {
+                    std::thread::sleep(std::time::Duration::from_millis(300));
+                    f.write_all(agent).unwrap();
+                }));
+            }
+        };
+        let done = rewrite_with_hook(&path, &loaded.fingerprint, &[rep], &mut open).unwrap();
+        slow.take().unwrap().join().unwrap();
+        assert_eq!((done.recovered_bytes, done.late_writers.len()), (agent.len() as u64, 0));
+        let after = std::fs::read(&path).unwrap();
+        assert!(after.ends_with(agent), "the late line reached the session");
+        assert_eq!(done.fingerprint.len, after.len() as u64);
     }
 
     #[test]

@@ -55,6 +55,11 @@ pub fn run(args: &PruneArgs) -> Result<(), CliError> {
         doc["backup"] = done.as_ref().map_or(Value::Null, |d| d.rewritten.backup.display().to_string().into());
         doc["prunedAt"] = done.as_ref().map_or(Value::Null, |d| d.pruned_at_ms.into());
         doc["recoveredBytes"] = done.as_ref().map_or(0, |d| d.rewritten.recovered_bytes).into();
+        let warnings = done.as_ref().map(contextree_ops::prune::warnings).unwrap_or_default();
+        for w in &warnings {
+            eprintln!("contextree: warning: {w}");
+        }
+        doc["warnings"] = warnings.into();
     }
     if a.json {
         print_json(&doc);
