@@ -27,7 +27,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use contextree_core::prune::{notice, pruned_line, PrunePlan, PrunedLineError};
@@ -167,6 +167,8 @@ pub fn rewrite_lines(path: &Path, expected: &Fingerprint, replacements: &[Replac
 /// The moments a test can append at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stage {
+    /// The temporary file was just created, empty.
+    TempCreated,
     /// The temporary file is complete; the final check comes next.
     BeforeFinalCheck,
     /// The final check passed; the backup link and the rename come next.
@@ -204,14 +206,17 @@ fn rewrite_with_hook(path: &Path, expected: &Fingerprint, replacements: &[Replac
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map_or_else(|| "session.jsonl".into(), |n| n.to_string_lossy().into_owned());
     let tmp_path = dir.join(format!(".{name}.contextree-tmp-{}-{:08x}", std::process::id(), crate::write::random_u32()));
-    let tmp = OpenOptions::new().write(true).create_new(true).open(&tmp_path).map_err(io)?;
+    // A session may be private: the temporary file is created with the
+    // original's permission bits (narrowed by the umask), never the default
+    // 0644, so its contents are not readable by others even for a moment.
+    let mode = original.metadata().map_err(io)?.permissions().mode() & 0o7777;
+    let tmp = OpenOptions::new().write(true).create_new(true).mode(mode).open(&tmp_path).map_err(io)?;
     // Whatever fails from here on, the temporary file must not stay behind.
     let cleanup = TempGuard(&tmp_path);
+    hook(Stage::TempCreated);
+    // The umask may have narrowed the bits; the new file gets exactly the original's.
+    tmp.set_permissions(std::fs::Permissions::from_mode(mode)).map_err(io)?;
     copy_with_replacements(&original, &tmp, len, &order).map_err(io)?;
-    // Keep the permissions of the original (a session may be private).
-    if let Ok(meta) = original.metadata() {
-        let _ = tmp.set_permissions(meta.permissions());
-    }
     tmp.sync_all().map_err(io)?;
 
     hook(Stage::BeforeFinalCheck);
@@ -636,6 +641,30 @@ mod tests {
         let after = std::fs::read(&path).unwrap();
         assert!(after.ends_with(agent), "the late line reached the session");
         assert_eq!(done.fingerprint.len, after.len() as u64);
+    }
+
+    /// The hidden temporary files next to `path`.
+    fn temp_files(path: &Path) -> Vec<PathBuf> {
+        let prefix = format!(".{}.contextree-tmp-", path.file_name().unwrap().to_string_lossy());
+        std::fs::read_dir(path.parent().unwrap()).unwrap().map(|e| e.unwrap().path()).filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(&prefix)).collect()
+    }
+
+    #[test]
+    fn a_private_session_is_never_readable_by_others_not_even_the_temporary_file() {
+        let (_dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let rep = Replacement { span: loaded.session.entry(plan.pruned()[0].node).span, text: "{}".into() };
+        let mut modes = Vec::new();
+        let mut look = |stage| {
+            if stage == Stage::TempCreated {
+                let tmp = temp_files(&path);
+                assert_eq!(tmp.len(), 1);
+                modes.push(std::fs::metadata(&tmp[0]).unwrap().permissions().mode() & 0o777);
+            }
+        };
+        rewrite_with_hook(&path, &loaded.fingerprint, &[rep], &mut look).unwrap();
+        assert_eq!(modes, [0o600], "the temporary file is private from its creation");
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
     }
 
     #[test]
