@@ -114,6 +114,9 @@ pub struct Rewritten {
     /// instant between the last check and the rename, and what they write from
     /// now on goes to the backup. Empty in all but that race.
     pub late_writers: Vec<Writer>,
+    /// Temporary files of this session left behind by an earlier rewrite
+    /// that was killed half-way, removed now.
+    pub removed_temporaries: Vec<PathBuf>,
     /// The new file's fingerprint, for a further write.
     pub fingerprint: Fingerprint,
 }
@@ -205,7 +208,8 @@ fn rewrite_with_hook(path: &Path, expected: &Fingerprint, replacements: &[Replac
     refuse_writers(path, dev, ino)?;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map_or_else(|| "session.jsonl".into(), |n| n.to_string_lossy().into_owned());
-    let tmp_path = dir.join(format!(".{name}.contextree-tmp-{}-{:08x}", std::process::id(), crate::write::random_u32()));
+    let removed_temporaries = remove_stale_temporaries(dir, &name);
+    let tmp_path = dir.join(format!("{}{}-{:08x}", temp_prefix(&name), std::process::id(), crate::write::random_u32()));
     // A session may be private: the temporary file is created with the
     // original's permission bits (narrowed by the umask), never the default
     // 0644, so its contents are not readable by others even for a moment.
@@ -249,7 +253,44 @@ fn rewrite_with_hook(path: &Path, expected: &Fingerprint, replacements: &[Replac
     // The rename itself is durable only once the folder is synced.
     File::open(dir).and_then(|d| d.sync_all()).map_err(io)?;
     let fingerprint = Fingerprint::of(&new).map_err(io)?;
-    Ok(Rewritten { backup, replaced: replacements.len(), recovered_bytes, late_writers, fingerprint })
+    Ok(Rewritten { backup, replaced: replacements.len(), recovered_bytes, late_writers, removed_temporaries, fingerprint })
+}
+
+/// The start of the temporary file's name for the session `name`; the
+/// process id and 8 hex digits follow.
+fn temp_prefix(name: &str) -> String {
+    format!(".{name}.contextree-tmp-")
+}
+
+/// Removes the temporary files of this session that a rewrite killed
+/// half-way left behind: named like ours, by a process that no longer runs
+/// (no `/proc/PID`). Done here, at the next rewrite, rather than on load:
+/// loading only reads. Without `/proc` nothing is removed (a live rewrite's
+/// file cannot be told from a dead one's). Failures are ignored: a leftover
+/// costs disk space, not data.
+fn remove_stale_temporaries(dir: &Path, name: &str) -> Vec<PathBuf> {
+    let prefix = temp_prefix(name);
+    let proc = Path::new("/proc");
+    let mut removed = Vec::new();
+    if !proc.join("self").exists() {
+        return removed;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else { return removed };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(rest) = file_name.to_str().and_then(|n| n.strip_prefix(&prefix)) else { continue };
+        let Some((pid, random)) = rest.split_once('-') else { continue };
+        let ours = pid.parse::<u32>().is_ok() && random.len() == 8 && random.bytes().all(|b| b.is_ascii_hexdigit());
+        if !ours || proc.join(pid).exists() {
+            continue;
+        }
+        let path = entry.path();
+        // Only regular files: a directory or link of that name is not ours.
+        if entry.file_type().is_ok_and(|t| t.is_file()) && std::fs::remove_file(&path).is_ok() {
+            removed.push(path);
+        }
+    }
+    removed
 }
 
 /// [`RewriteError::HeldOpen`] if any process holds the file open for writing.
@@ -665,6 +706,29 @@ mod tests {
         rewrite_with_hook(&path, &loaded.fingerprint, &[rep], &mut look).unwrap();
         assert_eq!(modes, [0o600], "the temporary file is private from its creation");
         assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+
+    #[test]
+    fn temporary_files_a_killed_rewrite_left_are_removed_by_the_next() {
+        let (dir, _path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+        let me = std::process::id();
+        // 999999999 is above any pid_max, so never a running process.
+        let stale = dir.0.join(".s.jsonl.contextree-tmp-999999999-0badf00d");
+        let kept = [
+            format!(".s.jsonl.contextree-tmp-{me}-0badf00d"), // a running process's
+            ".t.jsonl.contextree-tmp-999999999-0badf00d".to_owned(), // another session's
+            ".s.jsonl.contextree-tmp-999999999-notmine".to_owned(), // not our pattern
+        ];
+        std::fs::write(&stale, fixture("E13b.jsonl")).unwrap();
+        for k in &kept {
+            std::fs::write(dir.0.join(k), b"x").unwrap();
+        }
+        let done = prune_loaded(&loaded, &plan, 1).unwrap().unwrap();
+        assert_eq!(done.rewritten.removed_temporaries, [stale.clone()]);
+        assert!(!stale.exists());
+        for k in &kept {
+            assert!(dir.0.join(k).exists(), "{k} is kept");
+        }
     }
 
     #[test]

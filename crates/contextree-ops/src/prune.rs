@@ -79,13 +79,17 @@ fn now_ms() -> u64 {
 }
 
 /// What a done pruning should tell besides its result: bytes another process appended during
-/// the rewrite (kept), and writers that opened the old file in the last instant (their later
+/// the rewrite (kept), leftovers of an interrupted rewrite (removed), and writers that opened the old file in the last instant (their later
 /// entries go to the backup).
 pub fn warnings(done: &Pruned) -> Vec<String> {
     let r = &done.rewritten;
     let mut out = Vec::new();
     if r.recovered_bytes > 0 {
         out.push(format!("{} bytes another process appended during the rewrite were kept", r.recovered_bytes));
+    }
+    if !r.removed_temporaries.is_empty() {
+        let names: Vec<String> = r.removed_temporaries.iter().map(|p| p.display().to_string()).collect();
+        out.push(format!("removed the temporary file(s) an interrupted rewrite of this session left behind: {}", names.join(", ")));
     }
     if !r.late_writers.is_empty() {
         out.push(format!(
