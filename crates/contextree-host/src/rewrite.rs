@@ -27,7 +27,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::{FileExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use contextree_core::prune::{notice, pruned_line, PrunePlan, PrunedLineError};
@@ -41,7 +41,8 @@ use crate::writers::{describe, writers_of, Writer};
 /// (the backup) to close it before copying what they appended.
 pub const LATE_WRITER_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// Why the file was not rewritten. In every case the original is untouched.
+/// Why the file was not rewritten. In every case the original is untouched
+/// (what fails after the rename is a warning, [`Rewritten::warnings`]).
 #[derive(Debug, thiserror::Error)]
 pub enum RewriteError {
     /// The file changed since it was loaded (reload and re-plan), or an IO
@@ -77,6 +78,33 @@ pub enum RewriteError {
         path: PathBuf,
         /// Who holds it.
         writers: Vec<Writer>,
+    },
+    /// The file is read-only (its owner has no write permission).
+    #[error("{path}: the file is read-only; nothing was written (make it writable to prune it)")]
+    ReadOnly {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file has other names: the rewrite would give this name new
+    /// contents and leave the others with the old.
+    #[error("{path}: the file has {links} hard links; a rewrite would split them (this name rewritten, the others not), so nothing was written")]
+    HardLinks {
+        /// The file.
+        path: PathBuf,
+        /// Its link count.
+        links: u64,
+    },
+    /// The new file could not be given the original's owner.
+    #[error("{path}: cannot give the rewritten file the owner of the original (uid {uid}, gid {gid}): {source}; nothing was written")]
+    Owner {
+        /// The file.
+        path: PathBuf,
+        /// The original's owner.
+        uid: u32,
+        /// The original's group.
+        gid: u32,
+        /// Why.
+        source: std::io::Error,
     },
     /// Two replacements overlap or one lies outside the file (a plan from
     /// another file).
@@ -117,6 +145,9 @@ pub struct Rewritten {
     /// Temporary files of this session left behind by an earlier rewrite
     /// that was killed half-way, removed now.
     pub removed_temporaries: Vec<PathBuf>,
+    /// What went wrong after the rename (the file is rewritten all the
+    /// same): syncing the folder, copying late bytes.
+    pub warnings: Vec<String>,
     /// The new file's fingerprint, for a further write.
     pub fingerprint: Fingerprint,
 }
@@ -181,6 +212,16 @@ enum Stage {
 /// [`rewrite_lines`] with `hook` run at each [`Stage`], so tests can append
 /// at the worst moments.
 fn rewrite_with_hook(path: &Path, expected: &Fingerprint, replacements: &[Replacement], hook: &mut dyn FnMut(Stage)) -> Result<Rewritten, RewriteError> {
+    rewrite_with(path, expected, replacements, hook, &|dir| File::open(dir)?.sync_all())
+}
+
+/// [`rewrite_with_hook`] with the folder's fsync made by `sync_dir` (a seam:
+/// tests fail it, which a real disk will not do on demand).
+fn rewrite_with(path: &Path, expected: &Fingerprint, replacements: &[Replacement], hook: &mut dyn FnMut(Stage), sync_dir: &dyn Fn(&Path) -> std::io::Result<()>) -> Result<Rewritten, RewriteError> {
+    // Through a symlink, the rename would replace the link by a regular file
+    // and leave the real session as it was: rewrite the file it points to.
+    let real = std::fs::canonicalize(path).map_err(|source| WriteError::Io { path: path.to_owned(), source })?;
+    let path = real.as_path();
     let io = |source| WriteError::Io { path: path.to_owned(), source };
     for (index, r) in replacements.iter().enumerate() {
         // JSON.stringify never emits raw line breaks; one would split the entry.
@@ -200,11 +241,9 @@ fn rewrite_with_hook(path: &Path, expected: &Fingerprint, replacements: &[Replac
 
     let original = File::open(path).map_err(io)?;
     let len = check_unchanged(path, &original, expected)?;
-    let (dev, ino) = {
-        use std::os::unix::fs::MetadataExt;
-        let meta = original.metadata().map_err(io)?;
-        (meta.dev(), meta.ino())
-    };
+    let meta = original.metadata().map_err(io)?;
+    let (dev, ino) = (meta.dev(), meta.ino());
+    refuse_identity_changes(path, &meta)?;
     refuse_writers(path, dev, ino)?;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map_or_else(|| "session.jsonl".into(), |n| n.to_string_lossy().into_owned());
@@ -213,12 +252,19 @@ fn rewrite_with_hook(path: &Path, expected: &Fingerprint, replacements: &[Replac
     // A session may be private: the temporary file is created with the
     // original's permission bits (narrowed by the umask), never the default
     // 0644, so its contents are not readable by others even for a moment.
-    let mode = original.metadata().map_err(io)?.permissions().mode() & 0o7777;
+    let mode = meta.permissions().mode() & 0o7777;
     let tmp = OpenOptions::new().write(true).create_new(true).mode(mode).open(&tmp_path).map_err(io)?;
     // Whatever fails from here on, the temporary file must not stay behind.
     let cleanup = TempGuard(&tmp_path);
     hook(Stage::TempCreated);
-    // The umask may have narrowed the bits; the new file gets exactly the original's.
+    // The new file keeps the original's owner (as root, it would otherwise
+    // take someone else's session); if it cannot, nothing is rewritten.
+    let made = tmp.metadata().map_err(io)?;
+    if (made.uid(), made.gid()) != (meta.uid(), meta.gid()) {
+        std::os::unix::fs::fchown(&tmp, Some(meta.uid()), Some(meta.gid())).map_err(|source| RewriteError::Owner { path: path.to_owned(), uid: meta.uid(), gid: meta.gid(), source })?;
+    }
+    // The umask may have narrowed the bits (and a chown clears set-id bits):
+    // the new file gets exactly the original's.
     tmp.set_permissions(std::fs::Permissions::from_mode(mode)).map_err(io)?;
     copy_with_replacements(&original, &tmp, len, &order).map_err(io)?;
     tmp.sync_all().map_err(io)?;
@@ -239,21 +285,50 @@ fn rewrite_with_hook(path: &Path, expected: &Fingerprint, replacements: &[Replac
     // An append that slipped in after the check went to the old inode (now
     // only the backup): once its writer has closed it, copy those bytes to
     // the new file so none are lost.
+    // From here on the file is rewritten: a failure is a warning, since an
+    // error would tell the caller nothing was written.
     let late_writers = wait_for_writers(dev, ino, LATE_WRITER_WAIT);
-    let grown = original.metadata().map_err(io)?.len();
+    let mut warnings = Vec::new();
     let mut recovered_bytes = 0;
-    let new = OpenOptions::new().read(true).append(true).open(path).map_err(io)?;
-    if grown > len {
-        let mut extra = vec![0; (grown - len) as usize];
-        original.read_exact_at(&mut extra, len).map_err(io)?;
-        (&new).write_all(&extra).map_err(io)?;
-        new.sync_all().map_err(io)?;
-        recovered_bytes = grown - len;
+    match carry_over(&original, len, path) {
+        Ok(n) => recovered_bytes = n,
+        Err(e) => warnings.push(format!("bytes another process appended during the rewrite are only in the backup {}: copying them failed ({e})", backup.display())),
     }
     // The rename itself is durable only once the folder is synced.
-    File::open(dir).and_then(|d| d.sync_all()).map_err(io)?;
-    let fingerprint = Fingerprint::of(&new).map_err(io)?;
-    Ok(Rewritten { backup, replaced: replacements.len(), recovered_bytes, late_writers, removed_temporaries, fingerprint })
+    if let Err(e) = sync_dir(dir) {
+        warnings.push(format!("{} was rewritten, but syncing its folder failed ({e}): after a crash the old contents may be back (they are also in the backup {})", path.display(), backup.display()));
+    }
+    let fingerprint = File::open(path).and_then(|f| Fingerprint::of(&f)).map_err(io)?;
+    Ok(Rewritten { backup, replaced: replacements.len(), recovered_bytes, late_writers, removed_temporaries, warnings, fingerprint })
+}
+
+/// Copies what was appended to the old inode past `len` to the end of the
+/// file now at `path`; returns how many bytes.
+fn carry_over(original: &File, len: u64, path: &Path) -> std::io::Result<u64> {
+    let grown = original.metadata()?.len();
+    if grown <= len {
+        return Ok(0);
+    }
+    let mut extra = vec![0; (grown - len) as usize];
+    original.read_exact_at(&mut extra, len)?;
+    let new = OpenOptions::new().append(true).open(path)?;
+    (&new).write_all(&extra)?;
+    new.sync_all()?;
+    Ok(grown - len)
+}
+
+/// Refuses, before anything is written, a file whose rewrite would not be
+/// the same file afterwards: read-only, or with other names (hard links).
+fn refuse_identity_changes(path: &Path, meta: &std::fs::Metadata) -> Result<(), RewriteError> {
+    // The owner's write bit: a file its owner made read-only is not rewritten
+    // (even by root, whom the kernel would let).
+    if meta.permissions().mode() & 0o200 == 0 {
+        return Err(RewriteError::ReadOnly { path: path.to_owned() });
+    }
+    if meta.nlink() > 1 {
+        return Err(RewriteError::HardLinks { path: path.to_owned(), links: meta.nlink() });
+    }
+    Ok(())
 }
 
 /// The start of the temporary file's name for the session `name`; the
@@ -729,6 +804,80 @@ mod tests {
         for k in &kept {
             assert!(dir.0.join(k).exists(), "{k} is kept");
         }
+    }
+
+    /// The folder's entries, sorted.
+    fn names(dir: &TempDir) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn through_a_symlink_the_real_file_is_rewritten_and_the_link_stays() {
+        let dir = temp_dir();
+        let real_dir = dir.0.join("real");
+        std::fs::create_dir(&real_dir).unwrap();
+        let real = real_dir.join("s.jsonl");
+        std::fs::write(&real, fixture("E13b.jsonl")).unwrap();
+        let link = dir.0.join("link.jsonl");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let loaded = load_session(&link, Some(Dialect::Omp)).unwrap();
+        let plan = plan_prune(&loaded.session, Leaf::Last, &PruneConfig::default());
+        let done = prune_loaded(&loaded, &plan, 1).unwrap().unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link is still a link");
+        assert_eq!(std::fs::read_link(&link).unwrap(), real);
+        assert_eq!(done.rewritten.backup.parent(), Some(real_dir.as_path()), "the backup is next to the real file");
+        assert_eq!(std::fs::read(&done.rewritten.backup).unwrap(), fixture("E13b.jsonl"));
+        let again = load_session(&real, Some(Dialect::Omp)).unwrap();
+        assert_eq!(plan_prune(&again.session, Leaf::Last, &PruneConfig::default()).already_pruned().count(), 1, "the real file is pruned");
+    }
+
+    #[test]
+    fn a_read_only_file_is_refused_before_writing() {
+        let (dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let err = prune_loaded(&loaded, &plan, 1).unwrap_err();
+        assert!(matches!(err, RewriteError::ReadOnly { .. }), "{err}");
+        assert!(err.to_string().contains("read-only"), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), fixture("E13b.jsonl"));
+        assert_eq!(names(&dir), ["s.jsonl"], "no backup, no temporary file");
+    }
+
+    #[test]
+    fn a_file_with_hard_links_is_refused_before_writing() {
+        let (dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+        std::fs::hard_link(&path, dir.0.join("other-name.jsonl")).unwrap();
+        let err = prune_loaded(&loaded, &plan, 1).unwrap_err();
+        assert!(matches!(err, RewriteError::HardLinks { links: 2, .. }), "{err}");
+        assert!(err.to_string().contains("2 hard links"), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), fixture("E13b.jsonl"));
+        assert_eq!(names(&dir), ["other-name.jsonl", "s.jsonl"], "no backup, no temporary file");
+    }
+
+    #[test]
+    fn the_owner_of_someone_elses_file_is_kept() {
+        let (_dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+        // Only root may give a file away; elsewhere this case cannot arise.
+        if std::os::unix::fs::chown(&path, Some(1234), Some(1234)).is_err() {
+            eprintln!("not root: skipped");
+            return;
+        }
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        prune_loaded(&loaded, &plan, 1).unwrap().unwrap();
+        let meta = std::fs::metadata(&path).unwrap();
+        assert_eq!((meta.uid(), meta.gid(), meta.permissions().mode() & 0o7777), (1234, 1234, 0o640));
+    }
+
+    #[test]
+    fn a_failed_folder_sync_after_the_rename_is_a_warning() {
+        let (_dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+        let rep = Replacement { span: loaded.session.entry(plan.pruned()[0].node).span, text: "{}".into() };
+        let fail = |_: &Path| Err(std::io::Error::other("Input/output error"));
+        let done = rewrite_with(&path, &loaded.fingerprint, &[rep], &mut |_| {}, &fail).unwrap();
+        assert_eq!(done.warnings.len(), 1);
+        assert!(done.warnings[0].contains("syncing its folder failed (Input/output error)"), "{:?}", done.warnings);
+        assert_ne!(std::fs::read(&path).unwrap(), fixture("E13b.jsonl"), "rewritten");
     }
 
     #[test]

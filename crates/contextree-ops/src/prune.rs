@@ -87,6 +87,7 @@ pub fn warnings(done: &Pruned) -> Vec<String> {
     if r.recovered_bytes > 0 {
         out.push(format!("{} bytes another process appended during the rewrite were kept", r.recovered_bytes));
     }
+    out.extend(r.warnings.iter().cloned());
     if !r.removed_temporaries.is_empty() {
         let names: Vec<String> = r.removed_temporaries.iter().map(|p| p.display().to_string()).collect();
         out.push(format!("removed the temporary file(s) an interrupted rewrite of this session left behind: {}", names.join(", ")));
