@@ -182,3 +182,48 @@ fn prune_refuses_while_an_agent_holds_the_file_open_and_its_later_lines_stay_in_
     assert_eq!(doc["warnings"], serde_json::json!([]));
     assert!(std::fs::read_to_string(&copy.file).unwrap().ends_with(&format!("{line}\n")));
 }
+
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    // `contextree context S --json | head -c10`, with the reader gone before the first write.
+    let file = fixture("synthetic/E16.jsonl");
+    for args in [&["context", file.to_str().unwrap(), "--json", "--prompts", "own"][..], &["serialize", file.to_str().unwrap(), "--prompts", "own"], &["tree", file.to_str().unwrap()]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_contextree"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(141), "{args:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out), "", "{args:?}: no panic, no message");
+    }
+}
+
+#[test]
+fn a_directory_or_a_fifo_is_named_for_what_it_is() {
+    let copy = Copy::of("synthetic/E02.jsonl", "kinds");
+    let out = contextree(&["info", copy.dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("is a directory"), "{}", stderr(&out));
+    let fifo = copy.dir.join("fifo.jsonl");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let out = contextree(&["prune", fifo.to_str().unwrap(), "--yes"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("is not a regular file"), "{}", stderr(&out));
+}
+
+#[test]
+fn prune_of_an_empty_or_garbage_file_says_it_is_not_a_session() {
+    let copy = Copy::of("synthetic/E02.jsonl", "garbage");
+    for bytes in [&b""[..], b"garbage\n"] {
+        std::fs::write(&copy.file, bytes).unwrap();
+        let out = contextree(&["prune", copy.path(), "--yes"]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("not a session file") && !err.contains("version-0"), "{err}");
+        assert_eq!(std::fs::read(&copy.file).unwrap(), bytes);
+        assert_eq!(copy.names(), ["s.jsonl"]);
+    }
+}

@@ -49,6 +49,13 @@ pub enum RewriteError {
     /// error: the same typed errors as appends.
     #[error(transparent)]
     Write(#[from] WriteError),
+    /// The file does not start with a session header (empty, or not JSONL
+    /// of an agent's session).
+    #[error("{path}: not a session file (no valid session header on the first line); nothing was written")]
+    NotASession {
+        /// The file.
+        path: PathBuf,
+    },
     /// A version 1 or 2 file: the agents migrate it in memory, so the ids a
     /// plan names may not exist in the file; let an agent upgrade it first.
     #[error("{path}: a version-{version} file is migrated in memory only; its entries cannot be rewritten in place (let an agent upgrade it first)")]
@@ -166,6 +173,11 @@ pub struct Pruned {
 /// nothing writes nothing (no backup either) and returns `None`.
 pub fn prune_loaded(loaded: &LoadedSession, plan: &PrunePlan, pruned_at_ms: u64) -> Result<Option<Pruned>, RewriteError> {
     let s = &loaded.session;
+    // An empty or garbage file has no header (its version reads as 0): say
+    // that, not that it would be migrated.
+    if s.header().is_none() {
+        return Err(RewriteError::NotASession { path: loaded.path.clone() });
+    }
     if s.original_version() < 3 {
         return Err(RewriteError::Migrated { path: loaded.path.clone(), version: s.original_version() });
     }
@@ -878,6 +890,17 @@ mod tests {
         assert_eq!(done.warnings.len(), 1);
         assert!(done.warnings[0].contains("syncing its folder failed (Input/output error)"), "{:?}", done.warnings);
         assert_ne!(std::fs::read(&path).unwrap(), fixture("E13b.jsonl"), "rewritten");
+    }
+
+    #[test]
+    fn an_empty_or_garbage_file_is_not_a_session() {
+        for bytes in [&b""[..], b"garbage\n\x00\x01", b"{\"type\":\"message\"}\n"] {
+            let (_dir, path, loaded, plan) = prune_copy(bytes);
+            let err = prune_loaded(&loaded, &plan, 1).unwrap_err();
+            assert!(matches!(err, RewriteError::NotASession { .. }), "{err}");
+            assert!(err.to_string().contains("not a session file"), "{err}");
+            assert_eq!(std::fs::read(&path).unwrap(), bytes);
+        }
     }
 
     #[test]

@@ -97,7 +97,7 @@ pub(crate) fn write_error(e: WriteError, hint: &str) -> OpsError {
 pub(crate) fn rewrite_error(e: RewriteError) -> OpsError {
     match e {
         RewriteError::Write(WriteError::Changed { .. }) => OpsError::Changed(format!("{e} (nothing was written; the plan was made from the old contents)")),
-        RewriteError::Migrated { .. } => OpsError::Input(e.to_string()),
+        RewriteError::Migrated { .. } | RewriteError::NotASession { .. } => OpsError::Input(e.to_string()),
         RewriteError::HeldOpen { .. } => OpsError::Held(e.to_string()),
         RewriteError::ReadOnly { .. } | RewriteError::HardLinks { .. } | RewriteError::Owner { .. } => OpsError::Refused(e.to_string()),
         other => OpsError::Failed(other.to_string()),

@@ -59,18 +59,18 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
         print_json(&doc);
         return Ok(());
     }
-    println!("{}", loaded.path.display());
-    println!("  dialect    {} (detected {}; {})", s.dialect(), s.detection().detected, s.detection().signals.join(", "));
-    println!("  version    {} (file says {})", s.version(), s.original_version());
-    println!("  entries    {} in {} lines, {} roots, {} leaves", s.entries().len(), s.n_lines(), tree.roots().len(), tree.leaves().len());
+    outln!("{}", loaded.path.display());
+    outln!("  dialect    {} (detected {}; {})", s.dialect(), s.detection().detected, s.detection().signals.join(", "));
+    outln!("  version    {} (file says {})", s.version(), s.original_version());
+    outln!("  entries    {} in {} lines, {} roots, {} leaves", s.entries().len(), s.n_lines(), tree.roots().len(), tree.leaves().len());
     if let Some(l) = leaf {
-        println!("  leaf       {} (path of {} entries)", s.entry(l).id, tree.path_to(l).len());
+        outln!("  leaf       {} (path of {} entries)", s.entry(l).id, tree.path_to(l).len());
     }
     for (n, label) in s.labels() {
-        println!("  label      {} = {label}", s.entry(*n).id);
+        outln!("  label      {} = {label}", s.entry(*n).id);
     }
     for d in s.diagnostics() {
-        println!("  {d}");
+        outln!("  {d}");
     }
     Ok(())
 }
