@@ -811,7 +811,7 @@ mod tests {
             std::fs::write(dir.0.join(k), b"x").unwrap();
         }
         let done = prune_loaded(&loaded, &plan, 1).unwrap().unwrap();
-        assert_eq!(done.rewritten.removed_temporaries, [stale.clone()]);
+        assert_eq!(done.rewritten.removed_temporaries, std::slice::from_ref(&stale));
         assert!(!stale.exists());
         for k in &kept {
             assert!(dir.0.join(k).exists(), "{k} is kept");
