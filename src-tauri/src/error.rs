@@ -39,7 +39,8 @@ pub enum CommandError {
     /// The app's settings are invalid or the config file cannot be written.
     #[error("{0}")]
     Settings(String),
-    /// A write flow failed; its kind says how (`changed`, `cancelled`, `provider`, `refused`, ...).
+    /// A write flow failed; its kind says how (`changed`, `held`, `cancelled`, `provider`,
+    /// `refused`, ...).
     #[error(transparent)]
     Write(#[from] contextree_ops::OpsError),
     /// Another write or summary is running.

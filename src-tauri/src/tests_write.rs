@@ -332,6 +332,21 @@ fn prune_previews_then_rewrites_with_a_backup() {
     );
     assert_eq!(copy.bytes(), before, "a preview writes nothing");
 
+    // While an agent holds the file open for writing (here: this process), it is refused.
+    let agent = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&copy.file)
+        .unwrap();
+    let err = err_json(
+        tauri::async_runtime::block_on(write::prune::prune(app.state(), app.state(), None))
+            .unwrap_err(),
+    );
+    assert_eq!(err["kind"], "held", "{err}");
+    let pid = format!("(pid {})", std::process::id());
+    assert!(err["message"].as_str().unwrap().contains(&pid), "{err}");
+    assert_eq!(copy.bytes(), before, "nothing written");
+    drop(agent);
+
     let done = serde_json::to_value(
         tauri::async_runtime::block_on(write::prune::prune(app.state(), app.state(), None))
             .unwrap(),

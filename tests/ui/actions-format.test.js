@@ -89,6 +89,7 @@ test('undo and edit say what they append and that nothing is deleted', () => {
 test('each error kind is said plainly', () => {
   assert.match(errorText({ kind: 'changed', message: 'm' }), /^The file changed since it was read: nothing was written\. The view was reloaded; preview again\./);
   assert.match(errorText({ kind: 'busy', message: 'm' }), /^Another write/);
+  assert.match(errorText({ kind: 'held', message: 's.jsonl: omp (pid 42) has the file open' }), /^Another program has the file open for writing, so nothing was written: .* then try again\. \(s\.jsonl: omp \(pid 42\)/);
   assert.equal(errorText({ kind: 'cancelled', message: 'm' }), 'Cancelled: nothing was written.');
   assert.equal(errorText({ kind: 'provider', message: 'HTTP 401' }), 'The model call failed: HTTP 401. Nothing was written.');
   assert.equal(errorText({ kind: 'refused', message: 'Already compacted' }), 'Refused: Already compacted');

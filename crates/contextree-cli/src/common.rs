@@ -114,8 +114,13 @@ pub struct SessionArgs {
 
 impl SessionArgs {
     pub fn load(&self) -> Result<LoadedSession, CliError> {
-        if !self.file.is_file() {
-            return Err(CliError::Input(format!("{}: no such file", self.file.display())));
+        let path = self.file.display();
+        match std::fs::metadata(&self.file) {
+            Ok(meta) if meta.is_file() => {}
+            Ok(meta) if meta.is_dir() => return Err(CliError::Input(format!("{path}: is a directory, not a session file"))),
+            Ok(_) => return Err(CliError::Input(format!("{path}: is not a regular file (a FIFO, socket or device); give a session file"))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(CliError::Input(format!("{path}: no such file"))),
+            Err(e) => return Err(CliError::Input(format!("{path}: {e}"))),
         }
         contextree_host::load_session(&self.file, self.dialect).map_err(|e| CliError::Input(e.to_string()))
     }
@@ -161,7 +166,25 @@ impl SessionArgs {
 
 /// Prints a JSON document on one line.
 pub fn print_json(value: &serde_json::Value) {
-    println!("{value}");
+    outln!("{value}");
+}
+
+/// Writes to stdout, or ends the process if stdout is gone: a closed pipe
+/// (`contextree … | head`) ends it quietly with 141, the status a shell shows for a
+/// process a SIGPIPE ended (Rust ignores SIGPIPE, so `println!` would panic instead);
+/// another failure (a full disk) is said on stderr, exit 1.
+pub fn write_stdout(args: fmt::Arguments<'_>, newline: bool) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    // Flushed here, so a failure is seen here: at exit it would go unnoticed.
+    let done = out.write_fmt(args).and_then(|()| if newline { out.write_all(b"\n") } else { Ok(()) }).and_then(|()| out.flush());
+    if let Err(e) = done {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(141);
+        }
+        eprintln!("contextree: cannot write the output: {e}");
+        std::process::exit(1);
+    }
 }
 
 /// `"dialect"` (the agent) and `"ruleSet": {"name", "why"}` (decisions.md

@@ -3,6 +3,18 @@
 //! Each subcommand loads the session, calls the core, and prints either one
 //! JSON document (`--json`) or text. Bad input exits with code 2.
 
+/// `println!` for stdout, through [`common::write_stdout`]: a closed pipe ends the
+/// process quietly instead of panicking.
+macro_rules! outln {
+    () => { $crate::common::write_stdout(format_args!(""), true) };
+    ($($arg:tt)*) => { $crate::common::write_stdout(format_args!($($arg)*), true) };
+}
+
+/// `print!` through [`common::write_stdout`].
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::common::write_stdout(format_args!($($arg)*), false) };
+}
+
 mod cmd;
 mod common;
 

@@ -154,3 +154,139 @@ fn the_rule_set_follows_the_flag_then_the_installed_agent_then_the_file_then_the
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A private copy of a fixture in its own folder, removed on drop.
+struct Copy {
+    dir: PathBuf,
+    file: PathBuf,
+}
+
+impl Copy {
+    fn of(rel: &str, tag: &str) -> Copy {
+        let dir = std::env::temp_dir().join(format!("contextree-cli-behaviour-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("s.jsonl");
+        std::fs::copy(fixture(rel), &file).unwrap();
+        Copy { dir, file }
+    }
+
+    fn path(&self) -> &str {
+        self.file.to_str().unwrap()
+    }
+
+    fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for Copy {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Another process holding `file` open O_WRONLY|O_APPEND for its lifetime, as oh-my-pi holds its
+/// session file; each line sent to it is written through that one descriptor.
+struct Agent(std::process::Child, std::io::BufReader<std::process::ChildStdout>);
+
+impl Agent {
+    fn open(file: &Path) -> Agent {
+        use std::io::BufRead;
+        let script = format!("exec 3>>'{}'; echo ready; while read -r line; do printf '%s\\n' \"$line\" >&3; echo done; done", file.display());
+        let mut child = Command::new("sh").args(["-c", &script]).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut ready = String::new();
+        out.read_line(&mut ready).unwrap();
+        assert_eq!(ready, "ready\n");
+        Agent(child, out)
+    }
+
+    fn append(&mut self, line: &str) {
+        use std::io::{BufRead, Write};
+        writeln!(self.0.stdin.as_mut().unwrap(), "{line}").unwrap();
+        let mut done = String::new();
+        self.1.read_line(&mut done).unwrap();
+        assert_eq!(done, "done\n");
+    }
+
+    fn quit(mut self) {
+        drop(self.0.stdin.take());
+        self.0.wait().unwrap();
+    }
+}
+
+#[test]
+fn prune_refuses_while_an_agent_holds_the_file_open_and_its_later_lines_stay_in_the_session() {
+    let copy = Copy::of("synthetic/E13b.jsonl", "held");
+    let before = std::fs::read(&copy.file).unwrap();
+    let mut agent = Agent::open(&copy.file);
+    let out = contextree(&["prune", copy.path(), "--dialect", "omp", "--yes"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains(copy.path()) && err.contains(&format!("sh (pid {})", agent.0.id())), "{err}");
+    assert!(err.contains("open for writing") && err.contains("backup") && err.contains("Quit the agent"), "{err}");
+    assert_eq!(std::fs::read(&copy.file).unwrap(), before, "untouched");
+    assert_eq!(copy.names(), ["s.jsonl"], "no backup, no temporary file");
+
+    // The agent's next entry, through the descriptor it kept, is in the session.
+    let line = r#"{"type":"custom","customType":"x","id":"agent001","parentId":"a5","timestamp":"2026-01-01T00:09:00.000Z"}"#;
+    agent.append(line);
+    assert!(std::fs::read_to_string(&copy.file).unwrap().ends_with(&format!("{line}\n")));
+
+    // Once the agent has quit, the prune goes through and keeps that line.
+    agent.quit();
+    let out = contextree(&["prune", copy.path(), "--dialect", "omp", "--yes", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["prunedCount"], 1);
+    assert_eq!(doc["warnings"], serde_json::json!([]));
+    assert!(std::fs::read_to_string(&copy.file).unwrap().ends_with(&format!("{line}\n")));
+}
+
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    // `contextree context S --json | head -c10`, with the reader gone before the first write.
+    let file = fixture("synthetic/E16.jsonl");
+    for args in [&["context", file.to_str().unwrap(), "--json", "--prompts", "own"][..], &["serialize", file.to_str().unwrap(), "--prompts", "own"], &["tree", file.to_str().unwrap()]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_contextree"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(141), "{args:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out), "", "{args:?}: no panic, no message");
+    }
+}
+
+#[test]
+fn a_directory_or_a_fifo_is_named_for_what_it_is() {
+    let copy = Copy::of("synthetic/E02.jsonl", "kinds");
+    let out = contextree(&["info", copy.dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("is a directory"), "{}", stderr(&out));
+    let fifo = copy.dir.join("fifo.jsonl");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let out = contextree(&["prune", fifo.to_str().unwrap(), "--yes"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("is not a regular file"), "{}", stderr(&out));
+}
+
+#[test]
+fn prune_of_an_empty_or_garbage_file_says_it_is_not_a_session() {
+    let copy = Copy::of("synthetic/E02.jsonl", "garbage");
+    for bytes in [&b""[..], b"garbage\n"] {
+        std::fs::write(&copy.file, bytes).unwrap();
+        let out = contextree(&["prune", copy.path(), "--yes"]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("not a session file") && !err.contains("version-0"), "{err}");
+        assert_eq!(std::fs::read(&copy.file).unwrap(), bytes);
+        assert_eq!(copy.names(), ["s.jsonl"]);
+    }
+}

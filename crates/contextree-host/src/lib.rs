@@ -7,5 +7,6 @@ pub mod load;
 pub mod rewrite;
 pub mod settings;
 pub mod write;
+pub mod writers;
 
 pub use load::{installed_version, load_session, FileSource, LoadError, LoadedSession};

@@ -14,10 +14,20 @@
 //! which means an append landing in the short window between that last check
 //! and the rename goes to the backup's inode, where it is noticed and copied
 //! to the new file ([`Rewritten::recovered_bytes`]). Nothing is lost either way.
+//!
+//! That recovery works for writers that open, append and close (pi), not for
+//! one that keeps its descriptor (oh-my-pi holds one for the session's
+//! lifetime): all its later entries would go to the backup. So a file another
+//! process holds open for writing is refused ([`RewriteError::HeldOpen`],
+//! [`crate::writers`]), checked before anything is written and again right
+//! before the rename. After the rename the rewrite waits (up to
+//! [`LATE_WRITER_WAIT`]) until no process holds the old inode for writing, so
+//! an append-and-close that opened the old file just before the rename has
+//! finished when its bytes are copied over.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use contextree_core::prune::{notice, pruned_line, PrunePlan, PrunedLineError};
@@ -25,14 +35,27 @@ use contextree_core::session::Span;
 
 use crate::load::{Fingerprint, LoadedSession};
 use crate::write::{Change, WriteError};
+use crate::writers::{describe, writers_of, Writer};
 
-/// Why the file was not rewritten. In every case the original is untouched.
+/// How long the rewrite waits after its rename for writers of the old inode
+/// (the backup) to close it before copying what they appended.
+pub const LATE_WRITER_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Why the file was not rewritten. In every case the original is untouched
+/// (what fails after the rename is a warning, [`Rewritten::warnings`]).
 #[derive(Debug, thiserror::Error)]
 pub enum RewriteError {
     /// The file changed since it was loaded (reload and re-plan), or an IO
     /// error: the same typed errors as appends.
     #[error(transparent)]
     Write(#[from] WriteError),
+    /// The file does not start with a session header (empty, or not JSONL
+    /// of an agent's session).
+    #[error("{path}: not a session file (no valid session header on the first line); nothing was written")]
+    NotASession {
+        /// The file.
+        path: PathBuf,
+    },
     /// A version 1 or 2 file: the agents migrate it in memory, so the ids a
     /// plan names may not exist in the file; let an agent upgrade it first.
     #[error("{path}: a version-{version} file is migrated in memory only; its entries cannot be rewritten in place (let an agent upgrade it first)")]
@@ -51,6 +74,44 @@ pub enum RewriteError {
         line: u32,
         /// Why.
         source: PrunedLineError,
+    },
+    /// Another process has the file open for writing (oh-my-pi keeps its
+    /// session file open while it runs): after the rename its descriptor
+    /// would point at the backup, so its later entries would be lost to the
+    /// session.
+    #[error("{path}: {} has the file open for writing; a rewrite now would send its later entries to the backup instead of the session, so nothing was written. Quit the agent (or let it move to another session), then prune again", describe(writers))]
+    HeldOpen {
+        /// The file.
+        path: PathBuf,
+        /// Who holds it.
+        writers: Vec<Writer>,
+    },
+    /// The file is read-only (its owner has no write permission).
+    #[error("{path}: the file is read-only; nothing was written (make it writable to prune it)")]
+    ReadOnly {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file has other names: the rewrite would give this name new
+    /// contents and leave the others with the old.
+    #[error("{path}: the file has {links} hard links; a rewrite would split them (this name rewritten, the others not), so nothing was written")]
+    HardLinks {
+        /// The file.
+        path: PathBuf,
+        /// Its link count.
+        links: u64,
+    },
+    /// The new file could not be given the original's owner.
+    #[error("{path}: cannot give the rewritten file the owner of the original (uid {uid}, gid {gid}): {source}; nothing was written")]
+    Owner {
+        /// The file.
+        path: PathBuf,
+        /// The original's owner.
+        uid: u32,
+        /// The original's group.
+        gid: u32,
+        /// Why.
+        source: std::io::Error,
     },
     /// Two replacements overlap or one lies outside the file (a plan from
     /// another file).
@@ -83,6 +144,17 @@ pub struct Rewritten {
     /// Bytes another process appended between the last check and the rename
     /// (they landed in the backup and were copied to the new file).
     pub recovered_bytes: u64,
+    /// Processes that still held the old file (now the backup) open for
+    /// writing [`LATE_WRITER_WAIT`] after the rename: they opened it in the
+    /// instant between the last check and the rename, and what they write from
+    /// now on goes to the backup. Empty in all but that race.
+    pub late_writers: Vec<Writer>,
+    /// Temporary files of this session left behind by an earlier rewrite
+    /// that was killed half-way, removed now.
+    pub removed_temporaries: Vec<PathBuf>,
+    /// What went wrong after the rename (the file is rewritten all the
+    /// same): syncing the folder, copying late bytes.
+    pub warnings: Vec<String>,
     /// The new file's fingerprint, for a further write.
     pub fingerprint: Fingerprint,
 }
@@ -101,6 +173,11 @@ pub struct Pruned {
 /// nothing writes nothing (no backup either) and returns `None`.
 pub fn prune_loaded(loaded: &LoadedSession, plan: &PrunePlan, pruned_at_ms: u64) -> Result<Option<Pruned>, RewriteError> {
     let s = &loaded.session;
+    // An empty or garbage file has no header (its version reads as 0): say
+    // that, not that it would be migrated.
+    if s.header().is_none() {
+        return Err(RewriteError::NotASession { path: loaded.path.clone() });
+    }
     if s.original_version() < 3 {
         return Err(RewriteError::Migrated { path: loaded.path.clone(), version: s.original_version() });
     }
@@ -136,6 +213,8 @@ pub fn rewrite_lines(path: &Path, expected: &Fingerprint, replacements: &[Replac
 /// The moments a test can append at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stage {
+    /// The temporary file was just created, empty.
+    TempCreated,
     /// The temporary file is complete; the final check comes next.
     BeforeFinalCheck,
     /// The final check passed; the backup link and the rename come next.
@@ -145,6 +224,16 @@ enum Stage {
 /// [`rewrite_lines`] with `hook` run at each [`Stage`], so tests can append
 /// at the worst moments.
 fn rewrite_with_hook(path: &Path, expected: &Fingerprint, replacements: &[Replacement], hook: &mut dyn FnMut(Stage)) -> Result<Rewritten, RewriteError> {
+    rewrite_with(path, expected, replacements, hook, &|dir| File::open(dir)?.sync_all())
+}
+
+/// [`rewrite_with_hook`] with the folder's fsync made by `sync_dir` (a seam:
+/// tests fail it, which a real disk will not do on demand).
+fn rewrite_with(path: &Path, expected: &Fingerprint, replacements: &[Replacement], hook: &mut dyn FnMut(Stage), sync_dir: &dyn Fn(&Path) -> std::io::Result<()>) -> Result<Rewritten, RewriteError> {
+    // Through a symlink, the rename would replace the link by a regular file
+    // and leave the real session as it was: rewrite the file it points to.
+    let real = std::fs::canonicalize(path).map_err(|source| WriteError::Io { path: path.to_owned(), source })?;
+    let path = real.as_path();
     let io = |source| WriteError::Io { path: path.to_owned(), source };
     for (index, r) in replacements.iter().enumerate() {
         // JSON.stringify never emits raw line breaks; one would split the entry.
@@ -164,23 +253,40 @@ fn rewrite_with_hook(path: &Path, expected: &Fingerprint, replacements: &[Replac
 
     let original = File::open(path).map_err(io)?;
     let len = check_unchanged(path, &original, expected)?;
+    let meta = original.metadata().map_err(io)?;
+    let (dev, ino) = (meta.dev(), meta.ino());
+    refuse_identity_changes(path, &meta)?;
+    refuse_writers(path, dev, ino)?;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map_or_else(|| "session.jsonl".into(), |n| n.to_string_lossy().into_owned());
-    let tmp_path = dir.join(format!(".{name}.contextree-tmp-{}-{:08x}", std::process::id(), crate::write::random_u32()));
-    let tmp = OpenOptions::new().write(true).create_new(true).open(&tmp_path).map_err(io)?;
+    let removed_temporaries = remove_stale_temporaries(dir, &name);
+    let tmp_path = dir.join(format!("{}{}-{:08x}", temp_prefix(&name), std::process::id(), crate::write::random_u32()));
+    // A session may be private: the temporary file is created with the
+    // original's permission bits (narrowed by the umask), never the default
+    // 0644, so its contents are not readable by others even for a moment.
+    let mode = meta.permissions().mode() & 0o7777;
+    let tmp = OpenOptions::new().write(true).create_new(true).mode(mode).open(&tmp_path).map_err(io)?;
     // Whatever fails from here on, the temporary file must not stay behind.
     let cleanup = TempGuard(&tmp_path);
-    copy_with_replacements(&original, &tmp, len, &order).map_err(io)?;
-    // Keep the permissions of the original (a session may be private).
-    if let Ok(meta) = original.metadata() {
-        let _ = tmp.set_permissions(meta.permissions());
+    hook(Stage::TempCreated);
+    // The new file keeps the original's owner (as root, it would otherwise
+    // take someone else's session); if it cannot, nothing is rewritten.
+    let made = tmp.metadata().map_err(io)?;
+    if (made.uid(), made.gid()) != (meta.uid(), meta.gid()) {
+        std::os::unix::fs::fchown(&tmp, Some(meta.uid()), Some(meta.gid())).map_err(|source| RewriteError::Owner { path: path.to_owned(), uid: meta.uid(), gid: meta.gid(), source })?;
     }
+    // The umask may have narrowed the bits (and a chown clears set-id bits):
+    // the new file gets exactly the original's.
+    tmp.set_permissions(std::fs::Permissions::from_mode(mode)).map_err(io)?;
+    copy_with_replacements(&original, &tmp, len, &order).map_err(io)?;
     tmp.sync_all().map_err(io)?;
 
     hook(Stage::BeforeFinalCheck);
     // An agent may have appended while we copied: that is the common case
     // this re-check catches; the rename comes right after it.
     check_unchanged(path, &original, expected)?;
+    // An agent may have started (and opened the file) while we copied.
+    refuse_writers(path, dev, ino)?;
     hook(Stage::BeforeRename);
     let backup = link_backup(path, dir, &name).map_err(io)?;
     if let Err(e) = std::fs::rename(&tmp_path, path) {
@@ -189,21 +295,111 @@ fn rewrite_with_hook(path: &Path, expected: &Fingerprint, replacements: &[Replac
     }
     cleanup.disarm();
     // An append that slipped in after the check went to the old inode (now
-    // only the backup): copy those bytes to the new file so none are lost.
-    let grown = original.metadata().map_err(io)?.len();
+    // only the backup): once its writer has closed it, copy those bytes to
+    // the new file so none are lost.
+    // From here on the file is rewritten: a failure is a warning, since an
+    // error would tell the caller nothing was written.
+    let late_writers = wait_for_writers(dev, ino, LATE_WRITER_WAIT);
+    let mut warnings = Vec::new();
     let mut recovered_bytes = 0;
-    let new = OpenOptions::new().read(true).append(true).open(path).map_err(io)?;
-    if grown > len {
-        let mut extra = vec![0; (grown - len) as usize];
-        original.read_exact_at(&mut extra, len).map_err(io)?;
-        (&new).write_all(&extra).map_err(io)?;
-        new.sync_all().map_err(io)?;
-        recovered_bytes = grown - len;
+    match carry_over(&original, len, path) {
+        Ok(n) => recovered_bytes = n,
+        Err(e) => warnings.push(format!("bytes another process appended during the rewrite are only in the backup {}: copying them failed ({e})", backup.display())),
     }
     // The rename itself is durable only once the folder is synced.
-    File::open(dir).and_then(|d| d.sync_all()).map_err(io)?;
-    let fingerprint = Fingerprint::of(&new).map_err(io)?;
-    Ok(Rewritten { backup, replaced: replacements.len(), recovered_bytes, fingerprint })
+    if let Err(e) = sync_dir(dir) {
+        warnings.push(format!("{} was rewritten, but syncing its folder failed ({e}): after a crash the old contents may be back (they are also in the backup {})", path.display(), backup.display()));
+    }
+    let fingerprint = File::open(path).and_then(|f| Fingerprint::of(&f)).map_err(io)?;
+    Ok(Rewritten { backup, replaced: replacements.len(), recovered_bytes, late_writers, removed_temporaries, warnings, fingerprint })
+}
+
+/// Copies what was appended to the old inode past `len` to the end of the
+/// file now at `path`; returns how many bytes.
+fn carry_over(original: &File, len: u64, path: &Path) -> std::io::Result<u64> {
+    let grown = original.metadata()?.len();
+    if grown <= len {
+        return Ok(0);
+    }
+    let mut extra = vec![0; (grown - len) as usize];
+    original.read_exact_at(&mut extra, len)?;
+    let new = OpenOptions::new().append(true).open(path)?;
+    (&new).write_all(&extra)?;
+    new.sync_all()?;
+    Ok(grown - len)
+}
+
+/// Refuses, before anything is written, a file whose rewrite would not be
+/// the same file afterwards: read-only, or with other names (hard links).
+fn refuse_identity_changes(path: &Path, meta: &std::fs::Metadata) -> Result<(), RewriteError> {
+    // The owner's write bit: a file its owner made read-only is not rewritten
+    // (even by root, whom the kernel would let).
+    if meta.permissions().mode() & 0o200 == 0 {
+        return Err(RewriteError::ReadOnly { path: path.to_owned() });
+    }
+    if meta.nlink() > 1 {
+        return Err(RewriteError::HardLinks { path: path.to_owned(), links: meta.nlink() });
+    }
+    Ok(())
+}
+
+/// The start of the temporary file's name for the session `name`; the
+/// process id and 8 hex digits follow.
+fn temp_prefix(name: &str) -> String {
+    format!(".{name}.contextree-tmp-")
+}
+
+/// Removes the temporary files of this session that a rewrite killed
+/// half-way left behind: named like ours, by a process that no longer runs
+/// (no `/proc/PID`). Done here, at the next rewrite, rather than on load:
+/// loading only reads. Without `/proc` nothing is removed (a live rewrite's
+/// file cannot be told from a dead one's). Failures are ignored: a leftover
+/// costs disk space, not data.
+fn remove_stale_temporaries(dir: &Path, name: &str) -> Vec<PathBuf> {
+    let prefix = temp_prefix(name);
+    let proc = Path::new("/proc");
+    let mut removed = Vec::new();
+    if !proc.join("self").exists() {
+        return removed;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else { return removed };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(rest) = file_name.to_str().and_then(|n| n.strip_prefix(&prefix)) else { continue };
+        let Some((pid, random)) = rest.split_once('-') else { continue };
+        let ours = pid.parse::<u32>().is_ok() && random.len() == 8 && random.bytes().all(|b| b.is_ascii_hexdigit());
+        if !ours || proc.join(pid).exists() {
+            continue;
+        }
+        let path = entry.path();
+        // Only regular files: a directory or link of that name is not ours.
+        if entry.file_type().is_ok_and(|t| t.is_file()) && std::fs::remove_file(&path).is_ok() {
+            removed.push(path);
+        }
+    }
+    removed
+}
+
+/// [`RewriteError::HeldOpen`] if any process holds the file open for writing.
+fn refuse_writers(path: &Path, dev: u64, ino: u64) -> Result<(), RewriteError> {
+    let writers = writers_of(dev, ino);
+    if writers.is_empty() {
+        return Ok(());
+    }
+    Err(RewriteError::HeldOpen { path: path.to_owned(), writers })
+}
+
+/// Polls every 10 ms until no process holds the inode open for writing, at
+/// most `limit`; returns those still holding it then.
+fn wait_for_writers(dev: u64, ino: u64, limit: std::time::Duration) -> Vec<Writer> {
+    let start = std::time::Instant::now();
+    loop {
+        let writers = writers_of(dev, ino);
+        if writers.is_empty() || start.elapsed() >= limit {
+            return writers;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
 }
 
 /// Streams `original[..len]` into `out`, each replacement's span swapped for
@@ -464,7 +660,8 @@ mod tests {
                     won += 1;
                     let _ = std::fs::remove_file(done.backup);
                 }
-                Err(RewriteError::Write(WriteError::Changed { .. })) => refused += 1,
+                // The writer thread's descriptor is seen while it is open.
+                Err(RewriteError::Write(WriteError::Changed { .. }) | RewriteError::HeldOpen { .. }) => refused += 1,
                 Err(e) => panic!("{e}"),
             }
         }
@@ -475,6 +672,234 @@ mod tests {
             assert!(text.contains(&format!("\"id\":\"w{n}\"")), "line w{n} lost ({won} rewrites, {refused} refused)");
         }
         assert!(won > 0, "no rewrite went through");
+    }
+
+    /// A `sh` holding `path` open with `exec 3>>` (O_WRONLY|O_APPEND), as
+    /// oh-my-pi holds its session file, until its stdin closes.
+    struct Holder(std::process::Child);
+
+    impl Holder {
+        fn open(path: &Path) -> Holder {
+            use std::io::BufRead;
+            let mut child = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("exec 3>>'{}'; echo ready; read _", path.display()))
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut ready = String::new();
+            std::io::BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut ready).unwrap();
+            assert_eq!(ready, "ready\n");
+            Holder(child)
+        }
+
+        fn pid(&self) -> u32 {
+            self.0.id()
+        }
+    }
+
+    impl Drop for Holder {
+        fn drop(&mut self) {
+            drop(self.0.stdin.take());
+            let _ = self.0.wait();
+        }
+    }
+
+    #[test]
+    fn a_file_another_process_holds_open_for_writing_is_refused_naming_it() {
+        let (dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+        let before = std::fs::read(&path).unwrap();
+        let holder = Holder::open(&path);
+        let err = prune_loaded(&loaded, &plan, 1).unwrap_err();
+        let RewriteError::HeldOpen { writers, .. } = &err else { panic!("{err}") };
+        assert!(writers.iter().any(|w| w.pid == holder.pid() && w.command == "sh"), "{writers:?}");
+        let message = err.to_string();
+        assert!(message.contains(&format!("sh (pid {})", holder.pid())) && message.contains("backup") && message.contains("prune again"), "{message}");
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 1, "no backup, no temporary file");
+        // Once it lets go, the same plan goes through.
+        drop(holder);
+        assert!(prune_loaded(&loaded, &plan, 1).unwrap().is_some());
+    }
+
+    #[test]
+    fn a_writer_that_opens_during_the_rewrite_is_caught_before_the_rename() {
+        let (dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+        let before = std::fs::read(&path).unwrap();
+        let rep = Replacement { span: loaded.session.entry(plan.pruned()[0].node).span, text: "{}".into() };
+        // An agent starts while we copy and keeps its descriptor (in this
+        // process; the scan sees our own descriptors too).
+        let mut agent = None;
+        let mut open = |stage| {
+            if stage == Stage::BeforeFinalCheck {
+                agent = Some(OpenOptions::new().append(true).open(&path).unwrap());
+            }
+        };
+        let err = rewrite_with_hook(&path, &loaded.fingerprint, &[rep], &mut open).unwrap_err();
+        let RewriteError::HeldOpen { writers, .. } = &err else { panic!("{err}") };
+        assert_eq!(writers.iter().map(|w| w.pid).collect::<Vec<_>>(), [std::process::id()]);
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 1, "no backup, no temporary file");
+        drop(agent);
+    }
+
+    #[test]
+    fn an_append_and_close_writer_caught_by_the_rename_is_waited_for() {
+        // pi opens, appends and closes. One that opened the old file just
+        // before the rename writes to the backup a little later: its line
+        // must still reach the new file.
+        let (_dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+        let rep = Replacement { span: loaded.session.entry(plan.pruned()[0].node).span, text: "{}".into() };
+        let agent = b"{\"type\":\"custom\",\"id\":\"zz\",\"parentId\":\"a5\",\"timestamp\":\"t\"}\n";
+        let mut slow = None;
+        let mut open = |stage| {
+            if stage == Stage::BeforeRename {
+                let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+                slow = Some(std::thread::spawn(move || {
+                    std::thread::sleep(std::time::Duration::from_millis(300));
+                    f.write_all(agent).unwrap();
+                }));
+            }
+        };
+        let done = rewrite_with_hook(&path, &loaded.fingerprint, &[rep], &mut open).unwrap();
+        slow.take().unwrap().join().unwrap();
+        assert_eq!((done.recovered_bytes, done.late_writers.len()), (agent.len() as u64, 0));
+        let after = std::fs::read(&path).unwrap();
+        assert!(after.ends_with(agent), "the late line reached the session");
+        assert_eq!(done.fingerprint.len, after.len() as u64);
+    }
+
+    /// The hidden temporary files next to `path`.
+    fn temp_files(path: &Path) -> Vec<PathBuf> {
+        let prefix = format!(".{}.contextree-tmp-", path.file_name().unwrap().to_string_lossy());
+        std::fs::read_dir(path.parent().unwrap()).unwrap().map(|e| e.unwrap().path()).filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(&prefix)).collect()
+    }
+
+    #[test]
+    fn a_private_session_is_never_readable_by_others_not_even_the_temporary_file() {
+        let (_dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let rep = Replacement { span: loaded.session.entry(plan.pruned()[0].node).span, text: "{}".into() };
+        let mut modes = Vec::new();
+        let mut look = |stage| {
+            if stage == Stage::TempCreated {
+                let tmp = temp_files(&path);
+                assert_eq!(tmp.len(), 1);
+                modes.push(std::fs::metadata(&tmp[0]).unwrap().permissions().mode() & 0o777);
+            }
+        };
+        rewrite_with_hook(&path, &loaded.fingerprint, &[rep], &mut look).unwrap();
+        assert_eq!(modes, [0o600], "the temporary file is private from its creation");
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+
+    #[test]
+    fn temporary_files_a_killed_rewrite_left_are_removed_by_the_next() {
+        let (dir, _path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+        let me = std::process::id();
+        // 999999999 is above any pid_max, so never a running process.
+        let stale = dir.0.join(".s.jsonl.contextree-tmp-999999999-0badf00d");
+        let kept = [
+            format!(".s.jsonl.contextree-tmp-{me}-0badf00d"), // a running process's
+            ".t.jsonl.contextree-tmp-999999999-0badf00d".to_owned(), // another session's
+            ".s.jsonl.contextree-tmp-999999999-notmine".to_owned(), // not our pattern
+        ];
+        std::fs::write(&stale, fixture("E13b.jsonl")).unwrap();
+        for k in &kept {
+            std::fs::write(dir.0.join(k), b"x").unwrap();
+        }
+        let done = prune_loaded(&loaded, &plan, 1).unwrap().unwrap();
+        assert_eq!(done.rewritten.removed_temporaries, std::slice::from_ref(&stale));
+        assert!(!stale.exists());
+        for k in &kept {
+            assert!(dir.0.join(k).exists(), "{k} is kept");
+        }
+    }
+
+    /// The folder's entries, sorted.
+    fn names(dir: &TempDir) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn through_a_symlink_the_real_file_is_rewritten_and_the_link_stays() {
+        let dir = temp_dir();
+        let real_dir = dir.0.join("real");
+        std::fs::create_dir(&real_dir).unwrap();
+        let real = real_dir.join("s.jsonl");
+        std::fs::write(&real, fixture("E13b.jsonl")).unwrap();
+        let link = dir.0.join("link.jsonl");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let loaded = load_session(&link, Some(contextree_core::RuleSet::Omp13.into())).unwrap();
+        let plan = plan_prune(&loaded.session, Leaf::Last, &PruneConfig::default());
+        let done = prune_loaded(&loaded, &plan, 1).unwrap().unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link is still a link");
+        assert_eq!(std::fs::read_link(&link).unwrap(), real);
+        assert_eq!(done.rewritten.backup.parent(), Some(real_dir.as_path()), "the backup is next to the real file");
+        assert_eq!(std::fs::read(&done.rewritten.backup).unwrap(), fixture("E13b.jsonl"));
+        let again = load_session(&real, Some(contextree_core::RuleSet::Omp13.into())).unwrap();
+        assert_eq!(plan_prune(&again.session, Leaf::Last, &PruneConfig::default()).already_pruned().count(), 1, "the real file is pruned");
+    }
+
+    #[test]
+    fn a_read_only_file_is_refused_before_writing() {
+        let (dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let err = prune_loaded(&loaded, &plan, 1).unwrap_err();
+        assert!(matches!(err, RewriteError::ReadOnly { .. }), "{err}");
+        assert!(err.to_string().contains("read-only"), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), fixture("E13b.jsonl"));
+        assert_eq!(names(&dir), ["s.jsonl"], "no backup, no temporary file");
+    }
+
+    #[test]
+    fn a_file_with_hard_links_is_refused_before_writing() {
+        let (dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+        std::fs::hard_link(&path, dir.0.join("other-name.jsonl")).unwrap();
+        let err = prune_loaded(&loaded, &plan, 1).unwrap_err();
+        assert!(matches!(err, RewriteError::HardLinks { links: 2, .. }), "{err}");
+        assert!(err.to_string().contains("2 hard links"), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), fixture("E13b.jsonl"));
+        assert_eq!(names(&dir), ["other-name.jsonl", "s.jsonl"], "no backup, no temporary file");
+    }
+
+    #[test]
+    fn the_owner_of_someone_elses_file_is_kept() {
+        let (_dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+        // Only root may give a file away; elsewhere this case cannot arise.
+        if std::os::unix::fs::chown(&path, Some(1234), Some(1234)).is_err() {
+            eprintln!("not root: skipped");
+            return;
+        }
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        prune_loaded(&loaded, &plan, 1).unwrap().unwrap();
+        let meta = std::fs::metadata(&path).unwrap();
+        assert_eq!((meta.uid(), meta.gid(), meta.permissions().mode() & 0o7777), (1234, 1234, 0o640));
+    }
+
+    #[test]
+    fn a_failed_folder_sync_after_the_rename_is_a_warning() {
+        let (_dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+        let rep = Replacement { span: loaded.session.entry(plan.pruned()[0].node).span, text: "{}".into() };
+        let fail = |_: &Path| Err(std::io::Error::other("Input/output error"));
+        let done = rewrite_with(&path, &loaded.fingerprint, &[rep], &mut |_| {}, &fail).unwrap();
+        assert_eq!(done.warnings.len(), 1);
+        assert!(done.warnings[0].contains("syncing its folder failed (Input/output error)"), "{:?}", done.warnings);
+        assert_ne!(std::fs::read(&path).unwrap(), fixture("E13b.jsonl"), "rewritten");
+    }
+
+    #[test]
+    fn an_empty_or_garbage_file_is_not_a_session() {
+        for bytes in [&b""[..], b"garbage\n\x00\x01", b"{\"type\":\"message\"}\n"] {
+            let (_dir, path, loaded, plan) = prune_copy(bytes);
+            let err = prune_loaded(&loaded, &plan, 1).unwrap_err();
+            assert!(matches!(err, RewriteError::NotASession { .. }), "{err}");
+            assert!(err.to_string().contains("not a session file"), "{err}");
+            assert_eq!(std::fs::read(&path).unwrap(), bytes);
+        }
     }
 
     #[test]

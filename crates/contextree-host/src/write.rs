@@ -10,7 +10,14 @@
 //!
 //! The file is opened in append mode, so even an agent's append that lands
 //! between the check and the write cannot be overwritten; both lines stay
-//! whole, and [`Appended::raced`] reports it. The file is never rewritten.
+//! whole, and [`Appended::raced`] reports it (the callers pass it on as a
+//! warning). The file is never rewritten.
+//!
+//! A write that fails half-way (a full disk, a file size limit) must not
+//! leave a torn line: the agent's next append would join it, and the agents
+//! drop the joined line, losing their entry too. So our partial bytes are
+//! taken back (truncated, or blanked when someone appended after them) before
+//! the error is reported ([`WriteError::Incomplete`]).
 
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, Write};
@@ -53,7 +60,22 @@ pub enum WriteError {
         /// What is wrong.
         reason: &'static str,
     },
-    /// Reading, writing or syncing failed.
+    /// The write stopped after part of the bytes (a full disk, a file size
+    /// limit); what became of those bytes is in `repair`.
+    #[error("{path}: the append failed after {written} of {total} bytes ({source}); {repair}")]
+    Incomplete {
+        /// The file.
+        path: PathBuf,
+        /// Our bytes in the file when the write failed.
+        written: u64,
+        /// Our bytes in all.
+        total: u64,
+        /// Why the write stopped.
+        source: std::io::Error,
+        /// How the partial bytes were taken back.
+        repair: Repair,
+    },
+    /// Opening, reading or writing failed before any byte was written.
     #[error("{path}: {source}")]
     Io {
         /// The file.
@@ -61,6 +83,35 @@ pub enum WriteError {
         /// The IO error.
         source: std::io::Error,
     },
+}
+
+/// What became of the bytes of an append that failed half-way.
+#[derive(Debug)]
+pub enum Repair {
+    /// Truncated away: the file is byte for byte what it was before.
+    Truncated,
+    /// Another process appended after them, so they could not be cut without
+    /// cutting its line: they were overwritten with spaces ending in a line
+    /// break, a blank line both agents skip.
+    Blanked,
+    /// Taking them back failed too: the file ends with (or holds) a partial
+    /// line from `offset` on.
+    Failed {
+        /// Where our bytes start.
+        offset: u64,
+        /// Why the repair failed.
+        error: std::io::Error,
+    },
+}
+
+impl std::fmt::Display for Repair {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Repair::Truncated => f.write_str("the partial bytes were removed and the file is as it was"),
+            Repair::Blanked => f.write_str("another process appended after them, so the partial bytes were blanked into an empty line (the agents skip it); the file is otherwise as it was"),
+            Repair::Failed { offset, error } => write!(f, "removing the partial bytes failed too ({error}): the file holds a partial line from byte {offset}"),
+        }
+    }
 }
 
 /// What an append wrote.
@@ -75,8 +126,19 @@ pub struct Appended {
     /// Another process appended between the check and the write: the lines
     /// are whole but follow its bytes (their parent is still the old leaf).
     pub raced: bool,
+    /// The lines were written whole, but the fsync after them failed: they
+    /// are in the file yet may not survive a crash. Not an error, because
+    /// a retry would append them a second time.
+    pub sync_error: Option<String>,
     /// The file's fingerprint after the write, for a further append.
     pub fingerprint: Fingerprint,
+}
+
+impl Appended {
+    /// The warning for a failed fsync, if there was one.
+    pub fn sync_warning(&self) -> Option<String> {
+        self.sync_error.as_ref().map(|e| format!("the lines were written, but syncing them to disk failed ({e}): they may not survive a crash; do not write them again"))
+    }
 }
 
 /// Appends `lines` (JSON values without newline) to the loaded session's file.
@@ -86,8 +148,37 @@ pub fn append_to_loaded(loaded: &LoadedSession, lines: &[String]) -> Result<Appe
 
 /// Appends `lines` to `path` if it still matches `expected`: one `write` of
 /// whole lines (preceded by a newline if the file lacks a final one), then
-/// fsync. On any refusal the file is untouched.
+/// fsync. On any refusal the file is untouched; a write that fails half-way
+/// is taken back ([`WriteError::Incomplete`]).
 pub fn append_lines(path: &Path, expected: &Fingerprint, lines: &[String]) -> Result<Appended, WriteError> {
+    append_with(path, expected, lines, &mut Kernel)
+}
+
+/// The system calls of an append that can fail half-way: a seam, so tests
+/// can fail them at moments the kernel cannot be made to (after another
+/// process appended, in the fsync).
+trait Disk {
+    /// One `write` call: how many of `bytes` went to the file.
+    fn write(&mut self, file: &File, bytes: &[u8]) -> std::io::Result<usize>;
+    /// `fsync`.
+    fn sync(&mut self, file: &File) -> std::io::Result<()>;
+}
+
+/// The real calls.
+struct Kernel;
+
+impl Disk for Kernel {
+    fn write(&mut self, mut file: &File, bytes: &[u8]) -> std::io::Result<usize> {
+        file.write(bytes)
+    }
+
+    fn sync(&mut self, file: &File) -> std::io::Result<()> {
+        file.sync_all()
+    }
+}
+
+/// [`append_lines`] through `disk`.
+fn append_with(path: &Path, expected: &Fingerprint, lines: &[String], disk: &mut dyn Disk) -> Result<Appended, WriteError> {
     let io = |source| WriteError::Io { path: path.to_owned(), source };
     let mut buf = Vec::new();
     for (index, line) in lines.iter().enumerate() {
@@ -109,21 +200,108 @@ pub fn append_lines(path: &Path, expected: &Fingerprint, lines: &[String]) -> Re
         buf.insert(0, b'\n');
     }
     if buf.is_empty() {
-        return Ok(Appended { offset: len, bytes: 0, added_newline: false, raced: false, fingerprint: expected.clone() });
+        return Ok(Appended { offset: len, bytes: 0, added_newline: false, raced: false, sync_error: None, fingerprint: expected.clone() });
     }
-    file.write_all(&buf).map_err(io)?;
-    file.sync_all().map_err(io)?;
-    // In append mode the position is the end of our write, wherever it landed.
-    let end = file.stream_position().map_err(io)?;
-    let start = end - buf.len() as u64;
+    let start = write_whole(path, &mut file, &buf, disk)?;
+    // The bytes are in the file: a failed sync is a warning, not a failure
+    // (see `Appended::sync_error`).
+    let sync_error = disk.sync(&file).err().map(|e| e.to_string());
     let fingerprint = Fingerprint::of(&file).map_err(io)?;
     Ok(Appended {
         offset: start + u64::from(added_newline),
         bytes: buf.len() as u64,
         added_newline,
         raced: start != len,
+        sync_error,
         fingerprint,
     })
+}
+
+/// Writes all of `buf` to the append-mode `file` and returns where it
+/// landed. Each `write` call lands at the end of the file as it is then; in
+/// append mode the position afterwards is the end of what that call wrote,
+/// which locates our bytes. If a call fails (or the bytes of two calls are
+/// not adjacent, because another process appended between them), the bytes
+/// written so far are taken back and the error says how.
+fn write_whole(path: &Path, file: &mut File, buf: &[u8], disk: &mut dyn Disk) -> Result<u64, WriteError> {
+    // Our bytes in the file, in order: (offset, length).
+    let mut pieces: Vec<(u64, u64)> = Vec::new();
+    let mut done = 0usize;
+    let failure = loop {
+        if done == buf.len() {
+            return Ok(pieces[0].0);
+        }
+        let n = match disk.write(file, &buf[done..]) {
+            Ok(0) => break std::io::Error::new(std::io::ErrorKind::WriteZero, "the file took no more bytes"),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => break e,
+        };
+        done += n;
+        let end = match file.stream_position() {
+            Ok(end) => end,
+            Err(e) => break e,
+        };
+        let start = end - n as u64;
+        if let Some(&(at, len)) = pieces.last() {
+            if at + len != start {
+                // Someone appended between two of our calls: our line is split.
+                pieces.push((start, n as u64));
+                break std::io::Error::other("another process appended in the middle of the line");
+            }
+        }
+        pieces.push((start, n as u64));
+    };
+    let written: u64 = pieces.iter().map(|p| p.1).sum();
+    if pieces.is_empty() {
+        return Err(WriteError::Io { path: path.to_owned(), source: failure });
+    }
+    let repair = take_back(path, file, &pieces, buf);
+    Err(WriteError::Incomplete { path: path.to_owned(), written, total: buf.len() as u64, source: failure, repair })
+}
+
+/// Removes our partial bytes (`pieces`, in order, consecutive parts of
+/// `buf`): truncates when they end the file, else blanks them in place.
+fn take_back(path: &Path, file: &File, pieces: &[(u64, u64)], buf: &[u8]) -> Repair {
+    let first = pieces[0].0;
+    let last_end = pieces.last().map_or(first, |&(at, len)| at + len);
+    let adjacent = pieces.windows(2).all(|w| w[0].0 + w[0].1 == w[1].0);
+    let attempt = || -> std::io::Result<Repair> {
+        if adjacent && file.metadata()?.len() == last_end {
+            // Nothing after ours: cut back to the old end. (An append landing
+            // between this check and the truncation would be cut; the window
+            // is two system calls wide and there is no lock to take.)
+            file.set_len(first)?;
+            file.sync_all()?;
+            return Ok(Repair::Truncated);
+        }
+        // Someone appended after our bytes: cutting would cut their line.
+        // Positioned writes on an append-mode descriptor append on Linux, so
+        // the overwrite goes through a second descriptor of the same file.
+        let plain = OpenOptions::new().write(true).open(path)?;
+        {
+            use std::os::unix::fs::MetadataExt;
+            let (a, b) = (plain.metadata()?, file.metadata()?);
+            if (a.dev(), a.ino()) != (b.dev(), b.ino()) {
+                return Err(std::io::Error::other("the path now names another file"));
+            }
+        }
+        let mut ours = buf;
+        for &(at, len) in pieces {
+            // Our line breaks stay (one may end an agent's unterminated
+            // line), every other byte becomes a space, and the last byte of
+            // each piece is a line break, so whatever follows a piece starts
+            // on a line of its own.
+            let (piece, rest) = ours.split_at(len as usize);
+            ours = rest;
+            let mut blank: Vec<u8> = piece.iter().map(|&b| if b == b'\n' { b'\n' } else { b' ' }).collect();
+            blank[len as usize - 1] = b'\n';
+            plain.write_all_at(&blank, at)?;
+        }
+        plain.sync_all()?;
+        Ok(Repair::Blanked)
+    };
+    attempt().unwrap_or_else(|error| Repair::Failed { offset: first, error })
 }
 
 /// The file's length if it matches `expected` (shared with the rewrite,
@@ -305,6 +483,121 @@ mod tests {
         let after = std::fs::read(&path).unwrap();
         assert_eq!(&after[..bytes.len()], &bytes[..]);
         assert_eq!(&after[bytes.len()..], format!("\n{line}\n").as_bytes());
+        let s = load_session(&path, None).unwrap().session;
+        assert_eq!(s.leaf().map(|n| s.entry(n).id.to_string()), Some(id));
+    }
+
+    /// A disk that takes `first` bytes of the first write, then runs
+    /// `between` (another process appending), then takes the rest if
+    /// `rest_fails` is `None`, else fails with that error; its fsync fails
+    /// when `sync_fails`.
+    struct Faulty<'a> {
+        first: usize,
+        between: &'a mut dyn FnMut(),
+        rest_fails: Option<std::io::ErrorKind>,
+        sync_fails: bool,
+        calls: usize,
+    }
+
+    impl Disk for Faulty<'_> {
+        fn write(&mut self, mut file: &File, bytes: &[u8]) -> std::io::Result<usize> {
+            self.calls += 1;
+            match self.calls {
+                1 => {
+                    let n = file.write(&bytes[..self.first.min(bytes.len())])?;
+                    (self.between)();
+                    Ok(n)
+                }
+                _ => match self.rest_fails {
+                    Some(kind) => Err(std::io::Error::new(kind, "No space left on device")),
+                    None => file.write(bytes),
+                },
+            }
+        }
+
+        fn sync(&mut self, file: &File) -> std::io::Result<()> {
+            if self.sync_fails {
+                return Err(std::io::Error::other("Input/output error"));
+            }
+            file.sync_all()
+        }
+    }
+
+    const AGENT: &str = "{\"type\":\"message\",\"id\":\"zz\",\"parentId\":\"a4\",\"timestamp\":\"2026-01-01T00:00:09.000Z\",\"message\":{\"role\":\"user\",\"content\":\"more\"}}\n";
+
+    fn agent_appends(path: &Path) -> impl FnMut() + '_ {
+        move || std::fs::OpenOptions::new().append(true).open(path).unwrap().write_all(AGENT.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn a_write_failing_half_way_is_cut_back_to_the_old_end() {
+        let path = copy_fixture("E02.jsonl");
+        let before = std::fs::read(&path).unwrap();
+        let loaded = load_session(&path, None).unwrap();
+        let (_, line) = compaction_line(&loaded);
+        let mut nothing = || {};
+        let mut disk = Faulty { first: 100, between: &mut nothing, rest_fails: Some(std::io::ErrorKind::StorageFull), sync_fails: false, calls: 0 };
+        let err = append_with(&path, &loaded.fingerprint, std::slice::from_ref(&line), &mut disk).unwrap_err();
+        let WriteError::Incomplete { written: 100, repair: Repair::Truncated, .. } = &err else { panic!("{err}") };
+        assert!(err.to_string().contains("the file is as it was"), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+        // Nothing written at all: the plain error, the file untouched.
+        let mut disk = Faulty { first: 0, between: &mut nothing, rest_fails: None, sync_fails: false, calls: 0 };
+        let err = append_with(&path, &loaded.fingerprint, &[line], &mut disk).unwrap_err();
+        assert!(matches!(err, WriteError::Io { .. }), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+    }
+
+    #[test]
+    fn a_write_failing_after_another_process_appended_leaves_a_blank_line_and_its_entry_whole() {
+        let path = copy_fixture("E02.jsonl");
+        let before = std::fs::read(&path).unwrap();
+        let loaded = load_session(&path, None).unwrap();
+        let (_, line) = compaction_line(&loaded);
+        let mut agent = agent_appends(&path);
+        let mut disk = Faulty { first: 40, between: &mut agent, rest_fails: Some(std::io::ErrorKind::StorageFull), sync_fails: false, calls: 0 };
+        let err = append_with(&path, &loaded.fingerprint, &[line], &mut disk).unwrap_err();
+        let WriteError::Incomplete { written: 40, repair: Repair::Blanked, .. } = &err else { panic!("{err}") };
+        let after = std::fs::read(&path).unwrap();
+        let expected = [&before[..], " ".repeat(39).as_bytes(), b"\n", AGENT.as_bytes()].concat();
+        assert_eq!(after, expected);
+        for dialect in Dialect::ALL {
+            let s = load_session(&path, Some(contextree_core::RuleSet::oldest(dialect).into())).unwrap().session;
+            assert_eq!(s.leaf().map(|n| s.entry(n).id.to_string()).as_deref(), Some("zz"), "{dialect}: the agent's entry is read");
+            assert!(s.diagnostics().is_empty(), "{dialect}: {:?}", s.diagnostics());
+        }
+    }
+
+    #[test]
+    fn another_append_between_two_of_our_writes_blanks_both_pieces() {
+        // The second call succeeds, but lands after the agent's line: our
+        // line would be split around it, so both pieces are blanked.
+        let path = copy_fixture("E02.jsonl");
+        let before = std::fs::read(&path).unwrap();
+        let loaded = load_session(&path, None).unwrap();
+        let (_, line) = compaction_line(&loaded);
+        let mut agent = agent_appends(&path);
+        let mut disk = Faulty { first: 40, between: &mut agent, rest_fails: None, sync_fails: false, calls: 0 };
+        let err = append_with(&path, &loaded.fingerprint, std::slice::from_ref(&line), &mut disk).unwrap_err();
+        let WriteError::Incomplete { repair: Repair::Blanked, .. } = &err else { panic!("{err}") };
+        let rest = line.len() + 1 - 40;
+        let expected = [&before[..], " ".repeat(39).as_bytes(), b"\n", AGENT.as_bytes(), " ".repeat(rest - 1).as_bytes(), b"\n"].concat();
+        assert_eq!(std::fs::read(&path).unwrap(), expected);
+        let s = load_session(&path, None).unwrap().session;
+        assert_eq!(s.leaf().map(|n| s.entry(n).id.to_string()).as_deref(), Some("zz"));
+        assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    }
+
+    #[test]
+    fn a_failed_fsync_after_a_whole_write_is_a_warning_not_a_failure() {
+        let path = copy_fixture("E02.jsonl");
+        let loaded = load_session(&path, None).unwrap();
+        let (id, line) = compaction_line(&loaded);
+        let mut nothing = || {};
+        let mut disk = Faulty { first: usize::MAX, between: &mut nothing, rest_fails: None, sync_fails: true, calls: 0 };
+        let done = append_with(&path, &loaded.fingerprint, &[line], &mut disk).unwrap();
+        assert_eq!(done.sync_error.as_deref(), Some("Input/output error"));
+        assert!(done.sync_warning().unwrap().contains("do not write them again"));
         let s = load_session(&path, None).unwrap().session;
         assert_eq!(s.leaf().map(|n| s.entry(n).id.to_string()), Some(id));
     }

@@ -225,6 +225,7 @@ pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: Progress
     if appended.raced {
         warnings.push("another process appended to the file during the write: both lines are whole, but the new entry follows its lines".to_owned());
     }
+    warnings.extend(appended.sync_warning());
     let entry_value: Value = serde_json::from_str(&entry.line).map_err(|e| OpsError::Failed(e.to_string()))?;
     if !hooks.for_event(HookEvent::Compact).is_empty() {
         // A notification: the entry is written whatever the hooks do, so a cancel

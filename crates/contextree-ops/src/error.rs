@@ -30,6 +30,9 @@ pub enum OpsError {
     Provider(String),
     /// The file changed since it was read (D15).
     Changed(String),
+    /// Another process holds the file open for writing, so a rewrite would lose its later
+    /// entries (oh-my-pi keeps its session file open while it runs); the message names it.
+    Held(String),
     /// Anything else: reading back, IO, a prompt that does not render.
     Failed(String),
 }
@@ -50,6 +53,7 @@ impl OpsError {
             OpsError::Config(_) | OpsError::Provider(_) => "provider",
             OpsError::Cancelled => "cancelled",
             OpsError::Changed(_) => "changed",
+            OpsError::Held(_) => "held",
             OpsError::Failed(_) => "io",
         }
     }
@@ -66,7 +70,7 @@ impl OpsError {
 impl fmt::Display for OpsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            OpsError::Input(m) | OpsError::Config(m) | OpsError::Refused(m) | OpsError::Provider(m) | OpsError::Changed(m) | OpsError::Failed(m) => f.write_str(m),
+            OpsError::Input(m) | OpsError::Config(m) | OpsError::Refused(m) | OpsError::Provider(m) | OpsError::Changed(m) | OpsError::Held(m) | OpsError::Failed(m) => f.write_str(m),
             OpsError::HookCancelled { message, .. } => f.write_str(message),
             OpsError::Cancelled => f.write_str("cancelled: nothing was written"),
         }
@@ -93,7 +97,9 @@ pub(crate) fn write_error(e: WriteError, hint: &str) -> OpsError {
 pub(crate) fn rewrite_error(e: RewriteError) -> OpsError {
     match e {
         RewriteError::Write(WriteError::Changed { .. }) => OpsError::Changed(format!("{e} (nothing was written; the plan was made from the old contents)")),
-        RewriteError::Migrated { .. } => OpsError::Input(e.to_string()),
+        RewriteError::Migrated { .. } | RewriteError::NotASession { .. } => OpsError::Input(e.to_string()),
+        RewriteError::HeldOpen { .. } => OpsError::Held(e.to_string()),
+        RewriteError::ReadOnly { .. } | RewriteError::HardLinks { .. } | RewriteError::Owner { .. } => OpsError::Refused(e.to_string()),
         other => OpsError::Failed(other.to_string()),
     }
 }

@@ -317,6 +317,7 @@ pub fn run(loaded: &LoadedSession, opts: &NavigateOptions<'_>, progress: Progres
     if appended.raced {
         warnings.push("another process appended to the file during the write: both lines are whole, but the new entry follows its lines, so the agent that wrote them may continue from its own leaf".to_owned());
     }
+    warnings.extend(appended.sync_warning());
     let entry: Value = serde_json::from_str(&lines[0]).map_err(|e| OpsError::Failed(e.to_string()))?;
     let new_leaf_id = label.as_ref().map_or_else(|| id.clone(), |(l, _)| l.clone());
     if !hooks.for_event(HookEvent::Tree).is_empty() {

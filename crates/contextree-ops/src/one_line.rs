@@ -41,5 +41,6 @@ pub(crate) fn append(loaded: &LoadedSession, id: String, parent_id: String, line
     if appended.raced {
         warnings.push(format!("another process appended to the file during the write: both lines are whole, but {what} follows its lines"));
     }
+    warnings.extend(appended.sync_warning());
     Ok(OneLine { id, parent_id, line, appended, warnings })
 }

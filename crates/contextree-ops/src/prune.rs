@@ -78,6 +78,30 @@ fn now_ms() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
+/// What a done pruning should tell besides its result: bytes another process appended during
+/// the rewrite (kept), leftovers of an interrupted rewrite (removed), and writers that opened the old file in the last instant (their later
+/// entries go to the backup).
+pub fn warnings(done: &Pruned) -> Vec<String> {
+    let r = &done.rewritten;
+    let mut out = Vec::new();
+    if r.recovered_bytes > 0 {
+        out.push(format!("{} bytes another process appended during the rewrite were kept", r.recovered_bytes));
+    }
+    out.extend(r.warnings.iter().cloned());
+    if !r.removed_temporaries.is_empty() {
+        let names: Vec<String> = r.removed_temporaries.iter().map(|p| p.display().to_string()).collect();
+        out.push(format!("removed the temporary file(s) an interrupted rewrite of this session left behind: {}", names.join(", ")));
+    }
+    if !r.late_writers.is_empty() {
+        out.push(format!(
+            "{} opened the file for writing during the rewrite and still holds the old file, now the backup {}: what it writes from now on goes there, not to the session",
+            contextree_host::writers::describe(&r.late_writers),
+            r.backup.display()
+        ));
+    }
+    out
+}
+
 /// Applies `plan` (made from `loaded`): `None` when it prunes nothing (the file is untouched).
 pub fn apply(loaded: &LoadedSession, plan: &PrunePlan) -> Result<Option<Pruned>, OpsError> {
     // One `prunedAt` for the whole batch, as omp stamps it.

@@ -116,7 +116,7 @@ export function createWrites({ dialog, bar, hooks }) {
 
   const closeButton = (label = 'Close') => ({ id: 'write-close', label, onClick: close });
 
-  /** An error step; `changed` reloads the view first; `again` restarts the flow. */
+  /** An error step; `changed` reloads the view first; `again` restarts the flow (for `held`, once the agent let go). */
   async function fail(err, again) {
     if (!flow) return hooks.report(err);
     flow.running = false;
@@ -128,7 +128,7 @@ export function createWrites({ dialog, bar, hooks }) {
       }
     }
     const buttonsFor = [closeButton()];
-    if (again) buttonsFor.unshift({ id: 'write-again', label: err?.kind === 'changed' ? 'Preview again' : 'Start over', onClick: again });
+    if (again) buttonsFor.unshift({ id: 'write-again', label: err?.kind === 'changed' ? 'Preview again' : err?.kind === 'held' ? 'Try again' : 'Start over', onClick: again });
     show({ state: 'error', error: errorText(err), buttons: buttonsFor }, err?.kind ?? 'error');
   }
 

@@ -205,6 +205,8 @@ export function errorText(err) {
   switch (err?.kind) {
     case 'changed':
       return `The file changed since it was read: nothing was written. The view was reloaded; preview again. (${message})`;
+    case 'held':
+      return `Another program has the file open for writing, so nothing was written: a rewrite now would send its later entries to the backup. Quit the agent (or let it move to another session), then try again. (${message})`;
     case 'busy':
       return `Another write or summary is running; wait for it to finish. (${message})`;
     case 'cancelled':

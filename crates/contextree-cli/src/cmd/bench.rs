@@ -67,10 +67,10 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         print_json(&json!({"runs": rows}));
         return Ok(());
     }
-    println!("{:<40} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>9}", "file", "MB", "entries", "open ms", "tree ms", "ctx ms", "est ms", "peak MiB");
+    outln!("{:<40} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>9}", "file", "MB", "entries", "open ms", "tree ms", "ctx ms", "est ms", "peak MiB");
     for r in &rows {
         let t = &r["timingsMs"];
-        println!(
+        outln!(
             "{:<40} {:>9.1} {:>9} {:>9.1} {:>8.1} {:>9.1} {:>9.1} {:>9.1}",
             r["file"].as_str().unwrap_or(""),
             r["bytes"].as_f64().unwrap_or(0.0) / 1e6,

@@ -84,13 +84,13 @@ fn messages(s: &Session, selected: &[NodeId]) -> Value {
 fn print_text(s: &Session, collected: &BranchEntries, prep: &PreparedBranch) {
     let list = |nodes: &[NodeId]| nodes.iter().map(|&n| s.entry(n).id.to_string()).collect::<Vec<_>>().join(" ");
     let ancestor = collected.common_ancestor.map_or("(none)".to_owned(), |n| s.entry(n).id.to_string());
-    println!("dialect {} · common ancestor {ancestor}", s.dialect());
-    println!("abandoned ({}): {}", collected.entries.len(), list(&collected.entries));
-    println!("selected ({}, {} tokens): {}", prep.selected.len(), prep.total_tokens, list(&prep.selected));
+    outln!("dialect {} · common ancestor {ancestor}", s.dialect());
+    outln!("abandoned ({}): {}", collected.entries.len(), list(&collected.entries));
+    outln!("selected ({}, {} tokens): {}", prep.selected.len(), prep.total_tokens, list(&prep.selected));
     if let Some(n) = prep.squeezed {
-        println!("summary {} squeezed in over the budget", s.entry(n).id);
+        outln!("summary {} squeezed in over the budget", s.entry(n).id);
     }
     let files = prep.file_ops.lists();
-    println!("read files: {}", files.read_files.join(", "));
-    println!("modified files: {}", files.modified_files.join(", "));
+    outln!("read files: {}", files.read_files.join(", "));
+    outln!("modified files: {}", files.modified_files.join(", "));
 }

@@ -96,7 +96,7 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
         print_doc(&loaded.session, a.json, &doc, || {
             print_settings_files(&doc);
             if doc["nothingToCompact"] == true {
-                println!("nothing to compact: {}", doc["reason"].as_str().unwrap_or(""));
+                outln!("nothing to compact: {}", doc["reason"].as_str().unwrap_or(""));
             } else {
                 print_dry_run(&doc);
             }
@@ -119,13 +119,13 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
         "warnings": done.warnings,
     });
     print_doc(&loaded.session, a.json, &doc, || {
-        println!("appended compaction {} (parent {}) at byte {} of {}", done.id, done.parent_id.as_deref().unwrap_or("none"), done.appended.offset, a.file.display());
-        println!("summarizer: {}", summarizer_text(&doc["summarizer"]));
-        println!("first kept entry {} · tokensBefore {}", done.first_kept_entry_id, doc["entry"]["tokensBefore"]);
+        outln!("appended compaction {} (parent {}) at byte {} of {}", done.id, done.parent_id.as_deref().unwrap_or("none"), done.appended.offset, a.file.display());
+        outln!("summarizer: {}", summarizer_text(&doc["summarizer"]));
+        outln!("first kept entry {} · tokensBefore {}", done.first_kept_entry_id, doc["entry"]["tokensBefore"]);
         for w in &done.warnings {
-            println!("warning: {w}");
+            outln!("warning: {w}");
         }
-        println!("{}", done.line);
+        outln!("{}", done.line);
     });
     Ok(())
 }
@@ -137,7 +137,7 @@ fn edit(args: &CompactArgs, loaded: &contextree_host::LoadedSession, id: &str) -
     if args.dry_run {
         let pv = contextree_ops::edit_summary::preview(loaded, node)?;
         let doc = serde_json::to_value(&pv).map_err(|e| CliError::Failed(e.to_string()))?;
-        print_doc(&loaded.session, a.json, &doc, || println!("{}", pv.note));
+        print_doc(&loaded.session, a.json, &doc, || outln!("{}", pv.note));
         return Ok(());
     }
     let summary = args.summary.as_deref().unwrap_or_default();
@@ -153,11 +153,11 @@ fn edit(args: &CompactArgs, loaded: &contextree_host::LoadedSession, id: &str) -
         "warnings": done.warnings,
     });
     print_doc(&loaded.session, a.json, &doc, || {
-        println!("appended compaction {} (parent {}), a corrected copy of {id}, at byte {} of {}", done.id, done.parent_id, done.appended.offset, a.file.display());
+        outln!("appended compaction {} (parent {}), a corrected copy of {id}, at byte {} of {}", done.id, done.parent_id, done.appended.offset, a.file.display());
         for w in &done.warnings {
-            println!("warning: {w}");
+            outln!("warning: {w}");
         }
-        println!("{}", done.line);
+        outln!("{}", done.line);
     });
     Ok(())
 }
@@ -165,13 +165,13 @@ fn edit(args: &CompactArgs, loaded: &contextree_host::LoadedSession, id: &str) -
 fn print_settings_files(doc: &Value) {
     let files: Vec<&str> = doc["settingsFiles"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
     if files.is_empty() {
-        println!("agent settings: none found, defaults used");
+        outln!("agent settings: none found, defaults used");
     } else {
-        println!("agent settings read from: {}", files.join(", "));
+        outln!("agent settings read from: {}", files.join(", "));
     }
     if let Some(hooks) = doc["hooks"].as_object().filter(|h| !h.is_empty()) {
         let list: Vec<String> = hooks.iter().map(|(k, v)| format!("{k} ×{v}")).collect();
-        println!("hooks (not run in a dry run): {}", list.join(", "));
+        outln!("hooks (not run in a dry run): {}", list.join(", "));
     }
 }
 
@@ -186,30 +186,30 @@ fn print_doc(s: &contextree_core::session::Session, json: bool, doc: &Value, tex
 fn print_dry_run(doc: &Value) {
     let list = |v: &Value| v.as_array().map_or(String::new(), |a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "));
     let pv = &doc["preview"];
-    println!("dialect {} · leaf {} · prompt pack: {}", doc["dialect"].as_str().unwrap_or(""), doc["leafId"], doc["promptPack"].as_str().unwrap_or(""));
-    println!("first kept entry {}{} · tokensBefore {}", doc["firstKeptEntryId"].as_str().unwrap_or(""), if doc["isSplitTurn"] == true { " (split turn)" } else { "" }, doc["tokensBefore"]);
+    outln!("dialect {} · leaf {} · prompt pack: {}", doc["dialect"].as_str().unwrap_or(""), doc["leafId"], doc["promptPack"].as_str().unwrap_or(""));
+    outln!("first kept entry {}{} · tokensBefore {}", doc["firstKeptEntryId"].as_str().unwrap_or(""), if doc["isSplitTurn"] == true { " (split turn)" } else { "" }, doc["tokensBefore"]);
     let count = |v: &Value| v.as_array().map_or(0, Vec::len);
-    println!("summarize ({}): {}", count(&doc["messagesToSummarizeIds"]), list(&doc["messagesToSummarizeIds"]));
-    println!("turn prefix ({}): {}", pv["turnPrefixMessages"], list(&doc["turnPrefixIds"]));
-    println!("keep ({}): {}", pv["messagesKept"], list(&doc["recentMessagesIds"]));
-    println!(
+    outln!("summarize ({}): {}", count(&doc["messagesToSummarizeIds"]), list(&doc["messagesToSummarizeIds"]));
+    outln!("turn prefix ({}): {}", pv["turnPrefixMessages"], list(&doc["turnPrefixIds"]));
+    outln!("keep ({}): {}", pv["messagesKept"], list(&doc["recentMessagesIds"]));
+    outln!(
         "context after: at most {} tokens (kept {} + summary budget {}), before: {}",
         pv["estimatedTokensAfter"], pv["keptTokens"], pv["summaryBudget"], pv["tokensBefore"]
     );
     if let Some(lit) = doc["historyLiteral"].as_str() {
-        println!("history: no call, the literal {lit:?}");
+        outln!("history: no call, the literal {lit:?}");
     }
     for w in doc["warnings"].as_array().into_iter().flatten() {
-        println!("warning: {}", w.as_str().unwrap_or(""));
+        outln!("warning: {}", w.as_str().unwrap_or(""));
     }
     for (i, call) in doc["calls"].as_array().into_iter().flatten().enumerate() {
         let reasoning = call["reasoning"].as_str().map_or(String::new(), |r| format!(" · reasoning {r}"));
-        println!("\n=== call {}: {} · maxTokens {}{reasoning}", i + 1, call["kind"].as_str().unwrap_or(""), call["maxTokens"]);
-        println!("--- system prompt\n{}", call["systemPrompt"].as_str().unwrap_or(""));
-        println!("--- prompt\n{}", call["prompt"].as_str().unwrap_or(""));
+        outln!("\n=== call {}: {} · maxTokens {}{reasoning}", i + 1, call["kind"].as_str().unwrap_or(""), call["maxTokens"]);
+        outln!("--- system prompt\n{}", call["systemPrompt"].as_str().unwrap_or(""));
+        outln!("--- prompt\n{}", call["prompt"].as_str().unwrap_or(""));
     }
     if let Some(note) = doc["shortSummaryNote"].as_str() {
-        println!("\n({note})");
+        outln!("\n({note})");
     }
 }
 

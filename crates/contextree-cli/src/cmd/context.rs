@@ -79,9 +79,9 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     }
     for (i, (item, role, n)) in tokens.messages.iter().enumerate() {
         let id = entry_id(*item);
-        println!("{i:>5}  {role:<18} {:<12} {n:>8}", id.as_str().unwrap_or("(summary)"));
+        outln!("{i:>5}  {role:<18} {:<12} {n:>8}", id.as_str().unwrap_or("(summary)"));
     }
-    println!("messages {} · estimate {} · llm messages {} · llm estimate {}", tokens.messages.len(), tokens.message_tokens(), tokens.llm.len(), tokens.llm_tokens());
-    println!("agent's context estimate {} (usage {} + trailing {})", est.tokens, est.usage_tokens, est.trailing_tokens);
+    outln!("messages {} · estimate {} · llm messages {} · llm estimate {}", tokens.messages.len(), tokens.message_tokens(), tokens.llm.len(), tokens.llm_tokens());
+    outln!("agent's context estimate {} (usage {} + trailing {})", est.tokens, est.usage_tokens, est.trailing_tokens);
     Ok(())
 }

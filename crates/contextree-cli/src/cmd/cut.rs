@@ -152,30 +152,30 @@ fn auto_check_json(s: &Session, c: &AutoCheck) -> Value {
 fn print_text(s: &Session, plan: &CompactionPlan, doc: &Value) {
     let id = |n: NodeId| s.entry(n).id.to_string();
     let k = &plan.keep_recent;
-    println!("dialect {} · keepRecentTokens {} (used {}) · tokensBefore {}", plan.dialect, k.configured, k.used, doc["tokensBefore"]);
+    outln!("dialect {} · keepRecentTokens {} (used {}) · tokensBefore {}", plan.dialect, k.configured, k.used, doc["tokensBefore"]);
     match &plan.outcome {
-        Err(reason) => println!("nothing to compact: {reason}"),
+        Err(reason) => outln!("nothing to compact: {reason}"),
         Ok(p) => {
             let list = |nodes: &[NodeId]| nodes.iter().map(|&n| id(n)).collect::<Vec<_>>().join(" ");
-            println!("first kept entry {}{}", id(p.first_kept), if p.is_split_turn() { " (split turn)" } else { "" });
-            println!("summarize ({}): {}", p.messages_to_summarize.len(), list(&p.messages_to_summarize));
-            println!("turn prefix ({}): {}", p.turn_prefix.len(), list(&p.turn_prefix));
-            println!("kept ({}): {}", p.recent.len(), list(&p.recent));
+            outln!("first kept entry {}{}", id(p.first_kept), if p.is_split_turn() { " (split turn)" } else { "" });
+            outln!("summarize ({}): {}", p.messages_to_summarize.len(), list(&p.messages_to_summarize));
+            outln!("turn prefix ({}): {}", p.turn_prefix.len(), list(&p.turn_prefix));
+            outln!("kept ({}): {}", p.recent.len(), list(&p.recent));
             let files = p.file_ops.lists();
-            println!("read files: {}", files.read_files.join(", "));
-            println!("modified files: {}", files.modified_files.join(", "));
+            outln!("read files: {}", files.read_files.join(", "));
+            outln!("modified files: {}", files.modified_files.join(", "));
         }
     }
     if let Some(should) = doc.get("shouldCompact") {
-        println!("window {} · threshold {} · should compact: {should}", doc["window"], doc["thresholdTokens"]);
+        outln!("window {} · threshold {} · should compact: {should}", doc["window"], doc["thresholdTokens"]);
     }
     if let Some(check) = doc.get("autoCheck") {
-        println!("auto check: {} — {}", check["decision"].as_str().unwrap_or("?"), check["reason"].as_str().unwrap_or(""));
+        outln!("auto check: {} — {}", check["decision"].as_str().unwrap_or("?"), check["reason"].as_str().unwrap_or(""));
         for note in check["notes"].as_array().into_iter().flatten() {
-            println!("  note: {}", note.as_str().unwrap_or(""));
+            outln!("  note: {}", note.as_str().unwrap_or(""));
         }
     }
     for w in &plan.warnings {
-        println!("warning: {w}");
+        outln!("warning: {w}");
     }
 }

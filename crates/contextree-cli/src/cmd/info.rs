@@ -59,19 +59,19 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
         print_session_json(s, &doc);
         return Ok(());
     }
-    println!("{}", loaded.path.display());
-    println!("  dialect    {} (detected {}; {})", s.dialect(), s.detection().detected, s.detection().signals.join(", "));
-    println!("  rules      {} = {} ({})", s.rules(), s.rules().reference(), s.rule_choice().why());
-    println!("  version    {} (file says {})", s.version(), s.original_version());
-    println!("  entries    {} in {} lines, {} roots, {} leaves", s.entries().len(), s.n_lines(), tree.roots().len(), tree.leaves().len());
+    outln!("{}", loaded.path.display());
+    outln!("  dialect    {} (detected {}; {})", s.dialect(), s.detection().detected, s.detection().signals.join(", "));
+    outln!("  rules      {} = {} ({})", s.rules(), s.rules().reference(), s.rule_choice().why());
+    outln!("  version    {} (file says {})", s.version(), s.original_version());
+    outln!("  entries    {} in {} lines, {} roots, {} leaves", s.entries().len(), s.n_lines(), tree.roots().len(), tree.leaves().len());
     if let Some(l) = leaf {
-        println!("  leaf       {} (path of {} entries)", s.entry(l).id, tree.path_to(l).len());
+        outln!("  leaf       {} (path of {} entries)", s.entry(l).id, tree.path_to(l).len());
     }
     for (n, label) in s.labels() {
-        println!("  label      {} = {label}", s.entry(*n).id);
+        outln!("  label      {} = {label}", s.entry(*n).id);
     }
     for d in s.diagnostics() {
-        println!("  {d}");
+        outln!("  {d}");
     }
     Ok(())
 }

@@ -167,16 +167,16 @@ fn finish(s: &contextree_core::session::Session, json: bool, doc: &Value) -> Res
         return Ok(());
     }
     match doc["appended"].as_object() {
-        None => println!("{}", doc["note"].as_str().unwrap_or("nothing was written")),
+        None => outln!("{}", doc["note"].as_str().unwrap_or("nothing was written")),
         Some(ap) => {
-            println!("appended {} {} (parent {}) at byte {} of {}", ap["type"].as_str().unwrap_or(""), ap["id"].as_str().unwrap_or(""), ap["parentId"], ap["offset"], doc["file"].as_str().unwrap_or(""));
+            outln!("appended {} {} (parent {}) at byte {} of {}", ap["type"].as_str().unwrap_or(""), ap["id"].as_str().unwrap_or(""), ap["parentId"], ap["offset"], doc["file"].as_str().unwrap_or(""));
             if let Some(t) = doc["editorText"].as_str() {
-                println!("editor text: {t}");
+                outln!("editor text: {t}");
             }
             for w in doc["warnings"].as_array().into_iter().flatten() {
-                println!("warning: {}", w.as_str().unwrap_or(""));
+                outln!("warning: {}", w.as_str().unwrap_or(""));
             }
-            println!("{}", stringify(&doc["entry"]));
+            outln!("{}", stringify(&doc["entry"]));
         }
     }
     Ok(())

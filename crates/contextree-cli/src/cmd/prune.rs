@@ -55,16 +55,21 @@ pub fn run(args: &PruneArgs) -> Result<(), CliError> {
         doc["backup"] = done.as_ref().map_or(Value::Null, |d| d.rewritten.backup.display().to_string().into());
         doc["prunedAt"] = done.as_ref().map_or(Value::Null, |d| d.pruned_at_ms.into());
         doc["recoveredBytes"] = done.as_ref().map_or(0, |d| d.rewritten.recovered_bytes).into();
+        let warnings = done.as_ref().map(contextree_ops::prune::warnings).unwrap_or_default();
+        for w in &warnings {
+            eprintln!("contextree: warning: {w}");
+        }
+        doc["warnings"] = warnings.into();
     }
     if a.json {
         print_session_json(s, &doc);
     } else {
         print_text(s, plan);
         let c = &doc["context"];
-        println!("context of the leaf: {} → {} tokens (dialect estimate)", c["before"]["messageTokens"], c["after"]["messageTokens"]);
+        outln!("context of the leaf: {} → {} tokens (dialect estimate)", c["before"]["messageTokens"], c["after"]["messageTokens"]);
         match doc["backup"].as_str() {
-            Some(b) => println!("pruned {} results in {} (backup: {b})", plan.pruned_count(), a.file.display()),
-            None if !args.dry_run => println!("nothing to prune; the file was not touched"),
+            Some(b) => outln!("pruned {} results in {} (backup: {b})", plan.pruned_count(), a.file.display()),
+            None if !args.dry_run => outln!("nothing to prune; the file was not touched"),
             None => {}
         }
     }
@@ -120,18 +125,18 @@ fn row(s: &Session, r: &ToolResult) -> Value {
 
 fn print_text(s: &Session, plan: &PrunePlan) {
     let c = &plan.config;
-    println!("dialect {} · protect {} · minimum saving {} · protected tools {}", plan.dialect, c.protect_tokens, c.minimum_savings, c.protected_tools.join(","));
-    println!("{} tool results on the path ({} entries)", plan.tool_results.len(), plan.path_len);
+    outln!("dialect {} · protect {} · minimum saving {} · protected tools {}", plan.dialect, c.protect_tokens, c.minimum_savings, c.protected_tools.join(","));
+    outln!("{} tool results on the path ({} entries)", plan.tool_results.len(), plan.path_len);
     for r in plan.pruned() {
         let hidden = if r.in_context { "" } else { " (behind a compaction)" };
-        println!("  prune {:<12} {:<10} {:>8} tokens{hidden}", s.entry(r.node).id, r.tool_name.as_deref().unwrap_or("?"), r.tokens);
+        outln!("  prune {:<12} {:<10} {:>8} tokens{hidden}", s.entry(r.node).id, r.tool_name.as_deref().unwrap_or("?"), r.tokens);
     }
-    println!("would prune {} · estimated saving {}", plan.pruned_count(), plan.tokens_saved());
+    outln!("would prune {} · estimated saving {}", plan.pruned_count(), plan.tokens_saved());
     if let Some((count, saved)) = plan.below_minimum_savings().filter(|(n, _)| *n > 0) {
-        println!("below the minimum saving: {count} candidates would save only {saved}");
+        outln!("below the minimum saving: {count} candidates would save only {saved}");
     }
-    println!("already pruned: {}", plan.already_pruned().count());
+    outln!("already pruned: {}", plan.already_pruned().count());
     for note in plan.notes() {
-        println!("note: {note}");
+        outln!("note: {note}");
     }
 }

@@ -1,7 +1,5 @@
 //! `contextree serialize`.
 
-use std::io::Write;
-
 use contextree_core::context::materialize::serialize_context;
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -19,6 +17,6 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
         print_session_json(&loaded.session, &json!({"text": text, "length": contextree_core::js::utf16_len(&text), "sha256": hex}));
         return Ok(());
     }
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(|e| CliError::Failed(format!("cannot write output: {e}")))
+    out!("{text}");
+    Ok(())
 }

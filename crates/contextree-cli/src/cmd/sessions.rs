@@ -117,18 +117,18 @@ fn print_text(lib: &Library) {
             (true, n) => format!("{n} sessions"),
         };
         let who = r.root.dialect.map_or("any", |d| d.name());
-        println!("root {who:<3}  {}  ({state})", r.root.path.display());
+        outln!("root {who:<3}  {}  ({state})", r.root.path.display());
     }
     for w in &lib.warnings {
-        println!("warning: {w}");
+        outln!("warning: {w}");
     }
     for g in &lib.projects {
         let guess = match g.source {
             ProjectSource::Guess | ProjectSource::FolderName => " (path guessed from the folder name)",
             _ => "",
         };
-        println!();
-        println!("{}{guess}  [{} session{}]", g.project, g.sessions.len(), if g.sessions.len() == 1 { "" } else { "s" });
+        outln!();
+        outln!("{}{guess}  [{} session{}]", g.project, g.sessions.len(), if g.sessions.len() == 1 { "" } else { "s" });
         for s in &g.sessions {
             let when = s.modified.map(iso_utc).unwrap_or_else(|| "-".to_owned());
             let dialect = s.dialect.map_or("?", |d| d.name());
@@ -139,12 +139,12 @@ fn print_text(lib: &Library) {
                 (None, None) if !s.valid => "(not a session file)".to_owned(),
                 (None, None) => "(no request yet)".to_owned(),
             };
-            println!("  {when}  {dialect:<3}  {:>6} entries  {:>9}  {label}", s.entry_count, human_size(s.size));
-            println!("      {}", s.path.display());
+            outln!("  {when}  {dialect:<3}  {:>6} entries  {:>9}  {label}", s.entry_count, human_size(s.size));
+            outln!("      {}", s.path.display());
         }
     }
     if lib.projects.is_empty() {
-        println!();
-        println!("no sessions found");
+        outln!();
+        outln!("no sessions found");
     }
 }

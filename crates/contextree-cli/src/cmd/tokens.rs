@@ -38,9 +38,9 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
     }
     for e in &entries {
         let tokens = e["tokens"].as_u64().map_or("-".to_owned(), |n| n.to_string());
-        println!("{:>8}  {:<12} {:<22} {}", tokens, e["id"].as_str().unwrap_or(""), e["type"].as_str().unwrap_or(""), e["role"].as_str().unwrap_or(""));
+        outln!("{:>8}  {:<12} {:<22} {}", tokens, e["id"].as_str().unwrap_or(""), e["type"].as_str().unwrap_or(""), e["role"].as_str().unwrap_or(""));
     }
-    println!("total {total}");
+    outln!("total {total}");
     Ok(())
 }
 

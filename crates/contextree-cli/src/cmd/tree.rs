@@ -26,6 +26,6 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
         return Ok(());
     }
     let text = render::tree(s, &states, ctx.leaf, &|n| entry_preview(s, n, &loaded.source, 60));
-    print!("{text}");
+    out!("{text}");
     Ok(())
 }

@@ -99,12 +99,7 @@ pub async fn prune(
             bytes_after: done.rewritten.fingerprint.len,
         };
         let mut warnings: Vec<String> = plan.notes();
-        if done.rewritten.recovered_bytes > 0 {
-            warnings.push(format!(
-                "{} bytes another process appended during the rewrite were kept",
-                done.rewritten.recovered_bytes
-            ));
-        }
+        warnings.extend(prune::warnings(&done));
         Ok(Applied {
             action: "prune",
             lines: Vec::new(),
