@@ -196,17 +196,53 @@ pub fn rule_set_json(s: &contextree_core::session::Session) -> serde_json::Value
 
 /// Prints a document about session `s`, led by its dialect and rule set.
 pub fn print_session_json(s: &contextree_core::session::Session, value: &serde_json::Value) {
-    let mut doc = serde_json::Map::new();
-    doc.insert("dialect".into(), s.dialect().name().into());
-    doc.insert("ruleSet".into(), rule_set_json(s));
-    if let serde_json::Value::Object(fields) = value {
-        for (k, v) in fields {
-            if k != "dialect" && k != "ruleSet" {
-                doc.insert(k.clone(), v.clone());
-            }
+    let head = value.as_object().cloned().unwrap_or_default();
+    print_session_json_streamed(s, head, Vec::new());
+}
+
+/// A large array of a document, written one element at a time.
+pub type Stream<'a> = (&'static str, Box<dyn Iterator<Item = serde_json::Value> + 'a>);
+
+/// [`print_session_json`] for a document with large arrays: `head`'s fields, then each of
+/// `arrays` built and written element by element, so memory does not grow with the
+/// session (a million-message context stays a few megabytes of output buffer).
+pub fn print_session_json_streamed(s: &contextree_core::session::Session, head: serde_json::Map<String, serde_json::Value>, arrays: Vec<Stream<'_>>) {
+    use std::io::Write;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let write = || -> std::io::Result<()> {
+        out.write_all(b"{\"dialect\":")?;
+        serde_json::to_writer(&mut out, s.dialect().name())?;
+        out.write_all(b",\"ruleSet\":")?;
+        serde_json::to_writer(&mut out, &rule_set_json(s))?;
+        for (k, v) in head.iter().filter(|(k, _)| *k != "dialect" && *k != "ruleSet") {
+            out.write_all(b",")?;
+            serde_json::to_writer(&mut out, k)?;
+            out.write_all(b":")?;
+            serde_json::to_writer(&mut out, v)?;
         }
+        for (name, items) in arrays {
+            out.write_all(b",")?;
+            serde_json::to_writer(&mut out, name)?;
+            out.write_all(b":[")?;
+            for (i, item) in items.enumerate() {
+                if i > 0 {
+                    out.write_all(b",")?;
+                }
+                serde_json::to_writer(&mut out, &item)?;
+            }
+            out.write_all(b"]")?;
+        }
+        out.write_all(b"}\n")?;
+        out.flush()
+    };
+    if let Err(e) = write() {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(141);
+        }
+        eprintln!("contextree: cannot write the output: {e}");
+        std::process::exit(1);
     }
-    print_json(&serde_json::Value::Object(doc));
 }
 
 /// Turns a read-back failure (file changed under us, IO) into an error.

@@ -8,7 +8,7 @@ use contextree_core::tokens::tokenizer::TokenizerKind;
 use contextree_core::Dialect;
 use serde_json::{json, Map, Value};
 
-use crate::common::{print_session_json, read_back, CliError, SessionArgs};
+use crate::common::{print_session_json_streamed, read_back, CliError, SessionArgs};
 
 #[derive(Debug, Args)]
 pub struct ContextArgs {
@@ -30,13 +30,13 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     // The summary message stands for its compaction entry, as in the oracle.
     let entry_id = |item: Item| json!(s.entry(item.node()).id());
     let entry_index = |item: Item| Value::from(item.node().0);
-    let messages: Vec<Value> = tokens
+    // Built one at a time while printing: a long context must not be held as JSON values.
+    let messages = tokens
         .messages
         .iter()
         .enumerate()
-        .map(|(i, (item, role, n))| json!({"i": i, "role": role, "tokens": n, "entryId": entry_id(*item), "entryIndex": entry_index(*item)}))
-        .collect();
-    let llm: Vec<Value> = tokens.llm.iter().enumerate().map(|(i, (_, role, n))| json!({"i": i, "role": role, "tokens": n})).collect();
+        .map(|(i, (item, role, n))| json!({"i": i, "role": role, "tokens": n, "entryId": entry_id(*item), "entryIndex": entry_index(*item)}));
+    let llm = tokens.llm.iter().enumerate().map(|(i, (_, role, n))| json!({"i": i, "role": role, "tokens": n}));
     let mut doc = Map::new();
     doc.insert("dialect".into(), s.dialect().name().into());
     doc.insert("leafId".into(), ctx.leaf.map_or(Value::Null, |n| s.entry(n).id.to_string().into()));
@@ -66,15 +66,13 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     doc.insert("providerReplay".into(), ctx.provider_replay.into());
     // Which pack produced the wrapper text around summaries (decisions.md D8).
     doc.insert("prompts".into(), pack.origin().to_string().into());
-    doc.insert("messages".into(), Value::Array(messages));
-    doc.insert("llm".into(), Value::Array(llm));
     if let Some(kind) = args.tokenizer {
         let msgs = llm_messages(s, &ctx, &pack, &loaded.source).map_err(read_back)?;
         let n: usize = msgs.iter().filter_map(Value::as_object).map(|m| contextree_core::tokens::count::count_message(kind, m, s.rules())).sum();
         doc.insert("tokenizer".into(), json!({"name": kind.name(), "llmTokens": n}));
     }
     if a.json {
-        print_session_json(s, &Value::Object(doc));
+        print_session_json_streamed(s, doc, vec![("messages", Box::new(messages)), ("llm", Box::new(llm))]);
         return Ok(());
     }
     for (i, (item, role, n)) in tokens.messages.iter().enumerate() {

@@ -352,7 +352,7 @@ fn read_values(chunks: Vec<ChunkIndex>, dialect: Dialect, diags: &mut Vec<Diagno
             continue;
         }
         match rec.reading {
-            Reading::Object(probe) => res.push((rec.line, rec.span, *probe)),
+            Reading::Object(probe) => res.push((rec.line, rec.span, probe)),
             Reading::Malformed { problem, omp } => {
                 let what = describe(&problem);
                 match (dialect, omp) {
