@@ -27,8 +27,9 @@
 //!   problems panel of a file that is not a session.
 //! - `writes.rs`: compaction against a fake provider (`compaction-running.png`,
 //!   `compaction-diff.png`), prune (`prune-preview.png`), navigate with a summary
-//!   (`navigate-summary.png`), Cancel, and editing then undoing a compaction, each on a copy of a
-//!   fixture and checked against the file and the CLI.
+//!   (`navigate-summary.png`), Cancel, editing then undoing a compaction, and a prune refused
+//!   while another process holds the file open for writing (`prune-held.png`), each on a copy
+//!   of a fixture and checked against the file and the CLI.
 //! - `context_panel.rs`: tokenizer counts equal to `contextree context --tokenizer`'s, "show
 //!   all" of a cut message, Copy Markdown / Copy JSON of the whole context.
 //! - `pi16.rs`: a pi 1.6 session shows the rule set and why, the system prompt before the
@@ -180,6 +181,10 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
         (
             "prune_previews_the_outputs_and_rewrites_with_a_backup",
             writes::prune_previews_the_outputs_and_rewrites_with_a_backup(&harness).await,
+        ),
+        (
+            "a_prune_refused_for_a_held_file_says_so_and_writes_nothing",
+            writes::a_prune_refused_for_a_held_file_says_so_and_writes_nothing(&harness).await,
         ),
         (
             "navigate_with_a_summary_appends_a_branch_summary",

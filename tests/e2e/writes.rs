@@ -828,3 +828,58 @@ pub async fn a_summary_is_edited_then_the_compaction_undone(
     })
     .await
 }
+
+/// An agent holds the session open for appending (as oh-my-pi does for a session's lifetime):
+/// prune's rewrite is refused with kind `held`, the dialog names the program and says nothing
+/// was written, and the file keeps its bytes (no backup, no temporary file). Once the holder
+/// is gone, "Try again" previews afresh.
+pub async fn a_prune_refused_for_a_held_file_says_so_and_writes_nothing(harness: &Harness) -> anyhow::Result<()> {
+    let fixture = harness.root.join("tests/fixtures/edge/edge-prune.jsonl");
+    let file = copy_fixture(&fixture, &harness.scratch.join("writes-held/.omp/agent/sessions/e2e/edge-prune.jsonl"))?;
+    let original = std::fs::read(&file)?;
+    // The stand-in agent: a shell holding the file on descriptor 3, opened for appending.
+    let mut holder = std::process::Command::new("sh")
+        .args(["-c", "exec 3>>\"$1\"; echo ready; exec sleep 120", "sh"])
+        .arg(&file)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .context("starting the holder")?;
+    let mut ready = String::new();
+    BufReader::new(holder.stdout.take().context("holder stdout")?).read_line(&mut ready)?;
+    ensure!(ready.trim() == "ready", "the holder did not start: {ready:?}");
+    let args = [file.display().to_string()];
+    let res = with_app(harness, &args, async |client| {
+        wait_until_ready(client).await?;
+        client.execute("document.getElementById('tree').focus();", vec![]).await?;
+        press_key(client, 'p').await?;
+        wait_for_write(client, "preview", 10).await?;
+        click(client, "write-next").await?;
+        wait_for_write(client, "confirm", 10).await?;
+        click(client, "write-apply").await?;
+        wait_long(client, "the held error", "return document.body.dataset.write === 'error';", 30).await?;
+        let kind = client.execute("return document.body.dataset.writeError ?? null;", vec![]).await?;
+        ensure!(kind == json!("held"), "error kind {kind}");
+        let error = text_content(client, "write-error").await?;
+        ensure!(
+            error.starts_with("Another program has the file open for writing, so nothing was written")
+                && error.contains(&format!("(pid {})", holder.id())),
+            "error text does not name the holder (pid {}): {error}",
+            holder.id()
+        );
+        ensure!(std::fs::read(&file)? == original, "the app wrote to a file an agent holds open");
+        let names: Vec<String> = std::fs::read_dir(file.parent().unwrap())?
+            .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+            .collect();
+        ensure!(names == ["edge-prune.jsonl"], "files left next to the session: {names:?}");
+        screenshot(harness, client, "prune-held.png").await?;
+        // The agent lets go: trying again previews afresh.
+        holder.kill()?;
+        holder.wait()?;
+        click(client, "write-again").await?;
+        wait_for_write(client, "preview", 10).await
+    })
+    .await;
+    let _ = holder.kill();
+    let _ = holder.wait();
+    res
+}
