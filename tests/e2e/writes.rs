@@ -876,6 +876,8 @@ pub async fn a_prune_refused_for_a_held_file_says_so_and_writes_nothing(harness:
         holder.kill()?;
         holder.wait()?;
         click(client, "write-again").await?;
+        // The old error stays on screen until the new preview starts.
+        wait_for(client, "the error to go", "return document.body.dataset.write !== 'error';").await?;
         wait_for_write(client, "preview", 10).await
     })
     .await;

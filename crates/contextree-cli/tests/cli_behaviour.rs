@@ -290,3 +290,45 @@ fn prune_of_an_empty_or_garbage_file_says_it_is_not_a_session() {
         assert_eq!(copy.names(), ["s.jsonl"]);
     }
 }
+
+/// `contextree usage --json`: its totals are the sums of the file's usage records, added up
+/// here straight from the JSON lines (assistant replies, `usage` entries, summaries, tools).
+#[test]
+fn usage_totals_are_the_sums_of_the_recorded_usage() {
+    for rel in ["pi16/g16-default-s58.jsonl", "pi16/g16-branchy-s97.jsonl", "synthetic/E02.jsonl"] {
+        let file = fixture(rel);
+        let out = contextree(&["usage", file.to_str().unwrap(), "--json", "--dialect", "pi@1.6"]);
+        assert_eq!(out.status.code(), Some(0), "{rel}: {}", stderr(&out));
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let (mut records, mut input, mut output, mut cost, mut warm) = (0u64, 0f64, 0f64, 0f64, 0u64);
+        for line in std::fs::read_to_string(&file).unwrap().lines().skip(1) {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let usage = match v["type"].as_str() {
+                Some("message") if matches!(v["message"]["role"].as_str(), Some("assistant" | "toolResult")) => &v["message"]["usage"],
+                Some("usage" | "model_usage" | "compaction" | "branch_summary") => &v["usage"],
+                _ => continue,
+            };
+            if !usage.is_object() {
+                continue;
+            }
+            if v["type"] == "usage" {
+                warm += 1;
+            }
+            records += 1;
+            input += usage["input"].as_f64().unwrap_or(0.0);
+            output += usage["output"].as_f64().unwrap_or(0.0);
+            cost += usage["cost"]["total"].as_f64().unwrap_or(0.0);
+        }
+        let t = &doc["totals"];
+        assert_eq!(t["records"].as_u64(), Some(records), "{rel}");
+        assert_eq!(t["input"].as_f64(), Some(input), "{rel}");
+        assert_eq!(t["output"].as_f64(), Some(output), "{rel}");
+        assert!((t["cost"].as_f64().unwrap() - cost).abs() < 1e-9, "{rel}: {} vs {cost}", t["cost"]);
+        assert_eq!(doc["byKind"]["sideCalls"]["records"].as_u64().unwrap_or(0), warm, "{rel}");
+        // Each branch sums what its path holds; the file's own leaf is one of them.
+        let leaf = doc["branches"].as_array().unwrap().iter().find(|b| b["pathLength"].as_u64().unwrap() > 0).unwrap();
+        assert!(leaf["records"].as_u64().unwrap() <= records, "{rel}");
+        let by_model: f64 = doc["byModel"].as_array().unwrap().iter().map(|m| m["cost"].as_f64().unwrap()).sum();
+        assert!((by_model - cost).abs() < 1e-9, "{rel}");
+    }
+}

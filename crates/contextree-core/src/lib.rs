@@ -23,6 +23,7 @@ pub mod models;
 pub mod prompts;
 pub mod prune;
 pub mod render;
+pub mod spend;
 pub mod session;
 pub mod tokens;
 pub mod view;

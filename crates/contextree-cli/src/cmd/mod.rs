@@ -12,6 +12,7 @@ mod serialize;
 mod sessions;
 mod tokens;
 mod tree;
+mod usage;
 
 use clap::{Parser, Subcommand};
 
@@ -51,6 +52,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Every pi / omp session on this machine, grouped by project, newest first.
     Sessions(sessions::SessionsArgs),
+    /// What the session cost: recorded token usage and cost per session, branch and model.
+    Usage(SessionArgs),
 }
 
 pub fn run(cli: Cli) -> Result<(), CliError> {
@@ -67,5 +70,6 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Navigate(args) => navigate::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Sessions(args) => sessions::run(&args),
+        Command::Usage(args) => usage::run(&args),
     }
 }

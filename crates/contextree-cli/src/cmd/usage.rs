@@ -1,0 +1,34 @@
+//! `contextree usage`: what the session cost, from the usage the agents recorded.
+
+use contextree_core::spend::{spend, Totals};
+
+use crate::common::{print_session_json, read_back, CliError, SessionArgs};
+
+pub fn run(args: &SessionArgs) -> Result<(), CliError> {
+    let loaded = args.load()?;
+    let s = &loaded.session;
+    let report = spend(s, &loaded.source).map_err(read_back)?;
+    if args.json {
+        let doc = serde_json::to_value(&report).map_err(|e| CliError::Failed(e.to_string()))?;
+        print_session_json(s, &doc);
+        return Ok(());
+    }
+    let line = |name: &str, t: &Totals| {
+        outln!(
+            "{name:<40} {:>6} records  in {:>12}  out {:>10}  cache read {:>12}  cache write {:>11}  ${:.4}",
+            t.records, t.input, t.output, t.cache_read, t.cache_write, t.cost
+        );
+    };
+    line("session", &report.totals);
+    for (kind, t) in &report.by_kind {
+        line(&format!("  {kind}"), t);
+    }
+    for m in &report.by_model {
+        line(&format!("model {}", m.model), &m.totals);
+    }
+    for b in &report.branches {
+        line(&format!("branch to {} ({} entries)", b.leaf_id, b.path_length), &b.totals);
+    }
+    outln!("{} compactions; context size reported by {} replies", report.compactions.len(), report.records.iter().filter(|r| r.context_tokens.is_some()).count());
+    Ok(())
+}

@@ -1,0 +1,237 @@
+//! What a session cost: the usage the agents record (tokens in, out, read from and written to
+//! the prompt cache, and the provider's cost), summed per session, per branch (each leaf's
+//! path) and per model, and the context size each reply reports, in file order, with the
+//! compactions marked.
+//!
+//! Records read: an assistant message's `usage`; pi ≥ 0.86's `usage` entries (cache
+//! warming); the `usage` of a compaction or branch summary (the summary's generation) and of a
+//! tool result (nested model calls); omp 18's `model_usage` entries (side calls such as title
+//! generation). Each record is counted once, where it sits in the file.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::context::materialize::ReadBackError;
+use crate::session::{EntryKind, Role, Session, Source};
+
+/// Token and cost sums. Costs are the providers' own numbers as recorded (dollars), summed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Totals {
+    /// Usage records summed.
+    pub records: u64,
+    /// Prompt tokens not read from the cache.
+    pub input: f64,
+    /// Completion tokens.
+    pub output: f64,
+    /// Prompt tokens read from the cache.
+    pub cache_read: f64,
+    /// Prompt tokens written to the cache.
+    pub cache_write: f64,
+    /// The records' `totalTokens`.
+    pub total_tokens: f64,
+    /// `cost.total` summed (0 where a record has no cost).
+    pub cost: f64,
+}
+
+impl Totals {
+    fn add(&mut self, u: &Record) {
+        self.records += 1;
+        self.input += u.input;
+        self.output += u.output;
+        self.cache_read += u.cache_read;
+        self.cache_write += u.cache_write;
+        self.total_tokens += u.total_tokens;
+        self.cost += u.cost;
+    }
+}
+
+/// Where a usage record comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum CallKind {
+    /// A reply of the model.
+    Assistant,
+    /// A `usage` entry (pi's prompt-cache warming) or `model_usage` (omp's side calls).
+    SideCall,
+    /// The generation of a compaction's or a branch summary's text.
+    Summary,
+    /// Model calls made inside a tool (pi's codemode).
+    Tool,
+}
+
+/// One usage record of the file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Record {
+    /// The entry holding it.
+    pub entry_id: String,
+    /// Its position in the file (0-based entry index).
+    pub index: u32,
+    /// What kind of call.
+    pub kind: CallKind,
+    /// `provider/model` when the record names it.
+    pub model: Option<String>,
+    /// Prompt tokens not read from the cache.
+    pub input: f64,
+    /// Completion tokens.
+    pub output: f64,
+    /// Prompt tokens read from the cache.
+    pub cache_read: f64,
+    /// Prompt tokens written to the cache.
+    pub cache_write: f64,
+    /// `totalTokens` as recorded (0 when absent).
+    pub total_tokens: f64,
+    /// `cost.total` as recorded (0 when absent).
+    pub cost: f64,
+    /// For a reply: the context size it reports (`totalTokens`, else the sum of the parts).
+    pub context_tokens: Option<f64>,
+}
+
+/// The sums of one model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelTotals {
+    /// `provider/model` (`unknown` when the record does not say).
+    pub model: String,
+    /// Its sums.
+    #[serde(flatten)]
+    pub totals: Totals,
+}
+
+/// The sums along one leaf's path.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BranchTotals {
+    /// The leaf.
+    pub leaf_id: String,
+    /// Entries on its path.
+    pub path_length: usize,
+    /// Its sums.
+    #[serde(flatten)]
+    pub totals: Totals,
+}
+
+/// A compaction, for the context-size chart.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionMark {
+    /// The compaction entry.
+    pub entry_id: String,
+    /// Its position in the file.
+    pub index: u32,
+    /// `tokensBefore` as recorded.
+    pub tokens_before: Option<f64>,
+}
+
+/// Everything `contextree usage` reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Spend {
+    /// The whole file.
+    pub totals: Totals,
+    /// By kind of call.
+    pub by_kind: BTreeMap<&'static str, Totals>,
+    /// By model, most expensive first.
+    pub by_model: Vec<ModelTotals>,
+    /// Per leaf, in the tree's order of leaves.
+    pub branches: Vec<BranchTotals>,
+    /// Every record, in file order (the chart's points are the replies' `contextTokens`).
+    pub records: Vec<Record>,
+    /// The compactions, in file order.
+    pub compactions: Vec<CompactionMark>,
+}
+
+/// The usage of `session`, reading the entries that hold usage back through `source`.
+pub fn spend(session: &Session, source: &dyn Source) -> Result<Spend, ReadBackError> {
+    let mut records = Vec::new();
+    let mut compactions = Vec::new();
+    let mut by_node: Vec<Option<usize>> = vec![None; session.entries().len()];
+    for (i, e) in session.entries().iter().enumerate() {
+        let kind = match (&e.kind, &*e.entry_type) {
+            (EntryKind::Message(m), _) if m.role == Role::Assistant && m.usage.is_some() => CallKind::Assistant,
+            (EntryKind::Message(m), _) if m.role == Role::ToolResult => CallKind::Tool,
+            (EntryKind::Other(_), "usage" | "model_usage") => CallKind::SideCall,
+            (EntryKind::Other(_), "compaction" | "branch_summary") => CallKind::Summary,
+            _ => continue,
+        };
+        if &*e.entry_type == "compaction" {
+            let tokens_before = e.object().and_then(|m| m.get("tokensBefore")).and_then(Value::as_f64);
+            compactions.push(CompactionMark { entry_id: e.id.to_string(), index: i as u32, tokens_before });
+        }
+        // Small entries keep their whole object; messages are read back.
+        let value: Value = match e.object() {
+            Some(map) => Value::Object(map.clone()),
+            None => {
+                let err = |message: String| ReadBackError { line: e.line, message };
+                let bytes = source.bytes(e.span).map_err(err)?;
+                serde_json::from_slice(&bytes).map_err(|x| err(format!("the entry no longer parses ({x}); was the file changed?")))?
+            }
+        };
+        let (holder, model) = match kind {
+            CallKind::Assistant | CallKind::Tool => {
+                let msg = value.get("message").cloned().unwrap_or(Value::Null);
+                let model = model_name(msg.get("provider"), msg.get("model"));
+                (msg, model)
+            }
+            _ => {
+                let model = model_name(value.get("provider"), value.get("model"));
+                (value, model)
+            }
+        };
+        let Some(usage) = holder.get("usage").filter(|u| u.is_object()) else { continue };
+        let n = |k: &str| usage.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+        let (input, output, cache_read, cache_write, total_tokens) = (n("input"), n("output"), n("cacheRead"), n("cacheWrite"), n("totalTokens"));
+        let cost = usage.get("cost").and_then(|c| c.get("total")).and_then(Value::as_f64).unwrap_or(0.0);
+        let context_tokens = (kind == CallKind::Assistant).then(|| if total_tokens != 0.0 { total_tokens } else { input + output + cache_read + cache_write });
+        by_node[i] = Some(records.len());
+        records.push(Record { entry_id: e.id.to_string(), index: i as u32, kind, model, input, output, cache_read, cache_write, total_tokens, cost, context_tokens });
+    }
+
+    let mut totals = Totals::default();
+    let mut by_kind: BTreeMap<&'static str, Totals> = BTreeMap::new();
+    let mut by_model: BTreeMap<String, Totals> = BTreeMap::new();
+    for r in &records {
+        totals.add(r);
+        let name = match r.kind {
+            CallKind::Assistant => "replies",
+            CallKind::SideCall => "sideCalls",
+            CallKind::Summary => "summaries",
+            CallKind::Tool => "toolCalls",
+        };
+        by_kind.entry(name).or_default().add(r);
+        by_model.entry(r.model.clone().unwrap_or_else(|| "unknown".into())).or_default().add(r);
+    }
+    let mut by_model: Vec<ModelTotals> = by_model.into_iter().map(|(model, totals)| ModelTotals { model, totals }).collect();
+    by_model.sort_by(|a, b| b.totals.cost.total_cmp(&a.totals.cost).then_with(|| a.model.cmp(&b.model)));
+
+    let branches = session
+        .tree()
+        .leaves()
+        .into_iter()
+        .map(|leaf| {
+            let path = session.tree().path_to(leaf);
+            let mut t = Totals::default();
+            for n in &path {
+                if let Some(r) = by_node[n.index()] {
+                    t.add(&records[r]);
+                }
+            }
+            BranchTotals { leaf_id: session.entry(leaf).id.to_string(), path_length: path.len(), totals: t }
+        })
+        .collect();
+    Ok(Spend { totals, by_kind, by_model, branches, records, compactions })
+}
+
+fn model_name(provider: Option<&Value>, model: Option<&Value>) -> Option<String> {
+    fn s(v: Option<&Value>) -> Option<&str> {
+        v.and_then(Value::as_str).filter(|s| !s.is_empty())
+    }
+    match (s(provider), s(model)) {
+        (Some(p), Some(m)) => Some(format!("{p}/{m}")),
+        (None, Some(m)) => Some(m.to_owned()),
+        _ => None,
+    }
+}
