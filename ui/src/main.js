@@ -30,6 +30,8 @@ import { looksUnreadable, problemsSummary } from './problems/format.js';
 import { createProblemsPanel } from './problems/view.js';
 import { initScreens } from './screens.js';
 import { DIALECTS, ruleSetText } from './settings/model.js';
+import { compareContexts } from './compare/align.js';
+import { renderCompare } from './compare/view.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -373,9 +375,39 @@ const writes = createWrites({
   },
 });
 
+/** `m`: remember the shown leaf as side A of a comparison. */
+function markForCompare() {
+  const leafId = document.body.dataset.leaf || null;
+  if (!leafId) return;
+  store.set({ compareLeaf: leafId });
+  document.body.dataset.compareLeaf = leafId;
+  $('compare-mark').textContent = `Marked ${leafId} (m)`;
+  $('compare-open').disabled = false;
+}
+
+/** `=`: the marked leaf's context (A) beside the shown leaf's (B). */
+async function openCompare() {
+  const left = store.get().compareLeaf;
+  const right = document.body.dataset.leaf || null;
+  if (!left) return;
+  try {
+    const [a, b] = await Promise.all([contextView(left), contextView(right)]);
+    const dialog = $('compare-dialog');
+    renderCompare(dialog, compareContexts(a, b), a.leafId, b.leafId, () => dialog.close());
+    document.body.dataset.compare = 'open';
+    dialog.addEventListener('close', () => delete document.body.dataset.compare, { once: true });
+  } catch (err) {
+    report(err, 'comparing two leaves');
+  }
+}
+
+$('compare-mark').addEventListener('click', markForCompare);
+$('compare-open').addEventListener('click', openCompare);
+
 document.addEventListener('keydown', (event) => {
   if (event.altKey || event.ctrlKey || event.metaKey) return;
   if (document.body.dataset.screen) return; // the Library / Settings screen has the keys (screens.js)
+  if (document.body.dataset.compare) return; // the dialog's own Esc closes it
   if (writes.onKey(event)) return;
   if (event.key === 'Escape' && store.get().plan && !event.target.closest?.('input, select, textarea')) {
     event.preventDefault();
@@ -386,6 +418,16 @@ document.addEventListener('keydown', (event) => {
   if (event.key === 'c') {
     event.preventDefault();
     openPlan();
+    return;
+  }
+  if (event.key === 'm') {
+    event.preventDefault();
+    markForCompare();
+    return;
+  }
+  if (event.key === '=') {
+    event.preventDefault();
+    openCompare();
     return;
   }
   if (event.key === '/') {
