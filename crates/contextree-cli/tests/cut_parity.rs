@@ -9,50 +9,13 @@ mod support;
 
 use std::path::Path;
 
-use serde_json::{json, Value};
+use serde_json::Value;
+use support::parity::{compare_cut, cut_flags as flags};
 use support::{fixture, json_files, repo, split_name, Report};
 
 fn cut(file: &Path, dialect: &str, extra: &[String]) -> Result<Value, String> {
     let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
     support::run("cut", file, dialect, &extra)
-}
-
-fn compare_cut(at: &str, ours: &Value, theirs: &Value, report: &mut Report) {
-    let prepared = &theirs["prepared"];
-    report.eq(&format!("{at} nothingToCompact"), &ours["nothingToCompact"], json!(prepared.is_null()));
-    if !prepared.is_null() {
-        for key in ["firstKeptEntryId", "isSplitTurn", "tokensBefore", "messagesToSummarizeIds", "turnPrefixIds", "turnStartEntryId"] {
-            report.eq(&format!("{at} {key}"), &ours[key], &prepared[key]);
-        }
-        for key in ["readFiles", "modifiedFiles", "read", "written", "edited"] {
-            report.eq(&format!("{at} fileOps.{key}"), &ours["fileOps"][key], &prepared["fileOps"][key]);
-        }
-        if let Some(recent) = prepared.get("recentMessagesIds") {
-            report.eq(&format!("{at} recentMessagesIds"), &ours["recentMessagesIds"], recent);
-        }
-    }
-    // The raw cut, also where the agent refuses; contextree skips it after a
-    // trailing compaction (nothing is cut there).
-    let (of, tf) = (&ours["findCutPoint"], &theirs["findCutPoint"]);
-    let keys: &[&str] = if of.get("firstKeptEntryIndex").is_some() {
-        &["boundaryStart", "boundaryEnd", "firstKeptEntryIndex", "turnStartIndex", "isSplitTurn", "firstKeptEntryId", "turnStartEntryId"]
-    } else {
-        &["boundaryStart", "boundaryEnd"]
-    };
-    for key in keys.iter().chain(tf.get("keepRecentTokensUsed").map(|_| &["keepRecentTokensUsed", "estimatedTokens", "promptTokens"][..]).unwrap_or(&[])) {
-        report.eq(&format!("{at} findCutPoint.{key}"), &of[*key], &tf[*key]);
-    }
-}
-
-/// The `--keep-recent` / `--reserve` / `--window` flags the oracle ran with.
-fn flags(theirs: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    for (flag, value) in [("--keep-recent", &theirs["settings"]["keepRecentTokens"]), ("--reserve", &theirs["settings"]["reserveTokens"]), ("--window", &theirs["window"])] {
-        if let Some(n) = value.as_u64() {
-            out.extend([flag.to_owned(), n.to_string()]);
-        }
-    }
-    out
 }
 
 /// Compares the golden file's cut results; returns how many there were.

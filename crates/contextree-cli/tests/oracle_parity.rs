@@ -13,6 +13,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 use support::oracle::agent_pack;
+use support::parity::{compare_info, compare_tree};
 use support::{fixture, json_files, pick, repo, split_name, Report};
 
 /// `contextree CMD FILE` with the agent's own prompt pack.
@@ -21,24 +22,6 @@ fn run(cmd: &str, file: &Path, dialect: &str, extra: &[&str]) -> Result<Value, S
     let mut args = vec!["--prompts", pack.to_str().unwrap()];
     args.extend_from_slice(extra);
     support::run(cmd, file, dialect, &args)
-}
-
-/// Entries the agents leave out of their root and leaf lists (and, with
-/// `true`, out of `getTree`) but contextree shows as roots with a diagnostic
-/// (spec session-format.md §6: self-parented entries are displayed as roots; a
-/// parent cycle is cut rather than looped on).
-const HIDDEN_BY_AGENTS: &[(&str, &[&str], bool)] =
-    &[("edge-cycle", &["cycb", "cyca"], true), ("edge-self-parent", &["selfp001"], false)];
-
-/// Tree fields contextree deliberately answers differently, and why.
-const TREE_DEVIATIONS: &[(&str, &str)] = &[(
-    "edge-duplicate-id",
-    "the agents attach the later `dup00001` (the one the id resolves to) under both parents, so it and its subtree appear twice; contextree shows each entry once and the first `dup00001` as a leaf, with a duplicate-id diagnostic",
-)];
-
-/// Removes the ids the agents hide from a list of ids or rows.
-fn without(v: Value, hidden: &[&str], id_of: impl Fn(&Value) -> Option<&str>) -> Value {
-    Value::Array(v.as_array().into_iter().flatten().filter(|x| !id_of(x).is_some_and(|id| hidden.contains(&id))).cloned().collect())
 }
 
 fn check_file(golden: &Path, report: &mut Report) {
@@ -66,21 +49,7 @@ fn check_file(golden: &Path, report: &mut Report) {
         return;
     }
 
-    let (hidden, hidden_in_tree) = HIDDEN_BY_AGENTS.iter().find(|(s, ..)| *s == stem).map_or((&[][..], false), |(_, ids, t)| (*ids, *t));
-    let tree_deviates = TREE_DEVIATIONS.iter().any(|(s, _)| *s == stem);
-    let gi = &g["info"];
-    for key in ["entryCount", "leafId", "leafIndex", "leafPathLength", "types", "roles"] {
-        report.eq(&at(&format!("info.{key}")), info[key].clone(), gi[key].clone());
-    }
-    if !tree_deviates {
-        for key in ["roots", "leaves", "branchPoints"] {
-            let ours = without(info[key].clone(), hidden, |v| v.as_str().or_else(|| v["id"].as_str()));
-            report.eq(&at(&format!("info.{key}")), ours, gi[key].clone());
-        }
-    }
-    let labels: serde_json::Map<String, Value> =
-        gi["labels"].as_array().into_iter().flatten().map(|l| (l["id"].as_str().unwrap().to_owned(), l["label"].clone())).collect();
-    report.eq(&at("info.labels"), info["labels"].clone(), Value::Object(labels));
+    compare_info(report, &name, &stem, &info, &g["info"]);
 
     let gc = &g["context"];
     match run("context", &file, dialect, &[]) {
@@ -121,13 +90,10 @@ fn check_file(golden: &Path, report: &mut Report) {
         }
     }
 
-    if let Some(gt) = g.get("tree").filter(|t| t.is_object() && !tree_deviates) {
+    if let Some(gt) = g.get("tree").filter(|t| t.is_object()) {
         match run("tree", &file, dialect, &[]) {
             Err(e) => report.fail(format!("{name}: tree failed: {e}")),
-            Ok(t) => {
-                let rows = if hidden_in_tree { without(t["rows"].clone(), hidden, |r| r["id"].as_str()) } else { t["rows"].clone() };
-                report.eq(&at("tree"), pick(&rows, &["id", "depth", "label"]), gt["nodes"].clone());
-            }
+            Ok(t) => compare_tree(report, &name, &stem, &t, gt),
         }
     }
 }

@@ -13,6 +13,7 @@ mod support;
 
 
 use serde_json::{json, Value};
+use support::parity::compare_branch;
 use support::{fixture, json_files, pick, repo, run, split_name, Report};
 
 fn goldens() -> Vec<(String, &'static str, Value)> {
@@ -39,18 +40,6 @@ fn compare_prune(report: &mut Report, at: &str, ours: &Value, g: &Value) {
     let shape = |v: &Value| if v.is_object() { json!([v["result"], pick(&v["candidates"], &below)]) } else { Value::Null };
     let theirs = g.get("belowMinimumSavings").unwrap_or(&Value::Null);
     report.eq(&format!("{at} belowMinimumSavings"), shape(&ours["belowMinimumSavings"]), shape(theirs));
-}
-
-/// The oracle's `branch` document against ours, field by field.
-fn compare_branch(report: &mut Report, at: &str, ours: &Value, g: &Value) {
-    for key in ["commonAncestorId", "entryIds", "selectedIds", "totalTokens"] {
-        report.eq(&format!("{at} {key}"), ours[key].clone(), g[key].clone());
-    }
-    let messages = ["entryId", "role", "tokens"];
-    report.eq(&format!("{at} messages"), pick(&ours["messages"], &messages), pick(&g["messages"], &messages));
-    for key in ["read", "written", "edited", "readFiles", "modifiedFiles"] {
-        report.eq(&format!("{at} fileOps.{key}"), ours["fileOps"][key].clone(), g["fileOps"][key].clone());
-    }
 }
 
 fn finish(report: Report, what: &str, minimum: usize) {

@@ -160,6 +160,49 @@ impl RuleSet {
     pub fn serializes_without_thinking(self) -> bool {
         self == RuleSet::Pi16
     }
+
+    /// pi ≥ 0.87: `prepareCompaction` works on the projected context entries
+    /// (`buildSessionProjection(path).entries`): the boundary starts after
+    /// the projected compaction, `tokensBefore` is
+    /// `estimateProjectedContextTokens`, the cut is `findProjectedCutPoint`
+    /// (fallback to the last cut point, recovery-omission suffix, projected
+    /// messages decide cut points and turn starts), and the messages to
+    /// summarize are the projected ones without system messages
+    /// (pi-1.6.md §4.2–4.3).
+    pub fn cuts_projected_entries(self) -> bool {
+        self == RuleSet::Pi16
+    }
+
+    /// pi ≥ 0.79.8: with nothing to summarize (no history, no turn prefix)
+    /// `prepareCompaction` returns nothing; pi ≤ 0.79 asked the model to
+    /// summarize an empty conversation (pi-1.6.md §4.2 step 6).
+    pub fn refuses_empty_compaction(self) -> bool {
+        self == RuleSet::Pi16
+    }
+
+    /// pi ≥ 1.0 (codemode): file tracking also reads the `read` / `write` /
+    /// `edit` calls a tool result records in `nestedCalls.calls`
+    /// (pi-1.6.md §1.4, §4.5).
+    pub fn reads_nested_file_ops(self) -> bool {
+        self == RuleSet::Pi16
+    }
+
+    /// pi ≥ 0.87: the automatic threshold check measures a context that
+    /// contains a `context_edit` with `estimateProjectedContextTokens`
+    /// (pi-1.6.md §4.1, §3.3).
+    pub fn thresholds_projected_context(self) -> bool {
+        self == RuleSet::Pi16
+    }
+
+    /// pi 1.6's `loadEntriesFromFile` streams the file line by line
+    /// (pi-1.6.md §1.1; the release that began it is not known): a UTF-8
+    /// byte order mark is no longer stripped, so the header line fails to
+    /// parse (§1.1.2); a line whose JSON value is falsy (`null`, `false`,
+    /// `0`, `""`) is skipped (`if (entry)`); a non-empty file without a
+    /// valid header is rejected, never rewritten (0.80.3, §1.1.4).
+    pub fn loads_streamed(self) -> bool {
+        self == RuleSet::Pi16
+    }
 }
 
 impl fmt::Display for RuleSet {

@@ -3,7 +3,7 @@
 use contextree_core::budget::budget as compute;
 use contextree_core::context::build;
 use contextree_core::context::materialize::context_tokens;
-use contextree_core::context::usage::estimate_context_tokens;
+use contextree_core::context::usage::estimate_projected_context_tokens;
 use tauri::State;
 
 use super::{blocking, leaf};
@@ -22,7 +22,8 @@ pub async fn budget(
         let (s, src, pack) = (&open.loaded.session, &open.loaded.source, &open.pack);
         let ctx = build(s, leaf(open, leaf_id.as_deref())?);
         let tokens = context_tokens(s, &ctx, pack, src)?;
-        let estimate = estimate_context_tokens(s, &ctx, &tokens);
+        // What the agent shows (pi ≥ 0.86: the projected estimate, pi-1.6.md §3.4).
+        let estimate = estimate_projected_context_tokens(s, &ctx, &tokens, src)?;
         let settings = contextree_host::settings::agent_settings_from_env(s.dialect()).compaction;
         let per_message: Vec<u64> = tokens.messages.iter().map(|m| m.2).collect();
         let b = compute(s, &ctx, &estimate, &per_message, &settings, window, src)?;

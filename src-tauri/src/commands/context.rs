@@ -7,7 +7,7 @@ mod ipc_tests;
 
 use contextree_core::context::build;
 use contextree_core::context::materialize::context_tokens;
-use contextree_core::context::usage::estimate_context_tokens;
+use contextree_core::context::usage::estimate_projected_context_tokens;
 use contextree_core::tokens::count::count_message;
 use contextree_core::tokens::tokenizer::TokenizerKind;
 use contextree_core::view::{context_messages, context_pair, context_pairs};
@@ -35,7 +35,8 @@ pub async fn context_view(
         let (s, src, pack) = (&open.loaded.session, &open.loaded.source, &open.pack);
         let ctx = build(s, leaf(open, leaf_id.as_deref())?);
         let tokens = context_tokens(s, &ctx, pack, src)?;
-        let estimate = estimate_context_tokens(s, &ctx, &tokens);
+        // What the agent shows (pi ≥ 0.86: the projected estimate, pi-1.6.md §3.4).
+        let estimate = estimate_projected_context_tokens(s, &ctx, &tokens, src)?;
         let messages = context_messages(s, &ctx, &tokens, pack, src, TEXT_CHARS)?;
         let system = if s.rules().projects_context_edits() {
             contextree_core::context::system::current_system(s, &ctx, src)?

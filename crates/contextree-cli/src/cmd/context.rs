@@ -1,9 +1,14 @@
 //! `contextree context`.
 
+use std::collections::HashMap;
+
 use clap::Args;
-use contextree_core::context::materialize::{context_tokens, llm_messages};
-use contextree_core::context::usage::estimate_context_tokens;
-use contextree_core::context::Item;
+use contextree_core::context::materialize::{agent_message, context_tokens, llm_messages, ReadBackError};
+use contextree_core::context::system::{current_system, is_system_item};
+use contextree_core::context::usage::{estimate_context_tokens, estimate_projected_context_tokens, ContextEstimate};
+use contextree_core::context::{Context, Item};
+use contextree_core::js::utf16_len;
+use contextree_core::session::{Session, Source};
 use contextree_core::tokens::tokenizer::TokenizerKind;
 use contextree_core::Dialect;
 use serde_json::{json, Map, Value};
@@ -27,16 +32,37 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     let pack = a.pack(s.dialect())?;
     let tokens = context_tokens(s, &ctx, &pack, &loaded.source).map_err(read_back)?;
     let est = estimate_context_tokens(s, &ctx, &tokens);
+    let projected = estimate_projected_context_tokens(s, &ctx, &tokens, &loaded.source).map_err(read_back)?;
     // The summary message stands for its compaction entry, as in the oracle.
     let entry_id = |item: Item| json!(s.entry(item.node()).id());
     let entry_index = |item: Item| Value::from(item.node().0);
     // Built one at a time while printing: a long context must not be held as JSON values.
+    // pi ≥ 0.87 adds facts to a few messages (the edited ones, the system messages).
+    let (projection, facts) = if s.rules().projects_context_edits() {
+        let (p, f) = projection_facts(s, &ctx, &loaded.source).map_err(read_back)?;
+        (Some(p), f)
+    } else {
+        (None, HashMap::new())
+    };
+    let with_facts = |mut v: Value, k: usize| {
+        if let (Some(f), Some(obj)) = (facts.get(&k), v.as_object_mut()) {
+            obj.extend(f.clone());
+        }
+        v
+    };
     let messages = tokens
         .messages
         .iter()
         .enumerate()
-        .map(|(i, (item, role, n))| json!({"i": i, "role": role, "tokens": n, "entryId": entry_id(*item), "entryIndex": entry_index(*item)}));
-    let llm = tokens.llm.iter().enumerate().map(|(i, (_, role, n))| json!({"i": i, "role": role, "tokens": n}));
+        .map(|(i, (item, role, n))| with_facts(json!({"i": i, "role": role, "tokens": n, "entryId": entry_id(*item), "entryIndex": entry_index(*item)}), i));
+    // LLM messages come in the items' order (dropped ones skipped): a cursor finds each one's item.
+    let mut cursor = 0;
+    let llm = tokens.llm.iter().enumerate().map(|(i, (item, role, n))| {
+        while cursor < ctx.items.len() && ctx.items[cursor] != *item {
+            cursor += 1;
+        }
+        with_facts(json!({"i": i, "role": role, "tokens": n}), cursor)
+    });
     let mut doc = Map::new();
     doc.insert("dialect".into(), s.dialect().name().into());
     doc.insert("leafId".into(), ctx.leaf.map_or(Value::Null, |n| s.entry(n).id.to_string().into()));
@@ -61,8 +87,12 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     doc.insert("llmTokens".into(), tokens.llm_tokens().into());
     doc.insert(
         "estimateContextTokens".into(),
-        json!({"tokens": est.tokens, "usageTokens": est.usage_tokens, "trailingTokens": est.trailing_tokens, "lastUsageIndex": est.last_usage_index, "unknownAfterCompaction": est.unknown_after_compaction}),
+        estimate_json(&est),
     );
+    doc.insert("estimateProjectedContextTokens".into(), estimate_json(&projected));
+    for (k, v) in projection.into_iter().flatten() {
+        doc.insert(k, v);
+    }
     doc.insert("providerReplay".into(), ctx.provider_replay.into());
     // Which pack produced the wrapper text around summaries (decisions.md D8).
     doc.insert("prompts".into(), pack.origin().to_string().into());
@@ -82,4 +112,95 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     outln!("messages {} · estimate {} · llm messages {} · llm estimate {}", tokens.messages.len(), tokens.message_tokens(), tokens.llm.len(), tokens.llm_tokens());
     outln!("agent's context estimate {} (usage {} + trailing {})", est.tokens, est.usage_tokens, est.trailing_tokens);
     Ok(())
+}
+
+fn estimate_json(est: &ContextEstimate) -> Value {
+    json!({"tokens": est.tokens, "usageTokens": est.usage_tokens, "trailingTokens": est.trailing_tokens, "lastUsageIndex": est.last_usage_index, "unknownAfterCompaction": est.unknown_after_compaction})
+}
+
+/// pi ≥ 0.87 (the oracle's pi16 fields): the context edits and what they
+/// did, the system messages and the replayed one; marks the messages
+/// (`editedBy`, system facts).
+fn projection_facts(s: &Session, ctx: &Context, source: &dyn Source) -> Result<(Map<String, Value>, HashMap<usize, Map<String, Value>>), ReadBackError> {
+    let id = |n| Value::from(s.entry(n).id.to_string());
+    let index_of = |target: &str| s.node(target).map_or(Value::Null, |n| n.0.into());
+    let edits: Vec<Value> = ctx
+        .edits
+        .iter()
+        .map(|e| {
+            json!({"entryId": id(e.edit), "entryIndex": e.edit.0, "targetId": e.target_id, "targetIndex": index_of(&e.target_id),
+                "action": if e.omit { "omit" } else { "replace" }, "effective": e.effective})
+        })
+        .collect();
+    let mut replaced: Vec<Value> = Vec::new();
+    for p in &ctx.projected {
+        if ctx.items[p.items.clone()].iter().any(|i| matches!(i, Item::Replaced { .. })) {
+            replaced.push(id(p.node));
+        }
+    }
+    // The facts of each item's message, shared by its agent and LLM message.
+    let mut facts = HashMap::new();
+    for (k, &item) in ctx.items.iter().enumerate() {
+        let mut f = Map::new();
+        if let Item::Replaced { edit, .. } = item {
+            f.insert("editedBy".into(), id(edit));
+        }
+        if is_system_item(s, item) {
+            f.extend(system_facts(&agent_message(s, item, source)?));
+        }
+        if !f.is_empty() {
+            facts.insert(k, f);
+        }
+    }
+    let current = current_system(s, ctx, source)?.map(|cur| {
+        let names = |key: &str| -> Vec<Value> { cur.get(key).and_then(Value::as_object).map_or_else(Vec::new, |m| m.keys().map(|k| k.as_str().into()).collect()) };
+        json!({
+            "tokens": cur.as_object().map_or(0, |m| contextree_core::tokens::estimate::estimate_message(m, s.rules())),
+            "contentLength": content_length(cur.get("content")),
+            "sections": names("sections"),
+            "tools": tool_names(cur.get("toolsAdded")),
+            "timestamp": cur.get("timestamp").cloned().unwrap_or(Value::Null),
+        })
+    });
+    let mut out = Map::new();
+    out.insert("contextEntryCount".into(), ctx.projected.len().into());
+    out.insert("contextEditsOnPath".into(), ctx.path.iter().filter(|&&n| &*s.entry(n).entry_type == "context_edit").count().into());
+    out.insert("contextEdits".into(), Value::Array(edits));
+    out.insert("omittedEntryIds".into(), ctx.omitted.iter().map(|&n| id(n)).collect());
+    out.insert("replacedEntryIds".into(), Value::Array(replaced));
+    out.insert("systemMessageCount".into(), ctx.items.iter().filter(|&&i| is_system_item(s, i)).count().into());
+    out.insert("currentSystem".into(), current.unwrap_or(Value::Null));
+    Ok((out, facts))
+}
+
+/// The oracle's `systemFacts`: section names set and removed, tool names
+/// added and removed, the content's text length.
+fn system_facts(m: &Value) -> Map<String, Value> {
+    let sections = m.get("sections").and_then(Value::as_object);
+    let keys = |removed: bool| -> Value { sections.into_iter().flatten().filter(|(_, v)| v.is_null() == removed).map(|(k, _)| Value::from(k.as_str())).collect() };
+    let mut f = Map::new();
+    f.insert("systemSections".into(), keys(false));
+    f.insert("removedSections".into(), keys(true));
+    f.insert("toolsAdded".into(), tool_names(m.get("toolsAdded")).into());
+    f.insert("toolsRemoved".into(), tool_names(m.get("toolsRemoved")).into());
+    f.insert("contentLength".into(), content_length(m.get("content")).into());
+    f
+}
+
+fn tool_names(list: Option<&Value>) -> Vec<Value> {
+    list.and_then(Value::as_array).into_iter().flatten().map(|t| t.get("name").cloned().unwrap_or(Value::Null)).collect()
+}
+
+/// A string's UTF-16 length, or the text blocks' lengths summed.
+fn content_length(content: Option<&Value>) -> usize {
+    match content {
+        Some(Value::String(text)) => utf16_len(text),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .map(utf16_len)
+            .sum(),
+        _ => 0,
+    }
 }

@@ -40,7 +40,7 @@ pub fn run(args: &CutArgs) -> Result<(), CliError> {
         ..defaults
     };
     let plan = plan(s, &ctx, &settings, &loaded.source).map_err(read_back)?;
-    let mut doc = document(s, &ctx.path, &plan, args.window);
+    let mut doc = document(s, &plan, args.window);
     if let Some(w) = args.window {
         let model = match args.model.as_deref() {
             None => None,
@@ -58,7 +58,7 @@ pub fn run(args: &CutArgs) -> Result<(), CliError> {
 }
 
 /// The contract's fields plus the cut's details.
-fn document(s: &Session, path: &[NodeId], plan: &CompactionPlan, window: Option<u64>) -> Value {
+fn document(s: &Session, plan: &CompactionPlan, window: Option<u64>) -> Value {
     let id = |n: NodeId| Value::from(s.entry(n).id.to_string());
     let ids = |nodes: &[NodeId]| Value::Array(nodes.iter().map(|&n| id(n)).collect());
     let prepared = plan.prepared();
@@ -80,7 +80,7 @@ fn document(s: &Session, path: &[NodeId], plan: &CompactionPlan, window: Option<
     doc.insert("recentMessagesIds".into(), prepared.map_or(json!([]), |p| ids(&p.recent)));
     doc.insert("droppedIds".into(), prepared.map_or(json!([]), |p| ids(&p.dropped)));
     doc.insert("fileOps".into(), prepared.map_or_else(|| file_ops_json(&FileOps::default()), |p| file_ops_json(&p.file_ops)));
-    doc.insert("findCutPoint".into(), find_cut_point(s, path, plan));
+    doc.insert("findCutPoint".into(), find_cut_point(s, &plan.entries, plan));
     doc.insert("warnings".into(), plan.warnings.clone().into());
     if let Some(w) = window {
         // The number the agents test after a run: omp's last usage, pi's
@@ -98,11 +98,13 @@ fn turn_start_with_prefix(p: &Prepared) -> Option<NodeId> {
     p.turn_start.filter(|_| !p.turn_prefix.is_empty())
 }
 
-/// Raw `findCutPoint` facts with path indices, also when the agent would not
-/// compact (as the oracle's `findCutPoint`).
+/// Raw `findCutPoint` facts with indices into the plan's entries (the path;
+/// pi ≥ 0.87 the projected context entries, `indexSpace: "contextEntries"`),
+/// also when the agent would not compact (as the oracle's `findCutPoint`).
 fn find_cut_point(s: &Session, path: &[NodeId], plan: &CompactionPlan) -> Value {
     let k = &plan.keep_recent;
     let mut v = json!({
+        "indexSpace": if s.rules().cuts_projected_entries() { "contextEntries" } else { "path" },
         "boundaryStart": plan.boundary.start,
         "boundaryEnd": plan.boundary.end,
         "estimatedTokens": k.estimated_tokens,

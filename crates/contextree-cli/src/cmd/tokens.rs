@@ -1,9 +1,11 @@
 //! `contextree tokens`.
 
-use contextree_core::session::NodeId;
+use contextree_core::context::materialize::item_estimate;
+use contextree_core::context::Item;
+use contextree_core::session::{Entry, NodeId};
 use serde_json::{json, Map, Value};
 
-use crate::common::{print_session_json, CliError, SessionArgs};
+use crate::common::{print_session_json, read_back, CliError, SessionArgs};
 
 pub fn run(args: &SessionArgs) -> Result<(), CliError> {
     let loaded = args.load()?;
@@ -20,7 +22,12 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
             (None, "branch_summary") => Some("branchSummary".to_owned()),
             _ => None,
         };
-        let tokens = produces_message(&e.entry_type).then(|| s.entry_tokens(NodeId(i as u32)));
+        let node = NodeId(i as u32);
+        let projected = s.rules().projects_context_edits();
+        // pi ≥ 0.87: a compaction's system checkpoint is one of its messages.
+        let system = if projected && has_checkpoint(e) { Some(item_estimate(s, Item::SystemCheckpoint(node), &loaded.source).map_err(read_back)?) } else { None };
+        let produces = produces_message(&e.entry_type) && !(projected && is_empty_branch_summary(e));
+        let tokens = produces.then(|| s.entry_tokens(node) + system.unwrap_or(0));
         if let Some(n) = tokens {
             total += n;
             let key = match (&role, e.message()) {
@@ -30,7 +37,11 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
             let acc = by_type.get(&key).and_then(Value::as_u64).unwrap_or(0) + n;
             by_type.insert(key, acc.into());
         }
-        entries.push(json!({"i": i, "id": e.id(), "type": e.kind_name(), "role": role, "tokens": tokens}));
+        let mut row = json!({"i": i, "id": e.id(), "type": e.kind_name(), "role": role, "tokens": tokens});
+        if let Some(n) = system {
+            row["systemTokens"] = n.into();
+        }
+        entries.push(row);
     }
     if args.json {
         print_session_json(s, &json!({"totalTokens": total, "tokensByType": by_type, "entries": entries}));
@@ -47,4 +58,14 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
 /// Entry types that turn into a message when they are on a path.
 fn produces_message(entry_type: &str) -> bool {
     matches!(entry_type, "message" | "custom_message" | "branch_summary" | "compaction")
+}
+
+/// A compaction with a (truthy) `systemMessage` checkpoint.
+fn has_checkpoint(e: &Entry) -> bool {
+    &*e.entry_type == "compaction" && e.object().and_then(|m| m.get("systemMessage")).is_some_and(|v| !matches!(v, Value::Null | Value::Bool(false)) && v.as_str() != Some("") && v.as_f64() != Some(0.0))
+}
+
+/// pi ≥ 0.87: a branch summary with an empty summary produces no message.
+fn is_empty_branch_summary(e: &Entry) -> bool {
+    &*e.entry_type == "branch_summary" && !e.str_field("summary").is_some_and(|s| !s.is_empty())
 }

@@ -22,7 +22,8 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::settings::{should_compact, threshold_tokens, CompactionSettings, Strategy};
-use crate::context::materialize::{agent_message, ReadBackError};
+use crate::context::materialize::{agent_message, message_tokens, ReadBackError};
+use crate::context::usage::{estimate_context_tokens, estimate_projected_context_tokens};
 use crate::context::{entry_estimate, Context, Item};
 use crate::prune::{plan_prune_in, PruneConfig};
 use crate::session::{MessageMeta, NodeId, Role, Session, Source, Usage};
@@ -515,6 +516,9 @@ fn pi_check(session: &Session, ctx: &Context, settings: &CompactionSettings, a: 
         out.notes.push("isContextOverflow is true but the message came from another model".into());
     }
     // 5. Threshold.
+    if session.rules().thresholds_projected_context() {
+        return pi16_threshold(session, ctx, settings, a, compaction_ms, source, out);
+    }
     if a.meta.stop_reason.as_deref() == Some("error") {
         out.notes.push("pi retries retryable errors (overloaded, rate limit, 5xx, network...) before this check when retry is enabled".into());
         let Some((tokens, usage_node)) = pi_estimate(session, &ctx.items[..]) else {
@@ -530,6 +534,40 @@ fn pi_check(session: &Session, ctx: &Context, settings: &CompactionSettings, a: 
     let usage = a.meta.usage.map_or(0.0, |u| u.context_tokens());
     out.usage_tokens = Some(usage);
     Ok(out.threshold_test(usage, settings, "context tokens"))
+}
+
+/// pi ≥ 0.87's threshold input (pi-1.6.md §4.1): a context with a
+/// `context_edit` is measured by `estimateProjectedContextTokens`; an error
+/// or an all-zero usage by `estimateContextTokens` of the context (usage
+/// older than the latest compaction stops the check; no usage at all is the
+/// plain estimate); otherwise A's usage.
+fn pi16_threshold(session: &Session, ctx: &Context, settings: &CompactionSettings, a: &Assistant, compaction_ms: Option<f64>, source: &dyn Source, mut out: AutoCheck) -> Result<AutoCheck, ReadBackError> {
+    let has_edits = ctx.projected.iter().any(|p| &*session.entry(p.node).entry_type == "context_edit");
+    let direct = a.meta.usage.map_or(0.0, |u| u.context_tokens());
+    let error = a.meta.stop_reason.as_deref() == Some("error");
+    if !has_edits && !error && direct != 0.0 {
+        out.usage_tokens = Some(direct);
+        return Ok(out.threshold_test(direct, settings, "context tokens"));
+    }
+    let tokens = message_tokens(session, ctx, source)?;
+    if has_edits {
+        let est = estimate_projected_context_tokens(session, ctx, &tokens, source)?.tokens as f64;
+        out.usage_tokens = Some(est);
+        return Ok(out.threshold_test(est, settings, "projected context estimate (the context has context edits)"));
+    }
+    if error {
+        out.notes.push("pi retries retryable errors (overloaded, rate limit, 5xx, network...) before this check when retry is enabled".into());
+    }
+    let est = estimate_context_tokens(session, ctx, &tokens);
+    if let Some(i) = est.last_usage_index {
+        let usage_ts = read_assistant(session, ctx.items[i].node(), source)?.timestamp;
+        if compaction_ms.is_some() && before(usage_ts, compaction_ms, true) {
+            return Ok(out.stop(Skip::StaleUsage, "the last usable usage predates the latest compaction: no check"));
+        }
+    }
+    let what = if error { "estimated context tokens (error message)" } else { "estimated context tokens (usage all zero)" };
+    out.usage_tokens = Some(est.tokens as f64);
+    Ok(out.threshold_test(est.tokens as f64, settings, what))
 }
 
 /// pi's `estimateContextTokens(messages)`: the tokens and the message whose
@@ -716,6 +754,29 @@ mod tests {
         assert!(!c.will_retry);
         let c = check(&B::new().user("u1").asst("a1", "stop", 183_616), Dialect::Pi);
         assert_eq!((c.decision, c.skipped), (AutoDecision::None, None));
+    }
+
+    #[test]
+    fn pi16_threshold_inputs() {
+        let pi16 = |b: &B| {
+            let bytes = b.bytes();
+            let session = Session::parse(&bytes, Some(crate::RuleSet::Pi16));
+            let ctx = build(&session, Leaf::Last);
+            auto_check(&session, &ctx, &CompactionSettings::default(), 200_000, Some(MODEL), &bytes).unwrap()
+        };
+        // The assistant's own usage, as in pi 0.73.
+        let c = pi16(&B::new().user("u1").asst("a1", "stop", 183_617));
+        assert_eq!((c.decision, c.context_tokens), (AutoDecision::Threshold, Some(183_617.0)));
+        // A context edit: the projected estimate, which distrusts that usage (§3.3).
+        let mut b = B::new().user("u1").asst("a1", "stop", 183_617);
+        b.push("e1", json!({"type":"context_edit","targetId":"u1","replacement":{"content":"hello"}}));
+        let c = pi16(&b);
+        assert_eq!((c.decision, c.context_tokens), (AutoDecision::None, Some(3.0)));
+        // All-zero usage: the estimate (pi 0.73 compared 0); no usage anywhere is not a skip.
+        let c = pi16(&B::new().user("u1").asst("a1", "stop", 0));
+        assert_eq!((c.decision, c.skipped, c.context_tokens), (AutoDecision::None, None, Some(2.0)));
+        let c = check(&B::new().user("u1").asst("a1", "stop", 0), Dialect::Pi);
+        assert_eq!(c.context_tokens, Some(0.0));
     }
 
     #[test]

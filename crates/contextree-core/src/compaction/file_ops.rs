@@ -104,6 +104,31 @@ impl FileOps {
         }
     }
 
+    /// pi ≥ 1.0: the `read`, `write` and `edit` calls a tool result records
+    /// in `nestedCalls.calls` (codemode), with a non-empty string `path`
+    /// argument as for tool calls.
+    pub fn add_nested_calls(&mut self, message: &Map<String, Value>) {
+        if message.get("role").and_then(Value::as_str) != Some("toolResult") {
+            return;
+        }
+        let calls = message.get("nestedCalls").and_then(|n| n.get("calls")).and_then(Value::as_array);
+        for call in calls.into_iter().flatten() {
+            self.add_op(call.get("name").and_then(Value::as_str), call.get("arguments"));
+        }
+    }
+
+    /// `addFileOp`: `args.path`, a non-empty string, by tool name.
+    fn add_op(&mut self, tool: Option<&str>, args: Option<&Value>) {
+        let path = args.and_then(Value::as_object).and_then(|a| a.get("path")).and_then(Value::as_str);
+        let Some(path) = path.filter(|p| !p.is_empty()) else { return };
+        match tool {
+            Some("read") => self.read.add(path),
+            Some("write") => self.written.add(path),
+            Some("edit") => self.edited.add(path),
+            _ => {}
+        }
+    }
+
     /// `computeFileLists`: modified = edited ∪ written; read-only = read −
     /// modified; both in JS default sort order.
     pub fn lists(&self) -> FileLists {

@@ -4,10 +4,12 @@
 use std::fmt;
 use std::ops::Range;
 
-use super::cut::{find_cut_point, CutPoint};
+use super::cut::{find_cut_point, find_projected_cut_point, CutPoint};
 use super::file_ops::FileOps;
 use super::settings::CompactionSettings;
-use crate::context::materialize::{agent_message, ReadBackError};
+use crate::context::materialize::{agent_message, message_tokens, ReadBackError};
+use crate::context::system::is_system_item;
+use crate::context::usage::estimate_projected_context_tokens;
 use crate::context::{entry_estimate, Context, Item};
 use crate::session::{Entry, NodeId, Role, Session, Source};
 use crate::Dialect;
@@ -18,9 +20,11 @@ pub struct PreviousCompaction {
     /// The compaction entry; its `summary` (and omp's `preserveData`) feed the
     /// update prompt.
     pub node: NodeId,
-    /// Its index on the path.
+    /// Its index in the plan's [`CompactionPlan::entries`] (the path; pi ≥
+    /// 0.87: the projected context entries, where it is the first).
     pub path_index: usize,
-    /// Path index of its first kept entry, when that is on the path.
+    /// Path index of its first kept entry, when that is on the path (pi ≥
+    /// 0.87: None, the projection already starts the kept range after it).
     pub first_kept: Option<usize>,
 }
 
@@ -78,12 +82,21 @@ pub struct Prepared {
     pub dropped: Vec<NodeId>,
     /// `fileOps`, cumulative with the previous compaction's details.
     pub file_ops: FileOps,
+    /// pi ≥ 0.87: entries of the lists whose message a `context_edit`
+    /// replaced, with that edit (see [`Prepared::item`]).
+    pub replaced: Vec<(NodeId, NodeId)>,
 }
 
 impl Prepared {
     /// `isSplitTurn`.
     pub fn is_split_turn(&self) -> bool {
         self.turn_start.is_some()
+    }
+
+    /// The context item whose message a listed entry contributes: its own
+    /// message, or (pi ≥ 0.87) the message with the edit's replacement.
+    pub fn item(&self, node: NodeId) -> Item {
+        self.replaced.iter().find(|(n, _)| *n == node).map_or(Item::Entry(node), |&(node, edit)| Item::Replaced { node, edit })
     }
 }
 
@@ -98,8 +111,13 @@ pub struct CompactionPlan {
     pub settings: CompactionSettings,
     /// The last compaction on the path.
     pub previous: Option<PreviousCompaction>,
-    /// Path indices `findCutPoint` searched (after the previous compaction in
-    /// omp, from its first kept entry in pi; D2).
+    /// The entries `boundary`, `cut` and `previous.path_index` index: the
+    /// path, or under pi ≥ 0.87 the projected context entries
+    /// (`buildSessionProjection(path).entries`, pi-1.6.md §4.2).
+    pub entries: Vec<NodeId>,
+    /// Indices of `entries` `findCutPoint` searched (after the previous
+    /// compaction in omp and pi ≥ 0.87, from its first kept entry in pi ≤
+    /// 0.85; D2).
     pub boundary: Range<usize>,
     /// The keepRecentTokens actually used.
     pub keep_recent: KeepRecent,
@@ -124,21 +142,35 @@ impl CompactionPlan {
 /// `prepareCompaction(path of ctx.leaf, settings)` in the session's dialect.
 /// `ctx` must be the session's context of that leaf (pi measures it for
 /// `tokensBefore`). Only assistant messages in the summarized part are read
-/// back through `source` (for their tool calls' paths).
+/// back through `source` (for their tool calls' paths; pi ≥ 0.87 also tool
+/// results with nested calls, replaced messages and system checkpoints).
 pub fn plan(session: &Session, ctx: &Context, settings: &CompactionSettings, source: &dyn Source) -> Result<CompactionPlan, ReadBackError> {
     let dialect = session.dialect();
     let path = &ctx.path;
-    let previous = previous_compaction(session, path);
-    let boundary = boundary(dialect, previous, path.len());
+    // pi ≥ 0.87 works on the projection: its entries, their messages' estimates.
+    let projected = session.rules().cuts_projected_entries().then(|| message_tokens(session, ctx, source)).transpose()?;
+    let (entries, previous, boundary, tokens_before) = match &projected {
+        None => {
+            let previous = previous_compaction(session, path);
+            (path.clone(), previous, boundary(dialect, previous, path.len()), tokens_before(session, ctx))
+        }
+        Some(tokens) => {
+            let previous = projected_previous_compaction(session, ctx);
+            let start = previous.map_or(0, |p| p.path_index + 1);
+            let before = estimate_projected_context_tokens(session, ctx, tokens, source)?.tokens as f64;
+            (ctx.projected.iter().map(|p| p.node).collect(), previous, start..ctx.projected.len(), before)
+        }
+    };
     let keep_recent = keep_recent(session, path, &boundary, settings.keep_recent_tokens);
     let mut plan = CompactionPlan {
         dialect,
         leaf: ctx.leaf,
         settings: *settings,
         previous,
+        entries,
         boundary: boundary.clone(),
         keep_recent,
-        tokens_before: tokens_before(session, ctx),
+        tokens_before,
         cut: None,
         outcome: Err(NothingToCompact::AlreadyCompacted),
         warnings: Vec::new(),
@@ -146,11 +178,24 @@ pub fn plan(session: &Session, ctx: &Context, settings: &CompactionSettings, sou
     if path.last().is_some_and(|&n| &*session.entry(n).entry_type == "compaction") {
         return Ok(plan);
     }
-    let cut = find_cut_point(session, path, boundary.start, boundary.end, keep_recent.used);
+    let cut = match &projected {
+        None => find_cut_point(session, path, boundary.start, boundary.end, keep_recent.used),
+        Some(tokens) => {
+            let estimates: Vec<u64> = tokens.messages.iter().map(|m| m.2).collect();
+            find_projected_cut_point(session, ctx, &estimates, boundary.start, boundary.end, keep_recent.used)
+        }
+    };
     plan.cut = Some(cut);
-    plan.outcome = prepare(session, path, &plan, cut, source)?;
+    plan.outcome = prepare(session, ctx, &plan, cut, source)?;
     plan.warnings = warnings(session, &plan);
     Ok(plan)
+}
+
+/// pi ≥ 0.87: the first projected entry that is a compaction with messages
+/// (the latest compaction, unless an edit omitted it).
+fn projected_previous_compaction(session: &Session, ctx: &Context) -> Option<PreviousCompaction> {
+    let path_index = ctx.projected.iter().position(|p| &*session.entry(p.node).entry_type == "compaction" && !p.items.is_empty())?;
+    Some(PreviousCompaction { node: ctx.projected[path_index].node, path_index, first_kept: None })
 }
 
 /// The last compaction on the path.
@@ -232,27 +277,53 @@ fn yields_message(e: &Entry) -> bool {
 
 /// Steps 7–11 of `prepareCompaction`: the message lists and file operations
 /// for a cut (the outer `Result` is a read-back failure).
-fn prepare(session: &Session, path: &[NodeId], plan: &CompactionPlan, cut: CutPoint, source: &dyn Source) -> Result<Result<Prepared, NothingToCompact>, ReadBackError> {
-    let first_kept = path.get(cut.first_kept).copied().filter(|&n| session.entry(n).id().is_some());
+fn prepare(session: &Session, ctx: &Context, plan: &CompactionPlan, cut: CutPoint, source: &dyn Source) -> Result<Result<Prepared, NothingToCompact>, ReadBackError> {
+    let rules = session.rules();
+    let list = &plan.entries;
+    let first_kept = list.get(cut.first_kept).copied().filter(|&n| session.entry(n).id().is_some());
     let Some(first_kept) = first_kept else { return Ok(Err(NothingToCompact::NoFirstKeptId)) };
-    let messages = |r: Range<usize>| -> Vec<NodeId> { path[r].iter().copied().filter(|&n| yields_message(session.entry(n))).collect() };
+    // pi ≥ 0.87 (`getMessagesFromProjectedEntryForCompaction`): the projected
+    // messages without system messages, none from a compaction.
+    let mut replaced = Vec::new();
+    let mut messages = |r: Range<usize>| -> Vec<NodeId> {
+        if !rules.cuts_projected_entries() {
+            return list[r].iter().copied().filter(|&n| yields_message(session.entry(n))).collect();
+        }
+        let mut out = Vec::new();
+        for p in &ctx.projected[r] {
+            if &*session.entry(p.node).entry_type == "compaction" {
+                continue;
+            }
+            for &item in ctx.items[p.items.clone()].iter().filter(|&&i| !is_system_item(session, i)) {
+                if let Item::Replaced { node, edit } = item {
+                    replaced.push((node, edit));
+                }
+                out.push(item.node());
+            }
+        }
+        out
+    };
     let history_end = cut.turn_start.unwrap_or(cut.first_kept);
     let messages_to_summarize = messages(plan.boundary.start..history_end);
     let turn_prefix = cut.turn_start.map_or_else(Vec::new, |t| messages(t..cut.first_kept));
-    if plan.dialect == Dialect::Omp && messages_to_summarize.is_empty() && turn_prefix.is_empty() {
+    let recent = messages(cut.first_kept..plan.boundary.end);
+    let refuses_empty = plan.dialect == Dialect::Omp || rules.refuses_empty_compaction();
+    if refuses_empty && messages_to_summarize.is_empty() && turn_prefix.is_empty() {
         return Ok(Err(NothingToCompact::NothingToSummarize));
     }
-    let summarized = messages_to_summarize.iter().chain(&turn_prefix).copied();
-    let file_ops = file_ops(session, plan.dialect, plan.previous, summarized, source)?;
-    Ok(Ok(Prepared {
+    let mut prepared = Prepared {
         first_kept,
-        turn_start: cut.turn_start.map(|t| path[t]),
+        turn_start: cut.turn_start.map(|t| list[t]),
         messages_to_summarize,
         turn_prefix,
-        recent: messages(cut.first_kept..plan.boundary.end),
-        dropped: plan.previous.map_or_else(Vec::new, |p| dropped_by_omp(session, path, plan.dialect, p)),
-        file_ops,
-    }))
+        recent,
+        dropped: plan.previous.map_or_else(Vec::new, |p| dropped_by_omp(session, &ctx.path, plan.dialect, p)),
+        file_ops: FileOps::default(),
+        replaced,
+    };
+    let summarized: Vec<Item> = prepared.messages_to_summarize.iter().chain(&prepared.turn_prefix).map(|&n| prepared.item(n)).collect();
+    prepared.file_ops = file_ops(session, plan.dialect, plan.previous, summarized, source)?;
+    Ok(Ok(prepared))
 }
 
 /// §5: the previous compaction's lists, then the tool calls of the summarized
@@ -261,21 +332,36 @@ fn file_ops(
     session: &Session,
     dialect: Dialect,
     previous: Option<PreviousCompaction>,
-    summarized: impl Iterator<Item = NodeId>,
+    summarized: Vec<Item>,
     source: &dyn Source,
 ) -> Result<FileOps, ReadBackError> {
     let mut ops = FileOps::default();
     if let Some(prev) = previous {
         ops.add_previous_details(session.entry(prev.node), extension_flag(dialect));
     }
-    for n in summarized {
-        if session.entry(n).message().is_some_and(|m| m.role == Role::Assistant) {
-            if let Some(msg) = agent_message(session, Item::Entry(n), source)?.as_object() {
-                ops.add_tool_calls(msg);
+    let nested = session.rules().reads_nested_file_ops();
+    for item in summarized {
+        let e = session.entry(item.node());
+        match e.message().map(|m| &m.role) {
+            Some(Role::Assistant) => {}
+            // Only a tool result that records nested calls is worth reading back.
+            Some(Role::ToolResult) if nested && mentions(e, source, b"\"nestedCalls\"") => {}
+            _ => continue,
+        }
+        if let Some(msg) = agent_message(session, item, source)?.as_object() {
+            ops.add_tool_calls(msg);
+            if nested {
+                ops.add_nested_calls(msg);
             }
         }
     }
     Ok(ops)
+}
+
+/// Whether the entry's line contains `needle` (unreadable: assume it does,
+/// so the read-back reports the error).
+fn mentions(e: &Entry, source: &dyn Source, needle: &[u8]) -> bool {
+    source.bytes(e.span).map_or(true, |b| b.windows(needle.len()).any(|w| w == needle))
 }
 
 /// The field marking an extension-made compaction, whose details are not
@@ -306,7 +392,7 @@ fn warnings(session: &Session, plan: &CompactionPlan) -> Vec<String> {
             out.push(format!("{skipped} non-string file name(s) in the details of compaction `{}` are left out of the file lists (the agents would carry them over as they are)", id(prev.node)));
         }
     }
-    if plan.dialect == Dialect::Pi && prepared.messages_to_summarize.is_empty() && prepared.turn_prefix.is_empty() {
+    if plan.dialect == Dialect::Pi && !session.rules().refuses_empty_compaction() && prepared.messages_to_summarize.is_empty() && prepared.turn_prefix.is_empty() {
         out.push("nothing to summarize: pi would still ask the model to summarize an empty conversation (omp refuses with \"Nothing to compact\")".to_owned());
     }
     out

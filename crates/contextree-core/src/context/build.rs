@@ -244,7 +244,7 @@ fn set_model(models: &mut Vec<(String, String)>, role: &str, model: String) {
 }
 
 /// Whether `emit` produces a message for this entry.
-pub(super) fn emits_message(e: &Entry) -> bool {
+pub(crate) fn emits_message(e: &Entry) -> bool {
     match &*e.entry_type {
         "message" => e.message().is_some(),
         "custom_message" => true,

@@ -180,6 +180,39 @@ impl ContextTokens {
     }
 }
 
+/// The role of an item's agent message.
+pub fn item_role(session: &Session, item: Item) -> &str {
+    let e = session.entry(item.node());
+    match (item, &e.kind) {
+        (Item::CompactionSummary(_), _) => "compactionSummary",
+        (Item::SystemCheckpoint(_), _) => "system",
+        (_, EntryKind::Message(m)) => m.role.as_str(),
+        _ if &*e.entry_type == "custom_message" => "custom",
+        _ => "branchSummary",
+    }
+}
+
+/// The estimate of one item's agent message; a replaced message and a
+/// compaction's system checkpoint are read back and measured.
+pub fn item_estimate(session: &Session, item: Item, source: &dyn Source) -> Result<u64, ReadBackError> {
+    let rules = session.rules();
+    if matches!(item, Item::SystemCheckpoint(_) | Item::Replaced { .. }) {
+        let msg = agent_message(session, item, source)?;
+        return Ok(msg.as_object().map_or(0, |m| estimate_message(m, rules)));
+    }
+    Ok(entry_estimate(session.entry(item.node()), rules))
+}
+
+/// The agent messages' token numbers only (`llm` left empty): what the
+/// estimates and the compaction cut need, without a prompt pack.
+pub fn message_tokens(session: &Session, ctx: &Context, source: &dyn Source) -> Result<ContextTokens, ReadBackError> {
+    let mut res = ContextTokens { messages: Vec::with_capacity(ctx.items.len()), llm: Vec::new() };
+    for &item in &ctx.items {
+        res.messages.push((item, item_role(session, item).to_owned(), item_estimate(session, item, source)?));
+    }
+    Ok(res)
+}
+
 /// Token numbers of every message, reading entry text back only for messages
 /// that `convertToLlm` rewrites (bash output, summaries, custom messages, ...).
 pub fn context_tokens(session: &Session, ctx: &Context, pack: &PromptPack, source: &dyn Source) -> Result<ContextTokens, ReadBackError> {
@@ -187,13 +220,7 @@ pub fn context_tokens(session: &Session, ctx: &Context, pack: &PromptPack, sourc
     let mut res = ContextTokens { messages: Vec::with_capacity(ctx.items.len()), llm: Vec::with_capacity(ctx.items.len()) };
     for &item in &ctx.items {
         let e = session.entry(item.node());
-        let role = match (item, &e.kind) {
-            (Item::CompactionSummary(_), _) => "compactionSummary".to_owned(),
-            (Item::SystemCheckpoint(_), _) => "system".to_owned(),
-            (_, EntryKind::Message(m)) => m.role.as_str().to_owned(),
-            _ if &*e.entry_type == "custom_message" => "custom".to_owned(),
-            _ => "branchSummary".to_owned(),
-        };
+        let role = item_role(session, item).to_owned();
         if matches!(item, Item::SystemCheckpoint(_) | Item::Replaced { .. }) {
             // Not what the entry itself holds: measured on the message it becomes.
             let msg = agent_message(session, item, source)?;

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use super::diagnostic::Diagnostic;
 use super::entry::{Entry, EntryKind, Role};
 use super::idmap::IdMap;
-use super::probe::{Parent, Probe};
+use super::probe::{is_falsy_kind, Parent, Probe};
 use super::record::{ChunkIndex, OmpReading, Reading};
 use super::source::Span;
 use super::tree::{Link, NodeId, SessionTree};
@@ -124,7 +124,7 @@ impl Session {
         };
         let rules = choose_rules(policy.request, dialect, installed.as_deref(), detection.newer.of(dialect));
         let mut diagnostics = Vec::new();
-        let mut values = read_values(chunks, dialect, &mut diagnostics).into_iter();
+        let mut values = read_values(chunks, rules.rules, &mut diagnostics).into_iter();
 
         let mut session = Session {
             rules,
@@ -145,10 +145,12 @@ impl Session {
         match header_of(first) {
             Ok(header) => session.header = Some(header),
             Err(what) => {
-                session.diagnostics.push(Diagnostic::error(
-                    line,
-                    format!("not a session file: the first value {what}; the agents would replace this file with a new session, contextree leaves it untouched"),
-                ));
+                let agents = if session.rules().loads_streamed() {
+                    "pi rejects the file (\"Session file is not a valid pi session\")"
+                } else {
+                    "the agents would replace this file with a new session"
+                };
+                session.diagnostics.push(Diagnostic::error(line, format!("not a session file: the first value {what}; {agents}, contextree leaves it untouched")));
                 return session;
             }
         }
@@ -343,10 +345,20 @@ impl Session {
     }
 }
 
-/// Each kept value: its line, span and facts, in the dialect's reading.
-fn read_values(chunks: Vec<ChunkIndex>, dialect: Dialect, diags: &mut Vec<Diagnostic>) -> Vec<(u32, Span, Probe)> {
+/// Each kept value: its line, span and facts, in the rule set's reading.
+fn read_values(chunks: Vec<ChunkIndex>, rules: RuleSet, diags: &mut Vec<Diagnostic>) -> Vec<(u32, Span, Probe)> {
+    let dialect = rules.dialect();
     let mut res = Vec::with_capacity(chunks.iter().map(|c| c.records.len()).sum());
+    // pi ≥ 0.80.3 reads the byte order mark as part of the first line, which then is no JSON.
+    let bom_line = chunks.first().filter(|c| c.bom && rules.loads_streamed()).and_then(|c| c.records.first()).filter(|r| r.span.start == 3).map(|r| r.line);
     for rec in chunks.into_iter().flat_map(|c| c.records) {
+        if Some(rec.line) == bom_line {
+            diags.push(Diagnostic::error(
+                rec.line,
+                "the file starts with a UTF-8 byte order mark: pi ≥ 0.80.3 no longer strips it, so this line is not JSON and pi drops it",
+            ));
+            continue;
+        }
         if dialect == Dialect::Omp && rec.omp_swallowed {
             diags.push(Diagnostic::error(rec.line, "omp's reader skips this line: it was consumed while recovering from a malformed line above"));
             continue;
@@ -356,6 +368,10 @@ fn read_values(chunks: Vec<ChunkIndex>, dialect: Dialect, diags: &mut Vec<Diagno
             Reading::Malformed { problem, omp } => {
                 let what = describe(&problem);
                 match (dialect, omp) {
+                    // pi ≥ 0.80.3 keeps only truthy values (`if (entry) entries.push(entry)`).
+                    (Dialect::Pi, _) if matches!(problem, ProbeError::NotObject(kind) if is_falsy_kind(kind)) && rules.loads_streamed() => {
+                        diags.push(Diagnostic::error(rec.line, format!("{what}; pi drops the line")));
+                    }
                     (Dialect::Pi, _) if matches!(problem, ProbeError::NotObject(_)) => {
                         diags.push(Diagnostic::error(rec.line, format!("{what}; pi keeps it as an entry without type or id (the agent may crash on it)")));
                         res.push((rec.line, rec.span, opaque()));

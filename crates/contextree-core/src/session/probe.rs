@@ -130,12 +130,22 @@ pub fn message_meta(msg: &Map<String, Value>) -> MessageMeta {
 pub(crate) fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
-        Value::Bool(_) => "a boolean",
+        // The JS-falsy values are named apart ([`is_falsy_kind`]).
+        Value::Bool(false) => "false",
+        Value::Bool(true) => "true",
+        Value::Number(n) if n.as_f64() == Some(0.0) => "the number 0",
         Value::Number(_) => "a number",
+        Value::String(s) if s.is_empty() => "an empty string",
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
+}
+
+/// Whether a [`json_kind`] names a value JavaScript treats as false (`null`,
+/// `false`, `0`, `""`).
+pub(crate) fn is_falsy_kind(kind: &str) -> bool {
+    matches!(kind, "null" | "false" | "the number 0" | "an empty string")
 }
 
 /// Byte offset in `bytes` of serde_json's 1-based line/column error position.

@@ -66,6 +66,10 @@ pub struct ChunkIndex {
     /// the chunk it may read differently. A caller that cut the file into
     /// chunks re-indexes this chunk together with the next one.
     pub omp_open_at_end: bool,
+    /// The chunk starts the file with a UTF-8 byte order mark, skipped here
+    /// as pi ≤ 0.79 and omp skip it (pi ≥ 0.80.3 does not: see
+    /// `RuleSet::loads_streamed`).
+    pub bom: bool,
 }
 
 /// Indexes `chunk`, which starts at file offset `base` and file line
@@ -81,6 +85,7 @@ pub fn index_chunk(chunk: &[u8], base: u64, first_line: u32) -> ChunkIndex {
     // `trim` and Bun's decoder drop it).
     if base == 0 && chunk.starts_with(&[0xEF, 0xBB, 0xBF]) {
         pos = 3;
+        res.bom = true;
     }
     while pos < chunk.len() {
         let end = memchr::memchr(b'\n', &chunk[pos..]).map_or(chunk.len(), |i| pos + i);
