@@ -13,6 +13,8 @@
 //! - with a path argument it opens that file instead;
 //! - a leaf on another branch, selected with a click and Enter, recomputes the tree and the
 //!   context, which again matches the CLI; `g` goes back to the file's leaf (`another-leaf.png`);
+//!   that leaf marked (`m`) and compared with the file's leaf (`=`) shows the two contexts side
+//!   by side, diverging where the CLI's two contexts do (`side-by-side.png`);
 //! - `tests/fixtures/edge/xss.jsonl`: HTML in session text shows as text, and creates no element;
 //! - metadata rows are hidden by default; the budget bar shows the model's window and a typed
 //!   window overrides it; ←/→ fold and unfold a subtree; `/` search narrows the tree, Enter
@@ -391,9 +393,12 @@ async fn a_leaf_on_another_branch_recomputes_tree_and_context(
         );
         wait_for_previews(client).await?;
         screenshot(harness, client, "another-leaf.png").await?;
+        // Mark this leaf for a side-by-side comparison.
+        press_key(client, 'm').await?;
 
         press_key(client, 'g').await?;
         wait_for_leaf(client, file_leaf).await?;
+        check_side_by_side(harness, client, &demo, OTHER_LEAF, file_leaf).await?;
 
         // A double-click makes a row the leaf too.
         scroll_tree_to_row(client, index).await?;
@@ -1185,4 +1190,40 @@ async fn text_content(client: &Client, id: &str) -> anyhow::Result<String> {
     text.as_str()
         .map(str::to_owned)
         .with_context(|| format!("no element `#{id}`"))
+}
+
+/// `=` with `left` marked and `right` shown: the dialog puts the two contexts side by side and
+/// its divergence is where the CLI's two contexts stop sharing messages (entry and role).
+async fn check_side_by_side(harness: &Harness, client: &Client, file: &std::path::Path, left: &str, right: &str) -> anyhow::Result<()> {
+    let messages = |leaf: &str| -> anyhow::Result<Vec<(String, String)>> {
+        let doc = steps::cli_json(harness, "context", file, &["--leaf", leaf, "--prompts", "own"])?;
+        Ok(doc["messages"]
+            .as_array()
+            .context("no messages")?
+            .iter()
+            .map(|m| (m["entryId"].as_str().unwrap_or_default().to_owned(), m["role"].as_str().unwrap_or_default().to_owned()))
+            .collect())
+    };
+    let (a, b) = (messages(left)?, messages(right)?);
+    let shared = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    ensure!(shared < a.len().min(b.len()), "the two leaves do not diverge in the CLI's contexts");
+    press_key(client, '=').await?;
+    wait_for(client, "the side-by-side dialog", "return document.body.dataset.compare === 'open';").await?;
+    let summary = text_content(client, "compare-summary").await?;
+    ensure!(
+        summary.contains(&format!("shared {shared} messages")) && summary.contains(&format!("they diverge at message {}", shared + 1)),
+        "the dialog says `{summary}`, the CLI's contexts share {shared} messages"
+    );
+    // The first row that differs holds A's and B's messages at the divergence, side by side.
+    let first = client
+        .execute(
+            "const r = document.querySelector('#compare-rows .compare-row.compare-differ'); \
+             return r ? [r.querySelector('.compare-left')?.dataset.entryId ?? null, r.querySelector('.compare-right')?.dataset.entryId ?? null] : null;",
+            vec![],
+        )
+        .await?;
+    ensure!(first == json!([a[shared].0, b[shared].0]), "first differing row {first}, expected {} | {}", a[shared].0, b[shared].0);
+    screenshot(harness, client, "side-by-side.png").await?;
+    client.execute("document.getElementById('compare-dialog').close();", vec![]).await?;
+    wait_for(client, "the dialog to close", "return !document.body.dataset.compare;").await
 }

@@ -332,3 +332,43 @@ fn usage_totals_are_the_sums_of_the_recorded_usage() {
         assert!((by_model - cost).abs() < 1e-9, "{rel}");
     }
 }
+
+/// `contextree drops --compaction ID`: a request whose file path the summary leaves out is
+/// flagged "may be lost"; one whose identifier the summary keeps is not; the preview (no
+/// compaction yet) lists the terms without judging them.
+#[test]
+fn a_summary_that_omits_a_requested_path_flags_the_request() {
+    let dir = std::env::temp_dir().join(format!("contextree-drops-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("s.jsonl");
+    let user = |id: &str, parent: &str, text: &str| format!(r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"{text}","timestamp":1}}}}"#);
+    let reply = |id: &str, parent: &str| format!(r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:02.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"done"}}],"stopReason":"stop","timestamp":2}}}}"#);
+    let lines = [
+        r#"{"type":"session","version":3,"id":"drops","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#.to_owned(),
+        user("u1", "null", "Rename parseHeader in src/parser/read.rs"),
+        reply("a1", "u1"),
+        user("u2", "\"a1\"", "Also update docs/guide.md with the new flag"),
+        reply("a2", "u2"),
+        user("u3", "\"a2\"", "ok, thanks"),
+        reply("a3", "u3"),
+        user("u4", "\"a3\"", "Now look at the tests"),
+        r#"{"type":"compaction","id":"c1","parentId":"u4","timestamp":"2026-01-01T00:00:09.000Z","summary":"Renamed parseHeader to readHeader.","firstKeptEntryId":"u4","tokensBefore":50}"#.to_owned(),
+    ];
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let out = contextree(&["drops", file.to_str().unwrap(), "--compaction", "c1", "--json", "--dialect", "pi@0.73"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let reqs = doc["requests"].as_array().unwrap();
+    let ids: Vec<&str> = reqs.iter().map(|r| r["entryId"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["u1", "u2", "u3"], "the requests before the first kept entry");
+    assert_eq!(reqs[0]["mayBeLost"], false, "parseHeader is in the summary");
+    assert_eq!(reqs[1]["mayBeLost"], true, "docs/guide.md is not");
+    assert_eq!(reqs[1]["terms"][0], serde_json::json!({"text": "docs/guide.md", "kind": "path", "found": false}));
+    assert_eq!((reqs[2]["mayBeLost"].clone(), reqs[2]["terms"].as_array().unwrap().len()), (Value::Bool(false), 0), "nothing to check");
+    assert_eq!(doc["mayBeLost"], 1);
+    // Unknown compaction: an input error naming it.
+    let out = contextree(&["drops", file.to_str().unwrap(), "--compaction", "u1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("u1"), "{}", stderr(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}

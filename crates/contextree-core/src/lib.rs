@@ -22,6 +22,7 @@ pub mod js;
 pub mod models;
 pub mod prompts;
 pub mod prune;
+pub mod drops;
 pub mod render;
 pub mod spend;
 pub mod session;

@@ -5,6 +5,7 @@ mod branch;
 mod compact;
 mod context;
 mod cut;
+mod drops;
 mod info;
 mod navigate;
 mod prune;
@@ -54,6 +55,8 @@ enum Command {
     Sessions(sessions::SessionsArgs),
     /// What the session cost: recorded token usage and cost per session, branch and model.
     Usage(SessionArgs),
+    /// The user requests a compaction summarizes, checked against its summary (may be lost).
+    Drops(drops::DropsArgs),
 }
 
 pub fn run(cli: Cli) -> Result<(), CliError> {
@@ -71,5 +74,6 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Bench(args) => bench::run(&args),
         Command::Sessions(args) => sessions::run(&args),
         Command::Usage(args) => usage::run(&args),
+        Command::Drops(args) => drops::run(&args),
     }
 }
