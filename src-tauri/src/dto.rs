@@ -534,6 +534,9 @@ pub struct CompactionPreviewView {
     pub history_literal: Option<String>,
     pub warnings: Vec<String>,
     pub calls: Vec<SummarizerCallView>,
+    /// The user's requests it would summarize, with the paths, identifiers and quoted text
+    /// they name (what the summary should keep; core `drops`).
+    pub requests: Vec<contextree_core::drops::Request>,
 }
 
 impl CompactionPreviewView {
@@ -562,6 +565,7 @@ impl CompactionPreviewView {
             history_literal: None,
             warnings,
             calls: vec![],
+            requests: vec![],
         }
     }
 

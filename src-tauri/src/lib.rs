@@ -43,6 +43,7 @@ pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> 
             commands::library::list_sessions,
             commands::budget::budget,
             commands::compaction::compaction_preview,
+            commands::compaction::compaction_requests,
             commands::settings::settings,
             commands::settings::save_settings,
             commands::write::providers,

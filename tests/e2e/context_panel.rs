@@ -173,3 +173,44 @@ fn markdown_sections(text: &str) -> u64 {
     }
     n
 }
+
+/// What a compaction drops: the demo's first compaction selected in the tree lists the
+/// requests it summarized and flags the ones `contextree drops --compaction ID` flags (a file
+/// path the user named that the summary does not mention).
+pub async fn a_compaction_flags_the_requests_its_summary_may_have_lost(harness: &Harness) -> anyhow::Result<()> {
+    let demo = harness.root.join("demo/demo-session.jsonl");
+    let text = std::fs::read_to_string(&demo)?;
+    let compaction = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["type"] == "compaction")
+        .and_then(|v| v["id"].as_str().map(str::to_owned))
+        .context("the demo has no compaction")?;
+    let doc = cli_json(harness, "drops", &demo, &["--compaction", &compaction])?;
+    let flagged: Vec<String> = doc["requests"]
+        .as_array()
+        .context("no requests")?
+        .iter()
+        .filter(|r| r["mayBeLost"] == true)
+        .filter_map(|r| r["entryId"].as_str().map(str::to_owned))
+        .collect();
+    ensure!(!flagged.is_empty(), "the demo's compaction flags nothing: pick a fixture that does");
+    with_app(harness, &[], async |client| {
+        wait_until_ready(client).await?;
+        let rows = crate::all_row_ids(client).await?;
+        let index = rows.iter().position(|id| *id == compaction).context("no row for the compaction")?;
+        crate::scroll_tree_to_row(client, index).await?;
+        let row = crate::wait_for_element(client, &format!("#tree-rows .row[data-entry-id='{compaction}']")).await?;
+        row.click().await.context("clicking the compaction")?;
+        wait_for(client, "the requests it summarized", "return !!document.getElementById('entry-requests');").await?;
+        let shown = client
+            .execute(
+                "return Array.from(document.querySelectorAll('#entry-requests .plan-request.may-be-lost'), (li) => li.dataset.entryId);",
+                vec![],
+            )
+            .await?;
+        ensure!(shown == json!(flagged), "the entry panel flags {shown}, the CLI {flagged:?}");
+        Ok(())
+    })
+    .await
+}

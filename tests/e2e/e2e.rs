@@ -33,7 +33,8 @@
 //!   while another process holds the file open for writing (`prune-held.png`), each on a copy
 //!   of a fixture and checked against the file and the CLI.
 //! - `context_panel.rs`: tokenizer counts equal to `contextree context --tokenizer`'s, "show
-//!   all" of a cut message, Copy Markdown / Copy JSON of the whole context.
+//!   all" of a cut message, Copy Markdown / Copy JSON of the whole context; a compaction
+//!   selected in the tree flags the requests its summary may have lost, as `contextree drops`.
 //! - `pi16.rs`: a pi 1.6 session shows the rule set and why, the system prompt before the
 //!   messages, a hidden row for the message a `context_edit` hides (`pi16-context.png`).
 //!
@@ -159,6 +160,10 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
         (
             "the_context_panel_counts_shows_all_and_copies",
             context_panel::the_context_panel_counts_shows_all_and_copies(&harness).await,
+        ),
+        (
+            "a_compaction_flags_the_requests_its_summary_may_have_lost",
+            context_panel::a_compaction_flags_the_requests_its_summary_may_have_lost(&harness).await,
         ),
         (
             "a_pi16_session_shows_the_system_prompt_first_and_the_edits",

@@ -46,3 +46,14 @@ test('call titles name the kind and maxTokens', () => {
   assert.equal(callTitle({ kind: 'turnPrefix', maxTokens: 8192 }, 1), 'call 2: turn-prefix summary · maxTokens 8,192');
   assert.equal(callTitle({ kind: 'short', maxTokens: 100, reasoning: 'high' }, 0), 'call 1: short summary · maxTokens 100 · reasoning high');
 });
+
+test('requests a compaction summarizes: the terms to keep, found or not, and the instructions they make', async () => {
+  const { requestText, keepInstructions } = await import('../../ui/src/plan/format.js');
+  const preview = { entryId: 'u1', preview: 'Rename parseHeader', terms: [{ text: 'parseHeader', kind: 'identifier', found: null }, { text: 'src/a.rs', kind: 'path', found: null }], mayBeLost: false };
+  assert.equal(requestText(preview), 'u1 · Rename parseHeader — parseHeader, src/a.rs');
+  const lost = { entryId: 'u2', preview: 'Update docs/guide.md', terms: [{ text: 'docs/guide.md', kind: 'path', found: false }], mayBeLost: true };
+  assert.equal(requestText(lost), '⚠ may be lost · u2 · Update docs/guide.md — ✗ docs/guide.md');
+  assert.equal(requestText({ entryId: 'u3', preview: 'ok', terms: [], mayBeLost: false }), 'u3 · ok — nothing to check');
+  assert.equal(keepInstructions([preview, lost, { ...preview, entryId: 'u9' }]), 'Keep these exactly as the user wrote them: `parseHeader`, `src/a.rs`, `docs/guide.md`.');
+  assert.equal(keepInstructions([]), '');
+});

@@ -89,6 +89,12 @@ export const compactionPreview = (leafId = null, keepRecent = null, instructions
   call('compaction_preview', { leafId, keepRecent, instructions });
 
 /**
+ * The user requests an existing compaction summarized, checked against its summary: `[{
+ * entryId, preview, terms: [{ text, kind, found }], mayBeLost }]`.
+ */
+export const compactionRequests = (compactionId) => call('compaction_requests', { compactionId });
+
+/**
  * Calls `handler(session)` (an `openSession` result) whenever the open file changed on disk and
  * was read again (src-tauri/src/watch.rs). Resolves to a function that stops listening.
  */

@@ -5,7 +5,7 @@
 // is on screen.
 
 import {
-  budget, compactionPreview, contextView, entryDetail, onSessionChanged, openSession, rowPreviews, treeTable,
+  budget, compactionPreview, compactionRequests, contextView, entryDetail, onSessionChanged, openSession, rowPreviews, treeTable,
 } from './ipc.js';
 import { createStore } from './store.js';
 import { sessionSummary } from './entries/format.js';
@@ -15,7 +15,7 @@ import { renderContext } from './context/view.js';
 import { contextActions } from './context/actions.js';
 import { renderEntry, renderEntryHint } from './entry/view.js';
 import { planRowClasses } from './plan/format.js';
-import { renderPlan } from './plan/view.js';
+import { renderPlan, renderRequests } from './plan/view.js';
 import { createWrites } from './actions/flows.js';
 import { FILTERS } from './tree/filter.js';
 import { foldKey } from './tree/fold.js';
@@ -85,8 +85,14 @@ function select(index) {
   tree.setSelected(index);
   const request = ++requests;
   entryDetail(row.id)
-    .then((detail) => {
-      if (request === requests) renderEntry($('entry'), detail);
+    .then(async (detail) => {
+      if (request !== requests) return;
+      renderEntry($('entry'), detail);
+      // A compaction: the requests it summarized, checked against its summary.
+      if (detail.entryType === 'compaction') {
+        const found = await compactionRequests(row.id);
+        if (request === requests) renderRequests($('entry'), found);
+      }
     })
     .catch(report);
 }
@@ -194,7 +200,7 @@ async function openPlan() {
     const plan = await compactionPreview(followFile ? null : leafId);
     if (request !== planRequests) return;
     store.set({ plan, planRows: planRowClasses(plan) });
-    renderPlan($('plan'), plan);
+    renderPlan($('plan'), plan, (text) => writes.addInstructions(text));
     $('entry-title').textContent = 'Plan';
     $('entry').hidden = true;
     $('plan').hidden = false;

@@ -124,6 +124,20 @@ fn is_identifier(w: &str) -> bool {
     w.contains('_') || w.contains("::") || w.starts_with("--") || inner_upper
 }
 
+/// The entries compaction `c` summarized: on its path, after what the previous compaction
+/// already summarized (from that one's first kept entry) and before its own first kept entry.
+pub fn summarized_by(s: &Session, c: NodeId) -> Vec<NodeId> {
+    let path = s.tree().path_to(c);
+    let k = path.len() - 1;
+    let kept_from = |at: usize| {
+        let first = s.entry(path[at]).str_field("firstKeptEntryId");
+        path[..at].iter().position(|&n| Some(&*s.entry(n).id) == first)
+    };
+    let end = kept_from(k).unwrap_or(k);
+    let start = path[..k].iter().rposition(|&n| &*s.entry(n).entry_type == "compaction").map_or(0, |p| kept_from(p).unwrap_or(p + 1));
+    path[start.min(end)..end].to_vec()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

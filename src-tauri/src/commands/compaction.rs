@@ -51,14 +51,32 @@ pub async fn compaction_preview(
             HistoryStep::Literal(text) => Some(text.clone()),
             HistoryStep::Call(_) => None,
         };
-        Ok(CompactionPreviewView::new(
-            s,
-            &plan,
-            &pv,
-            literal,
-            &pack.origin().to_string(),
-            warnings,
-        ))
+        let mut view = CompactionPreviewView::new(s, &plan, &pv, literal, &pack.origin().to_string(), warnings);
+        if let Some(p) = plan.prepared() {
+            let summarized: Vec<_> = p.messages_to_summarize.iter().chain(&p.turn_prefix).copied().collect();
+            view.requests = contextree_core::drops::check_requests(s, &summarized, None, src)?;
+        }
+        Ok(view)
+    })
+    .await
+}
+
+/// The user requests compaction `compaction_id` summarized, each checked against its summary
+/// for the paths, identifiers and quoted text it names (`mayBeLost` when none is there).
+#[tauri::command]
+pub async fn compaction_requests(
+    state: State<'_, AppState>,
+    compaction_id: String,
+) -> Result<Vec<contextree_core::drops::Request>, CommandError> {
+    blocking(state.session()?, move |open| {
+        let (s, src) = (&open.loaded.session, &open.loaded.source);
+        let c = s
+            .node(&compaction_id)
+            .filter(|&n| &*s.entry(n).entry_type == "compaction")
+            .ok_or_else(|| CommandError::Compaction(format!("no compaction with id `{compaction_id}`")))?;
+        let summary = s.entry(c).str_field("summary").map(str::to_owned);
+        let nodes = contextree_core::drops::summarized_by(s, c);
+        Ok(contextree_core::drops::check_requests(s, &nodes, summary.as_deref(), src)?)
     })
     .await
 }

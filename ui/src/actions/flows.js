@@ -495,5 +495,10 @@ export function createWrites({ dialog, bar, hooks }) {
     return true;
   }
 
-  return { onKey, selectionChanged };
+  /** Adds `text` to the compaction dialog's instructions (the plan's "keep these"). */
+  function addInstructions(text) {
+    form = { ...form, instructions: form.instructions ? `${form.instructions}\n${text}` : text };
+  }
+
+  return { onKey, selectionChanged, addInstructions };
 }

@@ -65,3 +65,21 @@ export function callTitle(call, i) {
   const reasoning = call.reasoning ? ` · reasoning ${call.reasoning}` : '';
   return `call ${i + 1}: ${KIND_LABELS[call.kind] ?? call.kind} · maxTokens ${formatCount(call.maxTokens)}${reasoning}`;
 }
+
+/** One request's line: `u1 · Rename parseHeader… — keep: parseHeader, src/parser/read.rs`. */
+export function requestText(req) {
+  const marks = req.terms.map((t) => (t.found === true ? `✓ ${t.text}` : t.found === false ? `✗ ${t.text}` : t.text));
+  const terms = marks.length ? ` — ${marks.join(', ')}` : ' — nothing to check';
+  return `${req.mayBeLost ? '⚠ may be lost · ' : ''}${req.entryId} · ${req.preview}${terms}`;
+}
+
+/**
+ * The instructions that ask a summary to keep the terms of `requests` (each term once), or
+ * `''` when there are none: `Keep these exactly: `src/a.rs`, `parseHeader`.`
+ */
+export function keepInstructions(requests) {
+  const seen = new Set();
+  for (const r of requests) for (const t of r.terms) seen.add(t.text);
+  if (seen.size === 0) return '';
+  return `Keep these exactly as the user wrote them: ${[...seen].map((t) => `\`${t}\``).join(', ')}.`;
+}

@@ -1,11 +1,14 @@
 // The PLAN panel: a compaction preview's cut, numbers, warnings and exact prompts. textContent
 // only: prompts quote session text.
 
-import { callTitle, planLines } from './format.js';
+import { callTitle, keepInstructions, planLines, requestText } from './format.js';
 import { elementMaker } from '../dom.js';
 
-/** Renders `plan` (a `compactionPreview` result) into `root`. */
-export function renderPlan(root, plan) {
+/**
+ * Renders `plan` (a `compactionPreview` result) into `root`; `onKeep(text)` adds instructions
+ * for the compaction dialog (the requests' terms).
+ */
+export function renderPlan(root, plan, onKeep = null) {
   const doc = root.ownerDocument;
   const el = elementMaker(doc);
   const parts = [el('p', 'plan-note', 'Preview only: nothing is called or written. Esc closes.')];
@@ -23,5 +26,51 @@ export function renderPlan(root, plan) {
     details.append(el('pre', 'plan-prompt', call.prompt));
     parts.push(details);
   });
+  const requests = plan.requests ?? [];
+  if (requests.length) {
+    const box = el('section', 'plan-requests');
+    box.id = 'plan-requests';
+    box.append(el('div', 'plan-call-label', `the user's requests it summarizes (${requests.length}): what the summary should keep`));
+    box.append(el('p', 'plan-note', 'Plain term matching: the paths, identifiers and quoted text each request names.'));
+    const list = el('ul');
+    for (const r of requests) {
+      const li = el('li', 'plan-request', requestText(r));
+      li.dataset.entryId = r.entryId;
+      list.append(li);
+    }
+    box.append(list);
+    const keep = keepInstructions(requests);
+    if (keep && onKeep) {
+      const b = el('button', 'plan-button', 'Add these to the instructions');
+      b.type = 'button';
+      b.id = 'plan-keep';
+      b.title = keep;
+      b.addEventListener('click', () => {
+        onKeep(keep);
+        b.disabled = true;
+        b.textContent = 'added to the compaction instructions';
+      });
+      box.append(b);
+    }
+    parts.push(box);
+  }
   root.replaceChildren(...parts);
+}
+
+/** Renders the requests an existing compaction summarized (a `compactionRequests` result). */
+export function renderRequests(root, requests) {
+  const el = elementMaker(root.ownerDocument);
+  const box = el('section', 'plan-requests');
+  box.id = 'entry-requests';
+  const lost = requests.filter((r) => r.mayBeLost).length;
+  box.append(el('div', 'plan-call-label', `requests this compaction summarized: ${requests.length}, ${lost} may be lost`));
+  box.append(el('p', 'plan-note', 'A request is flagged when none of the paths, identifiers or quoted text it names appears in the summary.'));
+  const list = el('ul');
+  for (const r of requests) {
+    const li = el('li', `plan-request${r.mayBeLost ? ' may-be-lost' : ''}`, requestText(r));
+    li.dataset.entryId = r.entryId;
+    list.append(li);
+  }
+  box.append(list);
+  root.append(box);
 }

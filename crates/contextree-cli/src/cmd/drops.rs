@@ -26,7 +26,7 @@ pub fn run(args: &DropsArgs) -> Result<(), CliError> {
     let (nodes, summary, what): (Vec<NodeId>, Option<String>, String) = match &args.compaction {
         Some(id) => {
             let c = s.node(id).filter(|&n| &*s.entry(n).entry_type == "compaction").ok_or_else(|| CliError::Input(format!("{}: no compaction with id `{id}`", a.file.display())))?;
-            (summarized_by(s, c), s.entry(c).str_field("summary").map(str::to_owned), format!("compaction {id}"))
+            (contextree_core::drops::summarized_by(s, c), s.entry(c).str_field("summary").map(str::to_owned), format!("compaction {id}"))
         }
         None => {
             let ctx = a.context(&loaded)?;
@@ -52,18 +52,4 @@ pub fn run(args: &DropsArgs) -> Result<(), CliError> {
         outln!("{} {:<10} {}  [{}]", if r.may_be_lost { "⚠" } else { " " }, r.entry_id, r.preview, terms.join(", "));
     }
     Ok(())
-}
-
-/// The entries compaction `c` summarized: on its path, after what the previous compaction
-/// already summarized (from that one's first kept entry) and before its own first kept entry.
-fn summarized_by(s: &contextree_core::session::Session, c: NodeId) -> Vec<NodeId> {
-    let path = s.tree().path_to(c);
-    let k = path.len() - 1;
-    let kept_from = |at: usize| {
-        let first = s.entry(path[at]).str_field("firstKeptEntryId");
-        path[..at].iter().position(|&n| Some(&*s.entry(n).id) == first)
-    };
-    let end = kept_from(k).unwrap_or(k);
-    let start = path[..k].iter().rposition(|&n| &*s.entry(n).entry_type == "compaction").map_or(0, |p| kept_from(p).unwrap_or(p + 1));
-    path[start.min(end)..end].to_vec()
 }
