@@ -515,6 +515,17 @@ async fn html_in_session_text_stays_text(harness: &Harness) -> anyhow::Result<()
                     .is_some_and(|s| s.ends_with("/src/main.js")),
             "unexpected <script> elements: {created}"
         );
+        // The branch exported as a page: the session's markup stays text, no script at all.
+        let html = client
+            .execute_async(
+                "const done = arguments[arguments.length - 1]; \
+                 window.__TAURI__.core.invoke('export_context', { leafId: null, format: 'html' }).then(done, (e) => done({ error: e }));",
+                vec![],
+            )
+            .await?;
+        let html = html.as_str().with_context(|| format!("export_context failed: {html}"))?;
+        ensure!(!html.to_lowercase().contains("<script"), "the exported page holds a script");
+        ensure!(html.contains("&lt;script&gt;alert(2)&lt;/script&gt;"), "the session's script text is not in the page as text");
         screenshot(harness, client, "xss.png").await
     })
     .await

@@ -119,7 +119,8 @@ pub async fn export_context(
 }
 
 /// Asks where to save the context of `leaf_id` (the native save dialog, opened here so that the
-/// page never names a path to write) and writes it there: Markdown for `.md`, else JSON.
+/// page never names a path to write) and writes it there: Markdown for `.md`, a self-contained
+/// page for `.html`, else JSON.
 /// `None` when the dialog is cancelled.
 #[tauri::command]
 pub async fn save_context<R: Runtime>(
@@ -139,6 +140,7 @@ pub async fn save_context<R: Runtime>(
             .set_title("Save the context")
             .set_file_name(format!("context-{}.md", leaf.as_deref().unwrap_or("empty")))
             .add_filter("Markdown", &["md"])
+            .add_filter("HTML page", &["html"])
             .add_filter("JSON", &["json"])
             .blocking_save_file();
         let Some(path) = chosen.and_then(|p| p.as_path().map(Path::to_path_buf)) else {
@@ -146,6 +148,7 @@ pub async fn save_context<R: Runtime>(
         };
         let format = match path.extension().and_then(|e| e.to_str()) {
             Some("md" | "markdown") => export::Format::Markdown,
+            Some("html" | "htm") => export::Format::Html,
             _ => export::Format::Json,
         };
         let text = export_text(&open, leaf_id.as_deref(), format)?;
@@ -200,6 +203,21 @@ fn export_text(
         message_tokens: tokens.message_tokens(),
         llm_count: tokens.llm.len(),
         llm_tokens: tokens.llm_tokens(),
+        rules: format!("{} ({})", rules.name(), s.rule_choice().why()),
+        branch: {
+            let states = contextree_core::context::state::entry_states(s, &ctx);
+            ctx.path
+                .iter()
+                .map(|&n| {
+                    let e = s.entry(n);
+                    export::BranchRow {
+                        entry_id: e.id.to_string(),
+                        kind: e.message().map_or_else(|| e.entry_type.to_string(), |m| m.role.as_str().to_owned()),
+                        state: states[n.index()].name(),
+                    }
+                })
+                .collect()
+        },
     };
     Ok(export::render(format, &head, &messages))
 }

@@ -142,7 +142,7 @@ export function renderContext(root, ctx, onEntry, actions = {}) {
   );
   const status = el('span', 'context-status');
   if (actions.exportText && actions.copy) {
-    for (const [format, label] of [['json', 'Copy JSON'], ['markdown', 'Copy Markdown']]) {
+    for (const [format, label] of [['json', 'Copy JSON'], ['markdown', 'Copy Markdown'], ['html', 'Copy HTML']]) {
       tools.append(button(`tool copy-${format}`, label, `Copy the whole context as ${label.slice(5)}`, () => {
         status.textContent = 'copying…';
         actions.copy(actions.exportText(ctx.leafId, format))

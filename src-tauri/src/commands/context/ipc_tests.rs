@@ -93,6 +93,10 @@ fn tree_table_counts_texts_and_exports_over_ipc() {
         .as_str()
         .unwrap()
         .contains(full["text"].as_str().unwrap()));
-    let err = invoke(&webview, "export_context", json!({ "format": "html" })).unwrap_err();
+    let html = invoke(&webview, "export_context", json!({ "format": "html" })).unwrap();
+    let html = html.as_str().unwrap();
+    assert!(html.starts_with("<!doctype html>") && !html.contains("<script"), "{html}");
+    assert_eq!(html.matches("<section>").count() as u64, ctx["messageCount"].as_u64().unwrap());
+    let err = invoke(&webview, "export_context", json!({ "format": "pdf" })).unwrap_err();
     assert_eq!(err["kind"], "invalid-argument", "{err}");
 }
