@@ -15,7 +15,10 @@
 //!   context, which again matches the CLI; `g` goes back to the file's leaf (`another-leaf.png`);
 //!   that leaf marked (`m`) and compared with the file's leaf (`=`) shows the two contexts side
 //!   by side, diverging where the CLI's two contexts do (`side-by-side.png`);
-//! - `tests/fixtures/edge/xss.jsonl`: HTML in session text shows as text, and creates no element;
+//! - `tests/fixtures/edge/xss.jsonl`: HTML in session text shows as text, and creates no element,
+//!   and the branch exported as an HTML page holds it as text, with no script;
+//! - the branch map beside the tree covers the rows the list shows; a click on it selects the
+//!   row at that place (`branch-map.png`);
 //! - metadata rows are hidden by default; the budget bar shows the model's window and a typed
 //!   window overrides it; ←/→ fold and unfold a subtree; `/` search narrows the tree, Enter
 //!   selects a match, Esc restores the rows; the `user only` filter (`search.png`);
@@ -144,6 +147,10 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
         (
             "html_in_session_text_stays_text",
             html_in_session_text_stays_text(&harness).await,
+        ),
+        (
+            "the_branch_map_selects_the_row_it_is_clicked_at",
+            the_branch_map_selects_the_row_it_is_clicked_at(&harness).await,
         ),
         (
             "search_and_filters_narrow_the_tree",
@@ -1242,4 +1249,36 @@ async fn check_side_by_side(harness: &Harness, client: &Client, file: &std::path
     screenshot(harness, client, "side-by-side.png").await?;
     client.execute("document.getElementById('compare-dialog').close();", vec![]).await?;
     wait_for(client, "the dialog to close", "return !document.body.dataset.compare;").await
+}
+
+/// The branch map beside the tree: a click at a row's place on the map selects that row in the
+/// list, and the map covers exactly the rows the list shows.
+async fn the_branch_map_selects_the_row_it_is_clicked_at(harness: &Harness) -> anyhow::Result<()> {
+    with_app(harness, &[], async |client| {
+        wait_until_ready(client).await?;
+        let rows = all_row_ids(client).await?;
+        let n = rows.len();
+        let shown = client.execute("return Number(document.getElementById('map').dataset.rows);", vec![]).await?;
+        ensure!(shown == json!(n), "the map covers {shown} rows, the list shows {n}");
+        for k in [n / 3, n - 1] {
+            client
+                .execute(
+                    "const c = document.getElementById('map'); const r = c.getBoundingClientRect(); \
+                     const y = r.top + (arguments[0] + 0.5) * r.height / arguments[1]; \
+                     for (const type of ['mousedown', 'mouseup']) \
+                       c.dispatchEvent(new MouseEvent(type, { clientX: r.left + 2, clientY: y, bubbles: true }));",
+                    vec![json!(k), json!(n)],
+                )
+                .await?;
+            let want = rows[k].clone();
+            wait_for(
+                client,
+                "the clicked row selected",
+                &format!("return document.querySelector('#tree-rows .row.selected')?.dataset.entryId === {want:?};"),
+            )
+            .await?;
+        }
+        screenshot(harness, client, "branch-map.png").await
+    })
+    .await
 }

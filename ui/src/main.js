@@ -25,12 +25,13 @@ import {
 } from './tree/table.js';
 import { reduceKey } from './tree/keys.js';
 import { renderLegend } from './tree/legend.js';
-import { createTreeView } from './tree/view.js';
+import { ROW_HEIGHT, createTreeView } from './tree/view.js';
 import { looksUnreadable, problemsSummary } from './problems/format.js';
 import { createProblemsPanel } from './problems/view.js';
 import { initScreens } from './screens.js';
 import { DIALECTS, ruleSetText } from './settings/model.js';
 import { compareContexts } from './compare/align.js';
+import { createMap } from './map/view.js';
 import { renderCompare } from './compare/view.js';
 
 const $ = (id) => document.getElementById(id);
@@ -97,6 +98,27 @@ function select(index) {
     .catch(report);
 }
 
+// The branch map beside the tree: the same shown rows, the tree's window as a band.
+const map = createMap($('map'), {
+  onJump: (k) => select(k),
+  onScroll: (k) => {
+    $('tree').scrollTop = Math.max(0, k * ROW_HEIGHT - $('tree').clientHeight / 2);
+  },
+});
+function drawMap() {
+  const { allRows, rows } = store.get();
+  if (!allRows) return;
+  const first = Math.floor($('tree').scrollTop / ROW_HEIGHT);
+  map.draw(allRows, rows, first, first + Math.ceil($('tree').clientHeight / ROW_HEIGHT));
+}
+let mapFrame = 0;
+$('tree').addEventListener('scroll', () => {
+  if (!mapFrame) mapFrame = requestAnimationFrame(() => {
+    mapFrame = 0;
+    drawMap();
+  });
+});
+
 /** Recomputes the rows shown from `allRows`, keeping `keepId` (default: the selection) selected. */
 function applyView(keepId = selectedId()) {
   const { allRows, view, leafId, folded } = store.get();
@@ -109,6 +131,7 @@ function applyView(keepId = selectedId()) {
   $('tree-count').textContent = rows.length === all ? `${rows.length} rows` : `${rows.length} of ${all} rows`;
   if (index >= 0) select(index);
   else tree.setSelected(-1);
+  drawMap();
 }
 
 let budgetRequests = 0;
