@@ -44,6 +44,7 @@ pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> 
             commands::budget::budget,
             commands::compaction::compaction_preview,
             commands::compaction::compaction_requests,
+            commands::compaction::usage_report,
             commands::settings::settings,
             commands::settings::save_settings,
             commands::write::providers,

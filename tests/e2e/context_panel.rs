@@ -214,3 +214,36 @@ pub async fn a_compaction_flags_the_requests_its_summary_may_have_lost(harness: 
     })
     .await
 }
+
+/// Usage and cost (`$`): the dialog's session line counts the records and cost
+/// `contextree usage --json` sums, and its chart has a point per reply that reports a size.
+pub async fn the_usage_dialog_shows_what_contextree_usage_sums(harness: &Harness) -> anyhow::Result<()> {
+    let demo = harness.root.join("demo/demo-session.jsonl");
+    let doc = cli_json(harness, "usage", &demo, &[])?;
+    let records = doc["totals"]["records"].as_u64().context("no totals")?;
+    let cost = format!("${:.4}", doc["totals"]["cost"].as_f64().unwrap_or(0.0));
+    let replies = doc["records"].as_array().context("no records")?.iter().filter(|r| !r["contextTokens"].is_null()).count();
+    let compactions = doc["compactions"].as_array().map_or(0, Vec::len);
+    with_app(harness, &[], async |client| {
+        wait_until_ready(client).await?;
+        client.execute("document.getElementById('show-usage').click();", vec![]).await?;
+        wait_for(client, "the usage dialog", "return !!document.getElementById('usage-table');").await?;
+        let first = client
+            .execute(
+                "const r = document.querySelectorAll('#usage-table tr')[1]; return Array.from(r.cells, (c) => c.textContent);",
+                vec![],
+            )
+            .await?;
+        ensure!(first[0] == json!("session"), "first row {first}");
+        ensure!(first[1].as_str().map(|s| s.replace(',', "")) == Some(records.to_string()), "records {first}, CLI {records}");
+        ensure!(first[6] == json!(cost), "cost {first}, CLI {cost}");
+        let chart = client
+            .execute("const c = document.getElementById('usage-chart'); return [Number(c.dataset.points), Number(c.dataset.marks)];", vec![])
+            .await?;
+        ensure!(chart == json!([replies, compactions]), "chart {chart}, CLI {replies} replies, {compactions} compactions");
+        crate::screenshot(harness, client, "usage.png").await?;
+        client.execute("document.getElementById('usage-dialog').close();", vec![]).await?;
+        Ok(())
+    })
+    .await
+}

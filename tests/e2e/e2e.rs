@@ -37,7 +37,8 @@
 //!   of a fixture and checked against the file and the CLI.
 //! - `context_panel.rs`: tokenizer counts equal to `contextree context --tokenizer`'s, "show
 //!   all" of a cut message, Copy Markdown / Copy JSON of the whole context; a compaction
-//!   selected in the tree flags the requests its summary may have lost, as `contextree drops`.
+//!   selected in the tree flags the requests its summary may have lost, as `contextree drops`;
+//!   the usage dialog (`$`) shows the totals and chart points `contextree usage` gives.
 //! - `pi16.rs`: a pi 1.6 session shows the rule set and why, the system prompt before the
 //!   messages, a hidden row for the message a `context_edit` hides (`pi16-context.png`).
 //!
@@ -171,6 +172,10 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
         (
             "a_compaction_flags_the_requests_its_summary_may_have_lost",
             context_panel::a_compaction_flags_the_requests_its_summary_may_have_lost(&harness).await,
+        ),
+        (
+            "the_usage_dialog_shows_what_contextree_usage_sums",
+            context_panel::the_usage_dialog_shows_what_contextree_usage_sums(&harness).await,
         ),
         (
             "a_pi16_session_shows_the_system_prompt_first_and_the_edits",

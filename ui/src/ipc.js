@@ -181,3 +181,11 @@ export const getSettings = () => call('settings', {});
 
 /** Validates and stores the settings (atomically, other keys of the file kept); resolves like `getSettings`. */
 export const saveSettings = (settings) => call('save_settings', { settings });
+
+/**
+ * What the open session cost: `{ totals, byKind, byModel: [{ model, records, input, output,
+ * cacheRead, cacheWrite, totalTokens, cost }], branches: [{ leafId, pathLength, … }], records:
+ * [{ entryId, index, kind, model, …, contextTokens }], compactions: [{ entryId, index,
+ * tokensBefore }] }`.
+ */
+export const usageReport = () => call('usage_report', {});

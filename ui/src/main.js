@@ -5,7 +5,7 @@
 // is on screen.
 
 import {
-  budget, compactionPreview, compactionRequests, contextView, entryDetail, onSessionChanged, openSession, rowPreviews, treeTable,
+  budget, compactionPreview, compactionRequests, contextView, usageReport, entryDetail, onSessionChanged, openSession, rowPreviews, treeTable,
 } from './ipc.js';
 import { createStore } from './store.js';
 import { sessionSummary } from './entries/format.js';
@@ -32,6 +32,7 @@ import { initScreens } from './screens.js';
 import { DIALECTS, ruleSetText } from './settings/model.js';
 import { compareContexts } from './compare/align.js';
 import { createMap } from './map/view.js';
+import { renderUsage } from './usage/view.js';
 import { renderCompare } from './compare/view.js';
 
 const $ = (id) => document.getElementById(id);
@@ -430,6 +431,19 @@ async function openCompare() {
   }
 }
 
+/** `$`: what the session cost, as the agents recorded it. */
+async function openUsage() {
+  try {
+    const dialog = $('usage-dialog');
+    renderUsage(dialog, await usageReport(), () => dialog.close());
+    document.body.dataset.compare = 'open';
+    dialog.addEventListener('close', () => delete document.body.dataset.compare, { once: true });
+  } catch (err) {
+    report(err, 'summing the usage');
+  }
+}
+$('show-usage').addEventListener('click', openUsage);
+
 $('compare-mark').addEventListener('click', markForCompare);
 $('compare-open').addEventListener('click', openCompare);
 
@@ -457,6 +471,11 @@ document.addEventListener('keydown', (event) => {
   if (event.key === '=') {
     event.preventDefault();
     openCompare();
+    return;
+  }
+  if (event.key === '$') {
+    event.preventDefault();
+    openUsage();
     return;
   }
   if (event.key === '/') {

@@ -80,3 +80,10 @@ pub async fn compaction_requests(
     })
     .await
 }
+
+/// What the open session cost: the usage records summed per session, kind, model and branch,
+/// each reply's context size and the compactions (core `spend`, as `contextree usage`).
+#[tauri::command]
+pub async fn usage_report(state: State<'_, AppState>) -> Result<contextree_core::spend::Spend, CommandError> {
+    blocking(state.session()?, move |open| Ok(contextree_core::spend::spend(&open.loaded.session, &open.loaded.source)?)).await
+}

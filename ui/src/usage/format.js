@@ -1,0 +1,44 @@
+// The usage dialog's pure parts: the totals table's rows and the context-size chart's points.
+
+import { formatCount } from '../entries/format.js';
+
+/** `$0.0123`: the recorded cost, four decimals (a cent is too coarse for one reply). */
+export function dollars(cost) {
+  return `$${Number(cost ?? 0).toFixed(4)}`;
+}
+
+/** The table: `[{ name, records, input, output, cacheRead, cacheWrite, cost }]`, session first. */
+export function usageRows(report) {
+  const row = (name, t) => ({
+    name,
+    records: formatCount(t.records),
+    input: formatCount(t.input),
+    output: formatCount(t.output),
+    cacheRead: formatCount(t.cacheRead),
+    cacheWrite: formatCount(t.cacheWrite),
+    cost: dollars(t.cost),
+  });
+  const kinds = { replies: 'replies', sideCalls: 'side calls (cache warming, titles)', summaries: 'summaries', toolCalls: 'calls inside tools' };
+  return [
+    row('session', report.totals),
+    ...Object.entries(report.byKind).map(([k, t]) => row(`  ${kinds[k] ?? k}`, t)),
+    ...report.byModel.map((m) => row(`model ${m.model}`, m)),
+    ...report.branches.map((b) => row(`branch to ${b.leafId} (${formatCount(b.pathLength)} entries)`, b)),
+  ];
+}
+
+/**
+ * The chart: each reply's context size in file order (`points: [{ x, y, entryId }]` with `x`
+ * the entry index), the compactions as marks (`marks: [{ x, entryId }]`), and the ranges.
+ */
+export function chartPoints(report) {
+  const points = report.records.filter((r) => r.contextTokens != null).map((r) => ({ x: r.index, y: r.contextTokens, entryId: r.entryId }));
+  const marks = report.compactions.map((c) => ({ x: c.index, entryId: c.entryId }));
+  const xs = [...points.map((p) => p.x), ...marks.map((m) => m.x)];
+  return {
+    points,
+    marks,
+    xMax: xs.length ? Math.max(...xs) : 0,
+    yMax: points.length ? Math.max(...points.map((p) => p.y)) : 0,
+  };
+}
