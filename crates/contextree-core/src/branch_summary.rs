@@ -123,7 +123,7 @@ fn branch_conversation(session: &Session, selected: &[NodeId], source: &dyn Sour
         let item = if &*session.entry(node).entry_type == "compaction" { Item::CompactionSummary(node) } else { Item::Entry(node) };
         let msg = agent_message(session, item, source)?;
         if let Some(llm) = convert_message(&msg, session.rules(), pack) {
-            serialize_message_into(&llm, &mut out, &mut first);
+            serialize_message_into(&llm, session.rules(), &mut out, &mut first);
         }
     }
     Ok(out)

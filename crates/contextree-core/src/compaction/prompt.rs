@@ -348,7 +348,7 @@ pub fn conversation(session: &Session, nodes: &[NodeId], source: &dyn Source, pa
     for &node in nodes {
         let msg = agent_message(session, Item::Entry(node), source)?;
         if let Some(llm) = convert_message(&msg, session.rules(), pack) {
-            serialize_message_into(&llm, &mut out, &mut first);
+            serialize_message_into(&llm, session.rules(), &mut out, &mut first);
         }
     }
     Ok(out)
