@@ -24,7 +24,7 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     let loaded = a.load()?;
     let s = &loaded.session;
     let ctx = a.context(&loaded)?;
-    let pack = a.pack(s.dialect())?;
+    let pack = a.pack(s.rules())?;
     let tokens = context_tokens(s, &ctx, &pack, &loaded.source).map_err(read_back)?;
     let est = estimate_context_tokens(s, &ctx, &tokens);
     // The summary message stands for its compaction entry, as in the oracle.

@@ -96,7 +96,7 @@ pub fn run(args: &NavigateArgs) -> Result<(), CliError> {
         Some(id) => Some(node(&loaded, a, id)?),
         None => None,
     };
-    let pack = a.pack_fn();
+    let pack = a.pack_fn(loaded.session.rules());
     let opts = NavigateOptions {
         target,
         from,
