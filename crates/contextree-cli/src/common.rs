@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 use contextree_core::context::{self, Context, Leaf};
 use contextree_core::prompts::PromptPack;
-use contextree_core::{Dialect, RuleRequest};
+use contextree_core::{Dialect, RuleRequest, RuleSet};
 use contextree_host::LoadedSession;
 
 /// A failure, with the exit code it maps to.
@@ -142,22 +142,29 @@ impl SessionArgs {
         Ok(context::build(&loaded.session, self.leaf(loaded)?))
     }
 
-    /// [`SessionArgs::pack`] as the flows of contextree-ops ask for it.
-    pub fn pack_fn(&self) -> impl Fn(Dialect) -> Result<PromptPack, contextree_ops::OpsError> + '_ {
+    /// [`SessionArgs::pack`] for the loaded session's rule set, as the flows
+    /// of contextree-ops ask for it (they name the session's agent).
+    pub fn pack_fn(&self, rules: RuleSet) -> impl Fn(Dialect) -> Result<PromptPack, contextree_ops::OpsError> + '_ {
         move |dialect| {
-            self.pack(dialect).map_err(|e| match e {
+            let rules = if rules.dialect() == dialect { rules } else { RuleSet::oldest(dialect) };
+            self.pack(rules).map_err(|e| match e {
                 CliError::Input(m) => contextree_ops::OpsError::Input(m),
                 CliError::Failed(m) => contextree_ops::OpsError::Failed(m),
             })
         }
     }
 
-    pub fn pack(&self, dialect: Dialect) -> Result<PromptPack, CliError> {
+    /// The prompt pack of `--prompts` for a session under `rules`: `auto`
+    /// takes the installed agent release that fits `rules` (else any
+    /// installed release of the agent, else contextree's own wording for
+    /// `rules`).
+    pub fn pack(&self, rules: RuleSet) -> Result<PromptPack, CliError> {
+        let dialect = rules.dialect();
         match self.prompts.as_str() {
-            "own" => Ok(PromptPack::own(dialect)),
-            "auto" => Ok(match contextree_host::agent::load_agent_pack(dialect) {
+            "own" => Ok(PromptPack::own_for(rules)),
+            "auto" => Ok(match contextree_host::agent::load_agent_pack_for(rules) {
                 Some(Ok(pack)) => pack,
-                _ => PromptPack::own(dialect),
+                _ => PromptPack::own_for(rules),
             }),
             dir => contextree_host::agent::load_pack_from_dir(dialect, std::path::Path::new(dir)).map_err(|e| CliError::Input(e.to_string())),
         }

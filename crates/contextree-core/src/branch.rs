@@ -4,14 +4,22 @@
 //!
 //! pi 0.73.1 and omp 13.19 share the algorithm; they differ only in the
 //! dialect's token estimate and in the field that marks an extension-made
-//! summary (`fromHook` / `fromExtension`).
+//! summary (`fromHook` / `fromExtension`). pi 1.6 (≥ 1.5.0, pi-1.6.md §5)
+//! converts the collected entries with the latest `context_edit` per target
+//! found among them: an omitted message is skipped, a replaced one counts and
+//! reads with its new content; system messages count toward the budget (and
+//! serialize to nothing).
+
+use std::collections::HashMap;
 
 use serde_json::Value;
 
 use crate::compaction::FileOps;
 use crate::context::materialize::{agent_message, ReadBackError};
+use crate::context::projection::{is_omission, is_replacement, takes_replacement};
 use crate::context::{entry_estimate, Item};
 use crate::session::{Entry, NodeId, Role, Session, Source};
+use crate::tokens::estimate::estimate_message;
 use crate::Dialect;
 
 /// `branchSummary.reserveTokens` default: room kept for prompt and answer.
@@ -62,6 +70,12 @@ pub fn collect_entries_for_branch_summary(session: &Session, from: Option<NodeId
 pub struct PreparedBranch {
     /// Entries whose messages were selected, chronological.
     pub selected: Vec<NodeId>,
+    /// The message of each selected entry, as the summarizer reads it: the
+    /// entry's own, or (pi 1.6) the entry with an edit's replacement
+    /// ([`Item::Replaced`]). Parallel to `selected`.
+    pub items: Vec<Item>,
+    /// The dialect's estimate of each selected message, parallel to `selected`.
+    pub tokens: Vec<u64>,
     /// Sum of the dialect's estimates of the selected messages (may exceed
     /// the budget by one squeezed-in summary).
     pub total_tokens: u64,
@@ -79,7 +93,16 @@ pub struct PreparedBranch {
 /// over every entry, then newest to oldest until the budget (0 = no limit).
 /// Reads assistant messages back through `source` for their tool calls.
 pub fn prepare_branch_entries(session: &Session, entries: &[NodeId], budget: u64, source: &dyn Source) -> Result<PreparedBranch, ReadBackError> {
-    let mut prep = PreparedBranch { selected: Vec::new(), total_tokens: 0, squeezed: None, stopped_at: None, file_ops: FileOps::default() };
+    let mut prep = PreparedBranch {
+        selected: Vec::new(),
+        items: Vec::new(),
+        tokens: Vec::new(),
+        total_tokens: 0,
+        squeezed: None,
+        stopped_at: None,
+        file_ops: FileOps::default(),
+    };
+    let rules = session.rules();
     let flag = extension_flag(session.dialect());
     for &node in entries {
         let e = session.entry(node);
@@ -87,20 +110,50 @@ pub fn prepare_branch_entries(session: &Session, entries: &[NodeId], budget: u64
             prep.file_ops.add_previous_details(e, flag);
         }
     }
+    // pi 1.6: `edits.set(entry.targetId, entry)` over the collected entries.
+    let mut edits: HashMap<&str, NodeId> = HashMap::new();
+    if rules.projects_context_edits() {
+        for &node in entries {
+            let e = session.entry(node);
+            if &*e.entry_type == "context_edit" {
+                if let Some(target) = e.str_field("targetId") {
+                    edits.insert(target, node);
+                }
+            }
+        }
+    }
     for &node in entries.iter().rev() {
         let e = session.entry(node);
         let Some(role) = message_role(e) else { continue };
-        if role == "assistant" {
-            if let Value::Object(msg) = agent_message(session, Item::Entry(node), source)? {
-                prep.file_ops.add_tool_calls(&msg);
+        // Only messages and custom messages take their edit (`getMessageFromEntry`).
+        let edit = matches!(&*e.entry_type, "message" | "custom_message")
+            .then(|| edits.get(&*e.id).filter(|_| !e.id.is_empty()))
+            .flatten()
+            .map(|&edit| (edit, session.entry(edit)));
+        let item = match edit {
+            // `projectContextEntry(entry, edit)[0]` is undefined: skipped.
+            Some((_, ed)) if is_omission(ed) => continue,
+            Some((edit, ed)) if is_replacement(ed) && takes_replacement(e) => Item::Replaced { node, edit },
+            _ => Item::Entry(node),
+        };
+        let replaced = matches!(item, Item::Replaced { .. });
+        let msg = if role == "assistant" || replaced { Some(agent_message(session, item, source)?) } else { None };
+        if let Some(Value::Object(m)) = &msg {
+            if role == "assistant" {
+                prep.file_ops.add_tool_calls(m);
             }
         }
-        let tokens = entry_estimate(e, session.rules());
+        let tokens = match &msg {
+            Some(Value::Object(m)) if replaced => estimate_message(m, rules),
+            _ => entry_estimate(e, rules),
+        };
         if budget > 0 && prep.total_tokens + tokens > budget {
             // A summary is worth exceeding the budget while under 90% of it is used.
             let summary = matches!(&*e.entry_type, "compaction" | "branch_summary");
             if summary && (prep.total_tokens as f64) < budget as f64 * 0.9 {
                 prep.selected.push(node);
+                prep.items.push(item);
+                prep.tokens.push(tokens);
                 prep.total_tokens += tokens;
                 prep.squeezed = Some(node);
             }
@@ -108,9 +161,13 @@ pub fn prepare_branch_entries(session: &Session, entries: &[NodeId], budget: u64
             break;
         }
         prep.selected.push(node);
+        prep.items.push(item);
+        prep.tokens.push(tokens);
         prep.total_tokens += tokens;
     }
     prep.selected.reverse();
+    prep.items.reverse();
+    prep.tokens.reverse();
     Ok(prep)
 }
 

@@ -19,14 +19,15 @@ use crate::context::Item;
 use crate::js::stringify;
 use crate::prompts::{PromptError, PromptId, PromptPack};
 use crate::session::{Entry, NodeId, Role, Session, Source};
-use crate::Dialect;
+use crate::{Dialect, RuleSet};
 
 /// The summary both agents return, without asking a model, when no message
 /// was selected; `navigateTree` stores it as the branch summary.
 pub const NO_CONTENT: &str = "No content to summarize";
 /// The summary when preamble, answer and file tags are all empty.
 pub const NO_SUMMARY: &str = "No summary generated";
-/// `maxTokens` of the branch-summary call (hard-coded in both agents).
+/// `maxTokens` of the branch-summary call (hard-coded in pi 0.73 and omp;
+/// pi ≥ 1.4 sends none).
 pub const MAX_TOKENS: u64 = 2048;
 
 /// `/tree` custom instructions (D9: each dialect's rule).
@@ -38,18 +39,29 @@ pub struct BranchOptions {
     /// prompt instead of being appended as "Additional focus". omp always
     /// replaces, so it ignores this.
     pub replace_instructions: bool,
+    /// pi ≥ 1.5: the `reasoning` option, the session's thinking level when
+    /// the summarizing model reasons (see
+    /// [`crate::compaction::prompt::pi_reasoning`]). Ignored by the older
+    /// rule sets, which send none.
+    pub reasoning: Option<String>,
 }
 
 /// The one summarizer request of a branch summary: a system prompt and a
-/// single user message holding `prompt`, `maxTokens` 2048, no reasoning.
+/// single user message holding `prompt`; `maxTokens` 2048 and no reasoning
+/// (pi 0.73, omp), or no `maxTokens` and the session's thinking level (pi 1.6).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BranchSummaryCall {
     /// The summarization system prompt.
     pub system_prompt: String,
     /// The user message text.
     pub prompt: String,
-    /// `maxTokens`.
+    /// `maxTokens` ([`MAX_TOKENS`]; for pi 1.6, which sends none, the
+    /// notional budget a preview may count with).
     pub max_tokens: u64,
+    /// Whether the request carries `maxTokens` (not under pi@1.6).
+    pub max_tokens_sent: bool,
+    /// The `reasoning` option (pi 1.6 only).
+    pub reasoning: Option<String>,
     /// End of the conversation in `prompt` (an offset, because the
     /// conversation may itself contain `</conversation>`).
     conversation_end: usize,
@@ -63,12 +75,22 @@ impl BranchSummaryCall {
         &self.prompt[CONVERSATION_OPEN.len()..self.conversation_end]
     }
 
-    /// The fixtures' shape: `{systemPrompt, prompt, maxTokens}`.
+    /// The `maxTokens` the request carries, if any.
+    pub fn sent_max_tokens(&self) -> Option<u64> {
+        self.max_tokens_sent.then_some(self.max_tokens)
+    }
+
+    /// The fixtures' shape: `{systemPrompt, prompt, maxTokens?, reasoning?}`.
     pub fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("systemPrompt".into(), self.system_prompt.clone().into());
         m.insert("prompt".into(), self.prompt.clone().into());
-        m.insert("maxTokens".into(), self.max_tokens.into());
+        if self.max_tokens_sent {
+            m.insert("maxTokens".into(), self.max_tokens.into());
+        }
+        if let Some(r) = &self.reasoning {
+            m.insert("reasoning".into(), r.clone().into());
+        }
         Value::Object(m)
     }
 }
@@ -91,7 +113,7 @@ pub fn summary_call(session: &Session, prep: &PreparedBranch, source: &dyn Sourc
     if prep.selected.is_empty() {
         return Ok(None);
     }
-    let conv = branch_conversation(session, &prep.selected, source, pack)?;
+    let conv = branch_conversation(session, prep, source, pack)?;
     let default = || pack.prompt(PromptId::BranchSummary);
     let custom = opts.custom_instructions.as_deref().filter(|c| !c.is_empty());
     let instructions = match (session.dialect(), custom) {
@@ -102,28 +124,37 @@ pub fn summary_call(session: &Session, prep: &PreparedBranch, source: &dyn Sourc
         (Dialect::Pi, Some(c)) => format!("{}\n\nAdditional focus: {c}", default()?),
     };
     let prompt = format!("{CONVERSATION_OPEN}{conv}\n</conversation>\n\n{instructions}");
+    let pi16 = session.rules() == RuleSet::Pi16;
     Ok(Some(BranchSummaryCall {
         system_prompt: pack.prompt(PromptId::SummarizationSystem)?,
         prompt,
         max_tokens: MAX_TOKENS,
+        max_tokens_sent: !pi16,
+        reasoning: opts.reasoning.clone().filter(|_| pi16),
         conversation_end: CONVERSATION_OPEN.len() + conv.len(),
     }))
 }
 
 /// `serializeConversation(convertToLlm(messages))` of the selected entries,
 /// each read as `getMessageFromEntry` makes it: a compaction becomes its
-/// summary message (as the context's synthesized one), the rest as in the context.
-fn branch_conversation(session: &Session, selected: &[NodeId], source: &dyn Source, pack: &PromptPack) -> Result<String, ReadBackError> {
-    if selected.iter().all(|&n| &*session.entry(n).entry_type != "compaction") {
-        return conversation(session, selected, source, pack);
+/// summary message (as the context's synthesized one, without pi 1.6's
+/// system checkpoint), an edited message (pi 1.6) carries its replacement,
+/// the rest as in the context.
+fn branch_conversation(session: &Session, prep: &PreparedBranch, source: &dyn Source, pack: &PromptPack) -> Result<String, ReadBackError> {
+    let plain = prep.items.iter().all(|item| matches!(item, Item::Entry(n) if &*session.entry(*n).entry_type != "compaction"));
+    if plain {
+        return conversation(session, &prep.selected, source, pack);
     }
     let mut out = String::new();
     let mut first = true;
-    for &node in selected {
-        let item = if &*session.entry(node).entry_type == "compaction" { Item::CompactionSummary(node) } else { Item::Entry(node) };
+    for &item in &prep.items {
+        let item = match item {
+            Item::Entry(node) if &*session.entry(node).entry_type == "compaction" => Item::CompactionSummary(node),
+            other => other,
+        };
         let msg = agent_message(session, item, source)?;
         if let Some(llm) = convert_message(&msg, session.rules(), pack) {
-            serialize_message_into(&llm, &mut out, &mut first);
+            serialize_message_into(&llm, session.rules(), &mut out, &mut first);
         }
     }
     Ok(out)
@@ -177,19 +208,45 @@ pub fn returns_to_editor(e: &Entry) -> bool {
     }
 }
 
-/// `branchWithSummary(parent, summary, details, fromExtension)`: the entry
-/// as a JSON object in the agent's key order; `fromId` is the parent or
-/// `"root"`; `undefined` details / flag left out.
-pub fn entry_value(dialect: Dialect, id: &str, parent_id: Option<&str>, timestamp: &str, summary: &str, details: Option<&Value>, from_extension: Option<bool>) -> Value {
+/// What the `branch_summary` entry says besides its text: the rule set whose
+/// layout it follows, the leaf that was left and the summary calls' usage.
+#[derive(Debug, Clone, Copy)]
+pub struct EntryMeta<'a> {
+    /// Whose layout: pi 1.6 writes `fromId` = the old leaf and `usage`.
+    pub rules: RuleSet,
+    /// The leaf the user left (`None`: there was none, `"root"`).
+    pub old_leaf: Option<&'a str>,
+    /// The summarizer's usage (pi 1.6; `None` leaves the key out).
+    pub usage: Option<&'a Value>,
+}
+
+impl EntryMeta<'_> {
+    /// The older rule sets' meta: `fromId` is the parent, no usage.
+    pub fn of(rules: RuleSet) -> EntryMeta<'static> {
+        EntryMeta { rules, old_leaf: None, usage: None }
+    }
+}
+
+/// `branchWithSummary(parent, summary, details, fromExtension[, usage])`:
+/// the entry as a JSON object in the agent's key order. `fromId` is the
+/// parent or `"root"` (pi 0.73, omp), the leaf that was left or `"root"`
+/// (pi ≥ 0.84.3, pi-1.6.md §5); `undefined` details / usage / flag left out.
+pub fn entry_value(meta: EntryMeta<'_>, id: &str, parent_id: Option<&str>, timestamp: &str, summary: &str, details: Option<&Value>, from_extension: Option<bool>) -> Value {
+    let dialect = meta.rules.dialect();
+    let pi16 = meta.rules == RuleSet::Pi16;
     let mut m = Map::new();
     m.insert("type".into(), "branch_summary".into());
     m.insert("id".into(), id.into());
     m.insert("parentId".into(), parent_id.map_or(Value::Null, Value::from));
     m.insert("timestamp".into(), timestamp.into());
-    m.insert("fromId".into(), parent_id.unwrap_or("root").into());
+    let from_id = if pi16 { meta.old_leaf } else { parent_id };
+    m.insert("fromId".into(), from_id.unwrap_or("root").into());
     m.insert("summary".into(), summary.into());
     if let Some(d) = details {
         m.insert("details".into(), d.clone());
+    }
+    if let Some(u) = meta.usage.filter(|_| pi16) {
+        m.insert("usage".into(), u.clone());
     }
     if let Some(flag) = from_extension {
         let key = match dialect {
@@ -213,13 +270,13 @@ pub struct SuppliedBranchSummary {
 }
 
 /// The line `navigateTree` appends for a supplied summary.
-pub fn supplied_entry_line(dialect: Dialect, id: &str, parent_id: Option<&str>, timestamp: &str, supplied: &SuppliedBranchSummary) -> String {
-    entry_line(dialect, id, parent_id, timestamp, &supplied.summary, supplied.details.as_ref(), Some(true))
+pub fn supplied_entry_line(meta: EntryMeta<'_>, id: &str, parent_id: Option<&str>, timestamp: &str, supplied: &SuppliedBranchSummary) -> String {
+    entry_line(meta, id, parent_id, timestamp, &supplied.summary, supplied.details.as_ref(), Some(true))
 }
 
 /// The line the agent appends (`JSON.stringify(entry)`, no newline).
-pub fn entry_line(dialect: Dialect, id: &str, parent_id: Option<&str>, timestamp: &str, summary: &str, details: Option<&Value>, from_extension: Option<bool>) -> String {
-    stringify(&entry_value(dialect, id, parent_id, timestamp, summary, details, from_extension))
+pub fn entry_line(meta: EntryMeta<'_>, id: &str, parent_id: Option<&str>, timestamp: &str, summary: &str, details: Option<&Value>, from_extension: Option<bool>) -> String {
+    stringify(&entry_value(meta, id, parent_id, timestamp, summary, details, from_extension))
 }
 
 #[cfg(test)]
@@ -262,7 +319,7 @@ mod tests {
 
             let leaf = new_leaf(&s, target).map(|n| s.entry(n).id.to_string());
             assert_eq!(leaf.as_deref(), g["treeOps"]["navigate"]["newLeafId"].as_str());
-            let line = entry_line(dialect, "<new-id>", leaf.as_deref(), "<now>", &summary, Some(&details), Some(false));
+            let line = entry_line(EntryMeta::of(RuleSet::oldest(dialect)), "<new-id>", leaf.as_deref(), "<now>", &summary, Some(&details), Some(false));
             assert_eq!(line, g["treeOps"]["fileTail"][0].as_str().unwrap(), "{dialect}");
         }
     }
@@ -278,13 +335,13 @@ mod tests {
             let leaf = new_leaf(&s, target).map(|n| s.entry(n).id.to_string());
             assert_eq!(leaf.as_deref(), Some("a1"));
             // The golden's summary was given directly to branchWithSummary, without details.
-            let line = entry_line(dialect, "<new-id>", leaf.as_deref(), "<now>", "Branch summary text.", None, Some(false));
+            let line = entry_line(EntryMeta::of(RuleSet::oldest(dialect)), "<new-id>", leaf.as_deref(), "<now>", "Branch summary text.", None, Some(false));
             assert_eq!(line, g["treeOps"]["fileTail"][0].as_str().unwrap(), "{dialect}");
         }
         // The first entry as a user target: the summary hangs at the root.
         let s = Session::parse(&bytes, Some(crate::RuleSet::Pi073));
         assert_eq!(new_leaf(&s, s.node("u1").unwrap()), None);
-        let line = entry_line(Dialect::Pi, "x", None, "t", "S", None, Some(true));
+        let line = entry_line(EntryMeta::of(RuleSet::Pi073), "x", None, "t", "S", None, Some(true));
         assert_eq!(line, r#"{"type":"branch_summary","id":"x","parentId":null,"timestamp":"t","fromId":"root","summary":"S","fromHook":true}"#);
     }
 
@@ -292,11 +349,20 @@ mod tests {
     fn supplied_summaries_are_stored_verbatim_and_marked() {
         let sup = SuppliedBranchSummary { summary: "Mine.".into(), details: Some(serde_json::json!({"k": 1})) };
         assert_eq!(
-            supplied_entry_line(Dialect::Omp, "x", Some("a5"), "t", &sup),
+            supplied_entry_line(EntryMeta::of(RuleSet::Omp13), "x", Some("a5"), "t", &sup),
             r#"{"type":"branch_summary","id":"x","parentId":"a5","timestamp":"t","fromId":"a5","summary":"Mine.","details":{"k":1},"fromExtension":true}"#
         );
         let bare = SuppliedBranchSummary { summary: "Mine.".into(), details: None };
-        assert_eq!(supplied_entry_line(Dialect::Pi, "x", None, "t", &bare), r#"{"type":"branch_summary","id":"x","parentId":null,"timestamp":"t","fromId":"root","summary":"Mine.","fromHook":true}"#);
+        assert_eq!(supplied_entry_line(EntryMeta::of(RuleSet::Pi073), "x", None, "t", &bare), r#"{"type":"branch_summary","id":"x","parentId":null,"timestamp":"t","fromId":"root","summary":"Mine.","fromHook":true}"#);
+        // pi 1.6: fromId is the leaf that was left, usage after details.
+        let usage = serde_json::json!({"input": 5, "output": 2});
+        let meta = EntryMeta { rules: RuleSet::Pi16, old_leaf: Some("a9"), usage: Some(&usage) };
+        assert_eq!(
+            entry_line(meta, "x", Some("a5"), "t", "S", Some(&serde_json::json!({"readFiles": []})), Some(false)),
+            r#"{"type":"branch_summary","id":"x","parentId":"a5","timestamp":"t","fromId":"a9","summary":"S","details":{"readFiles":[]},"usage":{"input":5,"output":2},"fromHook":false}"#
+        );
+        let meta = EntryMeta { rules: RuleSet::Pi16, old_leaf: None, usage: None };
+        assert_eq!(supplied_entry_line(meta, "x", Some("a5"), "t", &bare), r#"{"type":"branch_summary","id":"x","parentId":"a5","timestamp":"t","fromId":"root","summary":"Mine.","fromHook":true}"#);
     }
 
     #[test]
@@ -329,7 +395,7 @@ mod tests {
             let s = Session::parse(&bytes, Some(crate::RuleSet::oldest(dialect)));
             let entries = collect_entries_for_branch_summary(&s, s.leaf(), s.node("a5").unwrap()).entries;
             let prep = prepare_branch_entries(&s, &entries, 0, &bytes).unwrap();
-            let opts = BranchOptions { custom_instructions: Some(custom.to_owned()), replace_instructions: replace };
+            let opts = BranchOptions { custom_instructions: Some(custom.to_owned()), replace_instructions: replace, reasoning: None };
             let call = summary_call(&s, &prep, &bytes, &PromptPack::placeholders(dialect), &opts).unwrap().unwrap();
             call.prompt.rsplit_once("</conversation>\n\n").unwrap().1.to_owned()
         };

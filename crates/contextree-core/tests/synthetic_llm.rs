@@ -184,7 +184,7 @@ fn serialize_conversation_matches_e16() {
         let pack = PromptPack::placeholders(case.dialect);
         let llm = convert_to_llm(&case.messages, contextree_core::RuleSet::oldest(case.dialect), &pack);
         assert_eq!(
-            serialize_conversation(&llm),
+            serialize_conversation(&llm, contextree_core::RuleSet::oldest(case.dialect)),
             case.golden["serializedAll"].as_str().unwrap(),
             "{}: serializedAll",
             case.base

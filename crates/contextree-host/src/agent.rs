@@ -15,6 +15,11 @@
 //! 4. Common global prefixes: `$NPM_CONFIG_PREFIX/lib/node_modules`,
 //!    `/usr/local/lib/node_modules`, `/usr/lib/node_modules`,
 //!    `~/.npm-global/lib/node_modules`.
+//!
+//! When a session's rule set is known ([`load_agent_pack_for`]), the first
+//! installed package whose version maps to that rule set wins (pi 1.6.0 for
+//! `pi@1.6`, pi 0.73.1 for `pi@0.73`, when both are installed); else the
+//! first installed one.
 
 use std::ffi::OsString;
 use std::io::Read;
@@ -23,7 +28,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use contextree_core::prompts::{agent_package_name, agent_package_names, AgentPackError, PromptPack};
-use contextree_core::Dialect;
+use contextree_core::{Dialect, RuleSet};
 
 /// How long `npm root -g` may take; npm's startup is slow, but a hung npm
 /// must not freeze the app.
@@ -159,6 +164,18 @@ pub fn find_agent_package(dialect: Dialect) -> Option<AgentPackage> {
 /// installed, `Some(Err)` when one was found (or named by the environment
 /// variable) but could not be read.
 pub fn load_agent_pack(dialect: Dialect) -> Option<Result<PromptPack, AgentLoadError>> {
+    load_pack_among(dialect, None)
+}
+
+/// The prompt pack of the installed agent for `rules`: among the installed
+/// packages of its agent the first whose version maps to `rules`, else the
+/// first installed (its pack then says which rule set it fits,
+/// [`PromptPack::rules`]). `None` and `Some(Err)` as [`load_agent_pack`].
+pub fn load_agent_pack_for(rules: RuleSet) -> Option<Result<PromptPack, AgentLoadError>> {
+    load_pack_among(rules.dialect(), Some(rules))
+}
+
+fn load_pack_among(dialect: Dialect, rules: Option<RuleSet>) -> Option<Result<PromptPack, AgentLoadError>> {
     let candidates = candidate_dirs(dialect);
     if let [(dir, FoundVia::EnvVar(var))] = candidates.as_slice() {
         if !dir.join("package.json").is_file() {
@@ -171,10 +188,21 @@ pub fn load_agent_pack(dialect: Dialect) -> Option<Result<PromptPack, AgentLoadE
     }
     // Searched among the candidates above: listing them again (`find_agent_package`) would
     // repeat the environment and npm lookups.
-    let (dir, _) = candidates
-        .into_iter()
-        .find(|(dir, _)| dir.join("package.json").is_file())?;
+    let dir = pick_installed(dialect, candidates.into_iter().map(|(dir, _)| dir), rules)?;
     Some(load_pack_from_dir(dialect, &dir))
+}
+
+/// The installed package directory (one holding `package.json`) among
+/// `candidates`, in order: the first whose version maps to `rules`, else the
+/// first installed.
+pub fn pick_installed(dialect: Dialect, candidates: impl IntoIterator<Item = PathBuf>, rules: Option<RuleSet>) -> Option<PathBuf> {
+    let installed: Vec<PathBuf> = candidates.into_iter().filter(|dir| dir.join("package.json").is_file()).collect();
+    let fitting = rules.and_then(|rules| {
+        installed
+            .iter()
+            .find(|dir| read_version(dir).and_then(|v| RuleSet::for_version(dialect, &v)) == Some(rules))
+    });
+    fitting.or(installed.first()).cloned()
 }
 
 /// The prompt pack of the `dialect` agent package in `dir`.
@@ -333,6 +361,26 @@ mod tests {
         assert_eq!(pack.wrap_compaction_summary("S"), "C\nS\n/C");
         assert_eq!(read_version(&dir).as_deref(), Some("0.0.1"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_installed_package_of_the_rule_set_is_picked() {
+        let root = temp_dir("pick");
+        let old = root.join("@mariozechner/pi-coding-agent");
+        let new = root.join("@earendil-works/pi-coding-agent");
+        let missing = root.join("nothing-here");
+        for (dir, version) in [(&old, "0.73.1"), (&new, "1.6.0")] {
+            std::fs::create_dir_all(dir).unwrap();
+            std::fs::write(dir.join("package.json"), format!(r#"{{"name":"x","version":"{version}"}}"#)).unwrap();
+        }
+        let order = || vec![missing.clone(), new.clone(), old.clone()];
+        assert_eq!(pick_installed(Dialect::Pi, order(), Some(RuleSet::Pi16)), Some(new.clone()));
+        assert_eq!(pick_installed(Dialect::Pi, order(), Some(RuleSet::Pi073)), Some(old.clone()));
+        assert_eq!(pick_installed(Dialect::Pi, order(), None), Some(new.clone()));
+        // Only the other release installed: it is used all the same.
+        assert_eq!(pick_installed(Dialect::Pi, vec![old.clone()], Some(RuleSet::Pi16)), Some(old.clone()));
+        assert_eq!(pick_installed(Dialect::Pi, vec![missing], Some(RuleSet::Pi16)), None);
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

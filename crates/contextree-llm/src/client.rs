@@ -483,7 +483,7 @@ mod tests {
         let request = SummaryRequest {
             system_prompt: String::new(),
             prompt: String::new(),
-            max_tokens: 1,
+            max_tokens: Some(1),
             reasoning: None,
         };
         let candidates = Candidates::default();

@@ -3,15 +3,18 @@
 //!
 //! Wire formats:
 //! - OpenAI-compatible `POST <base>/chat/completions`:
-//!   `{"model", "messages": [system, user], <max tokens>, "stream": true,
+//!   `{"model", "messages": [system, user], <max tokens>?, "stream": true,
 //!   "stream_options": {"include_usage": true}, "reasoning_effort"?}`.
 //!   The token limit goes in `max_tokens`, which Ollama, llama.cpp, vLLM and LM Studio all
 //!   read. OpenAI's own API (`api.openai.com`) gets `max_completion_tokens` instead:
 //!   its reasoning models (o-series, gpt-5) reject `max_tokens`, and every chat model there
-//!   accepts `max_completion_tokens`.
+//!   accepts `max_completion_tokens`. A request without a limit (pi@1.6 sends none) has no
+//!   such field: the server's default applies.
 //! - Anthropic `POST <base>/v1/messages`: `{"model", "max_tokens", "system", "messages":
 //!   [user], "stream": true, "thinking"?}` with `x-api-key` and
-//!   `anthropic-version: 2023-06-01`.
+//!   `anthropic-version: 2023-06-01`. Anthropic requires `max_tokens`: a request without a
+//!   limit gets [`ANTHROPIC_DEFAULT_MAX_TOKENS`] (pi-ai would send the model's own output limit,
+//!   which contextree does not know).
 //! - Remote endpoint (omp, compaction.md §6.5) `POST <url>`: `{"systemPrompt", "prompt"}`,
 //!   answered by `{"summary"}`, not streamed.
 //!
@@ -27,6 +30,9 @@ use crate::config::{ApiKey, ProviderConfig, ProviderKind};
 /// The Anthropic API version sent in `anthropic-version`.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
+/// `max_tokens` of an Anthropic request that names no limit (the field is required there).
+pub const ANTHROPIC_DEFAULT_MAX_TOKENS: u32 = 32_000;
+
 /// What to ask a model for: a summary of `prompt` under `system_prompt`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SummaryRequest {
@@ -34,8 +40,9 @@ pub struct SummaryRequest {
     pub system_prompt: String,
     /// The user message: `<conversation>…</conversation>` plus instructions (compaction.md §6.2).
     pub prompt: String,
-    /// The output limit (`floor(0.8 × reserveTokens)` for a history summary).
-    pub max_tokens: u32,
+    /// The output limit (`floor(0.8 × reserveTokens)` for a history summary), or none
+    /// (pi@1.6: the model's own limit applies).
+    pub max_tokens: Option<u32>,
     /// Reasoning effort (`minimal`, `low`, `medium`, `high`, `xhigh`), or none.
     /// OpenAI-compatible: sent as `reasoning_effort` verbatim. Anthropic: extended thinking
     /// with the budget of [`anthropic_thinking_budget`], added on top of `max_tokens`
@@ -146,7 +153,9 @@ pub fn openai_body(request: &SummaryRequest, model: &str, field: MaxTokensField)
         MaxTokensField::MaxTokens => "max_tokens",
         MaxTokensField::MaxCompletionTokens => "max_completion_tokens",
     };
-    body.insert(field.into(), request.max_tokens.into());
+    if let Some(max) = request.max_tokens {
+        body.insert(field.into(), max.into());
+    }
     body.insert("stream".into(), true.into());
     body.insert("stream_options".into(), json!({"include_usage": true}));
     if let Some(effort) = &request.reasoning {
@@ -165,7 +174,7 @@ pub fn anthropic_body(request: &SummaryRequest, model: &str) -> Value {
     body.insert("model".into(), model.into());
     body.insert(
         "max_tokens".into(),
-        (request.max_tokens + budget.unwrap_or(0)).into(),
+        (request.max_tokens.unwrap_or(ANTHROPIC_DEFAULT_MAX_TOKENS) + budget.unwrap_or(0)).into(),
     );
     if !request.system_prompt.is_empty() {
         body.insert("system".into(), request.system_prompt.as_str().into());
@@ -266,7 +275,7 @@ mod tests {
         SummaryRequest {
             system_prompt: "You summarize.".into(),
             prompt: "<conversation>\n[User]: hi\n</conversation>\n\nSummarize.".into(),
-            max_tokens: 13107,
+            max_tokens: Some(13107),
             reasoning: None,
         }
     }
@@ -350,6 +359,15 @@ mod tests {
         );
         r.reasoning = Some("off".into());
         assert!(anthropic_body(&r, "m").get("thinking").is_none());
+    }
+
+    #[test]
+    fn no_limit_means_no_limit_field_except_where_required() {
+        let mut r = request();
+        r.max_tokens = None;
+        let body = openai_body(&r, "m", MaxTokensField::MaxTokens);
+        assert!(body.get("max_tokens").is_none() && body.get("max_completion_tokens").is_none());
+        assert_eq!(anthropic_body(&r, "m")["max_tokens"], ANTHROPIC_DEFAULT_MAX_TOKENS);
     }
 
     #[test]

@@ -19,7 +19,7 @@
 //!    summary, labelled in the entry's `details`;
 //! 4. otherwise the candidates ([`crate::summarizer::candidates`]), through contextree-llm.
 
-use contextree_core::compaction::entry::{details_value, strip_file_tags};
+use contextree_core::compaction::entry::{details_value, strip_file_tags, system_checkpoint};
 use contextree_core::compaction::prompt::pi_reasoning;
 use contextree_core::compaction::{
     compaction_result, new_entry, plan, preview, summary_requests, supplied_result, Answers, CallKind, CompactingHook, CompactionPlan, CompactionResult,
@@ -35,7 +35,7 @@ use contextree_host::settings::{agent_settings_from_env, AgentSettings};
 use contextree_host::write::{append_to_loaded, now_iso, random_u32, Appended};
 use contextree_host::LoadedSession;
 use contextree_llm::offline::{parts, PartKind, OFFLINE_LABEL};
-use contextree_llm::{summarize_offline, CancelToken, Candidates, SummaryRequest};
+use contextree_llm::{summarize_offline, CancelToken, Candidates, Summary, SummaryRequest, Usage};
 use serde_json::{json, Map, Value};
 
 use crate::error::{require_entry_ids, write_error};
@@ -194,16 +194,16 @@ pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: Progress
         (None, None) => None,
     };
     let from_extension = supplied.is_some();
-    let (result, summarizer) = match supplied {
+    let (mut result, summarizer) = match supplied {
         Some((supplied, summarizer)) => (supplied_result(s, &plan, &supplied).map_err(|e| OpsError::Failed(e.to_string()))?, summarizer),
         None => {
             let candidates = summarizer::candidates(&opts.provider, &agent)?;
-            let (answers, summarizer) = if opts.provider.offline || candidates.is_empty() {
+            let (answers, summarizer, usage) = if opts.provider.offline || candidates.is_empty() {
                 let why = if opts.provider.offline { "--offline" } else { "no provider given or configured" };
                 for call in calls(&requests) {
                     progress(Progress::Offline { call });
                 }
-                (offline_answers(s, &plan, &requests), json!({"kind": "offline", "why": why}))
+                (offline_answers(s, &plan, &requests), json!({"kind": "offline", "why": why}), None)
             } else {
                 ask_models(&requests, &candidates, progress, cancel)?
             };
@@ -211,9 +211,13 @@ pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: Progress
             if summarizer["kind"] == "offline" {
                 label_offline(&mut result, &plan);
             }
+            // pi ≥ 0.81 stores the calls' usage with the entry.
+            result.usage = usage.filter(|_| s.rules().projects_context_edits());
             (result, summarizer)
         }
     };
+    // pi ≥ 0.86: the system prompt and tools in effect, as the entry's checkpoint.
+    result.system_message = system_checkpoint(s, &ctx, &loaded.source)?;
     if cancel.is_cancelled() {
         return Err(OpsError::Cancelled);
     }
@@ -333,9 +337,40 @@ fn summary_request(call: &SummarizerCall) -> SummaryRequest {
     SummaryRequest {
         system_prompt: call.system_prompt.clone(),
         prompt: call.prompt.clone(),
-        max_tokens: u32::try_from(call.max_tokens).unwrap_or(u32::MAX),
+        max_tokens: call.sent_max_tokens().map(|m| u32::try_from(m).unwrap_or(u32::MAX)),
         reasoning: call.reasoning.clone(),
     }
+}
+
+/// `stopReason` values that mean the answer stopped at the output cap.
+fn hit_token_cap(summary: &Summary) -> bool {
+    matches!(summary.stop_reason.as_deref(), Some("length" | "max_tokens"))
+}
+
+/// pi ≥ 0.84.3's refusal of a length-capped summary (pi-1.6.md §4.4), as
+/// `<label> failed: …`.
+pub(crate) fn token_cap_failure(label: &str) -> String {
+    format!("{label} failed: generation hit the token cap and the summary is incomplete")
+}
+
+/// The usage pi stores with a summary entry (its `Usage` shape), from what the
+/// providers reported: input and output tokens, no cache or cost figures
+/// (contextree does not know them); summed over the calls as pi's
+/// `combineUsage` does. `None` when no call reported usage.
+pub(crate) fn pi_usage<'a>(reports: impl IntoIterator<Item = &'a Usage>) -> Option<Value> {
+    let mut any = false;
+    let (mut input, mut output) = (0u64, 0u64);
+    for u in reports {
+        any = true;
+        input += u.input_tokens.unwrap_or(0);
+        output += u.output_tokens.unwrap_or(0);
+    }
+    any.then(|| {
+        json!({
+            "input": input, "output": output, "cacheRead": 0, "cacheWrite": 0, "totalTokens": input + output,
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
+        })
+    })
 }
 
 fn call_of(kind: CallKind) -> Call {
@@ -346,9 +381,10 @@ fn call_of(kind: CallKind) -> Call {
     }
 }
 
-/// Round 1 (history and turn prefix, concurrently, as the agents do), then
-/// omp's short summary quoting round 1's merged result.
-fn ask_models(requests: &SummaryRequests, candidates: &Candidates, progress: ProgressFn<'_>, cancel: &CancelToken) -> Result<(Answers, Value), OpsError> {
+/// Round 1 (history and turn prefix: concurrently as pi 0.73 and omp do, one
+/// after the other as pi 1.6 does), then omp's short summary quoting round 1's
+/// merged result. Also returns pi's usage of the calls.
+fn ask_models(requests: &SummaryRequests, candidates: &Candidates, progress: ProgressFn<'_>, cancel: &CancelToken) -> Result<(Answers, Value, Option<Value>), OpsError> {
     let asker = Asker::new(candidates, cancel, progress)?;
     // pi's wording for a failed manual compaction (hooks-and-settings.md §2).
     fn failed(what: &'static str) -> impl Fn(contextree_llm::LlmError) -> OpsError {
@@ -368,9 +404,22 @@ fn ask_models(requests: &SummaryRequests, candidates: &Candidates, progress: Pro
         HistoryStep::Call(c) => Some(c),
         HistoryStep::Literal(_) => None,
     };
-    let (history, prefix) = asker.block_on(async { tokio::join!(ask(history_call), ask(requests.turn_prefix.as_ref())) });
-    let history = history.map_err(failed("history"))?;
-    let prefix = prefix.map_err(failed("turn-prefix"))?;
+    // pi 1.6 refuses a summary cut at the output cap.
+    let capped = |s: &Option<Summary>, kind: CallKind| match s {
+        Some(s) if requests.rejects_length_stop() && hit_token_cap(s) => Err(OpsError::Provider(format!("Compaction failed: {}", token_cap_failure(SummaryRequests::label(kind))))),
+        _ => Ok(()),
+    };
+    let (history, prefix) = if requests.sequential() {
+        let history = asker.block_on(ask(history_call)).map_err(failed("history"))?;
+        capped(&history, CallKind::History)?;
+        let prefix = asker.block_on(ask(requests.turn_prefix.as_ref())).map_err(failed("turn-prefix"))?;
+        (history, prefix)
+    } else {
+        let (history, prefix) = asker.block_on(async { tokio::join!(ask(history_call), ask(requests.turn_prefix.as_ref())) });
+        (history.map_err(failed("history"))?, prefix.map_err(failed("turn-prefix"))?)
+    };
+    capped(&history, CallKind::History)?;
+    capped(&prefix, CallKind::TurnPrefix)?;
     let text = |s: &Option<contextree_llm::Summary>| s.as_ref().map(|s| s.text.clone());
     let merged = requests.merge(text(&history).as_deref(), text(&prefix).as_deref());
     let short = match requests.short_call(&merged) {
@@ -382,7 +431,8 @@ fn ask_models(requests: &SummaryRequests, candidates: &Candidates, progress: Pro
         .filter_map(|(kind, s)| s.as_ref().map(|s| json!({"call": kind, "provider": s.provider, "model": s.model, "stopReason": s.stop_reason})))
         .collect();
     let answers = Answers { history: text(&history), turn_prefix: text(&prefix), short: text(&short) };
-    Ok((answers, json!({"kind": "model", "calls": used})))
+    let usage = pi_usage([&history, &prefix].into_iter().flatten().filter_map(|s| s.usage.as_ref()));
+    Ok((answers, json!({"kind": "model", "calls": used}), usage))
 }
 
 /// Answers written without a model (contextree-llm's extractive summary).

@@ -13,7 +13,7 @@
 //! provider history instead of the kept messages and then only what follows the compaction, so
 //! no appended copy keeps those messages.
 
-use contextree_core::compaction::entry::{entry_line, new_entry_id};
+use contextree_core::compaction::entry::{entry_line, new_entry_id, system_checkpoint};
 use contextree_core::compaction::CompactionResult;
 use contextree_core::context::{self, Leaf};
 use contextree_core::session::{NodeId, Source as _};
@@ -106,6 +106,9 @@ pub fn run(loaded: &LoadedSession, compaction: NodeId, summary: &str) -> Result<
         details: old.get("details").cloned(),
         from_extension: true,
         preserve_data: old.get("preserveData").cloned().filter(|_| omp),
+        // pi 1.6's appendCompaction stores the system state at the new entry's parent.
+        usage: None,
+        system_message: system_checkpoint(s, &context::build(s, Leaf::At(leaf)), &loaded.source)?,
     };
     let mut draw = random_u32;
     let id = new_entry_id(s, &mut draw);

@@ -27,14 +27,15 @@
 //! `navigateTree` appends it.
 
 use contextree_core::branch::{collect_entries_for_branch_summary, prepare_branch_entries, token_budget, BranchEntries, DEFAULT_CONTEXT_WINDOW};
-use contextree_core::branch_summary::{self, generated, new_leaf, returns_to_editor, summary_call, BranchOptions, BranchSummaryCall};
+use contextree_core::branch_summary::{self, generated, new_leaf, returns_to_editor, summary_call, BranchOptions, BranchSummaryCall, EntryMeta};
 use contextree_core::compaction::entry::new_entry_id;
+use contextree_core::compaction::prompt::pi_reasoning;
 use contextree_core::context::materialize::agent_message;
-use contextree_core::context::Item;
+use contextree_core::context::{self, Item, Leaf};
 use contextree_core::js::stringify;
 use contextree_core::prompts::PromptPack;
 use contextree_core::session::{NodeId, Session};
-use contextree_core::Dialect;
+use contextree_core::{Dialect, RuleSet};
 use contextree_host::hooks::{self, HookEvent, TreePreparation};
 use contextree_host::settings::{agent_settings_from_env, AgentSettings};
 use contextree_host::write::{append_to_loaded, now_iso, random_u32, Appended};
@@ -67,6 +68,9 @@ pub struct NavigateOptions<'a> {
     pub label: Option<String>,
     /// Which models to ask.
     pub provider: ProviderFlags,
+    /// pi 1.6: the summarizing model reasons, so the session's thinking level
+    /// goes with the branch-summary call (pi-1.6.md §5).
+    pub model_reasons: bool,
     /// The prompt pack, asked for only when a summary is written.
     pub pack: &'a dyn Fn(Dialect) -> Result<PromptPack, OpsError>,
 }
@@ -169,7 +173,7 @@ pub fn preview(loaded: &LoadedSession, opts: &NavigateOptions<'_>) -> Result<Nav
     if opts.summarize && !collected.entries.is_empty() {
         let prep = prepare_branch_entries(s, &collected.entries, budget, &loaded.source)?;
         let pack = (opts.pack)(s.dialect())?;
-        let bopts = BranchOptions { custom_instructions: opts.instructions.clone(), replace_instructions: opts.replace_instructions };
+        let bopts = BranchOptions { custom_instructions: opts.instructions.clone(), replace_instructions: opts.replace_instructions, reasoning: branch_reasoning(s, opts) };
         call = summary_call(s, &prep, &loaded.source, &pack, &bopts).map_err(|e| OpsError::Failed(e.to_string()))?.map(|c| c.to_json());
     }
     if nothing_to_summarize {
@@ -282,14 +286,16 @@ pub fn run(loaded: &LoadedSession, opts: &NavigateOptions<'_>, progress: Progres
         // The agents use a hook's summary even when nothing is abandoned.
         let parent_id = summary_parent(loaded, target, &mut out, &mut warnings)?;
         summary_written = Some(true);
-        (parent_id.clone(), branch_summary::supplied_entry_line(s.dialect(), &id, parent_id.as_deref(), &now, &sup), json!({"kind": "hook", "event": HookEvent::BeforeTree.name()}))
+        let meta = EntryMeta { rules: s.rules(), old_leaf: out.old_leaf_id.as_deref(), usage: None };
+        (parent_id.clone(), branch_summary::supplied_entry_line(meta, &id, parent_id.as_deref(), &now, &sup), json!({"kind": "hook", "event": HookEvent::BeforeTree.name()}))
     } else {
         let summary = if opts.summarize { summarize(opts, loaded, &agent, &collected, &nav, &mut out, &mut warnings, progress, cancel)? } else { None };
         match summary {
-            Some((text, details, summarizer)) => {
+            Some((text, details, summarizer, usage)) => {
                 let parent_id = summary_parent(loaded, target, &mut out, &mut warnings)?;
                 summary_written = Some(false);
-                let line = branch_summary::entry_line(s.dialect(), &id, parent_id.as_deref(), &now, &text, Some(&details), Some(false));
+                let meta = EntryMeta { rules: s.rules(), old_leaf: out.old_leaf_id.as_deref(), usage: usage.as_ref() };
+                let line = branch_summary::entry_line(meta, &id, parent_id.as_deref(), &now, &text, Some(&details), Some(false));
                 (parent_id, line, summarizer)
             }
             None => {
@@ -384,9 +390,17 @@ fn editor_text(loaded: &LoadedSession, target: NodeId) -> Result<Value, OpsError
     })
 }
 
-/// The summary text, its details and how it was written; `None` when there
-/// is nothing abandoned (the agents then navigate without a summary). The
-/// budget used goes into `out.budget`.
+/// pi 1.6's `reasoning` of the branch-summary call: the session's thinking
+/// level (of the old leaf's path) when the model reasons.
+fn branch_reasoning(s: &Session, opts: &NavigateOptions<'_>) -> Option<String> {
+    let leaf = opts.from.or_else(|| s.leaf());
+    let level = leaf.map_or(Value::Null, |n| context::build(s, Leaf::At(n)).thinking_level);
+    pi_reasoning(opts.model_reasons, &level)
+}
+
+/// The summary text, its details, how it was written and (pi 1.6) the
+/// call's usage; `None` when there is nothing abandoned (the agents then
+/// navigate without a summary). The budget used goes into `out.budget`.
 #[allow(clippy::too_many_arguments)]
 fn summarize(
     opts: &NavigateOptions<'_>,
@@ -398,7 +412,7 @@ fn summarize(
     warnings: &mut Vec<String>,
     progress: ProgressFn<'_>,
     cancel: &CancelToken,
-) -> Result<Option<(String, Value, Value)>, OpsError> {
+) -> Result<Option<(String, Value, Value, Option<Value>)>, OpsError> {
     let s = &loaded.session;
     let window = opts.window.filter(|&w| w != 0).unwrap_or(DEFAULT_CONTEXT_WINDOW);
     let reserve = opts.reserve.unwrap_or(agent.branch_summary_reserve_tokens);
@@ -411,19 +425,19 @@ fn summarize(
     }
     let prep = prepare_branch_entries(s, &collected.entries, budget, &loaded.source)?;
     let pack = (opts.pack)(s.dialect())?;
-    let bopts = BranchOptions { custom_instructions: nav.custom_instructions.clone(), replace_instructions: nav.replace_instructions.unwrap_or(false) };
+    let bopts = BranchOptions { custom_instructions: nav.custom_instructions.clone(), replace_instructions: nav.replace_instructions.unwrap_or(false), reasoning: branch_reasoning(s, opts) };
     let call = summary_call(s, &prep, &loaded.source, &pack, &bopts).map_err(|e| OpsError::Failed(e.to_string()))?;
-    let (answer, summarizer) = match &call {
+    let (answer, summarizer, usage) = match &call {
         // No message selected: the agents store their literal without asking.
-        None => (String::new(), json!({"kind": "none", "why": "no messages selected"})),
+        None => (String::new(), json!({"kind": "none", "why": "no messages selected"}), None),
         Some(call) => {
             let candidates = summarizer::candidates(&opts.provider, agent)?;
             if candidates.is_empty() {
                 let why = if opts.provider.offline { "--offline" } else { "no provider given or configured" };
                 progress(Progress::Offline { call: Call::Branch });
-                (summarize_offline(call.conversation()), json!({"kind": "offline", "why": why}))
+                (summarize_offline(call.conversation()), json!({"kind": "offline", "why": why}), None)
             } else {
-                ask_model(call, &candidates, progress, cancel)?
+                ask_model(s, call, &candidates, progress, cancel)?
             }
         }
     };
@@ -432,21 +446,28 @@ fn summarize(
         // The agents read only the two lists; the label says no model wrote it.
         details["summarizer"] = OFFLINE_DETAILS.into();
     }
-    Ok(Some((text, details, summarizer)))
+    Ok(Some((text, details, summarizer, usage)))
 }
 
-/// The branch-summary call through the candidates (no reasoning option, as the agents send it).
-fn ask_model(call: &BranchSummaryCall, candidates: &Candidates, progress: ProgressFn<'_>, cancel: &CancelToken) -> Result<(String, Value), OpsError> {
+/// The branch-summary call through the candidates (reasoning and no output cap
+/// under pi 1.6, which also refuses a length-capped answer; pi 0.73 and omp
+/// send `maxTokens` 2048 and no reasoning). Also returns pi 1.6's usage.
+fn ask_model(s: &Session, call: &BranchSummaryCall, candidates: &Candidates, progress: ProgressFn<'_>, cancel: &CancelToken) -> Result<(String, Value, Option<Value>), OpsError> {
     let request = SummaryRequest {
         system_prompt: call.system_prompt.clone(),
         prompt: call.prompt.clone(),
-        max_tokens: u32::try_from(call.max_tokens).unwrap_or(u32::MAX),
-        reasoning: None,
+        max_tokens: call.sent_max_tokens().map(|m| u32::try_from(m).unwrap_or(u32::MAX)),
+        reasoning: call.reasoning.clone(),
     };
     let asker = Asker::new(candidates, cancel, progress)?;
     let summary = asker.block_on(asker.ask(Call::Branch, &request)).map_err(|e| llm_error(e, |e| format!("branch summary failed: {e}")))?;
+    let pi16 = s.rules() == RuleSet::Pi16;
+    if pi16 && matches!(summary.stop_reason.as_deref(), Some("length" | "max_tokens")) {
+        return Err(OpsError::Provider(crate::compact::token_cap_failure("Branch summarization")));
+    }
     let used = json!({"kind": "model", "provider": summary.provider, "model": summary.model, "stopReason": summary.stop_reason});
-    Ok((summary.text, used))
+    let usage = if pi16 { crate::compact::pi_usage(summary.usage.as_ref()) } else { None };
+    Ok((summary.text, used, usage))
 }
 
 /// The entry id of `n`.

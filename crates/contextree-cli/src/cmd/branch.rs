@@ -4,7 +4,7 @@
 
 use clap::Args;
 use contextree_core::branch::{collect_entries_for_branch_summary, message_role, prepare_branch_entries, BranchEntries, PreparedBranch};
-use contextree_core::context::entry_estimate;
+use contextree_core::context::Item;
 use contextree_core::session::{NodeId, Session};
 use contextree_host::LoadedSession;
 use serde_json::{json, Map, Value};
@@ -63,7 +63,7 @@ fn document(s: &Session, [from, to]: [Option<NodeId>; 2], budget: u64, collected
     doc.insert("commonAncestorId".into(), opt(collected.common_ancestor));
     doc.insert("entryIds".into(), ids(&collected.entries));
     doc.insert("selectedIds".into(), ids(&prep.selected));
-    doc.insert("messages".into(), messages(s, &prep.selected));
+    doc.insert("messages".into(), messages(s, prep));
     doc.insert("totalTokens".into(), prep.total_tokens.into());
     doc.insert("squeezedId".into(), opt(prep.squeezed));
     doc.insert("stoppedAtId".into(), opt(prep.stopped_at));
@@ -71,13 +71,18 @@ fn document(s: &Session, [from, to]: [Option<NodeId>; 2], budget: u64, collected
     Value::Object(doc)
 }
 
-/// The selected messages with the role and estimate the summarizer sees.
-fn messages(s: &Session, selected: &[NodeId]) -> Value {
-    let row = |&n: &NodeId| {
+/// The selected messages with the role and estimate the summarizer sees
+/// (pi 1.6: `editedBy` names the context_edit whose replacement it reads).
+fn messages(s: &Session, prep: &PreparedBranch) -> Value {
+    let row = |((&n, item), &tokens): ((&NodeId, &Item), &u64)| {
         let e = s.entry(n);
-        json!({"entryId": e.id.to_string(), "role": message_role(e), "tokens": entry_estimate(e, s.rules())})
+        let mut m = json!({"entryId": e.id.to_string(), "role": message_role(e), "tokens": tokens});
+        if let Item::Replaced { edit, .. } = item {
+            m["editedBy"] = s.entry(*edit).id.to_string().into();
+        }
+        m
     };
-    Value::Array(selected.iter().map(row).collect())
+    Value::Array(prep.selected.iter().zip(&prep.items).zip(&prep.tokens).map(row).collect())
 }
 
 

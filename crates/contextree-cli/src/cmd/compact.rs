@@ -79,7 +79,7 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
     if let Some(id) = &args.edit {
         return edit(args, &loaded, id);
     }
-    let pack = a.pack_fn();
+    let pack = a.pack_fn(loaded.session.rules());
     let opts = CompactOptions {
         leaf: a.leaf(&loaded)?,
         pack: &pack,

@@ -29,7 +29,7 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     let loaded = a.load()?;
     let s = &loaded.session;
     let ctx = a.context(&loaded)?;
-    let pack = a.pack(s.dialect())?;
+    let pack = a.pack(s.rules())?;
     let tokens = context_tokens(s, &ctx, &pack, &loaded.source).map_err(read_back)?;
     let est = estimate_context_tokens(s, &ctx, &tokens);
     let projected = estimate_projected_context_tokens(s, &ctx, &tokens, &loaded.source).map_err(read_back)?;

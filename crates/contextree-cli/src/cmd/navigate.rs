@@ -62,6 +62,9 @@ pub struct NavigateArgs {
     /// pi: the instructions replace the default prompt instead of extending it.
     #[arg(long, requires = "instructions")]
     replace_instructions: bool,
+    /// pi@1.6: the summarizing model reasons, so pi would pass the session's thinking level.
+    #[arg(long, requires = "summarize")]
+    model_reasons: bool,
     /// The summarizing model's context window (default 128000, the agents' fallback); the budget is this − the reserve.
     #[arg(long, value_name = "N")]
     window: Option<u64>,
@@ -96,13 +99,14 @@ pub fn run(args: &NavigateArgs) -> Result<(), CliError> {
         Some(id) => Some(node(&loaded, a, id)?),
         None => None,
     };
-    let pack = a.pack_fn();
+    let pack = a.pack_fn(loaded.session.rules());
     let opts = NavigateOptions {
         target,
         from,
         summarize: args.summarize,
         instructions: args.instructions.clone(),
         replace_instructions: args.replace_instructions,
+        model_reasons: args.model_reasons,
         window: args.window,
         reserve: args.reserve,
         label: args.label.clone(),

@@ -42,7 +42,7 @@ pub fn run(args: &PruneArgs) -> Result<(), CliError> {
     }
     let loaded = a.load()?;
     let s = &loaded.session;
-    let pv = contextree_ops::prune::preview(&loaded, a.leaf(&loaded)?, &config(args), &a.pack(s.dialect())?)?;
+    let pv = contextree_ops::prune::preview(&loaded, a.leaf(&loaded)?, &config(args), &a.pack(s.rules())?)?;
     let plan = &pv.plan;
     let mut doc = document(s, plan);
     doc["context"] = json!({

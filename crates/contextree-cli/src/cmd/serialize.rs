@@ -9,7 +9,7 @@ use crate::common::{print_session_json, read_back, CliError, SessionArgs};
 pub fn run(args: &SessionArgs) -> Result<(), CliError> {
     let loaded = args.load()?;
     let ctx = args.context(&loaded)?;
-    let pack = args.pack(loaded.session.dialect())?;
+    let pack = args.pack(loaded.session.rules())?;
     let text = serialize_context(&loaded.session, &ctx, &pack, &loaded.source).map_err(read_back)?;
     if args.json {
         let sha = Sha256::digest(text.as_bytes());

@@ -34,9 +34,20 @@ pub fn agent_pack(dialect: &str) -> PathBuf {
     dir
 }
 
+/// pi 1.6.0's package inside the oracle (`@earendil-works/pi-coding-agent`).
+pub fn pi16_pack() -> PathBuf {
+    let dir = oracle_dir().join("node_modules/@earendil-works/pi-coding-agent");
+    assert!(dir.join("package.json").is_file(), "pi 1.6.0 is not installed at {} — run scripts/install-oracle.sh", dir.display());
+    dir
+}
+
 /// `node oracle.mjs --impl pi|omp13 CMD FILE EXTRA…`, parsed.
 pub fn oracle(dialect: &str, cmd: &str, file: &Path, extra: &[&str]) -> Value {
-    let imp = if dialect == "pi" { "pi" } else { "omp13" };
+    oracle_impl(if dialect == "pi" { "pi" } else { "omp13" }, cmd, file, extra)
+}
+
+/// `node oracle.mjs --impl IMPL CMD FILE EXTRA…` (`pi`, `pi16`, `omp13`, `omp18`), parsed.
+pub fn oracle_impl(imp: &str, cmd: &str, file: &Path, extra: &[&str]) -> Value {
     let out = Command::new("node")
         .arg(oracle_dir().join("oracle.mjs"))
         .args(["--impl", imp, cmd])
@@ -68,8 +79,13 @@ impl TempDir {
 
     /// A copy of a synthetic fixture in this folder.
     pub fn copy(&self, fixture: &str) -> PathBuf {
+        self.copy_from("synthetic", fixture)
+    }
+
+    /// A copy of a fixture of `tests/fixtures/<folder>` in this folder.
+    pub fn copy_from(&self, folder: &str, fixture: &str) -> PathBuf {
         let file = self.0.join(format!("{fixture}.jsonl"));
-        std::fs::copy(repo().join("tests/fixtures/synthetic").join(format!("{fixture}.jsonl")), &file).unwrap();
+        std::fs::copy(repo().join("tests/fixtures").join(folder).join(format!("{fixture}.jsonl")), &file).unwrap();
         file
     }
 }

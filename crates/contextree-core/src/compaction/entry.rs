@@ -16,9 +16,11 @@ use serde_json::{Map, Value};
 use super::file_ops::FileLists;
 use super::plan::{CompactionPlan, NothingToCompact};
 use super::prompt::{CompactingHook, SummaryRequests};
-use crate::context::omp_format;
+use crate::context::materialize::ReadBackError;
+use crate::context::{omp_format, system, Context};
 use crate::js::{is_js_whitespace, is_truthy, js_trim, js_trim_end, json_number, stringify};
-use crate::session::Session;
+use crate::session::probe::parse_iso_ms;
+use crate::session::{Session, Source};
 use crate::Dialect;
 
 /// omp lists at most this many files per tag (the details keep them all).
@@ -49,6 +51,12 @@ pub struct CompactionResult {
     pub from_extension: bool,
     /// omp's `preserveData` (`None`: key omitted; always `None` in pi).
     pub preserve_data: Option<Value>,
+    /// pi ≥ 0.81: the summary calls' usage (`None`: key omitted).
+    pub usage: Option<Value>,
+    /// pi ≥ 0.86: the replayed system message of the context at the leaf
+    /// ([`system_checkpoint`]), stored with the entry's own time as its
+    /// `timestamp` (`None`: key omitted).
+    pub system_message: Option<Value>,
 }
 
 /// The model's answers to the calls of a [`SummaryRequests`].
@@ -236,7 +244,20 @@ pub fn compaction_result(
         details: Some(details_value(&lists)),
         from_extension: false,
         preserve_data,
+        usage: None,
+        system_message: None,
     })
+}
+
+/// What pi ≥ 0.86's `appendCompaction` stores as `systemMessage`:
+/// `getCurrentSystemMessage` of the context at the leaf (`ctx`), for the
+/// rule sets that keep system messages (pi-1.6.md §4.7); `None` otherwise
+/// or when the context has no system message.
+pub fn system_checkpoint(session: &Session, ctx: &Context, source: &dyn Source) -> Result<Option<Value>, ReadBackError> {
+    if !session.rules().projects_context_edits() {
+        return Ok(None);
+    }
+    system::current_system(session, ctx, source)
 }
 
 /// `{readFiles, modifiedFiles}`.
@@ -311,6 +332,8 @@ pub fn supplied_result(session: &Session, plan: &CompactionPlan, supplied: &Supp
         details: supplied.details.clone(),
         from_extension: true,
         preserve_data: supplied.preserve_data.clone().filter(|_| omp),
+        usage: None,
+        system_message: None,
     })
 }
 
@@ -328,7 +351,9 @@ pub fn new_entry_id(session: &Session, draw: &mut dyn FnMut() -> u32) -> String 
 }
 
 /// The compaction entry as a JSON object, keys in the order the agent writes
-/// them (session-format.md §4); `undefined` fields left out.
+/// them (session-format.md §4; pi 1.6 adds `usage` before `fromHook` and
+/// `systemMessage` last, its `timestamp` the entry's own time in ms,
+/// pi-1.6.md §1.4, §4.7); `undefined` fields left out.
 pub fn entry_value(result: &CompactionResult, id: &str, parent_id: Option<&str>, timestamp: &str) -> Value {
     let mut m = Map::new();
     m.insert("type".into(), "compaction".into());
@@ -348,7 +373,17 @@ pub fn entry_value(result: &CompactionResult, id: &str, parent_id: Option<&str>,
     }
     match result.dialect {
         Dialect::Pi => {
+            if let Some(u) = &result.usage {
+                m.insert("usage".into(), u.clone());
+            }
             m.insert("fromHook".into(), result.from_extension.into());
+            if let Some(Value::Object(sys)) = &result.system_message {
+                // `{...systemMessage, timestamp: new Date(timestamp).getTime()}`:
+                // the key keeps its place, a new one goes last.
+                let mut sys = sys.clone();
+                sys.insert("timestamp".into(), json_number(parse_iso_ms(timestamp).unwrap_or(f64::NAN)));
+                m.insert("systemMessage".into(), Value::Object(sys));
+            }
         }
         Dialect::Omp => {
             m.insert("fromExtension".into(), result.from_extension.into());

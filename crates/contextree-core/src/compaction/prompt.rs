@@ -3,7 +3,8 @@
 //!
 //! The calls come in two rounds, as in the agents' `compact()`:
 //! 1. the history summary and (split turns) the turn-prefix summary, which
-//!    the agents run concurrently;
+//!    pi 0.73 and omp run concurrently and pi 1.6 one after the other
+//!    ([`SummaryRequests::sequential`]);
 //! 2. omp only: the short summary, whose prompt quotes the *merged* result of
 //!    round 1 — so it can only be built once those answers are in
 //!    ([`SummaryRequests::short_call`]).
@@ -20,7 +21,7 @@ use crate::context::Item;
 use crate::js::{is_truthy, to_js_string};
 use crate::prompts::{PromptError, PromptId, PromptPack};
 use crate::session::{NodeId, Session, Source};
-use crate::Dialect;
+use crate::{Dialect, RuleSet};
 
 /// The literal history both agents use when a split turn has nothing before it.
 pub const NO_PRIOR_HISTORY: &str = "No prior history.";
@@ -60,30 +61,43 @@ pub struct SummarizerCall {
     pub system_prompt: String,
     /// The user message text.
     pub prompt: String,
-    /// `maxTokens` of the request.
+    /// `maxTokens` of the request; for a call that sends none (pi@1.6,
+    /// `max_tokens_sent` false) the notional budget the preview counts with
+    /// (0.73.1's value).
     pub max_tokens: u64,
+    /// Whether the request carries `maxTokens` (pi@1.6 sends none: the
+    /// model's own output limit applies, pi-1.6.md §4.4).
+    pub max_tokens_sent: bool,
     /// The `reasoning` option (omp always `high`; pi the session's thinking
     /// level when the model reasons, else none).
     pub reasoning: Option<String>,
-    /// End of the serialized conversation in `prompt` (it starts after the
-    /// opening tag); kept as an offset because the conversation may itself
-    /// contain `</conversation>`.
-    conversation_end: usize,
+    /// The serialized conversation in `prompt` as a byte range (after the
+    /// opening tag or heading); kept as offsets because the conversation may
+    /// itself contain `</conversation>`.
+    conversation_range: (usize, usize),
 }
 
 impl SummarizerCall {
     /// The serialized conversation the prompt quotes (what an offline
     /// summarizer reads instead of asking a model).
     pub fn conversation(&self) -> &str {
-        &self.prompt[CONVERSATION_OPEN.len()..self.conversation_end]
+        &self.prompt[self.conversation_range.0..self.conversation_range.1]
     }
 
-    /// The fixtures' shape: `{systemPrompt, prompt, maxTokens, reasoning?}`.
+    /// The `maxTokens` the request carries, if any.
+    pub fn sent_max_tokens(&self) -> Option<u64> {
+        self.max_tokens_sent.then_some(self.max_tokens)
+    }
+
+    /// The fixtures' shape: `{systemPrompt, prompt, maxTokens?, reasoning?}`
+    /// (no `maxTokens` when the request carries none).
     pub fn to_json(&self) -> Value {
         let mut m = serde_json::Map::new();
         m.insert("systemPrompt".into(), self.system_prompt.clone().into());
         m.insert("prompt".into(), self.prompt.clone().into());
-        m.insert("maxTokens".into(), self.max_tokens.into());
+        if self.max_tokens_sent {
+            m.insert("maxTokens".into(), self.max_tokens.into());
+        }
         if let Some(r) = &self.reasoning {
             m.insert("reasoning".into(), r.clone().into());
         }
@@ -161,6 +175,8 @@ struct ShortParts {
 pub struct SummaryRequests {
     /// Whose rules built them.
     pub dialect: Dialect,
+    /// The rule set that built them.
+    pub rules: RuleSet,
     /// The history part.
     pub history: HistoryStep,
     /// The turn-prefix call (split turns with a non-empty prefix).
@@ -177,6 +193,27 @@ impl SummaryRequests {
             HistoryStep::Literal(_) => None,
         };
         history.into_iter().chain(&self.turn_prefix).collect()
+    }
+
+    /// Whether round 1's calls go one after the other, history first
+    /// (pi ≥ 0.80.4, pi-1.6.md §4.4), rather than concurrently.
+    pub fn sequential(&self) -> bool {
+        self.rules == RuleSet::Pi16
+    }
+
+    /// What a failed call is called in the agent's error message
+    /// (`<label> failed: …`).
+    pub fn label(kind: CallKind) -> &'static str {
+        match kind {
+            CallKind::History | CallKind::Short => "Summarization",
+            CallKind::TurnPrefix => "Turn prefix summarization",
+        }
+    }
+
+    /// Whether a summary that stopped at the output cap is an error
+    /// (pi ≥ 0.84.3: `generation hit the token cap…`, pi-1.6.md §4.4).
+    pub fn rejects_length_stop(&self) -> bool {
+        self.rules == RuleSet::Pi16
     }
 
     /// Whether a short summary follows (omp).
@@ -203,7 +240,7 @@ impl SummaryRequests {
     pub fn short_call(&self, merged: &str) -> Option<SummarizerCall> {
         let s = self.short.as_ref()?;
         let mut prompt = conversation_block(&s.conversation);
-        let conversation_end = CONVERSATION_OPEN.len() + s.conversation.len();
+        let conversation_range = (CONVERSATION_OPEN.len(), CONVERSATION_OPEN.len() + s.conversation.len());
         // `if (historySummary)`: an empty merged summary adds no block.
         if !merged.is_empty() {
             push_previous_summary(&mut prompt, merged);
@@ -215,8 +252,9 @@ impl SummaryRequests {
             system_prompt: s.system_prompt.clone(),
             prompt,
             max_tokens: s.max_tokens,
+            max_tokens_sent: true,
             reasoning: Some(OMP_REASONING.to_owned()),
-            conversation_end,
+            conversation_range,
         })
     }
 
@@ -243,6 +281,9 @@ pub fn summary_requests(
 ) -> Result<SummaryRequests, PromptBuildError> {
     let prepared = plan.outcome.as_ref().map_err(|&r| PromptBuildError::Nothing(r))?;
     let dialect = plan.dialect;
+    let rules = session.rules();
+    // pi 1.6 sends no output cap (the model's own limit applies).
+    let max_tokens_sent = rules != RuleSet::Pi16;
     let system_prompt = pack.prompt(PromptId::SummarizationSystem)?;
     let reserve = plan.settings.reserve_tokens as f64;
     let reasoning = match dialect {
@@ -270,7 +311,7 @@ pub fn summary_requests(
             base = format!("{base}\n\nAdditional focus: {focus}");
         }
         let mut prompt = conversation_block(&conversation);
-        let conversation_end = CONVERSATION_OPEN.len() + conversation.len();
+        let conversation_range = (CONVERSATION_OPEN.len(), CONVERSATION_OPEN.len() + conversation.len());
         if let Some(prev) = &previous_summary {
             push_previous_summary(&mut prompt, prev);
         }
@@ -281,14 +322,21 @@ pub fn summary_requests(
             system_prompt: system_prompt.clone(),
             prompt,
             max_tokens: (0.8 * reserve).floor() as u64,
+            max_tokens_sent,
             reasoning: reasoning.clone(),
-            conversation_end,
+            conversation_range,
         })
     };
 
     let history = if split {
         if prepared.messages_to_summarize.is_empty() {
-            HistoryStep::Literal(NO_PRIOR_HISTORY.to_owned())
+            // pi 1.6: `previousSummary ?? "No prior history."` (the previous
+            // summary verbatim, even when empty); pi 0.73 always the literal.
+            let literal = match previous_value(session, plan) {
+                Some(prev) if rules == RuleSet::Pi16 => prev,
+                _ => NO_PRIOR_HISTORY.to_owned(),
+            };
+            HistoryStep::Literal(literal)
         } else {
             HistoryStep::Call(history_call()?)
         }
@@ -302,18 +350,31 @@ pub fn summary_requests(
     };
 
     let turn_prefix = if split {
-        // No previous summary, custom instructions or hook context here.
+        // No previous summary or hook context here; pi 1.6 lays the prompt
+        // out under headings and adds the custom instructions (§4.4).
         let conversation = conversation(session, &prepared.turn_prefix, source, pack)?;
-        let mut prompt = conversation_block(&conversation);
-        let conversation_end = CONVERSATION_OPEN.len() + conversation.len();
-        prompt.push_str(&pack.prompt(PromptId::CompactionTurnPrefix)?);
+        let text = pack.prompt(PromptId::CompactionTurnPrefix)?;
+        let (prompt, conversation_range) = if rules == RuleSet::Pi16 {
+            let mut prompt = format!("{TURN_PREFIX_CONVERSATION_HEADING}{conversation}\n\n# Instructions\n{text}");
+            if let Some(focus) = opts.custom_instructions.as_deref().filter(|c| !c.is_empty()) {
+                prompt.push_str("\n\nAdditional focus: ");
+                prompt.push_str(focus);
+            }
+            let start = TURN_PREFIX_CONVERSATION_HEADING.len();
+            (prompt, (start, start + conversation.len()))
+        } else {
+            let mut prompt = conversation_block(&conversation);
+            prompt.push_str(&text);
+            (prompt, (CONVERSATION_OPEN.len(), CONVERSATION_OPEN.len() + conversation.len()))
+        };
         Some(SummarizerCall {
             kind: CallKind::TurnPrefix,
             system_prompt: system_prompt.clone(),
             prompt,
             max_tokens: (0.5 * reserve).floor() as u64,
+            max_tokens_sent,
             reasoning: reasoning.clone(),
-            conversation_end,
+            conversation_range,
         })
     } else {
         None
@@ -329,7 +390,18 @@ pub fn summary_requests(
             max_tokens: ((0.2 * reserve).floor() as u64).min(512),
         }),
     };
-    Ok(SummaryRequests { dialect, history, turn_prefix, short })
+    Ok(SummaryRequests { dialect, rules, history, turn_prefix, short })
+}
+
+/// pi 1.6's turn-prefix prompt opens with this heading, then the conversation.
+const TURN_PREFIX_CONVERSATION_HEADING: &str = "# Conversation\n";
+
+/// `previousSummary` when JS would treat it as defined (`??`): present and
+/// not null, as a string.
+fn previous_value(session: &Session, plan: &CompactionPlan) -> Option<String> {
+    let prev = plan.previous?;
+    let summary = session.entry(prev.node).object()?.get("summary");
+    (!matches!(summary, None | Some(Value::Null))).then(|| to_js_string(summary))
 }
 
 /// `previousSummary` when JS would treat it as present (truthy), as the
@@ -348,7 +420,7 @@ pub fn conversation(session: &Session, nodes: &[NodeId], source: &dyn Source, pa
     for &node in nodes {
         let msg = agent_message(session, Item::Entry(node), source)?;
         if let Some(llm) = convert_message(&msg, session.rules(), pack) {
-            serialize_message_into(&llm, &mut out, &mut first);
+            serialize_message_into(&llm, session.rules(), &mut out, &mut first);
         }
     }
     Ok(out)

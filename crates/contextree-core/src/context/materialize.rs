@@ -282,7 +282,7 @@ pub fn serialize_context(session: &Session, ctx: &Context, pack: &PromptPack, so
     for &item in &ctx.items {
         let msg = agent_message(session, item, source)?;
         if let Some(llm) = convert_message(&msg, session.rules(), pack) {
-            super::serialize::serialize_message_into(&llm, &mut out, &mut first);
+            super::serialize::serialize_message_into(&llm, session.rules(), &mut out, &mut first);
         }
     }
     Ok(out)

@@ -8,7 +8,7 @@ pub mod serialize;
 pub mod build;
 pub mod materialize;
 pub mod preview;
-mod projection;
+pub(crate) mod projection;
 pub mod system;
 pub mod state;
 pub mod usage;

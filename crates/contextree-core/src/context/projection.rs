@@ -53,7 +53,7 @@ pub(super) fn project(session: &Session, ctx: &mut Context, path: &[NodeId], com
                     }
                 }
                 // A replacement that is not an object would make pi throw; the message is shown as it is.
-                Some((_, edit)) if !edit.object().and_then(|m| m.get("replacement")).is_some_and(Value::is_object) => ctx.items.extend(base),
+                Some((_, edit)) if !is_replacement(edit) => ctx.items.extend(base),
                 Some((edit, _)) => ctx.items.extend(base.into_iter().map(|item| match item {
                     Item::Entry(node) if takes_replacement(session.entry(node)) => Item::Replaced { node, edit },
                     other => other,
@@ -99,12 +99,18 @@ fn base_items(session: &Session, n: NodeId) -> Vec<Item> {
 }
 
 /// A `context_edit` whose `replacement` is `null`.
-fn is_omission(e: &Entry) -> bool {
+pub(crate) fn is_omission(e: &Entry) -> bool {
     e.object().and_then(|m| m.get("replacement")).is_some_and(Value::is_null)
 }
 
+/// A `context_edit` whose `replacement` is an object (its `content` replaces
+/// the target's); any other non-null value would make pi throw.
+pub(crate) fn is_replacement(e: &Entry) -> bool {
+    e.object().and_then(|m| m.get("replacement")).is_some_and(Value::is_object)
+}
+
 /// The roles whose content an edit replaces: user, assistant, toolResult, custom.
-fn takes_replacement(e: &Entry) -> bool {
+pub(crate) fn takes_replacement(e: &Entry) -> bool {
     match e.message() {
         Some(m) => matches!(m.role, Role::User | Role::Assistant | Role::ToolResult | Role::Custom),
         None => &*e.entry_type == "custom_message",

@@ -1,24 +1,29 @@
 //! `serializeConversation` (compaction.md §6.1; identical in pi 0.73.1 and
-//! omp 13.19): the plain-text transcript given to the summarizing model.
+//! omp 13.19; pi 1.6 differs, pi-1.6.md §4.5): the plain-text transcript
+//! given to the summarizing model.
 //!
 //! Input is the output of `convertToLlm`, so only `user`, `assistant` and
-//! `toolResult` produce text. Long tool results are cut at 2000 UTF-16 units;
-//! a cut inside a surrogate pair leaves U+FFFD, as the agents' text becomes
-//! when sent as UTF-8 ([`crate::js::slice_utf16`]).
+//! `toolResult` produce text (pi 1.6's `system` messages produce none). Long
+//! tool results are cut at 2000 UTF-16 units; a cut inside a surrogate pair
+//! leaves U+FFFD under the older rules, as the agents' text becomes when sent
+//! as UTF-8 ([`crate::js::slice_utf16`]), while pi 1.6 (`sliceHead`) keeps
+//! the whole pair out. pi 1.6 also drops thinking blocks and reads a string
+//! tool-result content as its text (`contentText`).
 
 use serde_json::Value;
 
+use crate::dialect::RuleSet;
 use crate::js::{js_entries, push_js_string, slice_utf16, stringify_into, utf16_len};
 
 /// Tool results longer than this (UTF-16 units) are truncated.
 const TOOL_RESULT_MAX_CHARS: usize = 2000;
 
 /// The whole transcript: every message's parts joined with a blank line.
-pub fn serialize_conversation(llm: &[Value]) -> String {
+pub fn serialize_conversation(llm: &[Value], rules: RuleSet) -> String {
     let mut out = String::new();
     let mut first = true;
     for msg in llm {
-        serialize_message_into(msg, &mut out, &mut first);
+        serialize_message_into(msg, rules, &mut out, &mut first);
     }
     out
 }
@@ -26,7 +31,8 @@ pub fn serialize_conversation(llm: &[Value]) -> String {
 /// Appends one message's parts to `out`, each preceded by the blank-line
 /// separator unless it is the first part of the transcript (`first` tracks
 /// that across calls).
-pub fn serialize_message_into(msg: &Value, out: &mut String, first: &mut bool) {
+pub fn serialize_message_into(msg: &Value, rules: RuleSet, out: &mut String, first: &mut bool) {
+    let pi16 = rules.serializes_without_thinking();
     let mut part = |label: &str, body: &str| {
         if !std::mem::take(first) {
             out.push_str("\n\n");
@@ -45,7 +51,10 @@ pub fn serialize_message_into(msg: &Value, out: &mut String, first: &mut bool) {
             }
         }
         Some("assistant") => {
-            let (thinking, text, calls) = assistant_parts(msg.get("content"));
+            let (mut thinking, text, calls) = assistant_parts(msg.get("content"));
+            if pi16 {
+                thinking.clear();
+            }
             for (label, items, sep) in [
                 ("[Assistant thinking]: ", thinking, "\n"),
                 ("[Assistant]: ", text, "\n"),
@@ -57,9 +66,12 @@ pub fn serialize_message_into(msg: &Value, out: &mut String, first: &mut bool) {
             }
         }
         Some("toolResult") => {
-            let text = joined_texts(msg.get("content"));
+            let text = match msg.get("content") {
+                Some(Value::String(s)) if pi16 => s.clone(),
+                content => joined_texts(content),
+            };
             if !text.is_empty() {
-                part("[Tool result]: ", &truncate_for_summary(text));
+                part("[Tool result]: ", &truncate_for_summary(text, pi16));
             }
         }
         _ => {}
@@ -162,18 +174,33 @@ fn push_json_utf16_unit(unit: u16, out: &mut String) {
 }
 
 /// `text.slice(0, 2000) + "\n\n[... N more characters truncated]"` for text
-/// longer than 2000 UTF-16 units.
-fn truncate_for_summary(text: String) -> String {
+/// longer than 2000 UTF-16 units; with `whole_pairs` (pi 1.6's `sliceHead`)
+/// a character that would be split is left out instead. N is `len − 2000`
+/// either way.
+fn truncate_for_summary(text: String, whole_pairs: bool) -> String {
     let len = utf16_len(&text);
     if len <= TOOL_RESULT_MAX_CHARS {
         return text;
     }
-    let mut out = slice_utf16(&text, TOOL_RESULT_MAX_CHARS);
+    let mut out = if whole_pairs { slice_utf16_whole(&text, TOOL_RESULT_MAX_CHARS) } else { slice_utf16(&text, TOOL_RESULT_MAX_CHARS) };
     out.push_str(&format!(
         "\n\n[... {} more characters truncated]",
         len - TOOL_RESULT_MAX_CHARS
     ));
     out
+}
+
+/// The longest prefix of `s` of at most `end_units` UTF-16 units that ends
+/// on a character boundary (pi 1.6's `sliceHead`).
+fn slice_utf16_whole(s: &str, end_units: usize) -> String {
+    let mut units = 0;
+    for (i, c) in s.char_indices() {
+        units += c.len_utf16();
+        if units > end_units {
+            return s[..i].to_owned();
+        }
+    }
+    s.to_owned()
 }
 
 #[cfg(test)]
@@ -182,7 +209,11 @@ mod tests {
     use serde_json::json;
 
     fn ser(msgs: Value) -> String {
-        serialize_conversation(msgs.as_array().unwrap())
+        serialize_conversation(msgs.as_array().unwrap(), RuleSet::Pi073)
+    }
+
+    fn ser16(msgs: Value) -> String {
+        serialize_conversation(msgs.as_array().unwrap(), RuleSet::Pi16)
     }
 
     #[test]
@@ -213,7 +244,7 @@ mod tests {
         let mut out = String::new();
         let mut first = true;
         for m in msgs.as_array().unwrap() {
-            serialize_message_into(m, &mut out, &mut first);
+            serialize_message_into(m, RuleSet::Pi073, &mut out, &mut first);
         }
         assert_eq!(out, ser(msgs));
         assert_eq!(out, "[User]: x\n\n[User]: y");
@@ -244,6 +275,29 @@ mod tests {
                 "a".repeat(1999)
             )
         );
+    }
+
+    #[test]
+    fn pi16_drops_thinking_and_system() {
+        let msgs = json!([
+            {"role": "system", "content": "you are", "sections": {"a": "b"}},
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": [{"type": "thinking", "thinking": "k"}, {"type": "text", "text": "t"}]},
+            {"role": "assistant", "content": [{"type": "thinking", "thinking": "only"}]},
+            {"role": "toolResult", "content": "plain"}
+        ]);
+        assert_eq!(ser16(msgs), "[User]: q\n\n[Assistant]: t\n\n[Tool result]: plain");
+    }
+
+    #[test]
+    fn pi16_cut_keeps_surrogate_pairs_whole() {
+        // pi-1.6.md §4.5's run: 1999×a + 😀 + b → 1999×a, remainder still 2.
+        let text = format!("{}😀b", "a".repeat(1999));
+        let out = ser16(json!([{"role": "toolResult", "content": [{"type": "text", "text": text}]}]));
+        assert_eq!(out, format!("[Tool result]: {}\n\n[... 2 more characters truncated]", "a".repeat(1999)));
+        let text = format!("{}😀b", "a".repeat(1998));
+        let out = ser16(json!([{"role": "toolResult", "content": [{"type": "text", "text": text}]}]));
+        assert_eq!(out, format!("[Tool result]: {}😀\n\n[... 1 more characters truncated]", "a".repeat(1998)));
     }
 
     #[test]

@@ -10,9 +10,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::js_literal::{find_string_constant, JsLiteralError};
-use super::known::{known_texts, sha256_hex, HashedForm, KnownText};
+use super::known::{known_texts, known_texts_of, recorded_rule_sets, sha256_hex, HashedForm, KnownText};
 use super::{PackOrigin, PromptError, PromptId, PromptPack, Segment, Template, TemplateError};
-use crate::Dialect;
+use crate::{Dialect, RuleSet};
 
 /// The npm package of each dialect's agent.
 pub fn agent_package_name(dialect: Dialect) -> &'static str {
@@ -80,7 +80,8 @@ pub struct TextCheck {
     pub utf16_len: usize,
     /// sha256 of the hashed form.
     pub sha256: String,
-    /// The spec's row for this text, if it has one.
+    /// The spec's row for this text, if it has one: of the rule set the
+    /// pack fits ([`PromptPack::rules`]).
     pub expected: Option<KnownText>,
 }
 
@@ -146,9 +147,10 @@ impl PromptPack {
     /// `dist/core/messages.js`, ...), or `None` when it does not exist.
     /// Each text is checked against the spec's digests
     /// ([`PromptPack::checks`]); the origin is
-    /// [`PackOrigin::Agent`] with `verified` true when every check matched.
+    /// [`PackOrigin::Agent`] with `verified` true when every text matched the
+    /// rows of one rule set, which the pack then fits ([`PromptPack::rules`]).
     /// A package whose texts differ (another release, a local edit) still
-    /// loads, unverified.
+    /// loads, unverified, fitting the rule set its version maps to.
     pub fn from_agent_files(
         dialect: Dialect,
         path: &Path,
@@ -160,13 +162,14 @@ impl PromptPack {
             Dialect::Omp => read_omp(files)?,
         };
         let pack = PromptPack::from_parsed(dialect, PackOrigin::Custom(String::new()), texts)?;
-        let checks = match dialect {
+        let mut checks: Vec<TextCheck> = match dialect {
             Dialect::Pi => checks,
             Dialect::Omp => checks
                 .into_iter()
                 .map(|c| check_omp(&pack, c))
                 .collect::<Result<_, _>>()?,
         };
+        let rules = assign_expected(dialect, &version, &mut checks);
         let verified = !checks.is_empty() && checks.iter().all(TextCheck::matches);
         let origin = PackOrigin::Agent {
             dialect,
@@ -174,8 +177,32 @@ impl PromptPack {
             verified,
             path: path.to_owned(),
         };
-        Ok(pack.with_origin(origin, checks))
+        Ok(pack.with_origin(origin, checks).with_rules(rules))
     }
+}
+
+/// Fills each check's `expected` row and returns the rule set the pack fits:
+/// the newest recorded rule set all of whose rows the texts match; failing
+/// that, the rule set of the package's version (its rows are then the
+/// expectation), else the newest recorded one.
+fn assign_expected(dialect: Dialect, version: &str, checks: &mut [TextCheck]) -> Option<RuleSet> {
+    let row = |rules: RuleSet, c: &TextCheck| known_texts_of(rules).find(|k| k.id == c.id && k.form == c.form).copied();
+    let recorded: Vec<RuleSet> = recorded_rule_sets(dialect).collect();
+    let fits = |rules: RuleSet, checks: &[TextCheck]| {
+        !checks.is_empty()
+            && checks
+                .iter()
+                .all(|c| row(rules, c).is_some_and(|k| k.sha256 == c.sha256 && k.utf16_len == c.utf16_len))
+    };
+    let matched = recorded.iter().rev().copied().find(|&r| fits(r, checks));
+    let by_version = RuleSet::for_version(dialect, version);
+    let expect_from = matched
+        .or(by_version.filter(|r| recorded.contains(r)))
+        .or(recorded.last().copied());
+    for c in checks.iter_mut() {
+        c.expected = expect_from.and_then(|r| row(r, c));
+    }
+    matched.or(by_version)
 }
 
 fn package_version(
@@ -304,9 +331,8 @@ fn check(
         source,
         utf16_len: text.encode_utf16().count(),
         sha256: sha256_hex(text),
-        expected: known_texts(dialect)
-            .find(|k| k.id == id && k.form == form)
-            .copied(),
+        // Set by `assign_expected` once every text is read.
+        expected: known_texts(dialect).find(|k| k.id == id && k.form == form).copied(),
     }
 }
 
@@ -382,6 +408,8 @@ mod tests {
             ]
         );
         assert_eq!(pack.checks().len(), 10);
+        // Its texts match no release, so its version decides (9.9.9 ≥ 0.86).
+        assert_eq!(pack.rules(), Some(crate::RuleSet::Pi16));
         assert!(pack.checks().iter().all(|c| c.expected.is_some()));
         // The two suffixes are pure markup, so they equal pi's real constants.
         let matching: Vec<_> = pack

@@ -3,7 +3,10 @@
 //! run time without being copied into this repository (decisions.md D8).
 //!
 //! Only what such declarations need is understood: a declaration keyword, the
-//! name, `=`, then one or more string or template literals joined by `+`.
+//! name, `=`, then one or more string or template literals joined by `+`. A
+//! template literal may interpolate another constant of the same file by its
+//! bare name (`${OTHER}`, as pi 1.6 builds `UPDATE_SUMMARIZATION_PROMPT`);
+//! any other `${...}` is an error.
 //! Escapes are decoded as JavaScript (strict mode) does, so the result is the
 //! exact runtime value: the digests in the spec are taken of that value.
 
@@ -18,7 +21,8 @@ pub enum JsLiteralError {
         /// Byte offset where a literal was expected.
         offset: usize,
     },
-    /// A template literal with `${...}`: its value depends on run time.
+    /// A template literal with `${...}` that is not the bare name of another
+    /// string constant of the same file: its value depends on run time.
     #[error("`{name}` interpolates `${{...}}` at byte {offset}")]
     Interpolation {
         /// Constant name.
@@ -50,6 +54,13 @@ pub enum JsLiteralError {
 /// The value of the first `const`/`let`/`var` declaration of `name` in
 /// `source`, or `None` when there is no such declaration.
 pub fn find_string_constant(source: &str, name: &str) -> Result<Option<String>, JsLiteralError> {
+    find_constant(source, name, 0)
+}
+
+/// How deep `${NAME}` references are followed (a cycle ends here).
+const MAX_REFERENCE_DEPTH: usize = 8;
+
+fn find_constant(source: &str, name: &str, depth: usize) -> Result<Option<String>, JsLiteralError> {
     let Some(value_at) = find_declaration(source, name) else {
         return Ok(None);
     };
@@ -57,7 +68,7 @@ pub fn find_string_constant(source: &str, name: &str) -> Result<Option<String>, 
     let mut pos = skip_ws(source, value_at);
     let mut units: Vec<u16> = Vec::new();
     loop {
-        pos = parse_literal(source, pos, name, &mut units)?;
+        pos = parse_literal(source, pos, name, depth, &mut units)?;
         let next = skip_ws(source, pos);
         if source[next..].starts_with('+') && !source[next..].starts_with("++") {
             pos = skip_ws(source, next + 1);
@@ -141,6 +152,7 @@ fn parse_literal(
     source: &str,
     start: usize,
     name: &str,
+    depth: usize,
     out: &mut Vec<u16>,
 ) -> Result<usize, JsLiteralError> {
     let quote = match source[start..].chars().next() {
@@ -166,10 +178,13 @@ fn parse_literal(
             c if c == quote => return Ok(at + 1),
             '\\' => decode_escape(&mut chars, source, at, name, out)?,
             '$' if quote == '`' && matches!(chars.peek(), Some((_, '{'))) => {
-                return Err(JsLiteralError::Interpolation {
+                let interpolation = || JsLiteralError::Interpolation {
                     name: name.to_owned(),
                     offset: at,
-                });
+                };
+                let (value, end) = interpolated_constant(source, at, depth).ok_or_else(interpolation)?;
+                out.extend(value.encode_utf16());
+                while chars.next_if(|&(i, _)| i < end).is_some() {}
             }
             // Template literals normalise CR and CRLF to LF; in ordinary
             // string literals a raw line break is a syntax error.
@@ -184,6 +199,22 @@ fn parse_literal(
         }
     }
     Err(unterminated())
+}
+
+/// `${NAME}` at `at` where `NAME` is a string constant of `source`: its value
+/// and the offset after the `}`.
+fn interpolated_constant(source: &str, at: usize, depth: usize) -> Option<(String, usize)> {
+    let inner_start = at + 2;
+    let close = inner_start + source[inner_start..].find('}')?;
+    let ident = source[inner_start..close].trim();
+    let valid = !ident.is_empty()
+        && !ident.as_bytes()[0].is_ascii_digit()
+        && ident.bytes().all(is_ident_byte);
+    if !valid || depth >= MAX_REFERENCE_DEPTH {
+        return None;
+    }
+    let value = find_constant(source, ident, depth + 1).ok()??;
+    Some((value, close + 1))
 }
 
 fn decode_escape(
@@ -327,6 +358,13 @@ continues';"#;
     }
 
     #[test]
+    fn bare_constant_interpolation_is_resolved() {
+        let src = "const I = `rules\n- one`;\nconst P = `New messages.\n\n${I}`;\nconst Q = `<${ P }>` + '!';";
+        assert_eq!(get(src, "P").unwrap(), "New messages.\n\nrules\n- one");
+        assert_eq!(get(src, "Q").unwrap(), "<New messages.\n\nrules\n- one>!");
+    }
+
+    #[test]
     fn crlf_in_template_literals_becomes_lf() {
         assert_eq!(get("const A = `a\r\nb\rc`;\r\n", "A").unwrap(), "a\nb\nc");
     }
@@ -343,6 +381,18 @@ continues';"#;
         assert!(matches!(
             err("const A = `a${b}`;"),
             JsLiteralError::Interpolation { offset: 12, .. }
+        ));
+        assert!(matches!(
+            err("const b = 1;\nconst A = `a${b}`;"),
+            JsLiteralError::Interpolation { .. }
+        ));
+        assert!(matches!(
+            err("const b = 'x';\nconst A = `a${b + 1}`;"),
+            JsLiteralError::Interpolation { .. }
+        ));
+        assert!(matches!(
+            err("const A = `a${A}`;"),
+            JsLiteralError::Interpolation { .. }
         ));
         assert!(matches!(
             err("const A = b;"),

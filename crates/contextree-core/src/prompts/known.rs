@@ -1,10 +1,11 @@
 //! The agents' prompt texts as recorded in the spec (context.md §2.3,
-//! compaction.md §6.4, branch-summary.md §4): lengths and sha256 digests only,
-//! never the texts (decisions.md D8). A pack loaded from an installed agent is
-//! "verified" when every one of its texts matches this table.
+//! compaction.md §6.4, branch-summary.md §4, pi-1.6.md §4.6): lengths and
+//! sha256 digests only, never the texts (decisions.md D8). A pack loaded from
+//! an installed agent is "verified" when every one of its texts matches the
+//! rows of one rule set, and it then fits that rule set.
 
 use super::PromptId;
-use crate::Dialect;
+use crate::{Dialect, RuleSet};
 
 /// Which form of a text a digest was taken of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -26,6 +27,8 @@ pub enum HashedForm {
 pub struct KnownText {
     /// Agent the text belongs to.
     pub dialect: Dialect,
+    /// The rule set whose release the digest was taken from.
+    pub rules: RuleSet,
     /// Agent release the digest was taken from.
     pub version: &'static str,
     /// What the text is for.
@@ -42,7 +45,7 @@ pub struct KnownText {
 }
 
 const fn row(
-    dialect: Dialect,
+    rules: RuleSet,
     version: &'static str,
     id: PromptId,
     form: HashedForm,
@@ -51,7 +54,11 @@ const fn row(
     sha256: &'static str,
 ) -> KnownText {
     KnownText {
-        dialect,
+        dialect: match rules {
+            RuleSet::Pi073 | RuleSet::Pi16 => Dialect::Pi,
+            RuleSet::Omp13 | RuleSet::Omp18 => Dialect::Omp,
+        },
+        rules,
         version,
         id,
         form,
@@ -61,14 +68,17 @@ const fn row(
     }
 }
 
-use Dialect::{Omp, Pi};
 use HashedForm::{Constant, Prefix, Raw, Rendered, Suffix};
 use PromptId::*;
+use RuleSet::{Omp13 as Omp, Pi073 as Pi, Pi16};
 
 const PI: &str = "0.73.1";
+const PI16: &str = "1.6.0";
 const OMP: &str = "13.19.0";
 
-/// Every text of pi 0.73.1 and omp 13.19.0.
+/// Every text of pi 0.73.1, pi 1.6.0 and omp 13.19.0. pi 1.6.0 changed two
+/// texts (the system prompt and the turn-prefix instructions); its other rows
+/// repeat 0.73.1's digests.
 #[rustfmt::skip]
 pub const KNOWN_TEXTS: &[KnownText] = &[
     row(Pi, PI, CompactionSummaryContext, Prefix, "COMPACTION_SUMMARY_PREFIX", 96, "f9e67958bb63d2f538bbf6827b496c6121bc86c56d6a825e46fa72a90e9984a9"),
@@ -81,6 +91,16 @@ pub const KNOWN_TEXTS: &[KnownText] = &[
     row(Pi, PI, CompactionTurnPrefix, Constant, "TURN_PREFIX_SUMMARIZATION_PROMPT", 440, "9aeeb36ea731a8497d38abb03c2da351d81bcade4b2ae389bb6ae74300cf6ba5"),
     row(Pi, PI, BranchSummary, Constant, "BRANCH_SUMMARY_PROMPT", 689, "76cf34f4204cc5465282460c9a3099301d9c8c0a672eda0e9d48ee7af422cec1"),
     row(Pi, PI, BranchSummaryPreamble, Constant, "BRANCH_SUMMARY_PREAMBLE", 103, "8cec318a8d7b328ea984295f5a59325e2f8736059661b70a1b9e957e69788e16"),
+    row(Pi16, PI16, CompactionSummaryContext, Prefix, "COMPACTION_SUMMARY_PREFIX", 96, "f9e67958bb63d2f538bbf6827b496c6121bc86c56d6a825e46fa72a90e9984a9"),
+    row(Pi16, PI16, CompactionSummaryContext, Suffix, "COMPACTION_SUMMARY_SUFFIX", 11, "7f052d2f136be4fb495d8f286e1213fe42b1c4c5d34d9194667873616085a67a"),
+    row(Pi16, PI16, BranchSummaryContext, Prefix, "BRANCH_SUMMARY_PREFIX", 89, "4fb1c2d818e9996a2c58d6330b3306087008000c173cce80bf5583ec7c218466"),
+    row(Pi16, PI16, BranchSummaryContext, Suffix, "BRANCH_SUMMARY_SUFFIX", 10, "7b6935dd2809d39329dd45e593833189975947c2cfb1fb37dbdb098666738420"),
+    row(Pi16, PI16, SummarizationSystem, Constant, "SUMMARIZATION_SYSTEM_PROMPT", 310, "c464889dcfa60441e642f291445b49523f263e6fb2725d0c25075543a2ec3f8f"),
+    row(Pi16, PI16, CompactionSummary, Constant, "SUMMARIZATION_PROMPT", 879, "9b00aa68df1a64279bc36e9093367f638701d48ec82e3d08436f65092a515f9b"),
+    row(Pi16, PI16, CompactionUpdateSummary, Constant, "UPDATE_SUMMARIZATION_PROMPT", 1257, "240c52982209146eae47d73c7172f6ba1dab60f44520bcb6a6ec1a883fef2ec7"),
+    row(Pi16, PI16, CompactionTurnPrefix, Constant, "TURN_PREFIX_SUMMARIZATION_PROMPT", 664, "7b0a15be5e0fdcce338ce7c1ef1fdd386faed258cc25d03915a05b05e7a6a183"),
+    row(Pi16, PI16, BranchSummary, Constant, "BRANCH_SUMMARY_PROMPT", 689, "76cf34f4204cc5465282460c9a3099301d9c8c0a672eda0e9d48ee7af422cec1"),
+    row(Pi16, PI16, BranchSummaryPreamble, Constant, "BRANCH_SUMMARY_PREAMBLE", 103, "8cec318a8d7b328ea984295f5a59325e2f8736059661b70a1b9e957e69788e16"),
     row(Omp, OMP, CompactionSummaryContext, Raw, "src/prompts/compaction/compaction-summary-context.md", 465, "d70fbd7745826cb35dfbd4b1fc3145cf20c1d347e15deaa31f65a5f1a6717b73"),
     row(Omp, OMP, BranchSummaryContext, Raw, "src/prompts/compaction/branch-summary-context.md", 112, "23843a8287cc803177aa8e53607f8c83657b3b031b15d05557f70939bdec56fa"),
     row(Omp, OMP, SummarizationSystem, Rendered, "src/prompts/system/summarization-system.md", 350, "1448ab4c36da3ec5173fe646f975c4655256e2597118e9e5bf9567c80806301a"),
@@ -92,9 +112,22 @@ pub const KNOWN_TEXTS: &[KnownText] = &[
     row(Omp, OMP, BranchSummaryPreamble, Rendered, "src/prompts/compaction/branch-summary-preamble.md", 101, "5ed8b8e14790f8da297c43eebece78b666557c024e486b501ce65097277caeda"),
 ];
 
-/// The rows for one dialect, in table order.
+/// The rows for one dialect (every rule set of it), in table order.
 pub fn known_texts(dialect: Dialect) -> impl Iterator<Item = &'static KnownText> {
     KNOWN_TEXTS.iter().filter(move |k| k.dialect == dialect)
+}
+
+/// The rows of one rule set, in table order (empty for a rule set whose
+/// texts are not recorded).
+pub fn known_texts_of(rules: RuleSet) -> impl Iterator<Item = &'static KnownText> {
+    KNOWN_TEXTS.iter().filter(move |k| k.rules == rules)
+}
+
+/// The rule sets whose texts are recorded, oldest first within an agent.
+pub fn recorded_rule_sets(dialect: Dialect) -> impl Iterator<Item = RuleSet> {
+    RuleSet::ALL
+        .into_iter()
+        .filter(move |r| r.dialect() == dialect && known_texts_of(*r).next().is_some())
 }
 
 /// sha256 of `text`'s UTF-8 bytes, lowercase hex.
@@ -114,23 +147,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_dialect_text_is_listed_once() {
-        for dialect in Dialect::ALL {
+    fn every_rule_set_text_is_listed_once() {
+        for rules in [Pi, Pi16, Omp] {
             for &id in PromptId::ALL {
-                let forms: Vec<_> = known_texts(dialect)
+                let forms: Vec<_> = known_texts_of(rules)
                     .filter(|k| k.id == id)
                     .map(|k| k.form)
                     .collect();
-                let expected: &[HashedForm] = match (dialect, id) {
-                    (Pi, CompactionShortSummary) => &[],
-                    (Pi, CompactionSummaryContext | BranchSummaryContext) => &[Prefix, Suffix],
-                    (Pi, _) => &[Constant],
-                    (Omp, CompactionSummaryContext | BranchSummaryContext) => &[Raw],
-                    (Omp, _) => &[Rendered],
+                let expected: &[HashedForm] = match (rules.dialect(), id) {
+                    (Dialect::Pi, CompactionShortSummary) => &[],
+                    (Dialect::Pi, CompactionSummaryContext | BranchSummaryContext) => &[Prefix, Suffix],
+                    (Dialect::Pi, _) => &[Constant],
+                    (Dialect::Omp, CompactionSummaryContext | BranchSummaryContext) => &[Raw],
+                    (Dialect::Omp, _) => &[Rendered],
                 };
-                assert_eq!(forms, expected, "{dialect} {id:?}");
+                assert_eq!(forms, expected, "{rules} {id:?}");
             }
         }
+        assert_eq!(recorded_rule_sets(Dialect::Pi).collect::<Vec<_>>(), [Pi, Pi16]);
+    }
+
+    #[test]
+    fn pi16_changed_two_texts() {
+        let changed: Vec<PromptId> = known_texts_of(Pi16)
+            .filter(|k| !known_texts_of(Pi).any(|o| o.id == k.id && o.form == k.form && o.sha256 == k.sha256))
+            .map(|k| k.id)
+            .collect();
+        assert_eq!(changed, [SummarizationSystem, CompactionTurnPrefix]);
     }
 
     #[test]

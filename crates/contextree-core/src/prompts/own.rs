@@ -2,7 +2,7 @@
 //! root, see its README) and the fixtures' placeholder tokens.
 
 use super::{PackOrigin, PromptId, PromptPack};
-use crate::Dialect;
+use crate::{Dialect, RuleSet};
 
 macro_rules! own {
     ($path:literal) => {
@@ -10,11 +10,17 @@ macro_rules! own {
     };
 }
 
-/// The template file of `id` for `dialect`, as written.
-fn own_file(dialect: Dialect, id: PromptId) -> Option<&'static str> {
+/// The template file of `id` for `rules`, as written: pi 1.6's two changed
+/// texts (pi-1.6.md §4.6) have files of their own under `pi16/`.
+fn own_file(rules: RuleSet, id: PromptId) -> Option<&'static str> {
     use Dialect::{Omp, Pi};
     use PromptId::*;
-    Some(match (dialect, id) {
+    match (rules, id) {
+        (RuleSet::Pi16, SummarizationSystem) => return Some(own!("pi16/summarization-system.md")),
+        (RuleSet::Pi16, CompactionTurnPrefix) => return Some(own!("pi16/compaction-turn-prefix.md")),
+        _ => {}
+    }
+    Some(match (rules.dialect(), id) {
         (_, SummarizationSystem) => own!("shared/summarization-system.md"),
         (_, CompactionTurnPrefix) => own!("shared/compaction-turn-prefix.md"),
         (_, BranchSummary) => own!("shared/branch-summary.md"),
@@ -33,14 +39,14 @@ fn own_file(dialect: Dialect, id: PromptId) -> Option<&'static str> {
     })
 }
 
-pub(super) fn own_pack(dialect: Dialect) -> PromptPack {
+pub(super) fn own_pack(rules: RuleSet) -> PromptPack {
     // Editors end files with a newline; the texts' own trailing newlines
     // (pi's preamble) are written as extra lines (prompts/README.md).
     let texts = PromptId::ALL.iter().filter_map(|&id| {
-        let file = own_file(dialect, id)?;
+        let file = own_file(rules, id)?;
         Some((id, file.strip_suffix('\n').unwrap_or(file).to_owned()))
     });
-    PromptPack::from_templates(dialect, PackOrigin::Own, texts)
+    PromptPack::from_templates(rules.dialect(), PackOrigin::Own, texts).with_rules(Some(rules))
 }
 
 pub(super) fn placeholder_pack(dialect: Dialect) -> PromptPack {
@@ -94,8 +100,11 @@ mod tests {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/prompts/snapshots")
     }
 
-    fn renders(dialect: Dialect) -> Vec<(String, String)> {
-        let pack = PromptPack::own(dialect);
+    /// Snapshot folders: one per rule set with texts of its own.
+    const SNAPSHOT_SETS: &[(RuleSet, &str)] = &[(RuleSet::Pi073, "pi"), (RuleSet::Pi16, "pi16"), (RuleSet::Omp13, "omp")];
+
+    fn renders(rules: RuleSet) -> Vec<(String, String)> {
+        let pack = PromptPack::own_for(rules);
         let mut out = Vec::new();
         for id in pack.ids() {
             if id.is_context_wrapper() {
@@ -116,11 +125,9 @@ mod tests {
     fn own_texts_render_as_snapshotted() {
         let update = std::env::var_os("UPDATE_SNAPSHOTS").is_some();
         let mut failures = Vec::new();
-        for dialect in Dialect::ALL {
-            for (name, text) in renders(dialect) {
-                let path = snapshot_dir()
-                    .join(dialect.name())
-                    .join(format!("{name}.txt"));
+        for &(rules, folder) in SNAPSHOT_SETS {
+            for (name, text) in renders(rules) {
+                let path = snapshot_dir().join(folder).join(format!("{name}.txt"));
                 if update {
                     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
                     std::fs::write(&path, &text).unwrap();
@@ -144,9 +151,19 @@ mod tests {
     }
 
     #[test]
+    fn pi16_differs_from_pi073_in_two_texts() {
+        let (old, new) = (PromptPack::own_for(RuleSet::Pi073), PromptPack::own_for(RuleSet::Pi16));
+        let changed: Vec<PromptId> = old.ids().filter(|&id| old.template(id).map(ToString::to_string) != new.template(id).map(ToString::to_string)).collect();
+        assert_eq!(changed, [PromptId::SummarizationSystem, PromptId::CompactionTurnPrefix]);
+        assert_eq!((old.rules(), new.rules()), (Some(RuleSet::Pi073), Some(RuleSet::Pi16)));
+        assert_eq!(PromptPack::own(Dialect::Pi).rules(), Some(RuleSet::Pi073));
+    }
+
+    #[test]
     fn own_packs_cover_what_each_agent_uses() {
-        for dialect in Dialect::ALL {
-            let pack = PromptPack::own(dialect);
+        for rules in RuleSet::ALL {
+            let dialect = rules.dialect();
+            let pack = PromptPack::own_for(rules);
             assert_eq!(pack.origin(), &PackOrigin::Own);
             for &id in PromptId::ALL {
                 assert_eq!(

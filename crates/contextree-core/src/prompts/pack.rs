@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use super::agent::TextCheck;
 use super::{PackOrigin, PromptError, PromptId, Template};
 use crate::context::omp_format;
-use crate::Dialect;
+use crate::{Dialect, RuleSet};
 
 /// A set of prompt texts for one dialect.
 ///
@@ -19,12 +19,19 @@ pub struct PromptPack {
     origin: PackOrigin,
     texts: BTreeMap<PromptId, Template>,
     checks: Vec<TextCheck>,
+    rules: Option<RuleSet>,
 }
 
 impl PromptPack {
-    /// contextree's own wording (`prompts/`) for `dialect`.
+    /// contextree's own wording (`prompts/`) for `dialect`'s oldest rule set.
     pub fn own(dialect: Dialect) -> PromptPack {
-        super::own::own_pack(dialect)
+        super::own::own_pack(RuleSet::oldest(dialect))
+    }
+
+    /// contextree's own wording (`prompts/`) for one rule set: pi 1.6's
+    /// changed texts have their own files (pi-1.6.md §4.6).
+    pub fn own_for(rules: RuleSet) -> PromptPack {
+        super::own::own_pack(rules)
     }
 
     /// The tokens the golden fixtures stand in for the agents' texts
@@ -102,7 +109,28 @@ impl PromptPack {
             origin,
             texts,
             checks: Vec::new(),
+            rules: None,
         })
+    }
+
+    /// The same pack, declared to fit `rules` (`None`: no particular one).
+    pub fn with_rules(self, rules: Option<RuleSet>) -> PromptPack {
+        debug_assert!(rules.is_none_or(|r| r.dialect() == self.dialect));
+        PromptPack { rules, ..self }
+    }
+
+    /// The rule set whose texts and layout this pack holds: for an agent's
+    /// pack the release its texts match (else the one its version maps to),
+    /// for contextree's own wording the rule set it was written for; `None`
+    /// for texts given by a caller.
+    pub fn rules(&self) -> Option<RuleSet> {
+        self.rules
+    }
+
+    /// Whether this pack's texts are the ones `rules` sends: true when the
+    /// pack fits `rules` or fits no particular rule set.
+    pub fn fits(&self, rules: RuleSet) -> bool {
+        self.rules.is_none_or(|r| r == rules)
     }
 
     /// The same texts, attributed to `origin` with the given checks.

@@ -249,7 +249,7 @@ pub fn request() -> SummaryRequest {
     SummaryRequest {
         system_prompt: "You are a context summarization assistant.".into(),
         prompt: "<conversation>\n[User]: Port the parser.\n</conversation>\n\nSummarize.".into(),
-        max_tokens: 13107,
+        max_tokens: Some(13107),
         reasoning: None,
     }
 }

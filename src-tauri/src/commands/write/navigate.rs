@@ -31,6 +31,8 @@ fn options<'a>(
         reserve: None,
         label: None,
         provider,
+        // The app does not know whether the configured model reasons.
+        model_reasons: false,
         pack,
     })
 }
