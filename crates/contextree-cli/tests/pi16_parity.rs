@@ -32,81 +32,8 @@ fn run(cmd: &str, file: &Path, extra: &[&str]) -> Result<Value, String> {
 /// the reason: `(stem, job, reason)`, where a mismatch of `"{stem} {job}…"`
 /// is expected. An entry that no longer matches any mismatch fails the test,
 /// so the list shrinks as those rules land.
-const PENDING: &[(&str, &str, &str)] = &[
-    // serializeConversation drops thinking blocks (1.2.0) and cuts tool
-    // results without splitting a surrogate pair (1.5.1), pi-1.6.md §4.5.
-    ("E01", "serialize", SERIALIZE),
-    ("E16", "serialize", SERIALIZE),
-    ("edge-assistant-no-usage", "serialize", SERIALIZE),
-    ("edge-bash-meta", "serialize", SERIALIZE),
-    ("edge-blank-crlf", "serialize", SERIALIZE),
-    ("edge-concat-last", "serialize", SERIALIZE),
-    ("edge-concat-middle", "serialize", SERIALIZE),
-    ("edge-cycle", "serialize", SERIALIZE),
-    ("edge-duplicate-id", "serialize", SERIALIZE),
-    ("edge-extra-fields", "serialize", SERIALIZE),
-    ("edge-garbage-before-header", "serialize", SERIALIZE),
-    ("edge-labels", "serialize", SERIALIZE),
-    ("edge-missing-id", "serialize", SERIALIZE),
-    ("edge-nonobject-lines", "serialize", SERIALIZE),
-    ("edge-null-line", "serialize", SERIALIZE),
-    ("edge-omp-compaction", "serialize", SERIALIZE),
-    ("edge-omp-remote-compaction", "serialize", SERIALIZE),
-    ("edge-omp-roles", "serialize", SERIALIZE),
-    ("edge-omp-state", "serialize", SERIALIZE),
-    ("edge-orphan", "serialize", SERIALIZE),
-    ("edge-self-parent", "serialize", SERIALIZE),
-    ("edge-timestamps-invalid", "serialize", SERIALIZE),
-    ("edge-timestamps-order", "serialize", SERIALIZE),
-    ("edge-unknown-type", "serialize", SERIALIZE),
-    ("edge-unterminated-object-value", "serialize", SERIALIZE),
-    ("edge-unterminated-object", "serialize", SERIALIZE),
-    ("edge-unterminated-string", "serialize", SERIALIZE),
-    ("edge-v1-fkei-out-of-range", "serialize", SERIALIZE),
-    ("edge-v1-hookmessage", "serialize", SERIALIZE),
-    ("edge-v1-malformed-before-target", "serialize", SERIALIZE),
-    ("edge-v1-truncated-before-target", "serialize", SERIALIZE),
-    ("edge-v2-hookmessage", "serialize", SERIALIZE),
-    ("edge-v3-hookmessage", "serialize", SERIALIZE),
-    ("g-v1-compact-s1", "serialize", SERIALIZE),
-    ("g-v1-default-s8", "serialize", SERIALIZE),
-    ("g-v2-branchy-s19", "serialize", SERIALIZE),
-    ("g-v2-default-s6", "serialize", SERIALIZE),
-    ("g-v3-bigout-s9", "serialize", SERIALIZE),
-    ("g-v3-branchy-s23", "serialize", SERIALIZE),
-    ("g-v3-branchy-s29", "serialize", SERIALIZE),
-    ("g-v3-branchy-s3", "serialize", SERIALIZE),
-    ("g-v3-branchy-s30", "serialize", SERIALIZE),
-    ("g-v3-default-s5", "serialize", SERIALIZE),
-    ("g16-branchy-s112", "serialize", SERIALIZE),
-    ("g16-branchy-s19", "serialize", SERIALIZE),
-    ("g16-branchy-s34", "serialize", SERIALIZE),
-    ("g16-branchy-s97", "serialize", SERIALIZE),
-    ("g16-default-s54", "serialize", SERIALIZE),
-    ("g16-default-s58", "serialize", SERIALIZE),
-    ("g16-legacy-s8", "serialize", SERIALIZE),
-    ("g16-nosystem-s26", "serialize", SERIALIZE),
-    ("g16-small-s14", "serialize", SERIALIZE),
-    ("g16-small-s7", "serialize", SERIALIZE),
-    ("pi-before-compaction", "serialize", SERIALIZE),
-    ("pi-large-session", "serialize", SERIALIZE),
-    ("pi-session-2025-12-17", "serialize", SERIALIZE),
-    ("pi16-content", "serialize", SERIALIZE),
-    // collectEntriesForBranchSummary / prepareBranchEntries honour the
-    // branch's context edits (omitted targets skipped, replacements used,
-    // 1.5.0) and system messages, pi-1.6.md §5.
-    ("g16-branchy-s112", "branch", BRANCH),
-    ("g16-branchy-s19", "branch", BRANCH),
-    ("g16-branchy-s34", "branch", BRANCH),
-    ("g16-branchy-s97", "branch", BRANCH),
-    ("g16-legacy-s8", "branch", BRANCH),
-    ("g16-small-s7", "branch", BRANCH),
-    ("pi16-cut-recovery", "branch", BRANCH),
-    ("pi16-edit-example", "branch", BRANCH),
-];
+const PENDING: &[(&str, &str, &str)] = &[];
 
-const SERIALIZE: &str = "serialize: pi@1.6 serialization (no thinking blocks, surrogate-safe truncation, pi-1.6.md §4.5) is another change";
-const BRANCH: &str = "branch: pi@1.6 branch collection (context edits and system messages, pi-1.6.md §5) is another change";
 
 fn check_file(golden: &Path, report: &mut Report) {
     let name = golden.file_name().unwrap().to_string_lossy().into_owned();
