@@ -164,3 +164,29 @@ test('one configured candidate becomes `candidate`: its name when unique, else i
   const lines = compactConfirmation({ plan, session, source: { offline: false, provider: null, candidate: 'strong' }, providers: two });
   assert.equal(lines[3], 'Summary by: only the configured provider strong · anthropic · claude-sonnet-4-5 (no fallback: if it fails, nothing is written).');
 });
+
+test("the agent's own model is offered first when nothing is configured; unusable ones say why", () => {
+  const own = {
+    name: "pi's own: anthropic/claude-sonnet-4-5", agent: 'pi', setting: 'defaultProvider/defaultModel',
+    provider: 'anthropic', model: 'claude-sonnet-4-5', api: 'anthropic-messages', kind: 'anthropic',
+    baseUrl: 'https://api.anthropic.com', key: 'sk-…cdef', keySource: '~/.pi/agent/auth.json', unavailable: null, notes: [],
+  };
+  const oauth = { ...own, name: "pi's own: openai-codex/gpt-5", key: null, kind: null, unavailable: 'needs pi\'s own subscription login' };
+  const providers = { configPath: null, candidates: [], remoteEndpoint: null, agentModels: [own, oauth] };
+  const options = sourceOptions(providers);
+  assert.equal(options[0].value, 'configured');
+  assert.equal(options[0].label, "pi's own: anthropic/claude-sonnet-4-5 (key sk-…cdef from ~/.pi/agent/auth.json)");
+  assert.deepEqual(options[1], { value: 'agent:1', label: "pi's own: openai-codex/gpt-5 — cannot be used: needs pi's own subscription login", disabled: true });
+  assert.equal(sourceText({ offline: false, provider: null }, providers), "the agent's own model: pi's own: anthropic/claude-sonnet-4-5 (key sk-…cdef from ~/.pi/agent/auth.json)");
+  // Picked alone: by its name.
+  assert.deepEqual(parseSourceValue('agent:0'), { mode: 'agent', candidate: 0 });
+  assert.equal(sourceValue({ mode: 'agent', candidate: 0 }), 'agent:0');
+  const picked = summarySource({ mode: 'agent', candidate: 0 }, providers).source;
+  assert.equal(picked.candidate, own.name);
+  assert.match(sourceText(picked, providers), /^only pi's own: anthropic\/claude-sonnet-4-5/);
+  assert.match(summarySource({ mode: 'agent', candidate: 1 }, providers).error, /cannot be used: needs pi's own/);
+  // With a configured candidate, the config file stays the default and the agent's model is the first single choice.
+  const withConfig = { ...providers, candidates: [{ name: 'local', kind: 'openai-compatible', model: 'q', keySource: 'none' }] };
+  const values = sourceOptions(withConfig).map((o) => o.value);
+  assert.deepEqual(values, ['configured', 'agent:0', 'agent:1', 'custom', 'offline']);
+});

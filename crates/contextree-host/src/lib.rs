@@ -1,6 +1,7 @@
 //! Everything that touches the machine: session files, installed agents, settings.
 
 pub mod agent;
+pub mod agent_models;
 pub mod hooks;
 pub mod library;
 pub mod load;

@@ -1,6 +1,8 @@
 //! The agents' own settings for `compaction.*` and `branchSummary.*`
-//! (hooks-and-settings.md §4), read to pre-fill contextree's. Read only: the
-//! spec forbids writing the agents' settings files (§4.3).
+//! (hooks-and-settings.md §4), read to pre-fill contextree's, and the model the
+//! agent compacts with (pi `defaultProvider` / `defaultModel`, omp `modelRoles`,
+//! resolved by [`crate::agent_models`]). Read only: the spec forbids writing the
+//! agents' settings files (§4.3).
 //!
 //! Files, later ones deep-merged over earlier ones (objects key by key):
 //! - pi: `$PI_CODING_AGENT_DIR/settings.json` (else `~/.pi/agent/settings.json`),
@@ -20,6 +22,7 @@ use contextree_core::Dialect;
 use serde_json::{Map, Value};
 use yaml_rust2::{Yaml, YamlLoader};
 
+use crate::agent_models::{self, AgentModels};
 use crate::library::{expand_tilde, RootOrigin};
 
 /// Both agents' `branchSummary.reserveTokens` default.
@@ -41,6 +44,10 @@ pub struct AgentSettings {
     pub sources: Vec<PathBuf>,
     /// Files or keys that were ignored, and why.
     pub warnings: Vec<String>,
+    /// The models the agent itself compacts with (pi: `defaultProvider` / `defaultModel`;
+    /// omp: `modelRoles`), with their keys, read from its own files
+    /// ([`crate::agent_models`]). Empty when the settings name none.
+    pub models: AgentModels,
 }
 
 impl Default for AgentSettings {
@@ -51,6 +58,7 @@ impl Default for AgentSettings {
             remote_endpoint: None,
             sources: Vec::new(),
             warnings: Vec::new(),
+            models: AgentModels::default(),
         }
     }
 }
@@ -65,6 +73,10 @@ enum Format {
 /// The agent's settings as seen from `cwd`, with `home` as the home folder and
 /// `env` for environment variables (parameters so tests need no real HOME).
 pub fn agent_settings(dialect: Dialect, home: &Path, env: &dyn Fn(&str) -> Option<String>, cwd: &Path) -> AgentSettings {
+    let agent_dir = match dialect {
+        Dialect::Pi => pi_agent_dir(Some(home), env).map(|(dir, _)| dir),
+        Dialect::Omp => Some(agent_models::omp_agent_dir(home)),
+    };
     let files: Vec<(PathBuf, Format)> = match dialect {
         Dialect::Pi => {
             let global = pi_agent_dir(Some(home), env).map(|(dir, _)| (dir.join("settings.json"), Format::Json));
@@ -101,6 +113,13 @@ pub fn agent_settings(dialect: Dialect, home: &Path, env: &dyn Fn(&str) -> Optio
         }
     }
     apply(dialect, &merged, &mut out);
+    let refs = match dialect {
+        Dialect::Pi => agent_models::pi_model_ref(&merged).into_iter().collect(),
+        Dialect::Omp => agent_models::omp_model_refs(&merged),
+    };
+    if let Some(dir) = agent_dir {
+        out.models = agent_models::read_agent_models(dialect, &dir, Some(home), &refs, env);
+    }
     out
 }
 
@@ -134,11 +153,14 @@ pub fn agent_settings_from_env(dialect: Dialect) -> AgentSettings {
 fn parse(text: &str, format: Format) -> Result<Value, String> {
     match format {
         Format::Json => serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}")),
-        Format::Yaml => {
-            let docs = YamlLoader::load_from_str(text).map_err(|e| format!("invalid YAML: {e}"))?;
-            docs.into_iter().next().map_or(Ok(Value::Null), |d| yaml_to_json(&d))
-        }
+        Format::Yaml => parse_yaml(text),
     }
+}
+
+/// The first document of a YAML text as JSON (an empty text is `null`).
+pub(crate) fn parse_yaml(text: &str) -> Result<Value, String> {
+    let docs = YamlLoader::load_from_str(text).map_err(|e| format!("invalid YAML: {e}"))?;
+    docs.into_iter().next().map_or(Ok(Value::Null), |d| yaml_to_json(&d))
 }
 
 fn yaml_to_json(y: &Yaml) -> Result<Value, String> {

@@ -142,11 +142,15 @@ impl ProviderConfig {
         self.name.as_deref().unwrap_or(self.kind.as_str())
     }
 
-    /// The environment variable the key is read from, if any.
+    /// The environment variable the key is read from, if any. An empty `api_key_env` means
+    /// none, not the kind's default (a candidate whose key was looked up elsewhere, such as
+    /// the agent's own model, must not pick up `OPENAI_API_KEY`).
     pub fn api_key_env_name(&self) -> Option<&str> {
-        self.api_key_env
-            .as_deref()
-            .or(self.kind.default_api_key_env())
+        match self.api_key_env.as_deref() {
+            Some("") => None,
+            Some(var) => Some(var),
+            None => self.kind.default_api_key_env(),
+        }
     }
 
     /// The key to send: [`ProviderConfig::api_key`] if set and non-empty, else the

@@ -199,7 +199,7 @@ pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: Progress
         None => {
             let candidates = summarizer::candidates(&opts.provider, &agent)?;
             let (answers, summarizer, usage) = if opts.provider.offline || candidates.is_empty() {
-                let why = if opts.provider.offline { "--offline" } else { "no provider given or configured" };
+                let why = summarizer::offline_why(&opts.provider, &agent);
                 for call in calls(&requests) {
                     progress(Progress::Offline { call });
                 }

@@ -433,7 +433,7 @@ fn summarize(
         Some(call) => {
             let candidates = summarizer::candidates(&opts.provider, agent)?;
             if candidates.is_empty() {
-                let why = if opts.provider.offline { "--offline" } else { "no provider given or configured" };
+                let why = summarizer::offline_why(&opts.provider, agent);
                 progress(Progress::Offline { call: Call::Branch });
                 (summarize_offline(call.conversation()), json!({"kind": "offline", "why": why}), None)
             } else {

@@ -1,11 +1,13 @@
 //! Where a summary comes from: the candidate models (given provider, contextree's config file,
-//! omp's remote endpoint) and the hooks of contextree's config file; and the read-only list of
-//! configured providers the app's settings show (keys masked).
+//! omp's remote endpoint, the agent's own model) and the hooks of contextree's config file; and
+//! the read-only list of configured providers the app's settings show (keys masked).
 
 use std::path::PathBuf;
 
+use contextree_host::agent_models::{AgentModel, Wire};
 use contextree_host::hooks::{self, Hooks};
 use contextree_host::settings::AgentSettings;
+use contextree_llm::config::ApiKey;
 use contextree_llm::{Candidates, ProviderConfig, ProviderKind};
 use serde::Serialize;
 
@@ -57,10 +59,22 @@ impl std::fmt::Display for CandidatePick {
 /// The one candidate of `configured` that `pick` names (key, timeout and retries as
 /// configured), or why there is none (a message naming the configured entries, never a key).
 pub fn pick_candidate(configured: Candidates, pick: &CandidatePick) -> Result<Candidates, String> {
+    pick_candidate_or_agent(configured, pick, &[])
+}
+
+/// [`pick_candidate`], where a name not in the config file may also be one of the agent's own
+/// models ([`AgentModel::label`], `pi's own: anthropic/claude-sonnet-4-5`); an unavailable one
+/// is an error giving the reason.
+pub fn pick_candidate_or_agent(configured: Candidates, pick: &CandidatePick, agent: &[AgentModel]) -> Result<Candidates, String> {
     let position = match pick {
         CandidatePick::Index(i) => (*i < configured.providers.len()).then_some(*i),
         CandidatePick::Name(name) => configured.providers.iter().position(|p| p.label() == name),
     };
+    if let (None, CandidatePick::Name(name)) = (position, pick) {
+        if let Some(m) = agent.iter().find(|m| &m.label() == name) {
+            return agent_candidate(m).map(|p| Candidates { providers: vec![p], deadline: configured.deadline }).map_err(|why| format!("{name} cannot be used: {why}"));
+        }
+    }
     match position {
         Some(i) => Ok(Candidates { providers: vec![configured.providers[i].clone()], deadline: configured.deadline }),
         None if configured.is_empty() => Err(format!("no configured summarizer {pick}: contextree's config file lists none")),
@@ -79,10 +93,15 @@ pub fn configured() -> Result<Candidates, OpsError> {
 /// The models to ask, in order:
 /// 1. none when `offline`;
 /// 2. the given provider / model / base URL;
-/// 3. the providers of contextree's config file (only `candidate` when given; an unknown one
-///    is an error, never a silent fallback to the others);
-/// 4. when that lists none (and no `candidate` is given), omp's `compaction.remoteEndpoint` from the agent's
-///    settings (kind `remote`), as omp would use it.
+/// 3. the providers of contextree's config file (only `candidate` when given, which may also
+///    name one of the agent's own models; an unknown one is an error, never a silent fallback
+///    to the others);
+/// 4. when that lists none (and no `candidate` is given), omp's `compaction.remoteEndpoint` from
+///    the agent's settings (kind `remote`), as omp would use it: a user who set one wants the
+///    conversation to go there, not to a model provider;
+/// 5. else the agent's own models that contextree can call (pi: `defaultProvider` /
+///    `defaultModel`; omp: its `modelRoles`, `default` first), with the keys the agent would
+///    use ([`contextree_host::agent_models`]).
 ///
 /// Empty: the caller writes the offline summary.
 pub fn candidates(flags: &ProviderFlags, agent: &AgentSettings) -> Result<Candidates, OpsError> {
@@ -92,8 +111,8 @@ pub fn candidates(flags: &ProviderFlags, agent: &AgentSettings) -> Result<Candid
     let Some(kind) = flags.provider.as_deref() else {
         let configured = configured()?;
         return match &flags.candidate {
-            Some(pick) => pick_candidate(configured, pick).map_err(OpsError::Config),
-            None => Ok(with_remote_endpoint(configured, agent)),
+            Some(pick) => pick_candidate_or_agent(configured, pick, &agent.models.models).map_err(OpsError::Config),
+            None => Ok(with_agent_models(with_remote_endpoint(configured, agent), agent)),
         };
     };
     let kind = match kind {
@@ -129,6 +148,51 @@ pub(crate) fn with_remote_endpoint(configured: Candidates, agent: &AgentSettings
     }
 }
 
+/// `configured`, or, when it is empty, the agent's own models that contextree can call.
+pub(crate) fn with_agent_models(configured: Candidates, agent: &AgentSettings) -> Candidates {
+    if !configured.is_empty() {
+        return configured;
+    }
+    let providers = agent.models.models.iter().filter_map(|m| agent_candidate(m).ok()).collect();
+    Candidates { providers, deadline: configured.deadline }
+}
+
+/// Why a write with no candidate summarizes offline: `--offline`, or nothing given or
+/// configured, with the agent's own models that could not be used and why.
+pub fn offline_why(flags: &ProviderFlags, agent: &AgentSettings) -> String {
+    if flags.offline {
+        return "--offline".to_owned();
+    }
+    let mut why = "no provider given or configured".to_owned();
+    let skipped: Vec<String> = agent.models.models.iter().filter_map(|m| agent_candidate(m).err().map(|e| format!("{}: {e}", m.label()))).collect();
+    if !skipped.is_empty() {
+        why.push_str(&format!("; not usable: {}", skipped.join("; ")));
+    }
+    why
+}
+
+/// One of the agent's models as a candidate, or why contextree cannot call it.
+pub fn agent_candidate(m: &AgentModel) -> Result<ProviderConfig, String> {
+    if let Some(why) = &m.unavailable {
+        return Err(why.clone());
+    }
+    let kind = match m.wire {
+        Some(Wire::Anthropic) => ProviderKind::Anthropic,
+        Some(Wire::OpenAiCompatible) => ProviderKind::OpenAiCompatible,
+        None => return Err(format!("contextree cannot speak {} yet", m.api)),
+    };
+    let mut p = ProviderConfig::new(kind, m.base_url.clone(), m.model.clone());
+    p.name = Some(m.label());
+    p.api_key = m.key.as_ref().map(|k| ApiKey::new(k.expose()));
+    // The agent's own lookup found the key (or none); the kind's default variable
+    // (OPENAI_API_KEY) must not be sent to another provider's server.
+    p.api_key_env = Some(String::new());
+    if p.api_key.is_none() && p.requires_api_key() {
+        return Err(format!("no API key: {}", m.key_source));
+    }
+    Ok(p)
+}
+
 /// The hooks in contextree's config file (none when it does not exist). A
 /// broken hooks section is an error: a hook the user relies on (to cancel,
 /// say) must not be skipped silently.
@@ -149,6 +213,60 @@ pub struct Providers {
     pub candidates: Vec<ProviderInfo>,
     /// omp's `compaction.remoteEndpoint`, used when the config file lists no candidate.
     pub remote_endpoint: Option<String>,
+    /// The agent's own models, in the order they are tried when neither the config file nor
+    /// a remote endpoint names a summarizer; unavailable ones say why.
+    pub agent_models: Vec<AgentModelInfo>,
+    /// Problems reading the agent's model files (never quoting a value).
+    pub agent_warnings: Vec<String>,
+}
+
+/// One of the agent's own models as the settings screen and the summarizer choice show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentModelInfo {
+    /// `pi's own: anthropic/claude-sonnet-4-5`: the name a `candidate` pick uses.
+    pub name: String,
+    /// `pi` or `omp`.
+    pub agent: String,
+    /// The setting naming it (`defaultProvider/defaultModel`, `modelRoles.default`).
+    pub setting: String,
+    /// The agent's provider id and model id.
+    pub provider: String,
+    pub model: String,
+    /// The agent's api kind, and the kind contextree would use (`None`: cannot).
+    pub api: String,
+    pub kind: Option<String>,
+    /// Where requests go.
+    pub base_url: String,
+    /// The key, masked (`None` without a key).
+    pub key: Option<String>,
+    /// Where the key comes from, or where the agent would look.
+    pub key_source: String,
+    /// Why contextree cannot use it (`None`: usable).
+    pub unavailable: Option<String>,
+    /// What contextree does differently from the agent.
+    pub notes: Vec<String>,
+}
+
+impl AgentModelInfo {
+    /// The listing of `m`: key masked, availability as [`agent_candidate`] decides it.
+    pub fn of(m: &AgentModel) -> AgentModelInfo {
+        let usable = agent_candidate(m);
+        AgentModelInfo {
+            name: m.label(),
+            agent: m.agent.name().to_owned(),
+            setting: m.setting.clone(),
+            provider: m.provider.clone(),
+            model: m.model.clone(),
+            api: m.api.clone(),
+            kind: usable.as_ref().ok().map(|p| p.kind.as_str().to_owned()),
+            base_url: m.base_url.clone(),
+            key: m.key.as_ref().map(|k| mask(k.expose())),
+            key_source: m.key_source.clone(),
+            unavailable: usable.err(),
+            notes: m.notes.clone(),
+        }
+    }
 }
 
 /// One candidate as the settings screen shows it.
@@ -169,7 +287,8 @@ pub struct ProviderInfo {
     pub key_source: &'static str,
 }
 
-/// Reads contextree's config file and omp's remote endpoint; `env` looks up variables.
+/// Reads contextree's config file, omp's remote endpoint and the agent's own models (from
+/// `agent`, pi's and omp's together when the caller merged them); `env` looks up variables.
 pub fn providers(agent: &AgentSettings, env: &dyn Fn(&str) -> Option<String>) -> Result<Providers, OpsError> {
     let path: Option<PathBuf> = config_path();
     let configured = configured()?;
@@ -185,7 +304,13 @@ pub fn providers(agent: &AgentSettings, env: &dyn Fn(&str) -> Option<String>) ->
             ProviderInfo { name: p.label().to_owned(), kind: p.kind.as_str().to_owned(), model: p.model.clone(), base_url: p.base_url.clone(), key, key_source }
         })
         .collect();
-    Ok(Providers { config_path: path.map(|p| p.display().to_string()), candidates, remote_endpoint: agent.remote_endpoint.clone() })
+    Ok(Providers {
+        config_path: path.map(|p| p.display().to_string()),
+        candidates,
+        remote_endpoint: agent.remote_endpoint.clone(),
+        agent_models: agent.models.models.iter().map(AgentModelInfo::of).collect(),
+        agent_warnings: agent.models.warnings.clone(),
+    })
 }
 
 /// `sk-…abcd`: enough to tell keys apart, never enough to use one. Short keys show less.
@@ -236,6 +361,69 @@ mod tests {
         assert!(!err.contains("0123456789"), "{err}");
         let err = pick_candidate(Candidates::default(), &CandidatePick::Name("cheap".into())).unwrap_err();
         assert!(err.contains("lists none"), "{err}");
+    }
+
+    fn agent_model(provider: &str, unavailable: Option<&str>, key: Option<&str>) -> AgentModel {
+        AgentModel {
+            agent: contextree_core::Dialect::Pi,
+            setting: "defaultProvider/defaultModel".into(),
+            provider: provider.into(),
+            model: "m".into(),
+            api: "anthropic-messages".into(),
+            base_url: "http://127.0.0.1:9".into(),
+            wire: Some(Wire::Anthropic),
+            key: key.map(contextree_host::agent_models::Secret::new),
+            key_source: if key.is_some() { "~/.pi/agent/auth.json".into() } else { "none found (…)".into() },
+            unavailable: unavailable.map(str::to_owned),
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_agents_own_model_comes_after_the_config_file_and_the_remote_endpoint() {
+        let mut agent = AgentSettings::default();
+        agent.models.models = vec![
+            agent_model("oauthed", Some("signed in with a subscription"), None),
+            agent_model("keyless", None, None),
+            agent_model("good", None, Some("sk-canary-0123456789abcdef")),
+        ];
+        let c = with_agent_models(with_remote_endpoint(Candidates::default(), &agent), &agent);
+        assert_eq!(c.providers.len(), 1, "only the usable one: {c:?}");
+        let p = &c.providers[0];
+        assert_eq!((p.label(), p.kind, p.base_url.as_str()), ("pi's own: good/m", ProviderKind::Anthropic, "http://127.0.0.1:9"));
+        assert_eq!(p.resolve_api_key(&|_| Some("sk-from-env".into())).unwrap().expose(), "sk-canary-0123456789abcdef");
+        assert!(!format!("{c:?}").contains("canary"));
+
+        let configured = Candidates::new(vec![ProviderConfig::new(ProviderKind::OpenAiCompatible, "http://a/v1", "x")]);
+        assert_eq!(with_agent_models(configured, &agent).providers[0].model, "x", "the config file wins");
+        let remote = AgentSettings { remote_endpoint: Some("https://x.example/c".into()), ..agent.clone() };
+        let c = with_agent_models(with_remote_endpoint(Candidates::default(), &remote), &remote);
+        assert_eq!((c.providers.len(), c.providers[0].kind), (1, ProviderKind::Remote), "omp's remote endpoint wins");
+
+        // Picked by name; an unavailable one says why.
+        let picked = pick_candidate_or_agent(Candidates::default(), &CandidatePick::Name("pi's own: good/m".into()), &agent.models.models).unwrap();
+        assert_eq!(picked.providers[0].label(), "pi's own: good/m");
+        let err = pick_candidate_or_agent(Candidates::default(), &CandidatePick::Name("pi's own: oauthed/m".into()), &agent.models.models).unwrap_err();
+        assert!(err.contains("subscription"), "{err}");
+        let err = pick_candidate_or_agent(Candidates::default(), &CandidatePick::Name("pi's own: keyless/m".into()), &agent.models.models).unwrap_err();
+        assert!(err.contains("no API key"), "{err}");
+
+        // The listing masks the key and gives the reasons.
+        let infos: Vec<AgentModelInfo> = agent.models.models.iter().map(AgentModelInfo::of).collect();
+        assert_eq!(infos[2].key.as_deref(), Some("sk-…cdef"));
+        assert_eq!(infos[2].kind.as_deref(), Some("anthropic"));
+        assert!(infos[0].unavailable.as_deref().unwrap().contains("subscription"));
+        assert!(infos[1].unavailable.as_deref().unwrap().starts_with("no API key"));
+        assert!(!serde_json::to_string(&infos).unwrap().contains("0123456789"));
+    }
+
+    #[test]
+    fn an_agent_model_without_a_key_never_takes_openai_api_key() {
+        let mut m = agent_model("local", None, None);
+        m.api = "openai-completions".into();
+        m.wire = Some(Wire::OpenAiCompatible);
+        let p = agent_candidate(&m).unwrap();
+        assert_eq!(p.resolve_api_key(&|_| Some("sk-someone-elses".into())), None);
     }
 
     #[test]

@@ -7,8 +7,9 @@ import { formatCount } from '../entries/format.js';
 const count = (n) => formatCount(n ?? 0);
 const plural = (n, one, many = `${one}s`) => `${count(n)} ${Number(n) === 1 ? one : many}`;
 
-/** Kinds of summary source a form offers (`candidate`: one configured entry). */
-export const SOURCE_MODES = ['configured', 'candidate', 'custom', 'offline'];
+/** Kinds of summary source a form offers (`candidate`: one configured entry; `agent`: one of
+ * the agent's own models). */
+export const SOURCE_MODES = ['configured', 'candidate', 'agent', 'custom', 'offline'];
 export const PROVIDER_KINDS = ['openai-compatible', 'anthropic', 'remote'];
 
 /** A configured candidate in a few words: `name · kind · model`. */
@@ -16,19 +17,49 @@ export function candidateLabel(c) {
   return [c.name ?? c.kind, c.kind, c.model].filter((part, i, all) => part && all.indexOf(part) === i).join(' · ');
 }
 
+/** One of the agent's own models: `pi's own: anthropic/claude-sonnet-4-5 (key from ~/.pi/agent/auth.json)`. */
+export function agentModelLabel(m) {
+  if (m.unavailable) return `${m.name} — cannot be used: ${m.unavailable}`;
+  const key = m.key ? `key ${m.key} from ${m.keySource}` : 'no key';
+  return `${m.name} (${key})`;
+}
+
+/** The agent's own models contextree can call, in the order they are tried. */
+export function usableAgentModels(providers) {
+  return (providers?.agentModels ?? []).filter((m) => !m.unavailable);
+}
+
 /**
- * The choices of the "Summary by" select, `[{ value, label }]`, in this order: every
- * configured candidate in order (with fallback), each one alone (`candidate:<index>`),
- * typed in, offline. `providers` is `providers()`'s answer (null when it failed).
+ * The choices of the "Summary by" select, `[{ value, label, disabled? }]`, in this order: the
+ * default (every configured candidate in order with fallback; else omp's remote endpoint; else
+ * the agent's own models), the agent's own models one by one (`agent:<index>`; those
+ * contextree cannot call are listed disabled with the reason), each configured candidate
+ * alone (`candidate:<index>`), typed in, offline. `providers` is `providers()`'s answer (null
+ * when it failed).
  */
 export function sourceOptions(providers) {
   const candidates = providers?.candidates ?? [];
+  const agentModels = providers?.agentModels ?? [];
+  const usable = usableAgentModels(providers);
   const all = candidates.length
     ? (candidates.length > 1 ? 'all configured, in order (fallback)' : `configured: ${candidateLabel(candidates[0])}`)
     : providers?.remoteEndpoint
       ? `omp's remote endpoint ${providers.remoteEndpoint}`
-      : 'configured: none (the offline summary is used)';
+      : usable.length === 1
+        ? agentModelLabel(usable[0])
+        : usable.length > 1
+          ? `the agent's own models, in order (fallback): ${usable.map((m) => m.name).join(', ')}`
+          : 'configured: none (the offline summary is used)';
   const options = [{ value: 'configured', label: all }];
+  // The agent's own models, first among the single choices; alone they mean something
+  // unless one usable model already is the default.
+  const agentIsDefault = !candidates.length && !providers?.remoteEndpoint;
+  agentModels.forEach((m, i) => {
+    if (agentIsDefault && usable.length === 1 && !m.unavailable) return;
+    const option = { value: `agent:${i}`, label: m.unavailable ? agentModelLabel(m) : `only ${agentModelLabel(m)}` };
+    if (m.unavailable) option.disabled = true;
+    options.push(option);
+  });
   // One alone means something only when there is more than one.
   if (candidates.length > 1) {
     candidates.forEach((c, i) => {
@@ -42,14 +73,14 @@ export function sourceOptions(providers) {
 
 /** A select's value as the form's `{ mode, candidate }` (`candidate`: index, or null). */
 export function parseSourceValue(value) {
-  const m = /^candidate:(\d+)$/.exec(String(value ?? ''));
-  if (m) return { mode: 'candidate', candidate: Number(m[1]) };
-  return { mode: SOURCE_MODES.includes(value) && value !== 'candidate' ? value : 'configured', candidate: null };
+  const m = /^(candidate|agent):(\d+)$/.exec(String(value ?? ''));
+  if (m) return { mode: m[1], candidate: Number(m[2]) };
+  return { mode: SOURCE_MODES.includes(value) && value !== 'candidate' && value !== 'agent' ? value : 'configured', candidate: null };
 }
 
 /** The select's value of the form's `{ mode, candidate }` (the inverse of `parseSourceValue`). */
 export function sourceValue({ mode, candidate } = {}) {
-  return mode === 'candidate' ? `candidate:${candidate}` : (mode ?? 'configured');
+  return mode === 'candidate' || mode === 'agent' ? `${mode}:${candidate}` : (mode ?? 'configured');
 }
 
 /**
@@ -68,6 +99,12 @@ export function summarySource({ mode, candidate, kind, model, baseUrl }, provide
     const name = c.name ?? c.kind;
     const unique = candidates.filter((o) => (o.name ?? o.kind) === name).length === 1;
     return { source: { offline: false, provider: null, candidate: unique ? name : candidate } };
+  }
+  if (mode === 'agent') {
+    const m = Number.isInteger(candidate) ? (providers?.agentModels ?? [])[candidate] : undefined;
+    if (!m) return { error: "that model of the agent's is no longer listed; choose again" };
+    if (m.unavailable) return { error: `${m.name} cannot be used: ${m.unavailable}` };
+    return { source: { offline: false, provider: null, candidate: m.name } };
   }
   if (mode !== 'custom') return { source: { offline: false, provider: null } };
   const k = PROVIDER_KINDS.includes(kind) ? kind : null;
@@ -95,6 +132,11 @@ export function sourceText(source, providers = null) {
     if (p.kind === 'remote') return `the remote endpoint ${p.baseUrl}`;
     return `${p.kind} model ${p.model}${p.baseUrl ? ` at ${p.baseUrl}` : ' (default URL)'}`;
   }
+  const own = typeof source.candidate === 'string'
+    ? (providers?.agentModels ?? []).find((m) => m.name === source.candidate) : null;
+  if (own && !pickedCandidate(source, providers)) {
+    return `only ${agentModelLabel(own)} (no fallback: if it fails, nothing is written)`;
+  }
   if (source.candidate != null) {
     const c = pickedCandidate(source, providers);
     const what = c ? candidateLabel(c) : String(source.candidate);
@@ -107,6 +149,10 @@ export function sourceText(source, providers = null) {
     return `the configured providers in order, the next one when one fails: ${names}`;
   }
   if (providers?.remoteEndpoint) return `omp's remote endpoint ${providers.remoteEndpoint}`;
+  const usable = usableAgentModels(providers);
+  if (usable.length > 0) {
+    return `the agent's own model${usable.length > 1 ? 's in order, the next one when one fails' : ''}: ${usable.map(agentModelLabel).join(', ')}`;
+  }
   return "contextree's offline extractive summary (no provider is configured)";
 }
 

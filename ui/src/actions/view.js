@@ -160,11 +160,12 @@ function sourceNode(el, field) {
   for (const o of options) {
     const option = el('option', null, o.label);
     option.value = o.value;
+    if (o.disabled) option.disabled = true;
     select.append(option);
   }
   // A remembered choice the list no longer has (the config file changed) falls back to all.
   const wanted = sourceValue(value);
-  select.value = options.some((o) => o.value === wanted) ? wanted : 'configured';
+  select.value = options.some((o) => o.value === wanted && !o.disabled) ? wanted : 'configured';
   set.append(select);
   if (providers?.configPath) set.append(el('p', 'write-note', `config: ${providers.configPath}`));
   const row = el('div', 'write-provider');

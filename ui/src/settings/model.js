@@ -130,6 +130,21 @@ export function keySourceText(c) {
 }
 
 /**
+ * Display lines of the agent's own models of a `providers()` answer: `{ label, detail, key,
+ * source, unavailable }` (the key masked by the backend; `unavailable`: why contextree cannot
+ * call it, or null).
+ */
+export function agentModelLines(answer) {
+  return (answer?.agentModels ?? []).map((m) => ({
+    label: m.name,
+    detail: [m.setting, m.api, m.baseUrl].filter(Boolean).join(' · '),
+    key: maskKey(m.key),
+    source: m.keySource,
+    unavailable: m.unavailable ?? null,
+  }));
+}
+
+/**
  * Display lines of a `providers()` answer: `{ label, detail, key, source }` per candidate.
  * `null` answer: the command is not available (an older backend).
  */

@@ -4,7 +4,7 @@
 
 import { elementMaker } from '../dom.js';
 import {
-  DIALECTS, THEMES, TOKENIZERS, formFromSettings, providerLines, readForm,
+  DIALECTS, THEMES, TOKENIZERS, agentModelLines, formFromSettings, providerLines, readForm,
 } from './model.js';
 
 /** Draws `setting` (`system`, `light`, `dark`): `system` leaves it to prefers-color-scheme. */
@@ -144,7 +144,7 @@ export function createSettingsView(root, { load, save, providers, onSaved, onDia
     const lines = providerLines(answer);
     const from = answer.configPath ? `from ${answer.configPath}` : 'no config file';
     providerNote.textContent = lines.length === 0
-      ? `No provider configured (${from}): summaries are made offline unless omp's remote endpoint is set. Keys come from environment variables (OPENAI_API_KEY, ANTHROPIC_API_KEY, or a provider's apiKeyEnv) or the config file; they are never shown in full.`
+      ? `No provider configured (${from}): summaries use omp's remote endpoint if set, else the agent's own model below, else are made offline. Keys come from environment variables (OPENAI_API_KEY, ANTHROPIC_API_KEY, or a provider's apiKeyEnv) or the config file; they are never shown in full.`
       : `Tried in this order (${from}). Keys are never shown in full.`;
     for (const l of lines) {
       const item = el('li', 'settings-provider');
@@ -156,6 +156,18 @@ export function createSettingsView(root, { load, save, providers, onSaved, onDia
       providerList.append(item);
     }
     if (answer.remoteEndpoint) providerList.append(el('li', 'settings-provider', `omp remote endpoint: ${answer.remoteEndpoint}`));
+    // The agents' own models (read only from their files; keys masked).
+    for (const l of agentModelLines(answer)) {
+      const item = el('li', 'settings-provider');
+      item.append(
+        el('span', 'settings-provider-name', l.label),
+        el('span', 'settings-note', l.detail),
+        l.unavailable
+          ? el('span', 'settings-key', `cannot be used: ${l.unavailable}`)
+          : el('span', 'settings-key', `key: ${l.key ?? '—'} (${l.source})`),
+      );
+      providerList.append(item);
+    }
   }
 
   // The theme shows at once; Save keeps it.

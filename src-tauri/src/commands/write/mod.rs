@@ -160,9 +160,12 @@ pub(crate) fn check_candidate(flags: &ProviderFlags) -> Result<(), CommandError>
         return Ok(());
     };
     match contextree_ops::summarizer::configured() {
-        Ok(configured) => contextree_ops::summarizer::pick_candidate(configured, pick)
-            .map(drop)
-            .map_err(CommandError::InvalidArgument),
+        // A name may be one of the agent's own models; the flow checks that one (it knows the
+        // session's agent), so only the config file's entries are checked here.
+        Ok(configured) => match contextree_ops::summarizer::pick_candidate(configured, pick) {
+            Err(_) if matches!(pick, CandidatePick::Name(n) if n.contains("'s own: ")) => Ok(()),
+            other => other.map(drop).map_err(CommandError::InvalidArgument),
+        },
         Err(_) => Ok(()),
     }
 }
@@ -354,13 +357,32 @@ pub(crate) fn pack_of(
     move |_| Ok(open.pack.clone())
 }
 
-/// `providers()`: the configured summarizers, keys masked (read only).
+/// `providers()`: the configured summarizers, keys masked (read only): contextree's config
+/// file, omp's remote endpoint, and the agent's own models with their keys masked and the
+/// reason for each that contextree cannot use — the open session's agent's, or both agents'
+/// (pi's first) when no session is open.
 #[tauri::command]
-pub async fn providers() -> Result<contextree_ops::summarizer::Providers, CommandError> {
-    tauri::async_runtime::spawn_blocking(|| {
-        // omp's remote endpoint is the only agent setting a summarizer list uses.
-        let agent =
-            contextree_host::settings::agent_settings_from_env(contextree_core::Dialect::Omp);
+pub async fn providers(
+    state: State<'_, AppState>,
+) -> Result<contextree_ops::summarizer::Providers, CommandError> {
+    use contextree_core::Dialect;
+    let dialect = state.session().ok().map(|s| s.loaded.session.dialect());
+    tauri::async_runtime::spawn_blocking(move || {
+        // omp's remote endpoint is the only other agent setting a summarizer list uses.
+        let mut agent = contextree_host::settings::agent_settings_from_env(Dialect::Omp);
+        match dialect {
+            Some(Dialect::Omp) => {}
+            Some(Dialect::Pi) => {
+                agent.models =
+                    contextree_host::settings::agent_settings_from_env(Dialect::Pi).models;
+            }
+            None => {
+                let mut pi = contextree_host::settings::agent_settings_from_env(Dialect::Pi).models;
+                pi.models.append(&mut agent.models.models);
+                pi.warnings.append(&mut agent.models.warnings);
+                agent.models = pi;
+            }
+        }
         let env = |var: &str| std::env::var(var).ok();
         Ok(contextree_ops::summarizer::providers(&agent, &env)?)
     })
