@@ -10,3 +10,15 @@ export function elementMaker(doc) {
     return node;
   };
 }
+
+/** The heading of a modal dialog: its title and a Close (Esc) button calling `onClose`. */
+export function dialogHead(doc, title, onClose) {
+  const el = elementMaker(doc);
+  const head = el('header', 'dialog-head');
+  head.append(el('h2', null, title));
+  const close = el('button', 'screen-button', 'Close (Esc)');
+  close.type = 'button';
+  close.addEventListener('click', onClose);
+  head.append(close);
+  return head;
+}

@@ -16,12 +16,11 @@ use serde_json::Value;
 use crate::context::materialize::ReadBackError;
 use crate::session::{EntryKind, Role, Session, Source};
 
-/// Token and cost sums. Costs are the providers' own numbers as recorded (dollars), summed.
+/// The tokens and cost of one usage record, or of several summed. Costs are the providers' own
+/// numbers as recorded (dollars).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Totals {
-    /// Usage records summed.
-    pub records: u64,
+pub struct Amounts {
     /// Prompt tokens not read from the cache.
     pub input: f64,
     /// Completion tokens.
@@ -30,21 +29,33 @@ pub struct Totals {
     pub cache_read: f64,
     /// Prompt tokens written to the cache.
     pub cache_write: f64,
-    /// The records' `totalTokens`.
+    /// `totalTokens` as recorded (0 when absent).
     pub total_tokens: f64,
-    /// `cost.total` summed (0 where a record has no cost).
+    /// `cost.total` as recorded (0 when absent).
     pub cost: f64,
+}
+
+/// Sums of usage records.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Totals {
+    /// Usage records summed.
+    pub records: u64,
+    /// Their amounts, added up.
+    #[serde(flatten)]
+    pub sum: Amounts,
 }
 
 impl Totals {
     fn add(&mut self, u: &Record) {
+        let (s, a) = (&mut self.sum, &u.amounts);
         self.records += 1;
-        self.input += u.input;
-        self.output += u.output;
-        self.cache_read += u.cache_read;
-        self.cache_write += u.cache_write;
-        self.total_tokens += u.total_tokens;
-        self.cost += u.cost;
+        s.input += a.input;
+        s.output += a.output;
+        s.cache_read += a.cache_read;
+        s.cache_write += a.cache_write;
+        s.total_tokens += a.total_tokens;
+        s.cost += a.cost;
     }
 }
 
@@ -74,18 +85,9 @@ pub struct Record {
     pub kind: CallKind,
     /// `provider/model` when the record names it.
     pub model: Option<String>,
-    /// Prompt tokens not read from the cache.
-    pub input: f64,
-    /// Completion tokens.
-    pub output: f64,
-    /// Prompt tokens read from the cache.
-    pub cache_read: f64,
-    /// Prompt tokens written to the cache.
-    pub cache_write: f64,
-    /// `totalTokens` as recorded (0 when absent).
-    pub total_tokens: f64,
-    /// `cost.total` as recorded (0 when absent).
-    pub cost: f64,
+    /// Its tokens and cost.
+    #[serde(flatten)]
+    pub amounts: Amounts,
     /// For a reply: the context size it reports (`totalTokens`, else the sum of the parts).
     pub context_tokens: Option<f64>,
 }
@@ -187,7 +189,8 @@ pub fn spend(session: &Session, source: &dyn Source) -> Result<Spend, ReadBackEr
         let cost = usage.get("cost").and_then(|c| c.get("total")).and_then(Value::as_f64).unwrap_or(0.0);
         let context_tokens = (kind == CallKind::Assistant).then(|| if total_tokens != 0.0 { total_tokens } else { input + output + cache_read + cache_write });
         by_node[i] = Some(records.len());
-        records.push(Record { entry_id: e.id.to_string(), index: i as u32, kind, model, input, output, cache_read, cache_write, total_tokens, cost, context_tokens });
+        let amounts = Amounts { input, output, cache_read, cache_write, total_tokens, cost };
+        records.push(Record { entry_id: e.id.to_string(), index: i as u32, kind, model, amounts, context_tokens });
     }
 
     let mut totals = Totals::default();
@@ -205,7 +208,7 @@ pub fn spend(session: &Session, source: &dyn Source) -> Result<Spend, ReadBackEr
         by_model.entry(r.model.clone().unwrap_or_else(|| "unknown".into())).or_default().add(r);
     }
     let mut by_model: Vec<ModelTotals> = by_model.into_iter().map(|(model, totals)| ModelTotals { model, totals }).collect();
-    by_model.sort_by(|a, b| b.totals.cost.total_cmp(&a.totals.cost).then_with(|| a.model.cmp(&b.model)));
+    by_model.sort_by(|a, b| b.totals.sum.cost.total_cmp(&a.totals.sum.cost).then_with(|| a.model.cmp(&b.model)));
 
     let branches = session
         .tree()

@@ -2,19 +2,14 @@
 // text goes in as text only.
 
 import { compareRows, compareSummary } from './align.js';
-import { elementMaker } from '../dom.js';
+import { dialogHead, elementMaker } from '../dom.js';
 import { roleLabel } from '../context/format.js';
 import { formatCount } from '../entries/format.js';
 
 /** Shows `cmp` (a `compareContexts` result) of leaves `leftId` (A) and `rightId` (B) in `dialog`. */
 export function renderCompare(dialog, cmp, leftId, rightId, onClose) {
   const el = elementMaker(dialog.ownerDocument);
-  const head = el('header', 'compare-head');
-  head.append(el('h2', null, 'Two leaves side by side'));
-  const close = el('button', 'screen-button', 'Close (Esc)');
-  close.type = 'button';
-  close.addEventListener('click', onClose);
-  head.append(close);
+  const head = dialogHead(dialog.ownerDocument, 'Two leaves side by side', onClose);
   const summary = el('p', 'compare-summary', compareSummary(cmp, leftId, rightId));
   summary.id = 'compare-summary';
   const table = el('div', 'compare-rows');

@@ -2,18 +2,13 @@
 // of the context size each reply reported, compactions marked. Owns `#usage-dialog`.
 
 import { chartPoints, usageRows } from './format.js';
-import { elementMaker } from '../dom.js';
+import { dialogHead, elementMaker } from '../dom.js';
 import { formatCount } from '../entries/format.js';
 
 /** Shows `report` (a `usageReport` result) in `dialog`. */
 export function renderUsage(dialog, report, onClose) {
   const el = elementMaker(dialog.ownerDocument);
-  const head = el('header', 'compare-head');
-  head.append(el('h2', null, 'Usage and cost, as the agents recorded them'));
-  const close = el('button', 'screen-button', 'Close (Esc)');
-  close.type = 'button';
-  close.addEventListener('click', onClose);
-  head.append(close);
+  const head = dialogHead(dialog.ownerDocument, 'Usage and cost, as the agents recorded them', onClose);
   const table = el('table', 'usage-table');
   table.id = 'usage-table';
   const cols = ['name', 'records', 'input', 'output', 'cacheRead', 'cacheWrite', 'cost'];

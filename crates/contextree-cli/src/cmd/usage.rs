@@ -16,7 +16,7 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
     let line = |name: &str, t: &Totals| {
         outln!(
             "{name:<40} {:>6} records  in {:>12}  out {:>10}  cache read {:>12}  cache write {:>11}  ${:.4}",
-            t.records, t.input, t.output, t.cache_read, t.cache_write, t.cost
+            t.records, t.sum.input, t.sum.output, t.sum.cache_read, t.sum.cache_write, t.sum.cost
         );
     };
     line("session", &report.totals);
