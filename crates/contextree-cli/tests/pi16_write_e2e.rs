@@ -195,3 +195,25 @@ fn pi16_dry_run_shows_pi16_prompts() {
     assert_eq!(call["prompt"], want.as_str(), "pi 1.6's turn-prefix layout (pi-1.6.md §4.4)");
     assert_eq!(call["systemPrompt"], pack.prompt(contextree_core::prompts::PromptId::SummarizationSystem).unwrap().as_str());
 }
+
+#[test]
+fn pi16_summaries_are_asked_of_the_edited_conversation() {
+    // pi 1.6 summarizes the projection: a message a `context_edit` replaced goes to the model
+    // with its replacement. The oracle's `serializeConversation` of what it would summarize
+    // (`cut --full`) is the conversation in contextree's history prompt, edits included.
+    let pack_dir = pi16_pack();
+    let mut checked = 0;
+    for (fixture, keep) in [("g16-small-s7", "2000"), ("g16-small-s7", "8000"), ("g16-default-s54", "2000"), ("g16-branchy-s112", "2000"), ("g16-small-s14", "2000")] {
+        let file = support::repo().join(format!("tests/fixtures/pi16/{fixture}.jsonl"));
+        let theirs = oracle_impl("pi16", "cut", &file, &["--keep-recent", keep, "--full"]);
+        let Some(serialized) = theirs["prepared"]["serialized"].as_str().filter(|s| !s.is_empty()) else { continue };
+        let plan = contextree(&["compact", file.to_str().unwrap(), "--dialect", RULES, "--keep-recent", keep, "--dry-run", "--json", "--prompts", pack_dir.to_str().unwrap()]);
+        let history = plan["calls"].as_array().unwrap().iter().find(|c| c["kind"] == "history").unwrap_or_else(|| panic!("{fixture} K={keep}: no history call"));
+        assert!(
+            history["prompt"].as_str().unwrap().starts_with(&format!("<conversation>\n{serialized}\n</conversation>")),
+            "{fixture} K={keep}: the history prompt's conversation is not pi 1.6's"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 4, "only {checked} cuts to compare");
+}

@@ -299,7 +299,7 @@ pub fn summary_requests(
     let split = prepared.is_split_turn() && !prepared.turn_prefix.is_empty();
 
     let history_call = || -> Result<SummarizerCall, PromptBuildError> {
-        let conversation = conversation(session, &prepared.messages_to_summarize, source, pack)?;
+        let conversation = conversation_of(session, &prepared.messages_to_summarize, source, pack, &|n| prepared.item(n))?;
         let mut base = match previous_summary {
             Some(_) => pack.prompt(PromptId::CompactionUpdateSummary)?,
             None => pack.prompt(PromptId::CompactionSummary)?,
@@ -352,7 +352,7 @@ pub fn summary_requests(
     let turn_prefix = if split {
         // No previous summary or hook context here; pi 1.6 lays the prompt
         // out under headings and adds the custom instructions (§4.4).
-        let conversation = conversation(session, &prepared.turn_prefix, source, pack)?;
+        let conversation = conversation_of(session, &prepared.turn_prefix, source, pack, &|n| prepared.item(n))?;
         let text = pack.prompt(PromptId::CompactionTurnPrefix)?;
         let (prompt, conversation_range) = if rules == RuleSet::Pi16 {
             let mut prompt = format!("{TURN_PREFIX_CONVERSATION_HEADING}{conversation}\n\n# Instructions\n{text}");
@@ -384,7 +384,7 @@ pub fn summary_requests(
         Dialect::Pi => None,
         Dialect::Omp => Some(ShortParts {
             system_prompt,
-            conversation: conversation(session, &prepared.recent, source, pack)?,
+            conversation: conversation_of(session, &prepared.recent, source, pack, &|n| prepared.item(n))?,
             additional_context,
             instructions: pack.prompt(PromptId::CompactionShortSummary)?,
             max_tokens: ((0.2 * reserve).floor() as u64).min(512),
@@ -415,10 +415,16 @@ fn previous_summary(session: &Session, plan: &CompactionPlan) -> Option<String> 
 /// `serializeConversation(convertToLlm(messages of nodes))`, one entry read
 /// back at a time.
 pub fn conversation(session: &Session, nodes: &[NodeId], source: &dyn Source, pack: &PromptPack) -> Result<String, ReadBackError> {
+    conversation_of(session, nodes, source, pack, &Item::Entry)
+}
+
+/// [`conversation`] of the messages `item` gives for each entry: under pi ≥ 0.87 the one a
+/// `context_edit` replaced ([`super::plan::Prepared::item`]), as pi summarizes the projection.
+fn conversation_of(session: &Session, nodes: &[NodeId], source: &dyn Source, pack: &PromptPack, item: &dyn Fn(NodeId) -> Item) -> Result<String, ReadBackError> {
     let mut out = String::new();
     let mut first = true;
     for &node in nodes {
-        let msg = agent_message(session, Item::Entry(node), source)?;
+        let msg = agent_message(session, item(node), source)?;
         if let Some(llm) = convert_message(&msg, session.rules(), pack) {
             serialize_message_into(&llm, session.rules(), &mut out, &mut first);
         }
