@@ -25,6 +25,11 @@ step_build() {
   cargo build --workspace --all-targets --locked
 }
 
+# Lints as errors: a warning fails the run (issue "a house others can carry on").
+step_clippy() {
+  cargo clippy --workspace --all-targets --locked -- -D warnings
+}
+
 step_cargo_test() {
   # The e2e binary prints "skipped" here (no CONTEXTREE_E2E); step_e2e runs it for real.
   cargo test --workspace --locked
@@ -39,7 +44,7 @@ step_e2e() {
     cargo test --workspace --locked --test e2e
 }
 
-STEPS=(deps oracle build cargo_test ui_test e2e)
+STEPS=(deps oracle build clippy cargo_test ui_test e2e)
 
 for step in "${STEPS[@]}"; do
   echo

@@ -398,6 +398,10 @@ fn branch_reasoning(s: &Session, opts: &NavigateOptions<'_>) -> Option<String> {
     pi_reasoning(opts.model_reasons, &level)
 }
 
+/// A generated branch summary: its text, the summarizer's description, the entry's details and
+/// the calls' usage.
+type SummaryParts = (String, Value, Value, Option<Value>);
+
 /// The summary text, its details, how it was written and (pi 1.6) the
 /// call's usage; `None` when there is nothing abandoned (the agents then
 /// navigate without a summary). The budget used goes into `out.budget`.
@@ -412,7 +416,7 @@ fn summarize(
     warnings: &mut Vec<String>,
     progress: ProgressFn<'_>,
     cancel: &CancelToken,
-) -> Result<Option<(String, Value, Value, Option<Value>)>, OpsError> {
+) -> Result<Option<SummaryParts>, OpsError> {
     let s = &loaded.session;
     let window = opts.window.filter(|&w| w != 0).unwrap_or(DEFAULT_CONTEXT_WINDOW);
     let reserve = opts.reserve.unwrap_or(agent.branch_summary_reserve_tokens);

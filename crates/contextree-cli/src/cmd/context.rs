@@ -121,7 +121,10 @@ fn estimate_json(est: &ContextEstimate) -> Value {
 /// pi ≥ 0.87 (the oracle's pi16 fields): the context edits and what they
 /// did, the system messages and the replayed one; marks the messages
 /// (`editedBy`, system facts).
-fn projection_facts(s: &Session, ctx: &Context, source: &dyn Source) -> Result<(Map<String, Value>, HashMap<usize, Map<String, Value>>), ReadBackError> {
+/// The facts of a context (`contextEdits`, …) and of some of its messages, by item index.
+type Facts = (Map<String, Value>, HashMap<usize, Map<String, Value>>);
+
+fn projection_facts(s: &Session, ctx: &Context, source: &dyn Source) -> Result<Facts, ReadBackError> {
     let id = |n| Value::from(s.entry(n).id.to_string());
     let index_of = |target: &str| s.node(target).map_or(Value::Null, |n| n.0.into());
     let edits: Vec<Value> = ctx

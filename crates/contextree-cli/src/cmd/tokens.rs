@@ -67,5 +67,5 @@ fn has_checkpoint(e: &Entry) -> bool {
 
 /// pi ≥ 0.87: a branch summary with an empty summary produces no message.
 fn is_empty_branch_summary(e: &Entry) -> bool {
-    &*e.entry_type == "branch_summary" && !e.str_field("summary").is_some_and(|s| !s.is_empty())
+    &*e.entry_type == "branch_summary" && e.str_field("summary").is_none_or(str::is_empty)
 }
