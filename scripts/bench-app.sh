@@ -160,11 +160,12 @@ return out;""")
                         res = run(sid, """
 const [step, frames] = [arguments[0], arguments[1]]; const done = arguments[arguments.length - 1];
 const tree = document.getElementById('tree'); tree.scrollTop = 0;
-const gaps = [], renders = []; let last = null, k = 0;
+const map = document.getElementById('map');
+const gaps = [], renders = [], maps = []; let last = null, k = 0;
 function frame(ts) {
-  if (last !== null) { gaps.push(ts - last); renders.push(Number(tree.dataset.renderMs)); }
+  if (last !== null) { gaps.push(ts - last); renders.push(Number(tree.dataset.renderMs)); maps.push(Number(map?.dataset.drawMs ?? 0)); }
   last = ts;
-  if (k++ >= frames) return done({ gaps, renders, rows: Number(tree.dataset.rowCount), top: tree.scrollTop });
+  if (k++ >= frames) return done({ gaps, renders, maps, rows: Number(tree.dataset.rowCount), top: tree.scrollTop });
   tree.scrollTop = (tree.scrollTop + step) % Math.max(1, tree.scrollHeight - tree.clientHeight);
   requestAnimationFrame(frame);
 }
@@ -209,10 +210,11 @@ requestAnimationFrame(frame);""", (step, 300), asynchronous=True)
     for base, o in ops_rows:
         print(f"| {base} | {o['search']:.0f} | {o['searchMiss']:.0f} | {o['clear']:.0f} | {o['userOnly']:.0f} | {o['all']:.0f} |")
     print()
-    print("| session | scroll | rows | frames | frame interval p50 / p95 ms | redraw p50 / p95 / max ms |")
-    print("|---|---|---|---|---|---|")
+    print("| session | scroll | rows | frames | frame interval p50 / p95 ms | tree redraw p50 / p95 / max ms | branch map redraw p50 / p95 / max ms |")
+    print("|---|---|---|---|---|---|---|")
     for base, name, res in scroll_rows:
-        g, rr = res["gaps"], res["renders"]
+        g, rr, mm = res["gaps"], res["renders"], res.get("maps") or [0]
         redraw = "—" if name.startswith("idle") else f"{pct(rr, 50):.2f} / {pct(rr, 95):.2f} / {max(rr):.2f}"
-        print(f"| {base} | {name} | {res['rows']} | {len(g)} | {pct(g, 50):.1f} / {pct(g, 95):.1f} | {redraw} |")
+        mapdraw = "—" if name.startswith("idle") else f"{pct(mm, 50):.2f} / {pct(mm, 95):.2f} / {max(mm):.2f}"
+        print(f"| {base} | {name} | {res['rows']} | {len(g)} | {pct(g, 50):.1f} / {pct(g, 95):.1f} | {redraw} | {mapdraw} |")
 PY
