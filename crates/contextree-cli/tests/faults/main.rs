@@ -208,10 +208,15 @@ fn repo() -> PathBuf {
 fn shim() -> &'static Path {
     static SHIM: OnceLock<PathBuf> = OnceLock::new();
     SHIM.get_or_init(|| {
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("fault-shim-{}.so", std::process::id()));
+        // Built under a name of this process, then renamed into place (atomic: another test
+        // process may be using the previous build).
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        let building = dir.join(format!("fault-shim-{}.so", std::process::id()));
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/faults/shim.c");
-        let status = Command::new("gcc").args(["-shared", "-fPIC", "-O1", "-Wall", "-o"]).arg(&out).arg(&src).arg("-ldl").status().expect("gcc (the fault tests compile their LD_PRELOAD shim)");
+        let status = Command::new("gcc").args(["-shared", "-fPIC", "-O1", "-Wall", "-o"]).arg(&building).arg(&src).arg("-ldl").status().expect("gcc (the fault tests compile their LD_PRELOAD shim)");
         assert!(status.success(), "compiling {} failed", src.display());
+        let out = dir.join("fault-shim.so");
+        std::fs::rename(&building, &out).unwrap();
         out
     })
 }
