@@ -265,7 +265,8 @@ fn rewrite_with(path: &Path, expected: &Fingerprint, replacements: &[Replacement
     // original's permission bits (narrowed by the umask), never the default
     // 0644, so its contents are not readable by others even for a moment.
     let mode = meta.permissions().mode() & 0o7777;
-    let tmp = OpenOptions::new().write(true).create_new(true).mode(mode).open(&tmp_path).map_err(io)?;
+    // Readable too: the new file's fingerprint is taken through this descriptor at the end.
+    let tmp = OpenOptions::new().read(true).write(true).create_new(true).mode(mode).open(&tmp_path).map_err(io)?;
     // Whatever fails from here on, the temporary file must not stay behind.
     let cleanup = TempGuard(&tmp_path);
     hook(Stage::TempCreated);
@@ -289,6 +290,20 @@ fn rewrite_with(path: &Path, expected: &Fingerprint, replacements: &[Replacement
     refuse_writers(path, dev, ino)?;
     hook(Stage::BeforeRename);
     let backup = link_backup(path, dir, &name).map_err(io)?;
+    // The check above and the link are a /proc scan apart: a file renamed
+    // over the path in between would be linked as the backup and then lost
+    // under the rename (found by the fault tests, tests/faults). The backup
+    // must be the inode that was checked.
+    match std::fs::metadata(&backup) {
+        Ok(b) if (b.dev(), b.ino()) == (dev, ino) => {}
+        linked => {
+            let _ = std::fs::remove_file(&backup);
+            return Err(match linked {
+                Err(e) => io(e).into(),
+                Ok(_) => WriteError::Changed { path: path.to_owned(), change: Change::Rewritten, loaded_len: expected.len, len: std::fs::metadata(path).map_or(0, |m| m.len()) }.into(),
+            });
+        }
+    }
     if let Err(e) = std::fs::rename(&tmp_path, path) {
         let _ = std::fs::remove_file(&backup);
         return Err(io(e).into());
@@ -310,7 +325,10 @@ fn rewrite_with(path: &Path, expected: &Fingerprint, replacements: &[Replacement
     if let Err(e) = sync_dir(dir) {
         warnings.push(format!("{} was rewritten, but syncing its folder failed ({e}): after a crash the old contents may be back (they are also in the backup {})", path.display(), backup.display()));
     }
-    let fingerprint = File::open(path).and_then(|f| Fingerprint::of(&f)).map_err(io)?;
+    // Through the descriptor, not the path: the file is rewritten whatever happens to the
+    // path now (removed right after the rename, the fault tests saw an error reported for a
+    // rewrite that had been done).
+    let fingerprint = Fingerprint::of(&tmp).map_err(io)?;
     Ok(Rewritten { backup, replaced: replacements.len(), recovered_bytes, late_writers, removed_temporaries, warnings, fingerprint })
 }
 
@@ -436,6 +454,8 @@ fn link_backup(path: &Path, dir: &Path, name: &str) -> std::io::Result<PathBuf> 
         match std::fs::hard_link(path, &backup) {
             Ok(()) => return Ok(backup),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            // The file is gone (removed since the check): no backup to take.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(e),
             // No hard links here (some network or FAT filesystems): copy,
             // still refusing to overwrite.
             Err(_) => {
@@ -444,8 +464,12 @@ fn link_backup(path: &Path, dir: &Path, name: &str) -> std::io::Result<PathBuf> 
                     Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                     Err(e) => return Err(e),
                 };
-                std::io::copy(&mut File::open(path)?, &mut dst)?;
-                dst.sync_all()?;
+                // A failed copy must not leave a partial backup behind.
+                let copied = File::open(path).and_then(|mut src| std::io::copy(&mut src, &mut dst)).and_then(|_| dst.sync_all());
+                if let Err(e) = copied {
+                    let _ = std::fs::remove_file(&backup);
+                    return Err(e);
+                }
                 return Ok(backup);
             }
         }
@@ -724,6 +748,39 @@ mod tests {
     }
 
     #[test]
+    fn a_file_replaced_or_removed_right_before_the_rename_is_left_alone() {
+        // Found by the fault tests (tests/faults): a file renamed over the session between the
+        // last check and the backup link became the backup and was lost under the rename; a
+        // removed one left an empty backup behind.
+        for remove in [false, true] {
+            let (dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+            let before = std::fs::read(&path).unwrap();
+            let replacement = [&before[..], b"{\"type\":\"custom\",\"id\":\"zz\",\"parentId\":\"a5\",\"timestamp\":\"t\"}\n"].concat();
+            let rep = Replacement { span: loaded.session.entry(plan.pruned()[0].node).span, text: "{}".into() };
+            let mut swap = |stage| {
+                if stage == Stage::BeforeRename {
+                    if remove {
+                        std::fs::remove_file(&path).unwrap();
+                    } else {
+                        std::fs::write(dir.0.join("other"), &replacement).unwrap();
+                        std::fs::rename(dir.0.join("other"), &path).unwrap();
+                    }
+                }
+            };
+            let err = rewrite_with_hook(&path, &loaded.fingerprint, &[rep], &mut swap).unwrap_err();
+            if remove {
+                assert!(matches!(&err, RewriteError::Write(WriteError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound), "{err}");
+                assert!(!path.exists(), "not put back");
+                assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 0, "no backup, no temporary file");
+            } else {
+                assert!(matches!(err, RewriteError::Write(WriteError::Changed { change: Change::Rewritten, .. })), "{err}");
+                assert_eq!(std::fs::read(&path).unwrap(), replacement, "the replacement stays the session");
+                assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 1, "no backup, no temporary file");
+            }
+        }
+    }
+
+    #[test]
     fn a_writer_that_opens_during_the_rewrite_is_caught_before_the_rename() {
         let (dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
         let before = std::fs::read(&path).unwrap();
@@ -889,6 +946,18 @@ mod tests {
         assert_eq!(done.warnings.len(), 1);
         assert!(done.warnings[0].contains("syncing its folder failed (Input/output error)"), "{:?}", done.warnings);
         assert_ne!(std::fs::read(&path).unwrap(), fixture("E13b.jsonl"), "rewritten");
+    }
+
+    #[test]
+    fn a_file_removed_right_after_the_rename_is_still_reported_rewritten() {
+        // Found by the fault tests (tests/faults): the final fingerprint was read through the
+        // path, so a removal after the rename turned a done rewrite into an error.
+        let (_dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+        let rep = Replacement { span: loaded.session.entry(plan.pruned()[0].node).span, text: "{}".into() };
+        let remove = |_: &Path| std::fs::remove_file(&path);
+        let done = rewrite_with(&path, &loaded.fingerprint, &[rep], &mut |_| {}, &remove).unwrap();
+        assert_eq!(std::fs::read(&done.backup).unwrap(), fixture("E13b.jsonl"));
+        assert!(done.fingerprint.len > 0 && done.fingerprint.tail.ends_with(b"\n"));
     }
 
     #[test]

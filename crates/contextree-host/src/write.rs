@@ -75,6 +75,14 @@ pub enum WriteError {
         /// How the partial bytes were taken back.
         repair: Repair,
     },
+    /// The lines were written whole, but by then the path no longer named
+    /// the file they went to: another process renamed a file over it or
+    /// removed it meanwhile. The session file does not hold them.
+    #[error("{path}: the file was replaced or removed while the lines were written; they went to the old file, which is no longer the session, so the session file does not hold them; reload it and try again")]
+    Replaced {
+        /// The file.
+        path: PathBuf,
+    },
     /// Opening, reading or writing failed before any byte was written.
     #[error("{path}: {source}")]
     Io {
@@ -206,6 +214,12 @@ fn append_with(path: &Path, expected: &Fingerprint, lines: &[String], disk: &mut
     // The bytes are in the file: a failed sync is a warning, not a failure
     // (see `Appended::sync_error`).
     let sync_error = disk.sync(&file).err().map(|e| e.to_string());
+    // A file renamed over the path, or the path removed, after it was opened:
+    // the lines went to an inode the session no longer is. Success would be
+    // a lie (the fault tests caught it, tests/faults).
+    if !names_file(path, &file) {
+        return Err(WriteError::Replaced { path: path.to_owned() });
+    }
     let fingerprint = Fingerprint::of(&file).map_err(io)?;
     Ok(Appended {
         offset: start + u64::from(added_newline),
@@ -302,6 +316,15 @@ fn take_back(path: &Path, file: &File, pieces: &[(u64, u64)], buf: &[u8]) -> Rep
         Ok(Repair::Blanked)
     };
     attempt().unwrap_or_else(|error| Repair::Failed { offset: first, error })
+}
+
+/// Whether `path` still names the file open as `file` (same device and inode).
+fn names_file(path: &Path, file: &File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(path), file.metadata()) {
+        (Ok(now), Ok(ours)) => (now.dev(), now.ino()) == (ours.dev(), ours.ino()),
+        _ => false,
+    }
 }
 
 /// The file's length if it matches `expected` (shared with the rewrite,
@@ -586,6 +609,37 @@ mod tests {
         let s = load_session(&path, None).unwrap().session;
         assert_eq!(s.leaf().map(|n| s.entry(n).id.to_string()).as_deref(), Some("zz"));
         assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    }
+
+    #[test]
+    fn a_file_replaced_or_removed_during_the_write_is_an_error_not_a_success() {
+        // Found by the fault tests (tests/faults): the lines went to the old inode, the
+        // session at the path never got them, and the append reported success.
+        for remove in [false, true] {
+            let path = copy_fixture("E02.jsonl");
+            let before = std::fs::read(&path).unwrap();
+            let loaded = load_session(&path, None).unwrap();
+            let (_, line) = compaction_line(&loaded);
+            let replacement = [&before[..], AGENT.as_bytes()].concat();
+            let mut swap = || {
+                if remove {
+                    std::fs::remove_file(&path).unwrap();
+                } else {
+                    let tmp = path.with_file_name("replacement");
+                    std::fs::write(&tmp, &replacement).unwrap();
+                    std::fs::rename(&tmp, &path).unwrap();
+                }
+            };
+            let mut disk = Faulty { first: usize::MAX, between: &mut swap, rest_fails: None, sync_fails: false, calls: 0 };
+            let err = append_with(&path, &loaded.fingerprint, &[line], &mut disk).unwrap_err();
+            assert!(matches!(err, WriteError::Replaced { .. }), "{err}");
+            assert!(err.to_string().contains("the session file does not hold them"), "{err}");
+            if remove {
+                assert!(!path.exists());
+            } else {
+                assert_eq!(std::fs::read(&path).unwrap(), replacement, "the replacement is left alone");
+            }
+        }
     }
 
     #[test]

@@ -89,6 +89,7 @@ impl From<ReadBackError> for OpsError {
 pub(crate) fn write_error(e: WriteError, hint: &str) -> OpsError {
     match e {
         WriteError::Changed { .. } => OpsError::Changed(format!("{e} ({hint})")),
+        WriteError::Replaced { .. } => OpsError::Changed(e.to_string()),
         other => OpsError::Failed(other.to_string()),
     }
 }

@@ -164,6 +164,60 @@ pub(crate) fn error_offset(bytes: &[u8], e: &serde_json::Error) -> usize {
     (line_start + e.column().saturating_sub(1)).min(bytes.len())
 }
 
+/// Parses a JSON value as the agents' `JSON.parse` does where serde_json cannot: a string
+/// with a lone surrogate escape (`"\ud83d"`, which `JSON.stringify` writes for half of a pair
+/// cut apart) is valid JSON to them, but a Rust `String` cannot hold it. Such escapes are read
+/// as U+FFFD, one UTF-16 unit like the lone half, so text lengths stay the agents'. Used by the
+/// read-back of entries the fast scanner indexed (it measures lone surrogates exactly); the
+/// index's reference reading stays strict.
+pub fn parse_value_lenient(bytes: &[u8]) -> serde_json::Result<Value> {
+    match serde_json::from_slice(bytes) {
+        Err(e) if e.to_string().contains("surrogate") || e.to_string().contains("hex escape") => match replace_lone_surrogates(bytes) {
+            Some(fixed) => serde_json::from_slice(&fixed),
+            None => Err(e),
+        },
+        other => other,
+    }
+}
+
+/// `bytes` with every `\uD800`–`\uDFFF` escape that is not half of a pair replaced by
+/// `\ufffd`; `None` when there is none.
+fn replace_lone_surrogates(bytes: &[u8]) -> Option<Vec<u8>> {
+    let unit_at = |i: usize| -> Option<u16> {
+        if bytes.get(i) != Some(&b'\\') || bytes.get(i + 1) != Some(&b'u') {
+            return None;
+        }
+        u16::from_str_radix(std::str::from_utf8(bytes.get(i + 2..i + 6)?).ok()?, 16).ok()
+    };
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut changed = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\' {
+            match unit_at(i) {
+                Some(0xd800..=0xdbff) if matches!(unit_at(i + 6), Some(0xdc00..=0xdfff)) => {
+                    out.extend_from_slice(&bytes[i..i + 12]);
+                    i += 12;
+                }
+                Some(0xd800..=0xdfff) => {
+                    out.extend_from_slice(b"\\ufffd");
+                    changed = true;
+                    i += 6;
+                }
+                // Any other escape is copied whole, so `\\` never starts a false one.
+                _ => {
+                    out.extend_from_slice(&bytes[i..(i + 2).min(bytes.len())]);
+                    i += 2;
+                }
+            }
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    changed.then_some(out)
+}
+
 /// Parses the ISO-8601 timestamps the agents write (`Date.parse` subset):
 /// `YYYY-MM-DDTHH:MM:SS(.fff)?(Z|±HH:MM)?`, and a bare date.
 pub fn parse_iso_ms(s: &str) -> Option<f64> {
