@@ -21,7 +21,7 @@ pub fn repo() -> PathBuf {
 /// The session file a golden file was made from.
 pub fn fixture(stem: &str) -> PathBuf {
     let root = repo().join("tests/fixtures");
-    ["synthetic", "real", "generated", "edge"]
+    ["synthetic", "real", "generated", "edge", "omp18"]
         .iter()
         .map(|d| root.join(d).join(format!("{stem}.jsonl")))
         .find(|p| p.is_file())
@@ -42,10 +42,16 @@ pub fn seed_rules(dialect: &str) -> &'static str {
 /// `contextree CMD FILE --json --dialect D EXTRA…`, parsed (`D` = `pi`,
 /// `omp`: the seed's rule sets, [`seed_rules`]).
 pub fn run(cmd: &str, file: &Path, dialect: &str, extra: &[&str]) -> Result<Value, String> {
+    run_rules(cmd, file, seed_rules(dialect), extra)
+}
+
+/// `contextree CMD FILE --json --dialect RULES EXTRA…`, parsed (`RULES` =
+/// one rule set exactly: `omp@18`, `pi@1.6`, …).
+pub fn run_rules(cmd: &str, file: &Path, rules: &str, extra: &[&str]) -> Result<Value, String> {
     let out = Command::new(env!("CARGO_BIN_EXE_contextree"))
         .arg(cmd)
         .arg(file)
-        .args(["--json", "--dialect", seed_rules(dialect)])
+        .args(["--json", "--dialect", rules])
         .args(extra)
         .output()
         .unwrap();
