@@ -285,10 +285,22 @@ pub fn llm_messages(session: &Session, ctx: &Context, pack: &PromptPack, source:
 pub fn serialize_context(session: &Session, ctx: &Context, pack: &PromptPack, source: &dyn Source) -> Result<String, ReadBackError> {
     let mut out = String::new();
     let mut first = true;
+    let rules = session.rules();
+    // omp ≥ 18 leaves useless tool results and their calls out (omp-18.md §5.6).
+    let useless: std::collections::HashSet<u64> = ctx
+        .items
+        .iter()
+        .filter_map(|i| session.entry(i.node()).message().filter(|m| m.turn.useless).and_then(|m| m.turn.tool_call_id))
+        .collect();
+    let is_useless = |id: &str| useless.contains(&crate::session::call_id_hash(id));
     for &item in &ctx.items {
         let msg = context_message(session, ctx, item, source)?;
-        for llm in convert_message_all(&msg, session.rules(), pack) {
-            super::serialize::serialize_message_into(&llm, &mut out, &mut first);
+        for llm in convert_message_all(&msg, rules, pack) {
+            if rules.serializes_with_omp18_labels() {
+                super::serialize::serialize_omp18_into(&llm, &is_useless, &mut out, &mut first);
+            } else {
+                super::serialize::serialize_message_into(&llm, &mut out, &mut first);
+            }
         }
     }
     Ok(out)

@@ -161,6 +161,9 @@ pub struct TurnFacts {
     /// Assistant: `isEmptyErrorTurn` (stopReason `error`, nothing but blank
     /// text, thinking and data, no call).
     pub empty_error: bool,
+    /// Tool result: flagged `useless: true` by its tool and not an error
+    /// (omp ≥ 15 leaves it and its call out of summaries, prunes it first).
+    pub useless: bool,
 }
 
 /// A 64-bit FNV-1a hash of a tool-call id: the context compares ids, never

@@ -30,7 +30,7 @@ pub fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
     }
     let msg = line.message?;
     let role = Role::parse(msg.role.as_deref().unwrap_or(""));
-    if msg.retry_recovery || msg.stop_reason.as_deref() == Some("error") {
+    if msg.stop_reason.as_deref() == Some("error") {
         // Rare turns omp 18 may leave out (`isEmptyErrorTurn`): the reference reading decides.
         return None;
     }
@@ -83,6 +83,7 @@ pub fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
             other_blocks: if is_assistant { c.other_blocks } else { 0 },
             retry_recovery: false,
             empty_error: false,
+            useless: false,
         },
         role,
     };
@@ -121,7 +122,6 @@ struct MessageFields {
     pruned_at: bool,
     tool_name: Option<String>,
     tool_call_id: Option<u64>,
-    retry_recovery: bool,
 }
 
 /// What a `content` field adds up to, per kind of block.
@@ -315,11 +315,8 @@ impl Scanner<'_> {
                     seen.first(12)?;
                     m.tool_call_id = s.opt_text()?.map(|id| call_id_hash(&id));
                 }
-                b"retryRecovery" => {
-                    seen.first(13)?;
-                    m.retry_recovery = true;
-                    s.skip()?;
-                }
+                // Rare fields omp 18 reads: the reference reading decides.
+                b"retryRecovery" | b"useless" => return None,
                 _ => s.skip()?,
             }
             Some(())

@@ -133,7 +133,10 @@ pub fn message_meta(msg: &Map<String, Value>) -> MessageMeta {
 pub fn turn_facts(msg: &Map<String, Value>, role: &Role) -> TurnFacts {
     let mut t = TurnFacts::default();
     match role {
-        Role::ToolResult => t.tool_call_id = msg.get("toolCallId").and_then(Value::as_str).map(call_id_hash),
+        Role::ToolResult => {
+            t.tool_call_id = msg.get("toolCallId").and_then(Value::as_str).map(call_id_hash);
+            t.useless = msg.get("useless") == Some(&Value::Bool(true)) && msg.get("isError") != Some(&Value::Bool(true));
+        }
         Role::Assistant => {
             let blocks = msg.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
             fn ty(b: &Value) -> &str {
