@@ -28,7 +28,7 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ("edge-duplicate-id", "info", "same deviation as its tree: the agent lists `dup00001` twice among the branch points and not as a leaf"),
     ("edge-bash-meta", "llm", "omp 18 reworded the output notices of `meta` (`tools/output-meta.ts` `formatOutputNotice`); contextree still writes omp 13's"),
     ("edge-bash-meta", "serialize", "the output notices of its `llm` entry"),
-    ("*", "cut", "omp 18's prepareCompaction / findCutPoint (omp-18.md §5.3, §5.4) are not implemented yet"),
+
     ("*", "prune", "omp 18's pruneToolOutputs (omp-18.md §6.1) is not implemented yet"),
     ("*", "branch", "omp 18's branch preparation (tool results included, omp-18.md §7) is not implemented yet"),
 ];

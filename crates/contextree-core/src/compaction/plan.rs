@@ -126,6 +126,9 @@ impl CompactionPlan {
 /// `tokensBefore`). Only assistant messages in the summarized part are read
 /// back through `source` (for their tool calls' paths).
 pub fn plan(session: &Session, ctx: &Context, settings: &CompactionSettings, source: &dyn Source) -> Result<CompactionPlan, ReadBackError> {
+    if session.rules().cuts_oldest_fitting_suffix() {
+        return super::prepare18::plan(session, ctx, settings, source);
+    }
     let dialect = session.dialect();
     let path = &ctx.path;
     let previous = previous_compaction(session, path);
