@@ -30,7 +30,7 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ("edge-bash-meta", "serialize", "the output notices of its `llm` entry"),
 
     ("*", "prune", "omp 18's pruneToolOutputs (omp-18.md §6.1) is not implemented yet"),
-    ("*", "branch", "omp 18's branch preparation (tool results included, omp-18.md §7) is not implemented yet"),
+
 ];
 
 /// Entries the agent leaves out of its root and leaf lists (`true`: and out

@@ -63,7 +63,8 @@ pub struct PreparedBranch {
     /// Entries whose messages were selected, chronological.
     pub selected: Vec<NodeId>,
     /// Sum of the dialect's estimates of the selected messages (may exceed
-    /// the budget by one squeezed-in summary).
+    /// the budget by one squeezed-in summary; omp ≥ 18 counts a tool result
+    /// on its truncated text).
     pub total_tokens: u64,
     /// A compaction or branch summary added over the budget because less than
     /// 90% of it was used.
@@ -81,21 +82,34 @@ pub struct PreparedBranch {
 pub fn prepare_branch_entries(session: &Session, entries: &[NodeId], budget: u64, source: &dyn Source) -> Result<PreparedBranch, ReadBackError> {
     let mut prep = PreparedBranch { selected: Vec::new(), total_tokens: 0, squeezed: None, stopped_at: None, file_ops: FileOps::default() };
     let flag = extension_flag(session.dialect());
+    let rules = session.rules();
+    let omp18 = rules.summarizes_branch_tool_results();
     for &node in entries {
         let e = session.entry(node);
         if &*e.entry_type == "branch_summary" {
-            prep.file_ops.add_previous_details(e, flag);
+            match omp18 {
+                true => prep.file_ops.add_previous_details_omp18(e),
+                false => {
+                    prep.file_ops.add_previous_details(e, flag);
+                }
+            }
         }
     }
     for &node in entries.iter().rev() {
         let e = session.entry(node);
-        let Some(role) = message_role(e) else { continue };
+        let Some(role) = message_role_under(e, rules) else { continue };
         if role == "assistant" {
             if let Value::Object(msg) = agent_message(session, Item::Entry(node), source)? {
-                prep.file_ops.add_tool_calls(&msg);
+                match omp18 {
+                    true => prep.file_ops.add_tool_calls_omp18(&msg),
+                    false => prep.file_ops.add_tool_calls(&msg),
+                }
             }
         }
-        let tokens = entry_estimate(e, session.rules());
+        let tokens = match role {
+            "toolResult" => truncated_result_tokens(session, node, source)?,
+            _ => entry_estimate(e, rules),
+        };
         if budget > 0 && prep.total_tokens + tokens > budget {
             // A summary is worth exceeding the budget while under 90% of it is used.
             let summary = matches!(&*e.entry_type, "compaction" | "branch_summary");
@@ -112,6 +126,24 @@ pub fn prepare_branch_entries(session: &Session, entries: &[NodeId], budget: u64
     }
     prep.selected.reverse();
     Ok(prep)
+}
+
+/// omp ≥ 18's `estimateBranchSummaryTokens` of a tool result: its text
+/// blocks joined, cut to 2000 UTF-16 units like the summary input, counted
+/// as one fragment (0 without text).
+fn truncated_result_tokens(session: &Session, node: NodeId, source: &dyn Source) -> Result<u64, ReadBackError> {
+    let msg = agent_message(session, Item::Entry(node), source)?;
+    let text = crate::context::serialize::tool_result_summary_text(&msg);
+    Ok(if text.is_empty() { 0 } else { crate::tokens::estimate::utf8_fragment_tokens(text.len() as u64) })
+}
+
+/// [`message_role`] under a rule set: omp ≥ 18 also summarizes tool results,
+/// except those flagged useless (and not errors).
+pub fn message_role_under(e: &Entry, rules: crate::RuleSet) -> Option<&str> {
+    match e.message() {
+        Some(m) if m.role == Role::ToolResult && rules.summarizes_branch_tool_results() => (!m.turn.useless).then_some("toolResult"),
+        _ => message_role(e),
+    }
 }
 
 /// The field that marks an extension-made summary, whose `details` are not

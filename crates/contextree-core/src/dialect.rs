@@ -213,6 +213,12 @@ impl RuleSet {
         self == RuleSet::Omp18
     }
 
+    /// omp ≥ 18: branch summaries include tool results (not useless ones),
+    /// counted on their 2000-unit truncated text (omp-18.md §7).
+    pub fn summarizes_branch_tool_results(self) -> bool {
+        self == RuleSet::Omp18
+    }
+
     /// omp ≥ 15: pruning with `keepBoundaryId`, the cache-warm guard,
     /// useless results, `MIN_PRUNE_TOKENS` 50 and only `skill` protected
     /// (omp-18.md §6.1).

@@ -3,8 +3,8 @@
 //! No model is called and the file is not touched.
 
 use clap::Args;
-use contextree_core::branch::{collect_entries_for_branch_summary, message_role, prepare_branch_entries, BranchEntries, PreparedBranch};
 use contextree_core::context::entry_estimate;
+use contextree_core::branch::{collect_entries_for_branch_summary, message_role_under, prepare_branch_entries, BranchEntries, PreparedBranch};
 use contextree_core::session::{NodeId, Session};
 use contextree_host::LoadedSession;
 use serde_json::{json, Map, Value};
@@ -75,7 +75,7 @@ fn document(s: &Session, [from, to]: [Option<NodeId>; 2], budget: u64, collected
 fn messages(s: &Session, selected: &[NodeId]) -> Value {
     let row = |&n: &NodeId| {
         let e = s.entry(n);
-        json!({"entryId": e.id.to_string(), "role": message_role(e), "tokens": entry_estimate(e, s.rules())})
+        json!({"entryId": e.id.to_string(), "role": message_role_under(e, s.rules()), "tokens": entry_estimate(e, s.rules())})
     };
     Value::Array(selected.iter().map(row).collect())
 }

@@ -121,6 +121,16 @@ pub fn serialize_omp18_into(msg: &Value, useless: &dyn Fn(&str) -> bool, out: &m
     }
 }
 
+/// A tool result's text as the summary input shows it: the text blocks
+/// joined, cut at 2000 UTF-16 units with the truncation note.
+pub fn tool_result_summary_text(msg: &Value) -> String {
+    let text = joined_texts(msg.get("content"));
+    if text.is_empty() {
+        return text;
+    }
+    truncate_for_summary(text)
+}
+
 /// The `text` of every text block, concatenated (JS `join("")`: a missing
 /// text is empty).
 fn joined_texts(content: Option<&Value>) -> String {
