@@ -29,7 +29,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ("edge-bash-meta", "llm", "omp 18 reworded the output notices of `meta` (`tools/output-meta.ts` `formatOutputNotice`); contextree still writes omp 13's"),
     ("edge-bash-meta", "serialize", "the output notices of its `llm` entry"),
 
-    ("*", "prune", "omp 18's pruneToolOutputs (omp-18.md §6.1) is not implemented yet"),
 
 ];
 
@@ -183,7 +182,9 @@ fn check_cuts(f: &mut FileRun, g: &Value, file: &Path) {
 
 fn check_prune(f: &mut FileRun, g: &Value, file: &Path) {
     let Some(gp) = g.get("prune").filter(|p| p.get("error").is_none()) else { return };
-    let ours = match run("prune", file, &["--dry-run"]) {
+    // The oracle runs omp 18's bare `DEFAULT_PRUNE_CONFIG` + `keepBoundaryId`: without the
+    // agent's 8000-token cache-warm guard (omp-18.md §6.1).
+    let ours = match run("prune", file, &["--dry-run", "--cache-warm", "none"]) {
         Ok(v) => v,
         Err(e) => return f.fail("prune", format!("prune failed: {e}")),
     };

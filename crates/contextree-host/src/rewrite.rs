@@ -20,7 +20,7 @@ use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use contextree_core::prune::{notice, pruned_line, PrunePlan, PrunedLineError};
+use contextree_core::prune::{pruned_line, PrunePlan, PrunedLineError};
 use contextree_core::session::Span;
 
 use crate::load::{Fingerprint, LoadedSession};
@@ -120,7 +120,7 @@ pub fn prune_loaded(loaded: &LoadedSession, plan: &PrunePlan, pruned_at_ms: u64)
         file.read_exact_at(&mut buf, e.span.start).map_err(io)?;
         let bad = |source| RewriteError::BadLine { path: loaded.path.clone(), line: e.line, source };
         let original = std::str::from_utf8(buf.trim_ascii()).map_err(|err| bad(PrunedLineError::Json(err.to_string())))?;
-        let text = pruned_line(original, &notice(r.tokens), pruned_at_ms).map_err(bad)?;
+        let text = pruned_line(original, &r.notice(), pruned_at_ms).map_err(bad)?;
         replacements.push(Replacement { span: e.span, text });
     }
     let rewritten = rewrite_lines(&loaded.path, &loaded.fingerprint, &replacements)?;

@@ -161,6 +161,9 @@ pub struct TurnFacts {
     /// Assistant: `isEmptyErrorTurn` (stopReason `error`, nothing but blank
     /// text, thinking and data, no call).
     pub empty_error: bool,
+    /// Assistant: bit k set when its k-th tool call is a `read` of a
+    /// `skill://` path (omp 18 never prunes those results).
+    pub skill_reads: u64,
     /// Tool result: flagged `useless: true` by its tool and not an error
     /// (omp ≥ 15 leaves it and its call out of summaries, prunes it first).
     pub useless: bool,

@@ -84,6 +84,7 @@ pub fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
             retry_recovery: false,
             empty_error: false,
             useless: false,
+            skill_reads: 0,
         },
         role,
     };
@@ -387,8 +388,10 @@ impl Scanner<'_> {
                     seen.first(4)?;
                     // Non-ASCII arguments: their UTF-8 length is left to the reference reading.
                     let outer = std::mem::take(&mut s.non_ascii);
+                    let from = s.i;
                     args = s.stringified_len()?;
-                    if s.non_ascii {
+                    // Non-ASCII, or a `skill://` path (omp 18 protects skill reads): the reference reading.
+                    if s.non_ascii || memchr::memmem::find(&s.b[from..s.i], b"skill://").is_some() {
                         return None;
                     }
                     s.non_ascii = outer;

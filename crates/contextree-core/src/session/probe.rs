@@ -143,6 +143,12 @@ pub fn turn_facts(msg: &Map<String, Value>, role: &Role) -> TurnFacts {
                 b.get("type").and_then(Value::as_str).unwrap_or("")
             }
             t.call_ids = blocks.iter().filter(|b| ty(b) == "toolCall").map(|b| b.get("id").and_then(Value::as_str).map_or(0, call_id_hash)).collect();
+            let calls = blocks.iter().filter(|b| ty(b) == "toolCall");
+            t.skill_reads = calls.enumerate().take(64).fold(0, |mask, (k, b)| {
+                let path = b.get("arguments").and_then(|a| a.get("path")).and_then(Value::as_str);
+                let skill = b.get("name").and_then(Value::as_str) == Some("read") && path.is_some_and(|p| p.starts_with("skill://"));
+                if skill { mask | 1 << k } else { mask }
+            });
             t.other_blocks = blocks.iter().filter(|b| !matches!(ty(b), "toolCall" | "redactedThinking")).count() as u32;
             t.retry_recovery = crate::js::is_truthy(msg.get("retryRecovery"));
             let filled = |b: &Value, k: &str| b.get(k).and_then(Value::as_str).is_some_and(|s| !crate::js::js_trim(s).is_empty());
