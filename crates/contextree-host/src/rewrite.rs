@@ -380,6 +380,33 @@ mod tests {
         assert_eq!(std::fs::read(&done.rewritten.backup).unwrap(), before);
     }
 
+    /// omp 18's title slot (omp-18.md §1.1) is not an entry: a prune under
+    /// `omp@18` rewrites the pruned line only, the 256 slot bytes stay as
+    /// they were.
+    #[test]
+    fn omp18_title_slot_stays_byte_exact() {
+        let slot = {
+            let head = r#"{"type":"title","v":1,"title":"Prune me — ✓","source":"user","updatedAt":"2026-11-20T10:00:00.000Z","pad":""#;
+            let pad = 256 - head.len() - 3;
+            format!("{head}{}\"}}\n", " ".repeat(pad))
+        };
+        assert_eq!(slot.len(), 256);
+        let before = [slot.as_bytes(), &fixture("E13b.jsonl")].concat();
+        let dir = temp_dir();
+        let path = dir.0.join("s.jsonl");
+        std::fs::write(&path, &before).unwrap();
+        let loaded = load_session(&path, Some(contextree_core::RuleSet::Omp18.into())).unwrap();
+        assert_eq!(loaded.session.title_slot().map(|t| t.title.as_str()), Some("Prune me — ✓"));
+        let plan = plan_prune(&loaded.session, Leaf::Last, &PruneConfig { cache_warm_suffix_tokens: None, ..PruneConfig::agent(contextree_core::RuleSet::Omp18) });
+        assert_eq!(plan.pruned_count(), 2);
+        prune_loaded(&loaded, &plan, 1_767_225_700_000).unwrap().unwrap();
+        let after = std::fs::read(&path).unwrap();
+        assert_eq!(after[..256], before[..256]);
+        let again = load_session(&path, Some(contextree_core::RuleSet::Omp18.into())).unwrap();
+        assert_eq!(again.session.entries().len(), loaded.session.entries().len());
+        assert!(again.session.title_slot().is_some());
+    }
+
     #[test]
     fn an_append_after_loading_refuses_and_leaves_the_file_alone() {
         let (dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
