@@ -114,7 +114,7 @@ fn check_context(f: &mut FileRun, gc: &Value, file: &Path, extra: &[&str], label
         Err(e) => return f.fail("context", format!("{label} failed: {e}")),
     };
     f.eq("context", &format!("{label}.messages"), pick(&c["messages"], &["role", "entryId"]), pick(&gc["messages"], &["role", "entryId"]));
-    for key in ["models", "thinkingLevel", "mode", "pathLength"] {
+    for key in ["models", "thinkingLevel", "configuredThinkingLevel", "mode", "pathLength"] {
         f.eq("context", &format!("{label}.{key}"), &c[key], &gc[key]);
     }
     f.eq("tokens", &format!("{label}.messages.tokens"), pick(&c["messages"], &["entryId", "tokens"]), pick(&gc["messages"], &["entryId", "tokens"]));

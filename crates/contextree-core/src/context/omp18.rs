@@ -171,3 +171,74 @@ pub fn strip_dangling_calls(msg: &mut Value, mask: u64) {
         }
     }
 }
+
+/// Something the request the agent really sends depends on that the file
+/// does not determine (decisions.md D17, D23).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotReproducible {
+    /// The entry it comes from (None: the whole context).
+    pub entry: Option<NodeId>,
+    /// A short machine name: `openai-native-history`, `anthropic-native-compaction`,
+    /// `snapcompact-frames`, `context-notes`, `native-tokenizer`.
+    pub kind: &'static str,
+    /// What cannot be recomputed and why.
+    pub reason: String,
+}
+
+/// What the context of `ctx` shows that the file cannot fully determine.
+/// `model` is the session's current model (`provider/id`), whose tokenizer
+/// family decides whether omp's counts are reproducible.
+pub fn not_reproducible(session: &Session, ctx: &Context, model: Option<&str>) -> Vec<NotReproducible> {
+    let mut out = Vec::new();
+    if let Some(c) = ctx.compaction {
+        let e = session.entry(c);
+        let preserve = e.object().and_then(|m| m.get("preserveData"));
+        if ctx.provider_replay {
+            let tail = match ctx.replay_through {
+                Some(t) => format!("; the entries after `{}` (appended while it ran) follow it", session.entry(t).id),
+                None => String::new(),
+            };
+            out.push(NotReproducible {
+                entry: Some(c),
+                kind: "openai-native-history",
+                reason: format!("compaction `{}` replaced the kept messages by an OpenAI-native replacement history that only the provider can read; the context shows the summary placeholder and the later messages{tail}", e.id),
+            });
+        }
+        if preserve.and_then(|p| p.get("anthropicCompaction")).is_some_and(|a| a.get("provider").and_then(Value::as_str).is_some_and(|p| !p.is_empty())) {
+            out.push(NotReproducible {
+                entry: Some(c),
+                kind: "anthropic-native-compaction",
+                reason: format!("compaction `{}` is Anthropic's own: its encrypted native payload goes with the summary; the messages shown are right, what the provider reads of the payload is not in the file", e.id),
+            });
+        }
+        if preserve.and_then(|p| p.get("snapcompact")).is_some() || e.str_field("method") == Some("snapcompact") {
+            out.push(NotReproducible {
+                entry: Some(c),
+                kind: "snapcompact-frames",
+                reason: format!("compaction `{}` is a snapcompact archive: the history goes as image frames (5024 tokens each) with the text head and tail, rebuilt by the snapcompact package from frames kept in the blob store; the context shows the stored summary text only", e.id),
+            });
+        }
+    }
+    let reset = ctx.reset_boundary.and_then(|r| ctx.path.iter().position(|&n| n == r));
+    let notes = ctx.path.iter().enumerate().rev().find(|(i, &n)| {
+        reset.is_none_or(|r| *i > r) && &*session.entry(n).entry_type == "custom" && session.entry(n).str_field("customType") == Some("experimental_context_notes")
+    });
+    if let Some((_, &n)) = notes {
+        out.push(NotReproducible {
+            entry: Some(n),
+            kind: "context-notes",
+            reason: "experimental context notes are rendered through omp's notes template and put first in the context; contextree does not render them".to_owned(),
+        });
+    }
+    if let Some(family) = model.and_then(crate::tokens::family::native_tokenizer) {
+        out.push(NotReproducible {
+            entry: None,
+            kind: "native-tokenizer",
+            reason: format!(
+                "oh-my-pi 18 counts the tokens of {} with its native `{family}` tokenizer, whose tables ship only inside the agent; the numbers here are (UTF-8 bytes + 3) >> 2 per text fragment, an approximation of the agent's count, not its own",
+                model.unwrap_or_default()
+            ),
+        });
+    }
+    out
+}
