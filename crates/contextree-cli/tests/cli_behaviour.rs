@@ -223,7 +223,8 @@ fn prune_refuses_while_an_agent_holds_the_file_open_and_its_later_lines_stay_in_
     let copy = Copy::of("synthetic/E13b.jsonl", "held");
     let before = std::fs::read(&copy.file).unwrap();
     let mut agent = Agent::open(&copy.file);
-    let out = contextree(&["prune", copy.path(), "--dialect", "omp", "--yes"]);
+    // omp 13's rules prune E13b (omp 18's cache-warm guard would leave it alone).
+    let out = contextree(&["prune", copy.path(), "--dialect", "omp@13", "--yes"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(err.contains(copy.path()) && err.contains(&format!("sh (pid {})", agent.0.id())), "{err}");
@@ -238,7 +239,7 @@ fn prune_refuses_while_an_agent_holds_the_file_open_and_its_later_lines_stay_in_
 
     // Once the agent has quit, the prune goes through and keeps that line.
     agent.quit();
-    let out = contextree(&["prune", copy.path(), "--dialect", "omp", "--yes", "--json"]);
+    let out = contextree(&["prune", copy.path(), "--dialect", "omp@13", "--yes", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["prunedCount"], 1);

@@ -77,7 +77,8 @@ pub struct PreparedBranch {
     /// The dialect's estimate of each selected message, parallel to `selected`.
     pub tokens: Vec<u64>,
     /// Sum of the dialect's estimates of the selected messages (may exceed
-    /// the budget by one squeezed-in summary).
+    /// the budget by one squeezed-in summary; omp ≥ 18 counts a tool result
+    /// on its truncated text).
     pub total_tokens: u64,
     /// A compaction or branch summary added over the budget because less than
     /// 90% of it was used.
@@ -102,12 +103,18 @@ pub fn prepare_branch_entries(session: &Session, entries: &[NodeId], budget: u64
         stopped_at: None,
         file_ops: FileOps::default(),
     };
-    let rules = session.rules();
     let flag = extension_flag(session.dialect());
+    let rules = session.rules();
+    let omp18 = rules.summarizes_branch_tool_results();
     for &node in entries {
         let e = session.entry(node);
         if &*e.entry_type == "branch_summary" {
-            prep.file_ops.add_previous_details(e, flag);
+            match omp18 {
+                true => prep.file_ops.add_previous_details_omp18(e),
+                false => {
+                    prep.file_ops.add_previous_details(e, flag);
+                }
+            }
         }
     }
     // pi 1.6: `edits.set(entry.targetId, entry)` over the collected entries.
@@ -124,7 +131,7 @@ pub fn prepare_branch_entries(session: &Session, entries: &[NodeId], budget: u64
     }
     for &node in entries.iter().rev() {
         let e = session.entry(node);
-        let Some(role) = message_role(e) else { continue };
+        let Some(role) = message_role_under(e, rules) else { continue };
         // Only messages and custom messages take their edit (`getMessageFromEntry`).
         let edit = matches!(&*e.entry_type, "message" | "custom_message")
             .then(|| edits.get(&*e.id).filter(|_| !e.id.is_empty()))
@@ -140,11 +147,15 @@ pub fn prepare_branch_entries(session: &Session, entries: &[NodeId], budget: u64
         let msg = if role == "assistant" || replaced { Some(agent_message(session, item, source)?) } else { None };
         if let Some(Value::Object(m)) = &msg {
             if role == "assistant" {
-                prep.file_ops.add_tool_calls(m);
+                match omp18 {
+                    true => prep.file_ops.add_tool_calls_omp18(m),
+                    false => prep.file_ops.add_tool_calls(m),
+                }
             }
         }
         let tokens = match &msg {
             Some(Value::Object(m)) if replaced => estimate_message(m, rules),
+            _ if role == "toolResult" && omp18 => truncated_result_tokens(session, node, source)?,
             _ => entry_estimate(e, rules),
         };
         if budget > 0 && prep.total_tokens + tokens > budget {
@@ -169,6 +180,24 @@ pub fn prepare_branch_entries(session: &Session, entries: &[NodeId], budget: u64
     prep.items.reverse();
     prep.tokens.reverse();
     Ok(prep)
+}
+
+/// omp ≥ 18's `estimateBranchSummaryTokens` of a tool result: its text
+/// blocks joined, cut to 2000 UTF-16 units like the summary input, counted
+/// as one fragment (0 without text).
+fn truncated_result_tokens(session: &Session, node: NodeId, source: &dyn Source) -> Result<u64, ReadBackError> {
+    let msg = agent_message(session, Item::Entry(node), source)?;
+    let text = crate::context::serialize::tool_result_summary_text(&msg);
+    Ok(if text.is_empty() { 0 } else { crate::tokens::estimate::utf8_fragment_tokens(text.len() as u64) })
+}
+
+/// [`message_role`] under a rule set: omp ≥ 18 also summarizes tool results,
+/// except those flagged useless (and not errors).
+pub fn message_role_under(e: &Entry, rules: crate::RuleSet) -> Option<&str> {
+    match e.message() {
+        Some(m) if m.role == Role::ToolResult && rules.summarizes_branch_tool_results() => (!m.turn.useless).then_some("toolResult"),
+        _ => message_role(e),
+    }
 }
 
 /// The field that marks an extension-made summary, whose `details` are not

@@ -203,6 +203,71 @@ impl RuleSet {
     pub fn loads_streamed(self) -> bool {
         self == RuleSet::Pi16
     }
+
+    /// omp ≥ 18: a fixed-width `{"type":"title",…}` slot line may stand
+    /// before the header; it is not an entry and folds its title into the
+    /// header (omp-18.md §1.1).
+    pub fn reads_title_slot(self) -> bool {
+        self == RuleSet::Omp18
+    }
+
+    /// omp ≥ 17.4: the estimate is omp's `Tokenizer` without a model: Σ over
+    /// text fragments of `(UTF-8 bytes + 3) >> 2`, images 1200, custom and
+    /// developer messages counted (omp-18.md §4.1–4.2).
+    pub fn counts_utf8_fragments(self) -> bool {
+        self == RuleSet::Omp18
+    }
+
+    /// omp ≥ 18: `reset_boundary` entries (`/clear`) end what the context
+    /// sees of the path before them (omp-18.md §2.2).
+    pub fn honours_reset_boundary(self) -> bool {
+        self == RuleSet::Omp18
+    }
+
+    /// omp ≥ 18: the context leaves out retry-recovery and empty error
+    /// turns, tool calls without a result, and aborted or failed replies with
+    /// their tool results (omp-18.md §2.3, §2.4).
+    pub fn drops_unfinished_turns(self) -> bool {
+        self == RuleSet::Omp18
+    }
+
+    /// omp ≥ 14: an assistant sets the default model only until an explicit
+    /// `default` `model_change` was seen on the path (omp-18.md §2.1).
+    pub fn keeps_explicit_default_model(self) -> bool {
+        self == RuleSet::Omp18
+    }
+
+    /// omp ≥ 18: `custom` / `hookMessage` messages reach the model as
+    /// `developer` messages; file mentions too (omp-18.md §3).
+    pub fn sends_custom_as_developer(self) -> bool {
+        self == RuleSet::Omp18
+    }
+
+    /// omp ≥ 18.2.1: compaction works on the message entries only and keeps
+    /// the oldest complete suffix that fits (`> K` stops); a previous local
+    /// compaction's kept messages are summarized again (omp-18.md §5.3, §5.4).
+    pub fn cuts_oldest_fitting_suffix(self) -> bool {
+        self == RuleSet::Omp18
+    }
+
+    /// omp ≥ 15: `serializeConversation` labels (`[Think]:`, `[Tool Call]:`,
+    /// …), useless results skipped, `developer` ignored (omp-18.md §5.6).
+    pub fn serializes_with_omp18_labels(self) -> bool {
+        self == RuleSet::Omp18
+    }
+
+    /// omp ≥ 18: branch summaries include tool results (not useless ones),
+    /// counted on their 2000-unit truncated text (omp-18.md §7).
+    pub fn summarizes_branch_tool_results(self) -> bool {
+        self == RuleSet::Omp18
+    }
+
+    /// omp ≥ 15: pruning with `keepBoundaryId`, the cache-warm guard,
+    /// useless results, `MIN_PRUNE_TOKENS` 50 and only `skill` protected
+    /// (omp-18.md §6.1).
+    pub fn prunes_with_cache_guard(self) -> bool {
+        self == RuleSet::Omp18
+    }
 }
 
 impl fmt::Display for RuleSet {

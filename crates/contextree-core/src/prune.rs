@@ -1,6 +1,8 @@
 //! Tool-output pruning (pruning.md): which old tool results oh-my-pi 13.19's
 //! `pruneToolOutputs` would replace by a short notice, and the line omp writes
-//! for a pruned entry.
+//! for a pruned entry. Under `omp@18` the same scan runs with 18's additions
+//! (omp-18.md §6.1): useless results first, `keepBoundaryId`, the cache-warm
+//! guard, `MIN_PRUNE_TOKENS` and skill-read protection.
 //!
 //! Only the decision and the rewritten line live here; applying a plan (the
 //! whole-file rewrite of decisions.md D15) is the caller's job. pi never
@@ -14,30 +16,81 @@ use serde_json::{Map, Value};
 use crate::context::{self, Context, Item, Leaf};
 use crate::js;
 use crate::session::{NodeId, Role, Session};
-use crate::Dialect;
+use crate::{Dialect, RuleSet};
 
-/// omp's `DEFAULT_PRUNE_CONFIG` (hard-coded; no setting exposes it).
+/// omp's `DEFAULT_PRUNE_CONFIG` (hard-coded; no setting exposes it), and
+/// what omp 18 adds to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PruneConfig {
     /// Newest tool-output tokens that are never pruned.
     pub protect_tokens: u64,
     /// Prune only when the estimated saving reaches this.
     pub minimum_savings: u64,
-    /// Tool names whose results are never pruned (exact, case-sensitive).
+    /// Tool names whose results are never pruned (exact, case-sensitive);
+    /// [`SKILL_READ_MATCHER`] stands for omp 18's `isSkillReadToolResult`.
     pub protected_tools: Vec<String>,
+    /// omp ≥ 18: results flagged `useless` are pruned at any age (`pruneUseless`).
+    pub prune_useless: bool,
+    /// omp ≥ 18: results whose later messages exceed this many tokens sit in
+    /// the warm provider cache and are not touched (`cacheWarmSuffixTokens`;
+    /// None: no guard).
+    pub cache_warm_suffix_tokens: Option<u64>,
+    /// omp ≥ 18: results before the latest compaction's first kept entry are
+    /// not touched (`keepBoundaryId`), and smaller results than
+    /// `MIN_PRUNE_TOKENS` (50) are not pruned by age.
+    pub omp18_guards: bool,
 }
+
+/// The name omp 18's protected-tool matcher `isSkillReadToolResult` goes by
+/// in [`PruneConfig::protected_tools`]: a `read` of a `skill://` path.
+pub const SKILL_READ_MATCHER: &str = "isSkillReadToolResult";
+
+/// omp 18's `PRUNE_CACHE_WARM_SUFFIX_TOKENS` (0 for models whose thinking
+/// is prefix-bound).
+pub const CACHE_WARM_SUFFIX_TOKENS: u64 = 8_000;
+
+/// omp 18's `MIN_PRUNE_TOKENS`.
+const MIN_PRUNE_TOKENS: u64 = 50;
+
+/// omp 18's notice for a useless result.
+pub const USELESS_NOTICE: &str = "[Uneventful result elided]";
 
 impl Default for PruneConfig {
     fn default() -> Self {
-        PruneConfig { protect_tokens: 40_000, minimum_savings: 20_000, protected_tools: vec!["skill".into(), "read".into()] }
+        PruneConfig {
+            protect_tokens: 40_000,
+            minimum_savings: 20_000,
+            protected_tools: vec!["skill".into(), "read".into()],
+            prune_useless: false,
+            cache_warm_suffix_tokens: None,
+            omp18_guards: false,
+        }
     }
 }
 
 impl PruneConfig {
+    /// The configuration the agent of `rules` prunes with on its threshold
+    /// path: omp 13's `DEFAULT_PRUNE_CONFIG`, or omp 18's with `pruneUseless`
+    /// (`compaction.dropUseless`, default on), `keepBoundaryId` and the
+    /// 8000-token cache-warm guard (omp-18.md §6.1; the active plan file's
+    /// protection depends on the session's state, not on the file).
+    pub fn agent(rules: RuleSet) -> PruneConfig {
+        if !rules.prunes_with_cache_guard() {
+            return PruneConfig::default();
+        }
+        PruneConfig {
+            protected_tools: vec!["skill".into(), SKILL_READ_MATCHER.into()],
+            prune_useless: true,
+            cache_warm_suffix_tokens: Some(CACHE_WARM_SUFFIX_TOKENS),
+            omp18_guards: true,
+            ..PruneConfig::default()
+        }
+    }
+
     /// Whether this is the configuration omp itself uses (pruning.md §2: any
     /// other value must be labelled "not what omp does").
     pub fn is_agent_default(&self) -> bool {
-        *self == PruneConfig::default()
+        *self == PruneConfig::default() || *self == PruneConfig::agent(RuleSet::Omp18)
     }
 }
 
@@ -63,6 +116,12 @@ pub enum Decision {
     AlreadyPruned,
     /// Would be pruned if the total saving reaches the minimum.
     Candidate,
+    /// omp ≥ 18: its later messages exceed the cache-warm limit.
+    WarmCache,
+    /// omp ≥ 18: before the latest compaction's first kept entry.
+    BeforeBoundary,
+    /// omp ≥ 18: smaller than `MIN_PRUNE_TOKENS`.
+    TooSmall,
 }
 
 /// One tool result on the leaf's path, with the numbers behind its decision.
@@ -82,6 +141,28 @@ pub struct ToolResult {
     /// too (they are on the path), which rewrites their lines but changes no
     /// context.
     pub in_context: bool,
+    /// omp ≥ 18: flagged `useless` (and pruned with [`USELESS_NOTICE`]).
+    pub useless: bool,
+    /// omp ≥ 18: tokens of the `message` entries after it on the path.
+    pub suffix_tokens: u64,
+    /// Its path index.
+    pub path_index: usize,
+}
+
+impl ToolResult {
+    /// The notice it is pruned to.
+    pub fn notice(&self) -> String {
+        if self.useless {
+            USELESS_NOTICE.to_owned()
+        } else {
+            notice(self.tokens)
+        }
+    }
+
+    /// `estimatePrunedSavings` with its notice.
+    pub fn saving(&self) -> u64 {
+        self.tokens.saturating_sub((self.notice().len() as u64).div_ceil(4))
+    }
 }
 
 /// The outcome of `pruneToolOutputs` for a leaf, without applying it.
@@ -91,6 +172,10 @@ pub struct PrunePlan {
     pub dialect: Dialect,
     /// The configuration used.
     pub config: PruneConfig,
+    /// The rule set whose scan ran.
+    pub rules: RuleSet,
+    /// omp ≥ 18: the latest compaction's `firstKeptEntryId` (`keepBoundaryId`).
+    pub keep_boundary_id: Option<String>,
     /// The leaf whose path was scanned (None: empty session).
     pub leaf: Option<NodeId>,
     /// Entries on the path, root to leaf, including those behind compactions.
@@ -165,8 +250,11 @@ impl PrunePlan {
         if !self.agent_prunes() {
             notes.push("pi never prunes tool outputs by itself; this is oh-my-pi 13.19's rule, offered for pi files by contextree.".to_owned());
         }
-        if !self.config.is_agent_default() {
-            notes.push("non-default pruning configuration: not what omp does (omp always uses protect 40000, minimum saving 20000, protected tools skill, read).".to_owned());
+        if self.config != PruneConfig::agent(self.rules) {
+            notes.push(match self.rules.prunes_with_cache_guard() {
+                true => "non-default pruning configuration: not what oh-my-pi 18 does on its threshold path (protect 40000, minimum saving 20000, skill and skill:// reads protected, useless results first, cache-warm guard 8000 tokens).".to_owned(),
+                false => "non-default pruning configuration: not what omp does (omp always uses protect 40000, minimum saving 20000, protected tools skill, read).".to_owned(),
+            });
         }
         notes
     }
@@ -182,42 +270,103 @@ pub fn plan_prune(session: &Session, leaf: Leaf, config: &PruneConfig) -> PruneP
 
 /// [`plan_prune`] over a context the caller already built for `session`
 /// (the budget check has one; building it again costs a path walk per call).
+///
+/// Under `omp@18` the seed's default configuration stands for the agent's own
+/// ([`PruneConfig::agent`]).
 pub fn plan_prune_in(session: &Session, ctx: &Context, config: &PruneConfig) -> PrunePlan {
+    let rules = session.rules();
+    let config = if *config == PruneConfig::default() { PruneConfig::agent(rules) } else { config.clone() };
     let visible: HashSet<NodeId> = ctx.items.iter().filter_map(|i| if let Item::Entry(n) = i { Some(*n) } else { None }).collect();
+    // Tokens of the `message` entries after each path index (omp 18's cache guard).
+    let mut suffix = vec![0u64; ctx.path.len()];
+    let mut acc = 0;
+    for (i, &n) in ctx.path.iter().enumerate().rev() {
+        suffix[i] = acc;
+        acc += session.entry(n).message().map_or(0, |m| m.estimate(rules));
+    }
+    // `keepBoundaryId`: the latest compaction's first kept entry, its path index (0 when absent).
+    let latest = ctx.path.iter().rev().map(|&n| session.entry(n)).find(|e| &*e.entry_type == "compaction");
+    let keep_boundary_id = latest.and_then(|c| c.str_field("firstKeptEntryId")).map(str::to_owned).filter(|_| config.omp18_guards);
+    let boundary = keep_boundary_id.as_deref().and_then(|id| ctx.path.iter().position(|&n| session.entry(n).id() == Some(id))).unwrap_or(0);
+    let skill_reads = skill_read_calls(session, &ctx.path, &config);
     let mut results: Vec<ToolResult> = ctx
         .path
         .iter()
-        .filter_map(|&node| {
+        .enumerate()
+        .filter_map(|(path_index, &node)| {
             let m = session.entry(node).message().filter(|m| m.role == Role::ToolResult)?;
             let (tool_name, pruned) = (m.tool_name.as_deref().map(str::to_owned), m.pruned);
             // The rule is omp's in both dialects (D20); tool results estimate alike.
-            let tokens = m.estimate(session.rules());
+            let tokens = m.estimate(rules);
             let decision = if pruned { Decision::AlreadyPruned } else { Decision::Candidate };
-            Some(ToolResult { node, tool_name, tokens, newer_tokens: 0, decision, in_context: visible.contains(&node) })
+            let useless = config.prune_useless && m.turn.useless;
+            Some(ToolResult { node, tool_name, tokens, newer_tokens: 0, decision, in_context: visible.contains(&node), useless, suffix_tokens: suffix[path_index], path_index })
         })
         .collect();
-    decide(&mut results, config);
-    let candidate_saving = results.iter().filter(|r| r.decision == Decision::Candidate).map(|r| saving(r.tokens)).sum();
-    PrunePlan { dialect: session.dialect(), config: config.clone(), leaf: ctx.leaf, path_len: ctx.path.len(), tool_results: results, candidate_saving }
+    // `isSkillReadToolResult`: a `read` result whose call reads a `skill://` path.
+    decide(&mut results, &config, boundary, &|r: &ToolResult| {
+        let m = session.entry(r.node).message();
+        r.tool_name.as_deref() == Some("read") && m.and_then(|m| m.turn.tool_call_id).is_some_and(|id| skill_reads.contains(&id))
+    });
+    let candidate_saving = results.iter().filter(|r| r.decision == Decision::Candidate).map(ToolResult::saving).sum();
+    PrunePlan { dialect: session.dialect(), config, rules, keep_boundary_id, leaf: ctx.leaf, path_len: ctx.path.len(), tool_results: results, candidate_saving }
+}
+
+/// The ids of the `read` tool calls on the path whose path starts with
+/// `skill://` (omp 18's `isSkillReadToolResult`), when the configuration
+/// protects them. From the index: assistants whose calls include one are
+/// marked there.
+fn skill_read_calls(session: &Session, path: &[NodeId], config: &PruneConfig) -> HashSet<u64> {
+    if !config.protected_tools.iter().any(|t| t == SKILL_READ_MATCHER) {
+        return HashSet::new();
+    }
+    let mut out = HashSet::new();
+    for &n in path {
+        let Some(m) = session.entry(n).message().filter(|m| m.role == Role::Assistant) else { continue };
+        for (k, id) in m.turn.call_ids.iter().enumerate() {
+            if k < 64 && m.turn.skill_reads & (1 << k) != 0 {
+                out.insert(*id);
+            }
+        }
+    }
+    out
 }
 
 /// The newest-first scan. Every result adds to the accumulator, whatever its
 /// decision, so protected and already-pruned outputs use up the window; the
 /// test uses the value *before* adding (the result that crosses the limit is
 /// still protected).
-fn decide(results: &mut [ToolResult], config: &PruneConfig) {
+///
+/// omp ≥ 18 (`omp18_guards`): results in the warm cache or before the
+/// boundary are skipped first; useless results are candidates at any age;
+/// results under `MIN_PRUNE_TOKENS` are not pruned by age.
+fn decide(results: &mut [ToolResult], config: &PruneConfig, boundary: usize, skill_read: &dyn Fn(&ToolResult) -> bool) {
     let mut acc = 0u64;
     for r in results.iter_mut().rev() {
         r.newer_tokens = acc;
         if r.decision != Decision::AlreadyPruned {
-            let protected_tool = r.tool_name.as_ref().is_some_and(|t| config.protected_tools.contains(t));
-            r.decision = if acc < config.protect_tokens {
+            let protected_tool = r.tool_name.as_ref().is_some_and(|t| config.protected_tools.contains(t)) || skill_read(r);
+            let warm = config.cache_warm_suffix_tokens.is_some_and(|limit| r.suffix_tokens > limit);
+            // `collectUselessResults`: not protected, and the notice saves something.
+            r.useless = r.useless && !protected_tool && r.saving() > 0;
+            r.decision = if config.omp18_guards && warm {
+                Decision::WarmCache
+            } else if config.omp18_guards && r.path_index < boundary {
+                Decision::BeforeBoundary
+            } else if r.useless {
+                Decision::Candidate
+            } else if acc < config.protect_tokens {
                 Decision::Recent
             } else if protected_tool {
                 Decision::ProtectedTool
+            } else if config.omp18_guards && r.tokens < MIN_PRUNE_TOKENS {
+                Decision::TooSmall
             } else {
                 Decision::Candidate
             };
+            if r.decision != Decision::Candidate {
+                r.useless = false;
+            }
         }
         acc += r.tokens;
     }

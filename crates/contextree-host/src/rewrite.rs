@@ -30,7 +30,7 @@ use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use contextree_core::prune::{notice, pruned_line, PrunePlan, PrunedLineError};
+use contextree_core::prune::{pruned_line, PrunePlan, PrunedLineError};
 use contextree_core::session::Span;
 
 use crate::load::{Fingerprint, LoadedSession};
@@ -197,7 +197,7 @@ pub fn prune_loaded(loaded: &LoadedSession, plan: &PrunePlan, pruned_at_ms: u64)
         file.read_exact_at(&mut buf, e.span.start).map_err(io)?;
         let bad = |source| RewriteError::BadLine { path: loaded.path.clone(), line: e.line, source };
         let original = std::str::from_utf8(buf.trim_ascii()).map_err(|err| bad(PrunedLineError::Json(err.to_string())))?;
-        let text = pruned_line(original, &notice(r.tokens), pruned_at_ms).map_err(bad)?;
+        let text = pruned_line(original, &r.notice(), pruned_at_ms).map_err(bad)?;
         replacements.push(Replacement { span: e.span, text });
     }
     let rewritten = rewrite_lines(&loaded.path, &loaded.fingerprint, &replacements)?;
@@ -598,6 +598,33 @@ mod tests {
         let b2 = rewrite_lines(&path, &done.rewritten.fingerprint, &[]).unwrap().backup;
         assert_ne!(b2, done.rewritten.backup);
         assert_eq!(std::fs::read(&done.rewritten.backup).unwrap(), before);
+    }
+
+    /// omp 18's title slot (omp-18.md §1.1) is not an entry: a prune under
+    /// `omp@18` rewrites the pruned line only, the 256 slot bytes stay as
+    /// they were.
+    #[test]
+    fn omp18_title_slot_stays_byte_exact() {
+        let slot = {
+            let head = r#"{"type":"title","v":1,"title":"Prune me — ✓","source":"user","updatedAt":"2026-11-20T10:00:00.000Z","pad":""#;
+            let pad = 256 - head.len() - 3;
+            format!("{head}{}\"}}\n", " ".repeat(pad))
+        };
+        assert_eq!(slot.len(), 256);
+        let before = [slot.as_bytes(), &fixture("E13b.jsonl")].concat();
+        let dir = temp_dir();
+        let path = dir.0.join("s.jsonl");
+        std::fs::write(&path, &before).unwrap();
+        let loaded = load_session(&path, Some(contextree_core::RuleSet::Omp18.into())).unwrap();
+        assert_eq!(loaded.session.title_slot().map(|t| t.title.as_str()), Some("Prune me — ✓"));
+        let plan = plan_prune(&loaded.session, Leaf::Last, &PruneConfig { cache_warm_suffix_tokens: None, ..PruneConfig::agent(contextree_core::RuleSet::Omp18) });
+        assert_eq!(plan.pruned_count(), 2);
+        prune_loaded(&loaded, &plan, 1_767_225_700_000).unwrap().unwrap();
+        let after = std::fs::read(&path).unwrap();
+        assert_eq!(after[..256], before[..256]);
+        let again = load_session(&path, Some(contextree_core::RuleSet::Omp18.into())).unwrap();
+        assert_eq!(again.session.entries().len(), loaded.session.entries().len());
+        assert!(again.session.title_slot().is_some());
     }
 
     #[test]

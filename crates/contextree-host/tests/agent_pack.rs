@@ -193,3 +193,31 @@ fn discovery_honours_the_env_override() {
         );
     }
 }
+
+/// oh-my-pi 18.2.3, the oracle's top-level package (or
+/// `CONTEXTREE_OMP18_PACKAGE`): its texts live in `@oh-my-pi/pi-agent-core`
+/// beside it (omp-18.md §0, §3, §5.7).
+fn omp18_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("CONTEXTREE_OMP18_PACKAGE").filter(|v| !v.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../oracle/node_modules/@oh-my-pi/pi-coding-agent");
+    assert!(dir.join("package.json").is_file(), "oh-my-pi 18 is not installed at {}: run scripts/install-oracle.sh or set CONTEXTREE_OMP18_PACKAGE", dir.display());
+    dir
+}
+
+#[test]
+fn omp18_pack_is_verified_and_wraps_like_omp18() {
+    let pack = load_pack_from_dir(Dialect::Omp, &omp18_dir()).unwrap_or_else(|e| panic!("loading the omp 18 pack: {e}"));
+    assert_verified(&pack, Dialect::Omp, "18.2.3", 10);
+    assert!(pack.omp18_format());
+    // The handoff wrapper (new in 18, raw 530 bytes) is read and verified too.
+    assert!(pack.template(PromptId::HandoffSummaryContext).is_some());
+    let handoff = pack.wrap_handoff_summary("H");
+    assert!(handoff.contains("\nH\n"), "{handoff:?}");
+    assert!(pack.checks().iter().all(|c| c.source.contains("pi-agent-core/src/compaction/prompts/")), "{:?}", pack.checks());
+    // omp-18.md §3: two short lines, then the summary block (raw 127 bytes).
+    let text = pack.wrap_compaction_summary("S");
+    assert!(text.ends_with("<summary>\nS\n</summary>"), "{text:?}");
+    assert_eq!(text.lines().filter(|l| !l.is_empty()).count(), 5, "{text:?}");
+}

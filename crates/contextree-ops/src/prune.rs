@@ -4,7 +4,7 @@
 use contextree_core::context::materialize::context_tokens;
 use contextree_core::context::{self, Leaf};
 use contextree_core::prompts::PromptPack;
-use contextree_core::prune::{notice, plan_prune, pruned_line, saving, PruneConfig, PrunePlan};
+use contextree_core::prune::{plan_prune, pruned_line, PruneConfig, PrunePlan};
 use contextree_host::rewrite::{prune_loaded, Pruned};
 use contextree_host::LoadedSession;
 
@@ -42,7 +42,7 @@ pub fn preview(loaded: &LoadedSession, leaf: Leaf, config: &PruneConfig, pack: &
     let plan = plan(loaded, leaf, config);
     let ctx = context::build(s, leaf);
     let tokens = context_tokens(s, &ctx, pack, &loaded.source)?;
-    let saved: u64 = plan.pruned().iter().filter(|r| r.in_context).map(|r| saving(r.tokens)).sum();
+    let saved: u64 = plan.pruned().iter().filter(|r| r.in_context).map(|r| r.saving()).sum();
     let (messages, llm) = (tokens.message_tokens(), tokens.llm_tokens());
     let bytes_before = loaded.fingerprint.len;
     let bytes_after = bytes_after(loaded, &plan).unwrap_or(bytes_before);
@@ -68,7 +68,7 @@ fn bytes_after(loaded: &LoadedSession, plan: &PrunePlan) -> Option<u64> {
         let e = s.entry(r.node);
         let bytes = loaded.source.bytes(e.span).ok()?;
         let original = std::str::from_utf8(bytes.as_ref().trim_ascii()).ok()?;
-        let text = pruned_line(original, &notice(r.tokens), now).ok()?;
+        let text = pruned_line(original, &r.notice(), now).ok()?;
         len = len - original.len() as u64 + text.len() as u64;
     }
     Some(len)

@@ -3,8 +3,8 @@
 //! No model is called and the file is not touched.
 
 use clap::Args;
-use contextree_core::branch::{collect_entries_for_branch_summary, message_role, prepare_branch_entries, BranchEntries, PreparedBranch};
-use contextree_core::context::Item;
+use contextree_core::branch::{collect_entries_for_branch_summary, message_role_under, prepare_branch_entries, BranchEntries, PreparedBranch};
+use contextree_core::context::{entry_estimate, Item};
 use contextree_core::session::{NodeId, Session};
 use contextree_host::LoadedSession;
 use serde_json::{json, Map, Value};
@@ -76,7 +76,10 @@ fn document(s: &Session, [from, to]: [Option<NodeId>; 2], budget: u64, collected
 fn messages(s: &Session, prep: &PreparedBranch) -> Value {
     let row = |((&n, item), &tokens): ((&NodeId, &Item), &u64)| {
         let e = s.entry(n);
-        let mut m = json!({"entryId": e.id.to_string(), "role": message_role(e), "tokens": tokens});
+        // The message's own estimate; a replaced one (pi 1.6) is measured on its replacement.
+        // (The selection's budget may count less: omp 18 counts tool results cut to 2000 units.)
+        let tokens = if matches!(item, Item::Replaced { .. }) { tokens } else { entry_estimate(e, s.rules()) };
+        let mut m = json!({"entryId": e.id.to_string(), "role": message_role_under(e, s.rules()), "tokens": tokens});
         if let Item::Replaced { edit, .. } = item {
             m["editedBy"] = s.entry(*edit).id.to_string().into();
         }

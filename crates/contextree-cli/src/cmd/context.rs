@@ -94,6 +94,32 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
         doc.insert(k, v);
     }
     doc.insert("providerReplay".into(), ctx.provider_replay.into());
+    if s.rules().counts_utf8_fragments() {
+        // omp 18 (omp-18.md §4, decisions.md D17, D23): whose counting the numbers are, and
+        // what the file cannot tell.
+        let model = ctx.model.omp.iter().find(|(r, _)| r == "default").map(|(_, m)| m.as_str());
+        let family = model.and_then(contextree_core::tokens::family::native_tokenizer);
+        doc.insert(
+            "tokenCount".into(),
+            json!({
+                "model": model,
+                "nativeTokenizer": family,
+                "agentsOwn": family.is_none(),
+                "method": "sum over text fragments of (UTF-8 bytes + 3) >> 2, images 1200",
+                "note": match family {
+                    Some(f) => format!("approximation of the agent's count: oh-my-pi 18 counts this model's tokens with its native `{f}` tokenizer, which is not reproducible from the file"),
+                    None => "oh-my-pi 18's own count for this model".to_owned(),
+                },
+            }),
+        );
+        let items: Vec<Value> = contextree_core::context::omp18::not_reproducible(s, &ctx, model)
+            .into_iter()
+            .map(|n| json!({"entryId": n.entry.map(|e| s.entry(e).id.to_string()), "kind": n.kind, "reason": n.reason}))
+            .collect();
+        doc.insert("notReproducible".into(), Value::Array(items));
+        doc.insert("configuredThinkingLevel".into(), ctx.omp.configured_thinking_level.clone().map_or(Value::Null, Value::from));
+        doc.insert("resetBoundaryId".into(), ctx.reset_boundary.map_or(Value::Null, |n| s.entry(n).id.to_string().into()));
+    }
     // Which pack produced the wrapper text around summaries (decisions.md D8).
     doc.insert("prompts".into(), pack.origin().to_string().into());
     if let Some(kind) = args.tokenizer {

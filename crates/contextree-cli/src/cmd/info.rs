@@ -40,6 +40,11 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
         "dialectSignals": s.detection().signals,
         "valid": s.header().is_some(),
         "header": s.header().cloned().map_or(Value::Null, Value::Object),
+        "title": s.header().and_then(|h| h.get("title")).cloned().unwrap_or(Value::Null),
+        "titleSlot": s.title_slot().map_or(Value::Null, |t| json!({
+            "title": t.title, "source": t.source, "updatedAt": t.updated_at,
+            "line": 1, "bytes": t.span.len + 1,
+        })),
         "version": s.version(),
         "originalVersion": s.original_version(),
         "migrated": s.original_version() < 3 && s.header().is_some(),
@@ -52,7 +57,7 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
         "leaves": tree.leaves().into_iter().map(id).collect::<Vec<_>>(),
         "branchPoints": branch_points,
         "labels": labels,
-        "leafPathLength": leaf.map_or(0, |n| tree.path_to(n).len()),
+        "leafPathLength": leaf.map_or(0, |n| contextree_core::context::path_to(s, n).len()),
         "diagnostics": diagnostics,
     });
     if args.json {
@@ -63,6 +68,10 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
     outln!("  dialect    {} (detected {}; {})", s.dialect(), s.detection().detected, s.detection().signals.join(", "));
     outln!("  rules      {} = {} ({})", s.rules(), s.rules().reference(), s.rule_choice().why());
     outln!("  version    {} (file says {})", s.version(), s.original_version());
+    if let Some(title) = s.header().and_then(|h| h.get("title")).and_then(Value::as_str) {
+        let slot = if s.title_slot().is_some() { " (title line)" } else { "" };
+        outln!("  title      {title}{slot}");
+    }
     outln!("  entries    {} in {} lines, {} roots, {} leaves", s.entries().len(), s.n_lines(), tree.roots().len(), tree.leaves().len());
     if let Some(l) = leaf {
         outln!("  leaf       {} (path of {} entries)", s.entry(l).id, tree.path_to(l).len());

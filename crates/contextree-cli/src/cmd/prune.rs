@@ -5,7 +5,7 @@
 //! `contextree_ops::prune`; this module parses flags and prints.
 
 use clap::Args;
-use contextree_core::prune::{notice, PruneConfig, PrunePlan, ToolResult};
+use contextree_core::prune::{PruneConfig, PrunePlan, ToolResult};
 use contextree_core::session::Session;
 use serde_json::{json, Map, Value};
 
@@ -24,9 +24,17 @@ pub struct PruneArgs {
     /// Minimum estimated saving (omp: 20000).
     #[arg(long, value_name = "N")]
     min_savings: Option<u64>,
-    /// Tools whose results are never pruned, comma-separated (omp: skill,read).
+    /// Tools whose results are never pruned, comma-separated (omp 13: skill,read; omp 18:
+    /// skill,isSkillReadToolResult — the latter is the matcher for reads of `skill://` paths).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     protected_tools: Option<Vec<String>>,
+    /// omp 18: the cache-warm guard, `N` tokens of later messages or `none` (the agent: 8000;
+    /// `none` is omp's bare `DEFAULT_PRUNE_CONFIG`, what the oracle runs).
+    #[arg(long, value_name = "N|none")]
+    cache_warm: Option<String>,
+    /// omp 18: do not prune useless results first (`compaction.dropUseless: false`).
+    #[arg(long)]
+    no_useless: bool,
     /// Confirm rewriting the file (required unless --dry-run): pruned outputs are gone from the file, a backup is kept.
     #[arg(long)]
     yes: bool,
@@ -42,7 +50,7 @@ pub fn run(args: &PruneArgs) -> Result<(), CliError> {
     }
     let loaded = a.load()?;
     let s = &loaded.session;
-    let pv = contextree_ops::prune::preview(&loaded, a.leaf(&loaded)?, &config(args), &a.pack(s.rules())?)?;
+    let pv = contextree_ops::prune::preview(&loaded, a.leaf(&loaded)?, &config(args, s.rules())?, &a.pack(s.rules())?)?;
     let plan = &pv.plan;
     let mut doc = document(s, plan);
     doc["context"] = json!({
@@ -76,13 +84,24 @@ pub fn run(args: &PruneArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-fn config(args: &PruneArgs) -> PruneConfig {
-    let omp = PruneConfig::default();
-    PruneConfig {
+fn config(args: &PruneArgs, rules: contextree_core::RuleSet) -> Result<PruneConfig, CliError> {
+    let omp = PruneConfig::agent(rules);
+    let cache_warm = match args.cache_warm.as_deref() {
+        None => omp.cache_warm_suffix_tokens,
+        Some("none") => None,
+        Some(n) => Some(n.parse().map_err(|_| CliError::Input(format!("--cache-warm {n:?}: expected a number or `none`")))?),
+    };
+    if (args.cache_warm.is_some() || args.no_useless) && !rules.prunes_with_cache_guard() {
+        return Err(CliError::Input(format!("--cache-warm and --no-useless are oh-my-pi 18's; the rules here are {rules}")));
+    }
+    Ok(PruneConfig {
         protect_tokens: args.protect.unwrap_or(omp.protect_tokens),
         minimum_savings: args.min_savings.unwrap_or(omp.minimum_savings),
         protected_tools: args.protected_tools.clone().unwrap_or(omp.protected_tools),
-    }
+        prune_useless: omp.prune_useless && !args.no_useless,
+        cache_warm_suffix_tokens: cache_warm,
+        omp18_guards: omp.omp18_guards,
+    })
 }
 
 /// The contract's fields, the oracle's `belowMinimumSavings`, and what the
@@ -93,7 +112,15 @@ fn document(s: &Session, plan: &PrunePlan) -> Value {
     let mut doc = Map::new();
     doc.insert("dialect".into(), plan.dialect.name().into());
     doc.insert("leafId".into(), plan.leaf.map_or(Value::Null, |n| s.entry(n).id.to_string().into()));
-    doc.insert("config".into(), json!({"protectTokens": c.protect_tokens, "minimumSavings": c.minimum_savings, "protectedTools": c.protected_tools}));
+    let mut config = json!({"protectTokens": c.protect_tokens, "minimumSavings": c.minimum_savings, "protectedTools": c.protected_tools});
+    if c.omp18_guards {
+        // omp 18's additions, named as in its PruneConfig (the threshold path never sets a supersede key).
+        config["pruneUseless"] = c.prune_useless.into();
+        config["supersede"] = false.into();
+        config["keepBoundaryId"] = plan.keep_boundary_id.clone().map_or(Value::Null, Value::from);
+        config["cacheWarmSuffixTokens"] = c.cache_warm_suffix_tokens.map_or(Value::Null, Value::from);
+    }
+    doc.insert("config".into(), config);
     doc.insert("agentDefaultConfig".into(), c.is_agent_default().into());
     doc.insert("agentPrunes".into(), plan.agent_prunes().into());
     doc.insert("pathLength".into(), plan.path_len.into());
@@ -117,7 +144,7 @@ fn row(s: &Session, r: &ToolResult) -> Value {
         "entryId": s.entry(r.node).id.to_string(),
         "toolName": r.tool_name,
         "tokens": r.tokens,
-        "notice": notice(r.tokens),
+        "notice": r.notice(),
         "newerTokens": r.newer_tokens,
         "inContext": r.in_context,
     })

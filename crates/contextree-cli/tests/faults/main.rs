@@ -79,7 +79,9 @@ impl Flow {
 
     fn rule_sets(self) -> &'static [&'static str] {
         match self {
-            Flow::Prune => &["omp@13", "omp@18"],
+            // omp 18's rules (the cache-warm guard) prune nothing of this fixture, so its runs
+            // would write nothing; the rewrite under test is the same code for every rule set.
+            Flow::Prune => &["omp@13"],
             _ => &["pi@0.73", "pi@1.6", "omp@13", "omp@18"],
         }
     }
@@ -514,8 +516,8 @@ fn clip(s: &str) -> &str {
 struct Baseline {
     /// How long a clean run takes (the kill and swap delays are drawn up to a bit past it).
     took: Duration,
-    /// Prune: the pruned file, normalized.
-    pruned: Vec<u8>,
+    /// Prune: the pruned file of each rule set, normalized (omp 18 prunes by other rules).
+    pruned: Vec<(&'static str, Vec<u8>)>,
 }
 
 fn baseline(flow: Flow) -> Baseline {
@@ -527,9 +529,7 @@ fn baseline(flow: Flow) -> Baseline {
         assert_eq!(r.code, Some(0), "{} {rules}: a clean run fails: {}", flow.name(), r.stderr);
         times.push(r.took);
         if flow == Flow::Prune {
-            let now = normalize(&std::fs::read(&t.file).unwrap());
-            assert!(pruned.is_empty() || pruned == now, "prune: the rule sets prune differently");
-            pruned = now;
+            pruned.push((*rules, normalize(&std::fs::read(&t.file).unwrap())));
         }
     }
     times.sort();
@@ -685,7 +685,7 @@ fn trial(flow: Flow, fault: Fault, seed: u64, base: &Baseline, tally: &mut Tally
     // The session file.
     let now = std::fs::read(&t.real).ok();
     let outcome = if flow == Flow::Prune {
-        match check_prune(&t, &old, &replaced, base, &r, success, killed, &agent_lines, swapped.is_some() && fault == Fault::Replace, swapped.is_some() && fault == Fault::Delete, now.as_deref()) {
+        match check_prune(&t, rules, &old, &replaced, base, &r, success, killed, &agent_lines, swapped.is_some() && fault == Fault::Replace, swapped.is_some() && fault == Fault::Delete, now.as_deref()) {
             Ok(o) => o,
             Err(why) => return fail(why),
         }
@@ -752,7 +752,7 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn check_prune(t: &Trial, old: &[u8], replaced: &[u8], base: &Baseline, r: &Ran, success: bool, killed: bool, agent: &[String], replaced_happened: bool, deleted: bool, now: Option<&[u8]>) -> Result<&'static str, String> {
+fn check_prune(t: &Trial, rules: &str, old: &[u8], replaced: &[u8], base: &Baseline, r: &Ran, success: bool, killed: bool, agent: &[String], replaced_happened: bool, deleted: bool, now: Option<&[u8]>) -> Result<&'static str, String> {
     let late = r.stderr.contains("still holds the old file");
     let backups = t.backups();
     // Every backup: the original (or the replacement it was made from), plus agent lines.
@@ -777,7 +777,7 @@ fn check_prune(t: &Trial, old: &[u8], replaced: &[u8], base: &Baseline, r: &Ran,
         // result to where the user had just deleted the session.
         return Err("the session was deleted during the rewrite, and the rewrite put it back".into());
     }
-    let pruned_old: Vec<u8> = base.pruned.clone();
+    let pruned_old: Vec<u8> = base.pruned.iter().find(|(r, _)| *r == rules).map(|(_, p)| p.clone()).unwrap_or_default();
     let normalized = normalize(now);
     let replacement_line = &replaced[old.len()..];
     // The file: old or pruned, then agent lines (and the replacement's line).

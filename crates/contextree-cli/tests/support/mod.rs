@@ -22,7 +22,7 @@ pub fn repo() -> PathBuf {
 /// The session file a golden file was made from.
 pub fn fixture(stem: &str) -> PathBuf {
     let root = repo().join("tests/fixtures");
-    ["synthetic", "real", "generated", "edge", "pi16"]
+    ["synthetic", "real", "generated", "edge", "pi16", "omp18"]
         .iter()
         .map(|d| root.join(d).join(format!("{stem}.jsonl")))
         .find(|p| p.is_file())
@@ -46,8 +46,8 @@ pub fn run(cmd: &str, file: &Path, dialect: &str, extra: &[&str]) -> Result<Valu
     run_rules(cmd, file, seed_rules(dialect), extra)
 }
 
-/// `contextree CMD FILE --json --dialect RULES EXTRA…` (`RULES` = `pi@1.6`,
-/// …), parsed.
+/// `contextree CMD FILE --json --dialect RULES EXTRA…`, parsed (`RULES` =
+/// one rule set exactly: `omp@18`, `pi@1.6`, …).
 pub fn run_rules(cmd: &str, file: &Path, rules: &str, extra: &[&str]) -> Result<Value, String> {
     let out = Command::new(env!("CARGO_BIN_EXE_contextree"))
         .arg(cmd)

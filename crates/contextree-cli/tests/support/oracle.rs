@@ -23,10 +23,12 @@ pub fn oracle_dir() -> PathBuf {
 }
 
 /// The agent's own package (its prompt pack): `CONTEXTREE_PI_PACKAGE` /
-/// `CONTEXTREE_OMP_PACKAGE`, else the one inside the oracle.
+/// `CONTEXTREE_OMP_PACKAGE` / `CONTEXTREE_OMP18_PACKAGE`, else the one inside
+/// the oracle (`omp18`: oh-my-pi 18.2.3, the oracle's top-level package).
 pub fn agent_pack(dialect: &str) -> PathBuf {
     let (var, rel) = match dialect {
         "pi" => ("CONTEXTREE_PI_PACKAGE", "node_modules/@mariozechner/pi-coding-agent"),
+        "omp18" => ("CONTEXTREE_OMP18_PACKAGE", "node_modules/@oh-my-pi/pi-coding-agent"),
         _ => ("CONTEXTREE_OMP_PACKAGE", "omp13/node_modules/@oh-my-pi/pi-coding-agent"),
     };
     let dir = std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| oracle_dir().join(rel));
@@ -41,9 +43,15 @@ pub fn pi16_pack() -> PathBuf {
     dir
 }
 
-/// `node oracle.mjs --impl pi|omp13 CMD FILE EXTRA…`, parsed.
+/// `node oracle.mjs --impl pi|omp13|omp18 CMD FILE EXTRA…`, parsed
+/// (`dialect` `pi`, `omp` = omp13, or an impl name).
 pub fn oracle(dialect: &str, cmd: &str, file: &Path, extra: &[&str]) -> Value {
-    oracle_impl(if dialect == "pi" { "pi" } else { "omp13" }, cmd, file, extra)
+    let imp = match dialect {
+        "pi" => "pi",
+        "omp" => "omp13",
+        other => other,
+    };
+    oracle_impl(imp, cmd, file, extra)
 }
 
 /// `node oracle.mjs --impl IMPL CMD FILE EXTRA…` (`pi`, `pi16`, `omp13`, `omp18`), parsed.

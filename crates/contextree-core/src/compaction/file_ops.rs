@@ -44,6 +44,8 @@ pub struct FileOps {
     pub written: PathSet,
     /// Paths of `edit` tool calls (and the previous compaction's `modifiedFiles`).
     pub edited: PathSet,
+    /// omp ≥ 18: `computeFileLists` leaves `scheme://` paths out.
+    pub drop_scheme_paths: bool,
 }
 
 /// `computeFileLists`: what the compaction entry stores as `details` and lists
@@ -129,14 +131,54 @@ impl FileOps {
         }
     }
 
+    /// omp ≥ 18's carry-over of the previous compaction's `details`
+    /// (omp-18.md §5.3 step 8): read paths lose their read selector.
+    pub fn add_previous_details_omp18(&mut self, compaction: &Entry) {
+        self.drop_scheme_paths = true;
+        let Some(map) = compaction.object() else { return };
+        if is_truthy(map.get("fromExtension")) || !is_truthy(map.get("details")) {
+            return;
+        }
+        let list = |key: &str| map.get("details").and_then(|d| d.get(key)).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str);
+        for path in list("readFiles") {
+            self.read.add(strip_read_selector(path));
+        }
+        for path in list("modifiedFiles") {
+            self.edited.add(path);
+        }
+    }
+
+    /// omp ≥ 18's `extractFileOpsFromMessage`: as omp 13, but `scheme://`
+    /// paths are skipped and read paths lose their selector (`:50-200`,
+    /// `:raw`, …).
+    pub fn add_tool_calls_omp18(&mut self, message: &Map<String, Value>) {
+        self.drop_scheme_paths = true;
+        if message.get("role").and_then(Value::as_str) != Some("assistant") {
+            return;
+        }
+        let blocks = message.get("content").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object);
+        for block in blocks.filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall")) {
+            let path = block.get("arguments").and_then(Value::as_object).and_then(|a| a.get("path")).and_then(Value::as_str);
+            let Some(path) = path.filter(|p| !p.is_empty() && !is_url_scheme_path(p)) else { continue };
+            match block.get("name").and_then(Value::as_str) {
+                Some("read") => self.read.add(strip_read_selector(path)),
+                Some("write") => self.written.add(path),
+                Some("edit") => self.edited.add(path),
+                _ => {}
+            }
+        }
+    }
+
     /// `computeFileLists`: modified = edited ∪ written; read-only = read −
-    /// modified; both in JS default sort order.
+    /// modified; both in JS default sort order (omp ≥ 18: without
+    /// `scheme://` paths).
     pub fn lists(&self) -> FileLists {
-        let mut modified = self.edited.clone();
-        for p in self.written.as_slice() {
+        let keep = |p: &String| !(self.drop_scheme_paths && is_url_scheme_path(p));
+        let mut modified = PathSet::default();
+        for p in self.edited.as_slice().iter().chain(self.written.as_slice()).filter(|p| keep(p)) {
             modified.add(p);
         }
-        let mut read_files: Vec<String> = self.read.as_slice().iter().filter(|p| !modified.contains(p)).cloned().collect();
+        let mut read_files: Vec<String> = self.read.as_slice().iter().filter(|p| keep(p) && !modified.contains(p)).cloned().collect();
         let mut modified_files = modified.order;
         read_files.sort_by(|a, b| cmp_utf16(a, b));
         modified_files.sort_by(|a, b| cmp_utf16(a, b));
@@ -144,8 +186,87 @@ impl FileOps {
     }
 }
 
+/// `isUrlSchemePath`: `/[a-z][a-z0-9+.-]*:\/\//i` anywhere in the path.
+pub fn is_url_scheme_path(path: &str) -> bool {
+    let b = path.as_bytes();
+    let in_class = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-');
+    let mut from = 0;
+    while let Some(k) = path[from..].find("://") {
+        let at = from + k;
+        if b[..at].iter().rev().take_while(|&&c| in_class(c)).any(u8::is_ascii_alphabetic) {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
+}
+
+/// `stripReadSelector` (`splitReadSelector(path).path`): a trailing
+/// `:selector` that is a line-range list, `raw` or `conflicts` goes, and a
+/// `range:raw` / `raw:range` compound goes whole.
+pub fn strip_read_selector(path: &str) -> &str {
+    let Some(colon) = path.rfind(':').filter(|&c| c > 0) else { return path };
+    let candidate = &path[colon + 1..];
+    let is_raw = |s: &str| s.eq_ignore_ascii_case("raw");
+    if !(is_range_list(candidate) || is_raw(candidate) || candidate.eq_ignore_ascii_case("conflicts")) {
+        return path;
+    }
+    let base = &path[..colon];
+    if let Some(inner) = base.rfind(':').filter(|&i| i > 0) {
+        let inner_candidate = &base[inner + 1..];
+        if (is_raw(inner_candidate) && is_range_list(candidate)) || (is_range_list(inner_candidate) && is_raw(candidate)) {
+            return &base[..inner];
+        }
+    }
+    base
+}
+
+/// `^L?\d+(?:(?:[-+]|\.\.)L?\d+|-|\.\.)?(?:,…)*$`, case-insensitive.
+fn is_range_list(s: &str) -> bool {
+    !s.is_empty() && s.split(',').all(is_range_chunk)
+}
+
+fn is_range_chunk(s: &str) -> bool {
+    let number = |s: &str| -> Option<usize> {
+        let s2 = s.strip_prefix(['L', 'l']).unwrap_or(s);
+        let digits = s2.bytes().take_while(u8::is_ascii_digit).count();
+        (digits > 0).then(|| s.len() - s2.len() + digits)
+    };
+    let Some(n) = number(s) else { return false };
+    let rest = &s[n..];
+    if rest.is_empty() || rest == "-" || rest == ".." {
+        return true;
+    }
+    let after = rest.strip_prefix("..").or_else(|| rest.strip_prefix(['-', '+']));
+    after.and_then(|a| number(a).map(|m| m == a.len())).unwrap_or(false)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn omp18_read_selectors_and_schemes() {
+        use super::{is_url_scheme_path, strip_read_selector};
+        for (p, want) in [
+            ("src/a.rs:50-200", "src/a.rs"),
+            ("src/a.rs:raw", "src/a.rs"),
+            ("src/a.rs:1-50:raw", "src/a.rs"),
+            ("src/a.rs:raw:L5..L9", "src/a.rs"),
+            ("src/a.rs:5-16,960-973", "src/a.rs"),
+            ("src/a.rs:conflicts", "src/a.rs"),
+            ("src/a.rs:50+10", "src/a.rs"),
+            ("src/a.rs:x", "src/a.rs:x"),
+            ("C:", "C:"),
+            (":raw", ":raw"),
+            ("a:raw:raw", "a:raw"),
+        ] {
+            assert_eq!(strip_read_selector(p), want, "{p}");
+        }
+        assert!(is_url_scheme_path("conflict://1"));
+        assert!(is_url_scheme_path("file.ts:artifact://3"));
+        assert!(!is_url_scheme_path("src/a.rs"));
+        assert!(!is_url_scheme_path("9://x"));
+    }
+
     use super::*;
     use serde_json::json;
 

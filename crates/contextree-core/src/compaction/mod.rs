@@ -17,6 +17,7 @@ pub mod cut;
 pub mod entry;
 pub mod file_ops;
 pub mod plan;
+mod prepare18;
 pub mod preview;
 pub mod prompt;
 pub mod settings;

@@ -145,6 +145,9 @@ impl CompactionPlan {
 /// back through `source` (for their tool calls' paths; pi ≥ 0.87 also tool
 /// results with nested calls, replaced messages and system checkpoints).
 pub fn plan(session: &Session, ctx: &Context, settings: &CompactionSettings, source: &dyn Source) -> Result<CompactionPlan, ReadBackError> {
+    if session.rules().cuts_oldest_fitting_suffix() {
+        return super::prepare18::plan(session, ctx, settings, source);
+    }
     let dialect = session.dialect();
     let path = &ctx.path;
     // pi ≥ 0.87 works on the projection: its entries, their messages' estimates.

@@ -96,6 +96,11 @@ pub struct OmpState {
     pub mode: String,
     /// Data of the last mode change.
     pub mode_data: Option<Value>,
+    /// omp ≥ 18: `configured` of the last thinking-level change (`"auto"` or
+    /// a level), else its level.
+    pub configured_thinking_level: Option<String>,
+    /// omp ≥ 14: an explicit `default` model change was seen on the path.
+    pub explicit_default_model: bool,
 }
 
 /// The context of one leaf.
@@ -131,6 +136,25 @@ pub struct Context {
     pub edits: Vec<EditEffect>,
     /// pi ≥ 0.87: selected entries whose messages an edit left out.
     pub omitted: Vec<NodeId>,
+    /// omp ≥ 18: the last `reset_boundary` on the path, when it is in force
+    /// (after the compaction, or before it with the compaction winning).
+    pub reset_boundary: Option<NodeId>,
+    /// omp ≥ 18: the compaction's `providerReplayThroughEntryId`, when it
+    /// names an entry on the path before the compaction.
+    pub replay_through: Option<NodeId>,
+    /// omp ≥ 18: assistants whose tool calls without a result are stripped,
+    /// with the mask of the `toolCall` blocks that go (bit k = the k-th).
+    pub stripped: Vec<(NodeId, u64)>,
+}
+
+impl Context {
+    /// The mask of stripped tool calls of an item's assistant, if any (omp ≥ 18).
+    pub fn stripped_calls(&self, item: Item) -> Option<u64> {
+        match item {
+            Item::Entry(n) => self.stripped.iter().find(|(s, _)| *s == n).map(|(_, m)| *m),
+            _ => None,
+        }
+    }
 }
 
 /// `buildSessionContext` for `leaf`.
@@ -141,13 +165,16 @@ pub fn build(session: &Session, leaf: Leaf) -> Context {
         Leaf::At(n) => Some(n),
         Leaf::Reset => None,
     };
-    let path = leaf.map(|l| session.tree().path_to(l)).unwrap_or_default();
+    let path = leaf.map(|l| path_to(session, l)).unwrap_or_default();
     let mut ctx = Context {
         dialect,
         rules: session.rules(),
         projected: Vec::new(),
         edits: Vec::new(),
         omitted: Vec::new(),
+        reset_boundary: None,
+        replay_through: None,
+        stripped: Vec::new(),
         leaf,
         items: Vec::new(),
         compaction: None,
@@ -160,13 +187,18 @@ pub fn build(session: &Session, leaf: Leaf) -> Context {
     };
     let mut compaction_at = None;
     for (k, &node) in path.iter().enumerate() {
-        scan_state(&mut ctx, session.entry(node), dialect);
+        scan_state(&mut ctx, session.entry(node), session.rules());
         if &*session.entry(node).entry_type == "compaction" {
             compaction_at = Some(k);
         }
     }
     if ctx.rules.projects_context_edits() {
         super::projection::project(session, &mut ctx, &path, compaction_at);
+        ctx.path = path;
+        return ctx;
+    }
+    if ctx.rules.honours_reset_boundary() {
+        super::omp18::emit(session, &mut ctx, &path, compaction_at);
         ctx.path = path;
         return ctx;
     }
@@ -190,12 +222,37 @@ pub fn build(session: &Session, leaf: Leaf) -> Context {
     ctx
 }
 
-fn scan_state(ctx: &mut Context, e: &Entry, dialect: Dialect) {
+/// Root → `leaf` as the rule set walks it: through the tree (which cuts
+/// parent cycles and self-links, showing such entries as roots), or under
+/// omp ≥ 18 up the stored parent ids until an id repeats (omp-18.md §2.1).
+pub fn path_to(session: &Session, leaf: NodeId) -> Vec<NodeId> {
+    if !session.rules().honours_reset_boundary() {
+        return session.tree().path_to(leaf);
+    }
+    let mut path = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut current = Some(leaf);
+    while let Some(n) = current {
+        let e = session.entry(n);
+        if !seen.insert(&*e.id) {
+            break;
+        }
+        path.push(n);
+        current = e.parent_id.as_deref().filter(|p| !p.is_empty()).and_then(|p| session.node(p));
+    }
+    path.reverse();
+    path
+}
+
+fn scan_state(ctx: &mut Context, e: &Entry, rules: RuleSet) {
+    let dialect = rules.dialect();
     match &e.kind {
         EntryKind::Message(m) if m.role == Role::Assistant => {
             let (provider, model) = m.model.clone().map_or((None, None), |(p, m)| (Some(p.to_string()), Some(m.to_string())));
             match dialect {
                 Dialect::Pi => ctx.model.pi = Some((provider, model)),
+                // omp ≥ 14: only until an explicit default model was recorded.
+                Dialect::Omp if rules.keeps_explicit_default_model() && ctx.omp.explicit_default_model => {}
                 Dialect::Omp => set_model(&mut ctx.model.omp, "default", format!("{}/{}", provider.unwrap_or_default(), model.unwrap_or_default())),
             }
         }
@@ -206,11 +263,13 @@ fn scan_state(ctx: &mut Context, e: &Entry, dialect: Dialect) {
                 ("thinking_level_change", Dialect::Pi) => ctx.thinking_level = map.get("thinkingLevel").cloned().unwrap_or(Value::Null),
                 ("thinking_level_change", Dialect::Omp) => {
                     ctx.thinking_level = Value::String(s("thinkingLevel").unwrap_or_else(|| "off".into()));
+                    ctx.omp.configured_thinking_level = s("configured").or_else(|| s("thinkingLevel"));
                 }
                 ("model_change", Dialect::Pi) => ctx.model.pi = Some((s("provider"), s("modelId"))),
                 ("model_change", Dialect::Omp) => {
                     if let Some(model) = s("model").filter(|m| !m.is_empty()) {
                         let role = s("role").unwrap_or_else(|| "default".into());
+                        ctx.omp.explicit_default_model |= role == "default";
                         set_model(&mut ctx.model.omp, &role, model);
                     }
                 }
@@ -222,7 +281,8 @@ fn scan_state(ctx: &mut Context, e: &Entry, dialect: Dialect) {
                         }
                     }
                 }
-                ("mcp_tool_selection", Dialect::Omp) => {
+                // omp 18 removed MCP tool selection (omp-18.md §1.3).
+                ("mcp_tool_selection", Dialect::Omp) if !rules.keeps_explicit_default_model() => {
                     let tools = map.get("selectedToolNames").and_then(Value::as_array);
                     ctx.omp.selected_tools = Some(tools.into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect());
                 }
@@ -254,7 +314,7 @@ pub(crate) fn emits_message(e: &Entry) -> bool {
 }
 
 /// omp's OpenAI-native compaction payload (context.md §1.1).
-pub(super) fn has_openai_replay(c: &Entry) -> bool {
+pub fn has_openai_replay(c: &Entry) -> bool {
     let Some(replay) = c.object().and_then(|m| m.get("preserveData")).and_then(|p| p.get("openaiRemoteCompaction")) else {
         return false;
     };
@@ -276,6 +336,11 @@ pub fn entry_estimate(e: &Entry, rules: RuleSet) -> u64 {
                     msg.insert("role".into(), "custom".into());
                     msg.insert("content".into(), map.get("content").cloned().unwrap_or(Value::Null));
                     estimate_message(&msg, rules)
+                }
+                // omp ≥ 18: `(UTF-8 bytes + 3) >> 2` of the summary (snapcompact
+                // frames, which the file stores apart, are not counted here).
+                "branch_summary" | "compaction" if rules.counts_utf8_fragments() => {
+                    map.get("summary").and_then(Value::as_str).map_or(0, |s| crate::tokens::estimate::utf8_fragment_tokens(s.len() as u64))
                 }
                 "branch_summary" | "compaction" => summary_len().div_ceil(4),
                 _ => 0,

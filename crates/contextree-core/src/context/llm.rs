@@ -23,11 +23,33 @@ pub fn convert_to_llm(messages: &[Value], rules: RuleSet, pack: &PromptPack) -> 
         .collect()
 }
 
+/// Converts one agent message into every LLM message it becomes (omp ≥ 18
+/// splits custom messages with images and file mentions into two).
+pub fn convert_message_all(msg: &Value, rules: RuleSet, pack: &PromptPack) -> Vec<Value> {
+    if rules.sends_custom_as_developer() {
+        if let Some(m) = msg.as_object() {
+            if let Some(split) = convert_omp18_split(m) {
+                return split.into_iter().map(Value::Object).collect();
+            }
+        }
+    }
+    convert_message(msg, rules, pack).into_iter().collect()
+}
+
 /// Converts one agent message, `None` when the dialect drops it (unknown role,
-/// `excludeFromContext`, or not an object).
+/// `excludeFromContext`, or not an object). Under omp ≥ 18 a message that
+/// becomes two LLM messages gives the first ([`convert_message_all`] gives both).
 pub fn convert_message(msg: &Value, rules: RuleSet, pack: &PromptPack) -> Option<Value> {
     let m = msg.as_object()?;
     let role = m.get("role").and_then(Value::as_str)?;
+    if rules.sends_custom_as_developer() {
+        if let Some(split) = convert_omp18_split(m) {
+            return split.into_iter().next().map(Value::Object);
+        }
+        if let Some(converted) = convert_omp18(m, role, pack) {
+            return converted.map(Value::Object);
+        }
+    }
     if role == "system" && rules.projects_context_edits() {
         // pi ≥ 0.86 passes system messages through (pi-1.6.md §2.6).
         return Some(msg.clone());
@@ -111,6 +133,177 @@ fn convert_omp(
         _ => return None,
     };
     Some(converted)
+}
+
+/// omp ≥ 18's `convertOne` where it differs from omp 13 (omp-18.md §3):
+/// `Some(None)` drops the message, `None` = as omp 13.
+fn convert_omp18(m: &Map<String, Value>, role: &str, pack: &PromptPack) -> Option<Option<Map<String, Value>>> {
+    let agent = || Some(Value::from("agent"));
+    Some(match role {
+        "custom" | "hookMessage" => {
+            // `isCustomMessageContent`: anything but a string or an array is not sent.
+            if !matches!(m.get("content"), Some(Value::String(_) | Value::Array(_))) {
+                return Some(None);
+            }
+            let skill_by_user = role == "custom"
+                && m.get("customType").and_then(Value::as_str) == Some("skill-prompt")
+                && m.get("attribution").and_then(Value::as_str) == Some("user");
+            let mut out = Map::new();
+            out.insert("role".to_owned(), Value::from(if skill_by_user { "user" } else { "developer" }));
+            out.insert("content".to_owned(), custom_content(m).unwrap_or(Value::Null));
+            if skill_by_user {
+                out.insert("attribution".to_owned(), Value::from("user"));
+            } else if let Some(a) = m.get("attribution") {
+                out.insert("attribution".to_owned(), a.clone());
+            }
+            push_timestamp(&mut out, m);
+            Some(out)
+        }
+        "branchSummary" => {
+            let text = pack.wrap_branch_summary(&template_value(m.get("summary")));
+            let mut out = user_head(Some(single_text(text)), agent());
+            push_history_rewrite(&mut out, m);
+            push_timestamp(&mut out, m);
+            Some(out)
+        }
+        "compactionSummary" => {
+            let summary = template_value(m.get("summary"));
+            let content = match m.get("blocks").and_then(Value::as_array) {
+                // Snapcompact: the summary as it is, then the archive's blocks.
+                Some(blocks) => std::iter::once(text_block(summary)).chain(blocks.iter().cloned()).collect(),
+                None => {
+                    let text = match m.get("method").and_then(Value::as_str) {
+                        Some("handoff") => pack.wrap_handoff_summary(&summary),
+                        _ => pack.wrap_compaction_summary(&summary),
+                    };
+                    let images = m.get("images").and_then(Value::as_array).into_iter().flatten().cloned();
+                    std::iter::once(text_block(text)).chain(images).collect()
+                }
+            };
+            let mut out = user_head(Some(Value::Array(content)), agent());
+            push_history_rewrite(&mut out, m);
+            if let Some(payload) = m.get("providerPayload") {
+                out.insert("providerPayload".to_owned(), payload.clone());
+            }
+            push_timestamp(&mut out, m);
+            Some(out)
+        }
+        "bashExecution" => {
+            if is_truthy(m.get("excludeFromContext")) {
+                return Some(None);
+            }
+            let mut content = vec![text_block(bash_text(m, Dialect::Omp))];
+            content.extend(m.get("images").and_then(Value::as_array).into_iter().flatten().cloned());
+            let mut out = user_head(Some(Value::Array(content)), Some(Value::from("user")));
+            push_timestamp(&mut out, m);
+            Some(out)
+        }
+        "toolResult" if m.contains_key("prunedAt") => {
+            let mut out = m.clone();
+            if let Some(content) = pruned_tool_result_content_omp18(m) {
+                out.insert("content".to_owned(), content);
+            }
+            Some(with_default_attribution(out, "agent"))
+        }
+        _ => return None,
+    })
+}
+
+/// omp ≥ 18: messages that become two LLM messages — a custom message with
+/// images (its text as `developer`, then a `user` message with the images)
+/// and a file mention (text files as `developer`, image files as `user`).
+fn convert_omp18_split(m: &Map<String, Value>) -> Option<Vec<Map<String, Value>>> {
+    let role = m.get("role").and_then(Value::as_str)?;
+    let with = |role: &str, content: Value, attribution: Option<&Value>| {
+        let mut out = user_head(Some(content), attribution.cloned());
+        out.insert("role".to_owned(), Value::from(role));
+        push_timestamp(&mut out, m);
+        out
+    };
+    match role {
+        "custom" | "hookMessage" => {
+            let blocks = m.get("content")?.as_array()?;
+            if role == "custom" && m.get("customType").and_then(Value::as_str) == Some("skill-prompt") && m.get("attribution").and_then(Value::as_str) == Some("user") {
+                return None;
+            }
+            let of = |t: &str| blocks.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some(t)).cloned().collect::<Vec<_>>();
+            let (texts, images) = (of("text"), of("image"));
+            if images.is_empty() {
+                return None;
+            }
+            let mut out = Vec::new();
+            if !texts.is_empty() {
+                out.push(with("developer", Value::Array(texts), m.get("attribution")));
+            }
+            let mut note = String::from("Images attached to ");
+            push_js_string(m.get("customType"), &mut note);
+            note.push('.');
+            out.push(with("user", Value::Array(std::iter::once(text_block(note)).chain(images).collect()), m.get("attribution")));
+            Some(out)
+        }
+        "fileMention" => {
+            let files: &[Value] = m.get("files").and_then(Value::as_array).map_or(&[], Vec::as_slice);
+            let wrap = |file: &Value| {
+                let mut text = String::from("<file path=\"");
+                push_js_string(file.get("path"), &mut text);
+                text.push_str("\">\n");
+                if is_truthy(file.get("content")) {
+                    push_js_string(file.get("content"), &mut text);
+                    text.push('\n');
+                }
+                text.push_str("</file>");
+                text
+            };
+            let join = |fs: &[&Value]| fs.iter().map(|f| wrap(f)).collect::<Vec<_>>().join("\n");
+            let (images, texts): (Vec<&Value>, Vec<&Value>) = files.iter().partition(|f| is_truthy(f.get("image")));
+            let user = Value::from("user");
+            let mut out = Vec::new();
+            if !texts.is_empty() {
+                out.push(with("developer", single_text(join(&texts)), Some(&user)));
+            }
+            if !images.is_empty() {
+                let content = std::iter::once(text_block(join(&images))).chain(images.iter().filter_map(|f| f.get("image").cloned())).collect();
+                out.push(with("user", Value::Array(content), Some(&user)));
+            }
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
+/// `historyRewriteAt`: the summary's timestamp (omp ≥ 18).
+fn push_history_rewrite(out: &mut Map<String, Value>, source: &Map<String, Value>) {
+    if let Some(ts) = source.get("timestamp") {
+        out.insert("historyRewriteAt".to_owned(), ts.clone());
+    }
+}
+
+/// omp ≥ 18's `getPrunedToolResultContent`: the text blocks joined into the
+/// first text block's place, other blocks (images) kept; no text block → the
+/// joined text (or the notice) first.
+fn pruned_tool_result_content_omp18(m: &Map<String, Value>) -> Option<Value> {
+    let blocks = m.get("content")?.as_array()?;
+    let is_text = |b: &Value| b.get("type").and_then(Value::as_str) == Some("text");
+    let texts: Vec<Value> = blocks.iter().filter(|b| is_text(b)).map(|b| b.get("text").cloned().unwrap_or(Value::Null)).collect();
+    let mut text = String::new();
+    push_array_join(&texts, "", &mut text);
+    if text.is_empty() {
+        text.push_str("[Output truncated]");
+    }
+    let Some(first) = blocks.iter().position(is_text) else {
+        return Some(Value::Array(std::iter::once(text_block(text)).chain(blocks.iter().cloned()).collect()));
+    };
+    let mut text = Some(text);
+    let content = blocks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| match is_text(b) {
+            false => Some(b.clone()),
+            true if i == first => text.take().map(text_block),
+            true => None,
+        })
+        .collect();
+    Some(Value::Array(content))
 }
 
 /// `{role: "user", content, attribution?, timestamp}` with the source's timestamp.

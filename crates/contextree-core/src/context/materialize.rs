@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::build::{entry_estimate, Context, Item};
-use super::llm::convert_message;
+use super::llm::convert_message_all;
 use crate::prompts::PromptPack;
 use crate::session::{Entry, EntryKind, Role, Session, Source};
 use crate::tokens::estimate::estimate_message;
@@ -59,8 +59,17 @@ pub fn agent_message(session: &Session, item: Item, source: &dyn Source) -> Resu
                 }
             }
             out.insert("tokensBefore".into(), field("tokensBefore").unwrap_or(Value::Null));
+            if session.rules().honours_reset_boundary() {
+                // omp ≥ 18 (omp-18.md §2.2): display metadata and the method, which picks the wrapper.
+                for k in ["tokensAfter", "method", "warning"] {
+                    if let Some(v) = field(k).filter(|v| !v.is_null()) {
+                        out.insert(k.into(), v);
+                    }
+                }
+            }
             out.insert("timestamp".into(), ts());
-            if let Some(payload) = openai_payload(e, session.dialect()) {
+            let payload = openai_payload(e, session.dialect()).or_else(|| anthropic_payload(e, session.rules()));
+            if let Some(payload) = payload {
                 out.insert("providerPayload".into(), payload);
             }
         }
@@ -160,6 +169,30 @@ fn openai_payload(c: &Entry, dialect: Dialect) -> Option<Value> {
     Some(Value::Object(payload))
 }
 
+/// omp ≥ 18's Anthropic-native compaction payload (`getAnthropicCompactionPayload`,
+/// omp-18.md §2.2), as stored.
+fn anthropic_payload(c: &Entry, rules: RuleSet) -> Option<Value> {
+    if !rules.honours_reset_boundary() {
+        return None;
+    }
+    let native = c.object()?.get("preserveData")?.get("anthropicCompaction")?;
+    native.get("provider")?.as_str().filter(|p| !p.is_empty())?;
+    let mut payload = Map::new();
+    payload.insert("type".into(), "anthropicCompaction".into());
+    payload.insert("data".into(), native.clone());
+    Some(Value::Object(payload))
+}
+
+/// The agent message of an item as the context holds it: omp ≥ 18 strips
+/// the tool calls without a result from an assistant ([`Context::stripped`]).
+pub fn context_message(session: &Session, ctx: &Context, item: Item, source: &dyn Source) -> Result<Value, ReadBackError> {
+    let mut msg = agent_message(session, item, source)?;
+    if let Some(mask) = ctx.stripped_calls(item) {
+        super::omp18::strip_dangling_calls(&mut msg, mask);
+    }
+    Ok(msg)
+}
+
 /// Token numbers of a context, in the dialect's estimate.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContextTokens {
@@ -221,11 +254,11 @@ pub fn context_tokens(session: &Session, ctx: &Context, pack: &PromptPack, sourc
     for &item in &ctx.items {
         let e = session.entry(item.node());
         let role = item_role(session, item).to_owned();
-        if matches!(item, Item::SystemCheckpoint(_) | Item::Replaced { .. }) {
+        if matches!(item, Item::SystemCheckpoint(_) | Item::Replaced { .. }) || ctx.stripped_calls(item).is_some() {
             // Not what the entry itself holds: measured on the message it becomes.
-            let msg = agent_message(session, item, source)?;
+            let msg = context_message(session, ctx, item, source)?;
             res.messages.push((item, role, msg.as_object().map_or(0, |m| estimate_message(m, rules))));
-            if let Some(llm) = convert_message(&msg, rules, pack) {
+            for llm in convert_message_all(&msg, rules, pack) {
                 let role = llm.get("role").and_then(Value::as_str).unwrap_or("").to_owned();
                 res.llm.push((item, role, llm.as_object().map_or(0, |m| estimate_message(m, rules))));
             }
@@ -237,7 +270,7 @@ pub fn context_tokens(session: &Session, ctx: &Context, pack: &PromptPack, sourc
             Some(None) => {}
             None => {
                 let msg = agent_message(session, item, source)?;
-                if let Some(llm) = convert_message(&msg, rules, pack) {
+                for llm in convert_message_all(&msg, rules, pack) {
                     let role = llm.get("role").and_then(Value::as_str).unwrap_or("").to_owned();
                     let n = llm.as_object().map_or(0, |m| estimate_message(m, rules));
                     res.llm.push((item, role, n));
@@ -268,8 +301,8 @@ fn unchanged_by_conversion(e: &Entry, item: Item, rules: RuleSet) -> Option<Opti
 pub fn llm_messages(session: &Session, ctx: &Context, pack: &PromptPack, source: &dyn Source) -> Result<Vec<Value>, ReadBackError> {
     let mut res = Vec::with_capacity(ctx.items.len());
     for &item in &ctx.items {
-        let msg = agent_message(session, item, source)?;
-        res.extend(convert_message(&msg, session.rules(), pack));
+        let msg = context_message(session, ctx, item, source)?;
+        res.extend(convert_message_all(&msg, session.rules(), pack));
     }
     Ok(res)
 }
@@ -279,10 +312,22 @@ pub fn llm_messages(session: &Session, ctx: &Context, pack: &PromptPack, source:
 pub fn serialize_context(session: &Session, ctx: &Context, pack: &PromptPack, source: &dyn Source) -> Result<String, ReadBackError> {
     let mut out = String::new();
     let mut first = true;
+    let rules = session.rules();
+    // omp ≥ 18 leaves useless tool results and their calls out (omp-18.md §5.6).
+    let useless: std::collections::HashSet<u64> = ctx
+        .items
+        .iter()
+        .filter_map(|i| session.entry(i.node()).message().filter(|m| m.turn.useless).and_then(|m| m.turn.tool_call_id))
+        .collect();
+    let is_useless = |id: &str| useless.contains(&crate::session::call_id_hash(id));
     for &item in &ctx.items {
-        let msg = agent_message(session, item, source)?;
-        if let Some(llm) = convert_message(&msg, session.rules(), pack) {
-            super::serialize::serialize_message_into(&llm, session.rules(), &mut out, &mut first);
+        let msg = context_message(session, ctx, item, source)?;
+        for llm in convert_message_all(&msg, rules, pack) {
+            if rules.serializes_with_omp18_labels() {
+                super::serialize::serialize_omp18_into(&llm, &is_useless, &mut out, &mut first);
+            } else {
+                super::serialize::serialize_message_into(&llm, rules, &mut out, &mut first);
+            }
         }
     }
     Ok(out)

@@ -4,6 +4,7 @@
 pub mod llm;
 pub mod notice;
 pub mod omp_format;
+pub mod omp18;
 pub mod serialize;
 pub mod build;
 pub mod materialize;
@@ -13,4 +14,4 @@ pub mod system;
 pub mod state;
 pub mod usage;
 
-pub use build::{build, entry_estimate, Context, EditEffect, Item, Leaf, Projected};
+pub use build::{build, entry_estimate, path_to, Context, EditEffect, Item, Leaf, Projected};

@@ -48,6 +48,79 @@ pub fn format(rendered: &str) -> String {
     out.join("\n")
 }
 
+/// oh-my-pi 18's post-render formatter (`pi-utils` `prompt.format`,
+/// `renderPhase: "post-render"`, no symbol or keyword rewriting; used by
+/// `prompt.render` in agent core 18.2.3). Against 13.19: `~~~` fences count
+/// too, a blank line stays unless it is the start of a run of blank lines (a
+/// run is dropped whole, with the blank lines before it) or the first line;
+/// lists and opening tags no longer pull lines up; closing-tag lines still
+/// drop the blank lines before them; table rows are compacted as before.
+pub fn format18(rendered: &str) -> String {
+    let lines: Vec<&str> = rendered.split('\n').collect();
+    let mut out: Vec<String> = Vec::with_capacity(lines.len());
+    let mut in_code_block = false;
+    let blank = |l: &str| js_trim(l).is_empty();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = js_trim_end(lines[i]);
+        // The indent: spaces and tabs, or all JS whitespace when the first
+        // other character is not ASCII (as omp measures it).
+        let spaces = line.len() - line.trim_start_matches([' ', '\t']).len();
+        let s = match line[spaces..].chars().next() {
+            Some(c) if !c.is_ascii() => line.len() - js_trim_start(line).len(),
+            _ => spaces,
+        };
+        let text = &line[s..];
+        if text.starts_with("```") || text.starts_with("~~~") {
+            in_code_block = !in_code_block;
+            out.push(line.to_owned());
+            i += 1;
+            continue;
+        }
+        if in_code_block {
+            out.push(line.to_owned());
+            i += 1;
+            continue;
+        }
+        let closing = text.starts_with("</") && text.len() >= 4 && text.ends_with('>') && text[2..text.len() - 1].chars().all(is_tag_name_char);
+        let line = if text.starts_with('|') && is_table_separator(text) {
+            format!("{}{}", &line[..s], compact_table_separator(text))
+        } else if text.starts_with('|') && is_table_row(text) {
+            format!("{}{}", &line[..s], compact_table_row(text))
+        } else {
+            line.to_owned()
+        };
+        if line.is_empty() {
+            let next = lines.get(i + 1);
+            if next.is_none_or(|n| blank(n)) {
+                pop_empty(&mut out);
+                while lines.get(i + 1).is_some_and(|n| blank(n)) {
+                    i += 1;
+                }
+                i += 1;
+                continue;
+            }
+            if out.last().is_none_or(String::is_empty) {
+                i += 1;
+                continue;
+            }
+        }
+        if closing {
+            pop_empty(&mut out);
+        }
+        out.push(line);
+        i += 1;
+    }
+    pop_empty(&mut out);
+    out.join("\n")
+}
+
+fn pop_empty(out: &mut Vec<String>) {
+    while out.last().is_some_and(String::is_empty) {
+        out.pop();
+    }
+}
+
 /// The blank-line rules, given the previous *output* line and the next
 /// *input* line, both trimmed.
 fn drop_blank_line(prev: &str, next: &str) -> bool {

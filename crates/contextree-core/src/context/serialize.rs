@@ -78,6 +78,71 @@ pub fn serialize_message_into(msg: &Value, rules: RuleSet, out: &mut String, fir
     }
 }
 
+/// oh-my-pi ≥ 18's `serializeConversation` without a dialect (omp-18.md
+/// §5.6): labels `[User]:`, `[Think]:`, `[Assistant]:`, `[Tool Call]:`,
+/// `[Tool Result]:`; tool results flagged useless and their calls are left
+/// out (`useless` tells a call id that is), `developer` is ignored.
+pub fn serialize_omp18_into(msg: &Value, useless: &dyn Fn(&str) -> bool, out: &mut String, first: &mut bool) {
+    let mut part = |label: &str, body: &str| {
+        if !std::mem::take(first) {
+            out.push_str("\n\n");
+        }
+        out.push_str(label);
+        out.push_str(body);
+    };
+    match msg.get("role").and_then(Value::as_str) {
+        Some("user") => {
+            let text = match msg.get("content") {
+                Some(Value::String(s)) => s.clone(),
+                content => joined_texts(content),
+            };
+            if !text.is_empty() {
+                part("[User]: ", &text);
+            }
+        }
+        Some("assistant") => {
+            let (mut thinking, mut text, mut calls) = (Vec::new(), Vec::new(), Vec::new());
+            for block in msg.get("content").and_then(Value::as_array).map_or(&[][..], Vec::as_slice) {
+                let mut item = String::new();
+                match block.get("type").and_then(Value::as_str) {
+                    Some("text") => {
+                        push_join_item(block.get("text"), &mut item);
+                        text.push(item);
+                    }
+                    Some("thinking") => {
+                        push_join_item(block.get("thinking"), &mut item);
+                        thinking.push(item);
+                    }
+                    Some("toolCall") if !block.get("id").and_then(Value::as_str).is_some_and(useless) => calls.push(tool_call(block)),
+                    _ => {}
+                }
+            }
+            for (label, items, sep) in [("[Think]: ", thinking, "\n"), ("[Assistant]: ", text, "\n"), ("[Tool Call]: ", calls, "; ")] {
+                if !items.is_empty() {
+                    part(label, &items.join(sep));
+                }
+            }
+        }
+        Some("toolResult") if !msg.get("toolCallId").and_then(Value::as_str).is_some_and(useless) => {
+            let text = joined_texts(msg.get("content"));
+            if !text.is_empty() {
+                part("[Tool Result]: ", &truncate_for_summary(text, false));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A tool result's text as the summary input shows it: the text blocks
+/// joined, cut at 2000 UTF-16 units with the truncation note.
+pub fn tool_result_summary_text(msg: &Value) -> String {
+    let text = joined_texts(msg.get("content"));
+    if text.is_empty() {
+        return text;
+    }
+    truncate_for_summary(text, false)
+}
+
 /// The `text` of every text block, concatenated (JS `join("")`: a missing
 /// text is empty).
 fn joined_texts(content: Option<&Value>) -> String {

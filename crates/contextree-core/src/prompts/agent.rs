@@ -48,6 +48,23 @@ fn omp_file(id: PromptId) -> String {
     format!("src/prompts/{dir}/{}.md", id.name())
 }
 
+/// Where omp ≥ 18 keeps its compaction prompts: in `@oh-my-pi/pi-agent-core`
+/// (`src/compaction/prompts/`), nested in the coding agent's package or
+/// beside it in the same scope folder (omp-18.md §0).
+const OMP18_CORE_DIRS: &[&str] = &["node_modules/@oh-my-pi/pi-agent-core", "../pi-agent-core"];
+
+/// The omp ≥ 18 template file of `id`, relative to the agent core's root.
+fn omp18_file(id: PromptId) -> String {
+    format!("src/compaction/prompts/{}.md", id.name())
+}
+
+/// Whether an omp package of `version` keeps its prompts in the agent core
+/// (omp ≥ 15.1, where compaction moved there; read as major ≥ 18 here, the
+/// release the rules reproduce).
+fn omp_prompts_in_core(version: &str) -> bool {
+    version.split('.').next().and_then(|m| m.parse::<u32>().ok()).is_some_and(|m| m >= 18)
+}
+
 /// pi's constants for `id`: the whole text, or (wrappers) prefix and suffix;
 /// with the index in [`PI_SOURCE_FILES`] of the file that usually holds them.
 fn pi_constants(id: PromptId) -> Option<(usize, &'static [&'static str])> {
@@ -64,6 +81,7 @@ fn pi_constants(id: PromptId) -> Option<(usize, &'static [&'static str])> {
         PromptId::CompactionShortSummary => return None,
         PromptId::BranchSummary => (3, &["BRANCH_SUMMARY_PROMPT"]),
         PromptId::BranchSummaryPreamble => (3, &["BRANCH_SUMMARY_PREAMBLE"]),
+        PromptId::HandoffSummaryContext => return None,
     })
 }
 
@@ -157,16 +175,19 @@ impl PromptPack {
         files: &dyn Fn(&str) -> Option<String>,
     ) -> Result<PromptPack, AgentPackError> {
         let version = package_version(dialect, files)?;
+        let release = known_release(dialect, &version);
         let (texts, checks) = match dialect {
             Dialect::Pi => read_pi(files)?,
-            Dialect::Omp => read_omp(files)?,
+            Dialect::Omp if omp_prompts_in_core(&version) => read_omp18(files, release)?,
+            Dialect::Omp => read_omp(files, release)?,
         };
-        let pack = PromptPack::from_parsed(dialect, PackOrigin::Custom(String::new()), texts)?;
+        let pack = PromptPack::from_parsed(dialect, PackOrigin::Custom(String::new()), texts)?
+            .with_omp18_format(dialect == Dialect::Omp && omp_prompts_in_core(&version));
         let mut checks: Vec<TextCheck> = match dialect {
             Dialect::Pi => checks,
             Dialect::Omp => checks
                 .into_iter()
-                .map(|c| check_omp(&pack, c))
+                .map(|c| check_omp(&pack, c, release))
                 .collect::<Result<_, _>>()?,
         };
         let rules = assign_expected(dialect, &version, &mut checks);
@@ -231,7 +252,45 @@ fn package_version(
 
 type Read = (BTreeMap<PromptId, Template>, Vec<TextCheck>);
 
-fn read_omp(files: &dyn Fn(&str) -> Option<String>) -> Result<Read, AgentPackError> {
+/// The reference release whose digests a package of `version` is checked
+/// against: omp ≥ 18 → 18.2.3, else the seed's release.
+fn known_release(dialect: Dialect, version: &str) -> &'static str {
+    match dialect {
+        Dialect::Omp if omp_prompts_in_core(version) => super::known::OMP18,
+        Dialect::Omp => super::known::OMP,
+        Dialect::Pi => super::known::PI,
+    }
+}
+
+/// omp ≥ 18: every text from the agent core's `src/compaction/prompts/`
+/// (the first of [`OMP18_CORE_DIRS`] that has it).
+fn read_omp18(files: &dyn Fn(&str) -> Option<String>, release: &'static str) -> Result<Read, AgentPackError> {
+    let mut texts = BTreeMap::new();
+    let mut checks = Vec::new();
+    for &id in PromptId::ALL {
+        let rel = omp18_file(id);
+        let found = OMP18_CORE_DIRS.iter().find_map(|dir| {
+            let path = format!("{dir}/{rel}");
+            files(&path).map(|raw| (path, raw))
+        });
+        let (file, raw) = found.ok_or_else(|| AgentPackError::MissingFile(format!("{}/{rel}", OMP18_CORE_DIRS[0])))?;
+        let template = Template::parse(&raw).map_err(|source| AgentPackError::Template { file: file.clone(), source })?;
+        texts.insert(id, template);
+        let form = if id.is_context_wrapper() { HashedForm::Raw } else { HashedForm::Rendered };
+        checks.push(check(Dialect::Omp, release, id, form, file, &raw));
+    }
+    // The handoff wrapper is new in 18 (omp-18.md §3); a core without it still loads.
+    let id = PromptId::HandoffSummaryContext;
+    let rel = omp18_file(id);
+    if let Some((file, raw)) = OMP18_CORE_DIRS.iter().find_map(|dir| files(&format!("{dir}/{rel}")).map(|raw| (format!("{dir}/{rel}"), raw))) {
+        let template = Template::parse(&raw).map_err(|source| AgentPackError::Template { file: file.clone(), source })?;
+        texts.insert(id, template);
+        checks.push(check(Dialect::Omp, release, id, HashedForm::Raw, file, &raw));
+    }
+    Ok((texts, checks))
+}
+
+fn read_omp(files: &dyn Fn(&str) -> Option<String>, release: &'static str) -> Result<Read, AgentPackError> {
     let mut texts = BTreeMap::new();
     let mut checks = Vec::new();
     for &id in PromptId::ALL {
@@ -249,19 +308,19 @@ fn read_omp(files: &dyn Fn(&str) -> Option<String>) -> Result<Read, AgentPackErr
         } else {
             HashedForm::Rendered
         };
-        checks.push(check(Dialect::Omp, id, form, file, &raw));
+        checks.push(check(Dialect::Omp, release, id, form, file, &raw));
     }
     Ok((texts, checks))
 }
 
 /// Replaces the placeholder digest of a `Rendered` check by the digest of
 /// the rendered text.
-fn check_omp(pack: &PromptPack, c: TextCheck) -> Result<TextCheck, AgentPackError> {
+fn check_omp(pack: &PromptPack, c: TextCheck, release: &'static str) -> Result<TextCheck, AgentPackError> {
     if c.form != HashedForm::Rendered {
         return Ok(c);
     }
     let rendered = pack.prompt(c.id)?;
-    Ok(check(Dialect::Omp, c.id, c.form, c.source, &rendered))
+    Ok(check(Dialect::Omp, release, c.id, c.form, c.source, &rendered))
 }
 
 fn read_pi(files: &dyn Fn(&str) -> Option<String>) -> Result<Read, AgentPackError> {
@@ -280,7 +339,7 @@ fn read_pi(files: &dyn Fn(&str) -> Option<String>) -> Result<Read, AgentPackErro
                 (_, 0) => HashedForm::Prefix,
                 _ => HashedForm::Suffix,
             };
-            checks.push(check(Dialect::Pi, id, form, name.to_owned(), &value));
+            checks.push(check(Dialect::Pi, super::known::PI, id, form, name.to_owned(), &value));
             values.push(value);
         }
         let template = match <[String; 2]>::try_from(values) {
@@ -320,6 +379,7 @@ fn find_pi_constant(
 
 fn check(
     dialect: Dialect,
+    release: &'static str,
     id: PromptId,
     form: HashedForm,
     source: String,
@@ -551,10 +611,13 @@ mod tests {
 
     #[test]
     fn omp_files_match_the_spec_table() {
-        for k in known_texts(Dialect::Omp) {
+        for k in known_texts_of(RuleSet::Omp13) {
             assert_eq!(omp_file(k.id), k.source);
         }
-        for k in known_texts(Dialect::Pi) {
+        for k in known_texts_of(RuleSet::Omp18) {
+            assert_eq!(omp18_file(k.id), k.source);
+        }
+        for k in known_texts_of(RuleSet::Pi073) {
             assert!(pi_constants(k.id).unwrap().1.contains(&k.source));
         }
     }

@@ -70,13 +70,16 @@ const fn row(
 
 use HashedForm::{Constant, Prefix, Raw, Rendered, Suffix};
 use PromptId::*;
-use RuleSet::{Omp13 as Omp, Pi073 as Pi, Pi16};
+use RuleSet::{Omp13 as Omp, Omp18, Pi073 as Pi, Pi16};
 
-const PI: &str = "0.73.1";
+pub(crate) const PI: &str = "0.73.1";
 const PI16: &str = "1.6.0";
-const OMP: &str = "13.19.0";
+pub(crate) const OMP: &str = "13.19.0";
+/// The omp release of the `omp@18` rules (omp-18.md §3, §5.7; sources relative to
+/// `@oh-my-pi/pi-agent-core`).
+pub(crate) const OMP18: &str = "18.2.3";
 
-/// Every text of pi 0.73.1, pi 1.6.0 and omp 13.19.0. pi 1.6.0 changed two
+/// Every text of pi 0.73.1, pi 1.6.0, omp 13.19.0 and omp 18.2.3. pi 1.6.0 changed two
 /// texts (the system prompt and the turn-prefix instructions); its other rows
 /// repeat 0.73.1's digests.
 #[rustfmt::skip]
@@ -110,6 +113,16 @@ pub const KNOWN_TEXTS: &[KnownText] = &[
     row(Omp, OMP, CompactionShortSummary, Rendered, "src/prompts/compaction/compaction-short-summary.md", 395, "2d06c13ea9c8bc69cdfb84c7b5844afb5f1387088553fca1bbabf1d6cddda0b0"),
     row(Omp, OMP, BranchSummary, Rendered, "src/prompts/compaction/branch-summary.md", 670, "80d2635abf9130838da6f6f8bfbf86a27fcff43aa0aeeef99b0dd49093f439c7"),
     row(Omp, OMP, BranchSummaryPreamble, Rendered, "src/prompts/compaction/branch-summary-preamble.md", 101, "5ed8b8e14790f8da297c43eebece78b666557c024e486b501ce65097277caeda"),
+    row(Omp18, OMP18, CompactionSummaryContext, Raw, "src/compaction/prompts/compaction-summary-context.md", 127, "3eff752e5594e3651691351ee640785a9b949f552392c31280c3009d57a82c0d"),
+    row(Omp18, OMP18, BranchSummaryContext, Raw, "src/compaction/prompts/branch-summary-context.md", 57, "5ad7010bb5fb5d7a34500d7888afe8f04f67d7f61127c00416cc4eab128e6671"),
+    row(Omp18, OMP18, SummarizationSystem, Rendered, "src/compaction/prompts/summarization-system.md", 484, "bad8378a52d7090a85f63ef737656a69952cbb3d193c62736117361c5c28e32c"),
+    row(Omp18, OMP18, CompactionSummary, Rendered, "src/compaction/prompts/compaction-summary.md", 1205, "f7fe5d84dfc9fa56f2aa9f8bc111a3bf7b5d2571db0e1a7e4185b6b840d2b5d4"),
+    row(Omp18, OMP18, CompactionUpdateSummary, Rendered, "src/compaction/prompts/compaction-update-summary.md", 1391, "c9b288300e9e655987def423b97611c839ca22a1d3e2658638030102abc8223d"),
+    row(Omp18, OMP18, CompactionTurnPrefix, Rendered, "src/compaction/prompts/compaction-turn-prefix.md", 571, "42907c43a67a4f705065be12fc556b26a3b93818a06df905aec02f2c2375291d"),
+    row(Omp18, OMP18, CompactionShortSummary, Rendered, "src/compaction/prompts/compaction-short-summary.md", 244, "c0ed2a7edd16fa93daab53b1a102a53cb2673ae849143046279221e2715fd54d"),
+    row(Omp18, OMP18, BranchSummary, Rendered, "src/compaction/prompts/branch-summary.md", 661, "e20a553b3c72277bf68a2691e50685a188fc3caa28253475d58ee12827483998"),
+    row(Omp18, OMP18, HandoffSummaryContext, Raw, "src/compaction/prompts/handoff-summary-context.md", 530, "afc5b740633d573d0825ac44d38c15206b27aa1fe6d7828dd2f296ebbcec5065"),
+    row(Omp18, OMP18, BranchSummaryPreamble, Rendered, "src/compaction/prompts/branch-summary-preamble.md", 83, "f3247acd17855edb1b166459f2b163701109c77cecb7505e8c5e8b5bacca46d4"),
 ];
 
 /// The rows for one dialect (every rule set of it), in table order.

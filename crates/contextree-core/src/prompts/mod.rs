@@ -60,6 +60,11 @@ pub enum PromptId {
     BranchSummary,
     /// Text put before the model's branch summary.
     BranchSummaryPreamble,
+    /// omp ≥ 18: the user-message text carrying a handoff document (a
+    /// compaction with `method: "handoff"`, `{{summary}}`). Not in
+    /// [`PromptId::ALL`]: only omp 18 packs have it; a pack without it wraps
+    /// handoffs in contextree's own wording.
+    HandoffSummaryContext,
 }
 
 impl PromptId {
@@ -89,6 +94,7 @@ impl PromptId {
             PromptId::CompactionShortSummary => "compaction-short-summary",
             PromptId::BranchSummary => "branch-summary",
             PromptId::BranchSummaryPreamble => "branch-summary-preamble",
+            PromptId::HandoffSummaryContext => "handoff-summary-context",
         }
     }
 
@@ -111,7 +117,7 @@ impl PromptId {
     pub fn is_context_wrapper(self) -> bool {
         matches!(
             self,
-            PromptId::CompactionSummaryContext | PromptId::BranchSummaryContext
+            PromptId::CompactionSummaryContext | PromptId::BranchSummaryContext | PromptId::HandoffSummaryContext
         )
     }
 

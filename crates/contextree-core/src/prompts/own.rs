@@ -29,7 +29,8 @@ fn own_file(rules: RuleSet, id: PromptId) -> Option<&'static str> {
         (Pi, CompactionSummary) => own!("pi/compaction-summary.md"),
         (Pi, CompactionUpdateSummary) => own!("pi/compaction-update-summary.md"),
         (Pi, BranchSummaryPreamble) => own!("pi/branch-summary-preamble.md"),
-        (Pi, CompactionShortSummary) => return None,
+        (Pi, CompactionShortSummary | HandoffSummaryContext) => return None,
+        (Omp, HandoffSummaryContext) => own!("omp/handoff-summary-context.md"),
         (Omp, CompactionSummaryContext) => own!("omp/compaction-summary-context.md"),
         (Omp, BranchSummaryContext) => own!("omp/branch-summary-context.md"),
         (Omp, CompactionSummary) => own!("omp/compaction-summary.md"),
@@ -47,6 +48,15 @@ pub(super) fn own_pack(rules: RuleSet) -> PromptPack {
         Some((id, file.strip_suffix('\n').unwrap_or(file).to_owned()))
     });
     PromptPack::from_templates(rules.dialect(), PackOrigin::Own, texts).with_rules(Some(rules))
+}
+
+/// contextree's own handoff wrapper, rendered around `summary` (for packs
+/// that lack the text).
+pub(super) fn own_handoff_wrapper(summary: &str) -> String {
+    let file = own!("omp/handoff-summary-context.md");
+    let text = file.strip_suffix('\n').unwrap_or(file).to_owned();
+    let pack = PromptPack::from_templates(Dialect::Omp, PackOrigin::Own, [(PromptId::CompactionSummaryContext, text.clone()), (PromptId::BranchSummaryContext, text)]);
+    pack.wrap_compaction_summary(summary)
 }
 
 pub(super) fn placeholder_pack(dialect: Dialect) -> PromptPack {

@@ -20,6 +20,9 @@ pub struct PromptPack {
     texts: BTreeMap<PromptId, Template>,
     checks: Vec<TextCheck>,
     rules: Option<RuleSet>,
+    /// omp ≥ 18's post-render formatter ([`omp_format::format18`]) instead
+    /// of 13's: set for packs read from an omp ≥ 18 package.
+    omp18_format: bool,
 }
 
 impl PromptPack {
@@ -110,6 +113,7 @@ impl PromptPack {
             texts,
             checks: Vec::new(),
             rules: None,
+            omp18_format: false,
         })
     }
 
@@ -194,6 +198,15 @@ impl PromptPack {
         self.wrap(PromptId::CompactionSummaryContext, summary)
     }
 
+    /// omp ≥ 18: the user-message text that carries a handoff document; a
+    /// pack without the text (omp 13, pi) uses contextree's own wording.
+    pub fn wrap_handoff_summary(&self, summary: &str) -> String {
+        match self.texts.contains_key(&PromptId::HandoffSummaryContext) {
+            true => self.wrap(PromptId::HandoffSummaryContext, summary),
+            false => super::own::own_handoff_wrapper(summary),
+        }
+    }
+
     /// The user-message text that carries a branch summary in the context.
     pub fn wrap_branch_summary(&self, summary: &str) -> String {
         self.wrap(PromptId::BranchSummaryContext, summary)
@@ -210,8 +223,21 @@ impl PromptPack {
     fn post_render(&self, text: String) -> String {
         match self.dialect {
             Dialect::Pi => text,
+            Dialect::Omp if self.omp18_format => omp_format::format18(&text),
             Dialect::Omp => omp_format::format(&text),
         }
+    }
+
+    /// The same texts, formatted as omp ≥ 18 formats them (`true`) or as
+    /// omp 13 does.
+    pub fn with_omp18_format(mut self, on: bool) -> PromptPack {
+        self.omp18_format = on;
+        self
+    }
+
+    /// Whether rendering uses omp ≥ 18's formatter.
+    pub fn omp18_format(&self) -> bool {
+        self.omp18_format
     }
 }
 

@@ -123,6 +123,9 @@ pub struct MessageMeta {
     /// result; the dialect decides whether they count at all); for `system`,
     /// as pi ≥ 0.86 counts it.
     pub chars: u64,
+    /// omp 18's model-less `Tokenizer` count of the message (omp-18.md §4.2):
+    /// Σ `(UTF-8 bytes + 3) >> 2` over its fragments, images 1200.
+    pub omp18_tokens: u64,
     /// Image blocks of a user message (pi ≥ 0.76 counts them).
     pub images: u32,
     /// Usage of an assistant message.
@@ -137,12 +140,48 @@ pub struct MessageMeta {
     pub pruned: bool,
     /// `toolName` of a tool result.
     pub tool_name: Option<Box<str>>,
+    /// What omp ≥ 18's context needs of a turn (omp-18.md §2.3, §2.4).
+    pub turn: TurnFacts,
+}
+
+/// What omp 18's `buildSessionContext` reads of a message beyond the index:
+/// tool-call ids (as [`call_id_hash`]es), retry-recovery and empty error
+/// turns.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TurnFacts {
+    /// Assistant: the ids of its `toolCall` blocks, in order.
+    pub call_ids: Box<[u64]>,
+    /// Tool result: its `toolCallId`.
+    pub tool_call_id: Option<u64>,
+    /// Assistant: blocks that are neither `toolCall` nor `redactedThinking`
+    /// (what is left when every call is stripped).
+    pub other_blocks: u32,
+    /// Assistant: `retryRecovery` is set (truthy).
+    pub retry_recovery: bool,
+    /// Assistant: `isEmptyErrorTurn` (stopReason `error`, nothing but blank
+    /// text, thinking and data, no call).
+    pub empty_error: bool,
+    /// Assistant: bit k set when its k-th tool call is a `read` of a
+    /// `skill://` path (omp 18 never prunes those results).
+    pub skill_reads: u64,
+    /// Tool result: flagged `useless: true` by its tool and not an error
+    /// (omp ≥ 15 leaves it and its call out of summaries, prunes it first).
+    pub useless: bool,
+}
+
+/// A 64-bit FNV-1a hash of a tool-call id: the context compares ids, never
+/// shows them, so the index keeps 8 bytes instead of the string.
+pub fn call_id_hash(id: &str) -> u64 {
+    id.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
 }
 
 impl MessageMeta {
     /// The rule set's own `estimateTokens` for this message (context.md §3.1,
     /// pi-1.6.md §3.1).
     pub fn estimate(&self, rules: RuleSet) -> u64 {
+        if rules.counts_utf8_fragments() {
+            return self.omp18_tokens;
+        }
         let counted = match (&self.role, rules.dialect()) {
             (Role::Custom, Dialect::Omp) | (Role::HookMessage, Dialect::Pi) => 0,
             (Role::System, _) if !rules.projects_context_edits() => 0,

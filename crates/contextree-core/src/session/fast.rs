@@ -9,7 +9,7 @@
 //! type — so that the reference reading ([`super::probe`]) decides. The test
 //! `fast_and_reference_readings_agree` holds the two readings together.
 
-use super::entry::{EntryKind, MessageMeta, Role, Usage};
+use super::entry::{call_id_hash, EntryKind, MessageMeta, Role, TurnFacts, Usage};
 use super::probe::{parse_iso_ms, Parent, Probe};
 use crate::js;
 
@@ -30,6 +30,10 @@ pub fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
     }
     let msg = line.message?;
     let role = Role::parse(msg.role.as_deref().unwrap_or(""));
+    if msg.stop_reason.as_deref() == Some("error") {
+        // Rare turns omp 18 may leave out (`isEmptyErrorTurn`): the reference reading decides.
+        return None;
+    }
     if role == Role::System {
         // Sections and tool declarations are measured by the reference reading.
         return None;
@@ -46,6 +50,18 @@ pub fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
         Role::BranchSummary | Role::CompactionSummary => msg.summary,
         Role::Developer | Role::FileMention | Role::PythonExecution | Role::System | Role::Other(_) => 0,
     };
+    // omp 18's fragment count (omp-18.md §4.2).
+    let omp18_tokens = match role {
+        Role::User | Role::Developer | Role::ToolResult | Role::Custom | Role::HookMessage if c.is_string => c.string_b4,
+        Role::User | Role::Developer | Role::ToolResult | Role::Custom | Role::HookMessage => c.text_b4 + 1200 * c.images,
+        Role::Assistant if c.is_string => 0,
+        Role::Assistant => c.assistant_b4,
+        Role::BashExecution => msg.command_b4 + msg.output_b4,
+        Role::BranchSummary => msg.summary_b4,
+        // Snapcompact blocks and images of a stored summary: the reference reading.
+        Role::CompactionSummary => return None,
+        Role::FileMention | Role::PythonExecution | Role::System | Role::Other(_) => 0,
+    };
     let is_assistant = role == Role::Assistant;
     let model = match (msg.provider, msg.model) {
         (None, None) => None,
@@ -53,6 +69,7 @@ pub fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
     };
     let meta = MessageMeta {
         chars,
+        omp18_tokens,
         images: if role == Role::User { c.images as u32 } else { 0 },
         usage: msg.usage.filter(|_| is_assistant),
         stop_reason: msg.stop_reason.map(Into::into),
@@ -60,6 +77,15 @@ pub fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
         exclude_from_context: msg.exclude_from_context,
         pruned: msg.pruned_at,
         tool_name: msg.tool_name.map(Into::into),
+        turn: TurnFacts {
+            call_ids: if is_assistant { c.call_ids.clone().into() } else { Box::default() },
+            tool_call_id: msg.tool_call_id.filter(|_| role == Role::ToolResult),
+            other_blocks: if is_assistant { c.other_blocks } else { 0 },
+            retry_recovery: false,
+            empty_error: false,
+            useless: false,
+            skill_reads: 0,
+        },
         role,
     };
     Some(Probe {
@@ -86,6 +112,9 @@ struct MessageFields {
     command: u64,
     output: u64,
     summary: u64,
+    command_b4: u64,
+    output_b4: u64,
+    summary_b4: u64,
     usage: Option<Usage>,
     stop_reason: Option<String>,
     provider: Option<String>,
@@ -93,6 +122,7 @@ struct MessageFields {
     exclude_from_context: bool,
     pruned_at: bool,
     tool_name: Option<String>,
+    tool_call_id: Option<u64>,
 }
 
 /// What a `content` field adds up to, per kind of block.
@@ -104,6 +134,16 @@ struct Content {
     thinking: u64,
     tool_calls: u64,
     images: u64,
+    /// omp 18's count of the string content.
+    string_b4: u64,
+    /// omp 18's count of the text blocks.
+    text_b4: u64,
+    /// omp 18's count of an assistant's blocks.
+    assistant_b4: u64,
+    /// Hashes of the `toolCall` blocks' ids.
+    call_ids: Vec<u64>,
+    /// Blocks that are neither `toolCall` nor `redactedThinking`.
+    other_blocks: u32,
 }
 
 /// A string literal: where its bytes are (without quotes), its UTF-16
@@ -226,15 +266,15 @@ impl Scanner<'_> {
                 }
                 b"command" => {
                     seen.first(2)?;
-                    m.command = s.opt_len()?;
+                    (m.command, m.command_b4) = s.opt_len_b4()?;
                 }
                 b"output" => {
                     seen.first(3)?;
-                    m.output = s.opt_len()?;
+                    (m.output, m.output_b4) = s.opt_len_b4()?;
                 }
                 b"summary" => {
                     seen.first(4)?;
-                    m.summary = s.opt_len()?;
+                    (m.summary, m.summary_b4) = s.opt_len_b4()?;
                 }
                 b"usage" => {
                     seen.first(5)?;
@@ -272,6 +312,12 @@ impl Scanner<'_> {
                     seen.first(11)?;
                     m.tool_name = s.opt_text()?;
                 }
+                b"toolCallId" => {
+                    seen.first(12)?;
+                    m.tool_call_id = s.opt_text()?.map(|id| call_id_hash(&id));
+                }
+                // Rare fields omp 18 reads: the reference reading decides.
+                b"retryRecovery" | b"useless" => return None,
                 _ => s.skip()?,
             }
             Some(())
@@ -284,7 +330,9 @@ impl Scanner<'_> {
         match self.peek()? {
             b'"' => {
                 c.is_string = true;
-                c.string = self.string()?.units;
+                let lit = self.string()?;
+                c.string = lit.units;
+                c.string_b4 = self.fragment_tokens(&lit)?;
             }
             b'n' if self.literal(b"null") => {}
             b'[' => {
@@ -313,6 +361,10 @@ impl Scanner<'_> {
     fn block(&mut self, c: &mut Content) -> Option<()> {
         let mut ty: Option<String> = None;
         let (mut text, mut thinking, mut name, mut args) = (0, 0, 0, 0);
+        // omp 18's fragment counts of the same fields, and of a thinking
+        // signature and redacted thinking data.
+        let (mut text_b4, mut thinking_b4, mut name_b4, mut args_b4, mut signature_b4, mut data_b4) = (0, 0, 0, 0, 0, 0);
+        let mut id: Option<u64> = None;
         let mut seen = Seen(0);
         self.object(|s, key| {
             match key {
@@ -322,29 +374,67 @@ impl Scanner<'_> {
                 }
                 b"text" => {
                     seen.first(1)?;
-                    text = s.opt_len()?;
+                    (text, text_b4) = s.opt_len_b4()?;
                 }
                 b"thinking" => {
                     seen.first(2)?;
-                    thinking = s.opt_len()?;
+                    (thinking, thinking_b4) = s.opt_len_b4()?;
                 }
                 b"name" => {
                     seen.first(3)?;
-                    name = s.opt_len()?;
+                    (name, name_b4) = s.opt_len_b4()?;
                 }
                 b"arguments" => {
                     seen.first(4)?;
+                    // Non-ASCII arguments: their UTF-8 length is left to the reference reading.
+                    let outer = std::mem::take(&mut s.non_ascii);
+                    let from = s.i;
                     args = s.stringified_len()?;
+                    // Non-ASCII, or a `skill://` path (omp 18 protects skill reads): the reference reading.
+                    if s.non_ascii || memchr::memmem::find(&s.b[from..s.i], b"skill://").is_some() {
+                        return None;
+                    }
+                    s.non_ascii = outer;
+                    args_b4 = (args + 3) >> 2;
+                }
+                b"thinkingSignature" => {
+                    seen.first(5)?;
+                    signature_b4 = s.opt_len_b4()?.1;
+                }
+                b"id" => {
+                    seen.first(7)?;
+                    id = if s.peek()? == b'"' { Some(call_id_hash(&s.text()?)) } else { s.skip().map(|_| None)? };
+                }
+                b"data" => {
+                    seen.first(6)?;
+                    data_b4 = if s.peek()? == b'"' { s.opt_len_b4()?.1 } else { s.skip().map(|_| 0)? };
                 }
                 _ => s.skip()?,
             }
             Some(())
         })?;
+        if !matches!(ty.as_deref(), Some("toolCall" | "redactedThinking")) {
+            c.other_blocks += 1;
+        }
         match ty.as_deref() {
-            Some("text") => c.text += text,
-            Some("thinking") => c.thinking += thinking,
-            Some("toolCall") => c.tool_calls += name + args,
+            Some("text") => {
+                c.text += text;
+                c.text_b4 += text_b4;
+                c.assistant_b4 += text_b4;
+            }
+            Some("thinking") => {
+                c.thinking += thinking;
+                c.assistant_b4 += thinking_b4 + signature_b4;
+            }
+            Some("toolCall") => {
+                c.tool_calls += name + args;
+                c.assistant_b4 += name_b4 + args_b4;
+                c.call_ids.push(id.unwrap_or(0));
+            }
             Some("image") => c.images += 1,
+            Some("redactedThinking") => c.assistant_b4 += data_b4,
+            // Measured as JSON of its `block`: the reference reading.
+            Some("anthropicServerTool") => return None,
             _ => {}
         }
         Some(())
@@ -399,12 +489,49 @@ impl Scanner<'_> {
         }
     }
 
-    fn opt_len(&mut self) -> Option<u64> {
+    /// A string's UTF-16 length (null counts 0) and omp 18's count of the same string
+    /// (`(UTF-8 bytes + 3) >> 2`; null counts 0).
+    fn opt_len_b4(&mut self) -> Option<(u64, u64)> {
         if self.literal(b"null") {
-            Some(0)
-        } else {
-            self.string().map(|s| s.units)
+            return Some((0, 0));
         }
+        let lit = self.string()?;
+        Some((lit.units, self.fragment_tokens(&lit)?))
+    }
+
+    /// `(UTF-8 bytes + 3) >> 2` of a string literal's value: its raw bytes,
+    /// escapes decoded (`\uXXXX` by code unit; a pair is 4 bytes, a lone
+    /// surrogate gives up to the reference reading).
+    fn fragment_tokens(&self, lit: &Str) -> Option<u64> {
+        let b = &self.b[lit.start..lit.end];
+        if !lit.escaped {
+            return Some((b.len() as u64 + 3) >> 2);
+        }
+        let (mut bytes, mut i) = (0u64, 0usize);
+        while let Some(j) = memchr::memchr(b'\\', &b[i..]) {
+            bytes += j as u64;
+            i += j;
+            if b[i + 1] != b'u' {
+                bytes += 1;
+                i += 2;
+                continue;
+            }
+            let unit = |at: usize| std::str::from_utf8(b.get(at..at + 4)?).ok().and_then(|h| u16::from_str_radix(h, 16).ok());
+            let u = unit(i + 2)?;
+            i += 6;
+            bytes += match u {
+                0..=0x7f => 1,
+                0x80..=0x7ff => 2,
+                0xd800..=0xdbff if b.get(i) == Some(&b'\\') && b.get(i + 1) == Some(&b'u') && unit(i + 2).is_some_and(|l| (0xdc00..=0xdfff).contains(&l)) => {
+                    i += 6;
+                    4
+                }
+                // A lone surrogate: Node writes U+FFFD, 3 bytes.
+                _ => 3,
+            };
+        }
+        bytes += (b.len() - i) as u64;
+        Some((bytes + 3) >> 2)
     }
 
     fn literal(&mut self, word: &[u8]) -> bool {

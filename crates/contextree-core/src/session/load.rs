@@ -77,6 +77,39 @@ pub struct Session {
     labels: Vec<(NodeId, String)>,
     diagnostics: Vec<Diagnostic>,
     n_lines: u32,
+    title_slot: Option<TitleSlot>,
+}
+
+/// omp 18's fixed-width title slot: the physical first line before the
+/// header (omp-18.md §1.1). It is not an entry; its bytes are never
+/// rewritten by reading (the slot line is left as it is on every write).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TitleSlot {
+    /// The slot's title (empty: the session has no title).
+    pub title: String,
+    /// `auto` or `user`, when given.
+    pub source: Option<String>,
+    /// When the title was last set.
+    pub updated_at: String,
+    /// Where the line is in the file (its bytes, without the newline).
+    pub span: Span,
+}
+
+impl TitleSlot {
+    /// `parseTitleSlotObject`: `type:"title"`, `v:1`, string `title`,
+    /// `updatedAt` and `pad`, `source` absent or `auto`/`user`.
+    fn read(map: &Map<String, Value>, span: Span) -> Option<TitleSlot> {
+        let s = |k: &str| map.get(k).and_then(Value::as_str);
+        if s("type") != Some("title") || map.get("v").and_then(Value::as_f64) != Some(1.0) || s("pad").is_none() {
+            return None;
+        }
+        let source = match map.get("source") {
+            None => None,
+            Some(Value::String(v)) if v == "auto" || v == "user" => Some(v.clone()),
+            Some(_) => return None,
+        };
+        Some(TitleSlot { title: s("title")?.to_owned(), source, updated_at: s("updatedAt")?.to_owned(), span })
+    }
 }
 
 /// One entry as a flat row (file order), for lists and simple views.
@@ -137,13 +170,37 @@ impl Session {
             labels: Vec::new(),
             diagnostics,
             n_lines,
+            title_slot: None,
         };
-        let Some((line, _, first)) = values.next() else {
+        let mut first = values.next();
+        if session.rules.rules.reads_title_slot() && n_lines > 1 {
+            // omp ≥ 18 strips a title slot on line 1 before reading the header.
+            if let Some((1, span, Probe { kind: EntryKind::Other(map), .. })) = &first {
+                if let Some(slot) = TitleSlot::read(map, *span) {
+                    session.title_slot = Some(slot);
+                    first = values.next();
+                }
+            }
+        }
+        let Some((line, _, first)) = first else {
             session.diagnostics.push(Diagnostic::error(0, "the file holds no session header (it is empty)"));
             return session;
         };
         match header_of(first) {
-            Ok(header) => session.header = Some(header),
+            Ok(mut header) => {
+                if let Some(slot) = &session.title_slot {
+                    // `applyTitleSlot`: the slot's title and source replace the header's.
+                    match slot.title.is_empty() {
+                        false => header.insert("title".into(), slot.title.clone().into()),
+                        true => header.remove("title"),
+                    };
+                    match &slot.source {
+                        Some(src) => header.insert("titleSource".into(), src.clone().into()),
+                        None => header.remove("titleSource"),
+                    };
+                }
+                session.header = Some(header)
+            }
             Err(what) => {
                 let agents = if session.rules().loads_streamed() {
                     "pi rejects the file (\"Session file is not a valid pi session\")"
@@ -261,6 +318,12 @@ impl Session {
         self.header.as_ref()
     }
 
+    /// omp 18's title slot on line 1, when the rule set reads one and the
+    /// file has it.
+    pub fn title_slot(&self) -> Option<&TitleSlot> {
+        self.title_slot.as_ref()
+    }
+
     /// The format version written in the header (1 when absent).
     pub fn original_version(&self) -> u32 {
         self.original_version
@@ -350,7 +413,9 @@ fn read_values(chunks: Vec<ChunkIndex>, rules: RuleSet, diags: &mut Vec<Diagnost
     let dialect = rules.dialect();
     let mut res = Vec::with_capacity(chunks.iter().map(|c| c.records.len()).sum());
     // pi ≥ 0.80.3 reads the byte order mark as part of the first line, which then is no JSON.
-    let bom_line = chunks.first().filter(|c| c.bom && rules.loads_streamed()).and_then(|c| c.records.first()).filter(|r| r.span.start == 3).map(|r| r.line);
+    // The first record of the file, whichever chunk holds it (a chunk may end right after the mark).
+    let starts_with_bom = chunks.first().is_some_and(|c| c.bom) && rules.loads_streamed();
+    let bom_line = chunks.iter().flat_map(|c| c.records.first()).next().filter(|r| starts_with_bom && r.span.start == 3).map(|r| r.line);
     for rec in chunks.into_iter().flat_map(|c| c.records) {
         if Some(rec.line) == bom_line {
             diags.push(Diagnostic::error(

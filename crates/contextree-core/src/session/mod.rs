@@ -19,8 +19,8 @@ pub mod load;
 pub mod tree;
 
 pub use diagnostic::{Diagnostic, Severity};
-pub use entry::{Entry, EntryKind, MessageMeta, Role, Usage};
-pub use load::{NewerEvidence, Row, RulePolicy, Session};
+pub use entry::{call_id_hash, Entry, EntryKind, MessageMeta, Role, TurnFacts, Usage};
+pub use load::{NewerEvidence, Row, RulePolicy, Session, TitleSlot};
 pub use record::{index_chunk, ChunkIndex, LineRecord};
 pub use source::{Source, Span};
 pub use tree::{NodeId, SessionTree};

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use super::entry::{EntryKind, MessageMeta, Role, Usage};
+use super::entry::{call_id_hash, EntryKind, MessageMeta, Role, TurnFacts, Usage};
 use crate::tokens::estimate::estimate_message_chars;
 use crate::RuleSet;
 
@@ -115,6 +115,7 @@ pub fn message_meta(msg: &Map<String, Value>) -> MessageMeta {
     let is_assistant = role == Role::Assistant;
     MessageMeta {
         chars,
+        omp18_tokens: crate::tokens::estimate::omp18_message_tokens(msg),
         images,
         usage: if is_assistant { usage } else { None },
         stop_reason: text("stopReason"),
@@ -123,8 +124,46 @@ pub fn message_meta(msg: &Map<String, Value>) -> MessageMeta {
         // omp tests `prunedAt === undefined`: any stored value, even null, counts.
         pruned: msg.contains_key("prunedAt"),
         tool_name: text("toolName"),
+        turn: turn_facts(msg, &role),
         role,
     }
+}
+
+/// The [`TurnFacts`] of a message (reference reading).
+pub fn turn_facts(msg: &Map<String, Value>, role: &Role) -> TurnFacts {
+    let mut t = TurnFacts::default();
+    match role {
+        Role::ToolResult => {
+            t.tool_call_id = msg.get("toolCallId").and_then(Value::as_str).map(call_id_hash);
+            t.useless = msg.get("useless") == Some(&Value::Bool(true)) && msg.get("isError") != Some(&Value::Bool(true));
+        }
+        Role::Assistant => {
+            let blocks = msg.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+            fn ty(b: &Value) -> &str {
+                b.get("type").and_then(Value::as_str).unwrap_or("")
+            }
+            t.call_ids = blocks.iter().filter(|b| ty(b) == "toolCall").map(|b| b.get("id").and_then(Value::as_str).map_or(0, call_id_hash)).collect();
+            let calls = blocks.iter().filter(|b| ty(b) == "toolCall");
+            t.skill_reads = calls.enumerate().take(64).fold(0, |mask, (k, b)| {
+                let path = b.get("arguments").and_then(|a| a.get("path")).and_then(Value::as_str);
+                let skill = b.get("name").and_then(Value::as_str) == Some("read") && path.is_some_and(|p| p.starts_with("skill://"));
+                if skill { mask | 1 << k } else { mask }
+            });
+            t.other_blocks = blocks.iter().filter(|b| !matches!(ty(b), "toolCall" | "redactedThinking")).count() as u32;
+            t.retry_recovery = crate::js::is_truthy(msg.get("retryRecovery"));
+            let filled = |b: &Value, k: &str| b.get(k).and_then(Value::as_str).is_some_and(|s| !crate::js::js_trim(s).is_empty());
+            t.empty_error = msg.get("stopReason").and_then(Value::as_str) == Some("error")
+                && !blocks.iter().any(|b| match ty(b) {
+                    "text" => filled(b, "text"),
+                    "thinking" => filled(b, "thinking") || filled(b, "thinkingSignature"),
+                    "redactedThinking" => filled(b, "data"),
+                    "fallback" => false,
+                    _ => true,
+                });
+        }
+        _ => {}
+    }
+    t
 }
 
 pub(crate) fn json_kind(v: &Value) -> &'static str {
@@ -313,10 +352,29 @@ mod tests {
     /// Every message line of every fixture reads the same on the typed hot path
     /// as on the reference `Value` path.
     #[test]
+    fn omp18_counts_agree_on_escapes_and_signatures() {
+        let lines = [
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"caf\u00e9 \ud83d\ude00\n","thinkingSignature":"sig=="},{"type":"redactedThinking","data":"zzzzz"},{"type":"text","text":"ab"},{"type":"toolCall","id":"c1","name":"ls","arguments":{}}]}}"#,
+            r#"{"type":"message","id":"u","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"\u00e9\u2603 x"}}"#,
+            r#"{"type":"message","id":"r","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"toolResult","toolCallId":"c1","content":[{"type":"text","text":"\t\u0041"},{"type":"image","data":"AAAA"}]}}"#,
+        ];
+        // thinking 11 bytes → 3, signature 2, data 2, text 1, name 1, `{}` 1; user 6 bytes → 2; tab+A 1 + image.
+        let expected = [3 + 2 + 2 + 1 + 1 + 1, 2, 1 + 1200];
+        for (line, want) in lines.iter().zip(expected) {
+            let fast = super::super::fast::probe_message_line(line.as_bytes()).expect("fast path");
+            let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(line.as_bytes()) else { panic!() };
+            let reference = probe_object(map);
+            assert_eq!(fast, reference);
+            let EntryKind::Message(m) = fast.kind else { panic!() };
+            assert_eq!(m.omp18_tokens, want, "{line}");
+        }
+    }
+
+    #[test]
     fn fast_and_reference_readings_agree() {
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures");
         let mut checked = 0;
-        for dir in ["synthetic", "real", "generated", "edge"] {
+        for dir in ["synthetic", "real", "generated", "edge", "omp18"] {
             let Ok(files) = std::fs::read_dir(format!("{root}/{dir}")) else { continue };
             for f in files.flatten().filter(|f| f.path().extension().is_some_and(|x| x == "jsonl")) {
                 let bytes = std::fs::read(f.path()).unwrap();

@@ -27,9 +27,78 @@ pub fn estimate_message_chars(msg: &Map<String, Value>, rules: RuleSet) -> u64 {
     chars
 }
 
-/// `ceil(chars / 4)`.
+/// The rule set's estimate of one agent or LLM message: `ceil(chars / 4)`,
+/// or under omp ≥ 18 its fragment count ([`omp18_message_tokens`]).
 pub fn estimate_message(msg: &Map<String, Value>, rules: RuleSet) -> u64 {
+    if rules.counts_utf8_fragments() {
+        return omp18_message_tokens(msg);
+    }
     estimate_message_chars(msg, rules).div_ceil(4)
+}
+
+/// Tokens one image counts in omp 18's `Tokenizer` (`IMAGE_TOKEN_ESTIMATE`).
+pub const OMP18_IMAGE_TOKENS: u64 = 1200;
+
+/// Tokens one snapcompact frame counts (`snapcompact.FRAME_TOKEN_ESTIMATE`).
+pub const OMP18_FRAME_TOKENS: u64 = 5024;
+
+/// omp's model-less count of one text fragment: `(UTF-8 bytes + 3) >> 2`.
+pub fn utf8_fragment_tokens(bytes: u64) -> u64 {
+    (bytes + 3) >> 2
+}
+
+/// omp 18's `Tokenizer.countMessage` without a model (omp-18.md §4.2): Σ over
+/// the message's text fragments of `(UTF-8 bytes + 3) >> 2`, rounded per
+/// fragment, plus 1200 per image (5024 per snapcompact frame of a
+/// compaction summary). A lone surrogate in a text counts 3 bytes (Node's
+/// `Buffer.byteLength` encodes it as U+FFFD); serde strings cannot hold one.
+pub fn omp18_message_tokens(msg: &Map<String, Value>) -> u64 {
+    let t = |s: &str| utf8_fragment_tokens(s.len() as u64);
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).map_or(0, t);
+    let blocks = || msg.get("content").and_then(Value::as_array).into_iter().flatten();
+    let ty = |b: &Value| b.get("type").and_then(Value::as_str).map(str::to_owned);
+    match msg.get("role").and_then(Value::as_str).unwrap_or("") {
+        "bashExecution" => text(msg.get("command")) + text(msg.get("output")),
+        "user" | "developer" | "custom" | "hookMessage" | "toolResult" => match msg.get("content") {
+            Some(Value::String(s)) => t(s),
+            _ => blocks()
+                .map(|b| match ty(b).as_deref() {
+                    Some("text") => text(b.get("text")),
+                    Some("image") => OMP18_IMAGE_TOKENS,
+                    _ => 0,
+                })
+                .sum(),
+        },
+        "assistant" => blocks()
+            .map(|b| match ty(b).as_deref() {
+                Some("text") => text(b.get("text")),
+                Some("thinking") => text(b.get("thinking")) + text(b.get("thinkingSignature")),
+                Some("toolCall") => {
+                    let args = b.get("arguments").map_or_else(|| "null".to_owned(), crate::js::stringify);
+                    text(b.get("name")) + t(&args)
+                }
+                Some("redactedThinking") => text(b.get("data")),
+                Some("anthropicServerTool") => t(&b.get("block").map_or_else(|| "null".to_owned(), crate::js::stringify)),
+                _ => 0,
+            })
+            .sum(),
+        "branchSummary" => text(msg.get("summary")),
+        "compactionSummary" => {
+            let mut n = text(msg.get("summary"));
+            if let Some(blocks) = msg.get("blocks").and_then(Value::as_array) {
+                for b in blocks {
+                    n += match ty(b).as_deref() {
+                        Some("text") => text(b.get("text")),
+                        _ => OMP18_FRAME_TOKENS,
+                    };
+                }
+            } else if let Some(images) = msg.get("images").and_then(Value::as_array) {
+                n += images.len() as u64 * OMP18_FRAME_TOKENS;
+            }
+            n
+        }
+        _ => 0,
+    }
 }
 
 /// One piece of a message that the estimate measures.

@@ -3,4 +3,5 @@
 
 pub mod count;
 pub mod estimate;
+pub mod family;
 pub mod tokenizer;
