@@ -106,6 +106,7 @@ pub fn run(loaded: &LoadedSession, compaction: NodeId, summary: &str) -> Result<
         details: old.get("details").cloned(),
         from_extension: true,
         preserve_data: old.get("preserveData").cloned().filter(|_| omp),
+        method: None,
     };
     let mut draw = random_u32;
     let id = new_entry_id(s, &mut draw);
