@@ -155,3 +155,39 @@ fn model_summaries_go_through_the_llm_client() {
     assert_eq!(entry["details"], serde_json::json!({"readFiles": [], "modifiedFiles": ["hello.py"]}), "model summaries carry no offline label");
     assert_eq!(done["summarizer"]["kind"], "model");
 }
+
+/// Under `omp@18`: an offline LLM-summary compaction (`method: "soft"`, one
+/// `<files>` block) that oh-my-pi 18.2.3 loads into exactly the context
+/// contextree promised (entries, roles and estimates), with a title slot
+/// left as it was.
+#[test]
+fn omp18_offline_compaction_is_the_context_oh_my_pi_18_builds() {
+    oracle_dir();
+    let pack = agent_pack("omp18");
+    for (dir, fixture, keep) in [("synthetic", "E03", "25"), ("synthetic", "E06", "30"), ("synthetic", "E17", "5"), ("omp18", "omp18-compaction", "100"), ("omp18", "omp18-reset", "20")] {
+        let tmp = TempDir::new();
+        let file = tmp.0.join(format!("{fixture}.jsonl"));
+        std::fs::copy(repo().join("tests/fixtures").join(dir).join(format!("{fixture}.jsonl")), &file).unwrap();
+        let before = std::fs::read(&file).unwrap();
+        let f = file.to_str().unwrap();
+        let common = ["--dialect", "omp@18", "--keep-recent", keep, "--json", "--prompts", pack.to_str().unwrap()];
+        let plan = contextree(&[&["compact", f, "--dry-run"][..], &common].concat());
+        let done = contextree(&[&["compact", f, "--offline", "--yes"][..], &common].concat());
+        let after = std::fs::read(&file).unwrap();
+        assert_eq!(&after[..before.len()], &before[..], "{fixture}: the old bytes (title slot included) are an untouched prefix");
+        let entry = &done["entry"];
+        assert_eq!(entry["method"], "soft", "{fixture}");
+        assert_eq!(entry["firstKeptEntryId"], plan["firstKeptEntryId"], "{fixture}");
+        let summary = entry["summary"].as_str().unwrap();
+        assert!(!summary.contains("<read-files>") && !summary.contains("<modified-files>"), "{fixture}: omp 18 writes one <files> block");
+
+        let ours = contextree(&["context", f, "--json", "--dialect", "omp@18", "--prompts", pack.to_str().unwrap()]);
+        let theirs = oracle("omp18", "context", &file, &["--full"]);
+        let rows = |d: &Value| d["messages"].as_array().unwrap().iter().map(|m| (m["role"].clone(), m["entryId"].clone(), m["tokens"].clone())).collect::<Vec<_>>();
+        assert_eq!(theirs["leafId"], entry["id"], "{fixture}: the agent's leaf is the new entry");
+        assert_eq!(rows(&ours), rows(&theirs), "{fixture}: the context omp 18 builds is the one contextree promised");
+        assert_eq!(ours["llmTokens"], theirs["llmTokens"], "{fixture}");
+        assert_eq!(theirs["fullMessages"][0]["summary"], entry["summary"], "{fixture}: the agent reads our summary");
+        assert_eq!(entry_ids(&ours)[1..].to_vec(), plan["recentMessagesIds"].as_array().unwrap().clone(), "{fixture}: kept messages");
+    }
+}

@@ -109,6 +109,7 @@ pub fn run(loaded: &LoadedSession, compaction: NodeId, summary: &str) -> Result<
         // pi 1.6's appendCompaction stores the system state at the new entry's parent.
         usage: None,
         system_message: system_checkpoint(s, &context::build(s, Leaf::At(leaf)), &loaded.source)?,
+        method: None,
     };
     let mut draw = random_u32;
     let id = new_entry_id(s, &mut draw);

@@ -57,6 +57,9 @@ pub struct CompactionResult {
     /// ([`system_checkpoint`]), stored with the entry's own time as its
     /// `timestamp` (`None`: key omitted).
     pub system_message: Option<Value>,
+    /// omp ≥ 18: the compaction `method` (`"soft"` for an LLM summary;
+    /// `None`: key omitted, as omp 13 and extension results have it).
+    pub method: Option<String>,
 }
 
 /// The model's answers to the calls of a [`SummaryRequests`].
@@ -227,7 +230,11 @@ pub fn compaction_result(
     }
     let merged = requests.merge(answers.history.as_deref(), answers.turn_prefix.as_deref());
     let lists = prepared.file_ops.lists();
-    let summary = tagged_summary(dialect, &merged, &lists);
+    let omp18 = session.rules().cuts_oldest_fitting_suffix();
+    let summary = match omp18 {
+        true => omp18_upsert_files(&merged, &lists, &prepared.file_ops.read),
+        false => tagged_summary(dialect, &merged, &lists),
+    };
     let preserve_data = match dialect {
         Dialect::Pi => None,
         Dialect::Omp => Some(omp_preserve_data(session, plan, hook)?),
@@ -246,6 +253,8 @@ pub fn compaction_result(
         preserve_data,
         usage: None,
         system_message: None,
+        // omp 18 records the method of every harness compaction; a local LLM summary is `soft`.
+        method: omp18.then(|| "soft".to_owned()),
     })
 }
 
@@ -258,6 +267,121 @@ pub fn system_checkpoint(session: &Session, ctx: &Context, source: &dyn Source) 
         return Ok(None);
     }
     system::current_system(session, ctx, source)
+}
+
+/// omp ≥ 18's `upsertFileOperations` (omp-18.md §5.5): old `<files>`,
+/// `<read-files>` and `<modified-files>` blocks stripped, the summary
+/// right-trimmed, then one `<files>` block — the sorted files (at most 20,
+/// then `[…N files elided…]`) as a prefix-folded tree, each marked
+/// ` (Read)`, ` (Write)` or ` (RW)` (modified and also read).
+pub fn omp18_upsert_files(summary: &str, lists: &FileLists, read: &super::file_ops::PathSet) -> String {
+    let stripped = strip_tag_blocks(&strip_tag_blocks(&strip_tag_blocks(summary, "files"), "read-files"), "modified-files");
+    let base = js_trim_end(&stripped);
+    let block = omp18_files_block(lists, read);
+    match (base.is_empty(), block.is_empty()) {
+        (_, true) => base.to_owned(),
+        (true, false) => block,
+        (false, false) => format!("{base}\n\n{block}"),
+    }
+}
+
+/// `formatFileOperations` of omp ≥ 18, rendered through `file-operations.md`
+/// (`{{#xml "files"}}`: trimmed content, nothing when empty) and the 18 formatter.
+fn omp18_files_block(lists: &FileLists, read: &super::file_ops::PathSet) -> String {
+    if lists.read_files.is_empty() && lists.modified_files.is_empty() {
+        return String::new();
+    }
+    let mut mode: Vec<(String, &str)> = lists.read_files.iter().map(|f| (f.clone(), "Read")).collect();
+    for f in &lists.modified_files {
+        let m = if read.contains(f) { "RW" } else { "Write" };
+        match mode.iter_mut().find(|(p, _)| p == f) {
+            Some(slot) => slot.1 = m,
+            None => mode.push((f.clone(), m)),
+        }
+    }
+    mode.sort_by(|a, b| crate::js::cmp_utf16(&a.0, &b.0));
+    let shown: Vec<String> = mode.iter().take(OMP_FILE_LIST_LIMIT).map(|(p, _)| p.clone()).collect();
+    let annotate = |p: &str| mode.iter().find(|(q, _)| q == p).map_or(String::new(), |(_, m)| format!(" ({m})"));
+    let mut files = grouped_paths(&shown, &annotate);
+    if mode.len() > OMP_FILE_LIST_LIMIT {
+        files.push_str(&format!("\n[\u{2026}{} files elided\u{2026}]", mode.len() - OMP_FILE_LIST_LIMIT));
+    }
+    let content = js_trim(&files);
+    if content.is_empty() {
+        return String::new();
+    }
+    omp_format::format18(&format!("<files>\n{content}\n</files>"))
+}
+
+/// `pi-utils` `formatGroupedPaths`: a directory tree of the paths, files of a
+/// directory first, then its subdirectories (`#` × depth + 1, a chain of
+/// single subdirectories folded into one `a/b/` header); `scheme://` paths
+/// stay whole at the top.
+fn grouped_paths(paths: &[String], annotate: &dyn Fn(&str) -> String) -> String {
+    #[derive(Default)]
+    struct Node {
+        files: Vec<(String, String)>,
+        dirs: Vec<(String, Node)>,
+    }
+    fn add_file(node: &mut Node, name: &str, key: &str) {
+        if !node.files.iter().any(|(n, _)| n == name) {
+            node.files.push((name.to_owned(), key.to_owned()));
+        }
+    }
+    let mut root = Node::default();
+    for raw in paths {
+        let normalized = raw.replace('\\', "/");
+        if url_like(&normalized) {
+            add_file(&mut root, &normalized, raw);
+            continue;
+        }
+        let is_dir = normalized.ends_with('/');
+        let trimmed = normalized.strip_suffix('/').unwrap_or(&normalized);
+        if trimmed.is_empty() {
+            continue;
+        }
+        let segments: Vec<&str> = trimmed.split('/').collect();
+        let dir_count = if is_dir { segments.len() } else { segments.len() - 1 };
+        let mut node = &mut root;
+        for seg in &segments[..dir_count] {
+            let at = match node.dirs.iter().position(|(n, _)| n == seg) {
+                Some(i) => i,
+                None => {
+                    node.dirs.push(((*seg).to_owned(), Node::default()));
+                    node.dirs.len() - 1
+                }
+            };
+            node = &mut node.dirs[at].1;
+        }
+        if !is_dir {
+            add_file(node, segments[segments.len() - 1], raw);
+        }
+    }
+    fn walk(node: &Node, depth: usize, annotate: &dyn Fn(&str) -> String, lines: &mut Vec<String>) {
+        for (name, key) in &node.files {
+            lines.push(format!("{name}{}", annotate(key)));
+        }
+        for (name, child) in &node.dirs {
+            let mut parts = vec![name.as_str()];
+            let mut dir = child;
+            while dir.files.is_empty() && dir.dirs.len() == 1 {
+                parts.push(&dir.dirs[0].0);
+                dir = &dir.dirs[0].1;
+            }
+            lines.push(format!("{} {}/", "#".repeat(depth + 1), parts.join("/")));
+            walk(dir, depth + 1, annotate, lines);
+        }
+    }
+    let mut lines = Vec::new();
+    walk(&root, 0, annotate, &mut lines);
+    lines.join("\n")
+}
+
+/// `/^[a-z][a-z0-9+.-]*:\/\//i`.
+fn url_like(p: &str) -> bool {
+    let b = p.as_bytes();
+    let n = b.iter().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-')).count();
+    b.first().is_some_and(u8::is_ascii_alphabetic) && b[n..].starts_with(b"://")
 }
 
 /// `{readFiles, modifiedFiles}`.
@@ -334,6 +458,7 @@ pub fn supplied_result(session: &Session, plan: &CompactionPlan, supplied: &Supp
         preserve_data: supplied.preserve_data.clone().filter(|_| omp),
         usage: None,
         system_message: None,
+        method: None,
     })
 }
 
@@ -368,6 +493,18 @@ pub fn entry_value(result: &CompactionResult, id: &str, parent_id: Option<&str>,
     }
     m.insert("firstKeptEntryId".into(), result.first_kept_entry_id.clone().into());
     m.insert("tokensBefore".into(), json_number(result.tokens_before));
+    if let Some(method) = &result.method {
+        // omp 18's `appendCompaction` order: tokensAfter, method, providerReplayThroughEntryId, details, fromExtension, preserveData.
+        m.insert("method".into(), method.clone().into());
+        if let Some(d) = &result.details {
+            m.insert("details".into(), d.clone());
+        }
+        m.insert("fromExtension".into(), result.from_extension.into());
+        if let Some(p) = &result.preserve_data {
+            m.insert("preserveData".into(), p.clone());
+        }
+        return Value::Object(m);
+    }
     if let Some(d) = &result.details {
         m.insert("details".into(), d.clone());
     }
@@ -417,4 +554,22 @@ pub fn new_entry(session: &Session, plan: &CompactionPlan, result: &CompactionRe
     let parent_id = plan.leaf.map(|n| session.entry(n).id.to_string());
     let line = entry_line(result, &id, parent_id.as_deref(), timestamp);
     NewEntry { id, parent_id, line }
+}
+
+#[cfg(test)]
+mod omp18_tests {
+    use super::*;
+
+    #[test]
+    fn files_block_of_the_spec_example() {
+        // omp-18.md §5.5: read README.md, src/a/x.ts; modified src/a/y.ts (also read), src/b/z.ts.
+        let mut ops = super::super::FileOps::default();
+        for p in ["README.md", "src/a/x.ts", "src/a/y.ts"] {
+            ops.read.add(p);
+        }
+        ops.edited.add("src/a/y.ts");
+        ops.written.add("src/b/z.ts");
+        let text = omp18_upsert_files("Summary.  \n\n<read-files>\nold\n</read-files>\n", &ops.lists(), &ops.read);
+        assert_eq!(text, "Summary.\n\n<files>\nREADME.md (Read)\n# src/\n## a/\nx.ts (Read)\ny.ts (RW)\n## b/\nz.ts (Write)\n</files>");
+    }
 }
