@@ -389,6 +389,15 @@ mod tests {
             }
         }
         assert!(checked > 3000, "only {checked} message lines checked: fixtures missing?");
+        // Found by the fuzz test: `\u` escapes in tool-call arguments stringify to characters
+        // whose UTF-8 length (omp 18's count) is not their UTF-16 length.
+        let line = br#"{"type":"message","id":"c1","parentId":"u2","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"r1","name":"bash","arguments":{"command":"\t\ud83d\ude00\ud83d\ude00 \u00e9"}}],"timestamp":42}}"#;
+        let reference = match serde_json::from_slice::<Value>(line) {
+            Ok(Value::Object(map)) => probe_object(map),
+            other => panic!("{other:?}"),
+        };
+        let fast = super::super::fast::probe_message_line(line).expect("the scanner reads it");
+        assert_eq!(fast, reference);
     }
 
     #[test]
