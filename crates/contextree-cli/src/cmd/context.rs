@@ -64,7 +64,7 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
         json!({"tokens": est.tokens, "usageTokens": est.usage_tokens, "trailingTokens": est.trailing_tokens, "lastUsageIndex": est.last_usage_index, "unknownAfterCompaction": est.unknown_after_compaction}),
     );
     doc.insert("providerReplay".into(), ctx.provider_replay.into());
-    // Which pack produced the wrapper text around summaries (decisions.md D8).
+    // Which pack produced the wrapper text around summaries (docs/decisions.md D8).
     doc.insert("prompts".into(), pack.origin().to_string().into());
     if let Some(kind) = args.tokenizer {
         let msgs = llm_messages(s, &ctx, &pack, &loaded.source).map_err(read_back)?;

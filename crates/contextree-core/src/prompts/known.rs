@@ -1,6 +1,6 @@
 //! The agents' prompt texts as recorded in the spec (context.md §2.3,
 //! compaction.md §6.4, branch-summary.md §4): lengths and sha256 digests only,
-//! never the texts (decisions.md D8). A pack loaded from an installed agent is
+//! never the texts (docs/decisions.md D8). A pack loaded from an installed agent is
 //! "verified" when every one of its texts matches this table.
 
 use super::PromptId;
