@@ -44,6 +44,7 @@ pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> 
             commands::budget::budget,
             commands::compaction::compaction_preview,
             commands::settings::settings,
+            commands::settings::home_dir,
             commands::settings::save_settings,
             commands::write::providers,
             commands::write::cancel_summary,

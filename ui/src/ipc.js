@@ -173,5 +173,8 @@ export async function pickSessionFile() {
 /** The app's settings: `{ path, settings: { theme, tokenizer, contextWindow, library: { pi, omp, only } }, warning }`. */
 export const getSettings = () => call('settings', {});
 
+/** The home folder, or null: paths inside it are shown as `~/…` (`paths.js`). */
+export const homeDir = () => call('home_dir', {});
+
 /** Validates and stores the settings (atomically, other keys of the file kept); resolves like `getSettings`. */
 export const saveSettings = (settings) => call('save_settings', { settings });
