@@ -12,7 +12,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-gen="${GEN_SESSION:-$root/../shared/oracle/gen-session.py}"
+gen="${GEN_SESSION:-$root/tests/agents/gen-session.py}"
 bench_dir="${BENCH_DIR:-/tmp/contextree-bench}"
 runs="${RUNS:-5}"
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"

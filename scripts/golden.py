@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Produces golden outputs of the reference oracle, one JSON file per fixture and implementation.
 
-    python3 scripts/golden.py --oracle DIR [--impls pi,omp13] [--jobs N] [--timeout S] [PATTERN ...]
+    python3 scripts/golden.py [--oracle DIR] [--impls pi,omp13] [--jobs N] [--timeout S] [PATTERN ...]
 
-Called by scripts/make-golden.sh (which also regenerates the fixtures). --impls picks the rule
+Called by scripts/make-golden.sh (which also regenerates the fixtures). --oracle is the agents'
+folder (default: $ORACLE, else tests/agents, installed by scripts/install-agents.sh). --impls picks the rule
 sets (default `pi,omp13`, the original behaviour):
 
     impl    oracle --impl   output                                fixture folders (tests/fixtures/)
@@ -392,7 +393,7 @@ def process(fixture, oracle, timeout, impls):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--oracle", required=True)
+    ap.add_argument("--oracle", default=os.environ.get("ORACLE") or os.path.join(ROOT, "tests", "agents"))
     ap.add_argument("--impls", default=DEFAULT_IMPLS,
                     help=f"comma-separated, of {', '.join(IMPLS)} (default {DEFAULT_IMPLS})")
     ap.add_argument("--jobs", type=int, default=max(1, min(4, os.cpu_count() or 1)))

@@ -2,7 +2,10 @@
 # Installs what building and testing the desktop app needs on Debian 12:
 # the WebKitGTK/GTK dev packages, Xvfb and WebKitWebDriver from apt, and
 # tauri-driver from crates.io. Idempotent: installs only what is missing.
-# See shared design note "tauri-on-linux" for why each package is here.
+# WebKitGTK/GTK: building the app; xvfb, xauth, webkit2gtk-driver: the end-to-end test and the
+# package check (scripts/test.sh); fonts-dejavu-core, fonts-noto-cjk, fonts-noto-color-emoji:
+# the UI's font lists (ui/styles.css: Latin, CJK, emoji); strace: the test that contextree
+# starts no other program (crates/contextree-cli/tests/no_spawn.rs).
 set -euo pipefail
 
 # Pinned: crates.io also carries tauri-driver 3 alphas (tauri 3), which we do not use.
@@ -11,7 +14,8 @@ TAURI_DRIVER_VERSION=2.1.0
 APT_PACKAGES=(
   pkg-config build-essential file libssl-dev
   libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
-  xvfb xauth webkit2gtk-driver fonts-dejavu-core
+  xvfb xauth webkit2gtk-driver fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji
+  strace
 )
 
 missing=()

@@ -3,7 +3,7 @@
 #
 #   scripts/make-golden.sh [--oracle DIR] [--no-fixtures] [--jobs N] [--impls LIST] [PATTERN ...]
 #
-#   1. tests/fixtures/generated/*.jsonl and demo/demo-session.jsonl   (gen-session.py, fixed seeds)
+#   1. tests/fixtures/generated/*.jsonl and demo/demo-session.jsonl   (tests/agents/gen-session.py, fixed seeds)
 #      tests/fixtures/pi16/g16-*.jsonl                               (gen-session.py --pi16-features)
 #   2. tests/fixtures/edge/*.jsonl                                   (scripts/make-edge-fixtures.py)
 #      tests/fixtures/pi16/pi16-*.jsonl                              (scripts/make-pi16-fixtures.py)
@@ -14,14 +14,14 @@
 #      omp18     -> tests/golden-omp18/<stem>.omp18.json   over the same + tests/fixtures/omp18
 #      e.g. --impls pi16,omp18 (or all four: --impls pi,omp13,pi16,omp18)
 #
-# The oracle dir defaults to $ORACLE, else ../oracle next to the repository (install it with
-# scripts/install-oracle.sh). --no-fixtures skips steps 1-2; PATTERNs (shell globs on the fixture
+# The agents' folder defaults to $ORACLE, else tests/agents (install the agents there with
+# scripts/install-agents.sh). --no-fixtures skips steps 1-2; PATTERNs (shell globs on the fixture
 # stem, e.g. 'edge-*') limit step 3. ORACLE_TIMEOUT (seconds, default 40) bounds each oracle run.
 # Works from any directory; needs node, python3 and an installed oracle (node_modules present).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-ORACLE_DIR="${ORACLE:-$ROOT/../oracle}"
+ORACLE_DIR="${ORACLE:-$ROOT/tests/agents}"
 FIXTURES=1
 JOBS=""
 IMPLS=""
@@ -41,14 +41,14 @@ while [ $# -gt 0 ]; do
 done
 
 if [ ! -f "$ORACLE_DIR/oracle.mjs" ] || [ ! -d "$ORACLE_DIR/node_modules" ]; then
-	echo "make-golden: no installed oracle in $ORACLE_DIR (run scripts/install-oracle.sh or set ORACLE)" >&2
+	echo "make-golden: no installed oracle in $ORACLE_DIR (run scripts/install-agents.sh or set ORACLE)" >&2
 	exit 2
 fi
 ORACLE_DIR="$(cd "$ORACLE_DIR" && pwd)"
 echo "make-golden: oracle $ORACLE_DIR" >&2
 
 if [ "$FIXTURES" = 1 ]; then
-	GEN="$ORACLE_DIR/gen-session.py"
+	GEN="$ROOT/tests/agents/gen-session.py"
 	OUT="$ROOT/tests/fixtures/generated"
 	mkdir -p "$OUT" "$ROOT/demo"
 	# name | gen-session.py arguments (deterministic: same arguments -> same bytes)

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Companion of the reference oracle (../oracle/oracle.mjs): prints the agents' own
+// Companion of the test harness (tests/agents/oracle.mjs): prints the agents' own
 // SessionManager.getTree() for a session file as one JSON line, so that golden files can
 // check child order (children sorted by timestamp), orphan/self-parent roots and labels.
 //

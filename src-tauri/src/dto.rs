@@ -24,7 +24,7 @@ pub struct SessionView {
     pub dialect: &'static str,
     /// The dialect the file itself says; differs from `dialect` when it was forced.
     pub detected_dialect: &'static str,
-    /// The rule set that ran and why (decisions.md D22).
+    /// The rule set that ran and why (docs/decisions.md D22).
     pub rule_set: RuleSetView,
     /// What the user forced (`pi`, `omp@18`, …), `None` when detected.
     pub requested: Option<String>,
@@ -149,7 +149,7 @@ pub struct ContextView {
     pub system: Option<SystemView>,
     /// pi ≥ 0.87: the context edits among the leaf's context entries.
     pub edits: Vec<EditView>,
-    /// What the request depends on that the file cannot tell (decisions.md D23).
+    /// What the request depends on that the file cannot tell (docs/decisions.md D23).
     pub not_reproducible: Vec<String>,
 }
 
@@ -451,7 +451,7 @@ pub struct BudgetView {
     pub misleading: Option<MisleadingView>,
 }
 
-/// An agent's number shown as the agent's, with the estimate beside it (decisions.md D24).
+/// An agent's number shown as the agent's, with the estimate beside it (docs/decisions.md D24).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MisleadingView {

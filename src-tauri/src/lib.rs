@@ -46,6 +46,7 @@ pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> 
             commands::compaction::compaction_requests,
             commands::compaction::usage_report,
             commands::settings::settings,
+            commands::settings::home_dir,
             commands::settings::save_settings,
             commands::write::providers,
             commands::write::cancel_summary,
@@ -64,11 +65,6 @@ pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> 
 
 /// Runs the app; `startup` is the session file given on the command line, if any.
 pub fn run(startup: Option<PathBuf>) {
-    // `open_session` looks for the installed agent's prompt pack, which asks npm for its global
-    // root (a Node.js start, 0.15–0.5 s): ask now, while the web view starts.
-    let _ = std::thread::Builder::new()
-        .name("contextree-npm-root".into())
-        .spawn(contextree_host::agent::warm_up);
     build(tauri::Builder::default(), AppState::new(startup))
         .run(context())
         .expect("error while running the contextree app");

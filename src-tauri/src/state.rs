@@ -22,7 +22,7 @@ pub struct OpenSession {
     /// only when the file's stamp differs from the open session's (so a write's own re-read
     /// is not read a second time).
     pub stamp: Stamp,
-    /// The dialect or rule set the user forced (`None`: detected, decisions.md D22).
+    /// The dialect or rule set the user forced (`None`: detected, docs/decisions.md D22).
     pub request: Option<RuleRequest>,
 }
 

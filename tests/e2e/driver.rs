@@ -25,7 +25,9 @@ pub struct TauriDriver {
 
 impl TauriDriver {
     /// Starts the driver with its output in `log` and waits until it accepts connections.
-    pub fn start(log: &Path) -> anyhow::Result<Self> {
+    /// The apps it starts get `home` as their home folder (`HOME`; `XDG_CONFIG_HOME` unset): the
+    /// machine's config and sessions stay out, and the page shows the scratch files as `~/…`.
+    pub fn start(log: &Path, home: &Path) -> anyhow::Result<Self> {
         if !Path::new(NATIVE_DRIVER).exists() {
             bail!("{NATIVE_DRIVER} not found: run scripts/install-deps.sh");
         }
@@ -41,6 +43,8 @@ impl TauriDriver {
                 &NATIVE_PORT.to_string(),
             ])
             .args(["--native-driver", NATIVE_DRIVER])
+            .env("HOME", home)
+            .env_remove("XDG_CONFIG_HOME")
             .stdin(Stdio::null())
             .stdout(out.try_clone()?)
             .stderr(out)

@@ -121,7 +121,7 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
     let app = app_binary()?;
     let scratch = app.parent().unwrap().join("e2e");
     std::fs::create_dir_all(&scratch)?;
-    let driver = TauriDriver::start(&scratch.join("tauri-driver.log"))?;
+    let driver = TauriDriver::start(&scratch.join("tauri-driver.log"), &scratch)?;
     let harness = Harness {
         root,
         app,
@@ -1208,6 +1208,15 @@ async fn screenshot(harness: &Harness, client: &Client, name: &str) -> anyhow::R
 }
 
 /// `textContent` of the element with `id`: what the UI put there, whatever the layout shows.
+/// `path` as the page shows it: the apps run with the scratch folder as their home
+/// (`TauriDriver::start`), and the page writes paths inside the home folder as `~/…`.
+fn shown(harness: &Harness, path: &Path) -> String {
+    match path.strip_prefix(&harness.scratch) {
+        Ok(rest) => format!("~/{}", rest.display()),
+        Err(_) => path.display().to_string(),
+    }
+}
+
 async fn text_content(client: &Client, id: &str) -> anyhow::Result<String> {
     let text = client
         .execute(

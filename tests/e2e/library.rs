@@ -41,7 +41,8 @@ impl FakeHome {
         let base = harness.scratch.join(name);
         let _ = std::fs::remove_dir_all(&base);
         let home = base.join("home");
-        let config = base.join("config");
+        // under the home folder, so the page shows it as `~/.config/…`
+        let config = home.join(".config");
         std::fs::create_dir_all(&home)?;
         std::fs::create_dir_all(&config)?;
         let launcher = base.join("contextree-app.sh");

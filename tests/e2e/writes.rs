@@ -30,7 +30,7 @@ use serde_json::{json, Value};
 
 use crate::steps::{append_user_message, cli_json, open_plan};
 use crate::{
-    all_row_ids, press_key, screenshot, scroll_tree_to_row, text_content, wait_for,
+    all_row_ids, press_key, screenshot, scroll_tree_to_row, shown, text_content, wait_for,
     wait_for_element, wait_for_leaf, wait_until_ready, with_app, Harness, OTHER_LEAF,
 };
 
@@ -305,7 +305,7 @@ pub async fn compaction_runs_against_a_fake_provider_and_shows_the_diff(
         wait_for_write(client, "confirm", 10).await?;
         let confirm = text_content(client, "write-confirm").await?;
         for words in [
-            format!("Append one line to {}", file.display()),
+            format!("Append one line to {}", shown(harness, &file)),
             format!("\"compaction\" entry under the leaf {leaf}"),
             "fake-model".to_owned(),
             "Mention the e2e test.".to_owned(),
@@ -450,8 +450,8 @@ pub async fn prune_previews_the_outputs_and_rewrites_with_a_backup(
         wait_for_write(client, "confirm", 10).await?;
         let confirm = text_content(client, "write-confirm").await?;
         ensure!(
-            confirm.contains(&format!("Rewrite {} in place", file.display()))
-                && confirm.contains(&format!("backup at {}.bak-", file.display())),
+            confirm.contains(&format!("Rewrite {} in place", shown(harness, &file)))
+                && confirm.contains(&format!("backup at {}.bak-", shown(harness, &file))),
             "the confirmation does not say rewrite + backup: {confirm}"
         );
         ensure!(
@@ -478,7 +478,7 @@ pub async fn prune_previews_the_outputs_and_rewrites_with_a_backup(
             "the backup is not the original"
         );
         ensure!(
-            result.contains(&format!("backup at {}", backups[0].display())),
+            result.contains(&format!("backup at {}", shown(harness, &backups[0]))),
             "the result does not name the backup: {result}"
         );
         let after = cli_json(harness, "context", &file, &["--prompts", "own"])?;

@@ -102,7 +102,7 @@ export function onSessionChanged(handler) {
   return window.__TAURI__.event.listen('session-changed', (event) => handler(event.payload));
 }
 
-// ---- Write flows (helper contract: /work/notes/ipc-writes.md). Every apply command is called
+// ---- Write flows (the commands of src-tauri/src/commands/write/). Every apply command is called
 // only after the user confirmed what it writes; its preview command is read only.
 
 /** A Channel whose messages go to `onEvent` (progress of a summary: `ProgressEvent`s). */
@@ -178,6 +178,9 @@ export async function pickSessionFile() {
 
 /** The app's settings: `{ path, settings: { theme, tokenizer, contextWindow, library: { pi, omp, only } }, warning }`. */
 export const getSettings = () => call('settings', {});
+
+/** The home folder, or null: paths inside it are shown as `~/…` (`paths.js`). */
+export const homeDir = () => call('home_dir', {});
 
 /** Validates and stores the settings (atomically, other keys of the file kept); resolves like `getSettings`. */
 export const saveSettings = (settings) => call('save_settings', { settings });

@@ -5,8 +5,9 @@
 // is on screen.
 
 import {
-  budget, compactionPreview, compactionRequests, contextView, usageReport, entryDetail, onSessionChanged, openSession, rowPreviews, treeTable,
+  budget, compactionPreview, compactionRequests, contextView, usageReport, entryDetail, homeDir, onSessionChanged, openSession, rowPreviews, treeTable,
 } from './ipc.js';
+import { setHome } from './paths.js';
 import { createStore } from './store.js';
 import { sessionSummary } from './entries/format.js';
 import { parseWindow } from './budget/bar.js';
@@ -551,7 +552,8 @@ async function start() {
   const screens = initScreens({ open: openAndShow, session: () => store.get().session, report, onSettings: applySettings });
   try {
     perfMark('open');
-    const first = await openSession(null);
+    // The home folder (paths inside it are shown as `~/…`) is asked for beside the session.
+    const [first] = await Promise.all([openSession(null), homeDir().then(setHome, () => setHome(null))]);
     perfMark('opened');
     await showSession(first);
     await onSessionChanged((next) => {

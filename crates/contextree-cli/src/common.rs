@@ -96,7 +96,7 @@ pub struct SessionArgs {
     /// The session file (JSONL).
     pub file: PathBuf,
     /// Whose rules apply: `pi`, `omp` (that agent, its rule set chosen as
-    /// decisions.md D22 says), or one rule set: `pi@0.73`, `pi@1.6`, `omp@13`,
+    /// docs/decisions.md D22 says), or one rule set: `pi@0.73`, `pi@1.6`, `omp@13`,
     /// `omp@18` (default: detected from the file).
     #[arg(long)]
     pub dialect: Option<RuleRequest>,
@@ -194,7 +194,7 @@ pub fn write_stdout(args: fmt::Arguments<'_>, newline: bool) {
     }
 }
 
-/// `"dialect"` (the agent) and `"ruleSet": {"name", "why"}` (decisions.md
+/// `"dialect"` (the agent) and `"ruleSet": {"name", "why"}` (docs/decisions.md
 /// D22), the fields every document about a session starts with.
 pub fn rule_set_json(s: &contextree_core::session::Session) -> serde_json::Value {
     let choice = s.rule_choice();

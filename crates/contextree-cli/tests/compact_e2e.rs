@@ -4,7 +4,7 @@
 //! through the oracle) load the file and see the same context: the new
 //! summary, then the entries from `firstKeptEntryId` on.
 //!
-//! Needs the oracle (`scripts/install-oracle.sh` puts it at `../oracle`, or
+//! Needs the agents (`scripts/install-agents.sh` installs them in `tests/agents`, or
 //! set `ORACLE`): without the agents this test cannot show that they accept
 //! what contextree wrote, so it fails rather than skip.
 

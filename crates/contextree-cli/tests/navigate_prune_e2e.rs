@@ -4,7 +4,7 @@
 //! (pi 0.73.1, oh-my-pi 13.19.0, through the oracle) load it with the new
 //! leaf and see the same context.
 //!
-//! Needs the oracle (`scripts/install-oracle.sh` puts it at `../oracle`, or
+//! Needs the agents (`scripts/install-agents.sh` installs them in `tests/agents`, or
 //! set `ORACLE`): without the agents this test cannot show that they accept
 //! what contextree wrote, so it fails rather than skip.
 

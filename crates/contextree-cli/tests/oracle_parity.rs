@@ -3,8 +3,8 @@
 //! compared field by field with what the `contextree` binary prints.
 //!
 //! The texts wrapped around summaries come from the installed agents' prompt
-//! packs (decisions.md D8), so this test needs the oracle's packages:
-//! `scripts/install-oracle.sh` installs them next to the repository, or set
+//! packs (docs/decisions.md D8), so this test needs the agents' packages:
+//! `scripts/install-agents.sh` installs them in `tests/agents`, or set
 //! `CONTEXTREE_PI_PACKAGE` / `CONTEXTREE_OMP_PACKAGE`.
 
 mod support;

@@ -4,7 +4,7 @@
 //! `contextree` binary prints with `--dialect pi@1.6`: info, context (also at
 //! other leaves), tokens, the cuts, serialize, branch jobs and the tree.
 //!
-//! The wrapper texts come from the agent's prompt pack (decisions.md D8).
+//! The wrapper texts come from the agent's prompt pack (docs/decisions.md D8).
 //! pi 1.6.0's package does not load as a pack yet; its context wrappers are
 //! byte-identical to pi 0.73.1's (pi-1.6.md §2.6), so the 0.73.1 package of
 //! the oracle is used ([`agent_pack`]`("pi")`).

@@ -1,6 +1,6 @@
 //! `contextree prune --dry-run` and `contextree branch` against the real agents:
 //! every golden `prune` result (oh-my-pi 13.19's `pruneToolOutputs`, also for
-//! pi files, decisions.md D20) and every golden `branch` job
+//! pi files, docs/decisions.md D20) and every golden `branch` job
 //! (`collectEntriesForBranchSummary` + `prepareBranchEntries`, pi 0.73.1 and
 //! omp 13.19) in `tests/golden/`, plus the spec's examples with their own
 //! settings (E10, E11 budgets, E13 scaled pruning) from

@@ -1,4 +1,4 @@
-//! The budget bar's numbers for a leaf: the context window (decisions.md D19), the agent's own
+//! The budget bar's numbers for a leaf: the context window (docs/decisions.md D19), the agent's own
 //! estimate of the context's size, the reserve, the dialect's auto-compaction threshold, the
 //! keep-recent marker, and whether the agent would auto-compact now.
 
@@ -40,7 +40,7 @@ pub struct Budget {
     pub decision: &'static str,
     /// The check's sentence for people.
     pub reason: String,
-    /// The agent's own number misleads (decisions.md D24): what the estimate says instead, and
+    /// The agent's own number misleads (docs/decisions.md D24): what the estimate says instead, and
     /// why. `used` stays the agent's number.
     pub misleading: Option<Misleading>,
 }

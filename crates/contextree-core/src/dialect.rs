@@ -1,4 +1,4 @@
-//! Which agent's rules apply to a session file (decisions.md D1, D22).
+//! Which agent's rules apply to a session file (docs/decisions.md D1, D22).
 //!
 //! A dialect is two things: the **agent** ([`Dialect`]: pi or oh-my-pi) and
 //! the **rule set** ([`RuleSet`]: which release's behaviour, `pi@0.73`,
@@ -59,7 +59,7 @@ impl FromStr for Dialect {
     }
 }
 
-/// One release's rules of one agent (decisions.md D22). Ordered oldest
+/// One release's rules of one agent (docs/decisions.md D22). Ordered oldest
 /// first within an agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RuleSet {
@@ -383,7 +383,7 @@ impl RuleChoice {
     }
 }
 
-/// Chooses the rule set for a file of `dialect` (decisions.md D22, first
+/// Chooses the rule set for a file of `dialect` (docs/decisions.md D22, first
 /// that applies): an exact request › the installed agent's version › what
 /// the file shows (`evidence` for the newer set, if any) › the newest.
 pub fn choose_rules(request: Option<RuleRequest>, dialect: Dialect, installed: Option<&str>, evidence: Option<&str>) -> RuleChoice {

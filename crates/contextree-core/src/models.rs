@@ -1,4 +1,4 @@
-//! Context windows of common models (decisions.md D19): sessions do not store the window, so a
+//! Context windows of common models (docs/decisions.md D19): sessions do not store the window, so a
 //! small built-in table answers it; 128,000 when the model is unknown. A user-given window
 //! (per session, in the app) overrides it.
 

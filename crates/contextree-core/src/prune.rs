@@ -5,9 +5,9 @@
 //! guard, `MIN_PRUNE_TOKENS` and skill-read protection.
 //!
 //! Only the decision and the rewritten line live here; applying a plan (the
-//! whole-file rewrite of decisions.md D15) is the caller's job. pi never
+//! whole-file rewrite of docs/decisions.md D15) is the caller's job. pi never
 //! prunes: for pi files the same omp rule is offered as an explorer feature
-//! (decisions.md D20) and the plan says so.
+//! (docs/decisions.md D20) and the plan says so.
 
 use std::collections::HashSet;
 

@@ -5,7 +5,7 @@
 //! messages of the golden's leaf as the agent's `buildSessionContext` returned
 //! them, and `<name>.<impl>.llm.json` the agent's own `convertToLlm` output
 //! for them, field for field and in the agent's key order, with the prompt
-//! prose replaced by the golden's placeholder text (decisions.md D8). Both
+//! prose replaced by the golden's placeholder text (docs/decisions.md D8). Both
 //! were produced once with the oracle (`context FILE --leaf LEAF --full`,
 //! `fullMessages` / `fullLlm`; `messages[].tokens` → `context-estimates.json`).
 

@@ -1,38 +1,43 @@
 //! Finding the agents installed on this machine and loading their prompt
-//! packs (decisions.md D8). The pack logic itself is pure and lives in
+//! packs (docs/decisions.md D8). The pack logic itself is pure and lives in
 //! `contextree_core::prompts`; this module only finds directories and reads
-//! files.
+//! files. It starts no program: asking npm (`npm root -g`) cost a Node.js
+//! start (0.2–0.3 s) and a log file in `~/.npm/_logs` on every run, so the
+//! places the package managers install global packages are looked at directly.
 //!
 //! Search order for a dialect's package directory (in each folder, every name
 //! the agent was published under, newest first):
 //! 1. `CONTEXTREE_PI_PACKAGE` / `CONTEXTREE_OMP_PACKAGE`: the package
 //!    directory itself. When set, it is the only place looked at, so a wrong
 //!    value is reported instead of silently replaced by another install.
-//! 2. npm's global root (`npm root -g`, asked once per process), when `npm`
-//!    is on `PATH`.
-//! 3. bun's global packages (`$BUN_INSTALL/install/global/node_modules`,
-//!    default `~/.bun/...`).
-//! 4. Common global prefixes: `$NPM_CONFIG_PREFIX/lib/node_modules`,
-//!    `/usr/local/lib/node_modules`, `/usr/lib/node_modules`,
-//!    `~/.npm-global/lib/node_modules`.
+//! 2. The package behind the agent's command on `PATH` (`pi`, `omp`): the
+//!    command's symlink is followed to `…/node_modules/<package>/…`. This is
+//!    the agent the user runs, whichever tool installed it.
+//! 3. npm's global folder: `$NPM_CONFIG_PREFIX`, else `prefix=` of the user's
+//!    `.npmrc` (`$NPM_CONFIG_USERCONFIG`, default `~/.npmrc`), then the usual
+//!    prefixes `/usr/local`, `/usr`, `~/.npm-global` (each `lib/node_modules`).
+//! 4. bun (`$BUN_INSTALL/install/global/node_modules`, default `~/.bun`),
+//!    pnpm (`$PNPM_HOME/global/5/node_modules`, `~/.local/share/pnpm/...`),
+//!    yarn (`~/.config/yarn/global/node_modules`).
+//! 5. The node version managers' installs, newest Node first: nvm
+//!    (`$NVM_DIR/versions/node/*/lib/node_modules`), fnm
+//!    (`~/.local/share/fnm/node-versions/*/installation/lib/node_modules`),
+//!    volta (`$VOLTA_HOME/tools/image/packages/<package>/lib/node_modules`),
+//!    asdf (`$ASDF_DATA_DIR/installs/nodejs/*/lib/node_modules`).
+//!
+//! All of it is a few dozen `stat` calls and at most a handful of directory
+//! listings (well under a millisecond), so nothing is cached.
 //!
 //! When a session's rule set is known ([`load_agent_pack_for`]), the first
 //! installed package whose version maps to that rule set wins (pi 1.6.0 for
 //! `pi@1.6`, pi 0.73.1 for `pi@0.73`, when both are installed); else the
 //! first installed one.
 
-use std::ffi::OsString;
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::ffi::OsStr;
+use std::path::{Component, Path, PathBuf};
 
 use contextree_core::prompts::{agent_package_name, agent_package_names, AgentPackError, PromptPack};
 use contextree_core::{Dialect, RuleSet};
-
-/// How long `npm root -g` may take; npm's startup is slow, but a hung npm
-/// must not freeze the app.
-const NPM_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The environment variable that points at a dialect's package directory.
 pub fn package_env_var(dialect: Dialect) -> &'static str {
@@ -42,17 +47,31 @@ pub fn package_env_var(dialect: Dialect) -> &'static str {
     }
 }
 
+/// The command a dialect's agent installs on `PATH`.
+pub fn agent_command(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Pi => "pi",
+        Dialect::Omp => "omp",
+    }
+}
+
 /// How a package directory was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FoundVia {
     /// The dialect's environment variable ([`package_env_var`]).
     EnvVar(&'static str),
-    /// npm's global root.
+    /// The agent's command on `PATH`, followed to its package.
+    Command,
+    /// npm's global folder (its prefix, or a usual prefix).
     NpmGlobal,
     /// bun's global packages.
     BunGlobal,
-    /// A common global prefix.
-    Prefix,
+    /// pnpm's global packages.
+    PnpmGlobal,
+    /// yarn's global packages.
+    YarnGlobal,
+    /// A node version manager's install (nvm, fnm, volta, asdf).
+    NodeManager,
 }
 
 /// An agent package found on this machine.
@@ -104,47 +123,186 @@ pub enum AgentLoadError {
 /// is the only candidate.
 pub fn candidate_dirs(dialect: Dialect) -> Vec<(PathBuf, FoundVia)> {
     let var = package_env_var(dialect);
-    if let Some(dir) = std::env::var_os(var).filter(|v| !v.is_empty()) {
-        return vec![(PathBuf::from(dir), FoundVia::EnvVar(var))];
-    }
-    let home = std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from);
-    let mut roots: Vec<(PathBuf, FoundVia)> = Vec::new();
-    if let Some(root) = npm_global_root() {
-        roots.push((root, FoundVia::NpmGlobal));
-    }
-    let bun = std::env::var_os("BUN_INSTALL")
-        .filter(|b| !b.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| home.as_ref().map(|h| h.join(".bun")));
-    if let Some(bun) = bun {
-        roots.push((bun.join("install/global/node_modules"), FoundVia::BunGlobal));
-    }
-    if let Some(prefix) = std::env::var_os("NPM_CONFIG_PREFIX").filter(|p| !p.is_empty()) {
-        roots.push((
-            PathBuf::from(prefix).join("lib/node_modules"),
-            FoundVia::Prefix,
-        ));
-    }
-    roots.push((
-        PathBuf::from("/usr/local/lib/node_modules"),
-        FoundVia::Prefix,
-    ));
-    roots.push((PathBuf::from("/usr/lib/node_modules"), FoundVia::Prefix));
-    if let Some(home) = &home {
-        roots.push((home.join(".npm-global/lib/node_modules"), FoundVia::Prefix));
+    if let Some(dir) = env_path(var) {
+        return vec![(dir, FoundVia::EnvVar(var))];
     }
     let mut out: Vec<(PathBuf, FoundVia)> = Vec::new();
-    for (root, via) in roots {
+    let mut push = |dir: PathBuf, via: FoundVia| {
+        if !out.iter().any(|(d, _)| *d == dir) {
+            out.push((dir, via));
+        }
+    };
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in command_packages(dialect, &path) {
+            push(dir, FoundVia::Command);
+        }
+    }
+    let home = env_path("HOME");
+    for (root, via) in global_roots(home.as_deref(), dialect) {
         for package in agent_package_names(dialect) {
-            let dir = root.join(package);
-            if !out.iter().any(|(d, _)| *d == dir) {
-                out.push((dir, via.clone()));
+            push(root.join(package), via.clone());
+        }
+    }
+    out
+}
+
+/// A non-empty environment variable as a path.
+fn env_path(var: &str) -> Option<PathBuf> {
+    std::env::var_os(var).filter(|v| !v.is_empty()).map(PathBuf::from)
+}
+
+/// The global `node_modules` folders of the package managers, in search order.
+fn global_roots(home: Option<&Path>, dialect: Dialect) -> Vec<(PathBuf, FoundVia)> {
+    let mut roots: Vec<(PathBuf, FoundVia)> = Vec::new();
+    let lib = |prefix: PathBuf| prefix.join("lib/node_modules");
+    // npm
+    let prefix = env_path("NPM_CONFIG_PREFIX")
+        .or_else(|| env_path("npm_config_prefix"))
+        .or_else(|| {
+            let rc = env_path("NPM_CONFIG_USERCONFIG").or_else(|| home.map(|h| h.join(".npmrc")))?;
+            npmrc_prefix(&std::fs::read_to_string(rc).ok()?, home)
+        });
+    if let Some(prefix) = prefix {
+        roots.push((lib(prefix), FoundVia::NpmGlobal));
+    }
+    roots.push((lib("/usr/local".into()), FoundVia::NpmGlobal));
+    roots.push((lib("/usr".into()), FoundVia::NpmGlobal));
+    if let Some(h) = home {
+        roots.push((lib(h.join(".npm-global")), FoundVia::NpmGlobal));
+    }
+    // bun, pnpm, yarn
+    if let Some(bun) = env_path("BUN_INSTALL").or_else(|| home.map(|h| h.join(".bun"))) {
+        roots.push((bun.join("install/global/node_modules"), FoundVia::BunGlobal));
+    }
+    let data = env_path("XDG_DATA_HOME").or_else(|| home.map(|h| h.join(".local/share")));
+    let pnpm_homes = [env_path("PNPM_HOME"), data.as_ref().map(|d| d.join("pnpm"))];
+    for pnpm in pnpm_homes.into_iter().flatten() {
+        roots.push((pnpm.join("global/5/node_modules"), FoundVia::PnpmGlobal));
+    }
+    let config = env_path("XDG_CONFIG_HOME").or_else(|| home.map(|h| h.join(".config")));
+    if let Some(config) = config {
+        roots.push((config.join("yarn/global/node_modules"), FoundVia::YarnGlobal));
+    }
+    if let Some(h) = home {
+        roots.push((h.join(".config/yarn/global/node_modules"), FoundVia::YarnGlobal));
+    }
+    // node version managers: each installed Node has its own global folder
+    if let Some(nvm) = env_path("NVM_DIR").or_else(|| home.map(|h| h.join(".nvm"))) {
+        for v in versions_newest_first(&nvm.join("versions/node")) {
+            roots.push((lib(v), FoundVia::NodeManager));
+        }
+    }
+    let fnm = env_path("FNM_DIR").or_else(|| data.as_ref().map(|d| d.join("fnm")));
+    for fnm in [fnm, home.map(|h| h.join(".fnm"))].into_iter().flatten() {
+        for v in versions_newest_first(&fnm.join("node-versions")) {
+            roots.push((lib(v.join("installation")), FoundVia::NodeManager));
+        }
+    }
+    if let Some(volta) = env_path("VOLTA_HOME").or_else(|| home.map(|h| h.join(".volta"))) {
+        // volta keeps each global package in a Node prefix of its own, named after the package
+        for package in agent_package_names(dialect) {
+            roots.push((lib(volta.join("tools/image/packages").join(package)), FoundVia::NodeManager));
+        }
+    }
+    if let Some(asdf) = env_path("ASDF_DATA_DIR").or_else(|| home.map(|h| h.join(".asdf"))) {
+        for v in versions_newest_first(&asdf.join("installs/nodejs")) {
+            roots.push((lib(v), FoundVia::NodeManager));
+        }
+    }
+    roots
+}
+
+/// `prefix=` of an `.npmrc` (`~/` and `${HOME}` expanded); the last one wins, as in npm.
+fn npmrc_prefix(text: &str, home: Option<&Path>) -> Option<PathBuf> {
+    let mut found = None;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('#') || line.starts_with(';') {
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else { continue };
+        if key.trim() != "prefix" {
+            continue;
+        }
+        let value = value.trim().trim_matches(|c| c == '"' || c == '\'');
+        let home_str = home.map(|h| h.to_string_lossy().into_owned());
+        let value = match (&home_str, value.strip_prefix("~/")) {
+            (Some(h), Some(rest)) => format!("{h}/{rest}"),
+            _ => value.to_owned(),
+        };
+        let value = match &home_str {
+            Some(h) => value.replace("${HOME}", h).replace("$HOME", h),
+            None => value,
+        };
+        if !value.is_empty() {
+            found = Some(PathBuf::from(value));
+        }
+    }
+    found
+}
+
+/// The subfolders of `dir` (Node versions such as `v22.3.0`), newest version first.
+fn versions_newest_first(dir: &Path) -> Vec<PathBuf> {
+    let Ok(read) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut versions: Vec<(Vec<u64>, PathBuf)> = read
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .map(|p| {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let key = name
+                .trim_start_matches('v')
+                .split(|c: char| !c.is_ascii_digit())
+                .map(|n| n.parse().unwrap_or(0))
+                .collect();
+            (key, p)
+        })
+        .collect();
+    versions.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    versions.into_iter().map(|(_, p)| p).collect()
+}
+
+/// The package directories behind the agent's command in the folders of `path`: the command
+/// (usually a symlink to `…/node_modules/<package>/dist/cli.js`) resolved, and the part of the
+/// resolved path up to `node_modules/<package>` kept, for each name of the agent's package.
+fn command_packages(dialect: Dialect, path: &OsStr) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in std::env::split_paths(path) {
+        let command = dir.join(agent_command(dialect));
+        if !command.is_file() {
+            continue;
+        }
+        let Ok(resolved) = std::fs::canonicalize(&command) else { continue };
+        if let Some(package) = package_of(&resolved, agent_package_names(dialect)) {
+            if !out.contains(&package) {
+                out.push(package);
             }
         }
     }
     out
+}
+
+/// The last `…/node_modules/<name>` folder in `file`'s path, for one of `names`
+/// (scoped names such as `@scope/pkg` are two components).
+fn package_of(file: &Path, names: &[&str]) -> Option<PathBuf> {
+    let parts: Vec<Component> = file.components().collect();
+    for end in (1..parts.len()).rev() {
+        for name in names {
+            let name_parts: Vec<&str> = name.split('/').collect();
+            let n = name_parts.len();
+            if end < n {
+                continue;
+            }
+            let start = end + 1 - n;
+            if start == 0 || parts[start - 1].as_os_str() != "node_modules" {
+                continue;
+            }
+            if parts[start..=end].iter().zip(&name_parts).all(|(c, p)| c.as_os_str() == *p) {
+                return Some(parts[..=end].iter().collect());
+            }
+        }
+    }
+    None
 }
 
 /// The first installed package of `dialect`, if any.
@@ -186,8 +344,6 @@ fn load_pack_among(dialect: Dialect, rules: Option<RuleSet>) -> Option<Result<Pr
             }));
         }
     }
-    // Searched among the candidates above: listing them again (`find_agent_package`) would
-    // repeat the environment and npm lookups.
     let dir = pick_installed(dialect, candidates.into_iter().map(|(dir, _)| dir), rules)?;
     Some(load_pack_from_dir(dialect, &dir))
 }
@@ -238,67 +394,6 @@ fn read_version(dir: &Path) -> Option<String> {
     let raw = std::fs::read_to_string(dir.join("package.json")).ok()?;
     let json: serde_json::Value = serde_json::from_str(&raw).ok()?;
     json.get("version")?.as_str().map(str::to_owned)
-}
-
-/// Asks npm for its global root ahead of the first lookup, so that a caller (the app, at
-/// start-up) can pay npm's start-up on a background thread while it does something else.
-/// Lookups made meanwhile wait for this answer instead of starting npm again.
-pub fn warm_up() {
-    let _ = npm_global_root();
-}
-
-/// `npm root -g`, asked once per process: npm starts a Node.js process (0.15–0.5 s), far longer
-/// than opening a large session, and its global root does not move while contextree runs.
-fn npm_global_root() -> Option<PathBuf> {
-    static ROOT: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
-    ROOT.get_or_init(ask_npm_global_root).clone()
-}
-
-/// `npm root -g`, if npm is on `PATH` and answers within [`NPM_TIMEOUT`].
-fn ask_npm_global_root() -> Option<PathBuf> {
-    let npm = find_on_path("npm", std::env::var_os("PATH")?)?;
-    let mut child = Command::new(npm)
-        .args(["root", "-g"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let deadline = Instant::now() + NPM_TIMEOUT;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) if status.success() => break,
-            Ok(Some(_)) | Err(_) => return None,
-            Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-        }
-    }
-    let mut out = String::new();
-    child.stdout.take()?.read_to_string(&mut out).ok()?;
-    let root = out.trim();
-    (!root.is_empty()).then(|| PathBuf::from(root))
-}
-
-fn find_on_path(program: &str, path: OsString) -> Option<PathBuf> {
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|candidate| is_executable(candidate))
-}
-
-#[cfg(unix)]
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    path.metadata()
-        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-#[cfg(not(unix))]
-fn is_executable(path: &Path) -> bool {
-    path.is_file()
 }
 
 #[cfg(test)]
@@ -399,28 +494,59 @@ mod tests {
     }
 
     #[test]
-    fn path_lookup() {
-        let dir = temp_dir("path");
+    fn package_of_a_resolved_command() {
+        let names = agent_package_names(Dialect::Pi);
         assert_eq!(
-            find_on_path("no-such-program", dir.clone().into_os_string()),
-            None
+            package_of(Path::new("/usr/lib/node_modules/@earendil-works/pi-coding-agent/dist/cli.js"), names),
+            Some(PathBuf::from("/usr/lib/node_modules/@earendil-works/pi-coding-agent"))
         );
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let prog = dir.join("tool");
-            std::fs::write(&prog, "#!/bin/sh\n").unwrap();
-            assert_eq!(
-                find_on_path("tool", dir.clone().into_os_string()),
-                None,
-                "not executable"
-            );
-            std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o755)).unwrap();
-            assert_eq!(
-                find_on_path("tool", dir.clone().into_os_string()),
-                Some(prog)
-            );
+        assert_eq!(
+            package_of(Path::new("/h/.bun/install/global/node_modules/@mariozechner/pi-coding-agent/dist/cli.js"), names),
+            Some(PathBuf::from("/h/.bun/install/global/node_modules/@mariozechner/pi-coding-agent"))
+        );
+        assert_eq!(package_of(Path::new("/usr/bin/pi"), names), None);
+        assert_eq!(package_of(Path::new("/x/@earendil-works/pi-coding-agent/cli.js"), names), None, "no node_modules");
+        assert_eq!(package_of(Path::new("/node_modules/@oh-my-pi/pi-coding-agent/cli.js"), names), None, "another agent");
+    }
+
+    #[test]
+    fn npmrc_prefix_lines() {
+        let home = Path::new("/home/u");
+        assert_eq!(npmrc_prefix("fund=false\nprefix=/opt/npm\n", Some(home)), Some(PathBuf::from("/opt/npm")));
+        assert_eq!(npmrc_prefix("prefix = ~/.npm-packages\n", Some(home)), Some(PathBuf::from("/home/u/.npm-packages")));
+        assert_eq!(npmrc_prefix("prefix=${HOME}/g\n", Some(home)), Some(PathBuf::from("/home/u/g")));
+        assert_eq!(npmrc_prefix("# prefix=/no\n;prefix=/no\naudit=false\n", Some(home)), None);
+        assert_eq!(npmrc_prefix("prefix=/a\nprefix=/b\n", Some(home)), Some(PathBuf::from("/b")));
+    }
+
+    #[test]
+    fn node_versions_newest_first() {
+        let dir = temp_dir("versions");
+        for v in ["v18.20.1", "v22.3.0", "v20.9.0", "v22.11.0"] {
+            std::fs::create_dir_all(dir.join(v)).unwrap();
         }
+        let names: Vec<String> = versions_newest_first(&dir)
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["v22.11.0", "v22.3.0", "v20.9.0", "v18.20.1"]);
+        assert!(versions_newest_first(&dir.join("missing")).is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_command_on_path_leads_to_its_package() {
+        let dir = temp_dir("command");
+        let package = dir.join("lib/node_modules/@oh-my-pi/pi-coding-agent");
+        std::fs::create_dir_all(package.join("dist")).unwrap();
+        std::fs::write(package.join("dist/cli.js"), "").unwrap();
+        std::fs::create_dir_all(dir.join("bin")).unwrap();
+        std::os::unix::fs::symlink("../lib/node_modules/@oh-my-pi/pi-coding-agent/dist/cli.js", dir.join("bin/omp")).unwrap();
+        let path = std::env::join_paths([dir.join("nothing"), dir.join("bin")]).unwrap();
+        let found = command_packages(Dialect::Omp, &path);
+        assert_eq!(found, [std::fs::canonicalize(&package).unwrap()]);
+        assert!(command_packages(Dialect::Pi, &path).is_empty(), "no pi command there");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -38,7 +38,7 @@ pub enum LoadError {
 }
 
 /// The identity of the file's contents when it was read, to notice appends
-/// and rewrites before writing (decisions.md D15).
+/// and rewrites before writing (docs/decisions.md D15).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fingerprint {
     /// File length in bytes.

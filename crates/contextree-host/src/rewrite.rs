@@ -1,4 +1,4 @@
-//! Rewriting a session file: applying a prune plan (decisions.md D15,
+//! Rewriting a session file: applying a prune plan (docs/decisions.md D15,
 //! pruning.md §4).
 //!
 //! Pruning changes lines in the middle of the file, so it cannot be an

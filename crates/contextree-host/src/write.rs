@@ -1,4 +1,4 @@
-//! Appending entries to a session file (decisions.md D15).
+//! Appending entries to a session file (docs/decisions.md D15).
 //!
 //! The agents may be running on the same file, and they never re-read it:
 //! each holds its entries in memory and appends. So contextree only ever

@@ -3,8 +3,8 @@
 //! that rendering with them has the agents' layout.
 //!
 //! The packages are taken from `CONTEXTREE_PI_PACKAGE` /
-//! `CONTEXTREE_OMP_PACKAGE`, else from the oracle checkout next to the
-//! repository (`../oracle`). Without either the test fails on purpose: a
+//! `CONTEXTREE_OMP_PACKAGE`, else from `tests/agents` (`ORACLE` names another
+//! installed copy; `scripts/install-agents.sh` installs them). Without either the test fails on purpose: a
 //! silently skipped test would hide that the exact-output path is untested.
 
 use std::path::{Path, PathBuf};
@@ -14,7 +14,10 @@ use contextree_core::Dialect;
 use contextree_host::agent::{load_agent_pack, load_pack_from_dir, package_env_var};
 
 fn oracle_fallback(dialect: Dialect) -> PathBuf {
-    let oracle = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../oracle");
+    let oracle = std::env::var_os("ORACLE")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/agents"));
     match dialect {
         Dialect::Pi => oracle.join("node_modules/@mariozechner/pi-coding-agent"),
         Dialect::Omp => oracle.join("omp13/node_modules/@oh-my-pi/pi-coding-agent"),
@@ -30,8 +33,8 @@ fn package_dir(dialect: Dialect) -> PathBuf {
     assert!(
         fallback.join("package.json").is_file(),
         "the {dialect} reference package is not installed: set {var} to its package directory, \
-         or install the oracle with `scripts/install-oracle.sh` (copies ../shared/oracle to ../oracle \
-         and runs `npm ci`); looked for {}",
+         or install the agents with `scripts/install-agents.sh` (`npm ci` in tests/agents); \
+         looked for {}",
         fallback.display()
     );
     fallback

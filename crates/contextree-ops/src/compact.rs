@@ -1,5 +1,5 @@
 //! Compact now: plan, the exact summarizer prompts, the summaries, and one appended
-//! `compaction` entry (decisions.md D15: only if the file is unchanged).
+//! `compaction` entry (docs/decisions.md D15: only if the file is unchanged).
 //!
 //! Settings: `keepRecentTokens`, `reserveTokens` (and omp's other `compaction.*` keys) start
 //! from the agent's own settings files (contextree-host `settings`, read only); the options win.

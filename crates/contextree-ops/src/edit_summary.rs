@@ -9,7 +9,7 @@
 //! context with only the summary replaced (checked against the agents by the oracle tests).
 //! Only the compaction in effect for the file's leaf can be edited: a corrected copy of an
 //! older one would bring back a summary the later compaction replaced. An omp remote
-//! compaction (decisions.md D17) with messages after it is refused: omp replays its
+//! compaction (docs/decisions.md D17) with messages after it is refused: omp replays its
 //! provider history instead of the kept messages and then only what follows the compaction, so
 //! no appended copy keeps those messages.
 

@@ -1,7 +1,7 @@
 //! contextree's write flows, shared by the `contextree` CLI and the desktop app: compact,
 //! navigate (with or without a branch summary), prune, edit a compaction's summary and undo a
 //! compaction. Each flow is a read-only `preview` / `dry_run` and a `run` / `apply` that
-//! writes under decisions.md D15 (append only if the file is unchanged; prune rewrites with a
+//! writes under docs/decisions.md D15 (append only if the file is unchanged; prune rewrites with a
 //! backup).
 //!
 //! Nothing here prints or knows about a UI: progress goes to a callback ([`Progress`]), results
@@ -26,5 +26,5 @@ pub use progress::{Call, Progress, ProgressFn};
 /// The `details.summarizer` value of an entry whose summary no model wrote.
 pub(crate) const OFFLINE_DETAILS: &str = "contextree-offline";
 
-/// contextree's own `customType` for a persisted leaf move (decisions.md D14).
+/// contextree's own `customType` for a persisted leaf move (docs/decisions.md D14).
 pub(crate) const CONTINUE_TYPE: &str = "contextree-continue";

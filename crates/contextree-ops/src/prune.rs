@@ -1,5 +1,5 @@
 //! omp's tool-output pruning for a leaf (spec pruning.md): the plan, the context before and
-//! after, and the checked, backed-up rewrite of decisions.md D15 (`contextree_host::rewrite`).
+//! after, and the checked, backed-up rewrite of docs/decisions.md D15 (`contextree_host::rewrite`).
 
 use contextree_core::context::materialize::context_tokens;
 use contextree_core::context::{self, Leaf};

@@ -1,4 +1,4 @@
-//! Undo a compaction, append-only (decisions.md D14): the `contextree-continue` marker under
+//! Undo a compaction, append-only (docs/decisions.md D14): the `contextree-continue` marker under
 //! the compaction's parent, i.e. a navigation without summary to the entry before it. Neither
 //! agent puts the marker in the context, so the file's leaf then sees the context of the
 //! compaction's parent: no summary, the full history (checked against the agents by the

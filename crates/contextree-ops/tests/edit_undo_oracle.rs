@@ -3,7 +3,8 @@
 //! - edit: the old context of the file's leaf with only the summary text replaced;
 //! - undo: the context of the compaction's parent (no summary, the full history).
 //!
-//! Needs the oracle (`scripts/install-oracle.sh` puts it at `../oracle`, or set `ORACLE`):
+//! Needs the agents (`scripts/install-agents.sh` installs them in `tests/agents`; `ORACLE`
+//! names another installed copy):
 //! without the agents this test cannot show that they read the file so, so it fails rather
 //! than skip.
 
@@ -22,8 +23,8 @@ fn repo() -> PathBuf {
 }
 
 fn oracle_dir() -> PathBuf {
-    let dir = std::env::var_os("ORACLE").map(PathBuf::from).unwrap_or_else(|| repo().join("..").join("oracle"));
-    assert!(dir.join("oracle.mjs").is_file() && dir.join("omp13/node_modules").is_dir(), "the reference oracle is not installed at {} — run scripts/install-oracle.sh (or set ORACLE)", dir.display());
+    let dir = std::env::var_os("ORACLE").filter(|v| !v.is_empty()).map(PathBuf::from).unwrap_or_else(|| repo().join("tests/agents"));
+    assert!(dir.join("oracle.mjs").is_file() && dir.join("omp13/node_modules").is_dir(), "the agents are not installed in {} — run scripts/install-agents.sh (or set ORACLE)", dir.display());
     dir
 }
 

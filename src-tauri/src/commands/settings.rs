@@ -239,6 +239,16 @@ fn view() -> SettingsView {
 }
 
 /// The app's settings, read from the config file.
+/// The home folder (`$HOME`, when set and absolute): the page shows paths inside it as `~/…`
+/// (`ui/src/paths.js`), as the library folders are written.
+#[tauri::command]
+pub fn home_dir() -> Option<String> {
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|h| h.is_absolute() && h.as_os_str().len() > 1)
+        .map(|h| h.to_string_lossy().trim_end_matches('/').to_owned())
+}
+
 #[tauri::command]
 pub async fn settings() -> Result<SettingsView, CommandError> {
     Ok(tauri::async_runtime::spawn_blocking(view).await?)

@@ -1,6 +1,7 @@
 // Pure texts of the write flows: what each confirmation says will be written, the summary
 // source chosen in a form, error and result lines. No DOM.
 
+import { shortPath } from '../paths.js';
 import { formatCount } from '../entries/format.js';
 
 // A missing number reads as 0 here.
@@ -157,7 +158,7 @@ export function sourceText(source, providers = null) {
 }
 
 function fileText(session) {
-  return session?.path ?? session?.fileName ?? 'the open file';
+  return shortPath(session?.path) ?? session?.fileName ?? 'the open file';
 }
 
 const NOT_CHANGED = 'Nothing else in the file changes. If the file changed since it was read, nothing is written.';
@@ -290,11 +291,11 @@ export function resultLines(result) {
   const lines = [];
   if (result.rewrite) {
     const r = result.rewrite;
-    lines.push(`Rewrote ${result.file}: ${plural(r.prunedIds.length, 'tool output')} pruned (${r.prunedIds.join(', ')}).`);
-    lines.push(`Bytes ${count(r.bytesBefore)} → ${count(r.bytesAfter)}; backup at ${r.backupPath}.`);
+    lines.push(`Rewrote ${shortPath(result.file)}: ${plural(r.prunedIds.length, 'tool output')} pruned (${r.prunedIds.join(', ')}).`);
+    lines.push(`Bytes ${count(r.bytesBefore)} → ${count(r.bytesAfter)}; backup at ${shortPath(r.backupPath)}.`);
   }
   for (const e of result.entries ?? []) {
-    lines.push(`Appended "${e.type}" entry ${e.id} under ${e.parentId ?? '(root)'}${e.line != null ? ` at line ${e.line}` : ''} of ${result.file}.`);
+    lines.push(`Appended "${e.type}" entry ${e.id} under ${e.parentId ?? '(root)'}${e.line != null ? ` at line ${e.line}` : ''} of ${shortPath(result.file)}.`);
   }
   if (result.leafId) lines.push(`The file's leaf is now ${result.leafId}.`);
   const s = summarizerText(result.summarizer);

@@ -1,6 +1,8 @@
 // The session library's pure logic: ordering, searching, and the sizes and times shown.
 // Input is `list_sessions`'s answer (src-tauri/src/commands/library.rs); no DOM, no IPC.
 
+import { shortPath } from '../paths.js';
+
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
 
 /** `1536` → `1.5 KiB`: binary units, one decimal below 10, none above. */
@@ -120,7 +122,7 @@ export function stepSession(order, path, step) {
 /** One line about the folders looked in: `pi: ~/.pi/agent/sessions (3) · omp: … (missing)`. */
 export function rootsLine(roots) {
   return (roots ?? [])
-    .map((r) => `${r.dialect ?? 'sessions'}: ${r.path} (${r.exists ? r.sessionCount : 'missing'}${r.origin === 'default' ? '' : `, ${r.origin}`})`)
+    .map((r) => `${r.dialect ?? 'sessions'}: ${shortPath(r.path)} (${r.exists ? r.sessionCount : 'missing'}${r.origin === 'default' ? '' : `, ${r.origin}`})`)
     .join(' · ');
 }
 

@@ -3,6 +3,7 @@
 // file's header) and searched here, which is instant, instead of rescanning per keystroke.
 // Session text (names, first requests, paths) is set as text only (dom.js).
 
+import { shortPath } from '../paths.js';
 import { elementMaker } from '../dom.js';
 import {
   absoluteTime, debounce, entryCount, filterLibrary, humanSize, libraryCounts, relativeTime,
@@ -82,7 +83,7 @@ export function createLibraryView(root, { load, onOpen, onPick, onClose, now = (
     warnings.replaceChildren(...(library?.warnings ?? []).map((w) => el('li', 'diag-warning', w)));
     const groups = shown.map((p) => {
       const group = el('section', 'library-project');
-      const name = el('h3', 'library-project-path', p.path);
+      const name = el('h3', 'library-project-path', shortPath(p.path));
       if (!p.certain) name.title = 'Path guessed from the folder name';
       const when = el('span', 'library-when', relativeTime(p.lastActivityMs, now()));
       when.title = absoluteTime(p.lastActivityMs);

@@ -17,7 +17,7 @@ export const TOKENIZERS = [
 ];
 
 /**
- * The open session's dialect choices (decisions.md D22): `''` detects the agent and its rule
+ * The open session's dialect choices (docs/decisions.md D22): `''` detects the agent and its rule
  * set; an agent name keeps the agent and lets the installed version, the file or the newest
  * decide the rules; an `agent@version` forces one rule set.
  */

@@ -2,6 +2,7 @@
 // contextree's config file by `save_settings`), the open session's dialect (re-opens it), and
 // the configured providers, read only, keys masked. Owns the DOM of `#settings`.
 
+import { shortPath } from '../paths.js';
 import { elementMaker } from '../dom.js';
 import {
   DIALECTS, THEMES, TOKENIZERS, agentModelLines, formFromSettings, providerLines, readForm,
@@ -119,7 +120,7 @@ export function createSettingsView(root, { load, save, providers, onSaved, onDia
     piRoot.value = form.piRoot;
     ompRoot.value = form.ompRoot;
     onlyRoots.value = form.onlyRoots;
-    where.textContent = answer.path ? `Stored in ${answer.path} under "app".` : 'No home folder: settings cannot be stored.';
+    where.textContent = answer.path ? `Stored in ${shortPath(answer.path)} under "app".` : 'No home folder: settings cannot be stored.';
     if (answer.warning) say(`The stored settings could not be read (defaults shown): ${answer.warning}`, 'error');
   }
 
@@ -142,7 +143,7 @@ export function createSettingsView(root, { load, save, providers, onSaved, onDia
       return;
     }
     const lines = providerLines(answer);
-    const from = answer.configPath ? `from ${answer.configPath}` : 'no config file';
+    const from = answer.configPath ? `from ${shortPath(answer.configPath)}` : 'no config file';
     providerNote.textContent = lines.length === 0
       ? `No provider configured (${from}): summaries use omp's remote endpoint if set, else the agent's own model below, else are made offline. Keys come from environment variables (OPENAI_API_KEY, ANTHROPIC_API_KEY, or a provider's apiKeyEnv) or the config file; they are never shown in full.`
       : `Tried in this order (${from}). Keys are never shown in full.`;

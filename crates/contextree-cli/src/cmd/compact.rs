@@ -1,6 +1,6 @@
 //! `contextree compact`: a real compaction (spec cli-contract.md): plan, the
 //! exact summarizer prompts, the summaries, and one appended `compaction`
-//! entry (decisions.md D15: only with `--yes`, only if the file is unchanged).
+//! entry (docs/decisions.md D15: only with `--yes`, only if the file is unchanged).
 //! The flow is `contextree_ops::compact`; this module parses flags and prints.
 //!
 //! Settings: `keepRecentTokens`, `reserveTokens` (and omp's other

@@ -95,7 +95,7 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     }
     doc.insert("providerReplay".into(), ctx.provider_replay.into());
     if s.rules().counts_utf8_fragments() {
-        // omp 18 (omp-18.md §4, decisions.md D17, D23): whose counting the numbers are, and
+        // omp 18 (omp-18.md §4, docs/decisions.md D17, D23): whose counting the numbers are, and
         // what the file cannot tell.
         let model = ctx.model.omp.iter().find(|(r, _)| r == "default").map(|(_, m)| m.as_str());
         let family = model.and_then(contextree_core::tokens::family::native_tokenizer);
@@ -120,7 +120,7 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
         doc.insert("configuredThinkingLevel".into(), ctx.omp.configured_thinking_level.clone().map_or(Value::Null, Value::from));
         doc.insert("resetBoundaryId".into(), ctx.reset_boundary.map_or(Value::Null, |n| s.entry(n).id.to_string().into()));
     }
-    // Which pack produced the wrapper text around summaries (decisions.md D8).
+    // Which pack produced the wrapper text around summaries (docs/decisions.md D8).
     doc.insert("prompts".into(), pack.origin().to_string().into());
     if let Some(kind) = args.tokenizer {
         let msgs = llm_messages(s, &ctx, &pack, &loaded.source).map_err(read_back)?;

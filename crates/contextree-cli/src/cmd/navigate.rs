@@ -1,5 +1,5 @@
 //! `contextree navigate`: move the file's leaf to another entry so that both
-//! agents reopen the session there (decisions.md D14, branch-summary.md §1,
+//! agents reopen the session there (docs/decisions.md D14, branch-summary.md §1,
 //! cli-contract.md). The agents keep the leaf in memory only; the one durable
 //! leaf both of them understand is the last entry of the file, so moving it
 //! means appending one entry:

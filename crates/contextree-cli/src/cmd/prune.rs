@@ -1,7 +1,7 @@
 //! `contextree prune`: which tool outputs oh-my-pi's pruning would replace by
 //! a notice for the leaf (spec pruning.md, cli-contract.md). Without
 //! `--dry-run` (and with `--yes`) the plan is applied by the checked,
-//! backed-up rewrite of decisions.md D15 (`contextree_host::rewrite`), through
+//! backed-up rewrite of docs/decisions.md D15 (`contextree_host::rewrite`), through
 //! `contextree_ops::prune`; this module parses flags and prints.
 
 use clap::Args;

@@ -1,5 +1,5 @@
-//! The real agents, through the oracle next to the repository
-//! (`scripts/install-oracle.sh` puts it at `../oracle`; `ORACLE` overrides),
+//! The real agents, through the harness in `tests/agents` (installed there by
+//! `scripts/install-agents.sh`; `ORACLE` names another installed copy),
 //! and temporary copies of fixtures to write to.
 
 use std::path::{Path, PathBuf};
@@ -13,18 +13,18 @@ use super::repo;
 /// The oracle's folder. Tests that need the agents fail without it: they
 /// cannot show that the agents accept what contextree wrote, so they must not skip.
 pub fn oracle_dir() -> PathBuf {
-    let dir = std::env::var_os("ORACLE").map(PathBuf::from).unwrap_or_else(|| repo().join("..").join("oracle"));
+    let dir = std::env::var_os("ORACLE").filter(|v| !v.is_empty()).map(PathBuf::from).unwrap_or_else(|| repo().join("tests/agents"));
     assert!(
         dir.join("oracle.mjs").is_file() && dir.join("node_modules").is_dir() && dir.join("omp13/node_modules").is_dir(),
-        "the reference oracle is not installed at {} — run scripts/install-oracle.sh (or set ORACLE)",
+        "the agents are not installed in {} — run scripts/install-agents.sh (or set ORACLE)",
         dir.display()
     );
     dir
 }
 
 /// The agent's own package (its prompt pack): `CONTEXTREE_PI_PACKAGE` /
-/// `CONTEXTREE_OMP_PACKAGE` / `CONTEXTREE_OMP18_PACKAGE`, else the one inside
-/// the oracle (`omp18`: oh-my-pi 18.2.3, the oracle's top-level package).
+/// `CONTEXTREE_OMP_PACKAGE` / `CONTEXTREE_OMP18_PACKAGE`, else the one in `tests/agents`
+/// (`omp18`: oh-my-pi 18.2.3, its top-level package).
 pub fn agent_pack(dialect: &str) -> PathBuf {
     let (var, rel) = match dialect {
         "pi" => ("CONTEXTREE_PI_PACKAGE", "node_modules/@mariozechner/pi-coding-agent"),
@@ -32,7 +32,7 @@ pub fn agent_pack(dialect: &str) -> PathBuf {
         _ => ("CONTEXTREE_OMP_PACKAGE", "omp13/node_modules/@oh-my-pi/pi-coding-agent"),
     };
     let dir = std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| oracle_dir().join(rel));
-    assert!(dir.join("package.json").is_file(), "the {dialect} agent package is not at {} — run scripts/install-oracle.sh or set {var}", dir.display());
+    assert!(dir.join("package.json").is_file(), "the {dialect} agent package is not at {} — run scripts/install-agents.sh or set {var}", dir.display());
     dir
 }
 

@@ -42,7 +42,7 @@ pub struct CompactionResult {
     pub short_summary: Option<String>,
     /// Where the kept part starts.
     pub first_kept_entry_id: String,
-    /// The size before compaction (decisions.md D3).
+    /// The size before compaction (docs/decisions.md D3).
     pub tokens_before: f64,
     /// `{readFiles, modifiedFiles}` for a default compaction; whatever a
     /// supplier gave otherwise (`None`: key omitted).
@@ -135,7 +135,7 @@ fn pi_file_tags(lists: &FileLists) -> String {
 }
 
 /// omp's `upsertFileOperations`: strip existing tag blocks, right-trim, then
-/// add the rendered `file-operations.md` (decisions.md D7 quirks: entries
+/// add the rendered `file-operations.md` (docs/decisions.md D7 quirks: entries
 /// joined by a literal backslash-n, sections glued together).
 fn omp_upsert_file_tags(summary: &str, lists: &FileLists) -> String {
     let stripped = strip_file_tags(summary);

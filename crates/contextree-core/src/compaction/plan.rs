@@ -28,7 +28,7 @@ pub struct PreviousCompaction {
     pub first_kept: Option<usize>,
 }
 
-/// The `keepRecentTokens` the cut used (decisions.md D4).
+/// The `keepRecentTokens` the cut used (docs/decisions.md D4).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KeepRecent {
     /// As configured.

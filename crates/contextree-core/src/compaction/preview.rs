@@ -1,7 +1,7 @@
 //! What a compaction would cost and save, before any model is called.
 //!
 //! `estimated_tokens_after` is an upper bound in the dialect's own estimate
-//! (chars/4, decisions.md D5), of the context right after appending the entry
+//! (chars/4, docs/decisions.md D5), of the context right after appending the entry
 //! — the summary message followed by the kept messages, as `buildSessionContext`
 //! would give it and as the agents measure agent messages (the raw summary,
 //! not its wrapper):

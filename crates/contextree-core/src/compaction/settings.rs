@@ -1,5 +1,5 @@
 //! Compaction settings and the automatic threshold rule (compaction.md §1.2,
-//! decisions.md D6).
+//! docs/decisions.md D6).
 
 use crate::Dialect;
 

@@ -73,7 +73,7 @@ pub struct EditEffect {
     pub effective: bool,
 }
 
-/// The model state on the path (decisions.md D16: pi and omp read it differently).
+/// The model state on the path (docs/decisions.md D16: pi and omp read it differently).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ModelState {
     /// pi: `{provider, modelId}` of the last `model_change` or assistant message
@@ -120,7 +120,7 @@ pub struct Context {
     /// before the compaction.
     pub kept_from: Option<usize>,
     /// The compaction replaced its kept messages by an OpenAI-native history
-    /// (decisions.md D17): the context cannot be fully recomputed offline.
+    /// (docs/decisions.md D17): the context cannot be fully recomputed offline.
     pub provider_replay: bool,
     /// Thinking level (pi keeps a stored `null` as null).
     pub thinking_level: Value,

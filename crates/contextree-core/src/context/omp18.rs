@@ -173,7 +173,7 @@ pub fn strip_dangling_calls(msg: &mut Value, mask: u64) {
 }
 
 /// Something the request the agent really sends depends on that the file
-/// does not determine (decisions.md D17, D23).
+/// does not determine (docs/decisions.md D17, D23).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NotReproducible {
     /// The entry it comes from (None: the whole context).

@@ -1,6 +1,6 @@
 //! Reads string constants out of the pi package's compiled JavaScript
 //! (`export const NAME = \`...\`;`), so that pi's prompt texts can be used at
-//! run time without being copied into this repository (decisions.md D8).
+//! run time without being copied into this repository (docs/decisions.md D8).
 //!
 //! Only what such declarations need is understood: a declaration keyword, the
 //! name, `=`, then one or more string or template literals joined by `+`. A

@@ -1,6 +1,6 @@
 //! The agents' prompt texts as recorded in the spec (context.md §2.3,
 //! compaction.md §6.4, branch-summary.md §4, pi-1.6.md §4.6): lengths and
-//! sha256 digests only, never the texts (decisions.md D8). A pack loaded from
+//! sha256 digests only, never the texts (docs/decisions.md D8). A pack loaded from
 //! an installed agent is "verified" when every one of its texts matches the
 //! rows of one rule set, and it then fits that rule set.
 

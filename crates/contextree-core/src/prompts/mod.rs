@@ -1,4 +1,4 @@
-//! Prompt packs (decisions.md D8): the texts wrapped around summaries in the
+//! Prompt packs (docs/decisions.md D8): the texts wrapped around summaries in the
 //! context and sent to summarizing models, as data.
 //!
 //! A [`PromptPack`] holds one [`Template`] per [`PromptId`] for one dialect.

@@ -21,7 +21,7 @@ pub struct Detection {
     pub detected: Dialect,
     /// The signals seen, for display ("`fromExtension` on summaries", ...).
     pub signals: Vec<String>,
-    /// What only a newer release of each agent writes (decisions.md D22):
+    /// What only a newer release of each agent writes (docs/decisions.md D22):
     /// for pi, entries of pi ≥ 0.86; for omp, those of omp 18.
     pub newer: NewerEvidence,
 }
@@ -46,7 +46,7 @@ impl NewerEvidence {
     }
 }
 
-/// How the rule set of a file is chosen (decisions.md D22): the user's
+/// How the rule set of a file is chosen (docs/decisions.md D22): the user's
 /// request, and the version of each agent installed on the machine (found by
 /// the host; the core does no IO).
 #[derive(Clone, Copy, Default)]
@@ -498,7 +498,7 @@ fn to_entry(line: u32, span: Span, probe: Probe) -> Entry {
     }
 }
 
-/// v1 → v2 (session-format.md §10): deterministic ids `0000000n` (decisions.md
+/// v1 → v2 (session-format.md §10): deterministic ids `0000000n` (docs/decisions.md
 /// D13), one linear chain, `firstKeptEntryIndex` resolved against ids already
 /// assigned (index 0 is the header).
 fn migrate_v1(entries: &mut [Entry], diags: &mut Vec<Diagnostic>) {
@@ -543,7 +543,7 @@ fn migrate_v2(entries: &mut [Entry]) {
     }
 }
 
-/// Reads the dialect signals of decisions.md D1 off the records.
+/// Reads the dialect signals of docs/decisions.md D1 off the records.
 fn detect(chunks: &[ChunkIndex], hint: Option<Dialect>) -> Detection {
     let mut omp: Vec<String> = Vec::new();
     let mut pi: Vec<String> = Vec::new();

@@ -1,7 +1,7 @@
 //! Lines → records. Pure and chunkable: a caller may split a file at line
 //! boundaries, index the chunks in parallel and concatenate the results.
 //!
-//! The two dialects read malformed lines differently (decisions.md D12): pi
+//! The two dialects read malformed lines differently (docs/decisions.md D12): pi
 //! drops a line that is not exactly one JSON value; omp's lenient reader keeps
 //! the first JSON value of the line and, after a syntax error, resumes at the
 //! next newline after the error, which can swallow the lines that follow an

@@ -1,4 +1,4 @@
-//! Tokenizer counts of whole messages (decisions.md D5): the same fragments the
+//! Tokenizer counts of whole messages (docs/decisions.md D5): the same fragments the
 //! dialect's estimate measures, counted with a real tokenizer, and a flat 1200
 //! per image where the estimate counts images (as omp 14 does).
 

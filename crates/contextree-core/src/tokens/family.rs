@@ -1,7 +1,7 @@
 //! Which native tokenizer oh-my-pi 18 counts a model's tokens with
 //! (omp-18.md §4.1, `pi-catalog` `resolveModelTokenizer`). For these models
 //! the agent's numbers come from BPE tables compiled into its native addon,
-//! so contextree can only approximate them (decisions.md D23); for every
+//! so contextree can only approximate them (docs/decisions.md D23); for every
 //! other model omp counts `(UTF-8 bytes + 3) >> 2` per fragment, which
 //! contextree reproduces exactly.
 //!

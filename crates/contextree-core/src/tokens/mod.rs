@@ -1,5 +1,5 @@
 //! Token numbers: each dialect's own estimate (what the agent decides with) and
-//! real tokenizer counts (decisions.md D5). The two are never mixed.
+//! real tokenizer counts (docs/decisions.md D5). The two are never mixed.
 
 pub mod count;
 pub mod estimate;

@@ -1,4 +1,4 @@
-//! Real tokenizer counts (decisions.md D5): the second number shown next to
+//! Real tokenizer counts (docs/decisions.md D5): the second number shown next to
 //! each dialect's own estimate. Never used for the agents' decisions.
 //!
 //! Building an encoder parses a large rank table (tens of milliseconds), so

@@ -29,7 +29,7 @@ pub struct PrunePreviewView {
     pub bytes_before: u64,
     /// ... and after the rewrite.
     pub bytes_after: u64,
-    /// Notes (decisions.md D20: pi never prunes).
+    /// Notes (docs/decisions.md D20: pi never prunes).
     pub note: Option<String>,
     /// Nothing would be pruned.
     pub nothing: bool,
