@@ -66,7 +66,10 @@ pub fn estimate_context_tokens(session: &Session, ctx: &Context, tokens: &Contex
             !after.filter_map(|&n| session.entry(n).message()).any(|m| m.usable_usage().is_some_and(|u| u.context_tokens() > 0.0))
         })
     };
-    ContextEstimate { tokens: usage_tokens + trailing, usage_tokens, trailing_tokens: trailing, last_usage_index: last, unknown_after_compaction }
+    // Saturating: usage numbers are whatever the file says (`as u64` already saturates a huge
+    // one), and a wrapped or panicking sum would be worse than the ceiling (found by the fuzz
+    // test: two usage fields of 1.2e19 plus a trailing message overflowed).
+    ContextEstimate { tokens: usage_tokens.saturating_add(trailing), usage_tokens, trailing_tokens: trailing, last_usage_index: last, unknown_after_compaction }
 }
 
 /// pi ≥ 0.87's `getContextUsage` test (pi-1.6.md §3.4): the path has a
