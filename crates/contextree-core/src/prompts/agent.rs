@@ -391,8 +391,12 @@ fn check(
         source,
         utf16_len: text.encode_utf16().count(),
         sha256: sha256_hex(text),
-        // Set by `assign_expected` once every text is read.
-        expected: known_texts(dialect).find(|k| k.id == id && k.form == form).copied(),
+        // The row of the release the text was read from when recorded, else any of the agent's;
+        // `assign_expected` settles it once every text is read.
+        expected: known_texts(dialect)
+            .find(|k| k.version == release && k.id == id && k.form == form)
+            .or_else(|| known_texts(dialect).find(|k| k.id == id && k.form == form))
+            .copied(),
     }
 }
 

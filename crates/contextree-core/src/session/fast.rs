@@ -856,6 +856,38 @@ fn attention(x: u64) -> u64 {
     below_0x20 | zero(x ^ (ONES * u64::from(b'"'))) | zero(x ^ (ONES * u64::from(b'\\')))
 }
 
+/// How many more UTF-8 bytes than UTF-16 units the characters of the `\u` escapes in `raw` (JSON
+/// text, ASCII) take once `JSON.stringify` writes them back: U+0080–U+07FF one, other BMP
+/// characters two, a surrogate pair two; a lone surrogate stays an escape (none). `None` on a
+/// malformed escape.
+fn escaped_utf8_extra(raw: &[u8]) -> Option<u64> {
+    let hex = |at: usize| -> Option<u32> { u32::from_str_radix(std::str::from_utf8(raw.get(at..at + 4)?).ok()?, 16).ok() };
+    let mut extra = 0;
+    let mut i = 0;
+    while i < raw.len() {
+        if raw[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if raw.get(i + 1) != Some(&b'u') {
+            i += 2;
+            continue;
+        }
+        let unit = hex(i + 2)?;
+        i += 6;
+        extra += match unit {
+            0x80..=0x7ff => 1,
+            0xd800..=0xdbff if raw.get(i..i + 2) == Some(b"\\u") && hex(i + 2).is_some_and(|low| (0xdc00..=0xdfff).contains(&low)) => {
+                i += 6;
+                2
+            }
+            0xd800..=0xdfff | 0..=0x7f => 0,
+            _ => 2,
+        };
+    }
+    Some(extra)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -910,36 +942,4 @@ mod tests {
             assert!(probe_message_line(line.as_bytes()).is_none(), "{line}");
         }
     }
-}
-
-/// How many more UTF-8 bytes than UTF-16 units the characters of the `\u` escapes in `raw` (JSON
-/// text, ASCII) take once `JSON.stringify` writes them back: U+0080–U+07FF one, other BMP
-/// characters two, a surrogate pair two; a lone surrogate stays an escape (none). `None` on a
-/// malformed escape.
-fn escaped_utf8_extra(raw: &[u8]) -> Option<u64> {
-    let hex = |at: usize| -> Option<u32> { u32::from_str_radix(std::str::from_utf8(raw.get(at..at + 4)?).ok()?, 16).ok() };
-    let mut extra = 0;
-    let mut i = 0;
-    while i < raw.len() {
-        if raw[i] != b'\\' {
-            i += 1;
-            continue;
-        }
-        if raw.get(i + 1) != Some(&b'u') {
-            i += 2;
-            continue;
-        }
-        let unit = hex(i + 2)?;
-        i += 6;
-        extra += match unit {
-            0x80..=0x7ff => 1,
-            0xd800..=0xdbff if raw.get(i..i + 2) == Some(b"\\u") && hex(i + 2).is_some_and(|low| (0xdc00..=0xdfff).contains(&low)) => {
-                i += 6;
-                2
-            }
-            0xd800..=0xdfff | 0..=0x7f => 0,
-            _ => 2,
-        };
-    }
-    Some(extra)
 }

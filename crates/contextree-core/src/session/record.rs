@@ -29,6 +29,7 @@ pub struct LineRecord {
 
 /// How a line reads.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)] // inline on purpose: see `Object`
 pub enum Reading {
     /// Exactly one JSON object: both dialects agree. Inline, not boxed: a chunk's records
     /// are then one allocation that goes back to the system when the chunk is read, where
