@@ -426,6 +426,8 @@ pub async fn prune_previews_the_outputs_and_rewrites_with_a_backup(
             dialect.contains("omp"),
             "the app reads the copy as `{dialect}`"
         );
+        // The golden prune is oh-my-pi 13.19's (omp 18's cache-warm guard prunes nothing here).
+        use_rules(client, "omp@13").await?;
         client
             .execute("document.getElementById('tree').focus();", vec![])
             .await?;
@@ -829,6 +831,23 @@ pub async fn a_summary_is_edited_then_the_compaction_undone(
     .await
 }
 
+/// Re-opens the shown session under `rules` through the title bar's switch (the golden outputs
+/// these cases compare with are one release's; with no agent installed the app picks the newest).
+async fn use_rules(client: &Client, rules: &str) -> anyhow::Result<()> {
+    client
+        .execute(
+            "const s = document.getElementById('session-rules'); s.value = arguments[0]; s.dispatchEvent(new Event('change'));",
+            vec![json!(rules)],
+        )
+        .await?;
+    wait_for(
+        client,
+        "the rule set switched",
+        &format!("return document.getElementById('session-dialect').textContent === 'rules: {rules}' && document.body.dataset.state === 'ready';"),
+    )
+    .await
+}
+
 /// An agent holds the session open for appending (as oh-my-pi does for a session's lifetime):
 /// prune's rewrite is refused with kind `held`, the dialog names the program and says nothing
 /// was written, and the file keeps its bytes (no backup, no temporary file). Once the holder
@@ -850,6 +869,8 @@ pub async fn a_prune_refused_for_a_held_file_says_so_and_writes_nothing(harness:
     let args = [file.display().to_string()];
     let res = with_app(harness, &args, async |client| {
         wait_until_ready(client).await?;
+        // omp 13's rules prune this fixture (omp 18's cache-warm guard would leave it alone).
+        use_rules(client, "omp@13").await?;
         client.execute("document.getElementById('tree').focus();", vec![]).await?;
         press_key(client, 'p').await?;
         wait_for_write(client, "preview", 10).await?;
