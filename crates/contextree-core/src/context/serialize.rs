@@ -28,24 +28,33 @@ pub fn serialize_conversation(llm: &[Value], rules: RuleSet) -> String {
     out
 }
 
+/// Appends one labelled part, preceded by the blank-line separator unless it is the first
+/// part of the transcript (both serializers' layout).
+fn push_part(out: &mut String, first: &mut bool, label: &str, body: &str) {
+    if !std::mem::take(first) {
+        out.push_str("\n\n");
+    }
+    out.push_str(label);
+    out.push_str(body);
+}
+
+/// A user message's text: its string content, else its text blocks joined.
+fn user_text(msg: &Value) -> String {
+    match msg.get("content") {
+        Some(Value::String(s)) => s.clone(),
+        content => joined_texts(content),
+    }
+}
+
 /// Appends one message's parts to `out`, each preceded by the blank-line
 /// separator unless it is the first part of the transcript (`first` tracks
 /// that across calls).
 pub fn serialize_message_into(msg: &Value, rules: RuleSet, out: &mut String, first: &mut bool) {
     let pi16 = rules.serializes_without_thinking();
-    let mut part = |label: &str, body: &str| {
-        if !std::mem::take(first) {
-            out.push_str("\n\n");
-        }
-        out.push_str(label);
-        out.push_str(body);
-    };
+    let mut part = |label: &str, body: &str| push_part(out, first, label, body);
     match msg.get("role").and_then(Value::as_str) {
         Some("user") => {
-            let text = match msg.get("content") {
-                Some(Value::String(s)) => s.clone(),
-                content => joined_texts(content),
-            };
+            let text = user_text(msg);
             if !text.is_empty() {
                 part("[User]: ", &text);
             }
@@ -83,19 +92,10 @@ pub fn serialize_message_into(msg: &Value, rules: RuleSet, out: &mut String, fir
 /// `[Tool Result]:`; tool results flagged useless and their calls are left
 /// out (`useless` tells a call id that is), `developer` is ignored.
 pub fn serialize_omp18_into(msg: &Value, useless: &dyn Fn(&str) -> bool, out: &mut String, first: &mut bool) {
-    let mut part = |label: &str, body: &str| {
-        if !std::mem::take(first) {
-            out.push_str("\n\n");
-        }
-        out.push_str(label);
-        out.push_str(body);
-    };
+    let mut part = |label: &str, body: &str| push_part(out, first, label, body);
     match msg.get("role").and_then(Value::as_str) {
         Some("user") => {
-            let text = match msg.get("content") {
-                Some(Value::String(s)) => s.clone(),
-                content => joined_texts(content),
-            };
+            let text = user_text(msg);
             if !text.is_empty() {
                 part("[User]: ", &text);
             }
