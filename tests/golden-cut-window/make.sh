@@ -2,12 +2,12 @@
 # Regenerates the window goldens of this folder: the oracle's `cut --window N
 # [--reserve N]` (pi 0.73.1 and oh-my-pi 13.19.0) for a few fixtures, with
 # windows chosen on both sides of each dialect's threshold. Needs the oracle
-# (scripts/install-oracle.sh); ORACLE overrides its folder (default ../oracle
-# next to the repository). Output is byte-identical between runs.
+# (scripts/install-agents.sh); ORACLE overrides its folder (default tests/agents
+# in the repository). Output is byte-identical between runs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-oracle=${ORACLE:-$repo/../oracle}
+oracle=${ORACLE:-$repo/tests/agents}
 fixtures=$repo/tests/fixtures
 
 # fixture  window  [reserve [keepRecentTokens]] (small keepRecentTokens give omp

@@ -13,11 +13,16 @@ use contextree_core::prompts::{HashedForm, PackOrigin, PromptId, PromptPack};
 use contextree_core::Dialect;
 use contextree_host::agent::{load_agent_pack, load_pack_from_dir, package_env_var};
 
-fn oracle_fallback(dialect: Dialect) -> PathBuf {
-    let oracle = std::env::var_os("ORACLE")
+/// The pinned agents (`tests/agents`), or the folder `ORACLE` names.
+fn agents_root() -> PathBuf {
+    std::env::var_os("ORACLE")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/agents"));
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/agents"))
+}
+
+fn oracle_fallback(dialect: Dialect) -> PathBuf {
+    let oracle = agents_root();
     match dialect {
         Dialect::Pi => oracle.join("node_modules/@mariozechner/pi-coding-agent"),
         Dialect::Omp => oracle.join("omp13/node_modules/@oh-my-pi/pi-coding-agent"),
@@ -204,8 +209,13 @@ fn omp18_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("CONTEXTREE_OMP18_PACKAGE").filter(|v| !v.is_empty()) {
         return PathBuf::from(dir);
     }
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../oracle/node_modules/@oh-my-pi/pi-coding-agent");
-    assert!(dir.join("package.json").is_file(), "oh-my-pi 18 is not installed at {}: run scripts/install-oracle.sh or set CONTEXTREE_OMP18_PACKAGE", dir.display());
+    let dir = agents_root().join("node_modules/@oh-my-pi/pi-coding-agent");
+    assert!(
+        dir.join("package.json").is_file(),
+        "oh-my-pi 18 is not installed at {}: install the agents with `scripts/install-agents.sh` \
+         or set CONTEXTREE_OMP18_PACKAGE",
+        dir.display()
+    );
     dir
 }
 

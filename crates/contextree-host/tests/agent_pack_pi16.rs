@@ -4,10 +4,10 @@
 //! fits `pi@1.6`, and only the system prompt and the turn-prefix
 //! instructions differ from 0.73.1's.
 //!
-//! The package is taken from `CONTEXTREE_PI16_PACKAGE`, else from the oracle
-//! checkout next to the repository (`../oracle`). When neither exists the
-//! test says so and passes: the 0.73.1 pack test (`agent_pack.rs`) is the one
-//! that insists on an installed oracle.
+//! The package is taken from `CONTEXTREE_PI16_PACKAGE`, else from the pinned
+//! agents in `tests/agents` (`ORACLE` names another installed copy;
+//! `scripts/install-agents.sh` installs them). Without either the test fails
+//! on purpose, like `agent_pack.rs`.
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +16,11 @@ use contextree_core::{Dialect, RuleSet};
 use contextree_host::agent::{load_pack_from_dir, pick_installed};
 
 fn oracle() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../oracle/node_modules")
+    std::env::var_os("ORACLE")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/agents"))
+        .join("node_modules")
 }
 
 fn pi16_dir() -> Option<PathBuf> {
@@ -24,12 +28,13 @@ fn pi16_dir() -> Option<PathBuf> {
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| oracle().join("@earendil-works/pi-coding-agent"));
-    if dir.join("package.json").is_file() {
-        Some(dir)
-    } else {
-        eprintln!("pi 1.6.0 is not installed at {}; set CONTEXTREE_PI16_PACKAGE to test its pack", dir.display());
-        None
-    }
+    assert!(
+        dir.join("package.json").is_file(),
+        "pi 1.6.0 is not installed at {}: install the agents with `scripts/install-agents.sh` \
+         or set CONTEXTREE_PI16_PACKAGE",
+        dir.display()
+    );
+    Some(dir)
 }
 
 fn load(dir: &Path) -> PromptPack {
