@@ -17,10 +17,8 @@
 //! - edit the summary of the compaction in effect (a corrected copy with the same boundary,
 //!   `fromHook`), then undo it (a `contextree-continue` marker under the entry before it).
 
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
-use std::net::TcpListener;
+use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context as _};
@@ -28,105 +26,16 @@ use fantoccini::key::Key;
 use fantoccini::{Client, Locator};
 use serde_json::{json, Value};
 
+use crate::fake_provider::{FakeProvider, SLOW_PIECE_DELAY};
+use crate::main_screen::OTHER_LEAF;
 use crate::steps::{append_user_message, cli_json, open_plan};
 use crate::{
     all_row_ids, press_key, screenshot, scroll_tree_to_row, shown, text_content, wait_for,
-    wait_for_element, wait_for_leaf, wait_until_ready, with_app, Harness, OTHER_LEAF,
+    wait_for_element, wait_for_leaf, wait_until_ready, with_app, Harness,
 };
 
-/// What the fake provider streams, piece by piece, for every request.
-const SUMMARY_PIECES: [&str; 6] = [
-    "## Goal\n",
-    "Fake provider summary ",
-    "for the contextree ",
-    "end-to-end test.\n",
-    "## Progress\n",
-    "- streamed slowly\n",
-];
-/// The pause between two pieces: long enough to see the text arrive.
-const PIECE_DELAY: Duration = Duration::from_millis(350);
-/// ... and long enough to press Cancel before the end.
-const SLOW_PIECE_DELAY: Duration = Duration::from_millis(1500);
-
-/// A model provider on 127.0.0.1 speaking OpenAI's streamed chat completions; it records the
-/// request bodies. Its thread ends with the test process.
-struct FakeProvider {
-    base_url: String,
-    bodies: Arc<Mutex<Vec<Value>>>,
-}
-
-impl FakeProvider {
-    fn start() -> anyhow::Result<Self> {
-        Self::start_with(PIECE_DELAY)
-    }
-
-    fn start_with(delay: Duration) -> anyhow::Result<Self> {
-        let listener = TcpListener::bind("127.0.0.1:0")?;
-        let base_url = format!("http://{}/v1", listener.local_addr()?);
-        let bodies = Arc::new(Mutex::new(Vec::new()));
-        let seen = bodies.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { continue };
-                let seen = seen.clone();
-                // One thread per request: a summary may ask several calls at once.
-                std::thread::spawn(move || {
-                    let _ = answer(stream, &seen, delay);
-                });
-            }
-        });
-        Ok(Self { base_url, bodies })
-    }
-
-    fn bodies(&self) -> Vec<Value> {
-        self.bodies.lock().unwrap().clone()
-    }
-}
-
-/// Reads one request and streams [`SUMMARY_PIECES`] back as SSE in chunked encoding.
-fn answer(
-    mut stream: std::net::TcpStream,
-    seen: &Mutex<Vec<Value>>,
-    delay: Duration,
-) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut length = 0;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line)? == 0 || line == "\r\n" {
-            break;
-        }
-        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-            length = v.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body)?;
-    seen.lock()
-        .unwrap()
-        .push(serde_json::from_slice(&body).unwrap_or(Value::Null));
-    stream.write_all(
-        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
-    )?;
-    let chunk = |stream: &mut std::net::TcpStream, data: &str| {
-        stream.write_all(format!("{:x}\r\n{data}\r\n", data.len()).as_bytes())?;
-        stream.flush()
-    };
-    for piece in SUMMARY_PIECES {
-        let event = json!({"choices": [{"index": 0, "delta": {"content": piece}}]});
-        chunk(&mut stream, &format!("data: {event}\n\n"))?;
-        std::thread::sleep(delay);
-    }
-    let done = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]});
-    chunk(&mut stream, &format!("data: {done}\n\n"))?;
-    chunk(&mut stream, "data: [DONE]\n\n")?;
-    stream.write_all(b"0\r\n\r\n")?;
-    stream.flush()
-}
-
 /// Like `wait_for`, with a longer deadline (a summary streams for seconds).
-async fn wait_long(client: &Client, what: &str, script: &str, secs: u64) -> anyhow::Result<()> {
+pub async fn wait_long(client: &Client, what: &str, script: &str, secs: u64) -> anyhow::Result<()> {
     let deadline = Instant::now() + Duration::from_secs(secs);
     loop {
         if client.execute(script, vec![]).await? == json!(true) {
@@ -148,7 +57,7 @@ async fn wait_long(client: &Client, what: &str, script: &str, secs: u64) -> anyh
 }
 
 /// Waits for `body[data-write]` to be `state`; an `error` step fails at once with its text.
-async fn wait_for_write(client: &Client, state: &str, secs: u64) -> anyhow::Result<()> {
+pub async fn wait_for_write(client: &Client, state: &str, secs: u64) -> anyhow::Result<()> {
     let script = format!(
         "const s = document.body.dataset.write; \
          if (s === 'error' && {state:?} !== 'error') return 'error: ' + \
@@ -174,7 +83,7 @@ async fn wait_for_write(client: &Client, state: &str, secs: u64) -> anyhow::Resu
     }
 }
 
-async fn click(client: &Client, id: &str) -> anyhow::Result<()> {
+pub async fn click(client: &Client, id: &str) -> anyhow::Result<()> {
     wait_for_element(client, &format!("#{id}"))
         .await?
         .click()
@@ -231,7 +140,7 @@ async fn apply_compaction_until_it_streams(
 }
 
 /// The lines `after` has beyond `before`, which must be its untouched prefix.
-fn appended_lines(before: &[u8], after: &[u8]) -> anyhow::Result<Vec<Value>> {
+pub fn appended_lines(before: &[u8], after: &[u8]) -> anyhow::Result<Vec<Value>> {
     ensure!(
         after.len() > before.len() && after.starts_with(before),
         "the old bytes are not an untouched prefix of the file"
@@ -243,7 +152,7 @@ fn appended_lines(before: &[u8], after: &[u8]) -> anyhow::Result<Vec<Value>> {
 }
 
 /// A fresh copy of `fixture` at `dest` (any older one removed).
-fn copy_fixture(fixture: &Path, dest: &Path) -> anyhow::Result<PathBuf> {
+pub fn copy_fixture(fixture: &Path, dest: &Path) -> anyhow::Result<PathBuf> {
     if let Some(dir) = dest.parent() {
         if dir.exists() {
             std::fs::remove_dir_all(dir)?;

@@ -1,0 +1,313 @@
+//! What every case does with the app: start it under the driver, wait for it, read it, press
+//! keys, scroll the virtualized tree, take screenshots.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, ensure, Context as _};
+use fantoccini::actions::{InputSource as _, KeyAction, KeyActions};
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{json, Value};
+
+use crate::{driver, Harness};
+/// Starts the app with `args` in a WebDriver session, runs `checks`, quits, and waits for the
+/// app to exit (before the driver is stopped: see `driver.rs`).
+pub async fn with_app<F>(harness: &Harness, args: &[String], checks: F) -> anyhow::Result<()>
+where
+    F: AsyncFnOnce(&Client) -> anyhow::Result<()>,
+{
+    with_app_in(harness, &harness.app, args, checks).await
+}
+
+/// `with_app` for an app started through `launcher` (the app binary, or a script that `exec`s
+/// it: the process under the driver must be the app binary).
+pub async fn with_app_in<F>(
+    harness: &Harness,
+    launcher: &Path,
+    args: &[String],
+    checks: F,
+) -> anyhow::Result<()>
+where
+    F: AsyncFnOnce(&Client) -> anyhow::Result<()>,
+{
+    let capabilities = json!({
+        "browserName": "wry",
+        "tauri:options": { "application": launcher, "args": args },
+    });
+    let Value::Object(capabilities) = capabilities else {
+        unreachable!()
+    };
+    // An app that dies while starting (no display, GTK failing) leaves the driver waiting
+    // forever: give the session a deadline instead.
+    let url = harness.driver.url();
+    let mut builder = ClientBuilder::native();
+    let connect = builder.capabilities(capabilities).connect(&url);
+    let client = tokio::time::timeout(Duration::from_secs(90), connect)
+        .await
+        .with_context(|| {
+            format!(
+                "no WebDriver session after 90 s (did the app start?); see {}",
+                harness.driver.log().display()
+            )
+        })?
+        .with_context(|| {
+            format!(
+                "WebDriver session failed; see {}",
+                harness.driver.log().display()
+            )
+        })?;
+    // Remember the app's processes while the session is alive, to wait for them after quit.
+    let app_pids = harness.driver.descendants_running(&harness.app);
+    let res = checks(&client).await;
+    client
+        .close()
+        .await
+        .context("closing the WebDriver session")?;
+    driver::wait_for_exit(&app_pids, Duration::from_secs(15))?;
+    res
+}
+
+
+/// The repository root (this file is `tests/e2e/e2e.rs`).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `target/debug/contextree-app`, beside this test's `target/debug/deps/e2e-*`;
+/// `CONTEXTREE_APP_BIN` overrides it.
+pub fn app_binary() -> anyhow::Result<PathBuf> {
+    let path = match std::env::var_os("CONTEXTREE_APP_BIN") {
+        Some(path) => PathBuf::from(path),
+        None => {
+            let exe = std::env::current_exe()?;
+            let profile_dir = exe
+                .parent()
+                .and_then(Path::parent)
+                .context("test binary is not in <target>/<profile>/deps")?;
+            profile_dir.join("contextree-app")
+        }
+    };
+    ensure!(
+        path.is_file(),
+        "app binary `{}` not found: run `cargo build --workspace --all-targets` first",
+        path.display()
+    );
+    Ok(std::fs::canonicalize(path)?)
+}
+
+/// Entry ids of a session file in file order: every line with an `id` but the `session` header.
+pub fn entry_ids(jsonl: &str) -> anyhow::Result<Vec<String>> {
+    let mut res = Vec::new();
+    for (idx, line) in jsonl.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value: Value = serde_json::from_str(line)
+            .with_context(|| format!("demo session line {} is not JSON", idx + 1))?;
+        if value["type"] == "session" {
+            continue;
+        }
+        if let Some(id) = value["id"].as_str() {
+            res.push(id.to_owned());
+        }
+    }
+    Ok(res)
+}
+
+/// Waits for `body[data-state]` to leave `loading` (see `ui/src/main.js`); fails on `error`.
+pub async fn wait_until_ready(client: &Client) -> anyhow::Result<()> {
+    let timeout = Duration::from_secs(30);
+    let deadline = Instant::now() + timeout;
+    loop {
+        let state = client
+            .execute(
+                "return document.body ? document.body.dataset.state : null;",
+                vec![],
+            )
+            .await?;
+        match state.as_str() {
+            Some("ready") => return Ok(()),
+            Some("error") => {
+                let status = client.find(Locator::Id("status")).await?.text().await?;
+                bail!("the UI reports an error: {status}");
+            }
+            _ if Instant::now() > deadline => bail!("UI still `{state}` after {timeout:?}"),
+            _ => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+}
+
+/// Scrolls the tree to `top` and waits until the rows on screen are drawn there: the list
+/// redraws on the next animation frame, recycling its row nodes, so an element found before
+/// that may show another row by the time it is clicked. Returns what the window shows.
+pub async fn scroll_tree(client: &Client, top: f64) -> anyhow::Result<Value> {
+    client
+        .execute(
+            "document.getElementById('tree').scrollTop = arguments[0];",
+            vec![json!(top)],
+        )
+        .await?;
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        let page = client
+            .execute(
+                "const tree = document.getElementById('tree'); \
+                 const h = 24, n = Number(tree.dataset.rowCount); \
+                 const rows = Array.from(document.querySelectorAll('#tree-rows .row'), \
+                   (row) => [Number(row.dataset.index), row.dataset.entryId]); \
+                 const want = [Math.floor(tree.scrollTop / h), \
+                   Math.min(n, Math.ceil((tree.scrollTop + tree.clientHeight) / h)) - 1]; \
+                 const have = new Set(rows.map((r) => r[0])); \
+                 if (n > 0 && !want.every((i) => have.has(i))) return null; \
+                 return { rows, top: tree.scrollTop, height: tree.clientHeight, \
+                   end: tree.scrollTop + tree.clientHeight >= tree.scrollHeight - 1 };",
+                vec![],
+            )
+            .await?;
+        if !page.is_null() {
+            return Ok(page);
+        }
+    }
+    bail!("the tree did not redraw after scrolling to {top}")
+}
+
+/// Scrolls the tree so that row `index` is in the middle of the viewport.
+pub async fn scroll_tree_to_row(client: &Client, index: usize) -> anyhow::Result<()> {
+    let height = client
+        .execute(
+            "return document.getElementById('tree').clientHeight;",
+            vec![],
+        )
+        .await?;
+    let top = (index as f64 * 24.0 - height.as_f64().unwrap_or(0.0) / 2.0).max(0.0);
+    scroll_tree(client, top).await.map(drop)
+}
+
+/// The id of every tree row in display order, scrolling the virtualized tree from top to
+/// bottom and reading the rows each window renders.
+pub async fn all_row_ids(client: &Client) -> anyhow::Result<Vec<String>> {
+    let mut rows: BTreeMap<u64, String> = BTreeMap::new();
+    let mut top = 0.0;
+    for _ in 0..100_000 {
+        let page = scroll_tree(client, top).await?;
+        let batch: Vec<(u64, String)> = serde_json::from_value(page["rows"].clone())?;
+        rows.extend(batch);
+        if page["end"].as_bool().unwrap_or(true) {
+            scroll_tree(client, 0.0).await?;
+            return Ok(rows.into_values().collect());
+        }
+        top = page["top"].as_f64().unwrap_or(0.0) + page["height"].as_f64().unwrap_or(0.0);
+    }
+    bail!("the tree did not reach its end")
+}
+
+/// The `data-entry-id` and state class of the rows on screen.
+pub async fn row_states(client: &Client) -> anyhow::Result<Value> {
+    Ok(client
+        .execute(
+            "return Array.from(document.querySelectorAll('#tree-rows .row'), \
+             (row) => row.dataset.entryId + ' ' + row.className);",
+            vec![],
+        )
+        .await?)
+}
+
+/// Polls `script` (a function body returning a boolean) until it is true (10 s).
+pub async fn wait_for(client: &Client, what: &str, script: &str) -> anyhow::Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if client.execute(script, vec![]).await? == json!(true) {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            let status = text_content(client, "status").await.unwrap_or_default();
+            let problems = text_content(client, "problems").await.unwrap_or_default();
+            bail!("timed out waiting for: {what} (status: `{status}`, problems: `{problems}`)");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Waits until the tree and context on screen are for `leaf` and no request is running.
+pub async fn wait_for_leaf(client: &Client, leaf: &str) -> anyhow::Result<()> {
+    wait_for(
+        client,
+        &format!("leaf {leaf}"),
+        &format!("return document.body.dataset.leaf === {leaf:?} && !document.body.dataset.busy;"),
+    )
+    .await
+}
+
+/// Waits until the rows on screen have their previews.
+pub async fn wait_for_previews(client: &Client) -> anyhow::Result<()> {
+    wait_for(
+        client,
+        "row previews",
+        "return Array.from(document.querySelectorAll('#tree-rows .row .preview'))\
+           .some((p) => p.textContent !== '');",
+    )
+    .await
+}
+
+/// The element matching `css`, once it exists (10 s).
+pub async fn wait_for_element(
+    client: &Client,
+    css: &str,
+) -> anyhow::Result<fantoccini::elements::Element> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match client.find(Locator::Css(css)).await {
+            Ok(el) => return Ok(el),
+            Err(_) if Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(100)).await
+            }
+            Err(err) => return Err(err).with_context(|| format!("no element `{css}`")),
+        }
+    }
+}
+
+/// A key press through WebDriver actions, to whatever has the focus.
+pub async fn press_key(client: &Client, value: char) -> anyhow::Result<()> {
+    let actions = KeyActions::new("keyboard".into())
+        .then(KeyAction::Down { value })
+        .then(KeyAction::Up { value });
+    client.perform_actions(actions).await.context("key press")?;
+    Ok(())
+}
+
+/// Saves a screenshot under `target/screenshots/` (or `$CONTEXTREE_SCREENSHOTS`).
+pub async fn screenshot(harness: &Harness, client: &Client, name: &str) -> anyhow::Result<()> {
+    let png = client.screenshot().await.context("screenshot")?;
+    // Screenshots go to target/ so a test run leaves the work tree clean;
+    // CONTEXTREE_SCREENSHOTS=docs/screenshots refreshes the README's pictures.
+    let shots = match std::env::var_os("CONTEXTREE_SCREENSHOTS") {
+        Some(dir) => harness.root.join(dir),
+        None => harness.root.join("target/screenshots"),
+    };
+    std::fs::create_dir_all(&shots)?;
+    std::fs::write(shots.join(name), png)?;
+    Ok(())
+}
+
+/// `textContent` of the element with `id`: what the UI put there, whatever the layout shows.
+/// `path` as the page shows it: the apps run with the scratch folder as their home
+/// (`TauriDriver::start`), and the page writes paths inside the home folder as `~/…`.
+pub fn shown(harness: &Harness, path: &Path) -> String {
+    match path.strip_prefix(&harness.scratch) {
+        Ok(rest) => format!("~/{}", rest.display()),
+        Err(_) => path.display().to_string(),
+    }
+}
+
+pub async fn text_content(client: &Client, id: &str) -> anyhow::Result<String> {
+    let text = client
+        .execute(
+            "const el = document.getElementById(arguments[0]); return el ? el.textContent : null;",
+            vec![json!(id)],
+        )
+        .await?;
+    text.as_str()
+        .map(str::to_owned)
+        .with_context(|| format!("no element `#{id}`"))
+}
