@@ -24,6 +24,6 @@ pub fn materialize(dir: &Path) -> io::Result<PathBuf> {
     }
     std::fs::create_dir_all(dir)?;
     // Whole or not at all, so a concurrent reader never sees half a file.
-    crate::atomic::atomic_write(&path, DEMO_SESSION, None)?;
+    contextree_host::atomic::write_whole(&path, DEMO_SESSION, None)?;
     Ok(path)
 }

@@ -7,7 +7,6 @@
 //! The app is assembled by [`build`], generic over the Tauri runtime, so the tests build the
 //! very same app on the mock runtime without a window or a display.
 
-pub mod atomic;
 pub mod commands;
 pub mod demo;
 pub mod dto;

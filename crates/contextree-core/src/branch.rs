@@ -20,7 +20,6 @@ use crate::context::projection::{is_omission, is_replacement, takes_replacement}
 use crate::context::{entry_estimate, Item};
 use crate::session::{Entry, NodeId, Role, Session, Source};
 use crate::tokens::estimate::estimate_message;
-use crate::Dialect;
 
 /// `branchSummary.reserveTokens` default: room kept for prompt and answer.
 pub const DEFAULT_RESERVE_TOKENS: u64 = 16_384;
@@ -103,7 +102,7 @@ pub fn prepare_branch_entries(session: &Session, entries: &[NodeId], budget: u64
         stopped_at: None,
         file_ops: FileOps::default(),
     };
-    let flag = extension_flag(session.dialect());
+    let flag = session.dialect().extension_flag();
     let rules = session.rules();
     let omp18 = rules.summarizes_branch_tool_results();
     for &node in entries {
@@ -197,15 +196,6 @@ pub fn message_role_under(e: &Entry, rules: crate::RuleSet) -> Option<&str> {
     match e.message() {
         Some(m) if m.role == Role::ToolResult && rules.summarizes_branch_tool_results() => (!m.turn.useless).then_some("toolResult"),
         _ => message_role(e),
-    }
-}
-
-/// The field that marks an extension-made summary, whose `details` are not
-/// carried over.
-fn extension_flag(dialect: Dialect) -> &'static str {
-    match dialect {
-        Dialect::Pi => "fromHook",
-        Dialect::Omp => "fromExtension",
     }
 }
 

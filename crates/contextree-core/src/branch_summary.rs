@@ -249,11 +249,7 @@ pub fn entry_value(meta: EntryMeta<'_>, id: &str, parent_id: Option<&str>, times
         m.insert("usage".into(), u.clone());
     }
     if let Some(flag) = from_extension {
-        let key = match dialect {
-            Dialect::Pi => "fromHook",
-            Dialect::Omp => "fromExtension",
-        };
-        m.insert(key.into(), flag.into());
+        m.insert(dialect.extension_flag().into(), flag.into());
     }
     Value::Object(m)
 }

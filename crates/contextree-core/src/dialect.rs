@@ -23,6 +23,15 @@ impl Dialect {
     /// Every dialect, in a stable order.
     pub const ALL: [Dialect; 2] = [Dialect::Pi, Dialect::Omp];
 
+    /// The field marking a compaction or branch summary an extension made, whose `details`
+    /// are not carried over into the next one.
+    pub fn extension_flag(self) -> &'static str {
+        match self {
+            Dialect::Pi => "fromHook",
+            Dialect::Omp => "fromExtension",
+        }
+    }
+
     /// Short name used on the command line and in JSON (`pi`, `omp`).
     pub fn name(self) -> &'static str {
         match self {

@@ -2,6 +2,7 @@
 
 pub mod agent;
 pub mod agent_models;
+pub mod atomic;
 pub mod hooks;
 pub mod library;
 pub mod load;

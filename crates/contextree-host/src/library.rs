@@ -755,19 +755,9 @@ pub fn scan_default(overrides: &RootOverrides, cache: Option<&SummaryCache>) -> 
 /// `2026-01-01T00:00:00Z` for a time (UTC, whole seconds).
 pub fn iso_utc(t: SystemTime) -> String {
     let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    let ms = crate::write::iso_from_ms(i64::try_from(secs).unwrap_or(i64::MAX / 1000) * 1000);
+    // `YYYY-MM-DDTHH:MM:SS.000Z` without the milliseconds.
+    format!("{}Z", &ms[..19])
 }
 
 #[cfg(test)]

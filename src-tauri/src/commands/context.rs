@@ -152,7 +152,7 @@ pub async fn save_context<R: Runtime>(
             _ => export::Format::Json,
         };
         let text = export_text(&open, leaf_id.as_deref(), format)?;
-        crate::atomic::atomic_write(&path, text.as_bytes(), None).map_err(|source| CommandError::Save {
+        contextree_host::atomic::write_whole(&path, text.as_bytes(), None).map_err(|source| CommandError::Save {
             path: path.clone(),
             source,
         })?;

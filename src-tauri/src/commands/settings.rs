@@ -185,7 +185,7 @@ pub fn write(path: &Path, settings: &AppSettings) -> Result<(), CommandError> {
     settings.validate().map_err(CommandError::Settings)?;
     let (mut top, permissions) = match std::fs::read_to_string(path) {
         Ok(text) => match serde_json::from_str::<Value>(&text) {
-            Ok(Value::Object(top)) => (top, std::fs::metadata(path).ok().map(|m| m.permissions())),
+            Ok(Value::Object(top)) => (top, std::fs::metadata(path).ok().map(|m| file_mode(&m))),
             Ok(_) => return Err(fail("not a JSON object; not overwritten".into())),
             Err(e) => return Err(fail(format!("not valid JSON ({e}); not overwritten"))),
         },
@@ -212,9 +212,21 @@ pub fn write(path: &Path, settings: &AppSettings) -> Result<(), CommandError> {
         .parent()
         .ok_or_else(|| fail("no parent folder".into()))?;
     std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
-    // The file may hold API keys: the new one gets the old one's permissions.
-    crate::atomic::atomic_write(path, text.as_bytes(), permissions.as_ref())
+    // The file may hold API keys: the new one gets the old one's permissions, a first one is
+    // the owner's alone.
+    contextree_host::atomic::write_whole(path, text.as_bytes(), Some(permissions.unwrap_or(0o600)))
         .map_err(|e| fail(e.to_string()))
+}
+
+#[cfg(unix)]
+fn file_mode(m: &std::fs::Metadata) -> u32 {
+    use std::os::unix::fs::PermissionsExt as _;
+    m.permissions().mode() & 0o7777
+}
+
+#[cfg(not(unix))]
+fn file_mode(_: &std::fs::Metadata) -> u32 {
+    0o600
 }
 
 /// What the `settings` command returns.

@@ -499,7 +499,7 @@ pub fn entry_value(result: &CompactionResult, id: &str, parent_id: Option<&str>,
         if let Some(d) = &result.details {
             m.insert("details".into(), d.clone());
         }
-        m.insert("fromExtension".into(), result.from_extension.into());
+        m.insert(Dialect::Omp.extension_flag().into(), result.from_extension.into());
         if let Some(p) = &result.preserve_data {
             m.insert("preserveData".into(), p.clone());
         }
@@ -513,7 +513,7 @@ pub fn entry_value(result: &CompactionResult, id: &str, parent_id: Option<&str>,
             if let Some(u) = &result.usage {
                 m.insert("usage".into(), u.clone());
             }
-            m.insert("fromHook".into(), result.from_extension.into());
+            m.insert(Dialect::Pi.extension_flag().into(), result.from_extension.into());
             if let Some(Value::Object(sys)) = &result.system_message {
                 // `{...systemMessage, timestamp: new Date(timestamp).getTime()}`:
                 // the key keeps its place, a new one goes last.
@@ -523,7 +523,7 @@ pub fn entry_value(result: &CompactionResult, id: &str, parent_id: Option<&str>,
             }
         }
         Dialect::Omp => {
-            m.insert("fromExtension".into(), result.from_extension.into());
+            m.insert(Dialect::Omp.extension_flag().into(), result.from_extension.into());
             if let Some(p) = &result.preserve_data {
                 m.insert("preserveData".into(), p.clone());
             }

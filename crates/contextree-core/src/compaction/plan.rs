@@ -340,7 +340,7 @@ fn file_ops(
 ) -> Result<FileOps, ReadBackError> {
     let mut ops = FileOps::default();
     if let Some(prev) = previous {
-        ops.add_previous_details(session.entry(prev.node), extension_flag(dialect));
+        ops.add_previous_details(session.entry(prev.node), dialect.extension_flag());
     }
     let nested = session.rules().reads_nested_file_ops();
     for item in summarized {
@@ -367,15 +367,6 @@ fn mentions(e: &Entry, source: &dyn Source, needle: &[u8]) -> bool {
     source.bytes(e.span).map_or(true, |b| b.windows(needle.len()).any(|w| w == needle))
 }
 
-/// The field marking an extension-made compaction, whose details are not
-/// carried over.
-fn extension_flag(dialect: Dialect) -> &'static str {
-    match dialect {
-        Dialect::Pi => "fromHook",
-        Dialect::Omp => "fromExtension",
-    }
-}
-
 fn warnings(session: &Session, plan: &CompactionPlan) -> Vec<String> {
     let mut out = Vec::new();
     let Ok(prepared) = &plan.outcome else { return out };
@@ -390,7 +381,7 @@ fn warnings(session: &Session, plan: &CompactionPlan) -> Vec<String> {
         ));
     }
     if let Some(prev) = plan.previous {
-        let skipped = FileOps::default().add_previous_details(session.entry(prev.node), extension_flag(plan.dialect));
+        let skipped = FileOps::default().add_previous_details(session.entry(prev.node), plan.dialect.extension_flag());
         if skipped > 0 {
             out.push(format!("{skipped} non-string file name(s) in the details of compaction `{}` are left out of the file lists (the agents would carry them over as they are)", id(prev.node)));
         }
