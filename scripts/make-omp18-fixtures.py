@@ -122,10 +122,51 @@ def omp18_title_empty(out):
     s.write("omp18-title-empty", prefix=title_slot("", None, 2))
 
 
+def omp18_notices(out):
+    """Command output notices in omp 18's words (tools/output-meta.ts formatOutputNotice): middle
+    truncation (head and tail ranges, computed elisions, bytes only, neither), a partial line,
+    a report's artifact, an artifact error, column units, and LSP diagnostics grouped as a
+    prefix-folded tree; bash and python runs."""
+    s = omp_session(out, "omp18-session-notices")
+    s.user("u1", "Run the checks.")
+
+    def run(id_, meta, role="bashExecution", output="ok\nok"):
+        m = {"role": role, "output": output, "exitCode": 0, "cancelled": False, "truncated": True, "meta": meta}
+        if role == "bashExecution":
+            m["command"] = "make check"
+        else:
+            m["code"] = "print('check')"
+        s.msg(id_, m)
+
+    run("b1", {"truncation": {"direction": "middle", "truncatedBy": "lines", "totalLines": 20000, "outputLines": 400,
+                              "totalBytes": 3000000, "outputBytes": 50000, "headRange": {"start": 1, "end": 200},
+                              "tailRange": {"start": 19801, "end": 20000}, "nextOffset": 201, "artifactId": "11"}})
+    run("b2", {"truncation": {"direction": "middle", "truncatedBy": "bytes", "totalLines": 1, "outputLines": 1,
+                              "totalBytes": 9000, "outputBytes": 1000}})
+    run("b3", {"truncation": {"direction": "middle", "truncatedBy": "lines", "totalLines": 12, "outputLines": 30,
+                              "totalBytes": 10, "outputBytes": 10, "elidedLines": 1, "elidedBytes": 0}})
+    run("b4", {"truncation": {"partialLine": True, "truncatedBy": "bytes", "totalLines": 3, "outputLines": 1,
+                              "outputBytes": 2048, "totalBytes": 4096, "shownRange": {"start": 2, "end": 2},
+                              "nextOffset": 3, "artifactId": "12"}})
+    run("b5", {"truncation": {"truncatedBy": "bytes", "totalLines": 500, "outputLines": 120, "outputBytes": 51200,
+                              "shownRange": {"start": 1, "end": 120}, "nextOffset": 121, "artifactId": "13"},
+               "source": {"type": "report", "value": "coverage.md"}, "artifactError": "write",
+               "limits": {"columnTruncated": {"maxColumn": 300, "unit": "bytes", "artifactId": "14"},
+                          "matchLimit": {"reached": 100, "suggestion": 200}}})
+    run("b6", {"limits": {"columnTruncated": {"maxColumn": 768}},
+               "diagnostics": {"summary": "3 errors, 1 warning", "messages": [
+                   "src/a/x.ts:1:2 [error] bad", "main.ts:3:4 [error] worse", "src/a/x.ts:5:6 [warning] meh",
+                   "src\\b\\y.ts:7:8 [error] x", "packages/p/src/deep/z.ts:9:1 [error] y", "no location"]}})
+    run("b7", {"truncation": {"truncatedBy": "lines", "totalLines": 40, "outputLines": 10,
+                              "shownRange": {"start": 31, "end": 40}}}, role="pythonExecution")
+    s.assistant("f1", [t("Checks ran.")], use=usage(900))
+    s.write("omp18-notices", prefix=title_slot("Checks", "auto", 3))
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "tests", "fixtures", "omp18")
     os.makedirs(out, exist_ok=True)
-    for fn in (omp18_reset, omp18_compaction, omp18_title_empty):
+    for fn in (omp18_reset, omp18_compaction, omp18_title_empty, omp18_notices):
         fn(out)
 
 

@@ -26,10 +26,6 @@ const RULES: &str = "omp@18";
 const ALLOWED: &[(&str, &str, &str)] = &[
     ("edge-duplicate-id", "tree", "the agent attaches the later `dup00001` (the one the id resolves to) under both parents, so it and its subtree appear twice; contextree shows each entry once and the first `dup00001` as a leaf, with a duplicate-id diagnostic (as in oracle_parity.rs)"),
     ("edge-duplicate-id", "info", "same deviation as its tree: the agent lists `dup00001` twice among the branch points and not as a leaf"),
-    ("edge-bash-meta", "llm", "omp 18 reworded the output notices of `meta` (`tools/output-meta.ts` `formatOutputNotice`); contextree still writes omp 13's"),
-    ("edge-bash-meta", "serialize", "the output notices of its `llm` entry"),
-
-
 ];
 
 /// Entries the agent leaves out of its root and leaf lists (`true`: and out

@@ -265,6 +265,14 @@ impl RuleSet {
         self == RuleSet::Omp18
     }
 
+    /// omp ≥ 18: the output notices of command and tool output reworded
+    /// (`Use :N to continue`, middle and partial-line truncation, the report
+    /// source, artifact errors, column units) and diagnostics grouped as a
+    /// prefix-folded path tree (`tools/output-meta.ts` `formatOutputNotice`).
+    pub fn words_omp18_output_notices(self) -> bool {
+        self == RuleSet::Omp18
+    }
+
     /// omp ≥ 18: branch summaries include tool results (not useless ones),
     /// counted on their 2000-unit truncated text (omp-18.md §7).
     pub fn summarizes_branch_tool_results(self) -> bool {

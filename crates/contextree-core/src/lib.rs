@@ -20,6 +20,7 @@ pub mod context;
 pub mod dialect;
 pub mod js;
 pub mod models;
+pub mod path_tree;
 pub mod prompts;
 pub mod prune;
 pub mod drops;

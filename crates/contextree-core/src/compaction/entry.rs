@@ -313,75 +313,15 @@ fn omp18_files_block(lists: &FileLists, read: &super::file_ops::PathSet) -> Stri
     omp_format::format18(&format!("<files>\n{content}\n</files>"))
 }
 
-/// `pi-utils` `formatGroupedPaths`: a directory tree of the paths, files of a
-/// directory first, then its subdirectories (`#` × depth + 1, a chain of
-/// single subdirectories folded into one `a/b/` header); `scheme://` paths
-/// stay whole at the top.
+/// `pi-utils` `formatGroupedPaths`: the paths' tree ([`crate::path_tree`]),
+/// a directory as `#` × (depth + 1) and its folded name, a file as its name
+/// and its annotation.
 fn grouped_paths(paths: &[String], annotate: &dyn Fn(&str) -> String) -> String {
-    #[derive(Default)]
-    struct Node {
-        files: Vec<(String, String)>,
-        dirs: Vec<(String, Node)>,
-    }
-    fn add_file(node: &mut Node, name: &str, key: &str) {
-        if !node.files.iter().any(|(n, _)| n == name) {
-            node.files.push((name.to_owned(), key.to_owned()));
-        }
-    }
-    let mut root = Node::default();
-    for raw in paths {
-        let normalized = raw.replace('\\', "/");
-        if url_like(&normalized) {
-            add_file(&mut root, &normalized, raw);
-            continue;
-        }
-        let is_dir = normalized.ends_with('/');
-        let trimmed = normalized.strip_suffix('/').unwrap_or(&normalized);
-        if trimmed.is_empty() {
-            continue;
-        }
-        let segments: Vec<&str> = trimmed.split('/').collect();
-        let dir_count = if is_dir { segments.len() } else { segments.len() - 1 };
-        let mut node = &mut root;
-        for seg in &segments[..dir_count] {
-            let at = match node.dirs.iter().position(|(n, _)| n == seg) {
-                Some(i) => i,
-                None => {
-                    node.dirs.push(((*seg).to_owned(), Node::default()));
-                    node.dirs.len() - 1
-                }
-            };
-            node = &mut node.dirs[at].1;
-        }
-        if !is_dir {
-            add_file(node, segments[segments.len() - 1], raw);
-        }
-    }
-    fn walk(node: &Node, depth: usize, annotate: &dyn Fn(&str) -> String, lines: &mut Vec<String>) {
-        for (name, key) in &node.files {
-            lines.push(format!("{name}{}", annotate(key)));
-        }
-        for (name, child) in &node.dirs {
-            let mut parts = vec![name.as_str()];
-            let mut dir = child;
-            while dir.files.is_empty() && dir.dirs.len() == 1 {
-                parts.push(&dir.dirs[0].0);
-                dir = &dir.dirs[0].1;
-            }
-            lines.push(format!("{} {}/", "#".repeat(depth + 1), parts.join("/")));
-            walk(dir, depth + 1, annotate, lines);
-        }
-    }
-    let mut lines = Vec::new();
-    walk(&root, 0, annotate, &mut lines);
-    lines.join("\n")
-}
-
-/// `/^[a-z][a-z0-9+.-]*:\/\//i`.
-fn url_like(p: &str) -> bool {
-    let b = p.as_bytes();
-    let n = b.iter().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-')).count();
-    b.first().is_some_and(u8::is_ascii_alphabetic) && b[n..].starts_with(b"://")
+    crate::path_tree::walk(paths.iter().map(|p| (p.as_str(), p.as_str())))
+        .into_iter()
+        .map(|s| if s.is_dir { format!("{} {}/", "#".repeat(s.depth + 1), s.name) } else { format!("{}{}", s.name, annotate(s.key)) })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `{readFiles, modifiedFiles}`.

@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::context::notice::{bash_text, python_text};
+use crate::context::notice::{bash_text, python_text, NoticeWords};
 use crate::js::{is_truthy, push_array_join, push_js_string, to_js_string};
 use crate::prompts::PromptPack;
 use crate::{Dialect, RuleSet};
@@ -56,7 +56,10 @@ pub fn convert_message(msg: &Value, rules: RuleSet, pack: &PromptPack) -> Option
     }
     match rules.dialect() {
         Dialect::Pi => convert_pi(m, role, pack),
-        Dialect::Omp => convert_omp(m, role, pack),
+        Dialect::Omp => {
+            let words = if rules.words_omp18_output_notices() { NoticeWords::Omp18 } else { NoticeWords::Omp13 };
+            convert_omp(m, role, pack, words)
+        }
     }
     .map(Value::Object)
 }
@@ -68,7 +71,7 @@ fn convert_pi(m: &Map<String, Value>, role: &str, pack: &PromptPack) -> Option<M
             if is_truthy(m.get("excludeFromContext")) {
                 return None;
             }
-            user_message(Some(single_text(bash_text(m, Dialect::Pi))), None, m)
+            user_message(Some(single_text(bash_text(m, NoticeWords::Pi))), None, m)
         }
         "custom" => user_message(custom_content(m), None, m),
         "branchSummary" => {
@@ -88,6 +91,7 @@ fn convert_omp(
     m: &Map<String, Value>,
     role: &str,
     pack: &PromptPack,
+    words: NoticeWords,
 ) -> Option<Map<String, Value>> {
     let user = Some(Value::from("user"));
     let agent = Some(Value::from("agent"));
@@ -107,9 +111,9 @@ fn convert_omp(
                 return None;
             }
             let text = if role == "bashExecution" {
-                bash_text(m, Dialect::Omp)
+                bash_text(m, words)
             } else {
-                python_text(m)
+                python_text(m, words)
             };
             user_message(Some(single_text(text)), user, m)
         }
@@ -192,7 +196,7 @@ fn convert_omp18(m: &Map<String, Value>, role: &str, pack: &PromptPack) -> Optio
             if is_truthy(m.get("excludeFromContext")) {
                 return Some(None);
             }
-            let mut content = vec![text_block(bash_text(m, Dialect::Omp))];
+            let mut content = vec![text_block(bash_text(m, NoticeWords::Omp18))];
             content.extend(m.get("images").and_then(Value::as_array).into_iter().flatten().cloned());
             let mut out = user_head(Some(Value::Array(content)), Some(Value::from("user")));
             push_timestamp(&mut out, m);
