@@ -12,6 +12,7 @@ import {
   navigatePreview, providers, prune, prunePreview, undoCompaction, undoCompactionPreview,
 } from '../ipc.js';
 import { diffContexts } from '../diff/context-diff.js';
+import { makeButton } from '../dom.js';
 import {
   compactConfirmation, editConfirmation, errorText, navigateConfirmation, navigatePreviewLines,
   pruneConfirmation, prunePreviewLines, resultLines, summarySource, undoConfirmation,
@@ -52,14 +53,7 @@ export function createWrites({ dialog, bar, hooks }) {
   selectionChanged(null);
 
   function barButton(id, label, title, onClick) {
-    const button = dialog.ownerDocument.createElement('button');
-    button.type = 'button';
-    button.id = id;
-    button.className = `write-open ${id}`;
-    button.textContent = label;
-    button.title = title;
-    button.addEventListener('click', () => onClick());
-    return button;
+    return makeButton(dialog.ownerDocument, `write-open ${id}`, label, { id, title, onClick: () => onClick() });
   }
 
   /** The selected row changed: undo and edit need a compaction, navigate any entry. */

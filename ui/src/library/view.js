@@ -4,7 +4,7 @@
 // Session text (names, first requests, paths) is set as text only (dom.js).
 
 import { shortPath } from '../paths.js';
-import { elementMaker } from '../dom.js';
+import { elementMaker, makeButton } from '../dom.js';
 import {
   absoluteTime, debounce, entryCount, filterLibrary, humanSize, libraryCounts, relativeTime,
   rootsLine, sessionOrder, sessionTitle, stepSession,
@@ -24,13 +24,10 @@ export function createLibraryView(root, { load, onOpen, onPick, onClose, now = (
   search.autocomplete = 'off';
   search.spellcheck = false;
   search.setAttribute('aria-label', 'Search sessions');
-  const refresh = el('button', 'screen-button', 'Refresh');
-  refresh.type = 'button';
-  const pick = el('button', 'screen-button', 'Open file…');
-  pick.type = 'button';
-  pick.id = 'library-open-file';
-  const close = el('button', 'screen-button', 'Back (Esc)');
-  close.type = 'button';
+  const doc = root.ownerDocument;
+  const refresh = makeButton(doc, 'screen-button', 'Refresh');
+  const pick = makeButton(doc, 'screen-button', 'Open file…', { id: 'library-open-file' });
+  const close = makeButton(doc, 'screen-button', 'Back (Esc)');
   const count = el('span', 'library-count');
   count.id = 'library-count';
   const head = el('header', 'screen-head');
@@ -48,8 +45,7 @@ export function createLibraryView(root, { load, onOpen, onPick, onClose, now = (
   let loads = 0;
 
   function sessionButton(s) {
-    const item = el('button', 'library-session');
-    item.type = 'button';
+    const item = makeButton(root.ownerDocument, 'library-session');
     item.dataset.path = s.path;
     if (s.path === current) item.classList.add('current');
     if (!s.valid) item.classList.add('invalid');
