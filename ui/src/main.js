@@ -25,6 +25,7 @@ import {
   NO_ROWS, decodeTable, nextMatchIn, parentsIn, rowList, rowsAtLines, shownRows,
 } from './tree/table.js';
 import { reduceKey } from './tree/keys.js';
+import { routeKey } from './keys.js';
 import { renderLegend } from './tree/legend.js';
 import { ROW_HEIGHT, createTreeView } from './tree/view.js';
 import { looksUnreadable, problemsSummary } from './problems/format.js';
@@ -448,60 +449,65 @@ $('show-usage').addEventListener('click', openUsage);
 $('compare-mark').addEventListener('click', markForCompare);
 $('compare-open').addEventListener('click', openCompare);
 
-document.addEventListener('keydown', (event) => {
-  if (event.altKey || event.ctrlKey || event.metaKey) return;
-  if (document.body.dataset.screen) return; // the Library / Settings screen has the keys (screens.js)
-  if (document.body.dataset.compare) return; // the dialog's own Esc closes it
-  if (writes.onKey(event)) return;
-  if (event.key === 'Escape' && store.get().plan && !event.target.closest?.('input, select, textarea')) {
-    event.preventDefault();
-    closePlan();
-    return;
-  }
-  if (event.target.closest?.('#context, #entry, #plan, input, select, textarea, label')) return;
-  if (event.key === 'c') {
-    event.preventDefault();
-    openPlan();
-    return;
-  }
-  if (event.key === 'm') {
-    event.preventDefault();
-    markForCompare();
-    return;
-  }
-  if (event.key === '=') {
-    event.preventDefault();
-    openCompare();
-    return;
-  }
-  if (event.key === '$') {
-    event.preventDefault();
-    openUsage();
-    return;
-  }
-  if (event.key === '/') {
-    event.preventDefault();
-    search.focus();
-    search.select();
-    return;
-  }
+/** ← / →: fold or unfold the selected row, or go to its parent; `false` when it does nothing. */
+function foldSelected(key) {
   const { selected, rows, folded, parents } = store.get();
-  const fold = foldKey(rows.at(selected), event.key, folded, parents);
-  if (fold) {
-    event.preventDefault();
-    if (fold.select) return jumpTo(fold.select);
-    const next = new Set(folded);
-    if (fold.fold) next.add(fold.fold);
-    else next.delete(fold.unfold);
-    store.set({ folded: next });
-    return applyView();
-  }
-  const next = reduceKey({ selected, rowCount: rows.length, pageRows: tree.pageRows() }, event.key);
-  if (!next) return;
-  event.preventDefault();
+  const fold = foldKey(rows.at(selected), key, folded, parents);
+  if (!fold) return false;
+  if (fold.select) return jumpTo(fold.select);
+  const next = new Set(folded);
+  if (fold.fold) next.add(fold.fold);
+  else next.delete(fold.unfold);
+  store.set({ folded: next });
+  return applyView();
+}
+
+/** The tree's moves (tree/keys.js), Enter (make the row the leaf) and `g` (the file's leaf). */
+function moveSelection(key) {
+  const { selected, rows } = store.get();
+  const next = reduceKey({ selected, rowCount: rows.length, pageRows: tree.pageRows() }, key);
+  if (!next) return false;
   if (next.command === 'select-leaf') showLeaf(rows.id(next.selected), rows.id(next.selected));
   else if (next.command === 'file-leaf') showLeaf(null);
   else if (next.selected !== selected) select(next.selected);
+  return true;
+}
+
+/** What keys.js's actions do; `false`: the key did nothing (its default is kept). */
+const keyActions = {
+  'write-escape': () => writes.escape(),
+  'close-screen': () => screens?.back(),
+  library: () => screens?.showLibrary(),
+  settings: () => screens?.showSettings(),
+  open: () => screens?.pick(),
+  compact: () => writes.start('compact'),
+  prune: () => writes.start('prune'),
+  navigate: () => writes.start('navigate'),
+  undo: () => writes.start('undo'),
+  edit: () => writes.start('edit'),
+  'close-plan': () => closePlan(),
+  plan: () => openPlan(),
+  mark: () => markForCompare(),
+  compare: () => openCompare(),
+  usage: () => openUsage(),
+  search: () => {
+    search.focus();
+    search.select();
+  },
+  fold: (event) => foldSelected(event.key),
+  move: (event) => moveSelection(event.key),
+};
+
+// Every key goes through keys.js's table.
+document.addEventListener('keydown', (event) => {
+  const body = document.body;
+  const action = routeKey(event, {
+    screen: body.dataset.screen ?? null,
+    dialog: writes.isOpen() ? 'write' : body.dataset.compare ? 'compare' : null,
+    plan: store.get().plan != null,
+    planOpen: body.dataset.plan === 'open',
+  });
+  if (action && keyActions[action](event) !== false) event.preventDefault();
 });
 
 /**
@@ -546,10 +552,12 @@ function applySettings(settings) {
   if (before !== settings.tokenizer && shownContext?.path === session.path) drawContext(shownContext.ctx);
 }
 
+let screens = null;
+
 async function start() {
   renderLegend($('tree-legend'));
   renderEntryHint($('entry'), 'Select a row to see its line in the file.');
-  const screens = initScreens({ open: openAndShow, session: () => store.get().session, report, onSettings: applySettings });
+  screens = initScreens({ open: openAndShow, session: () => store.get().session, report, onSettings: applySettings });
   try {
     perfMark('open');
     // The home folder (paths inside it are shown as `~/…`) is asked for beside the session.

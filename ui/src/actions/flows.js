@@ -464,29 +464,10 @@ export function createWrites({ dialog, bar, hooks }) {
     });
   }
 
-  /**
-   * Keys; `true` when the key was for the flows (main.js then ignores it). While the dialog is
-   * open every key stays in it (Esc cancels or closes); else Enter with the plan on screen
-   * opens Compact…, `p` Prune…, `n` Continue from here…, `u` Undo, `e` Edit summary.
-   */
-  function onKey(event) {
-    if (dialog.open) {
-      if (event.key === 'Escape') {
-        event.preventDefault();
-        escape();
-      }
-      return true;
-    }
-    if (event.altKey || event.ctrlKey || event.metaKey) return false;
-    if (event.target.closest?.('input, select, textarea, button, #context, #entry')) return false;
-    const start = {
-      p: startPrune, n: startNavigate, u: startUndo, e: startEdit,
-      Enter: body.dataset.plan === 'open' ? startCompact : null,
-    }[event.key];
-    if (!start) return false;
-    event.preventDefault();
-    start().catch((err) => hooks.report(err));
-    return true;
+  /** Starts flow `action` (`compact`, `prune`, `navigate`, `undo`, `edit`): keys.js's keys. */
+  function start(action) {
+    const run = { compact: startCompact, prune: startPrune, navigate: startNavigate, undo: startUndo, edit: startEdit }[action];
+    run().catch((err) => hooks.report(err));
   }
 
   /** Adds `text` to the compaction dialog's instructions (the plan's "keep these"). */
@@ -494,5 +475,5 @@ export function createWrites({ dialog, bar, hooks }) {
     form = { ...form, instructions: form.instructions ? `${form.instructions}\n${text}` : text };
   }
 
-  return { onKey, selectionChanged, addInstructions };
+  return { start, escape, isOpen: () => dialog.open, selectionChanged, addInstructions };
 }
