@@ -5,6 +5,7 @@
 
 import { shortPath } from '../paths.js';
 import { elementMaker, makeButton } from '../dom.js';
+import { latestRequest } from '../requests.js';
 import {
   absoluteTime, debounce, entryCount, filterLibrary, humanSize, libraryCounts, relativeTime,
   rootsLine, sessionOrder, sessionTitle, stepSession,
@@ -42,7 +43,7 @@ export function createLibraryView(root, { load, onOpen, onPick, onClose, now = (
   let library = null;
   let shown = [];
   let current = null;
-  let loads = 0;
+  const loads = latestRequest();
 
   function sessionButton(s) {
     const item = makeButton(root.ownerDocument, 'library-session');
@@ -135,14 +136,14 @@ export function createLibraryView(root, { load, onOpen, onPick, onClose, now = (
   close.addEventListener('click', () => onClose());
 
   async function reload() {
-    const request = ++loads;
+    const current = loads.begin();
     root.dataset.loading = 'true';
     render();
     try {
       const answer = await load();
-      if (request === loads) library = answer;
+      if (current()) library = answer;
     } finally {
-      if (request === loads) {
+      if (current()) {
         delete root.dataset.loading;
         render();
       }
