@@ -71,7 +71,10 @@ export function formatCount(n) {
   return COUNT.format(Math.round(Number(n)) + 0);
 }
 
-/** Compact token counts: `999`, `1.2k`, `41k`, `1.3M`. */
+/**
+ * Compact token counts: `999`, `1.2k`, `41k`, `1.3M`. (Not through Intl: its rounding of the
+ * shortest decimal form would turn 1150's `1.1k` into `1.2k`.)
+ */
 export function formatTokens(n) {
   if (n < 1000) return String(n);
   if (n < 10_000) return `${trimZero((n / 1000).toFixed(1))}k`;
