@@ -80,3 +80,11 @@ test('pi 1.6: the system block, edited messages and the edits line', async () =>
   assert.equal(editsText(edits), '3 context edits: 1 hides a message, 1 replaces content, 1 without effect here');
   assert.equal(roleLabel('system'), 'system prompt');
 });
+
+test('the context panel and the tree label roles from one table', async () => {
+  const { entryLabel } = await import('../../ui/src/entries/format.js');
+  for (const role of ['user', 'assistant', 'toolResult', 'bashExecution', 'pythonExecution', 'custom', 'branchSummary', 'compactionSummary']) {
+    assert.equal(roleLabel(role), entryLabel({ entryType: 'message', role }), role);
+  }
+  assert.equal(roleLabel('custom'), 'custom message');
+});

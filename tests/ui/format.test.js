@@ -68,3 +68,10 @@ test('the session summary counts entries and their tokens', () => {
   assert.equal(sessionSummary({ entryCount: 1, totalTokens: 5 }), '1 entry · 5 tokens');
   assert.equal(sessionSummary({ entryCount: 0, totalTokens: 0 }), '0 entries · 0 tokens');
 });
+
+test('formatCount rounds halves up and never shows -0', () => {
+  assert.equal(formatCount(2.5), '3');
+  assert.equal(formatCount(-2.5), '-2');
+  assert.equal(formatCount(-0.4), '0');
+  assert.equal(formatCount(1234.5), '1,235');
+});

@@ -1,5 +1,5 @@
 // The one way views build elements: a tag, a class and text set with textContent, never
-// parsed as HTML (session text is untrusted).
+// parsed as HTML (session text is untrusted); buttons and dialog heads are built here too.
 
 /** `el(tag, className?, text?)` creating elements in `doc`. */
 export function elementMaker(doc) {
@@ -11,14 +11,29 @@ export function elementMaker(doc) {
   };
 }
 
+/**
+ * A `<button type="button">` in `doc` with `className` and `text` (as text); `id`, `title`
+ * and `onClick(button, event)` are optional. The click's default is prevented, so a button
+ * inside a `<summary>` does not fold its `<details>`.
+ */
+export function makeButton(doc, className, text, { id, title, onClick } = {}) {
+  const button = elementMaker(doc)('button', className, text);
+  button.type = 'button';
+  if (id) button.id = id;
+  if (title) button.title = title;
+  if (onClick) {
+    button.addEventListener('click', (event) => {
+      event.preventDefault();
+      onClick(button, event);
+    });
+  }
+  return button;
+}
+
 /** The heading of a modal dialog: its title and a Close (Esc) button calling `onClose`. */
 export function dialogHead(doc, title, onClose) {
   const el = elementMaker(doc);
   const head = el('header', 'dialog-head');
-  head.append(el('h2', null, title));
-  const close = el('button', 'screen-button', 'Close (Esc)');
-  close.type = 'button';
-  close.addEventListener('click', onClose);
-  head.append(close);
+  head.append(el('h2', null, title), makeButton(doc, 'screen-button', 'Close (Esc)', { onClick: () => onClose() }));
   return head;
 }

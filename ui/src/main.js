@@ -1,14 +1,17 @@
-// Wiring only: IPC results go into the store and the views; user input comes back as commands.
+// Wiring only. The state lives in one store (store.js); actions (IPC calls, user input) set it,
+// and one renderer per part of it (`store.on`, below the actions) draws it. Every key goes
+// through keys.js's table; each "latest request wins" through requests.js.
 // `body[data-state]` is `loading`, then `ready` or `error`; `body[data-leaf]` names the leaf
 // whose tree and context are on screen (the end-to-end test waits on both); `body[data-reloads]`
-// counts the live reloads of the file; `body[data-plan]` is `open` while a compaction preview
-// is on screen.
+// counts the live reloads of the file; `body[data-plan]` is `loading`, then `open` while a
+// compaction preview is on screen.
 
 import {
   budget, compactionPreview, compactionRequests, contextView, usageReport, entryDetail, homeDir, onSessionChanged, openSession, rowPreviews, treeTable,
 } from './ipc.js';
 import { setHome } from './paths.js';
 import { createStore } from './store.js';
+import { latestRequest, serial } from './requests.js';
 import { sessionSummary } from './entries/format.js';
 import { parseWindow } from './budget/bar.js';
 import { renderBudget } from './budget/view.js';
@@ -25,6 +28,7 @@ import {
   NO_ROWS, decodeTable, nextMatchIn, parentsIn, rowList, rowsAtLines, shownRows,
 } from './tree/table.js';
 import { reduceKey } from './tree/keys.js';
+import { routeKey } from './keys.js';
 import { renderLegend } from './tree/legend.js';
 import { ROW_HEIGHT, createTreeView } from './tree/view.js';
 import { looksUnreadable, problemsSummary } from './problems/format.js';
@@ -38,18 +42,27 @@ import { renderCompare } from './compare/view.js';
 
 const $ = (id) => document.getElementById(id);
 
-// `allRows`: every row of the leaf's tree (tree/table.js's columns); `rows`: the ones shown
-// (filter and search), a `rowList` over them.
-// `followFile`: the leaf is the file's own, and follows it when an agent appends.
-// `folded`: ids whose subtrees are hidden (← / →); `parents`: ids that have children.
+// The state, all of it: the views below draw from it (`store.on`), the actions change it.
+// `session`: the open session; `allRows`: every row of the leaf's tree (tree/table.js's
+// columns); `rows`: the ones shown (filter and search), a `rowList` over them; `selected`: an
+// index into `rows`. `followFile`: the leaf is the file's own, and follows it when an agent
+// appends. `folded`: ids whose subtrees are hidden (← / →); `parents`: ids that have children.
+// `previews`: the rows' first lines fetched so far (a cache, filled as answers arrive).
+// `entry`: the selected entry's detail (null: the hint), `entryRequests` what a selected
+// compaction summarized. `shown`: the context drawn, `{ path, requested, leafId, ctx }`
+// (`requested`: the leaf asked for, `null` for the file's leaf). `plan`: the compaction
+// preview on screen, `planStatus` `loading` / `open` / null, `planRows` the rows it outlines.
+// `budget`: the bar's numbers; `window`: a window typed in the bar; `settings`: the app's.
+// `compareLeaf`: the leaf marked for a comparison; `overlay`: `compare` while the side-by-side
+// or usage dialog is up. `busy`: a leaf is loading; `reloads`: live reloads so far.
 const store = createStore({
   session: null, allRows: null, rows: NO_ROWS, leafId: null, followFile: true, selected: -1,
-  folded: new Set(), parents: parentsIn(null),
-  view: { filter: 'all', showMetadata: false, query: '' }, window: null,
-  plan: null, planRows: new Map(),
+  folded: new Set(), parents: parentsIn(null), previews: new Map(),
+  view: { filter: 'all', showMetadata: false, query: '' }, window: null, settings: null, budget: null,
+  entry: null, entryRequests: null, shown: null,
+  plan: null, planStatus: null, planRows: new Map(),
+  compareLeaf: null, overlay: null, busy: false, reloads: 0,
 });
-const previews = new Map();
-let requests = 0;
 
 const tree = createTreeView($('tree'), {
   onSelect: (index) => select(index),
@@ -58,22 +71,32 @@ const tree = createTreeView($('tree'), {
     if (id != null) showLeaf(id, id);
   },
   onRange: fetchPreviews,
-  preview: (id) => previews.get(id),
+  preview: (id) => store.get().previews.get(id),
   isFolded: (id) => store.get().folded.has(id),
   rowClass: (id) => store.get().planRows.get(id),
 });
 
+// Each "latest request wins" (requests.js): an answer overtaken by a newer request is dropped.
+const entryRequests = latestRequest();
+const budgetRequests = latestRequest();
+const leafRequests = latestRequest();
+const planRequests = latestRequest();
+
 function fetchPreviews(ids) {
+  const { previews } = store.get();
   const missing = ids.filter((id) => !previews.has(id));
   if (missing.length === 0) return;
   for (const id of missing) previews.set(id, '');
   rowPreviews(missing)
     .then((list) => {
       for (const { id, text } of list) previews.set(id, text);
-      tree.refresh();
+      // Drawn unless the cache was dropped meanwhile (the file changed).
+      if (store.get().previews === previews) store.set({ previews });
     })
     .catch(report);
 }
+
+const previewOf = (id) => store.get().previews.get(id) ?? '';
 
 function selectedId() {
   const { rows, selected } = store.get();
@@ -84,17 +107,15 @@ function select(index) {
   const row = store.get().rows.at(index);
   if (!row) return;
   store.set({ selected: index });
-  writes.selectionChanged(row);
-  tree.setSelected(index);
-  const request = ++requests;
+  const current = entryRequests.begin();
   entryDetail(row.id)
     .then(async (detail) => {
-      if (request !== requests) return;
-      renderEntry($('entry'), detail);
+      if (!current()) return;
+      store.set({ entry: detail });
       // A compaction: the requests it summarized, checked against its summary.
       if (detail.entryType === 'compaction') {
         const found = await compactionRequests(row.id);
-        if (request === requests) renderRequests($('entry'), found);
+        if (current()) store.set({ entryRequests: found });
       }
     })
     .catch(report);
@@ -125,24 +146,24 @@ $('tree').addEventListener('scroll', () => {
 function applyView(keepId = selectedId()) {
   const { allRows, view, leafId, folded } = store.get();
   const keep = new Set([leafId, keepId].filter(Boolean));
-  const rows = rowList(allRows, allRows && shownRows(allRows, view, folded, keep, (id) => previews.get(id) ?? ''));
+  const rows = rowList(allRows, allRows && shownRows(allRows, view, folded, keep, previewOf));
   const index = rows.find(keepId);
-  const all = allRows?.n ?? 0;
   store.set({ rows, selected: -1 });
-  tree.setRows(rows);
-  $('tree-count').textContent = rows.length === all ? `${rows.length} rows` : `${rows.length} of ${all} rows`;
   if (index >= 0) select(index);
-  else tree.setSelected(-1);
-  drawMap();
 }
 
-let budgetRequests = 0;
-/** Fetches and draws the bar of `leafId`; an answer overtaken by a newer request is dropped. */
+/** The leaf whose budget and plan are asked for: `null` while the file's leaf is followed. */
+function leafAsked() {
+  const { followFile, leafId } = store.get();
+  return followFile ? null : leafId;
+}
+
+/** Fetches the bar of `leafId` into the store; an answer overtaken by a newer request is dropped. */
 function showBudget(leafId) {
-  const request = ++budgetRequests;
+  const current = budgetRequests.begin();
   const { window: typed, settings } = store.get();
   return budget(leafId, typed ?? settings?.contextWindow ?? null).then((b) => {
-    if (request === budgetRequests) renderBudget($('budget'), b);
+    if (current()) store.set({ budget: b });
   });
 }
 
@@ -150,35 +171,28 @@ function showBudget(leafId) {
  * Makes `leafId` the leaf (`null`: the file's leaf), then selects `selectId` (default: the leaf).
  * Resolves to whether it worked (errors are reported in the status line).
  */
-let leafRequests = 0;
 async function showLeaf(leafId, selectId = null) {
   return (await loadLeaf(leafId, selectId)).ok;
 }
 
-/**
- * The context last drawn, `{ path, requested, leafId, ctx }` (`requested`: the leaf asked for,
- * `null` for the file's leaf): a write's diff starts from it instead of fetching it again.
- */
-let shownContext = null;
-
 /** The drawn context of `leafId` (`null`: the file's leaf) when it is the one on screen. */
 function contextShown(leafId) {
-  const shown = shownContext;
-  if (!shown || shown.path !== store.get().session?.path) return null;
+  const { shown, session } = store.get();
+  if (!shown || shown.path !== session?.path) return null;
   return (leafId == null ? shown.requested == null : shown.leafId === leafId) ? shown.ctx : null;
 }
 
 /** `showLeaf`, resolving to `{ ok, ctx }`: `ctx` is the context drawn, `null` when overtaken. */
 async function loadLeaf(leafId, selectId = null) {
   // A newer call (another leaf chosen meanwhile) wins: this one stops at its next answer.
-  const request = ++leafRequests;
-  document.body.dataset.busy = 'true';
+  const current = leafRequests.begin();
+  store.set({ busy: true });
   try {
     // The tree first, alone (on two cores the context and the bar would slow it down), drawn as
     // soon as its rows arrive; then the context and the bar.
     perfMark('tree-request');
     const data = await treeTable(leafId);
-    if (request !== leafRequests) return { ok: true, ctx: null };
+    if (!current()) return { ok: true, ctx: null };
     perfMark('tree-data');
     const view = decodeTable(data);
     perfMark('tree-decoded');
@@ -193,20 +207,17 @@ async function loadLeaf(leafId, selectId = null) {
     await afterPaint();
     perfMark('tree-painted');
     const [ctx] = await Promise.all([contextView(leafId), showBudget(leafId)]);
-    if (request !== leafRequests) return { ok: true, ctx: null };
+    if (!current()) return { ok: true, ctx: null };
     perfMark('context-data');
-    shownContext = { path: store.get().session?.path, requested: leafId, leafId: view.leafId, ctx };
-    drawContext(ctx);
+    store.set({ shown: { path: store.get().session?.path, requested: leafId, leafId: view.leafId, ctx } });
     perfMark('context-shown');
-    $('context-leaf').textContent = view.leafId ? `leaf ${view.leafId}` : 'empty session';
-    document.body.dataset.leaf = view.leafId ?? '';
     if (store.get().plan) openPlan();
     return { ok: true, ctx };
   } catch (err) {
     report(err);
     return { ok: false, ctx: null };
   } finally {
-    if (request === leafRequests) delete document.body.dataset.busy;
+    if (current()) store.set({ busy: false });
   }
 }
 
@@ -215,42 +226,24 @@ function drawContext(ctx) {
   renderContext($('context'), ctx, (id) => jumpTo(id), contextActions(document, { tokenizer: store.get().settings?.tokenizer, report }));
 }
 
-let planRequests = 0;
 /** Shows the compaction preview of the current leaf in the PLAN panel; dashes the rows it changes. */
 async function openPlan() {
-  const request = ++planRequests;
-  const { followFile, leafId } = store.get();
-  document.body.dataset.plan = 'loading';
+  const current = planRequests.begin();
+  store.set({ planStatus: 'loading' });
   try {
-    const plan = await compactionPreview(followFile ? null : leafId);
-    if (request !== planRequests) return;
-    store.set({ plan, planRows: planRowClasses(plan) });
-    renderPlan($('plan'), plan, (text) => writes.addInstructions(text));
-    $('entry-title').textContent = 'Plan';
-    $('entry').hidden = true;
-    $('plan').hidden = false;
-    $('plan-open').hidden = true;
-    $('plan-close').hidden = false;
-    tree.refresh();
-    document.body.dataset.plan = 'open';
+    const plan = await compactionPreview(leafAsked());
+    if (!current()) return;
+    store.set({ plan, planRows: planRowClasses(plan), planStatus: 'open' });
   } catch (err) {
-    if (request === planRequests) delete document.body.dataset.plan;
+    if (current()) store.set({ planStatus: null });
     report(err);
   }
 }
 
 /** Back to the entry pane; the dashed outlines go. */
 function closePlan() {
-  ++planRequests;
-  store.set({ plan: null, planRows: new Map() });
-  $('entry-title').textContent = 'Entry';
-  $('plan').hidden = true;
-  $('plan').replaceChildren();
-  $('entry').hidden = false;
-  $('plan-open').hidden = false;
-  $('plan-close').hidden = true;
-  tree.refresh();
-  delete document.body.dataset.plan;
+  planRequests.drop();
+  store.set({ plan: null, planRows: new Map(), planStatus: null });
 }
 
 /** Selects the row of entry `id`, showing it even when the filter hides it. */
@@ -306,14 +299,12 @@ function renderSession(session) {
 async function reload(session) {
   // A watcher's last event can arrive after another file was opened.
   if (store.get().session && session.path !== store.get().session.path) return;
-  store.set({ session });
-  renderSession(session);
   const { followFile, leafId } = store.get();
   const keep = selectedId();
-  previews.clear();
+  store.set({ session, previews: new Map() });
   // A leaf that is gone (the file was rewritten) falls back to the file's leaf.
   if (!(await showLeaf(followFile ? null : leafId, keep)) && !followFile) await showLeaf(null, keep);
-  document.body.dataset.reloads = String(Number(document.body.dataset.reloads ?? 0) + 1);
+  store.set({ reloads: store.get().reloads + 1 });
 }
 
 // Search: `/` opens it, typing filters, Enter goes to the next match, Esc closes it.
@@ -326,7 +317,7 @@ search.addEventListener('keydown', (event) => {
   if (event.key === 'Enter') {
     event.preventDefault();
     const { rows, selected, view } = store.get();
-    const next = nextMatchIn(rows, view.query, selected, (id) => previews.get(id) ?? '', event.shiftKey ? -1 : 1);
+    const next = nextMatchIn(rows, view.query, selected, previewOf, event.shiftKey ? -1 : 1);
     if (next >= 0) select(next);
   } else if (event.key === 'Escape') {
     event.preventDefault();
@@ -357,7 +348,6 @@ function applyWindow() {
   if (window == null) input.value = '';
   if (window === store.get().window) return;
   store.set({ window });
-  showBudget(store.get().followFile ? null : store.get().leafId).catch(report);
 }
 $('budget-window').addEventListener('change', applyWindow);
 $('budget-window').addEventListener('keydown', (event) => {
@@ -369,7 +359,7 @@ $('plan-close').addEventListener('click', () => closePlan());
 
 // Live reloads and the view after a write, one at a time: a reload that starts while a write's
 // refresh runs would otherwise put back the selection from before the write.
-let pending = Promise.resolve();
+const oneAtATime = serial(report);
 
 // The write flows (compact, prune, continue, undo, edit) and their dialog: actions/flows.js.
 const writes = createWrites({
@@ -380,21 +370,12 @@ const writes = createWrites({
       const s = store.get();
       return { session: s.session, leafId: s.leafId, followFile: s.followFile, row: s.rows.at(s.selected) ?? null, plan: s.plan };
     },
-    markRows: (map) => {
-      store.set({ planRows: map ?? planRowClasses(store.get().plan) });
-      tree.refresh();
-    },
-    written: (session, { leafId, selectId }) => {
-      const done = pending.then(async () => {
-        if (store.get().plan) closePlan();
-        previews.clear();
-        store.set({ session });
-        renderSession(session);
-        return (await loadLeaf(leafId, selectId)).ctx;
-      });
-      pending = done.catch(report);
-      return done;
-    },
+    markRows: (map) => store.set({ planRows: map ?? planRowClasses(store.get().plan) }),
+    written: (session, { leafId, selectId }) => oneAtATime(async () => {
+      if (store.get().plan) closePlan();
+      store.set({ session, previews: new Map() });
+      return (await loadLeaf(leafId, selectId)).ctx;
+    }),
     reload: async () => {
       const { session } = store.get();
       // Keep a dialect forced in the settings; a detected one is detected again.
@@ -408,25 +389,25 @@ const writes = createWrites({
 
 /** `m`: remember the shown leaf as side A of a comparison. */
 function markForCompare() {
-  const leafId = document.body.dataset.leaf || null;
-  if (!leafId) return;
-  store.set({ compareLeaf: leafId });
-  document.body.dataset.compareLeaf = leafId;
-  $('compare-mark').textContent = `Marked ${leafId} (m)`;
-  $('compare-open').disabled = false;
+  const leafId = store.get().shown?.leafId || null;
+  if (leafId) store.set({ compareLeaf: leafId });
+}
+
+/** Shows `dialog` (drawn by `render(dialog)`) as the comparison or usage overlay. */
+function showOverlay(dialog, render) {
+  render(dialog);
+  store.set({ overlay: 'compare' });
+  dialog.addEventListener('close', () => store.set({ overlay: null }), { once: true });
 }
 
 /** `=`: the marked leaf's context (A) beside the shown leaf's (B). */
 async function openCompare() {
   const left = store.get().compareLeaf;
-  const right = document.body.dataset.leaf || null;
+  const right = store.get().shown?.leafId || null;
   if (!left) return;
   try {
     const [a, b] = await Promise.all([contextView(left), contextView(right)]);
-    const dialog = $('compare-dialog');
-    renderCompare(dialog, compareContexts(a, b), a.leafId, b.leafId, () => dialog.close());
-    document.body.dataset.compare = 'open';
-    dialog.addEventListener('close', () => delete document.body.dataset.compare, { once: true });
+    showOverlay($('compare-dialog'), (dialog) => renderCompare(dialog, compareContexts(a, b), a.leafId, b.leafId, () => dialog.close()));
   } catch (err) {
     report(err, 'comparing two leaves');
   }
@@ -435,10 +416,8 @@ async function openCompare() {
 /** `$`: what the session cost, as the agents recorded it. */
 async function openUsage() {
   try {
-    const dialog = $('usage-dialog');
-    renderUsage(dialog, await usageReport(), () => dialog.close());
-    document.body.dataset.compare = 'open';
-    dialog.addEventListener('close', () => delete document.body.dataset.compare, { once: true });
+    const usage = await usageReport();
+    showOverlay($('usage-dialog'), (dialog) => renderUsage(dialog, usage, () => dialog.close()));
   } catch (err) {
     report(err, 'summing the usage');
   }
@@ -448,60 +427,138 @@ $('show-usage').addEventListener('click', openUsage);
 $('compare-mark').addEventListener('click', markForCompare);
 $('compare-open').addEventListener('click', openCompare);
 
-document.addEventListener('keydown', (event) => {
-  if (event.altKey || event.ctrlKey || event.metaKey) return;
-  if (document.body.dataset.screen) return; // the Library / Settings screen has the keys (screens.js)
-  if (document.body.dataset.compare) return; // the dialog's own Esc closes it
-  if (writes.onKey(event)) return;
-  if (event.key === 'Escape' && store.get().plan && !event.target.closest?.('input, select, textarea')) {
-    event.preventDefault();
-    closePlan();
-    return;
-  }
-  if (event.target.closest?.('#context, #entry, #plan, input, select, textarea, label')) return;
-  if (event.key === 'c') {
-    event.preventDefault();
-    openPlan();
-    return;
-  }
-  if (event.key === 'm') {
-    event.preventDefault();
-    markForCompare();
-    return;
-  }
-  if (event.key === '=') {
-    event.preventDefault();
-    openCompare();
-    return;
-  }
-  if (event.key === '$') {
-    event.preventDefault();
-    openUsage();
-    return;
-  }
-  if (event.key === '/') {
-    event.preventDefault();
-    search.focus();
-    search.select();
-    return;
-  }
+// ---- The renderers: each draws one part of the state when it is set (in this order).
+const body = document.body;
+store.on('session', ({ session }) => {
+  if (session) renderSession(session);
+});
+store.on('rows', ({ rows, allRows }) => {
+  tree.setRows(rows);
+  const all = allRows?.n ?? 0;
+  $('tree-count').textContent = rows.length === all ? `${rows.length} rows` : `${rows.length} of ${all} rows`;
+  drawMap();
+});
+store.on('selected', ({ rows, selected }) => {
+  writes.selectionChanged(rows.at(selected) ?? null);
+  tree.setSelected(selected);
+});
+store.on(['previews', 'planRows'], () => tree.refresh());
+store.on('entry', ({ entry }) => {
+  if (entry) renderEntry($('entry'), entry);
+  else renderEntryHint($('entry'), 'Select a row to see its line in the file.');
+});
+store.on('entryRequests', ({ entryRequests: found }) => {
+  if (found) renderRequests($('entry'), found);
+});
+store.on('shown', ({ shown }) => {
+  if (!shown) return;
+  drawContext(shown.ctx);
+  $('context-leaf').textContent = shown.leafId ? `leaf ${shown.leafId}` : 'empty session';
+  body.dataset.leaf = shown.leafId ?? '';
+});
+store.on('budget', ({ budget: b }) => {
+  if (b) renderBudget($('budget'), b);
+});
+store.on('window', () => showBudget(leafAsked()).catch(report));
+store.on('settings', ({ settings, session, leafId, shown }, previous) => {
+  $('budget-window').placeholder = settings.contextWindow ? `${settings.contextWindow} (settings)` : 'auto';
+  if (!session || !leafId) return;
+  showBudget(leafAsked()).catch(report);
+  // Only the panel's counts change: draw the context on screen again, without fetching it.
+  // Until settings arrive the panel counts with o200k_base (context/actions.js).
+  const before = previous.settings?.tokenizer ?? 'o200k_base';
+  if (before !== settings.tokenizer && shown?.path === session.path) drawContext(shown.ctx);
+});
+store.on('plan', ({ plan }) => {
+  $('entry-title').textContent = plan ? 'Plan' : 'Entry';
+  if (plan) renderPlan($('plan'), plan, (text) => writes.addInstructions(text));
+  else $('plan').replaceChildren();
+  $('entry').hidden = Boolean(plan);
+  $('plan').hidden = !plan;
+  $('plan-open').hidden = Boolean(plan);
+  $('plan-close').hidden = !plan;
+});
+store.on('planStatus', ({ planStatus }) => {
+  if (planStatus) body.dataset.plan = planStatus;
+  else delete body.dataset.plan;
+});
+store.on('compareLeaf', ({ compareLeaf }) => {
+  if (!compareLeaf) return;
+  body.dataset.compareLeaf = compareLeaf;
+  $('compare-mark').textContent = `Marked ${compareLeaf} (m)`;
+  $('compare-open').disabled = false;
+});
+store.on('overlay', ({ overlay }) => {
+  if (overlay) body.dataset.compare = 'open';
+  else delete body.dataset.compare;
+});
+store.on('busy', ({ busy }) => {
+  if (busy) body.dataset.busy = 'true';
+  else delete body.dataset.busy;
+});
+store.on('reloads', ({ reloads }) => {
+  body.dataset.reloads = String(reloads);
+});
+
+/** ← / →: fold or unfold the selected row, or go to its parent; `false` when it does nothing. */
+function foldSelected(key) {
   const { selected, rows, folded, parents } = store.get();
-  const fold = foldKey(rows.at(selected), event.key, folded, parents);
-  if (fold) {
-    event.preventDefault();
-    if (fold.select) return jumpTo(fold.select);
-    const next = new Set(folded);
-    if (fold.fold) next.add(fold.fold);
-    else next.delete(fold.unfold);
-    store.set({ folded: next });
-    return applyView();
-  }
-  const next = reduceKey({ selected, rowCount: rows.length, pageRows: tree.pageRows() }, event.key);
-  if (!next) return;
-  event.preventDefault();
+  const fold = foldKey(rows.at(selected), key, folded, parents);
+  if (!fold) return false;
+  if (fold.select) return jumpTo(fold.select);
+  const next = new Set(folded);
+  if (fold.fold) next.add(fold.fold);
+  else next.delete(fold.unfold);
+  store.set({ folded: next });
+  return applyView();
+}
+
+/** The tree's moves (tree/keys.js), Enter (make the row the leaf) and `g` (the file's leaf). */
+function moveSelection(key) {
+  const { selected, rows } = store.get();
+  const next = reduceKey({ selected, rowCount: rows.length, pageRows: tree.pageRows() }, key);
+  if (!next) return false;
   if (next.command === 'select-leaf') showLeaf(rows.id(next.selected), rows.id(next.selected));
   else if (next.command === 'file-leaf') showLeaf(null);
   else if (next.selected !== selected) select(next.selected);
+  return true;
+}
+
+/** What keys.js's actions do; `false`: the key did nothing (its default is kept). */
+const keyActions = {
+  'write-escape': () => writes.escape(),
+  'close-screen': () => screens?.back(),
+  library: () => screens?.showLibrary(),
+  settings: () => screens?.showSettings(),
+  open: () => screens?.pick(),
+  compact: () => writes.start('compact'),
+  prune: () => writes.start('prune'),
+  navigate: () => writes.start('navigate'),
+  undo: () => writes.start('undo'),
+  edit: () => writes.start('edit'),
+  'close-plan': () => closePlan(),
+  plan: () => openPlan(),
+  mark: () => markForCompare(),
+  compare: () => openCompare(),
+  usage: () => openUsage(),
+  search: () => {
+    search.focus();
+    search.select();
+  },
+  fold: (event) => foldSelected(event.key),
+  move: (event) => moveSelection(event.key),
+};
+
+// Every key goes through keys.js's table.
+document.addEventListener('keydown', (event) => {
+  const { overlay, plan, planStatus } = store.get();
+  const action = routeKey(event, {
+    screen: body.dataset.screen ?? null, // screens.js's
+    dialog: writes.isOpen() ? 'write' : overlay,
+    plan: plan != null,
+    planOpen: planStatus === 'open',
+  });
+  if (action && keyActions[action](event) !== false) event.preventDefault();
 });
 
 /**
@@ -510,11 +567,10 @@ document.addEventListener('keydown', (event) => {
  */
 function showSession(session) {
   if (store.get().plan) closePlan();
-  previews.clear();
   problems.close();
-  store.set({ session, folded: new Set(), selected: -1, leafId: null, followFile: true });
-  renderSession(session);
-  renderEntryHint($('entry'), 'Select a row to see its line in the file.');
+  store.set({
+    session, previews: new Map(), folded: new Set(), selected: -1, leafId: null, followFile: true, entry: null,
+  });
   // A file that reads as no session at all says why at once.
   if (looksUnreadable(session)) problems.open();
   return showLeaf(null);
@@ -530,26 +586,14 @@ async function openAndShow(path, dialect = null) {
   }
 }
 
-/**
- * Settings read at start or saved: the budget bar's default window (a typed one wins) and the
- * context panel's tokenizer (the panel is drawn again when it changed).
- */
-function applySettings(settings) {
-  // Until settings arrive the panel counts with o200k_base (context/actions.js).
-  const before = store.get().settings?.tokenizer ?? 'o200k_base';
-  store.set({ settings });
-  $('budget-window').placeholder = settings.contextWindow ? `${settings.contextWindow} (settings)` : 'auto';
-  const { session, followFile, leafId } = store.get();
-  if (!session || !leafId) return;
-  showBudget(followFile ? null : leafId).catch(report);
-  // Only the panel's counts change: draw the context on screen again, without fetching it.
-  if (before !== settings.tokenizer && shownContext?.path === session.path) drawContext(shownContext.ctx);
-}
+let screens = null;
 
 async function start() {
   renderLegend($('tree-legend'));
-  renderEntryHint($('entry'), 'Select a row to see its line in the file.');
-  const screens = initScreens({ open: openAndShow, session: () => store.get().session, report, onSettings: applySettings });
+  store.set({ entry: null });
+  // Settings read at start or saved: the budget bar's default window (a typed one wins) and
+  // the context panel's tokenizer (the `settings` renderer above).
+  screens = initScreens({ open: openAndShow, session: () => store.get().session, report, onSettings: (settings) => store.set({ settings }) });
   try {
     perfMark('open');
     // The home folder (paths inside it are shown as `~/…`) is asked for beside the session.
@@ -557,7 +601,7 @@ async function start() {
     perfMark('opened');
     await showSession(first);
     await onSessionChanged((next) => {
-      pending = pending.then(() => reload(next)).catch(report);
+      oneAtATime(() => reload(next)).catch(() => {}); // reported by oneAtATime
     });
     $('tree').focus();
     $('status').hidden = true;

@@ -1,8 +1,8 @@
-// The Library and Settings screens and the Open… picker, wired to the title bar buttons and
-// keys: `l` Library, `o` Open…, `,` Settings, Esc back to the session. A screen replaces the
-// panes (`body[data-screen]`, styles.css), so the main screen keeps its full size when closed.
-// main.js's key handler ignores keys while a screen is up. At start, when the demo stands in
-// for a session nobody named, the title bar offers the library's sessions (`offerLibrary`).
+// The Library and Settings screens and the Open… picker, wired to the title bar buttons; the
+// keys (`l` Library, `o` Open…, `,` Settings, Esc back to the session) are keys.js's, run by
+// main.js. A screen replaces the panes (`body[data-screen]`, styles.css), so the main screen
+// keeps its full size when closed. At start, when the demo stands in for a session nobody
+// named, the title bar offers the library's sessions (`offerLibrary`).
 
 import { getSettings, listSessions, pickSessionFile, providers, saveSettings } from './ipc.js';
 import { libraryOffer } from './library/format.js';
@@ -91,27 +91,11 @@ export function initScreens({ open, session, report, onSettings }) {
   $('open-file').addEventListener('click', pick);
   $('show-settings').addEventListener('click', showSettings);
 
-  document.addEventListener('keydown', (event) => {
-    if (event.altKey || event.ctrlKey || event.metaKey) return;
-    const screen = body.dataset.screen;
-    if (screen && event.key === 'Escape') {
-      event.preventDefault();
-      if (screen === 'settings') settings.revertTheme();
-      closeScreen();
-      return;
-    }
-    if (event.target.closest?.('input, select, textarea, #context, #entry, #plan, dialog')) return;
-    if (event.key === 'l' && screen !== 'library') {
-      event.preventDefault();
-      showLibrary();
-    } else if (event.key === ',' && screen !== 'settings') {
-      event.preventDefault();
-      showSettings();
-    } else if (event.key === 'o' && !screen) {
-      event.preventDefault();
-      pick();
-    }
-  });
+  /** Esc: back to the session; the settings screen first puts back the theme it was opened with. */
+  function back() {
+    if (body.dataset.screen === 'settings') settings.revertTheme();
+    closeScreen();
+  }
 
   // The stored theme and settings apply from the start; defaults if they cannot be read.
   getSettings()
@@ -142,5 +126,5 @@ export function initScreens({ open, session, report, onSettings }) {
     offer.hidden = false;
   }
 
-  return { showLibrary, showSettings, closeScreen, offerLibrary };
+  return { showLibrary, showSettings, closeScreen, back, pick, offerLibrary };
 }

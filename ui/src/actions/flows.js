@@ -1,31 +1,22 @@
-// The app's write flows: compact, prune, continue from here (navigate), undo a compaction, edit
-// a summary. Each is preview → confirmation (saying exactly what will be written) → apply →
-// the result with a before/after diff of the context, in the write dialog.
+// Runs the write flows (actions/specs.js, stepped by actions/wizard.js) in the write dialog:
+// each is its steps (form, preview, confirmation saying exactly what will be written) → apply →
+// the result with a before/after diff of the context.
 //
 // `body[data-write]` names the step on screen (`form`, `preview`, `confirm`, `running`, `done`,
 // `error`), `body[data-write-action]` the flow, `body[data-write-error]` an error's kind: the
 // end-to-end tests wait on them. Nothing here throws into the window: every failure becomes an
 // error step or a status line.
 
-import {
-  cancelSummary, compact, compactionPreview, contextView, editSummary, editSummaryPreview, navigate,
-  navigatePreview, providers, prune, prunePreview, undoCompaction, undoCompactionPreview,
-} from '../ipc.js';
+import * as ipc from '../ipc.js';
 import { diffContexts } from '../diff/context-diff.js';
-import {
-  compactConfirmation, editConfirmation, errorText, navigateConfirmation, navigatePreviewLines,
-  pruneConfirmation, prunePreviewLines, resultLines, summarySource, undoConfirmation,
-} from './format.js';
+import { makeButton } from '../dom.js';
+import { errorText, resultLines, summarySource } from './format.js';
 import { foldProgress, initialProgress } from './progress.js';
+import { FLOWS } from './specs.js';
+import { openFlow, reduceFlow, stepButtons, stepOf } from './wizard.js';
 import { readFields, renderProgress, renderStep, renderTimeLeft } from './view.js';
 
-/** Row classes of the previews (styles.css: `.row.write-*`). */
-export const WRITE_CLASSES = { pruned: 'write-pruned', abandoned: 'write-abandoned', target: 'write-target' };
-
-const TITLES = {
-  compact: 'Compact', prune: 'Prune tool outputs', navigate: 'Continue from here',
-  undo: 'Undo compaction', edit: 'Edit summary',
-};
+export { WRITE_CLASSES } from './specs.js';
 
 /**
  * Wires the flows to `dialog` (a `<dialog>`) and the buttons in `bar`. `hooks`: `current()` →
@@ -37,59 +28,129 @@ const TITLES = {
  * `report(err)` the status line.
  */
 export function createWrites({ dialog, bar, hooks }) {
-  const body = dialog.ownerDocument.body;
-  let flow = null; // { action, running, cancelling, progress }
+  const doc = dialog.ownerDocument;
+  const body = doc.body;
+  // The flow on screen: `{ spec, state, running, cancelling, progress }` (`state`: wizard.js's).
+  let flow = null;
+  // The form as last filled in, offered again by the next form (any flow's).
   let form = { instructions: '', source: { mode: 'configured' }, summarize: true };
 
-  const buttons = {
-    compact: barButton('write-open-compact', 'Compact… (Enter)', 'Summarize what the plan shows and append a compaction entry', () => startCompact()),
-    prune: barButton('write-open-prune', 'Prune… (p)', "Preview replacing old tool outputs by a notice (oh-my-pi's pruning)", () => startPrune()),
-    navigate: barButton('write-open-navigate', 'Continue from here… (n)', 'Make the selected entry where the agent continues', () => startNavigate()),
-    undo: barButton('write-open-undo', 'Undo compaction… (u)', 'Continue from the entry before the selected compaction', () => startUndo()),
-    edit: barButton('write-open-edit', 'Edit summary… (e)', "Append a corrected copy of the selected compaction's summary", () => startEdit()),
+  /** What the specs get: the IPC calls, what is on screen, the summary sources, the form. */
+  const env = {
+    ipc,
+    current: () => hooks.current(),
+    async providers() {
+      try {
+        return await ipc.providers();
+      } catch {
+        return null; // the picker then offers a typed provider and offline only
+      }
+    },
+    readSource(fields, list) {
+      form = { ...form, instructions: fields.instructions ?? '', source: fields.source, summarize: fields.summarize ?? form.summarize };
+      return summarySource(fields.source, list);
+    },
+    remember(patch) {
+      form = { ...form, ...patch };
+    },
   };
+
+  const bars = {
+    compact: ['write-open-compact', 'Compact… (Enter)', 'Summarize what the plan shows and append a compaction entry'],
+    prune: ['write-open-prune', 'Prune… (p)', "Preview replacing old tool outputs by a notice (oh-my-pi's pruning)"],
+    navigate: ['write-open-navigate', 'Continue from here… (n)', 'Make the selected entry where the agent continues'],
+    undo: ['write-open-undo', 'Undo compaction… (u)', 'Continue from the entry before the selected compaction'],
+    edit: ['write-open-edit', 'Edit summary… (e)', "Append a corrected copy of the selected compaction's summary"],
+  };
+  const buttons = Object.fromEntries(Object.entries(bars).map(([action, [id, label, title]]) => [
+    action, makeButton(doc, `write-open ${id}`, label, { id, title, onClick: () => start(action) }),
+  ]));
   bar.replaceChildren(...Object.values(buttons));
   selectionChanged(null);
 
-  function barButton(id, label, title, onClick) {
-    const button = dialog.ownerDocument.createElement('button');
-    button.type = 'button';
-    button.id = id;
-    button.className = `write-open ${id}`;
-    button.textContent = label;
-    button.title = title;
-    button.addEventListener('click', () => onClick());
-    return button;
-  }
-
   /** The selected row changed: undo and edit need a compaction, navigate any entry. */
   function selectionChanged(row) {
-    const compaction = row?.entryType === 'compaction';
-    buttons.undo.disabled = !compaction;
-    buttons.edit.disabled = !compaction;
-    buttons.navigate.disabled = !row;
+    for (const action of ['navigate', 'undo', 'edit']) buttons[action].disabled = !FLOWS[action].can({ row });
   }
 
   function setState(state, kind = null) {
     body.dataset.write = state;
-    body.dataset.writeAction = flow?.action ?? '';
+    body.dataset.writeAction = flow?.spec.action ?? '';
     if (kind) body.dataset.writeError = kind;
     else delete body.dataset.writeError;
   }
 
-  function show(step, errorKind = null) {
+  /** Draws `step` (view.js's `renderStep` shape) with the flow's title. */
+  function draw(step, errorKind = null) {
     setState(step.state, errorKind);
     // A failure no step caught goes to the status line, never out of the click handler.
-    const buttons = (step.buttons ?? []).map((b) => ({
+    const wrapped = (step.buttons ?? []).map((b) => ({
       ...b, onClick: () => Promise.resolve().then(b.onClick).catch((err) => hooks.report(err)),
     }));
-    renderStep(dialog, { title: TITLES[flow.action], ...step, buttons });
+    renderStep(dialog, { title: flow.spec.title, ...step, buttons: wrapped });
   }
 
-  function begin(action) {
-    if (flow?.running) return false;
-    flow = { action, running: false };
-    return true;
+  /** Draws the flow's current step: its rows outlined, its view, its buttons. */
+  function showStep() {
+    const { spec, state } = flow;
+    const step = stepOf(spec, state.step);
+    const marks = spec.marks?.(state.answers, step.id);
+    if (marks) hooks.markRows(marks);
+    const view = step.view(state.answers, { session: hooks.current().session, form });
+    const actions = { close, back, next, apply };
+    draw({
+      state: step.id,
+      error: state.error,
+      ...view,
+      buttons: stepButtons(spec, state).map(({ event, ...b }) => ({ ...b, onClick: actions[event] })),
+    });
+  }
+
+  /** Starts flow `action` (`compact`, `prune`, `navigate`, `undo`, `edit`): keys.js's keys, the bar. */
+  function start(action) {
+    run(FLOWS[action]).catch((err) => hooks.report(err));
+  }
+
+  async function run(spec) {
+    if (!spec.can(hooks.current()) || flow?.running) return;
+    const mine = { spec, state: null, running: false };
+    flow = mine;
+    let answers;
+    try {
+      answers = await spec.start(env);
+    } catch (err) {
+      if (flow === mine) await fail(err, againOf(spec));
+      else hooks.report(err);
+      return;
+    }
+    if (flow !== mine) return; // closed, or another flow started meanwhile
+    mine.state = openFlow(spec, answers);
+    showStep();
+  }
+
+  function back() {
+    flow.state = reduceFlow(flow.spec, flow.state, { type: 'back' });
+    showStep();
+  }
+
+  /** Next: the step's `leave` (reads the form, may call a preview), then the following step. */
+  async function next() {
+    const mine = flow;
+    const { spec, state } = mine;
+    const leave = stepOf(spec, state.step).next?.leave;
+    let out = { patch: {} };
+    if (leave) {
+      try {
+        out = await leave(state.answers, readFields(dialog), env);
+      } catch (err) {
+        if (flow === mine) await fail(err, againOf(spec));
+        else hooks.report(err);
+        return;
+      }
+    }
+    if (flow !== mine) return;
+    mine.state = reduceFlow(spec, mine.state, out.error ? { type: 'invalid', error: out.error, patch: out.patch } : { type: 'next', patch: out.patch });
+    showStep();
   }
 
   function close() {
@@ -100,7 +161,7 @@ export function createWrites({ dialog, bar, hooks }) {
     delete body.dataset.writeAction;
     delete body.dataset.writeError;
     hooks.markRows(null);
-    dialog.ownerDocument.getElementById('tree')?.focus();
+    doc.getElementById('tree')?.focus();
   }
 
   /** Esc: cancels a running summary, else closes. */
@@ -114,7 +175,25 @@ export function createWrites({ dialog, bar, hooks }) {
     escape();
   });
 
-  const closeButton = (label = 'Close') => ({ id: 'write-close', label, onClick: close });
+  /** After an error, what "Start over" / "Try again" / "Preview again" does (null: nothing). */
+  function againOf(spec) {
+    if (!spec.again) return null;
+    const restart = () => {
+      flow = null;
+      hooks.markRows(null);
+      return run(spec);
+    };
+    if (spec.again === 'restart') return restart;
+    return () => spec.again({
+      current: hooks.current,
+      restart,
+      close: () => {
+        flow = null;
+        close();
+      },
+      openPlan: () => hooks.openPlan(),
+    });
+  }
 
   /** An error step; `changed` reloads the view first; `again` restarts the flow (for `held`, once the agent let go). */
   async function fail(err, again) {
@@ -127,62 +206,62 @@ export function createWrites({ dialog, bar, hooks }) {
         hooks.report(reloadErr);
       }
     }
-    const buttonsFor = [closeButton()];
-    if (again) buttonsFor.unshift({ id: 'write-again', label: err?.kind === 'changed' ? 'Preview again' : err?.kind === 'held' ? 'Try again' : 'Start over', onClick: again });
-    show({ state: 'error', error: errorText(err), buttons: buttonsFor }, err?.kind ?? 'error');
-  }
-
-  async function loadProviders() {
-    try {
-      return await providers();
-    } catch {
-      return null; // the picker then offers a typed provider and offline only
+    if (flow.state) flow.state = reduceFlow(flow.spec, flow.state, { type: 'failed', error: err });
+    const list = [{ id: 'write-close', label: 'Close', onClick: close }];
+    // A refusal found before writing is final: trying again would say the same.
+    if (again && !err?.final) {
+      const label = err?.kind === 'changed' ? 'Preview again' : err?.kind === 'held' ? 'Try again' : 'Start over';
+      list.unshift({ id: 'write-again', label, onClick: again });
     }
+    draw({ state: 'error', error: errorText(err), buttons: list }, err?.kind ?? 'error');
   }
 
-  function readSource(fields, list) {
-    form = { ...form, instructions: fields.instructions ?? '', source: fields.source, summarize: fields.summarize ?? form.summarize };
-    return summarySource(fields.source, list);
-  }
-
-  /** Runs `apply(onEvent)` with the live summary on screen, then shows the result and the diff. */
-  async function run({ before, apply, streamed, view, again }) {
-    flow.running = true;
-    flow.progress = initialProgress();
-    const cancel = { id: 'write-cancel', label: 'Cancel (Esc)', onClick: requestCancel };
-    show({
+  /** The write: the live summary on screen, then the result and the diff of the context. */
+  async function apply() {
+    const mine = flow;
+    const { spec } = mine;
+    const answers = mine.state.answers;
+    const before = await contextBefore(spec.before(answers));
+    if (flow !== mine || mine.running) return;
+    mine.state = reduceFlow(spec, mine.state, { type: 'apply' });
+    const streamed = spec.streamed(answers);
+    mine.running = true;
+    mine.progress = initialProgress();
+    draw({
       state: 'running',
       lines: [streamed ? 'The summary streams below; nothing is written until it is complete.' : 'Writing…'],
-      progress: streamed ? flow.progress : null,
-      buttons: streamed ? [cancel] : [],
+      progress: streamed ? mine.progress : null,
+      buttons: streamed ? [{ id: 'write-cancel', label: 'Cancel (Esc)', onClick: requestCancel }] : [],
     });
     // The countdown to the call's deadline ticks between events too.
     const ticker = streamed ? setInterval(() => flow && renderTimeLeft(dialog, flow.progress), 1000) : null;
     let result;
     try {
-      result = await apply((event) => {
+      result = await spec.apply(answers, env, (event) => {
         if (!flow) return;
         // Stamped on arrival: `deadlineMs` counts from now.
         flow.progress = foldProgress(flow.progress, { ...event, at: Date.now() });
         renderProgress(dialog, flow.progress);
       });
     } catch (err) {
-      return fail(err, again);
+      return fail(err, againOf(spec));
     } finally {
       if (ticker != null) clearInterval(ticker);
     }
-    flow.running = false;
-    const lines = resultLines(result);
+    mine.running = false;
+    mine.state = reduceFlow(spec, mine.state, { type: 'done', result });
+    const { after } = mine.state;
     let diff = null;
     try {
       // The context the refreshed view drew; fetched here only when another view overtook it.
-      const shown = await hooks.written(result.session, view(result));
-      const after = shown ?? await contextView(view(result).leafId ?? result.leafId ?? null);
-      diff = before ? diffContexts(before, after) : null;
+      const shown = await hooks.written(result.session, after);
+      const now = shown ?? await ipc.contextView(after.leafId ?? result.leafId ?? null);
+      diff = before ? diffContexts(before, now) : null;
     } catch (err) {
       hooks.report(err);
     }
-    show({ state: 'done', lines, diff, buttons: [{ ...closeButton(), primary: true }] });
+    if (flow !== mine) return; // closed while the view was refreshed
+    draw({ state: 'done', lines: resultLines(result), diff, buttons: [{ id: 'write-close', label: 'Close', primary: true, onClick: close }] });
   }
 
   async function requestCancel() {
@@ -194,7 +273,7 @@ export function createWrites({ dialog, bar, hooks }) {
       button.textContent = 'Cancelling…';
     }
     try {
-      await cancelSummary();
+      await ipc.cancelSummary();
     } catch (err) {
       hooks.report(err);
     }
@@ -206,293 +285,10 @@ export function createWrites({ dialog, bar, hooks }) {
     const shown = hooks.contextShown?.(leafId);
     if (shown) return shown;
     try {
-      return await contextView(leafId);
+      return await ipc.contextView(leafId);
     } catch {
       return null;
     }
-  }
-
-  // ---- Compaction: from the plan on screen.
-  async function startCompact() {
-    const plan = hooks.current().plan;
-    if (!plan || !begin('compact')) return;
-    if (plan.nothingToCompact) {
-      return fail({ kind: 'refused', message: `nothing to compact: ${plan.reason ?? ''}` });
-    }
-    const list = await loadProviders();
-    compactForm(plan, list);
-  }
-
-  function compactForm(plan, list, error = null) {
-    show({
-      state: 'form',
-      error,
-      lines: [`Compact the context of leaf ${plan.leafId}: the plan on screen says what is summarized and kept.`],
-      fields: [{ kind: 'instructions', value: form.instructions }, { kind: 'source', providers: list, value: form.source }],
-      buttons: [closeButton('Cancel'), { id: 'write-next', label: 'Next: confirm…', primary: true, onClick: () => compactConfirm(plan, list) }],
-    });
-  }
-
-  async function compactConfirm(oldPlan, list) {
-    const fields = readFields(dialog);
-    const { source, error } = readSource(fields, list);
-    if (error) return compactForm(oldPlan, list, error);
-    const { instructions } = fields;
-    let plan;
-    try {
-      // The instructions change the prompt: plan again with them.
-      plan = await compactionPreview(oldPlan.leafId, null, instructions);
-    } catch (err) {
-      return fail(err, () => startCompactAgain());
-    }
-    if (plan.nothingToCompact) return fail({ kind: 'refused', message: `nothing to compact: ${plan.reason ?? ''}` });
-    const session = hooks.current().session;
-    const first = plan.calls?.[0];
-    show({
-      state: 'confirm',
-      lines: compactConfirmation({ plan, session, source, providers: list, instructions }),
-      prompt: first ? { title: `the exact prompt (call 1 of ${plan.calls.length})`, ...first } : null,
-      buttons: [
-        { id: 'write-back', label: 'Back', onClick: () => compactForm(oldPlan, list) },
-        { id: 'write-apply', label: 'Compact: append the entry', primary: true, onClick: () => compactApply(plan, instructions, source) },
-      ],
-    });
-  }
-
-  async function compactApply(plan, instructions, source) {
-    const before = await contextBefore(plan.leafId);
-    await run({
-      before,
-      streamed: true,
-      apply: (onEvent) => compact(plan.leafId, instructions, null, source, onEvent),
-      view: (result) => ({ leafId: null, selectId: result.entries?.at(-1)?.id ?? result.leafId }),
-      again: () => startCompactAgain(),
-    });
-  }
-
-  /**
-   * After an error: back to the form while the plan is on screen; after a reload (the file
-   * changed) the plan is gone: the dialog closes and the plan is previewed afresh.
-   */
-  async function startCompactAgain() {
-    flow = null;
-    if (hooks.current().plan) return startCompact();
-    close();
-    return hooks.openPlan();
-  }
-
-  // ---- Prune (omp's tool-output pruning; offered for pi with a note, D20).
-  async function startPrune() {
-    if (!begin('prune')) return;
-    const { followFile, leafId } = hooks.current();
-    const leaf = followFile ? null : leafId;
-    let preview;
-    try {
-      preview = await prunePreview(leaf);
-    } catch (err) {
-      return fail(err, () => restart(startPrune));
-    }
-    hooks.markRows(new Map((preview.prunedIds ?? []).map((id) => [id, WRITE_CLASSES.pruned])));
-    const session = hooks.current().session;
-    show({
-      state: 'preview',
-      lines: prunePreviewLines(preview),
-      buttons: preview.nothing ? [{ ...closeButton(), primary: true }] : [closeButton('Cancel'), {
-        id: 'write-next', label: 'Next: confirm…', primary: true,
-        onClick: () => show({
-          state: 'confirm',
-          lines: pruneConfirmation({ preview, session }),
-          buttons: [closeButton('Cancel'), {
-            id: 'write-apply', label: 'Prune: rewrite the file', primary: true,
-            onClick: async () => run({
-              before: await contextBefore(leaf),
-              streamed: false,
-              apply: () => prune(leaf),
-              view: (result) => ({ leafId: leaf, selectId: preview.prunedIds[0] ?? result.leafId }),
-              again: () => restart(startPrune),
-            }),
-          }],
-        }),
-      }],
-    });
-  }
-
-  function restart(start) {
-    flow = null;
-    hooks.markRows(null);
-    return start();
-  }
-
-  // ---- Continue from the selected entry, with or without a branch summary (D14).
-  async function startNavigate() {
-    const { row } = hooks.current();
-    if (!row || !begin('navigate')) return;
-    const list = await loadProviders();
-    navigateForm(row.id, list);
-  }
-
-  function navigateForm(targetId, list, error = null) {
-    hooks.markRows(new Map([[targetId, WRITE_CLASSES.target]]));
-    show({
-      state: 'form',
-      error,
-      lines: [`Make ${targetId} the point the agent continues from.`],
-      fields: [
-        { kind: 'summarize', value: form.summarize },
-        { kind: 'instructions', value: form.instructions },
-        { kind: 'source', providers: list, value: form.source },
-      ],
-      buttons: [closeButton('Cancel'), { id: 'write-next', label: 'Preview…', primary: true, onClick: () => navigatePreviewStep(targetId, list) }],
-    });
-  }
-
-  async function navigatePreviewStep(targetId, list) {
-    const fields = readFields(dialog);
-    const summarize = fields.summarize !== false;
-    const { source, error } = summarize ? readSource(fields, list) : { source: { offline: false, provider: null } };
-    form = { ...form, summarize };
-    if (error) return navigateForm(targetId, list, error);
-    const instructions = summarize ? fields.instructions : null;
-    let preview;
-    try {
-      preview = await navigatePreview(targetId, summarize, instructions);
-    } catch (err) {
-      return fail(err, () => restart(startNavigate));
-    }
-    const marks = new Map((preview.abandonedIds ?? []).map((id) => [id, WRITE_CLASSES.abandoned]));
-    marks.set(targetId, WRITE_CLASSES.target);
-    hooks.markRows(marks);
-    const session = hooks.current().session;
-    const confirm = () => show({
-      state: 'confirm',
-      lines: navigateConfirmation({ preview, session, source, providers: list, instructions }),
-      buttons: [
-        { id: 'write-back', label: 'Back', onClick: () => navigateForm(targetId, list) },
-        {
-          id: 'write-apply', label: summarize ? 'Continue: append the branch summary' : 'Continue: append the marker', primary: true,
-          onClick: async () => run({
-            before: await contextBefore(preview.fromLeafId ?? null),
-            streamed: summarize && !preview.nothingToSummarize,
-            apply: (onEvent) => navigate(targetId, summarize, instructions, source, onEvent),
-            view: (result) => ({ leafId: null, selectId: result.entries?.at(-1)?.id ?? result.leafId }),
-            again: () => restart(startNavigate),
-          }),
-        },
-      ],
-    });
-    show({
-      state: 'preview',
-      lines: navigatePreviewLines(preview),
-      prompt: preview.call ? { title: `the exact prompt (maxTokens ${preview.call.maxTokens})`, ...preview.call } : null,
-      buttons: [
-        { id: 'write-back', label: 'Back', onClick: () => navigateForm(targetId, list) },
-        { id: 'write-next', label: 'Next: confirm…', primary: true, onClick: confirm },
-      ],
-    });
-  }
-
-  // ---- Undo a compaction: continue from the entry before it (D14).
-  async function startUndo() {
-    const { row } = hooks.current();
-    if (row?.entryType !== 'compaction' || !begin('undo')) return;
-    let preview;
-    try {
-      preview = await undoCompactionPreview(row.id);
-    } catch (err) {
-      return fail(err);
-    }
-    hooks.markRows(new Map([[preview.targetId, WRITE_CLASSES.target]]));
-    const session = hooks.current().session;
-    show({
-      state: 'confirm',
-      lines: undoConfirmation({ preview, session }),
-      buttons: [closeButton('Cancel'), {
-        id: 'write-apply', label: 'Undo: append the marker', primary: true,
-        onClick: async () => run({
-          before: await contextBefore(null),
-          streamed: false,
-          apply: () => undoCompaction(row.id),
-          view: (result) => ({ leafId: null, selectId: result.entries?.at(-1)?.id ?? result.leafId }),
-          again: null,
-        }),
-      }],
-    });
-  }
-
-  // ---- Edit the summary of the compaction in effect: a corrected entry, same boundary.
-  async function startEdit() {
-    const { row } = hooks.current();
-    if (row?.entryType !== 'compaction' || !begin('edit')) return;
-    let preview;
-    try {
-      preview = await editSummaryPreview(row.id);
-    } catch (err) {
-      return fail(err);
-    }
-    editForm(preview, preview.summary);
-  }
-
-  function editForm(preview, summary, error = null) {
-    show({
-      state: 'form',
-      error,
-      lines: [
-        `Compaction ${preview.compactionId}: first kept entry ${preview.firstKeptEntryId}.`,
-        ...(preview.note ? [preview.note] : []),
-      ],
-      fields: [{ kind: 'summary', value: summary }],
-      buttons: [closeButton('Cancel'), {
-        id: 'write-next', label: 'Next: confirm…', primary: true,
-        onClick: () => {
-          const text = readFields(dialog).summary ?? '';
-          if (text.trim() === '') return editForm(preview, text, 'The summary is empty.');
-          if (text === preview.summary) return editForm(preview, text, 'The summary is unchanged.');
-          const session = hooks.current().session;
-          return show({
-            state: 'confirm',
-            lines: editConfirmation({ preview, session, summary: text }),
-            buttons: [
-              { id: 'write-back', label: 'Back', onClick: () => editForm(preview, text) },
-              {
-                id: 'write-apply', label: 'Append the corrected summary', primary: true,
-                onClick: async () => run({
-                  before: await contextBefore(null),
-                  streamed: false,
-                  apply: () => editSummary(preview.compactionId, text),
-                  view: (result) => ({ leafId: null, selectId: result.entries?.at(-1)?.id ?? result.leafId }),
-                  again: null,
-                }),
-              },
-            ],
-          });
-        },
-      }],
-    });
-  }
-
-  /**
-   * Keys; `true` when the key was for the flows (main.js then ignores it). While the dialog is
-   * open every key stays in it (Esc cancels or closes); else Enter with the plan on screen
-   * opens Compact…, `p` Prune…, `n` Continue from here…, `u` Undo, `e` Edit summary.
-   */
-  function onKey(event) {
-    if (dialog.open) {
-      if (event.key === 'Escape') {
-        event.preventDefault();
-        escape();
-      }
-      return true;
-    }
-    if (event.altKey || event.ctrlKey || event.metaKey) return false;
-    if (event.target.closest?.('input, select, textarea, button, #context, #entry')) return false;
-    const start = {
-      p: startPrune, n: startNavigate, u: startUndo, e: startEdit,
-      Enter: body.dataset.plan === 'open' ? startCompact : null,
-    }[event.key];
-    if (!start) return false;
-    event.preventDefault();
-    start().catch((err) => hooks.report(err));
-    return true;
   }
 
   /** Adds `text` to the compaction dialog's instructions (the plan's "keep these"). */
@@ -500,5 +296,5 @@ export function createWrites({ dialog, bar, hooks }) {
     form = { ...form, instructions: form.instructions ? `${form.instructions}\n${text}` : text };
   }
 
-  return { onKey, selectionChanged, addInstructions };
+  return { start, escape, isOpen: () => dialog.open, selectionChanged, addInstructions };
 }

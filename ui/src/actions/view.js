@@ -2,7 +2,7 @@
 // a preview, the confirmation, the running summary, the result with its diff, or an error.
 // Owns the dialog's DOM; every text (session text, prompts, summaries) goes in as text only.
 
-import { elementMaker } from '../dom.js';
+import { elementMaker, makeButton } from '../dom.js';
 import { renderDiff } from '../diff/view.js';
 import { PROVIDER_KINDS, parseSourceValue, sourceOptions, sourceValue } from './format.js';
 import { callHeading, progressStatus, timeLeft } from './progress.js';
@@ -40,14 +40,7 @@ export function renderStep(dialog, step) {
   parts.push(body);
   const buttons = el('div', 'write-buttons');
   for (const b of step.buttons ?? []) {
-    const button = el('button', `write-button${b.primary ? ' primary' : ''}`, b.label);
-    button.type = 'button';
-    button.id = b.id;
-    button.addEventListener('click', (event) => {
-      event.preventDefault();
-      b.onClick();
-    });
-    buttons.append(button);
+    buttons.append(makeButton(dialog.ownerDocument, `write-button${b.primary ? ' primary' : ''}`, b.label, { id: b.id, onClick: () => b.onClick() }));
   }
   parts.push(buttons);
   dialog.replaceChildren(...parts);

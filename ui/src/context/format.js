@@ -2,22 +2,8 @@
 
 import { formatCount } from '../entries/format.js';
 
-const ROLES = {
-  user: 'user',
-  assistant: 'assistant',
-  toolResult: 'tool result',
-  bashExecution: 'bash',
-  pythonExecution: 'python',
-  custom: 'custom',
-  branchSummary: 'branch summary',
-  compactionSummary: 'compaction summary',
-  system: 'system prompt',
-};
-
-/** Display name of an agent message role. */
-export function roleLabel(role) {
-  return ROLES[role] ?? String(role);
-}
+// The role labels are the tree's (one table: entries/format.js).
+export { roleLabel } from '../entries/format.js';
 
 /** `"wrapper text: agent's own (pi 0.73.1)"` or `"wrapper text: contextree's own wording"`. */
 export function wrapperText({ source, name }) {

@@ -6,7 +6,7 @@ import {
   countMode, countTotalText, editedText, editsText, estimateText, messageCountText, messageTokensText, roleLabel,
   systemHeadText, tokenizerShort, toolText, totalsText, wrapperText,
 } from './format.js';
-import { elementMaker } from '../dom.js';
+import { elementMaker, makeButton } from '../dom.js';
 import { formatCount } from '../entries/format.js';
 
 /**
@@ -19,16 +19,7 @@ import { formatCount } from '../entries/format.js';
 export function renderContext(root, ctx, onEntry, actions = {}) {
   const doc = root.ownerDocument;
   const el = elementMaker(doc);
-  const button = (className, text, title, onClick) => {
-    const b = el('button', className, text);
-    b.type = 'button';
-    if (title) b.title = title;
-    b.addEventListener('click', (event) => {
-      event.preventDefault();
-      onClick(b);
-    });
-    return b;
-  };
+  const button = (className, text, title, onClick) => makeButton(doc, className, text, { title, onClick });
   const fail = (err) => (actions.report ?? console.error)(err);
   delete root.dataset.counts;
   delete root.dataset.copied;

@@ -1,15 +1,25 @@
 // Pure formatting of session entries (labels, kinds, counts): no DOM, no IPC (node --test).
 
-/** Role labels of message entries, keyed by the message `role` in the session file. */
+/**
+ * Role labels of messages, keyed by the message `role` in the session file: the tree's rows
+ * and the context panel's messages both read this one table.
+ */
 const ROLE_LABELS = {
   user: 'user',
   assistant: 'assistant',
   toolResult: 'tool result',
   bashExecution: 'bash',
+  pythonExecution: 'python',
   custom: 'custom message',
   branchSummary: 'branch summary',
   compactionSummary: 'compaction summary',
+  system: 'system prompt',
 };
+
+/** Display name of a message role; an unknown role is shown as it is. */
+export function roleLabel(role) {
+  return ROLE_LABELS[role] ?? String(role);
+}
 
 /** Labels of non-message entries, keyed by the entry `type`. */
 const TYPE_LABELS = {
@@ -41,9 +51,7 @@ const TYPE_KINDS = {
 
 /** Human label of an entry: its role for messages, else its type, with `_` read as spaces. */
 export function entryLabel({ entryType, role }) {
-  if (entryType === 'message' && role) {
-    return ROLE_LABELS[role] ?? role;
-  }
+  if (entryType === 'message' && role) return roleLabel(role);
   return TYPE_LABELS[entryType] ?? String(entryType).replaceAll('_', ' ');
 }
 
@@ -55,18 +63,18 @@ export function entryKind({ entryType, role }) {
   return TYPE_KINDS[entryType] ?? 'meta';
 }
 
+const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
 /** `1234567` → `"1,234,567"` (rounded to a whole number), independent of the system locale. */
 export function formatCount(n) {
-  const whole = Math.round(Number(n));
-  const digits = String(Math.abs(whole));
-  const groups = [];
-  for (let end = digits.length; end > 0; end -= 3) {
-    groups.unshift(digits.slice(Math.max(0, end - 3), end));
-  }
-  return (whole < 0 ? '-' : '') + groups.join(',');
+  // Math.round's halves (up, as before) and no "-0".
+  return COUNT.format(Math.round(Number(n)) + 0);
 }
 
-/** Compact token counts: `999`, `1.2k`, `41k`, `1.3M`. */
+/**
+ * Compact token counts: `999`, `1.2k`, `41k`, `1.3M`. (Not through Intl: its rounding of the
+ * shortest decimal form would turn 1150's `1.1k` into `1.2k`.)
+ */
 export function formatTokens(n) {
   if (n < 1000) return String(n);
   if (n < 10_000) return `${trimZero((n / 1000).toFixed(1))}k`;

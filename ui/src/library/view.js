@@ -4,7 +4,8 @@
 // Session text (names, first requests, paths) is set as text only (dom.js).
 
 import { shortPath } from '../paths.js';
-import { elementMaker } from '../dom.js';
+import { elementMaker, makeButton } from '../dom.js';
+import { latestRequest } from '../requests.js';
 import {
   absoluteTime, debounce, entryCount, filterLibrary, humanSize, libraryCounts, relativeTime,
   rootsLine, sessionOrder, sessionTitle, stepSession,
@@ -24,13 +25,10 @@ export function createLibraryView(root, { load, onOpen, onPick, onClose, now = (
   search.autocomplete = 'off';
   search.spellcheck = false;
   search.setAttribute('aria-label', 'Search sessions');
-  const refresh = el('button', 'screen-button', 'Refresh');
-  refresh.type = 'button';
-  const pick = el('button', 'screen-button', 'Open file…');
-  pick.type = 'button';
-  pick.id = 'library-open-file';
-  const close = el('button', 'screen-button', 'Back (Esc)');
-  close.type = 'button';
+  const doc = root.ownerDocument;
+  const refresh = makeButton(doc, 'screen-button', 'Refresh');
+  const pick = makeButton(doc, 'screen-button', 'Open file…', { id: 'library-open-file' });
+  const close = makeButton(doc, 'screen-button', 'Back (Esc)');
   const count = el('span', 'library-count');
   count.id = 'library-count';
   const head = el('header', 'screen-head');
@@ -45,11 +43,10 @@ export function createLibraryView(root, { load, onOpen, onPick, onClose, now = (
   let library = null;
   let shown = [];
   let current = null;
-  let loads = 0;
+  const loads = latestRequest();
 
   function sessionButton(s) {
-    const item = el('button', 'library-session');
-    item.type = 'button';
+    const item = makeButton(root.ownerDocument, 'library-session');
     item.dataset.path = s.path;
     if (s.path === current) item.classList.add('current');
     if (!s.valid) item.classList.add('invalid');
@@ -139,14 +136,14 @@ export function createLibraryView(root, { load, onOpen, onPick, onClose, now = (
   close.addEventListener('click', () => onClose());
 
   async function reload() {
-    const request = ++loads;
+    const current = loads.begin();
     root.dataset.loading = 'true';
     render();
     try {
       const answer = await load();
-      if (request === loads) library = answer;
+      if (current()) library = answer;
     } finally {
-      if (request === loads) {
+      if (current()) {
         delete root.dataset.loading;
         render();
       }

@@ -2,7 +2,7 @@
 // only: prompts quote session text.
 
 import { callTitle, keepInstructions, planLines, requestText } from './format.js';
-import { elementMaker } from '../dom.js';
+import { elementMaker, makeButton } from '../dom.js';
 
 /**
  * Renders `plan` (a `compactionPreview` result) into `root`; `onKeep(text)` adds instructions
@@ -41,16 +41,15 @@ export function renderPlan(root, plan, onKeep = null) {
     box.append(list);
     const keep = keepInstructions(requests);
     if (keep && onKeep) {
-      const b = el('button', 'plan-button', 'Add these to the instructions');
-      b.type = 'button';
-      b.id = 'plan-keep';
-      b.title = keep;
-      b.addEventListener('click', () => {
-        onKeep(keep);
-        b.disabled = true;
-        b.textContent = 'added to the compaction instructions';
-      });
-      box.append(b);
+      box.append(makeButton(root.ownerDocument, 'plan-button', 'Add these to the instructions', {
+        id: 'plan-keep',
+        title: keep,
+        onClick: (b) => {
+          onKeep(keep);
+          b.disabled = true;
+          b.textContent = 'added to the compaction instructions';
+        },
+      }));
     }
     parts.push(box);
   }

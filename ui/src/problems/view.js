@@ -2,7 +2,7 @@
 // cause, and the open file's diagnostics by line; a line that holds an entry is a button that
 // selects it. Dismissible (×, or Esc inside it); the title bar's problem count opens it again.
 
-import { elementMaker } from '../dom.js';
+import { elementMaker, makeButton } from '../dom.js';
 import { diagnosticItems, errorText, lineIndex } from './format.js';
 
 /**
@@ -17,11 +17,8 @@ export function createProblemsPanel(root, { onJump }) {
 
   function render() {
     const title = el('span', 'pane-title', 'Problems');
-    const dismiss = el('button', 'problems-close', '×');
-    dismiss.type = 'button';
-    dismiss.title = 'Dismiss';
+    const dismiss = makeButton(root.ownerDocument, 'problems-close', '×', { title: 'Dismiss', onClick: () => close() });
     dismiss.setAttribute('aria-label', 'Dismiss');
-    dismiss.addEventListener('click', () => close());
     const head = el('header', 'problems-head');
     head.append(title);
     const parts = [head];
@@ -38,11 +35,10 @@ export function createProblemsPanel(root, { onJump }) {
         const item = el('li', `diag diag-${d.severity}`);
         let where;
         if (d.entryId) {
-          where = el('button', 'entry-link problems-line', d.where);
-          where.type = 'button';
-          where.title = `Select entry ${d.entryId}`;
+          where = makeButton(root.ownerDocument, 'entry-link problems-line', d.where, {
+            title: `Select entry ${d.entryId}`, onClick: () => onJump(d.entryId),
+          });
           where.dataset.entry = d.entryId;
-          where.addEventListener('click', () => onJump(d.entryId));
         } else {
           where = el('span', 'problems-line', d.where);
           where.title = d.line > 0 ? 'No entry was read from this line' : 'The whole file';

@@ -3,7 +3,7 @@
 // the configured providers, read only, keys masked. Owns the DOM of `#settings`.
 
 import { shortPath } from '../paths.js';
-import { elementMaker } from '../dom.js';
+import { elementMaker, makeButton } from '../dom.js';
 import {
   DIALECTS, THEMES, TOKENIZERS, agentModelLines, formFromSettings, providerLines, readForm,
 } from './model.js';
@@ -60,20 +60,15 @@ export function createSettingsView(root, { load, save, providers, onSaved, onDia
   onlyRoots.rows = 2;
   onlyRoots.placeholder = 'one folder per line: only these, no defaults';
   onlyRoots.spellcheck = false;
-  const saveButton = el('button', 'screen-button primary', 'Save');
-  saveButton.type = 'button';
-  saveButton.id = 'settings-save';
-  const closeButton = el('button', 'screen-button', 'Back (Esc)');
-  closeButton.type = 'button';
+  const saveButton = makeButton(root.ownerDocument, 'screen-button primary', 'Save', { id: 'settings-save' });
+  const closeButton = makeButton(root.ownerDocument, 'screen-button', 'Back (Esc)');
   const message = el('p', 'settings-message');
   message.id = 'settings-message';
   message.setAttribute('role', 'status');
   const where = el('p', 'settings-note');
 
   const dialect = select('settings-dialect', DIALECTS);
-  const reopen = el('button', 'screen-button', 'Re-open with this dialect');
-  reopen.type = 'button';
-  reopen.id = 'settings-reopen';
+  const reopen = makeButton(root.ownerDocument, 'screen-button', 'Re-open with this dialect', { id: 'settings-reopen' });
   const detected = el('span', 'settings-note');
 
   const providerList = el('ul', 'settings-providers');
