@@ -198,7 +198,7 @@ pub fn agent_candidate(m: &AgentModel) -> Result<ProviderConfig, String> {
 /// say) must not be skipped silently.
 pub fn load_hooks() -> Result<Hooks, OpsError> {
     match config_path() {
-        Some(path) => hooks::load_hooks(&path).map_err(OpsError::Input),
+        Some(path) => hooks::load_hooks(&path).map_err(|e| OpsError::Input(e.to_string())),
         None => Ok(Hooks::default()),
     }
 }
