@@ -212,7 +212,7 @@ pub fn wire_of(api: &str) -> Option<Wire> {
 
 /// pi's `defaultProvider` / `defaultModel` of its merged settings (both needed: with only a
 /// provider pi picks a model of its own catalog, which contextree does not have).
-pub fn pi_model_ref(settings: &Value) -> Option<ModelRef> {
+pub(crate) fn pi_model_ref(settings: &Value) -> Option<ModelRef> {
     let get = |k: &str| settings.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty());
     Some(ModelRef { provider: get("defaultProvider")?.to_owned(), model: get("defaultModel")?.to_owned(), setting: "defaultProvider/defaultModel".to_owned() })
 }
@@ -226,7 +226,7 @@ const THINKING: &[&str] = &["off", "minimal", "low", "medium", "high", "xhigh", 
 /// omp's `modelRoles`, `default` first then the other roles in omp's order, each once. A role
 /// naming another (`@smol`, `pi/smol`) takes that role's model; a value without a provider
 /// (`claude-sonnet-4-5`) is skipped, since omp matches it against its catalog.
-pub fn omp_model_refs(settings: &Value) -> Vec<ModelRef> {
+pub(crate) fn omp_model_refs(settings: &Value) -> Vec<ModelRef> {
     let Some(roles) = settings.get("modelRoles").and_then(Value::as_object) else { return Vec::new() };
     let value = |role: &str| roles.get(role).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty());
     let mut out: Vec<ModelRef> = Vec::new();
@@ -252,6 +252,26 @@ pub fn omp_model_refs(settings: &Value) -> Vec<ModelRef> {
     out
 }
 
+/// Why an agent's models or auth file is not used (then it is a warning, and the file is
+/// skipped). The JSON errors give the place only: the text around it may be a key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AgentFileError {
+    #[error("invalid JSON at line {line} column {column}")]
+    Json { line: usize, column: usize },
+    #[error("{0}")]
+    Yaml(String),
+    #[error("not an object at the top level")]
+    NotAnObject,
+    #[error("`providers` is not an object")]
+    ProvidersNotAnObject,
+}
+
+impl AgentFileError {
+    fn json(e: serde_json::Error) -> AgentFileError {
+        AgentFileError::Json { line: e.line(), column: e.column() }
+    }
+}
+
 /// A models file's providers (pi `models.json`, omp `models.yml`), as JSON.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ModelsFile {
@@ -260,11 +280,11 @@ pub struct ModelsFile {
 
 impl ModelsFile {
     /// From the file's document (`{"providers": {id: {…}}}`).
-    pub fn from_value(doc: &Value) -> Result<ModelsFile, String> {
+    fn from_value(doc: &Value) -> Result<ModelsFile, AgentFileError> {
         match doc.get("providers") {
             None | Some(Value::Null) => Ok(ModelsFile::default()),
             Some(Value::Object(map)) => Ok(ModelsFile { providers: map.iter().map(|(k, v)| (k.clone(), v.clone())).collect() }),
-            Some(_) => Err("`providers` is not an object".to_owned()),
+            Some(_) => Err(AgentFileError::ProvidersNotAnObject),
         }
     }
 
@@ -275,9 +295,9 @@ impl ModelsFile {
 
 /// pi's `models.json` text: JSON with `//` line comments and trailing commas (pi strips them
 /// first, `stripJsonComments`), maybe with a byte-order mark.
-pub fn parse_pi_models_json(text: &str) -> Result<ModelsFile, String> {
+pub fn parse_pi_models_json(text: &str) -> Result<ModelsFile, AgentFileError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let doc: Value = serde_json::from_str(&strip_json_comments(text)).map_err(|e| format!("invalid JSON at line {} column {}", e.line(), e.column()))?;
+    let doc: Value = serde_json::from_str(&strip_json_comments(text)).map_err(AgentFileError::json)?;
     ModelsFile::from_value(&doc)
 }
 
@@ -336,10 +356,10 @@ pub enum Credential {
 
 /// pi's `auth.json`: provider id → credential. A malformed file is an error (pi's read-only
 /// store refuses it too); an entry of the wrong shape is [`Credential::Other`].
-pub fn parse_pi_auth_json(text: &str) -> Result<BTreeMap<String, Credential>, String> {
+pub fn parse_pi_auth_json(text: &str) -> Result<BTreeMap<String, Credential>, AgentFileError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let doc: Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON at line {} column {}", e.line(), e.column()))?;
-    let Value::Object(map) = doc else { return Err("not an object at the top level".to_owned()) };
+    let doc: Value = serde_json::from_str(text).map_err(AgentFileError::json)?;
+    let Value::Object(map) = doc else { return Err(AgentFileError::NotAnObject) };
     Ok(map
         .into_iter()
         .map(|(provider, c)| {
@@ -605,7 +625,7 @@ pub fn read_agent_models(agent: Dialect, agent_dir: &Path, home: Option<&Path>, 
         Dialect::Omp => {
             let p = ["models.yml", "models.yaml", "models.json"].iter().map(|n| agent_dir.join(n)).find(|p| p.exists()).unwrap_or_else(|| agent_dir.join("models.yml"));
             let parsed = read(&p, home, &mut out.warnings).map(|t| {
-                let doc = if p.extension().is_some_and(|e| e == "json") { serde_json::from_str(&strip_json_comments(&t)).map_err(|e| format!("invalid JSON at line {} column {}", e.line(), e.column())) } else { crate::settings::parse_yaml(&t) };
+                let doc = if p.extension().is_some_and(|e| e == "json") { serde_json::from_str(&strip_json_comments(&t)).map_err(AgentFileError::json) } else { crate::settings::parse_yaml(&t).map_err(AgentFileError::Yaml) };
                 doc.and_then(|d| ModelsFile::from_value(&d))
             });
             (p, parsed)
@@ -682,9 +702,10 @@ mod tests {
         let p = m.provider("local").unwrap();
         assert_eq!(p["baseUrl"], "http://h//x");
         assert_eq!(p["apiKey"], "a,}");
-        assert!(parse_pi_models_json("{\"providers\": [1]}").is_err());
+        assert_eq!(parse_pi_models_json("{\"providers\": [1]}"), Err(AgentFileError::ProvidersNotAnObject));
         let err = parse_pi_models_json("{\"providers\": {\"x\": {\"apiKey\": \"sk-secret-value\" oops}}}").unwrap_err();
-        assert!(!err.contains("sk-secret"), "{err}");
+        assert_eq!(err, AgentFileError::Json { line: 1, column: 50 });
+        assert!(!err.to_string().contains("sk-secret"), "{err}");
     }
 
     #[test]
