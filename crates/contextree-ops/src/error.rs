@@ -1,23 +1,36 @@
 //! [`OpsError`]: why a flow wrote nothing (or failed after deciding to write).
 
-use std::fmt;
-
 use contextree_core::context::materialize::ReadBackError;
+use contextree_host::hooks::HookConfigError;
 use contextree_host::rewrite::RewriteError;
 use contextree_host::write::WriteError;
 use contextree_host::LoadedSession;
 
-/// A failure of a write flow. Every variant but [`OpsError::Failed`] means nothing was written.
-#[derive(Debug)]
+use crate::summarizer::PickError;
+
+/// A failure of a write flow. Every variant but [`OpsError::Failed`] (and an
+/// [`OpsError::Append`] or [`OpsError::Rewrite`] whose source says so) means nothing was written.
+#[derive(Debug, thiserror::Error)]
 pub enum OpsError {
     /// Bad input: an unknown id, a version-1 file, an option the file cannot take.
+    #[error("{0}")]
     Input(String),
     /// The summarizer configuration is wrong (bad provider flags, a broken config file).
+    #[error("{0}")]
     Config(String),
+    /// The summarizer named (`--candidate`, the app's pick) is not one that can be asked.
+    #[error(transparent)]
+    Pick(#[from] PickError),
+    /// contextree's config file has a hooks section that cannot be used: a hook the user
+    /// relies on (to cancel, say) must not be skipped silently.
+    #[error(transparent)]
+    Hooks(#[from] HookConfigError),
     /// The agent itself would refuse ("Already compacted", "Nothing to compact", ...).
+    #[error("{0}")]
     Refused(String),
     /// A hook cancelled the flow (`Compaction cancelled`, `Navigation cancelled`); the hooks'
     /// warnings so far come along, since the caller sees nothing else.
+    #[error("{message}")]
     HookCancelled {
         /// The agents' own wording.
         message: String,
@@ -25,23 +38,56 @@ pub enum OpsError {
         warnings: Vec<String>,
     },
     /// The caller's [`crate::CancelToken`] was cancelled.
+    #[error("cancelled: nothing was written")]
     Cancelled,
     /// The model call failed (keys are redacted by contextree-llm).
+    #[error("{0}")]
     Provider(String),
     /// The file changed since it was read (D15).
+    #[error("{0}")]
     Changed(String),
     /// Another process holds the file open for writing, so a rewrite would lose its later
     /// entries (oh-my-pi keeps its session file open while it runs); the message names it.
+    #[error("{0}")]
     Held(String),
-    /// Anything else: reading back, IO, a prompt that does not render.
+    /// An append failed; `hint` (what the caller should do) follows a file that changed.
+    #[error("{source}{}", changed_hint(source, hint))]
+    Append {
+        #[source]
+        source: WriteError,
+        hint: &'static str,
+    },
+    /// A rewrite (prune) failed or was refused before writing.
+    #[error("{}{}", .0, rewrite_hint(.0))]
+    Rewrite(#[source] RewriteError),
+    /// The file could not be read back where the plan points.
+    #[error(transparent)]
+    ReadBack(#[from] ReadBackError),
+    /// Anything else: IO, a prompt that does not render.
+    #[error("{0}")]
     Failed(String),
+}
+
+fn rewrite_hint(e: &RewriteError) -> &'static str {
+    match e {
+        RewriteError::Write(WriteError::Changed { .. }) => " (nothing was written; the plan was made from the old contents)",
+        _ => "",
+    }
+}
+
+fn changed_hint(e: &WriteError, hint: &str) -> String {
+    match e {
+        WriteError::Changed { .. } => format!(" ({hint})"),
+        _ => String::new(),
+    }
 }
 
 impl OpsError {
     /// The exit code of `contextree` for this failure: 2 for bad input, else 1.
     pub fn exit_code(&self) -> u8 {
         match self {
-            OpsError::Input(_) | OpsError::Config(_) => 2,
+            OpsError::Input(_) | OpsError::Config(_) | OpsError::Pick(_) | OpsError::Hooks(_) => 2,
+            OpsError::Rewrite(RewriteError::Migrated { .. } | RewriteError::NotASession { .. }) => 2,
             _ => 1,
         }
     }
@@ -49,12 +95,23 @@ impl OpsError {
     /// The app's error kind (ipc-writes contract).
     pub fn kind(&self) -> &'static str {
         match self {
-            OpsError::Input(_) | OpsError::Refused(_) | OpsError::HookCancelled { .. } => "refused",
-            OpsError::Config(_) | OpsError::Provider(_) => "provider",
+            OpsError::Input(_) | OpsError::Hooks(_) | OpsError::Refused(_) | OpsError::HookCancelled { .. } => "refused",
+            OpsError::Config(_) | OpsError::Pick(_) | OpsError::Provider(_) => "provider",
             OpsError::Cancelled => "cancelled",
             OpsError::Changed(_) => "changed",
             OpsError::Held(_) => "held",
-            OpsError::Failed(_) => "io",
+            OpsError::Append { source, .. } => match source {
+                WriteError::Changed { .. } | WriteError::Replaced { .. } => "changed",
+                _ => "io",
+            },
+            OpsError::Rewrite(e) => match e {
+                RewriteError::Write(WriteError::Changed { .. }) => "changed",
+                RewriteError::Migrated { .. } | RewriteError::NotASession { .. } => "refused",
+                RewriteError::HeldOpen { .. } => "held",
+                RewriteError::ReadOnly { .. } | RewriteError::HardLinks { .. } | RewriteError::Owner { .. } => "refused",
+                _ => "io",
+            },
+            OpsError::ReadBack(_) | OpsError::Failed(_) => "io",
         }
     }
 
@@ -67,42 +124,14 @@ impl OpsError {
     }
 }
 
-impl fmt::Display for OpsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            OpsError::Input(m) | OpsError::Config(m) | OpsError::Refused(m) | OpsError::Provider(m) | OpsError::Changed(m) | OpsError::Held(m) | OpsError::Failed(m) => f.write_str(m),
-            OpsError::HookCancelled { message, .. } => f.write_str(message),
-            OpsError::Cancelled => f.write_str("cancelled: nothing was written"),
-        }
-    }
-}
-
-impl std::error::Error for OpsError {}
-
-impl From<ReadBackError> for OpsError {
-    fn from(e: ReadBackError) -> Self {
-        OpsError::Failed(e.to_string())
-    }
-}
-
 /// An append's failure; `hint` follows a `Changed` message (what the caller should do).
-pub(crate) fn write_error(e: WriteError, hint: &str) -> OpsError {
-    match e {
-        WriteError::Changed { .. } => OpsError::Changed(format!("{e} ({hint})")),
-        WriteError::Replaced { .. } => OpsError::Changed(e.to_string()),
-        other => OpsError::Failed(other.to_string()),
-    }
+pub(crate) fn write_error(e: WriteError, hint: &'static str) -> OpsError {
+    OpsError::Append { source: e, hint }
 }
 
 /// A rewrite's failure.
 pub(crate) fn rewrite_error(e: RewriteError) -> OpsError {
-    match e {
-        RewriteError::Write(WriteError::Changed { .. }) => OpsError::Changed(format!("{e} (nothing was written; the plan was made from the old contents)")),
-        RewriteError::Migrated { .. } | RewriteError::NotASession { .. } => OpsError::Input(e.to_string()),
-        RewriteError::HeldOpen { .. } => OpsError::Held(e.to_string()),
-        RewriteError::ReadOnly { .. } | RewriteError::HardLinks { .. } | RewriteError::Owner { .. } => OpsError::Refused(e.to_string()),
-        other => OpsError::Failed(other.to_string()),
-    }
+    OpsError::Rewrite(e)
 }
 
 /// Refuses a version-1 file: its entries have no ids in the file, so the ids a new entry

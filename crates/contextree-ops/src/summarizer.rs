@@ -56,31 +56,56 @@ impl std::fmt::Display for CandidatePick {
     }
 }
 
+/// Why the summarizer a write names cannot be asked. The messages name the configured
+/// entries, never a key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PickError {
+    #[error("no configured summarizer {pick}: contextree's config file lists none")]
+    NoneConfigured { pick: String },
+    #[error("no configured summarizer {pick} (configured: {configured})")]
+    Unknown { pick: String, configured: String },
+    /// One of the agent's own models, which contextree cannot call.
+    #[error("{name} cannot be used: {why}")]
+    AgentModel { name: String, why: Unusable },
+}
+
+/// Why contextree cannot call one of the agent's own models.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unusable {
+    /// What reading the agent's files found (a subscription login, a `!command` key, ...).
+    #[error("{0}")]
+    Agent(String),
+    #[error("contextree cannot speak {api} yet")]
+    Api { api: String },
+    #[error("no API key: {looked}")]
+    NoKey { looked: String },
+}
+
 /// The one candidate of `configured` that `pick` names (key, timeout and retries as
 /// configured), or why there is none (a message naming the configured entries, never a key).
-pub fn pick_candidate(configured: Candidates, pick: &CandidatePick) -> Result<Candidates, String> {
+pub fn pick_candidate(configured: Candidates, pick: &CandidatePick) -> Result<Candidates, PickError> {
     pick_candidate_or_agent(configured, pick, &[])
 }
 
 /// [`pick_candidate`], where a name not in the config file may also be one of the agent's own
 /// models ([`AgentModel::label`], `pi's own: anthropic/claude-sonnet-4-5`); an unavailable one
 /// is an error giving the reason.
-pub fn pick_candidate_or_agent(configured: Candidates, pick: &CandidatePick, agent: &[AgentModel]) -> Result<Candidates, String> {
+pub fn pick_candidate_or_agent(configured: Candidates, pick: &CandidatePick, agent: &[AgentModel]) -> Result<Candidates, PickError> {
     let position = match pick {
         CandidatePick::Index(i) => (*i < configured.providers.len()).then_some(*i),
         CandidatePick::Name(name) => configured.providers.iter().position(|p| p.label() == name),
     };
     if let (None, CandidatePick::Name(name)) = (position, pick) {
         if let Some(m) = agent.iter().find(|m| &m.label() == name) {
-            return agent_candidate(m).map(|p| Candidates { providers: vec![p], deadline: configured.deadline }).map_err(|why| format!("{name} cannot be used: {why}"));
+            return agent_candidate(m).map(|p| Candidates { providers: vec![p], deadline: configured.deadline }).map_err(|why| PickError::AgentModel { name: name.clone(), why });
         }
     }
     match position {
         Some(i) => Ok(Candidates { providers: vec![configured.providers[i].clone()], deadline: configured.deadline }),
-        None if configured.is_empty() => Err(format!("no configured summarizer {pick}: contextree's config file lists none")),
+        None if configured.is_empty() => Err(PickError::NoneConfigured { pick: pick.to_string() }),
         None => {
             let names: Vec<String> = configured.providers.iter().enumerate().map(|(i, p)| format!("#{i} {:?}", p.label())).collect();
-            Err(format!("no configured summarizer {pick} (configured: {})", names.join(", ")))
+            Err(PickError::Unknown { pick: pick.to_string(), configured: names.join(", ") })
         }
     }
 }
@@ -111,7 +136,7 @@ pub fn candidates(flags: &ProviderFlags, agent: &AgentSettings) -> Result<Candid
     let Some(kind) = flags.provider.as_deref() else {
         let configured = configured()?;
         return match &flags.candidate {
-            Some(pick) => pick_candidate_or_agent(configured, pick, &agent.models.models).map_err(OpsError::Config),
+            Some(pick) => Ok(pick_candidate_or_agent(configured, pick, &agent.models.models)?),
             None => Ok(with_agent_models(with_remote_endpoint(configured, agent), agent)),
         };
     };
@@ -172,14 +197,14 @@ pub fn offline_why(flags: &ProviderFlags, agent: &AgentSettings) -> String {
 }
 
 /// One of the agent's models as a candidate, or why contextree cannot call it.
-pub fn agent_candidate(m: &AgentModel) -> Result<ProviderConfig, String> {
+pub fn agent_candidate(m: &AgentModel) -> Result<ProviderConfig, Unusable> {
     if let Some(why) = &m.unavailable {
-        return Err(why.clone());
+        return Err(Unusable::Agent(why.clone()));
     }
     let kind = match m.wire {
         Some(Wire::Anthropic) => ProviderKind::Anthropic,
         Some(Wire::OpenAiCompatible) => ProviderKind::OpenAiCompatible,
-        None => return Err(format!("contextree cannot speak {} yet", m.api)),
+        None => return Err(Unusable::Api { api: m.api.clone() }),
     };
     let mut p = ProviderConfig::new(kind, m.base_url.clone(), m.model.clone());
     p.name = Some(m.label());
@@ -188,7 +213,7 @@ pub fn agent_candidate(m: &AgentModel) -> Result<ProviderConfig, String> {
     // (OPENAI_API_KEY) must not be sent to another provider's server.
     p.api_key_env = Some(String::new());
     if p.api_key.is_none() && p.requires_api_key() {
-        return Err(format!("no API key: {}", m.key_source));
+        return Err(Unusable::NoKey { looked: m.key_source.clone() });
     }
     Ok(p)
 }
@@ -198,7 +223,7 @@ pub fn agent_candidate(m: &AgentModel) -> Result<ProviderConfig, String> {
 /// say) must not be skipped silently.
 pub fn load_hooks() -> Result<Hooks, OpsError> {
     match config_path() {
-        Some(path) => hooks::load_hooks(&path).map_err(|e| OpsError::Input(e.to_string())),
+        Some(path) => Ok(hooks::load_hooks(&path)?),
         None => Ok(Hooks::default()),
     }
 }
@@ -263,7 +288,7 @@ impl AgentModelInfo {
             base_url: m.base_url.clone(),
             key: m.key.as_ref().map(|k| mask(k.expose())),
             key_source: m.key_source.clone(),
-            unavailable: usable.err(),
+            unavailable: usable.err().map(|why| why.to_string()),
             notes: m.notes.clone(),
         }
     }
@@ -357,10 +382,10 @@ mod tests {
         assert_eq!(by_index.providers[0].label(), "cheap");
         assert!(by_index.providers[0].api_key.is_some(), "its configured key comes along");
         let err = pick_candidate(both(), &CandidatePick::Index(2)).unwrap_err();
-        assert_eq!(err, "no configured summarizer #2 (configured: #0 \"cheap\", #1 \"anthropic\")");
-        assert!(!err.contains("0123456789"), "{err}");
+        assert_eq!(err.to_string(), "no configured summarizer #2 (configured: #0 \"cheap\", #1 \"anthropic\")");
+        assert!(matches!(err, PickError::Unknown { .. }) && !err.to_string().contains("0123456789"), "{err}");
         let err = pick_candidate(Candidates::default(), &CandidatePick::Name("cheap".into())).unwrap_err();
-        assert!(err.contains("lists none"), "{err}");
+        assert!(matches!(err, PickError::NoneConfigured { .. }) && err.to_string().contains("lists none"), "{err}");
     }
 
     fn agent_model(provider: &str, unavailable: Option<&str>, key: Option<&str>) -> AgentModel {
@@ -404,9 +429,9 @@ mod tests {
         let picked = pick_candidate_or_agent(Candidates::default(), &CandidatePick::Name("pi's own: good/m".into()), &agent.models.models).unwrap();
         assert_eq!(picked.providers[0].label(), "pi's own: good/m");
         let err = pick_candidate_or_agent(Candidates::default(), &CandidatePick::Name("pi's own: oauthed/m".into()), &agent.models.models).unwrap_err();
-        assert!(err.contains("subscription"), "{err}");
+        assert!(matches!(&err, PickError::AgentModel { why: Unusable::Agent(_), .. }) && err.to_string().contains("subscription"), "{err}");
         let err = pick_candidate_or_agent(Candidates::default(), &CandidatePick::Name("pi's own: keyless/m".into()), &agent.models.models).unwrap_err();
-        assert!(err.contains("no API key"), "{err}");
+        assert!(matches!(&err, PickError::AgentModel { why: Unusable::NoKey { .. }, .. }) && err.to_string().contains("no API key"), "{err}");
 
         // The listing masks the key and gives the reasons.
         let infos: Vec<AgentModelInfo> = agent.models.models.iter().map(AgentModelInfo::of).collect();

@@ -164,7 +164,7 @@ pub(crate) fn check_candidate(flags: &ProviderFlags) -> Result<(), CommandError>
         // session's agent), so only the config file's entries are checked here.
         Ok(configured) => match contextree_ops::summarizer::pick_candidate(configured, pick) {
             Err(_) if matches!(pick, CandidatePick::Name(n) if n.contains("'s own: ")) => Ok(()),
-            other => other.map(drop).map_err(CommandError::InvalidArgument),
+            other => other.map(drop).map_err(|e| CommandError::InvalidArgument(e.to_string())),
         },
         Err(_) => Ok(()),
     }
