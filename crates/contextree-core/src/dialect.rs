@@ -268,6 +268,21 @@ impl RuleSet {
     pub fn prunes_with_cache_guard(self) -> bool {
         self == RuleSet::Omp18
     }
+
+    /// omp 18: every turn, before the compaction gate, the stale-result pass
+    /// `pruneSupersededToolResults` rewrites superseded reads and useless
+    /// results (omp-18.md §6.2).
+    pub fn prunes_stale_results(self) -> bool {
+        self == RuleSet::Omp18
+    }
+
+    /// omp 18: the auto-compaction threshold compares
+    /// `max(usage, stored estimate)` without subtracting pruning savings,
+    /// with `resolveThresholdTokens`' reserve fallbacks, and picks a method
+    /// from `methodOrder` (omp-18.md §5.1–5.2).
+    pub fn floors_threshold_with_estimate(self) -> bool {
+        self == RuleSet::Omp18
+    }
 }
 
 impl fmt::Display for RuleSet {
