@@ -22,6 +22,10 @@
 //   serialize FILE [--leaf ID] [--raw]   serializeConversation(convertToLlm(context.messages))
 //   prune     FILE [--leaf ID] [--protect N] [--min-savings N] [--cache-warm N]
 //                  [--supersede] [--no-useless]          pruneToolOutputs decision (omp)
+//   prune     FILE --stale [--leaf ID] [--now MS] [--prefix-bound] [--no-supersede] [--no-useless]
+//                  [--then-overflow]                     omp18: the per-turn stale pass
+//                                        pruneSupersededToolResults as the agent calls it (then,
+//                                        with --then-overflow, its pruneToolOutputs on the result)
 //   branch    FILE --to TARGET [--from OLD_LEAF] [--budget N]
 //                                        collectEntriesForBranchSummary + prepareBranchEntries
 //   tokens    FILE [--summary]           per-entry estimated tokens (file order)
@@ -59,7 +63,7 @@ const T0 = performance.now();
 // ---------------------------------------------------------------------------
 const FLAGS_WITH_VALUE = new Set([
 	"--impl", "--leaf", "--keep-recent", "--reserve", "--window", "--from", "--to", "--budget",
-	"--protect", "--min-savings", "--cache-warm", "--jobs",
+	"--protect", "--min-savings", "--cache-warm", "--jobs", "--now",
 ]);
 function parseArgs(argv) {
 	const opts = {};
@@ -749,6 +753,117 @@ class OracleError extends Error {
 		this.code = code;
 	}
 }
+/**
+ * omp 18's per-turn stale pass, called as `SessionMaintenance.#pruneStaleToolResults` calls it
+ * (session-maintenance.ts): supersedeKey readToolSupersedeKey (compaction.supersedeReads),
+ * pruneUseless (compaction.dropUseless), DEFAULT_PRUNE_CONFIG.protectedTools (the agent adds its
+ * plan-file matcher, which has no file here), keepBoundaryId = the latest compaction's
+ * firstKeptEntryId, idleFlushMs 90 min, suffixTokenLimit 0 for prefix-bound models (else the
+ * function's default 8000). `--now MS` is the function's clock override (default Date.now()).
+ * With --then-overflow, the threshold path's pruneToolOutputs runs next on the mutated branch with
+ * the agent's config (cacheWarmSuffixTokens 8000, 0 when prefix-bound).
+ */
+function pruneStale(mgr, leafId, o, base, indexOf) {
+	const comp = b.comp;
+	const branchEntries = mgr.getBranch(leafId);
+	const keepBoundaryId = b.getLatestCompactionEntry(branchEntries)?.firstKeptEntryId;
+	const prefixBound = !!o["prefix-bound"];
+	const supersedeReads = !o["no-supersede"];
+	const dropUseless = !o["no-useless"];
+	const now = o.now === undefined ? Date.now() : num(o.now);
+	const snapshot = () => {
+		const rows = [];
+		for (let i = 0; i < branchEntries.length; i++) {
+			const e = branchEntries[i];
+			if (e.type === "message" && e.message.role === "toolResult")
+				rows.push({ e, i, before: e.message.prunedAt, tokens: b.countMessage(e.message) });
+		}
+		return rows;
+	};
+	const changed = rows => {
+		const out = [];
+		for (const r of rows) {
+			const m = r.e.message;
+			if (m.prunedAt !== undefined && m.prunedAt !== r.before)
+				out.push({
+					entryId: r.e.id,
+					entryIndex: indexOf.get(r.e.id),
+					pathIndex: r.i,
+					toolName: m.toolName,
+					toolCallId: m.toolCallId,
+					tokens: r.tokens,
+					tokensAfter: b.countMessage(m),
+					notice: m.content?.[0]?.text,
+				});
+		}
+		return out;
+	};
+	const config = {
+		supersedeKey: supersedeReads ? comp.readToolSupersedeKey : undefined,
+		pruneUseless: dropUseless,
+		protectedTools: [...comp.DEFAULT_PRUNE_CONFIG.protectedTools],
+		keepBoundaryId,
+		idleFlushMs: 90 * 60_000,
+		suffixTokenLimit: prefixBound ? 0 : undefined,
+		now,
+	};
+	let lastMessageTimestamp = null;
+	for (let i = branchEntries.length - 1; i >= 0; i--) {
+		if (branchEntries[i].type !== "message") continue;
+		const ts = branchEntries[i].message.timestamp;
+		lastMessageTimestamp = typeof ts === "number" ? ts : null;
+		break;
+	}
+	const rows = snapshot();
+	const out = {
+		...base,
+		pass: "stale",
+		config: {
+			supersedeReads,
+			dropUseless,
+			protectedTools: config.protectedTools.map(p => (typeof p === "string" ? p : p.name || "fn")),
+			keepBoundaryId: keepBoundaryId ?? null,
+			idleFlushMs: config.idleFlushMs,
+			suffixTokenLimit: prefixBound ? 0 : 8000,
+			now,
+		},
+		pathLength: branchEntries.length,
+		lastMessageTimestamp,
+		toolResultCount: rows.length,
+	};
+	if (!supersedeReads && !dropUseless) {
+		// The agent returns before calling the function.
+		out.result = { prunedCount: 0, tokensSaved: 0 };
+		out.pruned = [];
+	} else {
+		out.result = comp.pruneSupersededToolResults(branchEntries, b.tokenizer, config);
+		out.pruned = changed(rows);
+	}
+	if (o["then-overflow"]) {
+		const rows2 = snapshot();
+		const overflowConfig = {
+			...comp.DEFAULT_PRUNE_CONFIG,
+			protectedTools: [...comp.DEFAULT_PRUNE_CONFIG.protectedTools],
+			pruneUseless: dropUseless,
+			keepBoundaryId,
+			cacheWarmSuffixTokens: prefixBound ? 0 : 8000,
+		};
+		const result = comp.pruneToolOutputs(branchEntries, b.tokenizer, overflowConfig);
+		out.overflow = {
+			config: {
+				protectTokens: overflowConfig.protectTokens,
+				minimumSavings: overflowConfig.minimumSavings,
+				pruneUseless: overflowConfig.pruneUseless,
+				keepBoundaryId: keepBoundaryId ?? null,
+				cacheWarmSuffixTokens: overflowConfig.cacheWarmSuffixTokens,
+			},
+			result,
+			pruned: changed(rows2),
+		};
+	}
+	return out;
+}
+
 function fail(msg, code = 2) {
 	throw new OracleError(msg, code);
 }
@@ -904,6 +1019,9 @@ async function runCommand(command, o) {
 				out.shouldCompactProjected = b.shouldCompact(out.projectedContextTokens, w, settings);
 		}
 		return (out);
+	} else if (command === "prune" && o.stale) {
+		if (impl !== "omp18") fail("prune --stale is oh-my-pi 18's per-turn pass (--impl omp18)");
+		return pruneStale(mgr, leafId, o, base, indexOf);
 	} else if (command === "prune") {
 		const branchEntries = mgr.getBranch(leafId);
 		let keepBoundaryId;
@@ -913,8 +1031,8 @@ async function runCommand(command, o) {
 			keepBoundaryId = b.getLatestCompactionEntry(branchEntries)?.firstKeptEntryId;
 			config.keepBoundaryId = keepBoundaryId;
 		} else {
-			for (const o of ["cache-warm", "supersede", "no-useless"])
-				if (o[o] !== undefined) fail(`--${o} does not exist in omp 13.19 (use --impl omp18)`);
+			for (const k of ["cache-warm", "supersede", "no-useless"])
+				if (o[k] !== undefined) fail(`--${k} does not exist in omp 13.19 (use --impl omp18)`);
 		}
 		if (o.protect !== undefined) config.protectTokens = num(o.protect);
 		if (o["min-savings"] !== undefined) config.minimumSavings = num(o["min-savings"]);
