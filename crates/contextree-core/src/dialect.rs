@@ -194,6 +194,14 @@ impl RuleSet {
         self == RuleSet::Pi16
     }
 
+    /// pi ≥ 0.79: an overflow of a successful (`stop`) reply compacts without a
+    /// retry, and a `length` stop below the model's output limit is recovered
+    /// like an overflow (compact and retry once); pi 1.6's own overflow
+    /// patterns (pi-1.6.md §4.1).
+    pub fn recovers_length_stops(self) -> bool {
+        self == RuleSet::Pi16
+    }
+
     /// pi 1.6's `loadEntriesFromFile` streams the file line by line
     /// (pi-1.6.md §1.1; the release that began it is not known): a UTF-8
     /// byte order mark is no longer stripped, so the header line fails to

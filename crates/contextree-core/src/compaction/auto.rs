@@ -213,6 +213,9 @@ pub struct CheckInputs {
     /// omp 18: the model supports provider-native compaction (OpenAI
     /// Responses compact, Anthropic compaction beta); None: unknown.
     pub native_compaction: Option<bool>,
+    /// pi 1.6: the model's output limit (`maxTokens`), which makes a `length`
+    /// stop below it recoverable; None: unknown.
+    pub max_output_tokens: Option<u64>,
 }
 
 /// Whether a method is usable for the reason on the current model.
@@ -700,15 +703,12 @@ pub fn auto_check_with(
         return omp18_check(session, ctx, settings, &a, compaction_ms, inputs, source, out);
     }
     out.overflow = context_overflow(dialect, a.meta.stop_reason.as_deref(), a.error_message.as_deref(), a.meta.usage, window);
-    if rules == RuleSet::Pi16 && a.meta.stop_reason.as_deref() == Some("error") {
-        // pi 1.6's own pattern list (the usage rules are 0.73's).
-        let provider = a.meta.model.as_ref().map(|(p, _)| &**p);
-        let by_text = a.error_message.as_deref().and_then(|m| pi16_overflow_pattern(m, provider)).map(|pattern| Overflow::ErrorMessage { pattern });
-        out.overflow = by_text.or(out.overflow.filter(|o| matches!(o, Overflow::Usage { .. })));
+    if rules.recovers_length_stops() {
+        out.overflow = pi16_overflow(a.meta, a.error_message.as_deref(), window);
     }
     match dialect {
         Dialect::Omp => omp_check(session, ctx, settings, &a, compaction_ms, out),
-        Dialect::Pi => pi_check(session, ctx, settings, &a, compaction_ms, source, out),
+        Dialect::Pi => pi_check(session, ctx, settings, &a, compaction_ms, inputs, source, out),
     }
 }
 
@@ -995,7 +995,36 @@ fn last_message_ms(session: &Session, ctx: &Context, source: &dyn Source) -> Res
     Ok(agent_message(session, Item::Entry(last), source)?.get("timestamp").and_then(Value::as_f64))
 }
 
-fn pi_check(session: &Session, ctx: &Context, settings: &CompactionSettings, a: &Assistant, compaction_ms: Option<f64>, source: &dyn Source, out: AutoCheck) -> Result<AutoCheck, ReadBackError> {
+/// pi 1.6's `isContextOverflow(A, window)`: its own pattern list (and the
+/// Cerebras no-body pattern), the usage rules of 0.73.
+fn pi16_overflow(meta: &MessageMeta, error_message: Option<&str>, window: u64) -> Option<Overflow> {
+    let stop = meta.stop_reason.as_deref();
+    let provider = meta.model.as_ref().map(|(p, _)| &**p);
+    let by_text = error_message.filter(|_| stop == Some("error")).and_then(|m| pi16_overflow_pattern(m, provider)).map(|pattern| Overflow::ErrorMessage { pattern });
+    by_text.or_else(|| context_overflow(Dialect::Pi, stop, None, meta.usage, window))
+}
+
+/// pi 1.6's `isRecoverableLength(A, model.maxTokens)`: a `length` stop whose
+/// output stayed below the model's output limit (None: the limit is unknown).
+fn pi16_recoverable_length(meta: &MessageMeta, max_output: Option<u64>) -> Option<bool> {
+    if meta.stop_reason.as_deref() != Some("length") {
+        return Some(false);
+    }
+    let output = meta.usage.map_or(0.0, |u| u.output);
+    max_output.map(|m| m > 0 && output < m as f64)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn pi_check(
+    session: &Session,
+    ctx: &Context,
+    settings: &CompactionSettings,
+    a: &Assistant,
+    compaction_ms: Option<f64>,
+    inputs: &CheckInputs,
+    source: &dyn Source,
+    out: AutoCheck,
+) -> Result<AutoCheck, ReadBackError> {
     // 1. Disabled: no overflow path either.
     if !settings.enabled {
         return Ok(out.stop(Skip::Disabled, "compaction disabled (pi: the overflow path too)"));
@@ -1010,10 +1039,22 @@ fn pi_check(session: &Session, ctx: &Context, settings: &CompactionSettings, a: 
     if out.stale {
         return Ok(out.stop(Skip::Stale, "the last assistant message is not newer than the latest compaction: stale, no check"));
     }
-    // 4. Overflow.
-    if out.same_model && out.overflow.is_some() {
-        let what = out.overflow_text();
-        if recovery_attempted(session, ctx, a, out.window, source)? {
+    // 4. Overflow; pi 1.6 also a recoverable `length` stop, and an overflow of a successful
+    //    (`stop`) reply compacts without a retry.
+    let pi16 = session.rules().recovers_length_stops();
+    let length = if pi16 && out.same_model { pi16_recoverable_length(a.meta, inputs.max_output_tokens) } else { Some(false) };
+    if length.is_none() {
+        out.notes.push("a `length` stop: pi 1.6 compacts and retries when the output stayed below the model's output limit (maxTokens), which the file does not hold; not assumed here".into());
+    }
+    let recoverable_length = length == Some(true);
+    if out.same_model && (out.overflow.is_some() || recoverable_length) {
+        let what = if out.overflow.is_some() { out.overflow_text() } else { "length stop below the model's output limit".to_owned() };
+        if pi16 && a.meta.stop_reason.as_deref() == Some("stop") {
+            out.decision = AutoDecision::Overflow;
+            out.reason = format!("context overflow of a successful reply ({what}): auto-compaction, reason overflow, willRetry false (a completed reply cannot be continued)");
+            return Ok(out);
+        }
+        if recovery_attempted(session, ctx, a, out.window, inputs.max_output_tokens, source)? {
             out.notes.push("inferred from the path: an overflow recovery already ran since the last user message or successful reply (pi keeps this flag in memory)".into());
             return Ok(out.stop(
                 Skip::RecoveryAlreadyAttempted,
@@ -1023,6 +1064,9 @@ fn pi_check(session: &Session, ctx: &Context, settings: &CompactionSettings, a: 
         out.decision = AutoDecision::Overflow;
         out.will_retry = true;
         out.reason = format!("context overflow ({what}): auto-compaction, reason overflow, willRetry true (one recovery per user prompt)");
+        if recoverable_length && out.overflow.is_none() {
+            out.reason = format!("{what} (recoverable): auto-compaction, reason overflow, willRetry true (one recovery per user prompt)");
+        }
         return Ok(out);
     }
     if out.overflow.is_some() {
@@ -1098,7 +1142,12 @@ fn pi_estimate(session: &Session, items: &[Item]) -> Option<(f64, NodeId)> {
 /// pi's `_overflowRecoveryAttempted`, replayed over the path up to A: set by
 /// an earlier overflow that took the recovery path, cleared by a user
 /// message and by a non-error assistant message.
-fn recovery_attempted(session: &Session, ctx: &Context, a: &Assistant, window: u64, source: &dyn Source) -> Result<bool, ReadBackError> {
+///
+/// pi 1.6: a recoverable `length` stop takes the recovery path too, a `length`
+/// reply does not clear the flag, and an overflow of a `stop` reply compacts
+/// without setting it.
+fn recovery_attempted(session: &Session, ctx: &Context, a: &Assistant, window: u64, max_output: Option<u64>, source: &dyn Source) -> Result<bool, ReadBackError> {
+    let pi16 = session.rules().recovers_length_stops();
     let mut attempted = false;
     let mut compaction_ms = None;
     for &n in &ctx.path {
@@ -1113,11 +1162,16 @@ fn recovery_attempted(session: &Session, ctx: &Context, a: &Assistant, window: u
         let Some(m) = e.message() else { continue };
         match m.role {
             Role::User => attempted = false,
-            Role::Assistant if m.stop_reason.as_deref() != Some("error") => attempted = false,
+            Role::Assistant if pi16 && !matches!(m.stop_reason.as_deref(), Some("error" | "length")) => attempted = false,
+            Role::Assistant if !pi16 && m.stop_reason.as_deref() != Some("error") => attempted = false,
             Role::Assistant => {
                 let prior = read_assistant(session, n, source)?;
                 let same = m.model == a.meta.model;
-                let overflow = context_overflow(Dialect::Pi, m.stop_reason.as_deref(), prior.error_message.as_deref(), m.usage, window).is_some();
+                let overflow = if pi16 {
+                    pi16_overflow(m, prior.error_message.as_deref(), window).is_some() || pi16_recoverable_length(m, max_output) == Some(true)
+                } else {
+                    context_overflow(Dialect::Pi, m.stop_reason.as_deref(), prior.error_message.as_deref(), m.usage, window).is_some()
+                };
                 if same && overflow && !before(prior.timestamp, compaction_ms, true) {
                     attempted = true;
                 }
@@ -1226,6 +1280,43 @@ mod tests {
             assert_eq!(overflow_pattern(Dialect::Pi, m).is_some(), row["pi"].as_bool().unwrap(), "pi: {m:?}");
             assert_eq!(overflow_pattern(Dialect::Omp, m).is_some(), row["omp"].as_bool().unwrap(), "omp: {m:?}");
         }
+    }
+
+    fn check16(b: &B, inputs: &CheckInputs) -> AutoCheck {
+        let bytes = b.bytes();
+        let session = Session::parse(&bytes, Some(RuleSet::Pi16));
+        let ctx = build(&session, Leaf::Last);
+        auto_check_with(&session, &ctx, &CompactionSettings::default(), 200_000, Some(MODEL), inputs, &bytes).unwrap()
+    }
+
+    #[test]
+    fn pi16_stop_overflow_and_recoverable_length() {
+        let none = CheckInputs::default();
+        // A successful reply whose usage overflowed: compact, no retry (0.73: retry).
+        let b = B::new().user("u1").asst_at("a1", "stop", [150_000, 10, 60_000, 0], 0, None, 0);
+        let c = check16(&b, &none);
+        assert_eq!((c.decision, c.will_retry), (AutoDecision::Overflow, false));
+        assert!(check(&b, Dialect::Pi).will_retry);
+        // A second one right after is not blocked by the one-recovery flag.
+        let c = check16(&b.asst_at("a2", "stop", [150_000, 10, 60_000, 0], 0, None, 0), &none);
+        assert_eq!((c.decision, c.will_retry), (AutoDecision::Overflow, false));
+        // A length stop below the model's output limit: compact and retry, once.
+        let len = B::new().user("u1").asst_at("a1", "length", [1000, 500, 0, 0], 1500, None, 0);
+        let limit = CheckInputs { max_output_tokens: Some(32_000), ..none };
+        let c = check16(&len, &limit);
+        assert_eq!((c.decision, c.will_retry), (AutoDecision::Overflow, true));
+        let len2 = B::new().user("u1").asst_at("a1", "length", [1000, 500, 0, 0], 1500, None, 0);
+        let again = len2.compaction("c1", "u1").asst_at("a2", "length", [1000, 500, 0, 0], 1500, None, 0);
+        assert_eq!(check16(&again, &limit).skipped, Some(Skip::RecoveryAlreadyAttempted));
+        // At the limit, or with the limit unknown: the threshold path.
+        let c = check16(&B::new().user("u1").asst_at("a1", "length", [1000, 32_000, 0, 0], 33_000, None, 0), &limit);
+        assert_eq!((c.decision, c.skipped), (AutoDecision::None, None));
+        let c = check16(&len, &none);
+        assert_eq!(c.decision, AutoDecision::None);
+        assert!(c.notes.iter().any(|n| n.contains("maxTokens")));
+        // pi 1.6's own patterns.
+        let c = check16(&B::new().user("u1").asst("a0", "stop", 10).error("a1", "Prompt exceeds max length"), &none);
+        assert_eq!(c.decision, AutoDecision::Overflow);
     }
 
     #[test]
