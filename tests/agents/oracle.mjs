@@ -26,6 +26,12 @@
 //                  [--then-overflow]                     omp18: the per-turn stale pass
 //                                        pruneSupersededToolResults as the agent calls it (then,
 //                                        with --then-overflow, its pruneToolOutputs on the result)
+//   auto      FILE --window N [--leaf ID] [--now MS] [--prefix-bound] [--reserve N]
+//                                        omp18 only: the inputs of SessionMaintenance.checkCompaction's
+//                                        threshold path rebuilt from the agent's exported functions
+//                                        (isContextOverflow, isPayloadRejection, the stale pass, overflow
+//                                        pruning, countMessages excluding encrypted reasoning,
+//                                        calculateContextTokens, resolveThresholdTokens, shouldCompact)
 //   branch    FILE --to TARGET [--from OLD_LEAF] [--budget N]
 //                                        collectEntriesForBranchSummary + prepareBranchEntries
 //   tokens    FILE [--summary]           per-entry estimated tokens (file order)
@@ -98,7 +104,7 @@ function num(v, dflt) {
 const argv = process.argv.slice(2);
 const { opts, pos } = parseArgs(argv);
 const [command, fileArg] = pos;
-const COMMANDS = ["info", "context", "cut", "serialize", "prune", "branch", "tokens", "bench", "batch"];
+const COMMANDS = ["info", "context", "cut", "serialize", "prune", "branch", "tokens", "bench", "batch", "auto"];
 if (!command || opts.help || !COMMANDS.includes(command)) {
 	process.stderr.write(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 39).join("\n") + "\n");
 	process.exit(command && !opts.help ? 2 : 0);
@@ -864,6 +870,78 @@ function pruneStale(mgr, leafId, o, base, indexOf) {
 	return out;
 }
 
+/**
+ * omp 18's post-run threshold path, rebuilt step by step from the functions the agent calls
+ * (SessionMaintenance.checkCompaction, session-maintenance.ts; the method itself needs a live
+ * session): A = the last assistant entry on the branch; stale = A.timestamp < the latest
+ * compaction's time; isContextOverflow / isPayloadRejection of A; the stale pass and then overflow
+ * pruning with the agent's configs (mutating the branch as the agent does); the stored estimate =
+ * countMessages(buildSessionContext(...).messages, {excludeEncryptedReasoning}) — without the
+ * system prompt and tools the agent adds; usage = calculateContextTokens(A.usage), 0 when stale;
+ * tokens = compactionContextTokens(usage, stored); resolveThresholdTokens / shouldCompact with the
+ * default settings (reserveTokens unset unless --reserve).
+ */
+async function autoInputs(mgr, leafId, o, base) {
+	const comp = b.comp;
+	const AIError = await import("@oh-my-pi/pi-ai/error");
+	const window = num(o.window);
+	if (window === undefined) fail("auto needs --window N");
+	const branchEntries = mgr.getBranch(leafId);
+	let a;
+	for (let i = branchEntries.length - 1; i >= 0; i--) {
+		const e = branchEntries[i];
+		if (e.type === "message" && e.message.role === "assistant") {
+			a = e;
+			break;
+		}
+	}
+	const out = { ...base, window };
+	if (!a) return { ...out, assistantId: null };
+	const m = a.message;
+	const compaction = b.getLatestCompactionEntry(branchEntries);
+	const stale = compaction != null && m.timestamp < new Date(compaction.timestamp).getTime();
+	const prefixBound = !!o["prefix-bound"];
+	const keepBoundaryId = compaction?.firstKeptEntryId;
+	const now = o.now === undefined ? Date.now() : num(o.now);
+	const staleResult = comp.pruneSupersededToolResults(branchEntries, b.tokenizer, {
+		supersedeKey: comp.readToolSupersedeKey,
+		pruneUseless: true,
+		protectedTools: [...comp.DEFAULT_PRUNE_CONFIG.protectedTools],
+		keepBoundaryId,
+		idleFlushMs: 90 * 60_000,
+		suffixTokenLimit: prefixBound ? 0 : undefined,
+		now,
+	});
+	const overflowResult = comp.pruneToolOutputs(branchEntries, b.tokenizer, {
+		...comp.DEFAULT_PRUNE_CONFIG,
+		protectedTools: [...comp.DEFAULT_PRUNE_CONFIG.protectedTools],
+		pruneUseless: true,
+		keepBoundaryId,
+		cacheWarmSuffixTokens: prefixBound ? 0 : 8000,
+	});
+	const messages = b.buildContext(mgr, leafId).messages;
+	const stored = b.tokenizer.countMessages(messages, { excludeEncryptedReasoning: true });
+	const usage = stale ? 0 : comp.calculateContextTokens(m.usage);
+	const tokens = comp.compactionContextTokens(usage, stored);
+	const settings = { ...b.defaultCompactionSettings };
+	if (o.reserve !== undefined) settings.reserveTokens = num(o.reserve);
+	return {
+		...out,
+		assistantId: a.id,
+		stopReason: m.stopReason,
+		stale,
+		isContextOverflow: AIError.isContextOverflow(m, window),
+		isPayloadRejection: AIError.isPayloadRejection(m),
+		stalePass: staleResult,
+		overflowPruning: overflowResult,
+		storedEstimate: stored,
+		usageTokens: usage,
+		contextTokens: tokens,
+		thresholdTokens: comp.resolveThresholdTokens(window, settings),
+		shouldCompact: comp.shouldCompact(tokens, window, settings),
+	};
+}
+
 function fail(msg, code = 2) {
 	throw new OracleError(msg, code);
 }
@@ -1019,6 +1097,9 @@ async function runCommand(command, o) {
 				out.shouldCompactProjected = b.shouldCompact(out.projectedContextTokens, w, settings);
 		}
 		return (out);
+	} else if (command === "auto") {
+		if (impl !== "omp18") fail("auto is implemented for oh-my-pi 18 only (--impl omp18)");
+		return autoInputs(mgr, leafId, o, base);
 	} else if (command === "prune" && o.stale) {
 		if (impl !== "omp18") fail("prune --stale is oh-my-pi 18's per-turn pass (--impl omp18)");
 		return pruneStale(mgr, leafId, o, base, indexOf);

@@ -24,7 +24,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 
 use super::settings::{should_compact_under, threshold_tokens_under, CompactionSettings, Method, Strategy};
-use crate::context::materialize::{agent_message, item_estimate, message_tokens, ReadBackError};
+use crate::context::materialize::{agent_message, context_message, item_estimate, message_tokens, ReadBackError};
 use crate::context::usage::{estimate_context_tokens, estimate_projected_context_tokens};
 use crate::context::{entry_estimate, Context, Item};
 use crate::prune::{plan_prune_after, plan_prune_in, plan_stale, PruneConfig, StaleConfig, CACHE_WARM_SUFFIX_TOKENS};
@@ -841,7 +841,8 @@ fn omp18_stored_estimate(session: &Session, ctx: &Context, pruned: &HashMap<Node
         total += match (pruned.get(&node).filter(|_| is_entry), role) {
             (Some(&t), _) => t,
             (None, Some(Role::Assistant)) => {
-                let mut msg = agent_message(session, item, source)?;
+                // The message as the context emits it (omp 18 strips dangling tool calls).
+                let mut msg = context_message(session, ctx, item, source)?;
                 if let Some(blocks) = msg.get_mut("content").and_then(Value::as_array_mut) {
                     blocks.retain(|b| !matches!(b.get("type").and_then(Value::as_str), Some("redactedThinking" | "anthropicServerTool")));
                     for b in blocks.iter_mut().filter_map(Value::as_object_mut) {
