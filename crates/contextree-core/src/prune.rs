@@ -592,6 +592,18 @@ struct Call {
 /// (the calls' arguments are not in the index) and the last message's
 /// timestamp. Under other rule sets the plan has no candidates.
 pub fn plan_stale(session: &Session, ctx: &Context, config: &StaleConfig, source: &dyn Source) -> Result<StalePlan, ReadBackError> {
+    plan_stale_in(session, ctx, config, source, false)
+}
+
+/// [`plan_stale`] restricted to the results the pass can prune now (at or after
+/// the boundary and, with a warm cache, inside the suffix limit): the same
+/// pruned results, fewer candidates listed, and only the calls of those
+/// results read back (the automatic check runs it on every budget).
+pub fn plan_stale_reachable(session: &Session, ctx: &Context, config: &StaleConfig, source: &dyn Source) -> Result<StalePlan, ReadBackError> {
+    plan_stale_in(session, ctx, config, source, true)
+}
+
+fn plan_stale_in(session: &Session, ctx: &Context, config: &StaleConfig, source: &dyn Source, reachable_only: bool) -> Result<StalePlan, ReadBackError> {
     let rules = session.rules();
     let latest = ctx.path.iter().rev().map(|&n| session.entry(n)).find(|e| &*e.entry_type == "compaction");
     let keep_boundary_id = latest.and_then(|c| c.str_field("firstKeptEntryId")).map(str::to_owned);
@@ -603,23 +615,60 @@ pub fn plan_stale(session: &Session, ctx: &Context, config: &StaleConfig, source
     if let Some(&last) = ctx.path.iter().rev().find(|&&n| session.entry(n).message().is_some()) {
         plan.last_message_ms = agent_message(session, Item::Entry(last), source)?.get("timestamp").and_then(Value::as_f64);
     }
+    plan.idle = plan.last_message_ms.is_some_and(|t| config.now_ms - t >= config.idle_flush_ms as f64);
     if !(config.supersede_reads || config.drop_useless) {
         return Ok(plan);
     }
-    // `collectToolCallsById`: every assistant's calls on the path, a later id winning.
+    let boundary = plan.keep_boundary_id.as_deref().and_then(|id| ctx.path.iter().position(|&n| session.entry(n).id() == Some(id))).unwrap_or(0);
+    // Tokens of the `message` entries after each path index.
+    let mut suffix = vec![0u64; ctx.path.len()];
+    let mut acc = 0;
+    for (i, &n) in ctx.path.iter().enumerate().rev() {
+        suffix[i] = acc;
+        acc += session.entry(n).message().map_or(0, |m| m.estimate(rules));
+    }
+    // Earlier results never supersede later ones, so results before `start` change nothing
+    // the pass prunes.
+    let start = match reachable_only {
+        false => 0,
+        true if plan.idle => boundary,
+        true => boundary.max(suffix.iter().position(|&t| t <= config.suffix_token_limit).unwrap_or(ctx.path.len())),
+    };
+    let results: Vec<(usize, NodeId, &crate::session::MessageMeta)> = ctx
+        .path
+        .iter()
+        .enumerate()
+        .skip(start)
+        .filter_map(|(i, &n)| session.entry(n).message().filter(|m| m.role == Role::ToolResult).map(|m| (i, n, m)))
+        .collect();
+    // `collectToolCallsById` (a later id wins): newest assistant first, read back only when
+    // it holds a call one of these results answers.
+    let mut wanted: HashSet<u64> = results.iter().filter_map(|(_, _, m)| m.turn.tool_call_id).collect();
     let mut calls: HashMap<u64, Call> = HashMap::new();
-    for &n in &ctx.path {
-        if !session.entry(n).message().is_some_and(|m| m.role == Role::Assistant && !m.turn.call_ids.is_empty()) {
+    for &n in ctx.path.iter().rev() {
+        if wanted.is_empty() {
+            break;
+        }
+        if !session.entry(n).message().is_some_and(|m| m.role == Role::Assistant && m.turn.call_ids.iter().any(|id| wanted.contains(id))) {
             continue;
         }
         let msg = agent_message(session, Item::Entry(n), source)?;
+        let mut found = Vec::new();
         for b in msg.get("content").and_then(Value::as_array).into_iter().flatten() {
             if b.get("type").and_then(Value::as_str) != Some("toolCall") {
                 continue;
             }
             let Some(id) = b.get("id").and_then(Value::as_str) else { continue };
-            let name = b.get("name").and_then(Value::as_str).map(str::to_owned);
-            calls.insert(crate::session::call_id_hash(id), Call { name, args: b.get("arguments").cloned().unwrap_or(Value::Null) });
+            let h = crate::session::call_id_hash(id);
+            if wanted.contains(&h) {
+                // The last block with this id in the message wins, as Map.set does.
+                let name = b.get("name").and_then(Value::as_str).map(str::to_owned);
+                calls.insert(h, Call { name, args: b.get("arguments").cloned().unwrap_or(Value::Null) });
+                found.push(h);
+            }
+        }
+        for h in found {
+            wanted.remove(&h);
         }
     }
     // `isProtectedToolResult` with the agent's matchers: `skill`, reads of `skill://` paths.
@@ -628,12 +677,6 @@ pub fn plan_stale(session: &Session, ctx: &Context, config: &StaleConfig, source
             || (tool_name == Some("read")
                 && call.is_some_and(|c| c.name.as_deref() == Some("read") && c.args.get("path").and_then(Value::as_str).is_some_and(|p| p.starts_with("skill://"))))
     };
-    let results: Vec<(usize, NodeId, &crate::session::MessageMeta)> = ctx
-        .path
-        .iter()
-        .enumerate()
-        .filter_map(|(i, &n)| session.entry(n).message().filter(|m| m.role == Role::ToolResult).map(|m| (i, n, m)))
-        .collect();
     let visible: HashSet<NodeId> = ctx.items.iter().filter_map(|i| if let Item::Entry(n) = i { Some(*n) } else { None }).collect();
     let candidate = |i: usize, n: NodeId, m: &crate::session::MessageMeta, reason, read_path| StaleCandidate {
         node: n,
@@ -687,16 +730,8 @@ pub fn plan_stale(session: &Session, ctx: &Context, config: &StaleConfig, source
         }
         candidates.sort_by_key(|c| c.path_index);
     }
-    plan.idle = plan.last_message_ms.is_some_and(|t| config.now_ms - t >= config.idle_flush_ms as f64);
     if candidates.is_empty() {
         return Ok(plan);
-    }
-    let boundary = plan.keep_boundary_id.as_deref().and_then(|id| ctx.path.iter().position(|&n| session.entry(n).id() == Some(id))).unwrap_or(0);
-    let mut suffix = vec![0u64; ctx.path.len()];
-    let mut acc = 0;
-    for (i, &n) in ctx.path.iter().enumerate().rev() {
-        suffix[i] = acc;
-        acc += session.entry(n).message().map_or(0, |m| m.estimate(rules));
     }
     for c in &mut candidates {
         c.suffix_tokens = suffix[c.path_index];
@@ -939,6 +974,11 @@ mod tests {
         // The overflow pass after it sees them as pruned, with the notice's count.
         let after = plan_prune_after(&s, &ctx, &PruneConfig::agent(RuleSet::Omp18), &cold.after());
         assert_eq!(after.already_pruned().map(|r| r.tokens).collect::<Vec<_>>(), [11, 11]);
+        // The reachable scan prunes the same and lists only what it can reach.
+        let reach = plan_stale_reachable(&s, &ctx, &StaleConfig::agent(false, 2000.0), &bytes).unwrap();
+        assert!(reach.candidates.is_empty());
+        let cold_reach = plan_stale_reachable(&s, &ctx, &StaleConfig::agent(false, 1000.0 + STALE_IDLE_FLUSH_MS as f64), &bytes).unwrap();
+        assert_eq!(cold_reach.pruned(), cold.pruned());
         // Other rule sets have no stale pass.
         let s13 = Session::parse(&bytes, Some(RuleSet::Omp13));
         let ctx13 = context::build(&s13, Leaf::Last);

@@ -27,7 +27,7 @@ use super::settings::{should_compact_under, threshold_tokens_under, CompactionSe
 use crate::context::materialize::{agent_message, context_message, item_estimate, message_tokens, ReadBackError};
 use crate::context::usage::{estimate_context_tokens, estimate_projected_context_tokens};
 use crate::context::{entry_estimate, Context, Item};
-use crate::prune::{plan_prune_after, plan_prune_in, plan_stale, PruneConfig, StaleConfig, CACHE_WARM_SUFFIX_TOKENS};
+use crate::prune::{plan_prune_after, plan_prune_in, plan_stale_reachable, PruneConfig, StaleConfig, CACHE_WARM_SUFFIX_TOKENS};
 use crate::session::{MessageMeta, NodeId, Role, Session, Source, Usage};
 use crate::tokens::estimate::omp18_message_tokens;
 use crate::{Dialect, RuleSet};
@@ -840,6 +840,9 @@ fn omp18_stored_estimate(session: &Session, ctx: &Context, pruned: &HashMap<Node
         let role = session.entry(node).message().filter(|_| is_entry).map(|m| m.role.clone());
         total += match (pruned.get(&node).filter(|_| is_entry), role) {
             (Some(&t), _) => t,
+            // Without encrypted reasoning (and unchanged by the context) the index's count stands;
+            // the bytes are looked at, not parsed.
+            (None, Some(Role::Assistant)) if ctx.stripped_calls(item).is_none() && !has_encrypted_reasoning(session, node, source)? => item_estimate(session, item, source)?,
             (None, Some(Role::Assistant)) => {
                 // The message as the context emits it (omp 18 strips dangling tool calls).
                 let mut msg = context_message(session, ctx, item, source)?;
@@ -855,6 +858,15 @@ fn omp18_stored_estimate(session: &Session, ctx: &Context, pruned: &HashMap<Node
         };
     }
     Ok(total)
+}
+
+/// Whether an entry's line names a field `excludeEncryptedReasoning` leaves out.
+fn has_encrypted_reasoning(session: &Session, node: NodeId, source: &dyn Source) -> Result<bool, ReadBackError> {
+    let e = session.entry(node);
+    let bytes = source.bytes(e.span).map_err(|message| ReadBackError { line: e.line, message })?;
+    let has = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+    // A JSON escape inside a key (`\u0074hinkingSignature`) is read back to be sure.
+    Ok(has(b"hinkingSignature") || has(b"edactedThinking") || has(b"nthropicServerTool") || has(b"\\u"))
 }
 
 /// omp 18's `checkCompaction` after a run (omp-18.md §5.1–5.2, §6), step by
@@ -936,7 +948,7 @@ fn omp18_check(
     // 5. The per-turn stale pass, before any gate.
     let now = inputs.now_ms.or_else(|| last_message_ms(session, ctx, source).ok().flatten()).unwrap_or(0.0);
     let stale_config = StaleConfig { supersede_reads: settings.supersede_reads, drop_useless: settings.drop_useless, ..StaleConfig::agent(inputs.prefix_bound, now) };
-    let stale = plan_stale(session, ctx, &stale_config, source)?;
+    let stale = plan_stale_reachable(session, ctx, &stale_config, source)?;
     out.stale_pruned_count = stale.pruned_count();
     out.stale_savings = stale.tokens_saved();
     if inputs.now_ms.is_none() {
