@@ -62,3 +62,31 @@ fn check(report: &mut Report, name: &str, g: &Value, file: &Path, args: &[&str])
     let rows = ["entryId", "toolName", "tokens", "notice"];
     report.eq(&at("overflow pruned"), pick(&ours["pruned"], &rows), pick(&o["pruned"], &rows));
 }
+
+/// The CLI shape: `--pass` per rule set, `--pass stale` alone, and `--yes` writing both passes
+/// as one rewrite after which the agent's own stale pass finds nothing more.
+#[test]
+fn prune_passes_cli_shape_and_apply() {
+    let fixture = repo().join("tests/golden-omp18-stale/fixtures/stale-reads.jsonl");
+    let err = support::run_rules("prune", &fixture, "omp@13", &["--dry-run", "--pass", "stale"]).unwrap_err();
+    assert!(err.contains("exit Some(2)") && err.contains("omp@13"), "{err}");
+    let only = support::run_rules("prune", &fixture, "omp@18", &["--dry-run", "--pass", "stale", "--now", "1767232000000"]).unwrap();
+    assert_eq!(only["passes"], serde_json::json!(["stale"]));
+    assert!(only.get("prunedCount").is_none() && only["stale"]["idle"] == true);
+    assert_eq!(only["total"]["prunedCount"], 8);
+    let overflow = support::run_rules("prune", &fixture, "omp@18", &["--dry-run", "--pass", "overflow"]).unwrap();
+    assert!(overflow["stale"].is_null() && overflow["passes"] == serde_json::json!(["overflow"]));
+
+    let dir = std::env::temp_dir().join(format!("contextree-stale-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("stale-reads.jsonl");
+    std::fs::copy(&fixture, &copy).unwrap();
+    let done = support::run_rules("prune", &copy, "omp@18", &["--yes", "--now", "1767232000000"]).unwrap();
+    assert_eq!((done["total"]["prunedCount"].as_u64(), done["backup"].is_string()), (Some(8), true));
+    let text = std::fs::read_to_string(&copy).unwrap();
+    assert_eq!(text.matches("[Superseded by a newer read of this file]").count(), 8);
+    let again = support::run_rules("prune", &copy, "omp@18", &["--dry-run", "--now", "1767232000000"]).unwrap();
+    assert_eq!(again["total"]["prunedCount"], 0);
+    assert_eq!(again["alreadyPruned"].as_array().map(Vec::len), Some(8));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

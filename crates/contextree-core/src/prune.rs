@@ -94,7 +94,13 @@ impl PruneConfig {
     /// Whether this is the configuration omp itself uses (pruning.md §2: any
     /// other value must be labelled "not what omp does").
     pub fn is_agent_default(&self) -> bool {
-        *self == PruneConfig::default() || *self == PruneConfig::agent(RuleSet::Omp18)
+        *self == PruneConfig::default() || *self == PruneConfig::agent(RuleSet::Omp18) || *self == PruneConfig::agent_prefix_bound()
+    }
+
+    /// omp 18's configuration for a model whose thinking is prefix-bound
+    /// (cache-warm guard 0).
+    pub fn agent_prefix_bound() -> PruneConfig {
+        PruneConfig { cache_warm_suffix_tokens: Some(0), ..PruneConfig::agent(RuleSet::Omp18) }
     }
 }
 
@@ -254,7 +260,8 @@ impl PrunePlan {
         if !self.agent_prunes() {
             notes.push("pi never prunes tool outputs by itself; this is oh-my-pi 13.19's rule, offered for pi files by contextree.".to_owned());
         }
-        if self.config != PruneConfig::agent(self.rules) {
+        let prefix_bound = self.rules.prunes_with_cache_guard() && self.config == PruneConfig::agent_prefix_bound();
+        if self.config != PruneConfig::agent(self.rules) && !prefix_bound {
             notes.push(match self.rules.prunes_with_cache_guard() {
                 true => "non-default pruning configuration: not what oh-my-pi 18 does on its threshold path (protect 40000, minimum saving 20000, skill and skill:// reads protected, useless results first, cache-warm guard 8000 tokens).".to_owned(),
                 false => "non-default pruning configuration: not what omp does (omp always uses protect 40000, minimum saving 20000, protected tools skill, read).".to_owned(),
