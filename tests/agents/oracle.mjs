@@ -106,7 +106,7 @@ const { opts, pos } = parseArgs(argv);
 const [command, fileArg] = pos;
 const COMMANDS = ["info", "context", "cut", "serialize", "prune", "branch", "tokens", "bench", "batch", "auto"];
 if (!command || opts.help || !COMMANDS.includes(command)) {
-	process.stderr.write(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 39).join("\n") + "\n");
+	process.stderr.write(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 48).join("\n") + "\n");
 	process.exit(command && !opts.help ? 2 : 0);
 }
 if (!fileArg) die("missing FILE");
@@ -1287,7 +1287,7 @@ function output(res) {
 
 if (command === "batch") {
 	// One JSON array of arguments per input line (e.g. ["cut","--keep-recent","8000"]); one JSON
-	// document per output line, in order ({"error": ...} for a job that failed). `prune` mutates
+	// document per output line, in order ({"error": ...} for a job that failed). `prune` and `auto` mutate
 	// the loaded entries, so the session is opened again after it.
 	const src = opts.jobs ? fs.readFileSync(opts.jobs, "utf8") : fs.readFileSync(0, "utf8");
 	for (const line of src.split("\n")) {
@@ -1309,7 +1309,7 @@ if (command === "batch") {
 			if (!(err instanceof OracleError)) throw err;
 			line1({ error: err.message, code: err.code, job: jobArgs });
 		}
-		if (jp[0] === "prune") await openSession();
+		if (jp[0] === "prune" || jp[0] === "auto") await openSession();
 	}
 } else {
 	try {
