@@ -705,6 +705,13 @@ pub fn auto_check_with(
     out.overflow = context_overflow(dialect, a.meta.stop_reason.as_deref(), a.error_message.as_deref(), a.meta.usage, window);
     if rules.recovers_length_stops() {
         out.overflow = pi16_overflow(a.meta, a.error_message.as_deref(), window);
+        // `assistantUsageMatchesProjection`: a context edit after the reply makes its usage
+        // describe another context, so only an error message still counts.
+        let after = ctx.path.iter().position(|&n| n == a.node).map_or(&[][..], |i| &ctx.path[i + 1..]);
+        if after.iter().any(|&n| &*session.entry(n).entry_type == "context_edit") && matches!(out.overflow, Some(Overflow::Usage { .. })) {
+            out.overflow = None;
+            out.notes.push("the reply's usage exceeds the window, but a context edit follows it: pi 1.6 does not take its usage as an overflow".into());
+        }
     }
     match dialect {
         Dialect::Omp => omp_check(session, ctx, settings, &a, compaction_ms, out),
@@ -1327,6 +1334,11 @@ mod tests {
         let c = check16(&len, &none);
         assert_eq!(c.decision, AutoDecision::None);
         assert!(c.notes.iter().any(|n| n.contains("maxTokens")));
+        // A context edit after an overflowed reply: its usage no longer counts.
+        let mut b = B::new().user("u1").asst_at("a1", "stop", [150_000, 10, 60_000, 0], 0, None, 0);
+        b.push("e1", json!({"type":"context_edit","targetId":"u1","replacement":{"content":"hello"}}));
+        let c = check16(&b, &none);
+        assert!(c.overflow.is_none() && c.decision != AutoDecision::Overflow);
         // pi 1.6's own patterns.
         let c = check16(&B::new().user("u1").asst("a0", "stop", 10).error("a1", "Prompt exceeds max length"), &none);
         assert_eq!(c.decision, AutoDecision::Overflow);
