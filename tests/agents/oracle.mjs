@@ -22,6 +22,16 @@
 //   serialize FILE [--leaf ID] [--raw]   serializeConversation(convertToLlm(context.messages))
 //   prune     FILE [--leaf ID] [--protect N] [--min-savings N] [--cache-warm N]
 //                  [--supersede] [--no-useless]          pruneToolOutputs decision (omp)
+//   prune     FILE --stale [--leaf ID] [--now MS] [--prefix-bound] [--no-supersede] [--no-useless]
+//                  [--then-overflow]                     omp18: the per-turn stale pass
+//                                        pruneSupersededToolResults as the agent calls it (then,
+//                                        with --then-overflow, its pruneToolOutputs on the result)
+//   auto      FILE --window N [--leaf ID] [--now MS] [--prefix-bound] [--reserve N]
+//                                        omp18 only: the inputs of SessionMaintenance.checkCompaction's
+//                                        threshold path rebuilt from the agent's exported functions
+//                                        (isContextOverflow, isPayloadRejection, the stale pass, overflow
+//                                        pruning, countMessages excluding encrypted reasoning,
+//                                        calculateContextTokens, resolveThresholdTokens, shouldCompact)
 //   branch    FILE --to TARGET [--from OLD_LEAF] [--budget N]
 //                                        collectEntriesForBranchSummary + prepareBranchEntries
 //   tokens    FILE [--summary]           per-entry estimated tokens (file order)
@@ -59,7 +69,7 @@ const T0 = performance.now();
 // ---------------------------------------------------------------------------
 const FLAGS_WITH_VALUE = new Set([
 	"--impl", "--leaf", "--keep-recent", "--reserve", "--window", "--from", "--to", "--budget",
-	"--protect", "--min-savings", "--cache-warm", "--jobs",
+	"--protect", "--min-savings", "--cache-warm", "--jobs", "--now",
 ]);
 function parseArgs(argv) {
 	const opts = {};
@@ -94,9 +104,9 @@ function num(v, dflt) {
 const argv = process.argv.slice(2);
 const { opts, pos } = parseArgs(argv);
 const [command, fileArg] = pos;
-const COMMANDS = ["info", "context", "cut", "serialize", "prune", "branch", "tokens", "bench", "batch"];
+const COMMANDS = ["info", "context", "cut", "serialize", "prune", "branch", "tokens", "bench", "batch", "auto"];
 if (!command || opts.help || !COMMANDS.includes(command)) {
-	process.stderr.write(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 39).join("\n") + "\n");
+	process.stderr.write(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 48).join("\n") + "\n");
 	process.exit(command && !opts.help ? 2 : 0);
 }
 if (!fileArg) die("missing FILE");
@@ -749,6 +759,189 @@ class OracleError extends Error {
 		this.code = code;
 	}
 }
+/**
+ * omp 18's per-turn stale pass, called as `SessionMaintenance.#pruneStaleToolResults` calls it
+ * (session-maintenance.ts): supersedeKey readToolSupersedeKey (compaction.supersedeReads),
+ * pruneUseless (compaction.dropUseless), DEFAULT_PRUNE_CONFIG.protectedTools (the agent adds its
+ * plan-file matcher, which has no file here), keepBoundaryId = the latest compaction's
+ * firstKeptEntryId, idleFlushMs 90 min, suffixTokenLimit 0 for prefix-bound models (else the
+ * function's default 8000). `--now MS` is the function's clock override (default Date.now()).
+ * With --then-overflow, the threshold path's pruneToolOutputs runs next on the mutated branch with
+ * the agent's config (cacheWarmSuffixTokens 8000, 0 when prefix-bound).
+ */
+function pruneStale(mgr, leafId, o, base, indexOf) {
+	const comp = b.comp;
+	const branchEntries = mgr.getBranch(leafId);
+	const keepBoundaryId = b.getLatestCompactionEntry(branchEntries)?.firstKeptEntryId;
+	const prefixBound = !!o["prefix-bound"];
+	const supersedeReads = !o["no-supersede"];
+	const dropUseless = !o["no-useless"];
+	const now = o.now === undefined ? Date.now() : num(o.now);
+	const snapshot = () => {
+		const rows = [];
+		for (let i = 0; i < branchEntries.length; i++) {
+			const e = branchEntries[i];
+			if (e.type === "message" && e.message.role === "toolResult")
+				rows.push({ e, i, before: e.message.prunedAt, tokens: b.countMessage(e.message) });
+		}
+		return rows;
+	};
+	const changed = rows => {
+		const out = [];
+		for (const r of rows) {
+			const m = r.e.message;
+			if (m.prunedAt !== undefined && m.prunedAt !== r.before)
+				out.push({
+					entryId: r.e.id,
+					entryIndex: indexOf.get(r.e.id),
+					pathIndex: r.i,
+					toolName: m.toolName,
+					toolCallId: m.toolCallId,
+					tokens: r.tokens,
+					tokensAfter: b.countMessage(m),
+					notice: m.content?.[0]?.text,
+				});
+		}
+		return out;
+	};
+	const config = {
+		supersedeKey: supersedeReads ? comp.readToolSupersedeKey : undefined,
+		pruneUseless: dropUseless,
+		protectedTools: [...comp.DEFAULT_PRUNE_CONFIG.protectedTools],
+		keepBoundaryId,
+		idleFlushMs: 90 * 60_000,
+		suffixTokenLimit: prefixBound ? 0 : undefined,
+		now,
+	};
+	let lastMessageTimestamp = null;
+	for (let i = branchEntries.length - 1; i >= 0; i--) {
+		if (branchEntries[i].type !== "message") continue;
+		const ts = branchEntries[i].message.timestamp;
+		lastMessageTimestamp = typeof ts === "number" ? ts : null;
+		break;
+	}
+	const rows = snapshot();
+	const out = {
+		...base,
+		pass: "stale",
+		config: {
+			supersedeReads,
+			dropUseless,
+			protectedTools: config.protectedTools.map(p => (typeof p === "string" ? p : p.name || "fn")),
+			keepBoundaryId: keepBoundaryId ?? null,
+			idleFlushMs: config.idleFlushMs,
+			suffixTokenLimit: prefixBound ? 0 : 8000,
+			now,
+		},
+		pathLength: branchEntries.length,
+		lastMessageTimestamp,
+		toolResultCount: rows.length,
+	};
+	if (!supersedeReads && !dropUseless) {
+		// The agent returns before calling the function.
+		out.result = { prunedCount: 0, tokensSaved: 0 };
+		out.pruned = [];
+	} else {
+		out.result = comp.pruneSupersededToolResults(branchEntries, b.tokenizer, config);
+		out.pruned = changed(rows);
+	}
+	if (o["then-overflow"]) {
+		const rows2 = snapshot();
+		const overflowConfig = {
+			...comp.DEFAULT_PRUNE_CONFIG,
+			protectedTools: [...comp.DEFAULT_PRUNE_CONFIG.protectedTools],
+			pruneUseless: dropUseless,
+			keepBoundaryId,
+			cacheWarmSuffixTokens: prefixBound ? 0 : 8000,
+		};
+		const result = comp.pruneToolOutputs(branchEntries, b.tokenizer, overflowConfig);
+		out.overflow = {
+			config: {
+				protectTokens: overflowConfig.protectTokens,
+				minimumSavings: overflowConfig.minimumSavings,
+				pruneUseless: overflowConfig.pruneUseless,
+				keepBoundaryId: keepBoundaryId ?? null,
+				cacheWarmSuffixTokens: overflowConfig.cacheWarmSuffixTokens,
+			},
+			result,
+			pruned: changed(rows2),
+		};
+	}
+	return out;
+}
+
+/**
+ * omp 18's post-run threshold path, rebuilt step by step from the functions the agent calls
+ * (SessionMaintenance.checkCompaction, session-maintenance.ts; the method itself needs a live
+ * session): A = the last assistant entry on the branch; stale = A.timestamp < the latest
+ * compaction's time; isContextOverflow / isPayloadRejection of A; the stale pass and then overflow
+ * pruning with the agent's configs (mutating the branch as the agent does); the stored estimate =
+ * countMessages(buildSessionContext(...).messages, {excludeEncryptedReasoning}) — without the
+ * system prompt and tools the agent adds; usage = calculateContextTokens(A.usage), 0 when stale;
+ * tokens = compactionContextTokens(usage, stored); resolveThresholdTokens / shouldCompact with the
+ * default settings (reserveTokens unset unless --reserve).
+ */
+async function autoInputs(mgr, leafId, o, base) {
+	const comp = b.comp;
+	const AIError = await import("@oh-my-pi/pi-ai/error");
+	const window = num(o.window);
+	if (window === undefined) fail("auto needs --window N");
+	const branchEntries = mgr.getBranch(leafId);
+	let a;
+	for (let i = branchEntries.length - 1; i >= 0; i--) {
+		const e = branchEntries[i];
+		if (e.type === "message" && e.message.role === "assistant") {
+			a = e;
+			break;
+		}
+	}
+	const out = { ...base, window };
+	if (!a) return { ...out, assistantId: null };
+	const m = a.message;
+	const compaction = b.getLatestCompactionEntry(branchEntries);
+	const stale = compaction != null && m.timestamp < new Date(compaction.timestamp).getTime();
+	const prefixBound = !!o["prefix-bound"];
+	const keepBoundaryId = compaction?.firstKeptEntryId;
+	const now = o.now === undefined ? Date.now() : num(o.now);
+	const staleResult = comp.pruneSupersededToolResults(branchEntries, b.tokenizer, {
+		supersedeKey: comp.readToolSupersedeKey,
+		pruneUseless: true,
+		protectedTools: [...comp.DEFAULT_PRUNE_CONFIG.protectedTools],
+		keepBoundaryId,
+		idleFlushMs: 90 * 60_000,
+		suffixTokenLimit: prefixBound ? 0 : undefined,
+		now,
+	});
+	const overflowResult = comp.pruneToolOutputs(branchEntries, b.tokenizer, {
+		...comp.DEFAULT_PRUNE_CONFIG,
+		protectedTools: [...comp.DEFAULT_PRUNE_CONFIG.protectedTools],
+		pruneUseless: true,
+		keepBoundaryId,
+		cacheWarmSuffixTokens: prefixBound ? 0 : 8000,
+	});
+	const messages = b.buildContext(mgr, leafId).messages;
+	const stored = b.tokenizer.countMessages(messages, { excludeEncryptedReasoning: true });
+	const usage = stale ? 0 : comp.calculateContextTokens(m.usage);
+	const tokens = comp.compactionContextTokens(usage, stored);
+	const settings = { ...b.defaultCompactionSettings };
+	if (o.reserve !== undefined) settings.reserveTokens = num(o.reserve);
+	return {
+		...out,
+		assistantId: a.id,
+		stopReason: m.stopReason,
+		stale,
+		isContextOverflow: AIError.isContextOverflow(m, window),
+		isPayloadRejection: AIError.isPayloadRejection(m),
+		stalePass: staleResult,
+		overflowPruning: overflowResult,
+		storedEstimate: stored,
+		usageTokens: usage,
+		contextTokens: tokens,
+		thresholdTokens: comp.resolveThresholdTokens(window, settings),
+		shouldCompact: comp.shouldCompact(tokens, window, settings),
+	};
+}
+
 function fail(msg, code = 2) {
 	throw new OracleError(msg, code);
 }
@@ -904,6 +1097,12 @@ async function runCommand(command, o) {
 				out.shouldCompactProjected = b.shouldCompact(out.projectedContextTokens, w, settings);
 		}
 		return (out);
+	} else if (command === "auto") {
+		if (impl !== "omp18") fail("auto is implemented for oh-my-pi 18 only (--impl omp18)");
+		return autoInputs(mgr, leafId, o, base);
+	} else if (command === "prune" && o.stale) {
+		if (impl !== "omp18") fail("prune --stale is oh-my-pi 18's per-turn pass (--impl omp18)");
+		return pruneStale(mgr, leafId, o, base, indexOf);
 	} else if (command === "prune") {
 		const branchEntries = mgr.getBranch(leafId);
 		let keepBoundaryId;
@@ -913,8 +1112,8 @@ async function runCommand(command, o) {
 			keepBoundaryId = b.getLatestCompactionEntry(branchEntries)?.firstKeptEntryId;
 			config.keepBoundaryId = keepBoundaryId;
 		} else {
-			for (const o of ["cache-warm", "supersede", "no-useless"])
-				if (o[o] !== undefined) fail(`--${o} does not exist in omp 13.19 (use --impl omp18)`);
+			for (const k of ["cache-warm", "supersede", "no-useless"])
+				if (o[k] !== undefined) fail(`--${k} does not exist in omp 13.19 (use --impl omp18)`);
 		}
 		if (o.protect !== undefined) config.protectTokens = num(o.protect);
 		if (o["min-savings"] !== undefined) config.minimumSavings = num(o["min-savings"]);
@@ -1088,7 +1287,7 @@ function output(res) {
 
 if (command === "batch") {
 	// One JSON array of arguments per input line (e.g. ["cut","--keep-recent","8000"]); one JSON
-	// document per output line, in order ({"error": ...} for a job that failed). `prune` mutates
+	// document per output line, in order ({"error": ...} for a job that failed). `prune` and `auto` mutate
 	// the loaded entries, so the session is opened again after it.
 	const src = opts.jobs ? fs.readFileSync(opts.jobs, "utf8") : fs.readFileSync(0, "utf8");
 	for (const line of src.split("\n")) {
@@ -1110,7 +1309,7 @@ if (command === "batch") {
 			if (!(err instanceof OracleError)) throw err;
 			line1({ error: err.message, code: err.code, job: jobArgs });
 		}
-		if (jp[0] === "prune") await openSession();
+		if (jp[0] === "prune" || jp[0] === "auto") await openSession();
 	}
 } else {
 	try {

@@ -49,4 +49,34 @@ for c in "${cases[@]}"; do
     mv "$out.tmp" "$out"
   done
 done
+# oh-my-pi 18.2.3 (`--impl omp18`, files `<stem>.omp18.w…`): resolveThresholdTokens with an unset
+# reserveTokens ("-": DEFAULT_COMPACTION_SETTINGS has none) falls back to 15 % of small windows
+# (omp-18.md §5.1); E15's tokensBefore is 220 with keepRecentTokens 50.
+cases18=(
+  "synthetic/E15 257 - 50"
+  "synthetic/E15 259 - 50"
+  "synthetic/E15 5 - 50"
+  "synthetic/E15 16000 - 50"
+  "synthetic/E15 19000 - 50"
+  "synthetic/E15 19000 16384 50"
+  "synthetic/E15 259 16384 50"
+  "synthetic/E07a 200000 -"
+)
+for c in "${cases18[@]}"; do
+  read -r rel window reserve keep <<<"$c"
+  stem=$(basename "$rel")
+  args=(cut "$fixtures/$rel.jsonl" --window "$window")
+  suffix=".w$window"
+  if [[ "$reserve" != "-" ]]; then
+    args+=(--reserve "$reserve")
+    suffix+=".r$reserve"
+  fi
+  if [[ -n "${keep:-}" ]]; then
+    args+=(--keep-recent "$keep")
+    suffix+=".k$keep"
+  fi
+  out="$here/$stem.omp18$suffix.json"
+  (cd "$oracle" && node oracle.mjs --impl omp18 "${args[@]}") >"$out.tmp"
+  mv "$out.tmp" "$out"
+done
 echo "wrote $(ls "$here"/*.json | wc -l) files to $here"

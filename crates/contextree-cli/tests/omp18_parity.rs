@@ -179,8 +179,9 @@ fn check_cuts(f: &mut FileRun, g: &Value, file: &Path) {
 fn check_prune(f: &mut FileRun, g: &Value, file: &Path) {
     let Some(gp) = g.get("prune").filter(|p| p.get("error").is_none()) else { return };
     // The oracle runs omp 18's bare `DEFAULT_PRUNE_CONFIG` + `keepBoundaryId`: without the
-    // agent's 8000-token cache-warm guard (omp-18.md §6.1).
-    let ours = match run("prune", file, &["--dry-run", "--cache-warm", "none"]) {
+    // agent's 8000-token cache-warm guard (omp-18.md §6.1), and without the per-turn stale pass
+    // before it (`tests/golden-omp18-stale/` checks both passes).
+    let ours = match run("prune", file, &["--dry-run", "--cache-warm", "none", "--pass", "overflow"]) {
         Ok(v) => v,
         Err(e) => return f.fail("prune", format!("prune failed: {e}")),
     };

@@ -2,8 +2,8 @@
 //! estimate of the context's size, the reserve, the dialect's auto-compaction threshold, the
 //! keep-recent marker, and whether the agent would auto-compact now.
 
-use crate::compaction::settings::effective_reserve_tokens;
-use crate::compaction::{auto_check, should_compact, threshold_tokens, AutoDecision, CompactionSettings};
+use crate::compaction::settings::{effective_reserve_tokens, omp18_budget_reserve};
+use crate::compaction::{auto_check, should_compact_under, threshold_tokens_under, AutoDecision, CompactionSettings};
 use crate::context::build::Context;
 use crate::context::materialize::ReadBackError;
 use crate::context::usage::ContextEstimate;
@@ -34,9 +34,9 @@ pub struct Budget {
     pub keep_recent_from: u64,
     /// `shouldCompact(used, window)`: over the threshold.
     pub over_threshold: bool,
-    /// The post-run automatic check would start a compaction (`threshold` or `overflow`).
+    /// The post-run automatic check would start a compaction (`threshold`, `overflow`, omp 18 `incomplete`).
     pub would_compact: bool,
-    /// `none`, `threshold` or `overflow`.
+    /// `none`, `threshold`, `overflow` or `incomplete`.
     pub decision: &'static str,
     /// The check's sentence for people.
     pub reason: String,
@@ -103,12 +103,13 @@ pub fn budget(
         unknown_after_compaction: estimate.unknown_after_compaction,
         reserve: match dialect {
             Dialect::Pi => settings.reserve_tokens,
+            Dialect::Omp if session.rules().floors_threshold_with_estimate() => omp18_budget_reserve(window, settings),
             Dialect::Omp => effective_reserve_tokens(window, settings),
         },
-        threshold: threshold_tokens(window, settings, dialect),
+        threshold: threshold_tokens_under(window, settings, session.rules()),
         keep_recent: settings.keep_recent_tokens,
         keep_recent_from: used.saturating_sub(settings.keep_recent_tokens),
-        over_threshold: should_compact(used as f64, window, settings, dialect),
+        over_threshold: should_compact_under(used as f64, window, settings, session.rules()),
         would_compact: check.decision != AutoDecision::None,
         decision: check.decision.name(),
         reason: check.reason,

@@ -203,6 +203,14 @@ impl RuleSet {
         self == RuleSet::Pi16
     }
 
+    /// pi ≥ 0.79: an overflow of a successful (`stop`) reply compacts without a
+    /// retry, and a `length` stop below the model's output limit is recovered
+    /// like an overflow (compact and retry once); pi 1.6's own overflow
+    /// patterns (pi-1.6.md §4.1).
+    pub fn recovers_length_stops(self) -> bool {
+        self == RuleSet::Pi16
+    }
+
     /// pi 1.6's `loadEntriesFromFile` streams the file line by line
     /// (pi-1.6.md §1.1; the release that began it is not known): a UTF-8
     /// byte order mark is no longer stripped, so the header line fails to
@@ -283,6 +291,21 @@ impl RuleSet {
     /// useless results, `MIN_PRUNE_TOKENS` 50 and only `skill` protected
     /// (omp-18.md §6.1).
     pub fn prunes_with_cache_guard(self) -> bool {
+        self == RuleSet::Omp18
+    }
+
+    /// omp 18: every turn, before the compaction gate, the stale-result pass
+    /// `pruneSupersededToolResults` rewrites superseded reads and useless
+    /// results (omp-18.md §6.2).
+    pub fn prunes_stale_results(self) -> bool {
+        self == RuleSet::Omp18
+    }
+
+    /// omp 18: the auto-compaction threshold compares
+    /// `max(usage, stored estimate)` without subtracting pruning savings,
+    /// with `resolveThresholdTokens`' reserve fallbacks, and picks a method
+    /// from `methodOrder` (omp-18.md §5.1–5.2).
+    pub fn floors_threshold_with_estimate(self) -> bool {
         self == RuleSet::Omp18
     }
 }

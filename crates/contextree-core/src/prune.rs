@@ -9,11 +9,15 @@
 //! prunes: for pi files the same omp rule is offered as an explorer feature
 //! (docs/decisions.md D20) and the plan says so.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
+use crate::compaction::file_ops::split_read_selector;
+use crate::context::materialize::{agent_message, ReadBackError};
 use crate::context::{self, Context, Item, Leaf};
+use crate::session::Source;
+use crate::tokens::estimate::utf8_fragment_tokens;
 use crate::js;
 use crate::session::{NodeId, Role, Session};
 use crate::{Dialect, RuleSet};
@@ -90,7 +94,13 @@ impl PruneConfig {
     /// Whether this is the configuration omp itself uses (pruning.md §2: any
     /// other value must be labelled "not what omp does").
     pub fn is_agent_default(&self) -> bool {
-        *self == PruneConfig::default() || *self == PruneConfig::agent(RuleSet::Omp18)
+        *self == PruneConfig::default() || *self == PruneConfig::agent(RuleSet::Omp18) || *self == PruneConfig::agent_prefix_bound()
+    }
+
+    /// omp 18's configuration for a model whose thinking is prefix-bound
+    /// (cache-warm guard 0).
+    pub fn agent_prefix_bound() -> PruneConfig {
+        PruneConfig { cache_warm_suffix_tokens: Some(0), ..PruneConfig::agent(RuleSet::Omp18) }
     }
 }
 
@@ -250,7 +260,8 @@ impl PrunePlan {
         if !self.agent_prunes() {
             notes.push("pi never prunes tool outputs by itself; this is oh-my-pi 13.19's rule, offered for pi files by contextree.".to_owned());
         }
-        if self.config != PruneConfig::agent(self.rules) {
+        let prefix_bound = self.rules.prunes_with_cache_guard() && self.config == PruneConfig::agent_prefix_bound();
+        if self.config != PruneConfig::agent(self.rules) && !prefix_bound {
             notes.push(match self.rules.prunes_with_cache_guard() {
                 true => "non-default pruning configuration: not what oh-my-pi 18 does on its threshold path (protect 40000, minimum saving 20000, skill and skill:// reads protected, useless results first, cache-warm guard 8000 tokens).".to_owned(),
                 false => "non-default pruning configuration: not what omp does (omp always uses protect 40000, minimum saving 20000, protected tools skill, read).".to_owned(),
@@ -274,6 +285,14 @@ pub fn plan_prune(session: &Session, leaf: Leaf, config: &PruneConfig) -> PruneP
 /// Under `omp@18` the seed's default configuration stands for the agent's own
 /// ([`PruneConfig::agent`]).
 pub fn plan_prune_in(session: &Session, ctx: &Context, config: &PruneConfig) -> PrunePlan {
+    plan_prune_after(session, ctx, config, &HashMap::new())
+}
+
+/// [`plan_prune_in`] after an earlier pass of the same turn (omp 18's stale
+/// pass, [`plan_stale`]) rewrote the results in `before` to notices of the
+/// given token counts: they count as already pruned, with those counts (in
+/// the accumulator and in the later messages of the cache-warm guard).
+pub fn plan_prune_after(session: &Session, ctx: &Context, config: &PruneConfig, before: &HashMap<NodeId, u64>) -> PrunePlan {
     let rules = session.rules();
     let config = if *config == PruneConfig::default() { PruneConfig::agent(rules) } else { config.clone() };
     let visible: HashSet<NodeId> = ctx.items.iter().filter_map(|i| if let Item::Entry(n) = i { Some(*n) } else { None }).collect();
@@ -282,7 +301,7 @@ pub fn plan_prune_in(session: &Session, ctx: &Context, config: &PruneConfig) -> 
     let mut acc = 0;
     for (i, &n) in ctx.path.iter().enumerate().rev() {
         suffix[i] = acc;
-        acc += session.entry(n).message().map_or(0, |m| m.estimate(rules));
+        acc += session.entry(n).message().map_or(0, |m| before.get(&n).copied().unwrap_or_else(|| m.estimate(rules)));
     }
     // `keepBoundaryId`: the latest compaction's first kept entry, its path index (0 when absent).
     let latest = ctx.path.iter().rev().map(|&n| session.entry(n)).find(|e| &*e.entry_type == "compaction");
@@ -295,9 +314,9 @@ pub fn plan_prune_in(session: &Session, ctx: &Context, config: &PruneConfig) -> 
         .enumerate()
         .filter_map(|(path_index, &node)| {
             let m = session.entry(node).message().filter(|m| m.role == Role::ToolResult)?;
-            let (tool_name, pruned) = (m.tool_name.as_deref().map(str::to_owned), m.pruned);
+            let (tool_name, pruned) = (m.tool_name.as_deref().map(str::to_owned), m.pruned || before.contains_key(&node));
             // The rule is omp's in both dialects (D20); tool results estimate alike.
-            let tokens = m.estimate(rules);
+            let tokens = before.get(&node).copied().unwrap_or_else(|| m.estimate(rules));
             let decision = if pruned { Decision::AlreadyPruned } else { Decision::Candidate };
             let useless = config.prune_useless && m.turn.useless;
             Some(ToolResult { node, tool_name, tokens, newer_tokens: 0, decision, in_context: visible.contains(&node), useless, suffix_tokens: suffix[path_index], path_index })
@@ -370,6 +389,369 @@ fn decide(results: &mut [ToolResult], config: &PruneConfig, boundary: usize, ski
         }
         acc += r.tokens;
     }
+}
+
+/// omp 18's notice for a read superseded by a newer read of the same file.
+pub const SUPERSEDED_NOTICE: &str = "[Superseded by a newer read of this file]";
+
+/// omp 18's `PRUNE_IDLE_FLUSH_MS`: after this long without a message the
+/// provider cache is cold and the stale pass drops its suffix limit.
+pub const STALE_IDLE_FLUSH_MS: u64 = 90 * 60_000;
+
+/// `pruneSupersededToolResults`' `DEFAULT_SUFFIX_TOKEN_LIMIT` (the agent
+/// passes 0 for models whose thinking is prefix-bound).
+pub const STALE_SUFFIX_TOKEN_LIMIT: u64 = 8_000;
+
+/// What omp 18's per-turn stale pass is called with (omp-18.md §6.2,
+/// `SessionMaintenance.#pruneStaleToolResults`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StaleConfig {
+    /// `compaction.supersedeReads` (default on): older reads of a file are stale.
+    pub supersede_reads: bool,
+    /// `compaction.dropUseless` (default on): results their tool flagged useless.
+    pub drop_useless: bool,
+    /// A candidate is pruned while the cache is warm only when the messages
+    /// after it total at most this many tokens (8000; 0 for prefix-bound models).
+    pub suffix_token_limit: u64,
+    /// The idle time after which every candidate at or after the boundary goes.
+    pub idle_flush_ms: u64,
+    /// The current time (ms since the epoch): `Date.now()` of the agent's turn.
+    pub now_ms: f64,
+}
+
+impl StaleConfig {
+    /// The agent's call: both settings on (their defaults), 8000 tokens (0 when
+    /// the model's thinking is prefix-bound), 90 minutes.
+    pub fn agent(prefix_bound: bool, now_ms: f64) -> StaleConfig {
+        StaleConfig {
+            supersede_reads: true,
+            drop_useless: true,
+            suffix_token_limit: if prefix_bound { 0 } else { STALE_SUFFIX_TOKEN_LIMIT },
+            idle_flush_ms: STALE_IDLE_FLUSH_MS,
+            now_ms,
+        }
+    }
+}
+
+/// Why a result is a stale-pass candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StaleReason {
+    /// A later `read` of the same file (same key, or the bare path of a selector read).
+    Superseded,
+    /// Flagged `useless` by its tool.
+    Useless,
+}
+
+impl StaleReason {
+    /// The name used in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            StaleReason::Superseded => "superseded",
+            StaleReason::Useless => "useless",
+        }
+    }
+}
+
+/// What the stale pass does with a candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StaleDecision {
+    /// Pruned now.
+    Prune,
+    /// Before the latest compaction's first kept entry: summarized away, left alone.
+    BeforeBoundary,
+    /// The messages after it exceed the suffix limit and the cache is warm.
+    WarmCache,
+}
+
+impl StaleDecision {
+    /// The name used in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            StaleDecision::Prune => "prune",
+            StaleDecision::BeforeBoundary => "beforeBoundary",
+            StaleDecision::WarmCache => "warmCache",
+        }
+    }
+}
+
+/// One candidate of the stale pass.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StaleCandidate {
+    /// The tool-result entry.
+    pub node: NodeId,
+    /// Its `toolName`.
+    pub tool_name: Option<String>,
+    /// omp's count of the message as stored.
+    pub tokens: u64,
+    /// Why it is stale.
+    pub reason: StaleReason,
+    /// A superseded read: the `path` argument of its call.
+    pub read_path: Option<String>,
+    /// Its path index.
+    pub path_index: usize,
+    /// Tokens of the `message` entries after it on the path.
+    pub suffix_tokens: u64,
+    /// Whether the LLM sees it (results behind a compaction are on the path too).
+    pub in_context: bool,
+    /// What the pass does with it.
+    pub decision: StaleDecision,
+}
+
+impl StaleCandidate {
+    /// The notice it is pruned to.
+    pub fn notice(&self) -> &'static str {
+        match self.reason {
+            StaleReason::Superseded => SUPERSEDED_NOTICE,
+            StaleReason::Useless => USELESS_NOTICE,
+        }
+    }
+
+    /// `estimatePrunedSavings` with its notice.
+    pub fn saving(&self) -> u64 {
+        self.tokens.saturating_sub((self.notice().len() as u64).div_ceil(4))
+    }
+
+    /// omp 18's count of the pruned message (one text block with the notice).
+    pub fn tokens_after(&self) -> u64 {
+        utf8_fragment_tokens(self.notice().len() as u64)
+    }
+}
+
+/// The outcome of omp 18's `pruneSupersededToolResults` for a leaf, without
+/// applying it (no minimum saving: every candidate the gates let through goes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StalePlan {
+    /// The rule set (the pass is omp 18's; other rule sets plan nothing).
+    pub rules: RuleSet,
+    /// The configuration used.
+    pub config: StaleConfig,
+    /// The leaf whose path was scanned.
+    pub leaf: Option<NodeId>,
+    /// Entries on the path.
+    pub path_len: usize,
+    /// The latest compaction's `firstKeptEntryId`.
+    pub keep_boundary_id: Option<String>,
+    /// `timestamp` of the last `message` entry's message (None: not a number).
+    pub last_message_ms: Option<f64>,
+    /// The last message is at least `idle_flush_ms` old: the suffix limit is dropped.
+    pub idle: bool,
+    /// Every candidate, in path order.
+    pub candidates: Vec<StaleCandidate>,
+}
+
+impl StalePlan {
+    /// The results the pass prunes, in path order.
+    pub fn pruned(&self) -> Vec<&StaleCandidate> {
+        self.candidates.iter().filter(|c| c.decision == StaleDecision::Prune).collect()
+    }
+
+    /// `prunedCount` of omp's result.
+    pub fn pruned_count(&self) -> usize {
+        self.pruned().len()
+    }
+
+    /// `tokensSaved` of omp's result.
+    pub fn tokens_saved(&self) -> u64 {
+        self.pruned().iter().map(|c| c.saving()).sum()
+    }
+
+    /// The pruned results with their token counts after the pass (what the
+    /// overflow pass of the same turn sees, [`plan_prune_after`]).
+    pub fn after(&self) -> HashMap<NodeId, u64> {
+        self.pruned().iter().map(|c| (c.node, c.tokens_after())).collect()
+    }
+
+    /// What the file cannot tell about this pass.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if self.config != StaleConfig::agent(self.config.suffix_token_limit == 0, self.config.now_ms) {
+            notes.push("non-default stale-pass configuration (omp 18: supersedeReads and dropUseless on, suffix limit 8000 or 0 for prefix-bound models, idle flush 90 minutes)".to_owned());
+        }
+        notes.push("the agent also protects reads of the active plan file, which the session file does not name".to_owned());
+        notes
+    }
+}
+
+/// omp 18's `readToolSupersedeKey`: a `read` call's path with its selector
+/// as `path\0selector`; `scheme://` paths and other tools have none.
+pub fn read_supersede_key(tool_name: &str, args: &Value) -> Option<String> {
+    if tool_name != "read" {
+        return None;
+    }
+    let path = args.get("path").and_then(Value::as_str).filter(|p| !p.is_empty())?;
+    if path.contains("://") {
+        return None;
+    }
+    Some(match split_read_selector(path) {
+        (base, None) => base.to_owned(),
+        (base, Some(sel)) => format!("{base}\0{sel}"),
+    })
+}
+
+/// A tool call as `collectToolCallsById` keeps it.
+struct Call {
+    name: Option<String>,
+    args: Value,
+}
+
+/// omp 18's per-turn `pruneSupersededToolResults(getBranch(leaf), …)` as a
+/// decision (omp-18.md §6.2). Reads the path's assistant messages back
+/// (the calls' arguments are not in the index) and the last message's
+/// timestamp. Under other rule sets the plan has no candidates.
+pub fn plan_stale(session: &Session, ctx: &Context, config: &StaleConfig, source: &dyn Source) -> Result<StalePlan, ReadBackError> {
+    plan_stale_in(session, ctx, config, source, false)
+}
+
+/// [`plan_stale`] restricted to the results the pass can prune now (at or after
+/// the boundary and, with a warm cache, inside the suffix limit): the same
+/// pruned results, fewer candidates listed, and only the calls of those
+/// results read back (the automatic check runs it on every budget).
+pub fn plan_stale_reachable(session: &Session, ctx: &Context, config: &StaleConfig, source: &dyn Source) -> Result<StalePlan, ReadBackError> {
+    plan_stale_in(session, ctx, config, source, true)
+}
+
+fn plan_stale_in(session: &Session, ctx: &Context, config: &StaleConfig, source: &dyn Source, reachable_only: bool) -> Result<StalePlan, ReadBackError> {
+    let rules = session.rules();
+    let latest = ctx.path.iter().rev().map(|&n| session.entry(n)).find(|e| &*e.entry_type == "compaction");
+    let keep_boundary_id = latest.and_then(|c| c.str_field("firstKeptEntryId")).map(str::to_owned);
+    let mut plan = StalePlan { rules, config: config.clone(), leaf: ctx.leaf, path_len: ctx.path.len(), keep_boundary_id, last_message_ms: None, idle: false, candidates: Vec::new() };
+    if !rules.prunes_stale_results() {
+        return Ok(plan);
+    }
+    // The last `message` entry's message timestamp (a number, else none).
+    if let Some(&last) = ctx.path.iter().rev().find(|&&n| session.entry(n).message().is_some()) {
+        plan.last_message_ms = agent_message(session, Item::Entry(last), source)?.get("timestamp").and_then(Value::as_f64);
+    }
+    plan.idle = plan.last_message_ms.is_some_and(|t| config.now_ms - t >= config.idle_flush_ms as f64);
+    if !(config.supersede_reads || config.drop_useless) {
+        return Ok(plan);
+    }
+    let boundary = plan.keep_boundary_id.as_deref().and_then(|id| ctx.path.iter().position(|&n| session.entry(n).id() == Some(id))).unwrap_or(0);
+    // Tokens of the `message` entries after each path index.
+    let mut suffix = vec![0u64; ctx.path.len()];
+    let mut acc = 0;
+    for (i, &n) in ctx.path.iter().enumerate().rev() {
+        suffix[i] = acc;
+        acc += session.entry(n).message().map_or(0, |m| m.estimate(rules));
+    }
+    // Earlier results never supersede later ones, so results before `start` change nothing
+    // the pass prunes.
+    let start = match reachable_only {
+        false => 0,
+        true if plan.idle => boundary,
+        true => boundary.max(suffix.iter().position(|&t| t <= config.suffix_token_limit).unwrap_or(ctx.path.len())),
+    };
+    let results: Vec<(usize, NodeId, &crate::session::MessageMeta)> = ctx
+        .path
+        .iter()
+        .enumerate()
+        .skip(start)
+        .filter_map(|(i, &n)| session.entry(n).message().filter(|m| m.role == Role::ToolResult).map(|m| (i, n, m)))
+        .collect();
+    // `collectToolCallsById` (a later id wins): newest assistant first, read back only when
+    // it holds a call one of these results answers.
+    let mut wanted: HashSet<u64> = results.iter().filter_map(|(_, _, m)| m.turn.tool_call_id).collect();
+    let mut calls: HashMap<u64, Call> = HashMap::new();
+    for &n in ctx.path.iter().rev() {
+        if wanted.is_empty() {
+            break;
+        }
+        if !session.entry(n).message().is_some_and(|m| m.role == Role::Assistant && m.turn.call_ids.iter().any(|id| wanted.contains(id))) {
+            continue;
+        }
+        let msg = agent_message(session, Item::Entry(n), source)?;
+        let mut found = Vec::new();
+        for b in msg.get("content").and_then(Value::as_array).into_iter().flatten() {
+            if b.get("type").and_then(Value::as_str) != Some("toolCall") {
+                continue;
+            }
+            let Some(id) = b.get("id").and_then(Value::as_str) else { continue };
+            let h = crate::session::call_id_hash(id);
+            if wanted.contains(&h) {
+                // The last block with this id in the message wins, as Map.set does.
+                let name = b.get("name").and_then(Value::as_str).map(str::to_owned);
+                calls.insert(h, Call { name, args: b.get("arguments").cloned().unwrap_or(Value::Null) });
+                found.push(h);
+            }
+        }
+        for h in found {
+            wanted.remove(&h);
+        }
+    }
+    // `isProtectedToolResult` with the agent's matchers: `skill`, reads of `skill://` paths.
+    let protected = |tool_name: Option<&str>, call: Option<&Call>| {
+        tool_name == Some("skill")
+            || (tool_name == Some("read")
+                && call.is_some_and(|c| c.name.as_deref() == Some("read") && c.args.get("path").and_then(Value::as_str).is_some_and(|p| p.starts_with("skill://"))))
+    };
+    let visible: HashSet<NodeId> = ctx.items.iter().filter_map(|i| if let Item::Entry(n) = i { Some(*n) } else { None }).collect();
+    let candidate = |i: usize, n: NodeId, m: &crate::session::MessageMeta, reason, read_path| StaleCandidate {
+        node: n,
+        tool_name: m.tool_name.as_deref().map(str::to_owned),
+        tokens: m.estimate(rules),
+        reason,
+        read_path,
+        path_index: i,
+        suffix_tokens: 0,
+        in_context: visible.contains(&n),
+        decision: StaleDecision::Prune,
+    };
+    // `collectSupersededResults`: newest first, a key seen later (or its bare path) supersedes.
+    let mut superseded = Vec::new();
+    if config.supersede_reads {
+        let mut seen: HashSet<String> = HashSet::new();
+        for &(i, n, m) in results.iter().rev() {
+            if m.pruned {
+                continue;
+            }
+            let Some(call) = m.turn.tool_call_id.and_then(|id| calls.get(&id)) else { continue };
+            if protected(m.tool_name.as_deref(), Some(call)) {
+                continue;
+            }
+            let Some(key) = call.name.as_deref().and_then(|name| read_supersede_key(name, &call.args)) else { continue };
+            let stale = seen.contains(&key) || key.find('\0').is_some_and(|sep| seen.contains(&key[..sep]));
+            if stale {
+                let path = call.args.get("path").and_then(Value::as_str).map(str::to_owned);
+                superseded.push(candidate(i, n, m, StaleReason::Superseded, path));
+            }
+            seen.insert(key);
+        }
+        superseded.reverse();
+    }
+    let mut candidates = superseded;
+    // `collectUselessResults`: in order, not already a superseded candidate.
+    if config.drop_useless {
+        let taken: HashSet<NodeId> = candidates.iter().map(|c| c.node).collect();
+        for &(i, n, m) in &results {
+            if !m.turn.useless || m.pruned || taken.contains(&n) {
+                continue;
+            }
+            let call = m.turn.tool_call_id.and_then(|id| calls.get(&id));
+            if protected(m.tool_name.as_deref(), call) {
+                continue;
+            }
+            let c = candidate(i, n, m, StaleReason::Useless, None);
+            if c.saving() > 0 {
+                candidates.push(c);
+            }
+        }
+        candidates.sort_by_key(|c| c.path_index);
+    }
+    if candidates.is_empty() {
+        return Ok(plan);
+    }
+    for c in &mut candidates {
+        c.suffix_tokens = suffix[c.path_index];
+        c.decision = if c.path_index < boundary {
+            StaleDecision::BeforeBoundary
+        } else if !plan.idle && c.suffix_tokens > config.suffix_token_limit {
+            StaleDecision::WarmCache
+        } else {
+            StaleDecision::Prune
+        };
+    }
+    plan.candidates = candidates;
+    Ok(plan)
 }
 
 /// A pruned line could not be produced.
@@ -551,6 +933,63 @@ mod tests {
         let pi = plan_prune(&Session::parse(text.as_bytes(), Some(crate::RuleSet::Pi073)), Leaf::Last, &PruneConfig::default());
         assert!(!pi.agent_prunes());
         assert_eq!(pi.notes().len(), 1);
+    }
+
+    #[test]
+    fn read_supersede_keys() {
+        let key = |name: &str, path: &str| read_supersede_key(name, &serde_json::json!({ "path": path }));
+        assert_eq!(key("read", "src/a.ts"), Some("src/a.ts".into()));
+        assert_eq!(key("read", "src/a.ts:10-20"), Some("src/a.ts\u{0}10-20".into()));
+        assert_eq!(key("read", "src/a.ts:1-50:raw"), Some("src/a.ts\u{0}1-50:raw".into()));
+        assert_eq!(key("read", "src/a.ts:RAW"), Some("src/a.ts\u{0}RAW".into()));
+        assert_eq!(key("read", "skill://x"), None);
+        assert_eq!(key("read", "notes.md:https://x"), None);
+        assert_eq!(key("read", ""), None);
+        assert_eq!(key("edit", "src/a.ts"), None);
+        assert_eq!(read_supersede_key("read", &serde_json::json!({"path": 1})), None);
+    }
+
+    /// A v3 omp session: `read` calls of the given paths, each with its result of `chars`.
+    fn reads(paths: &[(&str, usize)], last_ts: u64) -> Vec<u8> {
+        let mut lines = vec![HEADER.to_owned(), r#"{"type":"message","id":"u","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"go","timestamp":1}}"#.to_owned()];
+        let mut parent = "u".to_owned();
+        for (k, (path, chars)) in paths.iter().enumerate() {
+            let a = format!(r#"{{"type":"message","id":"a{k}","parentId":"{parent}","timestamp":"2026-01-01T00:00:02.000Z","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"c{k}","name":"read","arguments":{{"path":"{path}"}}}}],"stopReason":"toolUse","timestamp":2}}}}"#);
+            let r = format!(r#"{{"type":"message","id":"r{k}","parentId":"a{k}","timestamp":"2026-01-01T00:00:03.000Z","message":{{"role":"toolResult","toolCallId":"c{k}","toolName":"read","content":[{{"type":"text","text":"{}"}}],"isError":false,"timestamp":{last_ts}}}}}"#, "x".repeat(*chars));
+            lines.extend([a, r]);
+            parent = format!("r{k}");
+        }
+        lines.join("\n").into_bytes()
+    }
+
+    #[test]
+    fn stale_pass_supersedes_and_respects_the_suffix_limit() {
+        let bytes = reads(&[("a.ts", 400), ("a.ts:1-5", 400), ("a.ts", 400), ("b.ts", 40_000), ("b.ts:2-3", 40)], 1000);
+        let s = Session::parse(&bytes, Some(RuleSet::Omp18));
+        let ctx = context::build(&s, Leaf::Last);
+        let plan = plan_stale(&s, &ctx, &StaleConfig::agent(false, 2000.0), &bytes).unwrap();
+        // r0 (a.ts, superseded by r2) and r1 (a.ts:1-5, superseded by the bare r2); r3 is not
+        // superseded by a later selector read. r0 and r1 have 10,000+ tokens after them.
+        let got: Vec<(String, StaleDecision)> = plan.candidates.iter().map(|c| (s.entry(c.node).id.to_string(), c.decision)).collect();
+        assert_eq!(got, [("r0".to_owned(), StaleDecision::WarmCache), ("r1".to_owned(), StaleDecision::WarmCache)]);
+        assert!(!plan.idle);
+        // Cold cache: 90 minutes after the last message, everything goes.
+        let cold = plan_stale(&s, &ctx, &StaleConfig::agent(false, 1000.0 + STALE_IDLE_FLUSH_MS as f64), &bytes).unwrap();
+        assert!(cold.idle);
+        assert_eq!((cold.pruned_count(), cold.tokens_saved()), (2, 2 * (100 - 11)));
+        assert_eq!(cold.pruned()[0].notice(), SUPERSEDED_NOTICE);
+        // The overflow pass after it sees them as pruned, with the notice's count.
+        let after = plan_prune_after(&s, &ctx, &PruneConfig::agent(RuleSet::Omp18), &cold.after());
+        assert_eq!(after.already_pruned().map(|r| r.tokens).collect::<Vec<_>>(), [11, 11]);
+        // The reachable scan prunes the same and lists only what it can reach.
+        let reach = plan_stale_reachable(&s, &ctx, &StaleConfig::agent(false, 2000.0), &bytes).unwrap();
+        assert!(reach.candidates.is_empty());
+        let cold_reach = plan_stale_reachable(&s, &ctx, &StaleConfig::agent(false, 1000.0 + STALE_IDLE_FLUSH_MS as f64), &bytes).unwrap();
+        assert_eq!(cold_reach.pruned(), cold.pruned());
+        // Other rule sets have no stale pass.
+        let s13 = Session::parse(&bytes, Some(RuleSet::Omp13));
+        let ctx13 = context::build(&s13, Leaf::Last);
+        assert!(plan_stale(&s13, &ctx13, &StaleConfig::agent(false, 1e13), &bytes).unwrap().candidates.is_empty());
     }
 
     #[test]

@@ -31,7 +31,7 @@ use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use contextree_core::prune::{pruned_line, PrunePlan, PrunedLineError};
-use contextree_core::session::Span;
+use contextree_core::session::{NodeId, Span};
 
 use crate::load::{Fingerprint, LoadedSession};
 use crate::write::{Change, WriteError};
@@ -172,6 +172,13 @@ pub struct Pruned {
 /// prunes gets omp's pruned line with `pruned_at_ms`. A plan that prunes
 /// nothing writes nothing (no backup either) and returns `None`.
 pub fn prune_loaded(loaded: &LoadedSession, plan: &PrunePlan, pruned_at_ms: u64) -> Result<Option<Pruned>, RewriteError> {
+    let targets: Vec<(NodeId, String)> = plan.pruned().iter().map(|r| (r.node, r.notice())).collect();
+    prune_entries(loaded, &targets, pruned_at_ms)
+}
+
+/// [`prune_loaded`] for any list of tool results and their notices (omp 18's
+/// per-turn stale pass and its overflow pass rewrite in one go).
+pub fn prune_entries(loaded: &LoadedSession, targets: &[(NodeId, String)], pruned_at_ms: u64) -> Result<Option<Pruned>, RewriteError> {
     let s = &loaded.session;
     // An empty or garbage file has no header (its version reads as 0): say
     // that, not that it would be migrated.
@@ -181,8 +188,7 @@ pub fn prune_loaded(loaded: &LoadedSession, plan: &PrunePlan, pruned_at_ms: u64)
     if s.original_version() < 3 {
         return Err(RewriteError::Migrated { path: loaded.path.clone(), version: s.original_version() });
     }
-    let pruned = plan.pruned();
-    if pruned.is_empty() {
+    if targets.is_empty() {
         return Ok(None);
     }
     let io = |source| WriteError::Io { path: loaded.path.clone(), source };
@@ -190,14 +196,14 @@ pub fn prune_loaded(loaded: &LoadedSession, plan: &PrunePlan, pruned_at_ms: u64)
     // The lines are read from the file as it is now; the fingerprint check
     // below makes sure that is the file the plan was made from.
     check_unchanged(&loaded.path, &file, &loaded.fingerprint)?;
-    let mut replacements = Vec::with_capacity(pruned.len());
-    for r in pruned {
-        let e = s.entry(r.node);
+    let mut replacements = Vec::with_capacity(targets.len());
+    for (node, notice) in targets {
+        let e = s.entry(*node);
         let mut buf = vec![0; e.span.len as usize];
         file.read_exact_at(&mut buf, e.span.start).map_err(io)?;
         let bad = |source| RewriteError::BadLine { path: loaded.path.clone(), line: e.line, source };
         let original = std::str::from_utf8(buf.trim_ascii()).map_err(|err| bad(PrunedLineError::Json(err.to_string())))?;
-        let text = pruned_line(original, &r.notice(), pruned_at_ms).map_err(bad)?;
+        let text = pruned_line(original, notice, pruned_at_ms).map_err(bad)?;
         replacements.push(Replacement { span: e.span, text });
     }
     let rewritten = rewrite_lines(&loaded.path, &loaded.fingerprint, &replacements)?;

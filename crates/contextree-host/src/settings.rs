@@ -17,7 +17,7 @@
 
 use std::path::{Path, PathBuf};
 
-use contextree_core::compaction::{CompactionSettings, Strategy};
+use contextree_core::compaction::{CompactionSettings, MethodOrder, Strategy};
 use contextree_core::Dialect;
 use serde_json::{Map, Value};
 use yaml_rust2::{Yaml, YamlLoader};
@@ -226,6 +226,8 @@ fn apply(dialect: Dialect, merged: &Value, out: &mut AgentSettings) {
             }
         }
     }
+    // omp 18 tells a configured reserve from its default (resolveBudgetReserveTokens).
+    c.reserve_tokens_set = get("compaction", "reserveTokens").and_then(count).is_some();
     if let Some(v) = get("branchSummary", "reserveTokens") {
         match count(v) {
             Some(n) => out.branch_summary_reserve_tokens = n,
@@ -269,6 +271,25 @@ fn apply(dialect: Dialect, merged: &Value, out: &mut AgentSettings) {
             None => warn("compaction.remoteEndpoint", "a URL string", v),
         }
     }
+    let c = &mut out.compaction;
+    c.remote_endpoint = out.remote_endpoint.is_some();
+    // omp 18 (omp-18.md §5.1): the method order, read as resolveCompactionMethodOrder does (not a
+    // list: no method at all), and the per-turn stale pass's switches.
+    if let Some(v) = get("compaction", "methodOrder") {
+        let names: Vec<&str> = v.as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        c.method_order = MethodOrder::resolve(names);
+        if !v.is_array() {
+            out.warnings.push(format!("compaction.methodOrder: expected a list of methods, found {v}; omp 18 then has no automatic method"));
+        }
+    }
+    for (key, slot) in [("supersedeReads", &mut c.supersede_reads), ("dropUseless", &mut c.drop_useless)] {
+        if let Some(v) = get("compaction", key) {
+            match v.as_bool() {
+                Some(b) => *slot = b,
+                None => out.warnings.push(format!("compaction.{key}: expected true or false, found {v}; the default is used")),
+            }
+        }
+    }
 }
 
 /// A token count: a whole, non-negative JSON number (YAML `16384` and JSON
@@ -309,6 +330,19 @@ mod tests {
 
     fn no_env(_: &str) -> Option<String> {
         None
+    }
+
+    #[test]
+    fn omp18_method_order_and_stale_switches() {
+        let t = TempDir::new();
+        t.write("home/.omp/agent/config.yml", "compaction:\n  methodOrder: [soft, bogus, shake]\n  reserveTokens: 16384\n  supersedeReads: false\n  dropUseless: 1\n  remoteEndpoint: https://c.example\n");
+        let s = agent_settings(Dialect::Omp, &t.0.join("home"), &no_env, &t.0.join("proj"));
+        let c = s.compaction;
+        assert_eq!(c.method_order, MethodOrder::resolve(["soft", "shake"]));
+        assert!(c.reserve_tokens_set && c.remote_endpoint && !c.supersede_reads && c.drop_useless);
+        assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
+        let d = agent_settings(Dialect::Omp, &t.0.join("nohome"), &no_env, &t.0.join("proj")).compaction;
+        assert!(!d.reserve_tokens_set && d.method_order == MethodOrder::default());
     }
 
     #[test]

@@ -25,7 +25,9 @@ use contextree_core::compaction::{
     compaction_result, new_entry, plan, preview, summary_requests, supplied_result, Answers, CallKind, CompactingHook, CompactionPlan, CompactionResult,
     CompactionSettings, HistoryStep, PromptOptions, SummarizerCall, SummaryRequests, SuppliedCompaction,
 };
+use contextree_core::compaction::{auto_check_with, CheckInputs};
 use contextree_core::context::{self, Leaf};
+use contextree_core::models::{current_model, resolve_window};
 use contextree_core::js::{js_trim_end, json_number, slice_utf16, utf16_len};
 use contextree_core::prompts::PromptPack;
 use contextree_core::session::{NodeId, Session};
@@ -104,6 +106,7 @@ fn start(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<Start, Ops
     let settings = CompactionSettings {
         keep_recent_tokens: opts.keep_recent.unwrap_or(agent.compaction.keep_recent_tokens),
         reserve_tokens: opts.reserve.unwrap_or(agent.compaction.reserve_tokens),
+        reserve_tokens_set: opts.reserve.is_some() || agent.compaction.reserve_tokens_set,
         ..agent.compaction
     };
     // Read before anything is planned: a broken hooks section must stop the
@@ -131,15 +134,28 @@ fn prompt_options(opts: &CompactOptions<'_>, ctx: &context::Context) -> PromptOp
 pub fn dry_run(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<Value, OpsError> {
     let s = &loaded.session;
     let Start { agent, hooks, ctx, plan, warnings } = start(loaded, opts)?;
+    let auto = auto_check_document(loaded, &ctx, &plan)?;
     if let Err(reason) = &plan.outcome {
-        return Ok(json!({"dialect": plan.dialect.name(), "leafId": leaf_id(s, &plan), "dryRun": true, "nothingToCompact": true, "reason": reason.to_string(), "settingsFiles": settings_files(&agent), "warnings": warnings}));
+        return Ok(json!({"dialect": plan.dialect.name(), "leafId": leaf_id(s, &plan), "dryRun": true, "nothingToCompact": true, "reason": reason.to_string(), "settingsFiles": settings_files(&agent), "warnings": warnings, "autoCheck": auto}));
     }
     let pack = (opts.pack)(s.dialect())?;
     let requests = summary_requests(s, &plan, &loaded.source, &pack, &prompt_options(opts, &ctx)).map_err(|e| OpsError::Failed(e.to_string()))?;
     let mut doc = dry_run_document(s, &plan, &requests, &pack.origin().to_string(), &warnings);
     doc["settingsFiles"] = settings_files(&agent);
     doc["hooks"] = configured_hooks(&hooks);
+    doc["autoCheck"] = auto;
     Ok(doc)
+}
+
+/// Whether and how the agent itself would compact after its last run, with the agent's settings
+/// and the model table's window (`autoCheck` of the dry run): under omp 18 also its stale pass
+/// and the method it would pick; contextree writes an LLM summary (`soft`) either way.
+fn auto_check_document(loaded: &LoadedSession, ctx: &context::Context, plan: &CompactionPlan) -> Result<Value, OpsError> {
+    let s = &loaded.session;
+    let model = current_model(&ctx.model, s.dialect());
+    let (window, _) = resolve_window(None, model.as_deref());
+    let check = auto_check_with(s, ctx, &plan.settings, window, None, &CheckInputs::default(), &loaded.source)?;
+    Ok(crate::auto_check::auto_check_json(s, &check))
 }
 
 /// Compacts `opts.leaf` and appends the entry. `cancel` stops a model call (nothing is

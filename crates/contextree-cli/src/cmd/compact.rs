@@ -100,6 +100,7 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
             } else {
                 print_dry_run(&doc);
             }
+            print_auto_check(&doc["autoCheck"]);
         });
         return Ok(());
     }
@@ -210,6 +211,23 @@ fn print_dry_run(doc: &Value) {
     }
     if let Some(note) = doc["shortSummaryNote"].as_str() {
         outln!("\n({note})");
+    }
+}
+
+/// The agent's own automatic check after its last run, under the session's rule set.
+fn print_auto_check(c: &Value) {
+    if c.is_null() {
+        return;
+    }
+    outln!("\nthe agent ({}) after its last run: {} — {}", c["ruleSet"].as_str().unwrap_or(""), c["decision"].as_str().unwrap_or("?"), c["reason"].as_str().unwrap_or(""));
+    if let Some(text) = c["method"]["text"].as_str() {
+        outln!("  method: {text}");
+    }
+    if !c["storedEstimate"].is_null() && c.get("storedEstimate").is_some() {
+        outln!("  stale pass prunes {} (saving {}) · overflow pruning {} (saving {}) · stored estimate {}", c["stalePrunedCount"], c["staleSavings"], c["prunedCount"], c["pruningSavings"], c["storedEstimate"]);
+    }
+    for note in c["notes"].as_array().into_iter().flatten() {
+        outln!("  note: {}", note.as_str().unwrap_or(""));
     }
 }
 

@@ -2,7 +2,7 @@
 //! dialect, without calling any model.
 
 use clap::Args;
-use contextree_core::compaction::{auto_check, plan, should_compact, threshold_tokens, AutoCheck, CompactionPlan, CompactionSettings, FileOps, Overflow, Prepared};
+use contextree_core::compaction::{auto_check_with, plan, should_compact_under, threshold_tokens_under, CheckInputs, CompactionPlan, CompactionSettings, FileOps, Prepared};
 use contextree_core::js::json_number;
 use contextree_core::session::{NodeId, Session};
 use serde_json::{json, Map, Value};
@@ -26,6 +26,22 @@ pub struct CutArgs {
     /// same-model test (default: the last assistant message's own model).
     #[arg(long, value_name = "PROVIDER/ID", requires = "window")]
     model: Option<String>,
+    /// omp 18: the current time (ms since the epoch) for the per-turn stale pass of the
+    /// automatic check (default: right after the last message, a warm cache).
+    #[arg(long, value_name = "MS", requires = "window")]
+    now: Option<u64>,
+    /// omp 18: the current model's thinking is prefix-bound (no pruning inside the cache).
+    #[arg(long, requires = "window")]
+    prefix_bound: bool,
+    /// omp 18: whether the current model accepts images (snapcompact; default unknown).
+    #[arg(long, value_name = "BOOL", requires = "window")]
+    vision: Option<bool>,
+    /// omp 18: whether the current model supports provider-native compaction (remote; default unknown).
+    #[arg(long, value_name = "BOOL", requires = "window")]
+    native_compaction: Option<bool>,
+    /// pi 1.6: the current model's output limit (maxTokens), for a `length` stop (default unknown).
+    #[arg(long, value_name = "N", requires = "window")]
+    max_output: Option<u64>,
 }
 
 pub fn run(args: &CutArgs) -> Result<(), CliError> {
@@ -37,6 +53,7 @@ pub fn run(args: &CutArgs) -> Result<(), CliError> {
     let settings = CompactionSettings {
         keep_recent_tokens: args.keep_recent.unwrap_or(defaults.keep_recent_tokens),
         reserve_tokens: args.reserve.unwrap_or(defaults.reserve_tokens),
+        reserve_tokens_set: args.reserve.is_some(),
         ..defaults
     };
     let plan = plan(s, &ctx, &settings, &loaded.source).map_err(read_back)?;
@@ -46,8 +63,15 @@ pub fn run(args: &CutArgs) -> Result<(), CliError> {
             None => None,
             Some(m) => Some(m.split_once('/').filter(|(p, id)| !p.is_empty() && !id.is_empty()).ok_or_else(|| CliError::Input(format!("--model {m:?}: expected provider/id")))?),
         };
-        let check = auto_check(s, &ctx, &settings, w, model, &loaded.source).map_err(read_back)?;
-        doc["autoCheck"] = auto_check_json(s, &check);
+        let inputs = CheckInputs {
+            now_ms: args.now.map(|n| n as f64),
+            prefix_bound: args.prefix_bound,
+            accepts_images: args.vision,
+            native_compaction: args.native_compaction,
+            max_output_tokens: args.max_output,
+        };
+        let check = auto_check_with(s, &ctx, &settings, w, model, &inputs, &loaded.source).map_err(read_back)?;
+        doc["autoCheck"] = contextree_ops::auto_check::auto_check_json(s, &check);
     }
     if a.json {
         print_session_json(s, &doc);
@@ -86,8 +110,8 @@ fn document(s: &Session, plan: &CompactionPlan, window: Option<u64>) -> Value {
         // The number the agents test after a run: omp's last usage, pi's
         // context estimate, which is what `tokensBefore` holds.
         doc.insert("window".into(), w.into());
-        doc.insert("thresholdTokens".into(), threshold_tokens(w, &plan.settings, plan.dialect).map_or(Value::Null, json_number));
-        doc.insert("shouldCompact".into(), should_compact(plan.tokens_before, w, &plan.settings, plan.dialect).into());
+        doc.insert("thresholdTokens".into(), threshold_tokens_under(w, &plan.settings, s.rules()).map_or(Value::Null, json_number));
+        doc.insert("shouldCompact".into(), should_compact_under(plan.tokens_before, w, &plan.settings, s.rules()).into());
     }
     Value::Object(doc)
 }
@@ -123,34 +147,6 @@ fn find_cut_point(s: &Session, path: &[NodeId], plan: &CompactionPlan) -> Value 
 }
 
 
-/// compaction.md §1.2 for the last assistant message (see `AutoCheck`).
-fn auto_check_json(s: &Session, c: &AutoCheck) -> Value {
-    let overflow = c.overflow.as_ref().map_or(Value::Null, |o| match o {
-        Overflow::ErrorMessage { pattern } => json!({"kind": "errorMessage", "pattern": pattern}),
-        Overflow::Usage { input_tokens, rule } => json!({"kind": "usage", "inputTokens": json_number(*input_tokens), "rule": rule}),
-    });
-    json!({
-        "assistantId": c.assistant.map(|n| s.entry(n).id.to_string()),
-        "stopReason": c.stop_reason,
-        "decision": c.decision.name(),
-        "skipped": c.skipped.map(|k| k.name()),
-        "reason": c.reason,
-        "sameModel": c.same_model,
-        "modelAssumed": c.model_assumed,
-        "stale": c.stale,
-        "overflow": overflow,
-        "usageTokens": c.usage_tokens.map(json_number),
-        "pruningSavings": c.pruning_savings,
-        "prunedCount": c.pruned_count,
-        "contextTokens": c.context_tokens.map(json_number),
-        "thresholdTokens": c.threshold.map(json_number),
-        "window": c.window,
-        "willRetry": c.will_retry,
-        "contextPromotion": c.context_promotion,
-        "notes": c.notes,
-    })
-}
-
 fn print_text(s: &Session, plan: &CompactionPlan, doc: &Value) {
     let id = |n: NodeId| s.entry(n).id.to_string();
     let k = &plan.keep_recent;
@@ -173,6 +169,12 @@ fn print_text(s: &Session, plan: &CompactionPlan, doc: &Value) {
     }
     if let Some(check) = doc.get("autoCheck") {
         outln!("auto check: {} — {}", check["decision"].as_str().unwrap_or("?"), check["reason"].as_str().unwrap_or(""));
+        if let Some(text) = check["method"]["text"].as_str() {
+            outln!("  method: {text}");
+        }
+        if check.get("storedEstimate").is_some_and(|v| !v.is_null()) {
+            outln!("  stored estimate {} · stale pass prunes {} (saving {}) · overflow pruning {} (saving {}); savings are not subtracted", check["storedEstimate"], check["stalePrunedCount"], check["staleSavings"], check["prunedCount"], check["pruningSavings"]);
+        }
         for note in check["notes"].as_array().into_iter().flatten() {
             outln!("  note: {}", note.as_str().unwrap_or(""));
         }

@@ -5,7 +5,7 @@
 //! `contextree_ops::prune`; this module parses flags and prints.
 
 use clap::Args;
-use contextree_core::prune::{PruneConfig, PrunePlan, ToolResult};
+use contextree_core::prune::{PruneConfig, PrunePlan, StaleCandidate, StaleConfig, StalePlan, ToolResult, SKILL_READ_MATCHER};
 use contextree_core::session::Session;
 use serde_json::{json, Map, Value};
 
@@ -32,12 +32,49 @@ pub struct PruneArgs {
     /// `none` is omp's bare `DEFAULT_PRUNE_CONFIG`, what the oracle runs).
     #[arg(long, value_name = "N|none")]
     cache_warm: Option<String>,
-    /// omp 18: do not prune useless results first (`compaction.dropUseless: false`).
+    /// omp 18: do not prune useless results (`compaction.dropUseless: false`; both passes).
     #[arg(long)]
     no_useless: bool,
+    /// omp 18: which passes run — `stale` (the per-turn `pruneSupersededToolResults`),
+    /// `overflow` (`pruneToolOutputs` on the threshold path) or `both`, the stale pass first
+    /// (default under omp@18; other rule sets have only `overflow`).
+    #[arg(long, value_enum)]
+    pass: Option<Pass>,
+    /// omp 18: the current time in ms since the epoch for the stale pass's cold-cache rule
+    /// (the last message ≥ 90 minutes old drops its suffix limit); default: the clock.
+    #[arg(long, value_name = "MS")]
+    now: Option<u64>,
+    /// omp 18: the model's thinking is prefix-bound (suffix limit 0 in the stale pass and, unless
+    /// --cache-warm is given, cache-warm guard 0 in the overflow pass).
+    #[arg(long)]
+    prefix_bound: bool,
+    /// omp 18: do not prune superseded reads (`compaction.supersedeReads: false`).
+    #[arg(long)]
+    no_supersede: bool,
     /// Confirm rewriting the file (required unless --dry-run): pruned outputs are gone from the file, a backup is kept.
     #[arg(long)]
     yes: bool,
+}
+
+/// Which of oh-my-pi 18's passes run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Pass {
+    /// The per-turn stale pass only (`pruneSupersededToolResults`).
+    Stale,
+    /// The threshold path's overflow pruning only (`pruneToolOutputs`).
+    Overflow,
+    /// The stale pass, then overflow pruning on its result (what omp 18 does in a turn
+    /// that reaches the compaction threshold check).
+    Both,
+}
+
+impl Pass {
+    fn stale(self) -> bool {
+        matches!(self, Pass::Stale | Pass::Both)
+    }
+    fn overflow(self) -> bool {
+        matches!(self, Pass::Overflow | Pass::Both)
+    }
 }
 
 pub fn run(args: &PruneArgs) -> Result<(), CliError> {
@@ -50,16 +87,30 @@ pub fn run(args: &PruneArgs) -> Result<(), CliError> {
     }
     let loaded = a.load()?;
     let s = &loaded.session;
-    let pv = contextree_ops::prune::preview(&loaded, a.leaf(&loaded)?, &config(args, s.rules())?, &a.pack(s.rules())?)?;
-    let plan = &pv.plan;
-    let mut doc = document(s, plan);
+    let rules = s.rules();
+    let pass = args.pass.unwrap_or(if rules.prunes_stale_results() { Pass::Both } else { Pass::Overflow });
+    if (pass.stale() || args.now.is_some() || args.prefix_bound || args.no_supersede) && !rules.prunes_stale_results() {
+        return Err(CliError::Input(format!("--pass stale|both, --now, --prefix-bound and --no-supersede are oh-my-pi 18's per-turn stale pass; the rules here are {rules}")));
+    }
+    let overflow_config = pass.overflow().then(|| config(args, rules)).transpose()?;
+    let stale_config = pass.stale().then(|| stale_config(args));
+    let pv = contextree_ops::prune::preview_turn(&loaded, a.leaf(&loaded)?, overflow_config.as_ref(), stale_config.as_ref(), &a.pack(rules)?)?;
+    let mut doc = match &pv.overflow {
+        Some(plan) => document(s, plan),
+        None => json!({"dialect": s.dialect().name(), "leafId": pv.stale.as_ref().and_then(|p| p.leaf).map_or(Value::Null, |n| s.entry(n).id.to_string().into())}),
+    };
+    let passes: Vec<&str> = [(pass.stale(), "stale"), (pass.overflow(), "overflow")].into_iter().filter(|(on, _)| *on).map(|(_, n)| n).collect();
+    doc["passes"] = json!(passes);
+    doc["stale"] = pv.stale.as_ref().map_or(Value::Null, |p| stale_document(s, p));
+    let (count, saved) = pv.totals();
+    doc["total"] = json!({"prunedCount": count, "tokensSaved": saved});
     doc["context"] = json!({
         "before": {"messageTokens": pv.message_tokens_before, "llmTokens": pv.llm_tokens_before},
         "after": {"messageTokens": pv.message_tokens_after, "llmTokens": pv.llm_tokens_after},
     });
     doc["dryRun"] = args.dry_run.into();
     if !args.dry_run {
-        let done = contextree_ops::prune::apply(&loaded, plan)?;
+        let done = contextree_ops::prune::apply_turn(&loaded, &pv)?;
         doc["backup"] = done.as_ref().map_or(Value::Null, |d| d.rewritten.backup.display().to_string().into());
         doc["prunedAt"] = done.as_ref().map_or(Value::Null, |d| d.pruned_at_ms.into());
         doc["recoveredBytes"] = done.as_ref().map_or(0, |d| d.rewritten.recovered_bytes).into();
@@ -72,11 +123,19 @@ pub fn run(args: &PruneArgs) -> Result<(), CliError> {
     if a.json {
         print_session_json(s, &doc);
     } else {
-        print_text(s, plan);
+        if let Some(p) = &pv.stale {
+            print_stale_text(s, p);
+        }
+        if let Some(plan) = &pv.overflow {
+            if pv.stale.is_some() {
+                outln!("overflow pass (pruneToolOutputs, on the threshold path, after the stale pass):");
+            }
+            print_text(s, plan);
+        }
         let c = &doc["context"];
         outln!("context of the leaf: {} → {} tokens (dialect estimate)", c["before"]["messageTokens"], c["after"]["messageTokens"]);
         match doc["backup"].as_str() {
-            Some(b) => outln!("pruned {} results in {} (backup: {b})", plan.pruned_count(), a.file.display()),
+            Some(b) => outln!("pruned {count} results in {} (backup: {b})", a.file.display()),
             None if !args.dry_run => outln!("nothing to prune; the file was not touched"),
             None => {}
         }
@@ -84,9 +143,85 @@ pub fn run(args: &PruneArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+fn stale_config(args: &PruneArgs) -> StaleConfig {
+    let now = args.now.unwrap_or_else(now_ms);
+    StaleConfig { supersede_reads: !args.no_supersede, drop_useless: !args.no_useless, ..StaleConfig::agent(args.prefix_bound, now as f64) }
+}
+
+/// The stale pass: its configuration as the agent calls it, the clock, and
+/// every candidate with what the pass does with it.
+fn stale_document(s: &Session, p: &StalePlan) -> Value {
+    let c = &p.config;
+    let row = |x: &StaleCandidate| {
+        json!({
+            "entryId": s.entry(x.node).id.to_string(),
+            "toolName": x.tool_name,
+            "reason": x.reason.name(),
+            "readPath": x.read_path,
+            "tokens": x.tokens,
+            "tokensAfter": x.tokens_after(),
+            "notice": x.notice(),
+            "suffixTokens": x.suffix_tokens,
+            "inContext": x.in_context,
+            "decision": x.decision.name(),
+        })
+    };
+    let notes = p.notes();
+    json!({
+        "config": {
+            "supersedeReads": c.supersede_reads,
+            "dropUseless": c.drop_useless,
+            "protectedTools": ["skill", SKILL_READ_MATCHER],
+            "keepBoundaryId": p.keep_boundary_id,
+            "idleFlushMs": c.idle_flush_ms,
+            "suffixTokenLimit": c.suffix_token_limit,
+            "now": js_number(c.now_ms),
+        },
+        "pathLength": p.path_len,
+        "lastMessageTimestamp": p.last_message_ms.map_or(Value::Null, js_number),
+        "idle": p.idle,
+        "prunedCount": p.pruned_count(),
+        "tokensSaved": p.tokens_saved(),
+        "pruned": p.pruned().into_iter().map(row).collect::<Vec<_>>(),
+        "candidates": p.candidates.iter().map(row).collect::<Vec<_>>(),
+        "note": if notes.is_empty() { Value::Null } else { notes.join("; ").into() },
+    })
+}
+
+/// A number as JavaScript prints it: whole numbers without a fraction.
+fn js_number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 {
+        (x as i64).into()
+    } else {
+        x.into()
+    }
+}
+
+fn print_stale_text(s: &Session, p: &StalePlan) {
+    let c = &p.config;
+    let last = p.last_message_ms.map_or_else(|| "none".to_owned(), |t| format!("{:.0} min before --now", (c.now_ms - t) / 60_000.0));
+    outln!(
+        "stale pass (pruneSupersededToolResults, every turn) · supersede reads {} · drop useless {} · suffix limit {} · last message {last}{}",
+        c.supersede_reads,
+        c.drop_useless,
+        c.suffix_token_limit,
+        if p.idle { " (cold cache: no suffix limit)" } else { "" }
+    );
+    for x in &p.candidates {
+        let what = x.read_path.as_deref().map_or_else(|| x.reason.name().to_owned(), |path| format!("{} {path}", x.reason.name()));
+        outln!("  {:<14} {:<12} {:<10} {:>8} tokens · {:>8} after it · {what}", x.decision.name(), s.entry(x.node).id, x.tool_name.as_deref().unwrap_or("?"), x.tokens, x.suffix_tokens);
+    }
+    outln!("stale pass prunes {} · estimated saving {}", p.pruned_count(), p.tokens_saved());
+}
+
 fn config(args: &PruneArgs, rules: contextree_core::RuleSet) -> Result<PruneConfig, CliError> {
     let omp = PruneConfig::agent(rules);
     let cache_warm = match args.cache_warm.as_deref() {
+        None if args.prefix_bound => Some(0),
         None => omp.cache_warm_suffix_tokens,
         Some("none") => None,
         Some(n) => Some(n.parse().map_err(|_| CliError::Input(format!("--cache-warm {n:?}: expected a number or `none`")))?),

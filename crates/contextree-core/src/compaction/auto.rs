@@ -21,13 +21,16 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_json::Value;
 
-use super::settings::{should_compact, threshold_tokens, CompactionSettings, Strategy};
-use crate::context::materialize::{agent_message, message_tokens, ReadBackError};
+use std::collections::HashMap;
+
+use super::settings::{should_compact_under, threshold_tokens_under, CompactionSettings, Method, Strategy};
+use crate::context::materialize::{agent_message, context_message, item_estimate, message_tokens, ReadBackError};
 use crate::context::usage::{estimate_context_tokens, estimate_projected_context_tokens};
 use crate::context::{entry_estimate, Context, Item};
-use crate::prune::{plan_prune_in, PruneConfig};
+use crate::prune::{plan_prune_after, plan_prune_in, plan_stale_reachable, PruneConfig, StaleConfig, CACHE_WARM_SUFFIX_TOKENS};
 use crate::session::{MessageMeta, NodeId, Role, Session, Source, Usage};
-use crate::Dialect;
+use crate::tokens::estimate::omp18_message_tokens;
+use crate::{Dialect, RuleSet};
 
 /// What the agent would start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +41,9 @@ pub enum AutoDecision {
     Threshold,
     /// `runAutoCompaction("overflow", willRetry true)`.
     Overflow,
+    /// omp 18: a `length` stop of the current model — recovery compaction,
+    /// reason `incomplete`, then a retry.
+    Incomplete,
 }
 
 impl AutoDecision {
@@ -47,6 +53,7 @@ impl AutoDecision {
             AutoDecision::None => "none",
             AutoDecision::Threshold => "threshold",
             AutoDecision::Overflow => "overflow",
+            AutoDecision::Incomplete => "incomplete",
         }
     }
 }
@@ -72,6 +79,13 @@ pub enum Skip {
     StaleUsage,
     /// pi: a second overflow before a new user message or a successful reply.
     RecoveryAlreadyAttempted,
+    /// omp 18: `methodOrder` names no method.
+    NoMethod,
+    /// omp 18: an HTTP 413-style payload rejection with local headroom: the
+    /// agent shows a notice and blocks automatic continuation, no compaction.
+    PayloadRejected,
+    /// omp 18: an overflow, and no method in `methodOrder` is usable for it.
+    NoUsableMethod,
 }
 
 impl Skip {
@@ -87,6 +101,9 @@ impl Skip {
             Skip::NoUsage => "noUsage",
             Skip::StaleUsage => "staleUsage",
             Skip::RecoveryAlreadyAttempted => "recoveryAlreadyAttempted",
+            Skip::NoMethod => "noMethod",
+            Skip::PayloadRejected => "payloadRejected",
+            Skip::NoUsableMethod => "noUsableMethod",
         }
     }
 }
@@ -99,6 +116,11 @@ pub enum Overflow {
     ErrorMessage {
         /// e.g. `/prompt is too long/i`.
         pattern: &'static str,
+    },
+    /// omp 18: the message's `errorId` carries the `ContextOverflow` flag.
+    ErrorId {
+        /// The `errorId`.
+        error_id: u64,
     },
     /// The usage says the input did not fit (silent overflow).
     Usage {
@@ -115,6 +137,7 @@ impl Overflow {
     pub fn describe(&self, window: u64) -> String {
         match self {
             Overflow::ErrorMessage { pattern } => format!("error message matches {pattern}"),
+            Overflow::ErrorId { error_id } => format!("errorId {error_id:#x} has the ContextOverflow flag"),
             Overflow::Usage { input_tokens, rule } => format!("usage {input_tokens} vs window {window} ({rule})"),
         }
     }
@@ -162,6 +185,108 @@ pub struct AutoCheck {
     pub context_promotion: bool,
     /// Things the file cannot tell or that change the outcome.
     pub notes: Vec<String>,
+    /// The rule set whose check ran.
+    pub rules: RuleSet,
+    /// omp 18: results the per-turn stale pass prunes before the gate.
+    pub stale_pruned_count: usize,
+    /// omp 18: that pass's `tokensSaved` (not subtracted from the input).
+    pub stale_savings: u64,
+    /// omp 18: the stored estimate compared besides the usage (the context's
+    /// messages after both pruning passes, encrypted reasoning left out;
+    /// the system prompt and tool definitions are not in the file).
+    pub stored_estimate: Option<u64>,
+    /// omp 18: the method the compaction would use (`methodOrder`, §5.2).
+    pub method: Option<MethodChoice>,
+}
+
+/// What the check is given besides the file and the settings: the facts
+/// about the current model and time the file does not hold.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CheckInputs {
+    /// The current time (ms); None: the last message's time (the post-run
+    /// check runs right after the reply, the provider cache is warm).
+    pub now_ms: Option<f64>,
+    /// omp 18: the model's thinking is prefix-bound (`thinking.prefixBinding`).
+    pub prefix_bound: bool,
+    /// omp 18: the model accepts image input (snapcompact); None: unknown.
+    pub accepts_images: Option<bool>,
+    /// omp 18: the model supports provider-native compaction (OpenAI
+    /// Responses compact, Anthropic compaction beta); None: unknown.
+    pub native_compaction: Option<bool>,
+    /// pi 1.6: the model's output limit (`maxTokens`), which makes a `length`
+    /// stop below it recoverable; None: unknown.
+    pub max_output_tokens: Option<u64>,
+}
+
+/// Whether a method is usable for the reason on the current model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Usable {
+    /// Usable.
+    Yes,
+    /// Not usable, and why.
+    No(&'static str),
+    /// Depends on a fact about the model the file does not hold.
+    Unknown(&'static str),
+}
+
+/// omp 18's `isCompactionMethodUsable` walked over `methodOrder`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MethodChoice {
+    /// `threshold`, `overflow` or `incomplete`.
+    pub reason: &'static str,
+    /// The methods looked at, in order, up to the first surely usable one.
+    pub steps: Vec<(Method, Usable)>,
+    /// The first surely usable method (None: none is).
+    pub method: Option<Method>,
+}
+
+impl MethodChoice {
+    fn walk(reason: &'static str, settings: &CompactionSettings, inputs: &CheckInputs, exclude_media: bool) -> MethodChoice {
+        let mut steps = Vec::new();
+        let mut method = None;
+        for m in settings.method_order.methods() {
+            let usable = match m {
+                Method::Remote if settings.remote_endpoint => Usable::Yes,
+                Method::Remote => match inputs.native_compaction {
+                    Some(true) => Usable::Yes,
+                    Some(false) => Usable::No("no remote endpoint and no provider-native compaction"),
+                    None => Usable::Unknown("if the model supports provider-native compaction (OpenAI Responses compact, Anthropic Opus/Sonnet ≥ 4.6 compaction beta)"),
+                },
+                Method::Snapcompact if exclude_media => Usable::No("a payload rejection excludes media methods"),
+                Method::Snapcompact => match inputs.accepts_images {
+                    Some(true) => Usable::Yes,
+                    Some(false) => Usable::No("the model does not accept images"),
+                    None => Usable::Unknown("if the model accepts images"),
+                },
+                Method::Handoff if reason == "overflow" => Usable::No("not for an overflow"),
+                Method::Handoff | Method::Shake | Method::Soft => Usable::Yes,
+            };
+            steps.push((m, usable));
+            if usable == Usable::Yes {
+                method = Some(m);
+                break;
+            }
+        }
+        MethodChoice { reason, steps, method }
+    }
+
+    /// Whether some method is usable, or may be (`hasUsableCompactionMethod`).
+    fn available(&self) -> bool {
+        self.method.is_some() || self.steps.iter().any(|(_, u)| matches!(u, Usable::Unknown(_)))
+    }
+
+    /// One sentence: what omp 18 would run, and what contextree writes.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        for (m, u) in &self.steps {
+            if let Usable::Unknown(cond) = u {
+                parts.push(format!("{} {cond}", m.name()));
+            }
+        }
+        let last = self.method.map_or_else(|| "no method".to_owned(), |m| m.name().to_owned());
+        let pick = if parts.is_empty() { last } else { format!("{}, else {last}", parts.join(", else ")) };
+        format!("omp 18 would compact with {pick} (methodOrder; reason {}); contextree writes a `soft` summary (an LLM summary in place)", self.reason)
+    }
 }
 
 /// The JS patterns: `(source as printed by JS, equivalent Rust pattern on the
@@ -225,6 +350,62 @@ fn pi_non_overflow() -> &'static Patterns {
     })
 }
 
+/// pi 1.6.0 `OVERFLOW_PATTERNS` (`@earendil-works/pi-ai` `dist/utils/overflow.js`), in order.
+fn pi16_patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| {
+        compile(&[
+            ("/prompt (?:is )?too long/i", "prompt (?:is )?too long"),
+            ("/prompt exceeds max length/i", "prompt exceeds max length"),
+            ("/request_too_large/i", "request_too_large"),
+            ("/input is too long for requested model/i", "input is too long for requested model"),
+            ("/exceeds the context window/i", "exceeds the context window"),
+            ("/exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\\d,]+ tokens?|\\s*\\([\\d,]+\\))/i", r"exceeds (?:the )?(?:model'?s )?maximum context length(?: of [0-9,]+ tokens?|{WS}*\([0-9,]+\))"),
+            ("/context window exceeded/i", "context window exceeded"),
+            ("/input token count.*exceeds the maximum/i", "input token count{DOT}*exceeds the maximum"),
+            ("/maximum prompt length is \\d+/i", "maximum prompt length is [0-9]+"),
+            ("/reduce the length of the messages/i", "reduce the length of the messages"),
+            ("/maximum context length is \\d+ tokens/i", "maximum context length is [0-9]+ tokens"),
+            ("/exceeds (?:the )?maximum allowed input length of [\\d,]+ tokens?/i", "exceeds (?:the )?maximum allowed input length of [0-9,]+ tokens?"),
+            ("/input \\(\\d+ tokens\\) is longer than the model'?s context length \\(\\d+ tokens\\)/i", r"input \([0-9]+ tokens\) is longer than the model'?s context length \([0-9]+ tokens\)"),
+            ("/exceeds the limit of \\d+/i", "exceeds the limit of [0-9]+"),
+            ("/exceeds the available context size/i", "exceeds the available context size"),
+            ("/greater than the context length/i", "greater than the context length"),
+            ("/context window exceeds limit/i", "context window exceeds limit"),
+            ("/exceeded model token limit/i", "exceeded model token limit"),
+            ("/too large for model with \\d+ maximum context length/i", "too large for model with [0-9]+ maximum context length"),
+            ("/prompt has [\\d,]+ tokens?, but the configured context size is [\\d,]+ tokens?/i", "prompt has [0-9,]+ tokens?, but the configured context size is [0-9,]+ tokens?"),
+            ("/model_context_window_exceeded/i", "model_context_window_exceeded"),
+            ("/prompt too long; exceeded (?:max )?context length/i", "prompt too long; exceeded (?:max )?context length"),
+            ("/range of input length should be/i", "range of input length should be"),
+            ("/context[_ ]length[_ ]exceeded/i", "context[_ ]length[_ ]exceeded"),
+            ("/too many tokens/i", "too many tokens"),
+            ("/token limit exceeded/i", "token limit exceeded"),
+            ("/^(?:[\\w -]+ API error \\(413\\):|413(?:\\s|:|$))/i", r"^(?:[a-z0-9_ -]+ api error \(413\):|413(?:{WS}|:|$))"),
+        ])
+    })
+}
+
+/// pi 1.6.0's `CEREBRAS_BODYLESS_OVERFLOW_PATTERN` (provider `cerebras` only).
+fn pi16_cerebras() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| compile(&[("/^4(?:00|13)\\s*(?:status code)?\\s*\\(no body\\)/i", r"^4(?:00|13){WS}*(?:status code)?{WS}*\(no body\)")]))
+}
+
+/// The error-message half of pi 1.6.0's `isContextOverflow` (`provider`: the
+/// message's, for the Cerebras pattern).
+pub fn pi16_overflow_pattern(error_message: &str, provider: Option<&str>) -> Option<&'static str> {
+    if error_message.is_empty() {
+        return None;
+    }
+    let text = error_message.to_ascii_lowercase();
+    if pi_non_overflow().iter().any(|(_, r)| r.is_match(&text)) {
+        return None;
+    }
+    let first = |ps: &'static Patterns| ps.iter().find(|(_, r)| r.is_match(&text)).map(|(js, _)| *js);
+    first(pi16_patterns()).or_else(|| first(pi16_cerebras()).filter(|_| provider == Some("cerebras")))
+}
+
 /// omp 13.19 `OVERFLOW_PATTERNS` (pi-ai `src/utils/overflow.ts`), in order,
 /// then the inline 400/413 no-body test.
 fn omp_patterns() -> &'static Patterns {
@@ -258,6 +439,114 @@ fn omp_patterns() -> &'static Patterns {
             ("/^4(00|13)\\s*(status code)?\\s*\\(no body\\)/i", r"^4(00|13){WS}*(status code)?{WS}*\(no body\)"),
         ])
     })
+}
+
+/// omp 18 pi-ai `OVERFLOW_PATTERNS` (`error/flags.ts`: the token-context
+/// evidence, then the generic numeric limit), then `OVERFLOW_NO_BODY_PATTERN`.
+fn omp18_patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| {
+        let mut list = omp18_evidence_list();
+        list.push(("/exceeds the limit of \\d+/i", "exceeds the limit of [0-9]+"));
+        list.push(("/\\b4(00|13)\\s*(status code)?\\s*\\(no body\\)/i", r"{WB}4(00|13){WS}*(status code)?{WS}*\(no body\)"));
+        compile(&list)
+    })
+}
+
+/// omp 18 `CONTEXT_OVERFLOW_EVIDENCE_PATTERNS` (token wording only).
+fn omp18_evidence() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| compile(&omp18_evidence_list()))
+}
+
+fn omp18_evidence_list() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("/prompt is too long/i", "prompt is too long"),
+        ("/input is too long for requested model/i", "input is too long for requested model"),
+        ("/exceeds the context window/i", "exceeds the context window"),
+        ("/input token count.*exceeds the maximum/i", "input token count{DOT}*exceeds the maximum"),
+        ("/maximum prompt length is \\d+/i", "maximum prompt length is [0-9]+"),
+        ("/reduce the length of the messages/i", "reduce the length of the messages"),
+        ("/maximum context length is \\d+ tokens/i", "maximum context length is [0-9]+ tokens"),
+        ("/exceeds the available context size/i", "exceeds the available context size"),
+        ("/requested tokens?.*exceed.*context (window|length|size)/i", "requested tokens?{DOT}*exceed{DOT}*context (window|length|size)"),
+        ("/context (window|length|size).*(exceeded|overflow|too small)/i", "context (window|length|size){DOT}*(exceeded|overflow|too small)"),
+        ("/(prompt|input).*(too long|too large).*(context|n_ctx)/i", "(prompt|input){DOT}*(too long|too large){DOT}*(context|n_ctx)"),
+        ("/requested tokens?.*(exceeds?|greater than).*(n_ctx|context)/i", "requested tokens?{DOT}*(exceeds?|greater than){DOT}*(n_ctx|context)"),
+        ("/greater than the context length/i", "greater than the context length"),
+        ("/context window exceeds limit/i", "context window exceeds limit"),
+        ("/exceeded model token limit/i", "exceeded model token limit"),
+        ("/context[_ ]length[_ ]exceeded/i", "context[_ ]length[_ ]exceeded"),
+        ("/too many tokens/i", "too many tokens"),
+        ("/token limit exceeded/i", "token limit exceeded"),
+        ("/request_too_large[^\\n]*\\btokens?\\b/i", r"request_too_large[^\n]*{WB}tokens?{WB}"),
+        ("/\\btokens?\\b[^\\n]*request_too_large/i", r"{WB}tokens?{WB}[^\n]*request_too_large"),
+        ("/model_context_window_exceeded/i", "model_context_window_exceeded"),
+        ("/prompt filled the context window/i", "prompt filled the context window"),
+        ("/exceeds the limit of \\d+ tokens?\\b/i", "exceeds the limit of [0-9]+ tokens?{WB}"),
+        ("/chat history exceeds the \\d+-message limit/i", "chat history exceeds the [0-9]+-message limit"),
+    ]
+}
+
+/// omp 18 `PAYLOAD_REJECTION_PATTERNS` (HTTP 413 byte/media rejections).
+fn omp18_payload_patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| {
+        compile(&[
+            ("/\\b413\\s*(?:status code\\s*)?\\(no body\\)/i", r"{WB}413{WS}*(?:status code{WS}*)?\(no body\)"),
+            (
+                "/\\b413\\b[^.\\n]{0,120}\\b(?:request|payload|entity|body)\\b[^.\\n]{0,60}\\b(?:exceed|too large|limit)/i",
+                r"{WB}413{WB}[^.\n]{0,120}{WB}(?:request|payload|entity|body){WB}[^.\n]{0,60}{WB}(?:exceed|too large|limit)",
+            ),
+            ("/request_too_large/i", "request_too_large"),
+            ("/(?:payload|entity) too large/i", "(?:payload|entity) too large"),
+            ("/request exceeds the maximum (?:size|number of bytes)/i", "request exceeds the maximum (?:size|number of bytes)"),
+        ])
+    })
+}
+
+/// omp 18 pi-ai `errorId` flags.
+const FLAG_CONTEXT_OVERFLOW: u64 = 0x0080_0000;
+const FLAG_PAYLOAD_REJECTED: u64 = 0x8000_0000;
+
+/// omp 18's `matchesOverflowText`: the JS source of the first matching pattern.
+pub fn omp18_overflow_pattern(error_message: &str) -> Option<&'static str> {
+    let text = error_message.to_ascii_lowercase();
+    omp18_patterns().iter().find(|(_, r)| r.is_match(&text)).map(|(js, _)| *js)
+}
+
+/// omp 18's `matchesPayloadRejectionText`: a 413-style pattern without
+/// token-context wording.
+pub fn omp18_payload_pattern(error_message: &str) -> Option<&'static str> {
+    let text = error_message.to_ascii_lowercase();
+    let hit = omp18_payload_patterns().iter().find(|(_, r)| r.is_match(&text)).map(|(js, _)| *js)?;
+    (!omp18_evidence().iter().any(|(_, r)| r.is_match(&text))).then_some(hit)
+}
+
+/// omp 18's `AIError.isContextOverflow(A, window)`: the `errorId` flag, a
+/// usage above the window (input + cacheRead + cacheWrite, any stop
+/// reason), or an `error` whose message matches.
+pub fn omp18_overflow(stop_reason: Option<&str>, error_message: Option<&str>, error_id: Option<u64>, usage: Option<Usage>, window: u64) -> Option<Overflow> {
+    if let Some(id) = error_id.filter(|id| id & FLAG_CONTEXT_OVERFLOW != 0) {
+        return Some(Overflow::ErrorId { error_id: id });
+    }
+    if let Some(u) = usage.filter(|_| window > 0) {
+        let input = u.input + u.cache_read + u.cache_write;
+        if input > window as f64 {
+            return Some(Overflow::Usage { input_tokens: input, rule: "input + cacheRead + cacheWrite > contextWindow" });
+        }
+    }
+    let message = error_message.filter(|m| !m.is_empty() && stop_reason == Some("error"))?;
+    omp18_overflow_pattern(message).map(|pattern| Overflow::ErrorMessage { pattern })
+}
+
+/// omp 18's `AIError.isPayloadRejection(A)`.
+fn omp18_payload_rejection(a: &Assistant) -> Option<String> {
+    if let Some(id) = a.error_id.filter(|id| id & FLAG_PAYLOAD_REJECTED != 0) {
+        return Some(format!("errorId {id:#x} has the PayloadRejected flag"));
+    }
+    let message = a.error_message.as_deref().filter(|m| !m.is_empty() && a.meta.stop_reason.as_deref() == Some("error"))?;
+    omp18_payload_pattern(message).map(|p| format!("error message matches {p}"))
 }
 
 /// The error-message half of `isContextOverflow`: the JS source of the first
@@ -310,6 +599,10 @@ struct Assistant<'a> {
     meta: &'a MessageMeta,
     error_message: Option<String>,
     timestamp: Option<f64>,
+    /// omp 18: `errorId` (the error classification flags).
+    error_id: Option<u64>,
+    /// The stored `usage` object.
+    usage: Option<Value>,
 }
 
 fn read_assistant<'a>(session: &'a Session, node: NodeId, source: &dyn Source) -> Result<Assistant<'a>, ReadBackError> {
@@ -321,7 +614,9 @@ fn read_assistant<'a>(session: &'a Session, node: NodeId, source: &dyn Source) -
         _ => None,
     };
     let timestamp = value.get("timestamp").and_then(Value::as_f64);
-    Ok(Assistant { node, meta, error_message, timestamp })
+    let error_id = value.get("errorId").and_then(Value::as_f64).filter(|n| n.fract() == 0.0 && *n >= 0.0).map(|n| n as u64);
+    let usage = value.get("usage").cloned();
+    Ok(Assistant { node, meta, error_message, timestamp, error_id, usage })
 }
 
 /// The automatic check for the leaf of `ctx` (post-run variant).
@@ -337,7 +632,23 @@ pub fn auto_check(
     current_model: Option<(&str, &str)>,
     source: &dyn Source,
 ) -> Result<AutoCheck, ReadBackError> {
+    auto_check_with(session, ctx, settings, window, current_model, &CheckInputs::default(), source)
+}
+
+/// [`auto_check`] with the facts about the current model and time that the
+/// file does not hold (they matter under omp 18: the stale pass's clock and
+/// prefix binding, the method's model capabilities).
+pub fn auto_check_with(
+    session: &Session,
+    ctx: &Context,
+    settings: &CompactionSettings,
+    window: u64,
+    current_model: Option<(&str, &str)>,
+    inputs: &CheckInputs,
+    source: &dyn Source,
+) -> Result<AutoCheck, ReadBackError> {
     let dialect = session.dialect();
+    let rules = session.rules();
     let mut out = AutoCheck {
         dialect,
         assistant: None,
@@ -353,17 +664,29 @@ pub fn auto_check(
         pruning_savings: 0,
         pruned_count: 0,
         context_tokens: None,
-        threshold: threshold_tokens(window, settings, dialect),
+        threshold: threshold_tokens_under(window, settings, rules),
         window,
         will_retry: false,
         context_promotion: false,
         notes: Vec::new(),
+        rules,
+        stale_pruned_count: 0,
+        stale_savings: 0,
+        stored_estimate: None,
+        method: None,
     };
     let is_assistant = |i: &Item| matches!(i, Item::Entry(n) if session.entry(*n).message().is_some_and(|m| m.role == Role::Assistant));
-    let Some(a_index) = ctx.items.iter().rposition(is_assistant) else {
+    // omp 18 rebuilds its context without error and aborted replies (omp-18.md §2.4), but checks
+    // the reply the run just produced: the last assistant entry on the path.
+    let a_node = if rules.floors_threshold_with_estimate() {
+        ctx.path.iter().rev().copied().find(|&n| is_assistant(&Item::Entry(n)))
+    } else {
+        ctx.items.iter().rposition(is_assistant).map(|i| ctx.items[i].node())
+    };
+    let Some(a_node) = a_node else {
         return Ok(out.stop(Skip::NoAssistant, "no assistant message in the context: the agent runs no check"));
     };
-    let a = read_assistant(session, ctx.items[a_index].node(), source)?;
+    let a = read_assistant(session, a_node, source)?;
     out.assistant = Some(a.node);
     out.stop_reason = a.meta.stop_reason.as_deref().map(str::to_owned);
     let a_model = a.meta.model.as_ref().map(|(p, m)| (&**p, &**m));
@@ -375,10 +698,24 @@ pub fn auto_check(
         out.notes.push("no current model given: assumed to be the assistant message's own model".into());
     }
     let compaction_ms = latest_compaction(session, ctx).map(|c| session.entry(c).timestamp_ms.unwrap_or(f64::NAN));
+    if rules.floors_threshold_with_estimate() {
+        out.overflow = omp18_overflow(a.meta.stop_reason.as_deref(), a.error_message.as_deref(), a.error_id, a.meta.usage, window);
+        return omp18_check(session, ctx, settings, &a, compaction_ms, inputs, source, out);
+    }
     out.overflow = context_overflow(dialect, a.meta.stop_reason.as_deref(), a.error_message.as_deref(), a.meta.usage, window);
+    if rules.recovers_length_stops() {
+        out.overflow = pi16_overflow(a.meta, a.error_message.as_deref(), window);
+        // `assistantUsageMatchesProjection`: a context edit after the reply makes its usage
+        // describe another context, so only an error message still counts.
+        let after = ctx.path.iter().position(|&n| n == a.node).map_or(&[][..], |i| &ctx.path[i + 1..]);
+        if after.iter().any(|&n| &*session.entry(n).entry_type == "context_edit") && matches!(out.overflow, Some(Overflow::Usage { .. })) {
+            out.overflow = None;
+            out.notes.push("the reply's usage exceeds the window, but a context edit follows it: pi 1.6 does not take its usage as an overflow".into());
+        }
+    }
     match dialect {
         Dialect::Omp => omp_check(session, ctx, settings, &a, compaction_ms, out),
-        Dialect::Pi => pi_check(session, ctx, settings, &a, compaction_ms, source, out),
+        Dialect::Pi => pi_check(session, ctx, settings, &a, compaction_ms, inputs, source, out),
     }
 }
 
@@ -411,7 +748,7 @@ impl AutoCheck {
     fn threshold_test(mut self, tokens: f64, settings: &CompactionSettings, what: &str) -> AutoCheck {
         self.context_tokens = Some(tokens);
         let threshold = self.threshold.map_or_else(|| "none".to_owned(), |t| t.to_string());
-        if should_compact(tokens, self.window, settings, self.dialect) {
+        if should_compact_under(tokens, self.window, settings, self.rules) {
             self.decision = AutoDecision::Threshold;
             self.reason = format!("{what} {tokens} > threshold {threshold} (window {}): auto-compaction, reason threshold, willRetry false", self.window);
         } else {
@@ -482,7 +819,232 @@ fn omp_check(session: &Session, ctx: &Context, settings: &CompactionSettings, a:
     Ok(out)
 }
 
-fn pi_check(session: &Session, ctx: &Context, settings: &CompactionSettings, a: &Assistant, compaction_ms: Option<f64>, source: &dyn Source, out: AutoCheck) -> Result<AutoCheck, ReadBackError> {
+/// omp 18's `calculateContextTokens(usage)` on the stored object:
+/// `contextTokens` when present, else `totalTokens || Σ components` minus the
+/// orchestration's input + output + cacheRead, at least 0.
+fn omp18_context_tokens(usage: Option<&Value>) -> f64 {
+    let Some(u) = usage else { return 0.0 };
+    let n = |v: Option<&Value>| v.and_then(Value::as_f64).unwrap_or(0.0);
+    if let Some(c) = u.get("contextTokens").filter(|v| !v.is_null()) {
+        return c.as_f64().unwrap_or(0.0).max(0.0);
+    }
+    let o = u.get("orchestration").filter(|v| v.is_object());
+    let orchestration = o.map_or(0.0, |o| n(o.get("input")) + n(o.get("output")) + n(o.get("cacheRead")));
+    let total = n(u.get("totalTokens"));
+    let raw = if total != 0.0 && !total.is_nan() { total } else { n(u.get("input")) + n(u.get("output")) + n(u.get("cacheRead")) + n(u.get("cacheWrite")) };
+    (raw - orchestration).max(0.0)
+}
+
+/// omp 18's `#estimateStoredContextTokens` without the system prompt and
+/// tool definitions (not in the file): the context's messages counted with
+/// `excludeEncryptedReasoning` (no thinking signatures, redacted thinking or
+/// server-tool blocks), the results in `pruned` at their notices' counts.
+fn omp18_stored_estimate(session: &Session, ctx: &Context, pruned: &HashMap<NodeId, u64>, source: &dyn Source) -> Result<u64, ReadBackError> {
+    let mut total = 0;
+    for &item in &ctx.items {
+        let node = item.node();
+        let is_entry = matches!(item, Item::Entry(_));
+        let role = session.entry(node).message().filter(|_| is_entry).map(|m| m.role.clone());
+        total += match (pruned.get(&node).filter(|_| is_entry), role) {
+            (Some(&t), _) => t,
+            // Without encrypted reasoning (and unchanged by the context) the index's count stands;
+            // the bytes are looked at, not parsed.
+            (None, Some(Role::Assistant)) if ctx.stripped_calls(item).is_none() && !has_encrypted_reasoning(session, node, source)? => item_estimate(session, item, source)?,
+            (None, Some(Role::Assistant)) => {
+                // The message as the context emits it (omp 18 strips dangling tool calls).
+                let mut msg = context_message(session, ctx, item, source)?;
+                if let Some(blocks) = msg.get_mut("content").and_then(Value::as_array_mut) {
+                    blocks.retain(|b| !matches!(b.get("type").and_then(Value::as_str), Some("redactedThinking" | "anthropicServerTool")));
+                    for b in blocks.iter_mut().filter_map(Value::as_object_mut) {
+                        b.remove("thinkingSignature");
+                    }
+                }
+                msg.as_object().map_or(0, omp18_message_tokens)
+            }
+            (None, _) => item_estimate(session, item, source)?,
+        };
+    }
+    Ok(total)
+}
+
+/// Whether an entry's line names a field `excludeEncryptedReasoning` leaves out.
+fn has_encrypted_reasoning(session: &Session, node: NodeId, source: &dyn Source) -> Result<bool, ReadBackError> {
+    let e = session.entry(node);
+    let bytes = source.bytes(e.span).map_err(|message| ReadBackError { line: e.line, message })?;
+    let has = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+    // A JSON escape inside a key (`\u0074hinkingSignature`) is read back to be sure.
+    Ok(has(b"hinkingSignature") || has(b"edactedThinking") || has(b"nthropicServerTool") || has(b"\\u"))
+}
+
+/// omp 18's `checkCompaction` after a run (omp-18.md §5.1–5.2, §6), step by
+/// step: payload rejection, overflow, `length` recovery, the per-turn stale
+/// pass, the gates, overflow pruning, then the threshold on
+/// `max(usage, stored estimate)` — pruning savings not subtracted.
+#[allow(clippy::too_many_arguments)]
+fn omp18_check(
+    session: &Session,
+    ctx: &Context,
+    settings: &CompactionSettings,
+    a: &Assistant,
+    compaction_ms: Option<f64>,
+    inputs: &CheckInputs,
+    source: &dyn Source,
+    mut out: AutoCheck,
+) -> Result<AutoCheck, ReadBackError> {
+    const PROMOTION: &str = "would try context promotion first if a larger model is configured (contextPromotion.enabled)";
+    out.notes.push("omp 18 also adds the system prompt and the tool definitions to the stored estimate; the file holds neither, so the estimate here counts the messages only".into());
+    // 1. Aborted messages are skipped after a run.
+    if a.meta.stop_reason.as_deref() == Some("aborted") {
+        return Ok(out.stop(Skip::Aborted, "the last assistant message was aborted: skipped after the run (the check before the next prompt does not skip it)"));
+    }
+    let stop = a.meta.stop_reason.as_deref();
+    out.stale = before(a.timestamp, compaction_ms, false);
+    let window = out.window;
+    let fresh = out.same_model && !out.stale;
+    // 2. Payload rejection (HTTP 413 bytes/media): with local headroom, a notice and no compaction.
+    let payload = omp18_payload_rejection(a).filter(|_| fresh);
+    let usage = a.meta.usage.unwrap_or_default();
+    let reported_input = usage.input + usage.cache_read + usage.cache_write;
+    let usage_backed = window > 0 && reported_input > window as f64;
+    let mut exclude_media = false;
+    if let Some(why) = &payload {
+        let stored = omp18_stored_estimate(session, ctx, &HashMap::new(), source)?;
+        out.stored_estimate = Some(stored);
+        let trusted = window > 0 && reported_input <= window as f64 && (stored as f64) < window as f64 * 0.9;
+        exclude_media = !usage_backed;
+        out.notes.push(format!("payload rejection ({why}); the agent also withholds it when the error names a media limit, which is not modelled here"));
+        if trusted {
+            return Ok(out.stop(
+                Skip::PayloadRejected,
+                format!("payload rejection ({why}) with local headroom (stored estimate {stored} < 90 % of {window}): the agent shows a notice, blocks automatic continuation and does not compact"),
+            ));
+        }
+    }
+    // 3. Overflow (or an untrusted payload rejection): promotion, then recovery compaction.
+    if (fresh && out.overflow.is_some()) || payload.is_some() {
+        out.context_promotion = true;
+        let what = if out.overflow.is_some() { out.overflow_text() } else { payload.clone().unwrap_or_default() };
+        let choice = MethodChoice::walk("overflow", settings, inputs, exclude_media);
+        let available = settings.enabled && choice.available();
+        out.method = Some(choice);
+        if !available {
+            let (skip, why) = if settings.enabled { (Skip::NoUsableMethod, "no method of methodOrder is usable for an overflow") } else { (Skip::Disabled, "compaction disabled") };
+            return Ok(out.stop(skip, format!("context overflow ({what}); {PROMOTION}; otherwise nothing ({why})")));
+        }
+        out.decision = AutoDecision::Overflow;
+        out.will_retry = true;
+        out.reason = format!("context overflow ({what}); {PROMOTION}; otherwise recovery compaction, reason overflow, then a retry");
+        return Ok(out);
+    }
+    if out.overflow.is_some() {
+        let why = if out.same_model { "it predates the latest compaction" } else { "it came from another model" };
+        out.notes.push(format!("isContextOverflow is true but the overflow path is not taken: {why}"));
+    }
+    // 4. A `length` stop: the model spent its output budget; recovery like an overflow.
+    if fresh && stop == Some("length") {
+        out.context_promotion = true;
+        if !settings.enabled || settings.method_order.is_empty() {
+            return Ok(out.stop(Skip::NoMethod, format!("length stop (response incomplete); {PROMOTION}; otherwise nothing (compaction disabled or no method)")));
+        }
+        out.method = Some(MethodChoice::walk("incomplete", settings, inputs, false));
+        out.decision = AutoDecision::Incomplete;
+        out.will_retry = true;
+        out.reason = format!("length stop (response incomplete); {PROMOTION}; otherwise recovery compaction, reason incomplete, then a retry (at most 3 in a row without output)");
+        return Ok(out);
+    }
+    // 5. The per-turn stale pass, before any gate.
+    let now = inputs.now_ms.or_else(|| last_message_ms(session, ctx, source).ok().flatten()).unwrap_or(0.0);
+    let stale_config = StaleConfig { supersede_reads: settings.supersede_reads, drop_useless: settings.drop_useless, ..StaleConfig::agent(inputs.prefix_bound, now) };
+    let stale = plan_stale_reachable(session, ctx, &stale_config, source)?;
+    out.stale_pruned_count = stale.pruned_count();
+    out.stale_savings = stale.tokens_saved();
+    if inputs.now_ms.is_none() {
+        out.notes.push("no current time given: the stale pass runs as right after the reply (warm cache)".into());
+    }
+    if out.stale_pruned_count > 0 {
+        out.notes.push(format!("the per-turn stale pass prunes {} tool results (superseded reads, useless results; rewriting the file) before any gate, saving {}", out.stale_pruned_count, out.stale_savings));
+    }
+    // 6. Gates.
+    if !settings.enabled {
+        return Ok(out.stop(Skip::Disabled, "compaction disabled"));
+    }
+    if settings.method_order.is_empty() {
+        return Ok(out.stop(Skip::NoMethod, "compaction.methodOrder names no method"));
+    }
+    if stop == Some("error") {
+        return Ok(out.stop(Skip::ErrorWithoutOverflow, "the last assistant message is an error that is not a context overflow: no threshold check"));
+    }
+    // 7. Overflow pruning on what the stale pass left, then the threshold.
+    let mut pruned = stale.after();
+    let config = PruneConfig {
+        prune_useless: settings.drop_useless,
+        cache_warm_suffix_tokens: Some(if inputs.prefix_bound { 0 } else { CACHE_WARM_SUFFIX_TOKENS }),
+        ..PruneConfig::agent(session.rules())
+    };
+    let prune = plan_prune_after(session, ctx, &config, &pruned);
+    out.pruning_savings = prune.tokens_saved();
+    out.pruned_count = prune.pruned_count();
+    for r in prune.pruned() {
+        pruned.insert(r.node, crate::tokens::estimate::utf8_fragment_tokens(r.notice().len() as u64));
+    }
+    let usage_tokens = if out.stale { 0.0 } else { omp18_context_tokens(a.usage.as_ref()) };
+    out.usage_tokens = Some(usage_tokens);
+    let stored = omp18_stored_estimate(session, ctx, &pruned, source)?;
+    out.stored_estimate = Some(stored);
+    let tokens = usage_tokens.max(stored as f64);
+    let what = format!(
+        "max(context tokens {usage_tokens}{}, stored estimate {stored}) =",
+        if out.stale { " (the reply predates the latest compaction)" } else { "" }
+    );
+    let mut out = out.threshold_test(tokens, settings, &what);
+    if out.pruned_count > 0 {
+        out.notes.push(format!("omp prunes {} tool outputs (rewriting the file) before this test, whether or not it compacts; the savings are not subtracted", out.pruned_count));
+    }
+    if out.decision == AutoDecision::Threshold {
+        out.context_promotion = true;
+        let choice = MethodChoice::walk("threshold", settings, inputs, false);
+        out.reason = format!("{}; {PROMOTION}; {}", out.reason, choice.describe());
+        out.method = Some(choice);
+    }
+    Ok(out)
+}
+
+/// The last `message` entry's message timestamp on the path.
+fn last_message_ms(session: &Session, ctx: &Context, source: &dyn Source) -> Result<Option<f64>, ReadBackError> {
+    let Some(&last) = ctx.path.iter().rev().find(|&&n| session.entry(n).message().is_some()) else { return Ok(None) };
+    Ok(agent_message(session, Item::Entry(last), source)?.get("timestamp").and_then(Value::as_f64))
+}
+
+/// pi 1.6's `isContextOverflow(A, window)`: its own pattern list (and the
+/// Cerebras no-body pattern), the usage rules of 0.73.
+fn pi16_overflow(meta: &MessageMeta, error_message: Option<&str>, window: u64) -> Option<Overflow> {
+    let stop = meta.stop_reason.as_deref();
+    let provider = meta.model.as_ref().map(|(p, _)| &**p);
+    let by_text = error_message.filter(|_| stop == Some("error")).and_then(|m| pi16_overflow_pattern(m, provider)).map(|pattern| Overflow::ErrorMessage { pattern });
+    by_text.or_else(|| context_overflow(Dialect::Pi, stop, None, meta.usage, window))
+}
+
+/// pi 1.6's `isRecoverableLength(A, model.maxTokens)`: a `length` stop whose
+/// output stayed below the model's output limit (None: the limit is unknown).
+fn pi16_recoverable_length(meta: &MessageMeta, max_output: Option<u64>) -> Option<bool> {
+    if meta.stop_reason.as_deref() != Some("length") {
+        return Some(false);
+    }
+    let output = meta.usage.map_or(0.0, |u| u.output);
+    max_output.map(|m| m > 0 && output < m as f64)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn pi_check(
+    session: &Session,
+    ctx: &Context,
+    settings: &CompactionSettings,
+    a: &Assistant,
+    compaction_ms: Option<f64>,
+    inputs: &CheckInputs,
+    source: &dyn Source,
+    out: AutoCheck,
+) -> Result<AutoCheck, ReadBackError> {
     // 1. Disabled: no overflow path either.
     if !settings.enabled {
         return Ok(out.stop(Skip::Disabled, "compaction disabled (pi: the overflow path too)"));
@@ -497,10 +1059,22 @@ fn pi_check(session: &Session, ctx: &Context, settings: &CompactionSettings, a: 
     if out.stale {
         return Ok(out.stop(Skip::Stale, "the last assistant message is not newer than the latest compaction: stale, no check"));
     }
-    // 4. Overflow.
-    if out.same_model && out.overflow.is_some() {
-        let what = out.overflow_text();
-        if recovery_attempted(session, ctx, a, out.window, source)? {
+    // 4. Overflow; pi 1.6 also a recoverable `length` stop, and an overflow of a successful
+    //    (`stop`) reply compacts without a retry.
+    let pi16 = session.rules().recovers_length_stops();
+    let length = if pi16 && out.same_model { pi16_recoverable_length(a.meta, inputs.max_output_tokens) } else { Some(false) };
+    if length.is_none() {
+        out.notes.push("a `length` stop: pi 1.6 compacts and retries when the output stayed below the model's output limit (maxTokens), which the file does not hold; not assumed here".into());
+    }
+    let recoverable_length = length == Some(true);
+    if out.same_model && (out.overflow.is_some() || recoverable_length) {
+        let what = if out.overflow.is_some() { out.overflow_text() } else { "length stop below the model's output limit".to_owned() };
+        if pi16 && a.meta.stop_reason.as_deref() == Some("stop") {
+            out.decision = AutoDecision::Overflow;
+            out.reason = format!("context overflow of a successful reply ({what}): auto-compaction, reason overflow, willRetry false (a completed reply cannot be continued)");
+            return Ok(out);
+        }
+        if recovery_attempted(session, ctx, a, out.window, inputs.max_output_tokens, source)? {
             out.notes.push("inferred from the path: an overflow recovery already ran since the last user message or successful reply (pi keeps this flag in memory)".into());
             return Ok(out.stop(
                 Skip::RecoveryAlreadyAttempted,
@@ -510,6 +1084,9 @@ fn pi_check(session: &Session, ctx: &Context, settings: &CompactionSettings, a: 
         out.decision = AutoDecision::Overflow;
         out.will_retry = true;
         out.reason = format!("context overflow ({what}): auto-compaction, reason overflow, willRetry true (one recovery per user prompt)");
+        if recoverable_length && out.overflow.is_none() {
+            out.reason = format!("{what} (recoverable): auto-compaction, reason overflow, willRetry true (one recovery per user prompt)");
+        }
         return Ok(out);
     }
     if out.overflow.is_some() {
@@ -585,7 +1162,12 @@ fn pi_estimate(session: &Session, items: &[Item]) -> Option<(f64, NodeId)> {
 /// pi's `_overflowRecoveryAttempted`, replayed over the path up to A: set by
 /// an earlier overflow that took the recovery path, cleared by a user
 /// message and by a non-error assistant message.
-fn recovery_attempted(session: &Session, ctx: &Context, a: &Assistant, window: u64, source: &dyn Source) -> Result<bool, ReadBackError> {
+///
+/// pi 1.6: a recoverable `length` stop takes the recovery path too, a `length`
+/// reply does not clear the flag, and an overflow of a `stop` reply compacts
+/// without setting it.
+fn recovery_attempted(session: &Session, ctx: &Context, a: &Assistant, window: u64, max_output: Option<u64>, source: &dyn Source) -> Result<bool, ReadBackError> {
+    let pi16 = session.rules().recovers_length_stops();
     let mut attempted = false;
     let mut compaction_ms = None;
     for &n in &ctx.path {
@@ -600,11 +1182,16 @@ fn recovery_attempted(session: &Session, ctx: &Context, a: &Assistant, window: u
         let Some(m) = e.message() else { continue };
         match m.role {
             Role::User => attempted = false,
-            Role::Assistant if m.stop_reason.as_deref() != Some("error") => attempted = false,
+            Role::Assistant if pi16 && !matches!(m.stop_reason.as_deref(), Some("error" | "length")) => attempted = false,
+            Role::Assistant if !pi16 && m.stop_reason.as_deref() != Some("error") => attempted = false,
             Role::Assistant => {
                 let prior = read_assistant(session, n, source)?;
                 let same = m.model == a.meta.model;
-                let overflow = context_overflow(Dialect::Pi, m.stop_reason.as_deref(), prior.error_message.as_deref(), m.usage, window).is_some();
+                let overflow = if pi16 {
+                    pi16_overflow(m, prior.error_message.as_deref(), window).is_some() || pi16_recoverable_length(m, max_output) == Some(true)
+                } else {
+                    context_overflow(Dialect::Pi, m.stop_reason.as_deref(), prior.error_message.as_deref(), m.usage, window).is_some()
+                };
                 if same && overflow && !before(prior.timestamp, compaction_ms, true) {
                     attempted = true;
                 }
@@ -620,6 +1207,7 @@ fn recovery_attempted(session: &Session, ctx: &Context, a: &Assistant, window: u
 mod tests {
     use super::*;
     use crate::context::{build, Leaf};
+    use crate::RuleSet;
     use serde_json::json;
 
     const T0: u64 = 1_767_225_600_000;
@@ -712,6 +1300,60 @@ mod tests {
             assert_eq!(overflow_pattern(Dialect::Pi, m).is_some(), row["pi"].as_bool().unwrap(), "pi: {m:?}");
             assert_eq!(overflow_pattern(Dialect::Omp, m).is_some(), row["omp"].as_bool().unwrap(), "omp: {m:?}");
         }
+    }
+
+    fn check16(b: &B, inputs: &CheckInputs) -> AutoCheck {
+        let bytes = b.bytes();
+        let session = Session::parse(&bytes, Some(RuleSet::Pi16));
+        let ctx = build(&session, Leaf::Last);
+        auto_check_with(&session, &ctx, &CompactionSettings::default(), 200_000, Some(MODEL), inputs, &bytes).unwrap()
+    }
+
+    #[test]
+    fn pi16_stop_overflow_and_recoverable_length() {
+        let none = CheckInputs::default();
+        // A successful reply whose usage overflowed: compact, no retry (0.73: retry).
+        let b = B::new().user("u1").asst_at("a1", "stop", [150_000, 10, 60_000, 0], 0, None, 0);
+        let c = check16(&b, &none);
+        assert_eq!((c.decision, c.will_retry), (AutoDecision::Overflow, false));
+        assert!(check(&b, Dialect::Pi).will_retry);
+        // A second one right after is not blocked by the one-recovery flag.
+        let c = check16(&b.asst_at("a2", "stop", [150_000, 10, 60_000, 0], 0, None, 0), &none);
+        assert_eq!((c.decision, c.will_retry), (AutoDecision::Overflow, false));
+        // A length stop below the model's output limit: compact and retry, once.
+        let len = B::new().user("u1").asst_at("a1", "length", [1000, 500, 0, 0], 1500, None, 0);
+        let limit = CheckInputs { max_output_tokens: Some(32_000), ..none };
+        let c = check16(&len, &limit);
+        assert_eq!((c.decision, c.will_retry), (AutoDecision::Overflow, true));
+        let len2 = B::new().user("u1").asst_at("a1", "length", [1000, 500, 0, 0], 1500, None, 0);
+        let again = len2.compaction("c1", "u1").asst_at("a2", "length", [1000, 500, 0, 0], 1500, None, 0);
+        assert_eq!(check16(&again, &limit).skipped, Some(Skip::RecoveryAlreadyAttempted));
+        // At the limit, or with the limit unknown: the threshold path.
+        let c = check16(&B::new().user("u1").asst_at("a1", "length", [1000, 32_000, 0, 0], 33_000, None, 0), &limit);
+        assert_eq!((c.decision, c.skipped), (AutoDecision::None, None));
+        let c = check16(&len, &none);
+        assert_eq!(c.decision, AutoDecision::None);
+        assert!(c.notes.iter().any(|n| n.contains("maxTokens")));
+        // A context edit after an overflowed reply: its usage no longer counts.
+        let mut b = B::new().user("u1").asst_at("a1", "stop", [150_000, 10, 60_000, 0], 0, None, 0);
+        b.push("e1", json!({"type":"context_edit","targetId":"u1","replacement":{"content":"hello"}}));
+        let c = check16(&b, &none);
+        assert!(c.overflow.is_none() && c.decision != AutoDecision::Overflow);
+        // pi 1.6's own patterns.
+        let c = check16(&B::new().user("u1").asst("a0", "stop", 10).error("a1", "Prompt exceeds max length"), &none);
+        assert_eq!(c.decision, AutoDecision::Overflow);
+    }
+
+    #[test]
+    fn golden_overflow_patterns_pi16() {
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/golden-overflow/overflow.json");
+        let rows: Vec<Value> = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+        for row in rows {
+            let m = row["message"].as_str().unwrap();
+            assert_eq!(pi16_overflow_pattern(m, None).is_some(), row["pi16"].as_bool().unwrap(), "pi16: {m:?}");
+        }
+        assert!(pi16_overflow_pattern("413 status code (no body)", Some("cerebras")).is_some());
+        assert!(pi16_overflow_pattern("400 status code (no body)", Some("openai")).is_none());
     }
 
     #[test]
@@ -883,6 +1525,86 @@ mod tests {
         assert_eq!(check_with(&b, Dialect::Omp, &off, 200_000, Some(MODEL)).skipped, Some(Skip::StrategyOff));
         let disabled = CompactionSettings { enabled: false, ..Default::default() };
         assert_eq!(check_with(&b, Dialect::Omp, &disabled, 200_000, Some(MODEL)).skipped, Some(Skip::Disabled));
+    }
+
+    fn check18(b: &B, settings: &CompactionSettings, window: u64, inputs: &CheckInputs) -> AutoCheck {
+        let bytes = b.bytes();
+        let session = Session::parse(&bytes, Some(RuleSet::Omp18));
+        let ctx = build(&session, Leaf::Last);
+        auto_check_with(&session, &ctx, settings, window, Some(MODEL), inputs, &bytes).unwrap()
+    }
+
+    #[test]
+    fn omp18_threshold_floors_usage_with_the_stored_estimate() {
+        let s = CompactionSettings::default();
+        let none = CheckInputs::default();
+        // The usage decides; pruning savings are not subtracted (omp 13 subtracted 24991).
+        let base = || B::new().user("u1").tool("t1", "bash", 100_000).tool("t2", "bash", 200_000);
+        let c = check18(&base().asst("a1", "stop", 180_000), &s, 200_000, &none);
+        assert_eq!((c.decision, c.usage_tokens, c.context_tokens, c.threshold), (AutoDecision::Threshold, Some(180_000.0), Some(180_000.0), Some(170_000.0)));
+        assert_eq!(c.rules, RuleSet::Omp18);
+        assert!(c.reason.contains("contextree writes a `soft` summary"), "{}", c.reason);
+        let m = c.method.as_ref().unwrap();
+        assert_eq!(m.method, Some(Method::Handoff));
+        assert!(matches!(m.steps[0], (Method::Remote, Usable::Unknown(_))) && matches!(m.steps[1], (Method::Snapcompact, Usable::Unknown(_))));
+        // A vision model without native compaction: snapcompact, not an LLM summary.
+        let vision = CheckInputs { accepts_images: Some(true), native_compaction: Some(false), ..none };
+        let c = check18(&base().asst("a1", "stop", 180_000), &s, 200_000, &vision);
+        assert_eq!(c.method.unwrap().method, Some(Method::Snapcompact));
+        // A tiny usage: the stored estimate (75,000 tokens of output + the rest) decides.
+        let c = check18(&base().asst("a1", "stop", 10), &s, 80_000, &none);
+        assert_eq!(c.stored_estimate, Some(75_002));
+        assert_eq!((c.decision, c.context_tokens, c.threshold), (AutoDecision::Threshold, Some(75_002.0), Some(63_616.0)));
+        // A reply older than the latest compaction counts 0 usage.
+        let b = B::new().user("u1").asst("a0", "stop", 100).compaction("c1", "u1");
+        let c = check18(&b.asst_at("a1", "stop", [190_000, 0, 0, 0], 190_000, None, -10_001), &s, 200_000, &none);
+        assert!(c.stale);
+        assert_eq!((c.usage_tokens, c.decision), (Some(0.0), AutoDecision::None));
+        // A small window with the default reserve: 15 % of it instead (omp 13: threshold 0).
+        let c = check18(&B::new().user("u1").asst("a1", "stop", 13_601), &s, 16_000, &none);
+        assert_eq!((c.threshold, c.decision), (Some(13_600.0), AutoDecision::Threshold));
+        // No method configured: no check.
+        let empty = CompactionSettings { method_order: super::super::MethodOrder::resolve([]), ..s };
+        assert_eq!(check18(&base().asst("a1", "stop", 180_000), &empty, 200_000, &none).skipped, Some(Skip::NoMethod));
+    }
+
+    #[test]
+    fn omp18_overflow_length_and_payload() {
+        let s = CompactionSettings::default();
+        let none = CheckInputs::default();
+        // A pattern omp 18 added.
+        let b = B::new().user("u1").error("a1", "chat history exceeds the 100-message limit");
+        let c = check18(&b, &s, 200_000, &none);
+        assert_eq!((c.decision, c.will_retry), (AutoDecision::Overflow, true), "{c:?}");
+        let m = c.method.unwrap();
+        assert_eq!(m.method, Some(Method::Shake));
+        assert_eq!(m.steps[2], (Method::Handoff, Usable::No("not for an overflow")));
+        assert_eq!(check(&b, Dialect::Omp).skipped, Some(Skip::ErrorWithoutOverflow));
+        // A `length` stop: recovery compaction, reason incomplete.
+        let c = check18(&B::new().user("u1").asst("a1", "length", 1000), &s, 200_000, &none);
+        assert_eq!((c.decision, c.will_retry), (AutoDecision::Incomplete, true));
+        // A payload rejection with headroom: notice, no compaction.
+        let c = check18(&B::new().user("u1").error("a1", "Request exceeds the maximum number of bytes"), &s, 200_000, &none);
+        assert_eq!(c.skipped, Some(Skip::PayloadRejected));
+        // Without a window it is not trusted: recovery, media methods excluded.
+        let c = check18(&B::new().user("u1").error("a1", "Request exceeds the maximum number of bytes"), &s, 0, &none);
+        assert_eq!(c.decision, AutoDecision::Overflow);
+        assert_eq!(c.method.unwrap().steps[1].1, Usable::No("a payload rejection excludes media methods"));
+        // The errorId flag alone.
+        assert!(omp18_overflow(Some("error"), Some("boom"), Some(0x0080_1000), None, 0).is_some());
+        assert!(omp18_overflow(Some("error"), Some("boom"), Some(0x8000_1000), None, 0).is_none());
+    }
+
+    #[test]
+    fn golden_overflow_patterns_omp18() {
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/golden-overflow/overflow.json");
+        let rows: Vec<Value> = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+        for row in rows {
+            let m = row["message"].as_str().unwrap();
+            let overflow = !m.is_empty() && omp18_overflow_pattern(m).is_some();
+            assert_eq!(overflow, row["omp18"].as_bool().unwrap(), "omp18: {m:?}");
+            assert_eq!(!m.is_empty() && omp18_payload_pattern(m).is_some(), row["omp18PayloadRejection"].as_bool().unwrap(), "omp18 payload: {m:?}");
+        }
     }
 
     #[test]

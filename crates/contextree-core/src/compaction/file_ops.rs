@@ -205,20 +205,26 @@ pub fn is_url_scheme_path(path: &str) -> bool {
 /// `:selector` that is a line-range list, `raw` or `conflicts` goes, and a
 /// `range:raw` / `raw:range` compound goes whole.
 pub fn strip_read_selector(path: &str) -> &str {
-    let Some(colon) = path.rfind(':').filter(|&c| c > 0) else { return path };
+    split_read_selector(path).0
+}
+
+/// `splitReadSelector(path)`: the base path and the trailing selector, if any
+/// (a `range:raw` / `raw:range` compound is one selector).
+pub fn split_read_selector(path: &str) -> (&str, Option<&str>) {
+    let Some(colon) = path.rfind(':').filter(|&c| c > 0) else { return (path, None) };
     let candidate = &path[colon + 1..];
     let is_raw = |s: &str| s.eq_ignore_ascii_case("raw");
     if !(is_range_list(candidate) || is_raw(candidate) || candidate.eq_ignore_ascii_case("conflicts")) {
-        return path;
+        return (path, None);
     }
     let base = &path[..colon];
     if let Some(inner) = base.rfind(':').filter(|&i| i > 0) {
         let inner_candidate = &base[inner + 1..];
         if (is_raw(inner_candidate) && is_range_list(candidate)) || (is_range_list(inner_candidate) && is_raw(candidate)) {
-            return &base[..inner];
+            return (&base[..inner], Some(&path[inner + 1..]));
         }
     }
-    base
+    (base, Some(candidate))
 }
 
 /// `^L?\d+(?:(?:[-+]|\.\.)L?\d+|-|\.\.)?(?:,…)*$`, case-insensitive.

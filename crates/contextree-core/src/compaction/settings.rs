@@ -1,7 +1,7 @@
 //! Compaction settings and the automatic threshold rule (compaction.md §1.2,
 //! docs/decisions.md D6).
 
-use crate::Dialect;
+use crate::{Dialect, RuleSet};
 
 /// omp's `compaction.strategy`. pi has no such setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -31,8 +31,89 @@ pub struct CompactionSettings {
     pub threshold_tokens: Option<f64>,
     /// omp `thresholdPercent` (`None` = the agents' −1, unset).
     pub threshold_percent: Option<f64>,
-    /// omp `strategy`.
+    /// omp `strategy` (omp 13; omp 18 has `method_order` instead).
     pub strategy: Strategy,
+    /// omp 18: `reserveTokens` was set in a settings file (unset, `resolveThresholdTokens`
+    /// may fall back to 15 % of the window, omp-18.md §5.1). pi and omp 13 always have one.
+    pub reserve_tokens_set: bool,
+    /// omp 18: `compaction.methodOrder`.
+    pub method_order: MethodOrder,
+    /// omp 18: `compaction.remoteEndpoint` is set (and `remoteEnabled` not false).
+    pub remote_endpoint: bool,
+    /// omp 18: `compaction.supersedeReads` (the stale pass prunes older reads of a file).
+    pub supersede_reads: bool,
+    /// omp 18: `compaction.dropUseless` (both pruning passes drop useless results).
+    pub drop_useless: bool,
+}
+
+/// An omp 18 automatic compaction method (`COMPACTION_METHOD_CHOICES`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// Provider-native server compaction, or the configured remote endpoint.
+    Remote,
+    /// History archived onto images the vision model reads back; no LLM call.
+    Snapcompact,
+    /// A handoff document as the summary (not for overflow).
+    Handoff,
+    /// Heavy recoverable content dropped in place; no LLM call.
+    Shake,
+    /// An LLM summary in place (what contextree writes).
+    Soft,
+}
+
+impl Method {
+    /// The setting's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Remote => "remote",
+            Method::Snapcompact => "snapcompact",
+            Method::Handoff => "handoff",
+            Method::Shake => "shake",
+            Method::Soft => "soft",
+        }
+    }
+
+    /// A method by its setting's name.
+    pub fn parse(name: &str) -> Option<Method> {
+        [Method::Remote, Method::Snapcompact, Method::Handoff, Method::Shake, Method::Soft].into_iter().find(|m| m.name() == name)
+    }
+}
+
+/// omp 18's `compaction.methodOrder` after `resolveCompactionMethodOrder`
+/// (known names, first occurrence, in order); at most the five methods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MethodOrder([Option<Method>; 5]);
+
+impl Default for MethodOrder {
+    /// `DEFAULT_COMPACTION_METHOD_ORDER`: remote, snapcompact, handoff, shake, soft.
+    fn default() -> Self {
+        MethodOrder([Some(Method::Remote), Some(Method::Snapcompact), Some(Method::Handoff), Some(Method::Shake), Some(Method::Soft)])
+    }
+}
+
+impl MethodOrder {
+    /// `resolveCompactionMethodOrder(names)`: unknown names dropped, duplicates too.
+    pub fn resolve<'a>(names: impl IntoIterator<Item = &'a str>) -> MethodOrder {
+        let mut out = [None; 5];
+        let mut n = 0;
+        for m in names.into_iter().filter_map(Method::parse) {
+            if !out[..n].contains(&Some(m)) {
+                out[n] = Some(m);
+                n += 1;
+            }
+        }
+        MethodOrder(out)
+    }
+
+    /// The methods, in order.
+    pub fn methods(&self) -> impl Iterator<Item = Method> + '_ {
+        self.0.iter().flatten().copied()
+    }
+
+    /// `hasConfiguredCompactionMethod`: at least one method.
+    pub fn is_empty(&self) -> bool {
+        self.0[0].is_none()
+    }
 }
 
 impl Default for CompactionSettings {
@@ -44,6 +125,11 @@ impl Default for CompactionSettings {
             threshold_tokens: None,
             threshold_percent: None,
             strategy: Strategy::ContextFull,
+            reserve_tokens_set: false,
+            method_order: MethodOrder::default(),
+            remote_endpoint: false,
+            supersede_reads: true,
+            drop_useless: true,
         }
     }
 }
@@ -79,6 +165,50 @@ pub fn effective_reserve_tokens(window: u64, settings: &CompactionSettings) -> u
     ((window as f64 * 0.15).floor() as u64).max(settings.reserve_tokens)
 }
 
+/// [`threshold_tokens`] under a rule set: omp 18's `resolveThresholdTokens`
+/// ([`omp18_threshold`]; its `shouldCompact` has no strategy, only
+/// `enabled` and a window), otherwise the dialect's.
+pub fn threshold_tokens_under(window: u64, settings: &CompactionSettings, rules: RuleSet) -> Option<f64> {
+    if !rules.floors_threshold_with_estimate() {
+        return threshold_tokens(window, settings, rules.dialect());
+    }
+    (settings.enabled && window > 0).then(|| omp18_threshold(window, settings))
+}
+
+/// [`should_compact`] under a rule set.
+pub fn should_compact_under(context_tokens: f64, window: u64, settings: &CompactionSettings, rules: RuleSet) -> bool {
+    threshold_tokens_under(window, settings, rules).is_some_and(|t| context_tokens > t)
+}
+
+/// omp 18's `resolveThresholdTokens` (omp-18.md §5.1): `thresholdTokens > 0`
+/// clamped to `[1, W−1]`; else `thresholdPercent > 0` clamped to 1–99 %;
+/// else `max(0, min(W−1, W − reserve))` with `resolveBudgetReserveTokens`:
+/// `max(floor(0.15W), reserveTokens ?? 16384)`, replaced by
+/// `max(1, floor(0.15W))` when that reserve is ≥ W, or when `reserveTokens`
+/// is unset and the reserve leaves less than 15 % of the window.
+pub fn omp18_threshold(window: u64, settings: &CompactionSettings) -> f64 {
+    let w = window as f64;
+    if let Some(t) = settings.threshold_tokens.filter(|t| t.is_finite() && *t > 0.0) {
+        return (w - 1.0).min(t.max(1.0));
+    }
+    if let Some(p) = settings.threshold_percent.filter(|p| p.is_finite() && *p > 0.0) {
+        return (w * (p.clamp(1.0, 99.0) / 100.0)).floor();
+    }
+    (w - 1.0).min(w - omp18_budget_reserve(window, settings) as f64).max(0.0)
+}
+
+/// omp 18's `resolveBudgetReserveTokens`.
+pub fn omp18_budget_reserve(window: u64, settings: &CompactionSettings) -> u64 {
+    let reserve = effective_reserve_tokens(window, settings);
+    let proportional = ((window as f64 * 0.15).floor() as u64).max(1);
+    let impossible_default = !settings.reserve_tokens_set && reserve as f64 >= window as f64 - proportional as f64;
+    if impossible_default || reserve >= window {
+        proportional
+    } else {
+        reserve
+    }
+}
+
 /// `shouldCompact(contextTokens, window, settings)` of the dialect.
 pub fn should_compact(context_tokens: f64, window: u64, settings: &CompactionSettings, dialect: Dialect) -> bool {
     threshold_tokens(window, settings, dialect).is_some_and(|t| context_tokens > t)
@@ -100,6 +230,41 @@ mod tests {
         assert!(should_compact(170_001.0, 200_000, &s, Dialect::Omp));
         assert!(should_compact(183_617.0, 200_000, &s, Dialect::Pi));
         assert!(!should_compact(183_616.0, 200_000, &s, Dialect::Pi));
+    }
+
+    #[test]
+    fn omp18_threshold_fallbacks() {
+        let s = CompactionSettings::default();
+        let t = |w, s: &CompactionSettings| threshold_tokens_under(w, s, RuleSet::Omp18);
+        assert_eq!(t(200_000, &s), Some(170_000.0));
+        // Unset reserve: 16384 leaves 83,616 of 100,000 (≥ 15 %): kept.
+        assert_eq!(t(100_000, &s), Some(83_616.0));
+        // 16,000-token window: the default reserve leaves nothing; 15 % = 2400 instead.
+        assert_eq!(t(16_000, &s), Some(13_600.0));
+        // 19,000: 16384 ≥ 19000 − 2850 = 16150, so the default is impossible → 2850.
+        assert_eq!(t(19_000, &s), Some(16_150.0));
+        // The same reserve set explicitly is kept unless it reaches the window.
+        let set = CompactionSettings { reserve_tokens_set: true, ..s };
+        assert_eq!(t(19_000, &set), Some(2_616.0));
+        assert_eq!(t(16_000, &set), Some(13_600.0));
+        // Tiny windows: at least 1 reserved, threshold W − 1 at most.
+        assert_eq!(t(5, &s), Some(4.0));
+        assert_eq!(t(0, &s), None);
+        // No strategy in omp 18: `off` is omp 13's.
+        let off = CompactionSettings { strategy: Strategy::Off, ..s };
+        assert_eq!(t(200_000, &off), Some(170_000.0));
+        assert!(should_compact_under(170_001.0, 200_000, &s, RuleSet::Omp18));
+        assert_eq!(t(200_000, &CompactionSettings { enabled: false, ..s }), None);
+        // Other rule sets are unchanged.
+        assert_eq!(threshold_tokens_under(16_000, &s, RuleSet::Omp13), threshold_tokens(16_000, &s, Dialect::Omp));
+    }
+
+    #[test]
+    fn method_order_resolution() {
+        let order = MethodOrder::resolve(["soft", "bogus", "soft", "shake"]);
+        assert_eq!(order.methods().collect::<Vec<_>>(), [Method::Soft, Method::Shake]);
+        assert!(MethodOrder::resolve([]).is_empty());
+        assert_eq!(MethodOrder::default().methods().count(), 5);
     }
 
     #[test]
