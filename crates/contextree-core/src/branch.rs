@@ -216,6 +216,7 @@ pub fn message_role(e: &Entry) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Dialect;
 
     const USAGE: &str = r#""usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}"#;
 

@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value};
 
+use super::name::Name;
 use super::source::Span;
 use crate::{Dialect, RuleSet};
 
@@ -131,15 +132,15 @@ pub struct MessageMeta {
     /// Usage of an assistant message.
     pub usage: Option<Usage>,
     /// `stopReason` of an assistant message.
-    pub stop_reason: Option<Box<str>>,
+    pub stop_reason: Option<Name>,
     /// `provider` and `model` of an assistant message.
-    pub model: Option<(Box<str>, Box<str>)>,
+    pub model: Option<(Name, Name)>,
     /// `excludeFromContext` of bash/python executions.
     pub exclude_from_context: bool,
     /// omp: the tool result's output was pruned (`prunedAt` is set).
     pub pruned: bool,
     /// `toolName` of a tool result.
-    pub tool_name: Option<Box<str>>,
+    pub tool_name: Option<Name>,
     /// What omp ≥ 18's context needs of a turn (omp-18.md §2.3, §2.4).
     pub turn: TurnFacts,
 }
@@ -221,11 +222,11 @@ pub enum EntryKind {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     /// The entry id (for migrated v1 files: the deterministic `0000000n` id).
-    pub id: Box<str>,
+    pub id: Name,
     /// The parent id as written (or assigned by migration).
-    pub parent_id: Option<Box<str>>,
+    pub parent_id: Option<Name>,
     /// The `type` field.
-    pub entry_type: Box<str>,
+    pub entry_type: Name,
     /// 1-based physical line.
     pub line: u32,
     /// Byte span of the entry's JSON value in the file.
@@ -273,3 +274,4 @@ impl Entry {
         self.object()?.get(key)?.as_str()
     }
 }
+
