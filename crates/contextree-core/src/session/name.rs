@@ -42,6 +42,11 @@ impl Name {
     /// The empty name.
     pub const EMPTY: Name = Name(Repr::Inline { len: Len::L0, bytes: [0; INLINE] });
 
+    /// Whether the text is held in the name itself (no allocation of its own).
+    pub fn is_inline(&self) -> bool {
+        matches!(self.0, Repr::Inline { .. })
+    }
+
     /// The text.
     pub fn as_str(&self) -> &str {
         match &self.0 {
