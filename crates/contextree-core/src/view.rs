@@ -278,7 +278,7 @@ pub fn context_messages(
         let llm_tokens = llm.as_ref().and_then(Value::as_object).map_or(0, |m| estimate_message(m, session.rules()));
         let full = message_text(llm.as_ref().unwrap_or(&msg));
         let (text, truncated) = cut(full, max_chars);
-        res.push(ContextMessage { item, role: role.clone(), tokens: *n, llm_role, llm_tokens, text, truncated });
+        res.push(ContextMessage { item, role: role.to_string(), tokens: *n, llm_role, llm_tokens, text, truncated });
     }
     Ok(res)
 }

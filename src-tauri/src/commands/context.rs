@@ -186,7 +186,7 @@ fn export_text(
                 contextree_core::tokens::estimate::estimate_message(m, rules)
             });
             export::Message {
-                role: role.clone(),
+                role: role.to_string(),
                 entry_id: s.entry(p.item.node()).id.to_string(),
                 tokens: *n,
                 llm_role,

@@ -5,15 +5,22 @@ use contextree_core::context::Item;
 use contextree_core::session::{Entry, NodeId};
 use serde_json::{json, Map, Value};
 
-use crate::common::{print_session_json, read_back, CliError, SessionArgs};
+use crate::common::{print_session_json_streamed, read_back, CliError, SessionArgs};
 
 pub fn run(args: &SessionArgs) -> Result<(), CliError> {
     let loaded = args.load()?;
     let s = &loaded.session;
-    let mut entries = Vec::with_capacity(s.entries().len());
-    let mut by_type = Map::new();
-    let mut total = 0;
+    // Two passes, so that no row is held: the totals first (and the few system checkpoints,
+    // the only numbers that read the file back), then the rows, written one at a time.
+    let projected = s.rules().projects_context_edits();
+    let mut systems: Vec<(usize, u64)> = Vec::new();
     for (i, e) in s.entries().iter().enumerate() {
+        // pi ≥ 0.87: a compaction's system checkpoint is one of its messages.
+        if projected && has_checkpoint(e) {
+            systems.push((i, item_estimate(s, Item::SystemCheckpoint(NodeId(i as u32)), &loaded.source).map_err(read_back)?));
+        }
+    }
+    let row = |i: usize, e: &Entry| -> (Option<String>, Option<u64>, Option<u64>) {
         // The role of the message the entry produces, as the oracle reports it.
         let role = match (e.message(), &*e.entry_type) {
             (Some(m), _) => Some(m.role.as_str().to_owned()),
@@ -22,12 +29,15 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
             (None, "branch_summary") => Some("branchSummary".to_owned()),
             _ => None,
         };
-        let node = NodeId(i as u32);
-        let projected = s.rules().projects_context_edits();
-        // pi ≥ 0.87: a compaction's system checkpoint is one of its messages.
-        let system = if projected && has_checkpoint(e) { Some(item_estimate(s, Item::SystemCheckpoint(node), &loaded.source).map_err(read_back)?) } else { None };
+        let system = systems.binary_search_by_key(&i, |&(at, _)| at).ok().map(|k| systems[k].1);
         let produces = produces_message(&e.entry_type) && !(projected && is_empty_branch_summary(e));
-        let tokens = produces.then(|| s.entry_tokens(node) + system.unwrap_or(0));
+        let tokens = produces.then(|| s.entry_tokens(NodeId(i as u32)) + system.unwrap_or(0));
+        (role, tokens, system)
+    };
+    let mut by_type = Map::new();
+    let mut total = 0;
+    for (i, e) in s.entries().iter().enumerate() {
+        let (role, tokens, _) = row(i, e);
         if let Some(n) = tokens {
             total += n;
             let key = match (&role, e.message()) {
@@ -37,19 +47,26 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
             let acc = by_type.get(&key).and_then(Value::as_u64).unwrap_or(0) + n;
             by_type.insert(key, acc.into());
         }
-        let mut row = json!({"i": i, "id": e.id(), "type": e.kind_name(), "role": role, "tokens": tokens});
-        if let Some(n) = system {
-            row["systemTokens"] = n.into();
-        }
-        entries.push(row);
     }
     if args.json {
-        print_session_json(s, &json!({"totalTokens": total, "tokensByType": by_type, "entries": entries}));
+        let mut head = Map::new();
+        head.insert("totalTokens".into(), total.into());
+        head.insert("tokensByType".into(), by_type.into());
+        let rows = s.entries().iter().enumerate().map(|(i, e)| {
+            let (role, tokens, system) = row(i, e);
+            let mut row = json!({"i": i, "id": e.id(), "type": e.kind_name(), "role": role, "tokens": tokens});
+            if let Some(n) = system {
+                row["systemTokens"] = n.into();
+            }
+            row
+        });
+        print_session_json_streamed(s, head, vec![("entries", Box::new(rows))]);
         return Ok(());
     }
-    for e in &entries {
-        let tokens = e["tokens"].as_u64().map_or("-".to_owned(), |n| n.to_string());
-        outln!("{:>8}  {:<12} {:<22} {}", tokens, e["id"].as_str().unwrap_or(""), e["type"].as_str().unwrap_or(""), e["role"].as_str().unwrap_or(""));
+    for (i, e) in s.entries().iter().enumerate() {
+        let (role, tokens, _) = row(i, e);
+        let tokens = tokens.map_or("-".to_owned(), |n| n.to_string());
+        outln!("{:>8}  {:<12} {:<22} {}", tokens, e.id().unwrap_or(""), e.kind_name().unwrap_or(""), role.as_deref().unwrap_or(""));
     }
     outln!("total {total}");
     Ok(())
@@ -69,3 +86,4 @@ fn has_checkpoint(e: &Entry) -> bool {
 fn is_empty_branch_summary(e: &Entry) -> bool {
     &*e.entry_type == "branch_summary" && e.str_field("summary").is_none_or(str::is_empty)
 }
+

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::build::{entry_estimate, Context, Item};
 use super::llm::convert_message_all;
 use crate::prompts::PromptPack;
-use crate::session::{Entry, EntryKind, Role, Session, Source};
+use crate::session::{Entry, EntryKind, Name, Role, Session, Source};
 use crate::tokens::estimate::estimate_message;
 use crate::{Dialect, RuleSet};
 
@@ -197,9 +197,9 @@ pub fn context_message(session: &Session, ctx: &Context, item: Item, source: &dy
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContextTokens {
     /// Per agent message: `(item, role, estimate)`.
-    pub messages: Vec<(Item, String, u64)>,
+    pub messages: Vec<(Item, Name, u64)>,
     /// Per LLM message after `convertToLlm`: `(item it came from, role, estimate)`.
-    pub llm: Vec<(Item, String, u64)>,
+    pub llm: Vec<(Item, Name, u64)>,
 }
 
 impl ContextTokens {
@@ -241,7 +241,7 @@ pub fn item_estimate(session: &Session, item: Item, source: &dyn Source) -> Resu
 pub fn message_tokens(session: &Session, ctx: &Context, source: &dyn Source) -> Result<ContextTokens, ReadBackError> {
     let mut res = ContextTokens { messages: Vec::with_capacity(ctx.items.len()), llm: Vec::new() };
     for &item in &ctx.items {
-        res.messages.push((item, item_role(session, item).to_owned(), item_estimate(session, item, source)?));
+        res.messages.push((item, item_role(session, item).into(), item_estimate(session, item, source)?));
     }
     Ok(res)
 }
@@ -253,25 +253,25 @@ pub fn context_tokens(session: &Session, ctx: &Context, pack: &PromptPack, sourc
     let mut res = ContextTokens { messages: Vec::with_capacity(ctx.items.len()), llm: Vec::with_capacity(ctx.items.len()) };
     for &item in &ctx.items {
         let e = session.entry(item.node());
-        let role = item_role(session, item).to_owned();
+        let role: Name = item_role(session, item).into();
         if matches!(item, Item::SystemCheckpoint(_) | Item::Replaced { .. }) || ctx.stripped_calls(item).is_some() {
             // Not what the entry itself holds: measured on the message it becomes.
             let msg = context_message(session, ctx, item, source)?;
             res.messages.push((item, role, msg.as_object().map_or(0, |m| estimate_message(m, rules))));
             for llm in convert_message_all(&msg, rules, pack) {
-                let role = llm.get("role").and_then(Value::as_str).unwrap_or("").to_owned();
+                let role: Name = llm.get("role").and_then(Value::as_str).unwrap_or("").into();
                 res.llm.push((item, role, llm.as_object().map_or(0, |m| estimate_message(m, rules))));
             }
             continue;
         }
         res.messages.push((item, role, entry_estimate(e, rules)));
         match unchanged_by_conversion(e, item, rules) {
-            Some(Some(llm_role)) => res.llm.push((item, llm_role.to_owned(), entry_estimate(e, rules))),
+            Some(Some(llm_role)) => res.llm.push((item, llm_role.into(), entry_estimate(e, rules))),
             Some(None) => {}
             None => {
                 let msg = agent_message(session, item, source)?;
                 for llm in convert_message_all(&msg, rules, pack) {
-                    let role = llm.get("role").and_then(Value::as_str).unwrap_or("").to_owned();
+                    let role: Name = llm.get("role").and_then(Value::as_str).unwrap_or("").into();
                     let n = llm.as_object().map_or(0, |m| estimate_message(m, rules));
                     res.llm.push((item, role, n));
                 }

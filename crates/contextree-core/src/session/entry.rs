@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value};
 
+use super::name::Name;
 use super::source::Span;
 use crate::{Dialect, RuleSet};
 
@@ -131,15 +132,15 @@ pub struct MessageMeta {
     /// Usage of an assistant message.
     pub usage: Option<Usage>,
     /// `stopReason` of an assistant message.
-    pub stop_reason: Option<Box<str>>,
+    pub stop_reason: Option<Name>,
     /// `provider` and `model` of an assistant message.
-    pub model: Option<(Box<str>, Box<str>)>,
+    pub model: Option<(Name, Name)>,
     /// `excludeFromContext` of bash/python executions.
     pub exclude_from_context: bool,
     /// omp: the tool result's output was pruned (`prunedAt` is set).
     pub pruned: bool,
     /// `toolName` of a tool result.
-    pub tool_name: Option<Box<str>>,
+    pub tool_name: Option<Name>,
     /// What omp ≥ 18's context needs of a turn (omp-18.md §2.3, §2.4).
     pub turn: TurnFacts,
 }
@@ -221,11 +222,11 @@ pub enum EntryKind {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     /// The entry id (for migrated v1 files: the deterministic `0000000n` id).
-    pub id: Box<str>,
+    pub id: Name,
     /// The parent id as written (or assigned by migration).
-    pub parent_id: Option<Box<str>>,
+    pub parent_id: Option<Name>,
     /// The `type` field.
-    pub entry_type: Box<str>,
+    pub entry_type: Name,
     /// 1-based physical line.
     pub line: u32,
     /// Byte span of the entry's JSON value in the file.
@@ -271,5 +272,42 @@ impl Entry {
     /// A string field of a non-message entry.
     pub fn str_field(&self, key: &str) -> Option<&str> {
         self.object()?.get(key)?.as_str()
+    }
+}
+
+
+#[cfg(test)]
+mod layout {
+    use super::*;
+    use crate::session::Session;
+    use std::mem::size_of;
+
+    /// A million-entry file keeps a million of these (docs/benchmarks.md "Memory with many
+    /// small entries"): the records must not grow unnoticed.
+    #[test]
+    fn entry_records_stay_small() {
+        assert_eq!(size_of::<Name>(), 16);
+        assert_eq!(size_of::<Option<Name>>(), 16);
+        assert!(size_of::<MessageMeta>() <= 208, "MessageMeta is {} bytes", size_of::<MessageMeta>());
+        assert!(size_of::<Entry>() <= 296, "Entry is {} bytes", size_of::<Entry>());
+        let tokens = size_of::<(crate::context::Item, Name, u64)>();
+        assert!(tokens <= 40, "a context message's token row is {tokens} bytes");
+    }
+
+    /// The strings of an ordinary entry live in its record, not in allocations of their own.
+    #[test]
+    fn ids_types_and_short_names_are_inline() {
+        let file = concat!(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2025-11-03T09:12:05.000Z","cwd":"/w"}"#, "\n",
+            r#"{"type":"message","id":"2265b1f5","parentId":null,"timestamp":"2025-11-03T09:12:19.797Z","message":{"role":"user","content":"hi","timestamp":1}}"#, "\n",
+            r#"{"type":"message","id":"c2ce6f44","parentId":"2265b1f5","timestamp":"2025-11-03T09:12:20.797Z","message":{"role":"toolResult","toolCallId":"t1","toolName":"read","content":"x","timestamp":2}}"#, "\n",
+        );
+        let s = Session::parse(file.as_bytes(), None);
+        assert_eq!(s.entries().len(), 2);
+        for e in s.entries() {
+            assert!(e.id.is_inline() && e.entry_type.is_inline() && e.parent_id.as_ref().is_none_or(Name::is_inline));
+        }
+        assert_eq!(s.entries()[1].parent_id.as_deref(), Some("2265b1f5"));
+        assert!(s.entries()[1].message().and_then(|m| m.tool_name.as_ref()).is_some_and(|t| t.is_inline() && t == "read"));
     }
 }

@@ -5,7 +5,8 @@ use serde_json::{Map, Value};
 
 use super::diagnostic::Diagnostic;
 use super::entry::{Entry, EntryKind, Role};
-use super::idmap::IdMap;
+use super::idmap::IdIndex;
+use super::name::Name;
 use super::probe::{is_falsy_kind, Parent, Probe};
 use super::record::{ChunkIndex, OmpReading, Reading};
 use super::source::Span;
@@ -72,7 +73,7 @@ pub struct Session {
     header: Option<Map<String, Value>>,
     original_version: u32,
     entries: Vec<Entry>,
-    ids: IdMap<NodeId>,
+    ids: IdIndex,
     tree: SessionTree,
     labels: Vec<(NodeId, String)>,
     diagnostics: Vec<Diagnostic>,
@@ -165,7 +166,7 @@ impl Session {
             header: None,
             original_version: 0,
             entries: Vec::new(),
-            ids: IdMap::default(),
+            ids: IdIndex::default(),
             tree: SessionTree::default(),
             labels: Vec::new(),
             diagnostics,
@@ -226,28 +227,27 @@ impl Session {
     }
 
     fn link(&mut self) {
-        self.ids.reserve(self.entries.len());
-        for (i, e) in self.entries.iter().enumerate() {
-            if e.id.is_empty() {
-                if e.object().is_some_and(|m| !m.is_empty()) {
-                    self.diagnostics.push(Diagnostic::warning(e.line, "entry has no string `id`; nothing can name it as a parent"));
-                }
-                continue;
+        let (ids, repeats) = IdIndex::build(&self.entries);
+        self.ids = ids;
+        for e in &self.entries {
+            if e.id.is_empty() && e.object().is_some_and(|m| !m.is_empty()) {
+                self.diagnostics.push(Diagnostic::warning(e.line, "entry has no string `id`; nothing can name it as a parent"));
             }
-            if let Some(prev) = self.ids.insert(e.id.clone(), NodeId(i as u32)) {
-                self.diagnostics.push(Diagnostic::warning(
-                    e.line,
-                    format!("duplicate id `{}` (also on line {}); the agents resolve the id to this later entry", e.id, self.entries[prev.index()].line),
-                ));
-            }
+        }
+        for (node, prev) in repeats {
+            let e = &self.entries[node.index()];
+            self.diagnostics.push(Diagnostic::warning(
+                e.line,
+                format!("duplicate id `{}` (also on line {}); the agents resolve the id to this later entry", e.id, self.entries[prev.index()].line),
+            ));
         }
         let mut links = Vec::with_capacity(self.entries.len());
         for (i, e) in self.entries.iter().enumerate() {
             let link = match e.parent_id.as_deref() {
                 None => Link::Root,
-                Some(pid) => match self.ids.get(pid) {
-                    Some(&p) if p.index() == i => Link::SelfParent,
-                    Some(&p) => Link::Parent(p),
+                Some(pid) => match self.ids.get(&self.entries, pid) {
+                    Some(p) if p.index() == i => Link::SelfParent,
+                    Some(p) => Link::Parent(p),
                     None => Link::Orphan,
                 },
             };
@@ -282,7 +282,7 @@ impl Session {
             if &*e.entry_type != "label" {
                 continue;
             }
-            let Some(target) = e.str_field("targetId").and_then(|t| self.ids.get(t)).copied() else { continue };
+            let Some(target) = e.str_field("targetId").and_then(|t| self.ids.get(&self.entries, t)) else { continue };
             labels.retain(|(n, _)| *n != target);
             match e.str_field("label") {
                 Some(label) if !label.is_empty() => labels.push((target, label.to_owned())),
@@ -350,7 +350,7 @@ impl Session {
 
     /// The entry with this id (the last one, when ids repeat).
     pub fn node(&self, id: &str) -> Option<NodeId> {
-        self.ids.get(id).copied()
+        self.ids.get(&self.entries, id)
     }
 
     /// The tree.
@@ -503,7 +503,7 @@ fn to_entry(line: u32, span: Span, probe: Probe) -> Entry {
 /// assigned (index 0 is the header).
 fn migrate_v1(entries: &mut [Entry], diags: &mut Vec<Diagnostic>) {
     for i in 0..entries.len() {
-        let id: Box<str> = format!("{:08x}", i + 1).into();
+        let id: Name = format!("{:08x}", i + 1).into();
         let parent = (i > 0).then(|| entries[i - 1].id.clone());
         let e = &mut entries[i];
         e.id = id.clone();

@@ -12,6 +12,7 @@ pub mod diagnostic;
 pub mod entry;
 mod fast;
 mod idmap;
+pub mod name;
 pub mod probe;
 pub mod record;
 pub mod source;
@@ -20,6 +21,7 @@ pub mod tree;
 
 pub use diagnostic::{Diagnostic, Severity};
 pub use entry::{call_id_hash, Entry, EntryKind, MessageMeta, Role, TurnFacts, Usage};
+pub use name::Name;
 pub use load::{NewerEvidence, Row, RulePolicy, Session, TitleSlot};
 pub use record::{index_chunk, ChunkIndex, LineRecord};
 pub use source::{Source, Span};

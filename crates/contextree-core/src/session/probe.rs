@@ -8,6 +8,7 @@
 
 use serde_json::{Map, Value};
 
+use super::name::Name;
 use super::entry::{call_id_hash, EntryKind, MessageMeta, Role, TurnFacts, Usage};
 use crate::tokens::estimate::estimate_message_chars;
 use crate::RuleSet;
@@ -16,9 +17,9 @@ use crate::RuleSet;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Probe {
     /// `type`, when a string.
-    pub entry_type: Option<Box<str>>,
+    pub entry_type: Option<Name>,
     /// `id`, when a string.
-    pub id: Option<Box<str>>,
+    pub id: Option<Name>,
     /// `parentId` as written.
     pub parent: Parent,
     /// Entry timestamp in ms, when it parses as an ISO date.
@@ -35,7 +36,7 @@ pub enum Parent {
     /// `null`: a root.
     Null,
     /// A string id.
-    Id(Box<str>),
+    Id(Name),
     /// Something else (a number, an object): treated as "not found".
     Invalid,
 }
@@ -64,8 +65,8 @@ pub fn probe_line(bytes: &[u8]) -> Result<Probe, ProbeError> {
 
 /// Builds the facts of a parsed entry object.
 pub fn probe_object(mut map: Map<String, Value>) -> Probe {
-    let entry_type = map.get("type").and_then(Value::as_str).map(Box::from);
-    let id = map.get("id").and_then(Value::as_str).map(Box::from);
+    let entry_type = map.get("type").and_then(Value::as_str).map(Name::from);
+    let id = map.get("id").and_then(Value::as_str).map(Name::from);
     let parent = match map.get("parentId") {
         None => Parent::Absent,
         Some(Value::Null) => Parent::Null,
@@ -107,7 +108,7 @@ pub fn message_meta(msg: &Map<String, Value>) -> MessageMeta {
             total_tokens: n("totalTokens"),
         }
     });
-    let text = |k: &str| msg.get(k).and_then(Value::as_str).map(Box::<str>::from);
+    let text = |k: &str| msg.get(k).and_then(Value::as_str).map(Name::from);
     let model = match (text("provider"), text("model")) {
         (None, None) => None,
         (p, m) => Some((p.unwrap_or_default(), m.unwrap_or_default())),

@@ -110,6 +110,7 @@ pub fn index_chunk(chunk: &[u8], base: u64, first_line: u32) -> ChunkIndex {
         line_no += 1;
         pos = end + 1;
     }
+    res.records.shrink_to_fit();
     res
 }
 

@@ -1,11 +1,9 @@
 //! The entry tree: `parentId` links, resolved the way the agents resolve them.
 //!
-//! A [`SessionTree`] wraps a petgraph `StableGraph` whose node `i` is entry `i`
-//! (file order, header excluded). Edges run parent → child. Nothing here
-//! recurses, so a path of millions of entries cannot overflow the stack.
-
-use petgraph::stable_graph::{NodeIndex, StableGraph};
-use petgraph::Direction;
+//! A [`SessionTree`] keeps, per entry `i` (file order, header excluded), its
+//! parent link, its first child and its next sibling in display order: 12
+//! bytes an entry (a graph with node and edge records cost about 40). Nothing
+//! here recurses, so a path of millions of entries cannot overflow the stack.
 
 /// An entry's position in file order (0-based, header excluded).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -16,10 +14,10 @@ impl NodeId {
     pub fn index(self) -> usize {
         self.0 as usize
     }
-    fn graph(self) -> NodeIndex<u32> {
-        NodeIndex::new(self.index())
-    }
 }
+
+/// No entry (first child, next sibling).
+const NONE: u32 = u32::MAX;
 
 /// How an entry's parent link was resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +38,10 @@ pub enum Link {
 /// The tree of a session's entries.
 #[derive(Debug, Clone, Default)]
 pub struct SessionTree {
-    graph: StableGraph<(), (), petgraph::Directed, u32>,
+    /// Per entry: its first child in display order, or `NONE`.
+    first_kid: Vec<u32>,
+    /// Per entry: the next child of its parent in display order, or `NONE`.
+    next_sibling: Vec<u32>,
     links: Vec<Link>,
     roots: Vec<NodeId>,
 }
@@ -55,7 +56,6 @@ impl SessionTree {
         // Children grouped by parent without a vector per node: most entries
         // have exactly one child. `first_kid[p]` starts a family; families with
         // more members are collected separately and sorted.
-        const NONE: u32 = u32::MAX;
         let mut first_kid = vec![NONE; n];
         let mut families: Vec<(u32, Vec<NodeId>)> = Vec::new();
         let mut family_of = std::collections::HashMap::new();
@@ -74,25 +74,17 @@ impl SessionTree {
                 _ => roots.push(kid),
             }
         }
-        let mut graph = StableGraph::with_capacity(n, n);
-        for _ in 0..n {
-            graph.add_node(());
-        }
-        for (parent, &kid) in first_kid.iter().enumerate() {
-            if kid != NONE && !family_of.contains_key(&(parent as u32)) {
-                graph.add_edge(NodeId(parent as u32).graph(), NodeId(kid).graph(), ());
-            }
-        }
+        let mut next_sibling = vec![NONE; n];
         for (parent, kids) in &mut families {
             sort_siblings(kids, timestamps);
-            // petgraph lists a node's edges newest first: add them in reverse
-            // so that iteration yields siblings in display order.
-            for kid in kids.iter().rev() {
-                graph.add_edge(NodeId(*parent).graph(), kid.graph(), ());
+            first_kid[*parent as usize] = kids[0].0;
+            for pair in kids.windows(2) {
+                next_sibling[pair[0].index()] = pair[1].0;
             }
         }
+        drop(family_of);
         sort_siblings(&mut roots, timestamps);
-        SessionTree { graph, links, roots }
+        SessionTree { first_kid, next_sibling, links, roots }
     }
 
     /// Number of entries.
@@ -120,7 +112,11 @@ impl SessionTree {
 
     /// Children in display order.
     pub fn children(&self, node: NodeId) -> impl Iterator<Item = NodeId> + '_ {
-        self.graph.neighbors_directed(node.graph(), Direction::Outgoing).map(|n| NodeId(n.index() as u32))
+        let first = self.first_kid[node.index()];
+        std::iter::successors((first != NONE).then_some(NodeId(first)), |k| {
+            let next = self.next_sibling[k.index()];
+            (next != NONE).then_some(NodeId(next))
+        })
     }
 
     /// Roots in display order.
