@@ -21,6 +21,7 @@ mod prepare18;
 pub mod preview;
 pub mod prompt;
 pub mod settings;
+pub mod transcript;
 
 pub use auto::{auto_check, context_overflow, overflow_pattern, AutoCheck, AutoDecision, Overflow, Skip};
 pub use cut::{find_cut_point, CutPoint};
