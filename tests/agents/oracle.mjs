@@ -25,6 +25,10 @@
 //   branch    FILE --to TARGET [--from OLD_LEAF] [--budget N]
 //                                        collectEntriesForBranchSummary + prepareBranchEntries
 //   tokens    FILE [--summary]           per-entry estimated tokens (file order)
+//   transcript FILE [--leaf ID] [--models ID,ID,...]   (omp18 only) the summarizer input of omp 18:
+//                                        serializeConversationForSummary(convertToLlm(context), d)
+//                                        for every dialect d preferredDialect can name, plus
+//                                        preferredDialect(id) of each --models id
 //   bench     FILE                       open+migrate+index, getTree, buildSessionContext,
 //                                        estimate all entries; prints phase timings (ms)
 //   batch     FILE [--jobs JOBFILE]      opens FILE once, then runs one command per input line
@@ -59,7 +63,7 @@ const T0 = performance.now();
 // ---------------------------------------------------------------------------
 const FLAGS_WITH_VALUE = new Set([
 	"--impl", "--leaf", "--keep-recent", "--reserve", "--window", "--from", "--to", "--budget",
-	"--protect", "--min-savings", "--cache-warm", "--jobs",
+	"--protect", "--min-savings", "--cache-warm", "--jobs", "--models",
 ]);
 function parseArgs(argv) {
 	const opts = {};
@@ -94,9 +98,9 @@ function num(v, dflt) {
 const argv = process.argv.slice(2);
 const { opts, pos } = parseArgs(argv);
 const [command, fileArg] = pos;
-const COMMANDS = ["info", "context", "cut", "serialize", "prune", "branch", "tokens", "bench", "batch"];
+const COMMANDS = ["info", "context", "cut", "serialize", "transcript", "prune", "branch", "tokens", "bench", "batch"];
 if (!command || opts.help || !COMMANDS.includes(command)) {
-	process.stderr.write(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 39).join("\n") + "\n");
+	process.stderr.write(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 42).join("\n") + "\n");
 	process.exit(command && !opts.help ? 2 : 0);
 }
 if (!fileArg) die("missing FILE");
@@ -819,6 +823,17 @@ async function runCommand(command, o) {
 			out.fullLlm = llm;
 		}
 		return (out);
+	} else if (command === "transcript") {
+		if (impl !== "omp18") fail("transcript is omp 18's summarizer input (--impl omp18)");
+		const { preferredDialect } = await import("@oh-my-pi/pi-catalog/identity");
+		const ctx = b.buildContext(mgr, leafId);
+		const llm = b.convertToLlm(ctx.messages);
+		const transcripts = {};
+		for (const d of ["anthropic", "glm", "gemini", "gemma", "kimi", "qwen3", "deepseek", "minimax", "harmony", "xml"])
+			transcripts[d] = b.comp.serializeConversationForSummary(llm, d);
+		const dialects = {};
+		for (const id of o.models ? String(o.models).split(",") : []) dialects[id] = preferredDialect(id);
+		return { ...base, llmCount: llm.length, dialects, transcripts };
 	} else if (command === "serialize") {
 		const ctx = b.buildContext(mgr, leafId);
 		const llm = b.convertToLlm(ctx.messages);

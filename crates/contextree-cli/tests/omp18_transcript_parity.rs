@@ -1,0 +1,107 @@
+//! omp 18's summarizer input (omp-18.md §5.5) against oh-my-pi 18.2.3: every golden file of
+//! `tests/golden-omp18-transcript/` (made by its `make.sh`: the agent's own
+//! `serializeConversationForSummary(convertToLlm(context), dialect)` for the ten dialects
+//! `preferredDialect` names) is compared byte for byte with
+//! `contextree serialize --dialect omp@18 --transcript D`, and `_models.json`
+//! (`preferredDialect` of many model ids) with `--summary-model ID`.
+//! `--nocapture` prints how many files match per dialect.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::Value;
+use support::oracle::agent_pack;
+use support::{json_files, repo, Report};
+
+/// `(fixture stem, why)`: files whose transcripts are known not to match (in every dialect); the
+/// test fails when one matches again, so the list stays true.
+const ALLOWED: &[(&str, &str)] = &[(
+    "edge-bash-meta",
+    "omp 18 reworded the output notices of `meta` (`formatOutputNotice`); contextree's convertToLlm still writes omp 13's (as in omp18_parity.rs)",
+)];
+
+fn serialize(file: &Path, extra: &[&str]) -> Result<Value, String> {
+    let pack = agent_pack("omp18");
+    let mut args = vec!["--prompts", pack.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    support::run_rules("serialize", file, "omp@18", &args)
+}
+
+/// Where two texts first differ, with some context of each.
+fn first_difference(ours: &str, theirs: &str) -> String {
+    let at = ours.char_indices().zip(theirs.chars()).find(|((_, a), b)| a != b).map_or(ours.len().min(theirs.len()), |((i, _), _)| i);
+    let at = (0..=at).rev().find(|&i| ours.is_char_boundary(i) && theirs.is_char_boundary(i)).unwrap_or(0);
+    let start = (0..=at.saturating_sub(80)).rev().find(|&i| ours.is_char_boundary(i) && theirs.is_char_boundary(i)).unwrap_or(0);
+    let around = |s: &str| s[start..].chars().take(200).collect::<String>();
+    format!("at byte {at}:\n    contextree {:?}\n    agent      {:?}", around(ours), around(theirs))
+}
+
+#[test]
+fn transcripts_match_the_agent() {
+    let dir = repo().join("tests/golden-omp18-transcript");
+    let mut per_dialect: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut report = Report::default();
+    let mut files = 0;
+    for golden in json_files(&dir) {
+        if golden.file_name().is_some_and(|n| n.to_string_lossy().starts_with('_')) {
+            continue;
+        }
+        files += 1;
+        let g: Value = serde_json::from_slice(&std::fs::read(&golden).unwrap()).unwrap();
+        let fixture = repo().join("tests/fixtures").join(g["fixture"].as_str().unwrap());
+        let name = golden.file_stem().unwrap().to_string_lossy().into_owned();
+        let allowed = ALLOWED.iter().any(|(stem, _)| *stem == name);
+        for (dialect, want) in g["transcripts"].as_object().unwrap() {
+            let tally = per_dialect.entry(dialect.clone()).or_default();
+            tally.1 += 1;
+            let ours = match serialize(&fixture, &["--transcript", dialect]) {
+                Ok(v) => v,
+                Err(e) => {
+                    report.fail(format!("{name} {dialect}: {e}"));
+                    continue;
+                }
+            };
+            let before = report.failures.len();
+            report.eq(&format!("{name} {dialect} length"), &ours["length"], &want["length"]);
+            report.eq(&format!("{name} {dialect} sha256"), &ours["sha256"], &want["sha256"]);
+            if let (Some(o), Some(t)) = (ours["text"].as_str(), want["text"].as_str()) {
+                if o != t {
+                    report.fail(format!("{name} {dialect} text {}", first_difference(o, t)));
+                }
+            }
+            let matched = report.failures.len() == before;
+            if matched {
+                tally.0 += 1;
+            }
+            if allowed {
+                report.failures.truncate(before);
+                if matched {
+                    report.fail(format!("{name} {dialect} matches the agent now: remove it from ALLOWED"));
+                }
+            }
+        }
+    }
+    for (d, (ok, n)) in &per_dialect {
+        println!("{d:10} {ok}/{n} files byte-exact");
+    }
+    assert!(files > 0, "no golden files in {}", dir.display());
+    report.assert_clean(&format!("{files} files"));
+}
+
+#[test]
+fn preferred_dialect_matches_the_agent() {
+    let models: BTreeMap<String, String> =
+        serde_json::from_slice(&std::fs::read(repo().join("tests/golden-omp18-transcript/_models.json")).unwrap()).unwrap();
+    let file = repo().join("tests/fixtures/synthetic/E07a.jsonl");
+    let mut report = Report::default();
+    for (model, dialect) in &models {
+        match serialize(&file, &["--summary-model", model]) {
+            Ok(v) => report.eq(&format!("preferredDialect({model:?})"), &v["transcript"], Value::from(dialect.as_str())),
+            Err(e) => report.fail(format!("{model}: {e}")),
+        }
+    }
+    println!("{}/{} model ids classified as the agent does", models.len() - report.failures.len(), models.len());
+    report.assert_clean(&format!("{} model ids", models.len()));
+}
