@@ -29,6 +29,10 @@
 //                                        serializeConversationForSummary(convertToLlm(context), d)
 //                                        for every dialect d preferredDialect can name, plus
 //                                        preferredDialect(id) of each --models id
+//   summarize FILE --model ID [--window N] [--keep-recent N] [--reserve N]   (omp18 only)
+//                                        prepareCompaction, then compact() with a stand-in model
+//                                        ID that records every summarizer request (system
+//                                        prompt, prompt, maxTokens) and answers "<kind answer>"
 //   bench     FILE                       open+migrate+index, getTree, buildSessionContext,
 //                                        estimate all entries; prints phase timings (ms)
 //   batch     FILE [--jobs JOBFILE]      opens FILE once, then runs one command per input line
@@ -63,7 +67,7 @@ const T0 = performance.now();
 // ---------------------------------------------------------------------------
 const FLAGS_WITH_VALUE = new Set([
 	"--impl", "--leaf", "--keep-recent", "--reserve", "--window", "--from", "--to", "--budget",
-	"--protect", "--min-savings", "--cache-warm", "--jobs", "--models",
+	"--protect", "--min-savings", "--cache-warm", "--jobs", "--models", "--model",
 ]);
 function parseArgs(argv) {
 	const opts = {};
@@ -98,9 +102,9 @@ function num(v, dflt) {
 const argv = process.argv.slice(2);
 const { opts, pos } = parseArgs(argv);
 const [command, fileArg] = pos;
-const COMMANDS = ["info", "context", "cut", "serialize", "transcript", "prune", "branch", "tokens", "bench", "batch"];
+const COMMANDS = ["info", "context", "cut", "serialize", "transcript", "summarize", "prune", "branch", "tokens", "bench", "batch"];
 if (!command || opts.help || !COMMANDS.includes(command)) {
-	process.stderr.write(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 42).join("\n") + "\n");
+	process.stderr.write(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 46).join("\n") + "\n");
 	process.exit(command && !opts.help ? 2 : 0);
 }
 if (!fileArg) die("missing FILE");
@@ -834,6 +838,45 @@ async function runCommand(command, o) {
 		const dialects = {};
 		for (const id of o.models ? String(o.models).split(",") : []) dialects[id] = preferredDialect(id);
 		return { ...base, llmCount: llm.length, dialects, transcripts };
+	} else if (command === "summarize") {
+		if (impl !== "omp18") fail("summarize is omp 18's compaction requests (--impl omp18)");
+		if (!o.model) fail("summarize needs --model ID");
+		const settings = { ...b.defaultCompactionSettings, remoteEnabled: false };
+		if (o["keep-recent"] !== undefined) settings.keepRecentTokens = num(o["keep-recent"]);
+		if (o.reserve !== undefined) settings.reserveTokens = num(o.reserve);
+		const prep = b.prepareCompaction(mgr.getBranch(leafId), settings);
+		if (!prep) return { ...base, prepared: null, calls: [] };
+		// A model the agent knows nothing about beyond its id and window: no native tokenizer,
+		// no reasoning, no provider-native compaction; every request is recorded, not sent.
+		const model = {
+			id: String(o.model), name: String(o.model), api: "openai-completions", provider: "oracle-stand-in",
+			baseUrl: "http://127.0.0.1:9", reasoning: false, input: ["text"],
+			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+			contextWindow: o.window !== undefined ? num(o.window) : 200000, maxTokens: 32000,
+		};
+		const calls = [];
+		const completeImpl = async (m, ctx, opts) => {
+			const text = ctx.messages.map(x => x.content.map(c => c.text).join("")).join("");
+			calls.push({ systemPrompt: ctx.systemPrompt.join("\n"), prompt: text, maxTokens: opts.maxTokens });
+			return {
+				role: "assistant", content: [{ type: "text", text: `<answer ${calls.length}>` }],
+				api: m.api, provider: m.provider, model: m.id,
+				usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+				stopReason: "stop", timestamp: 0,
+			};
+		};
+		const result = await b.comp.compact(prep, model, "no-key", undefined, undefined, {
+			convertToLlm: b.convertToLlm, completeImpl, oneshotRetry: false,
+		});
+		return {
+			...base,
+			model: model.id,
+			firstKeptEntryId: prep.firstKeptEntryId,
+			isSplitTurn: prep.isSplitTurn,
+			calls,
+			summary: result.summary,
+			shortSummary: result.shortSummary,
+		};
 	} else if (command === "serialize") {
 		const ctx = b.buildContext(mgr, leafId);
 		const llm = b.convertToLlm(ctx.messages);

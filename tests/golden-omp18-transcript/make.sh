@@ -4,6 +4,10 @@
 # transcript` — serializeConversationForSummary(convertToLlm(context of the default leaf), d)
 # for each of the ten dialects preferredDialect can name — and, once, preferredDialect of every
 # id in models.txt (into _models.json).
+# prompts/<stem>@<model>.json: the summarizer requests omp 18's compact() sends for the fixtures and
+# keep-recent values of prompts.txt, with a stand-in summary model of each id of prompt-models.txt
+# (`oracle.mjs summarize`: prepareCompaction with remote compaction off, reserve 16384, then
+# compact() with every request recorded and answered `<answer N>`).
 #
 #   tests/golden-omp18-transcript/make.sh [PATTERN ...]      (shell globs on the fixture stem)
 #
@@ -60,3 +64,24 @@ if first == "1":
 		echo "make.sh: $stem" >&2
 	done
 done
+
+mkdir -p "$HERE/prompts"
+while read -r stem keep; do
+	[ -z "$stem" ] && continue
+	f="$(ls "$ROOT"/tests/fixtures/*/"$stem".jsonl | head -1)"
+	while read -r model; do
+		[ -z "$model" ] && continue
+		out="$(cd "$ORACLE_DIR" && timeout 60 node "$COPY" --impl omp18 summarize "$f" --model "$model" --keep-recent "$keep" --reserve 16384)"
+		printf '%s' "$out" | python3 -c '
+import json, sys
+doc = json.load(sys.stdin)
+stem, keep, f, here, model = sys.argv[1:6]
+out = {"fixture": f.split("/tests/fixtures/")[1], "keepRecent": int(keep), "reserve": 16384, "model": model,
+       "firstKeptEntryId": doc.get("firstKeptEntryId"), "isSplitTurn": doc.get("isSplitTurn"), "calls": doc["calls"]}
+with open(f"{here}/prompts/{stem}@{model}.json", "w", encoding="utf-8") as fh:
+    json.dump(out, fh, ensure_ascii=False, indent=1)
+    fh.write("\n")
+' "$stem" "$keep" "$f" "$HERE" "$model"
+		echo "make.sh: prompts $stem @ $model" >&2
+	done < "$HERE/prompt-models.txt"
+done < "$HERE/prompts.txt"

@@ -20,7 +20,8 @@
 //! 4. otherwise the candidates ([`crate::summarizer::candidates`]), through contextree-llm.
 
 use contextree_core::compaction::entry::{details_value, strip_file_tags, system_checkpoint};
-use contextree_core::compaction::prompt::pi_reasoning;
+use contextree_core::compaction::prompt::{pi_reasoning, PromptBuildError};
+use contextree_core::models::current_model;
 use contextree_core::compaction::{
     compaction_result, new_entry, plan, preview, summary_requests, supplied_result, Answers, CallKind, CompactingHook, CompactionPlan, CompactionResult,
     CompactionSettings, HistoryStep, PromptOptions, SummarizerCall, SummaryRequests, SuppliedCompaction,
@@ -123,7 +124,24 @@ fn prompt_options(opts: &CompactOptions<'_>, ctx: &context::Context) -> PromptOp
         custom_instructions: opts.instructions.clone(),
         hook: CompactingHook { context: opts.context.clone(), ..Default::default() },
         pi_reasoning: pi_reasoning(opts.model_reasons, &ctx.thinking_level),
+        summary_model: None,
     }
+}
+
+/// A request that cannot be built: omp 18's fold (an input over the summarizer's budget) is a
+/// refusal, the rest a failure.
+fn request_error(e: PromptBuildError) -> OpsError {
+    match e {
+        PromptBuildError::TooLarge(why) => OpsError::Refused(format!("Compaction not attempted: {why}")),
+        e => OpsError::Failed(e.to_string()),
+    }
+}
+
+/// omp@18's summary input format for the dry run's document.
+fn transcript_json(requests: &SummaryRequests) -> Value {
+    requests.transcript.as_ref().map_or(Value::Null, |t| {
+        json!({"format": t.dialect.name(), "model": t.model, "budgetTokens": t.budget_tokens, "fit": t.fit.to_json()})
+    })
 }
 
 /// The plan and the exact prompts as one JSON document (`contextree compact --dry-run`);
@@ -135,8 +153,16 @@ pub fn dry_run(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<Valu
         return Ok(json!({"dialect": plan.dialect.name(), "leafId": leaf_id(s, &plan), "dryRun": true, "nothingToCompact": true, "reason": reason.to_string(), "settingsFiles": settings_files(&agent), "warnings": warnings}));
     }
     let pack = (opts.pack)(s.dialect())?;
-    let requests = summary_requests(s, &plan, &loaded.source, &pack, &prompt_options(opts, &ctx)).map_err(|e| OpsError::Failed(e.to_string()))?;
+    let mut warnings = warnings;
+    let mut prompt_opts = prompt_options(opts, &ctx);
+    // The model the run would ask first (a broken configuration shows the path's model).
+    let mut candidates = if s.rules().summarizes_with_model_transcript() { summarizer::candidates(&opts.provider, &agent).unwrap_or_default() } else { Candidates::default() };
+    prompt_opts.summary_model = summarizer::omp18_summary_model(s, current_model(&ctx.model, s.dialect()), &mut candidates, &mut warnings);
+    let requests = summary_requests(s, &plan, &loaded.source, &pack, &prompt_opts).map_err(request_error)?;
     let mut doc = dry_run_document(s, &plan, &requests, &pack.origin().to_string(), &warnings);
+    if requests.transcript.is_some() {
+        doc["transcript"] = transcript_json(&requests);
+    }
     doc["settingsFiles"] = settings_files(&agent);
     doc["hooks"] = configured_hooks(&hooks);
     Ok(doc)
@@ -185,7 +211,6 @@ pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: Progress
         hook.context.extend(opts.context.iter().cloned());
         prompt_opts.hook = hook;
     }
-    let requests = summary_requests(s, &plan, &loaded.source, &pack, &prompt_opts).map_err(|e| OpsError::Failed(e.to_string()))?;
 
     // The user's summary is their answer here and now, so it wins over a hook's.
     let supplied = match (&opts.summary, hook_supplied) {
@@ -197,7 +222,9 @@ pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: Progress
     let (mut result, summarizer) = match supplied {
         Some((supplied, summarizer)) => (supplied_result(s, &plan, &supplied).map_err(|e| OpsError::Failed(e.to_string()))?, summarizer),
         None => {
-            let candidates = summarizer::candidates(&opts.provider, &agent)?;
+            let mut candidates = summarizer::candidates(&opts.provider, &agent)?;
+            prompt_opts.summary_model = summarizer::omp18_summary_model(s, current_model(&ctx.model, s.dialect()), &mut candidates, &mut warnings);
+            let requests = summary_requests(s, &plan, &loaded.source, &pack, &prompt_opts).map_err(request_error)?;
             let (answers, summarizer, usage) = if opts.provider.offline || candidates.is_empty() {
                 let why = summarizer::offline_why(&opts.provider, &agent);
                 for call in calls(&requests) {
