@@ -22,8 +22,10 @@
 //   serialize FILE [--leaf ID] [--raw]   serializeConversation(convertToLlm(context.messages))
 //   prune     FILE [--leaf ID] [--protect N] [--min-savings N] [--cache-warm N]
 //                  [--supersede] [--no-useless]          pruneToolOutputs decision (omp)
-//   branch    FILE --to TARGET [--from OLD_LEAF] [--budget N]
+//   branch    FILE --to TARGET [--from OLD_LEAF] [--budget N] [--model ID [--window N] [--reserve N]]
 //                                        collectEntriesForBranchSummary + prepareBranchEntries
+//                                        (--model, omp18: + generateBranchSummary's request with a
+//                                        stand-in model, as `summarize` below)
 //   tokens    FILE [--summary]           per-entry estimated tokens (file order)
 //   transcript FILE [--leaf ID] [--models ID,ID,...]   (omp18 only) the summarizer input of omp 18:
 //                                        serializeConversationForSummary(convertToLlm(context), d)
@@ -104,7 +106,7 @@ const { opts, pos } = parseArgs(argv);
 const [command, fileArg] = pos;
 const COMMANDS = ["info", "context", "cut", "serialize", "transcript", "summarize", "prune", "branch", "tokens", "bench", "batch"];
 if (!command || opts.help || !COMMANDS.includes(command)) {
-	process.stderr.write(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 46).join("\n") + "\n");
+	process.stderr.write(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 48).join("\n") + "\n");
 	process.exit(command && !opts.help ? 2 : 0);
 }
 if (!fileArg) die("missing FILE");
@@ -761,6 +763,33 @@ function fail(msg, code = 2) {
 	throw new OracleError(msg, code);
 }
 
+/**
+ * A summary model the agent knows nothing about beyond its id (--model) and window (--window,
+ * default 200000): no native tokenizer, no reasoning, no provider-native compaction. Its
+ * completeImpl records every request (system prompt, prompt text, maxTokens) in `calls` and
+ * answers `<answer N>`; nothing is sent.
+ */
+function standInModel(o) {
+	const model = {
+		id: String(o.model), name: String(o.model), api: "openai-completions", provider: "oracle-stand-in",
+		baseUrl: "http://127.0.0.1:9", reasoning: false, input: ["text"],
+		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+		contextWindow: o.window !== undefined ? num(o.window) : 200000, maxTokens: 32000,
+	};
+	const calls = [];
+	const completeImpl = async (m, ctx, opts) => {
+		const text = ctx.messages.map(x => x.content.map(c => c.text).join("")).join("");
+		calls.push({ systemPrompt: ctx.systemPrompt.join("\n"), prompt: text, maxTokens: opts.maxTokens });
+		return {
+			role: "assistant", content: [{ type: "text", text: `<answer ${calls.length}>` }],
+			api: m.api, provider: m.provider, model: m.id,
+			usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+			stopReason: "stop", timestamp: 0,
+		};
+	};
+	return { model, calls, completeImpl };
+}
+
 /** Runs one command on the opened session and returns its JSON document. */
 async function runCommand(command, o) {
 	if (!COMMANDS.includes(command) || command === "batch") fail(`unknown command ${command}`);
@@ -846,25 +875,7 @@ async function runCommand(command, o) {
 		if (o.reserve !== undefined) settings.reserveTokens = num(o.reserve);
 		const prep = b.prepareCompaction(mgr.getBranch(leafId), settings);
 		if (!prep) return { ...base, prepared: null, calls: [] };
-		// A model the agent knows nothing about beyond its id and window: no native tokenizer,
-		// no reasoning, no provider-native compaction; every request is recorded, not sent.
-		const model = {
-			id: String(o.model), name: String(o.model), api: "openai-completions", provider: "oracle-stand-in",
-			baseUrl: "http://127.0.0.1:9", reasoning: false, input: ["text"],
-			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-			contextWindow: o.window !== undefined ? num(o.window) : 200000, maxTokens: 32000,
-		};
-		const calls = [];
-		const completeImpl = async (m, ctx, opts) => {
-			const text = ctx.messages.map(x => x.content.map(c => c.text).join("")).join("");
-			calls.push({ systemPrompt: ctx.systemPrompt.join("\n"), prompt: text, maxTokens: opts.maxTokens });
-			return {
-				role: "assistant", content: [{ type: "text", text: `<answer ${calls.length}>` }],
-				api: m.api, provider: m.provider, model: m.id,
-				usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
-				stopReason: "stop", timestamp: 0,
-			};
-		};
+		const { model, calls, completeImpl } = standInModel(o);
 		const result = await b.comp.compact(prep, model, "no-key", undefined, undefined, {
 			convertToLlm: b.convertToLlm, completeImpl, oneshotRetry: false,
 		});
@@ -1047,7 +1058,21 @@ async function runCommand(command, o) {
 		t = mark("branch", t);
 		const find = makeSourceFinder(collected.entries);
 		const msgs = describeMessages(b, prep.messages, find, indexOf);
+		let summarized;
+		if (o.model !== undefined) {
+			// omp18: generateBranchSummary itself, with a stand-in model (the budget is then its
+			// window minus --reserve, default 16384, as the agent computes it).
+			if (impl !== "omp18") fail("branch --model is omp 18's branch summary (--impl omp18)");
+			const { model, calls, completeImpl } = standInModel(o);
+			const r = await b.comp.generateBranchSummary(collected.entries, {
+				model, apiKey: "no-key", signal: new AbortController().signal,
+				reserveTokens: o.reserve !== undefined ? num(o.reserve) : 16384,
+				convertToLlm: b.convertToLlm, completeImpl,
+			});
+			summarized = { model: model.id, window: model.contextWindow, calls, summary: r.summary ?? null };
+		}
 		return ({
+			...(summarized ? { summarized } : {}),
 			...base,
 			from,
 			to,

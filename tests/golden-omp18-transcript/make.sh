@@ -8,6 +8,8 @@
 # keep-recent values of prompts.txt, with a stand-in summary model of each id of prompt-models.txt
 # (`oracle.mjs summarize`: prepareCompaction with remote compaction off, reserve 16384, then
 # compact() with every request recorded and answered `<answer N>`).
+# branches/<stem>@<model>.json: generateBranchSummary's request when the leaf moves to the target
+# of branches.txt, same stand-in models, window 128000, reserve 16384 (`oracle.mjs branch --model`).
 #
 #   tests/golden-omp18-transcript/make.sh [PATTERN ...]      (shell globs on the fixture stem)
 #
@@ -85,3 +87,25 @@ with open(f"{here}/prompts/{stem}@{model}.json", "w", encoding="utf-8") as fh:
 		echo "make.sh: prompts $stem @ $model" >&2
 	done < "$HERE/prompt-models.txt"
 done < "$HERE/prompts.txt"
+
+mkdir -p "$HERE/branches"
+while read -r stem target; do
+	[ -z "$stem" ] && continue
+	f="$(ls "$ROOT"/tests/fixtures/*/"$stem".jsonl | head -1)"
+	while read -r model; do
+		[ -z "$model" ] && continue
+		out="$(cd "$ORACLE_DIR" && timeout 60 node "$COPY" --impl omp18 branch "$f" --to "$target" --model "$model" --window 128000 --reserve 16384)"
+		printf '%s' "$out" | python3 -c '
+import json, sys
+doc = json.load(sys.stdin)
+stem, target, f, here, model = sys.argv[1:6]
+s = doc["summarized"]
+out = {"fixture": f.split("/tests/fixtures/")[1], "to": target, "window": s["window"], "reserve": 16384, "model": model,
+       "selectedIds": doc["selectedIds"], "calls": s["calls"]}
+with open(f"{here}/branches/{stem}@{model}.json", "w", encoding="utf-8") as fh:
+    json.dump(out, fh, ensure_ascii=False, indent=1)
+    fh.write("\n")
+' "$stem" "$target" "$f" "$HERE" "$model"
+		echo "make.sh: branch $stem -> $target @ $model" >&2
+	done < "$HERE/prompt-models.txt"
+done < "$HERE/branches.txt"

@@ -3,7 +3,9 @@
 //! `serializeConversationForSummary(convertToLlm(context), dialect)` for the ten dialects
 //! `preferredDialect` names) is compared byte for byte with
 //! `contextree serialize --dialect omp@18 --transcript D`, and `_models.json`
-//! (`preferredDialect` of many model ids) with `--summary-model ID`.
+//! (`preferredDialect` of many model ids) with `--summary-model ID`; `prompts/` (the requests of
+//! 18.2.3's `compact()` with a stand-in summary model) with `contextree compact --dry-run`, and
+//! `branches/` (`generateBranchSummary`'s request) with `contextree branch --summary-model`.
 //! `--nocapture` prints how many files match per dialect.
 
 mod support;
@@ -23,10 +25,7 @@ const ALLOWED: &[(&str, &str)] = &[(
 )];
 
 fn serialize(file: &Path, extra: &[&str]) -> Result<Value, String> {
-    let pack = agent_pack("omp18");
-    let mut args = vec!["--prompts", pack.to_str().unwrap()];
-    args.extend_from_slice(extra);
-    support::run_rules("serialize", file, "omp@18", &args)
+    serialize_like("serialize", file, extra)
 }
 
 /// Where two texts first differ, with some context of each.
@@ -171,4 +170,52 @@ fn compaction_prompts_match_the_agent() {
 /// What the dry run's short-summary prompt shows for the summary it quotes.
 fn contextree_core_marker() -> &'static str {
     "<<summary returned by the calls above>>"
+}
+
+#[test]
+fn branch_summary_prompts_match_the_agent() {
+    let dir = repo().join("tests/golden-omp18-transcript/branches");
+    let mut report = Report::default();
+    let (mut files, mut exact) = (0, 0);
+    for golden in json_files(&dir) {
+        files += 1;
+        let g: Value = serde_json::from_slice(&std::fs::read(&golden).unwrap()).unwrap();
+        let name = golden.file_stem().unwrap().to_string_lossy().into_owned();
+        let fixture = repo().join("tests/fixtures").join(g["fixture"].as_str().unwrap());
+        let budget = (g["window"].as_u64().unwrap() - g["reserve"].as_u64().unwrap()).to_string();
+        let args = ["--to", g["to"].as_str().unwrap(), "--budget", &budget, "--summary-model", g["model"].as_str().unwrap()];
+        let ours = match serialize_like("branch", &fixture, &args) {
+            Ok(v) => v,
+            Err(e) => {
+                report.fail(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        let before = report.failures.len();
+        report.eq(&format!("{name} selectedIds"), &ours["selectedIds"], &g["selectedIds"]);
+        let theirs = g["calls"].as_array().unwrap();
+        report.eq(&format!("{name} number of calls"), Value::from(usize::from(!ours["call"].is_null())), Value::from(theirs.len()));
+        if let (false, Some(t)) = (ours["call"].is_null(), theirs.first()) {
+            let (prompt, want) = (ours["call"]["prompt"].as_str().unwrap_or(""), t["prompt"].as_str().unwrap());
+            if prompt != want {
+                report.fail(format!("{name} prompt {}", first_difference(prompt, want)));
+            }
+            report.eq(&format!("{name} systemPrompt"), &ours["call"]["systemPrompt"], &t["systemPrompt"]);
+            report.eq(&format!("{name} maxTokens"), &ours["call"]["maxTokens"], &t["maxTokens"]);
+        }
+        if report.failures.len() == before {
+            exact += 1;
+        }
+    }
+    println!("{exact}/{files} branch summaries: the request byte-exact");
+    assert!(files > 0);
+    report.assert_clean(&format!("{files} branch summaries"));
+}
+
+/// `contextree CMD FILE --dialect omp@18 --json --prompts <18.2.3's pack> EXTRA…`.
+fn serialize_like(cmd: &str, file: &Path, extra: &[&str]) -> Result<Value, String> {
+    let pack = agent_pack("omp18");
+    let mut args = vec!["--prompts", pack.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    support::run_rules(cmd, file, "omp@18", &args)
 }
