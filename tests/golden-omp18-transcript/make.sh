@@ -8,6 +8,8 @@
 # keep-recent values of prompts.txt, with a stand-in summary model of each id of prompt-models.txt
 # (`oracle.mjs summarize`: prepareCompaction with remote compaction off, reserve 16384, then
 # compact() with every request recorded and answered `<answer N>`).
+# folds/<stem>@<model>@<window>.json: as prompts/, for the fixture, keep-recent, window and model of
+# each line of folds.txt — windows small enough that the history is summarized as a fold.
 # branches/<stem>@<model>.json: generateBranchSummary's request when the leaf moves to the target
 # of branches.txt, same stand-in models, window 128000, reserve 16384 (`oracle.mjs branch --model`).
 #
@@ -67,8 +69,11 @@ if first == "1":
 	done
 done
 
+# ONLY=prompts|branches|folds limits the request goldens to that one kind (PATTERN NONE skips the
+# transcripts).
+only() { [ -z "${ONLY:-}" ] || [ "$ONLY" = "$1" ]; }
 mkdir -p "$HERE/prompts"
-while read -r stem keep; do
+only prompts && while read -r stem keep; do
 	[ -z "$stem" ] && continue
 	f="$(ls "$ROOT"/tests/fixtures/*/"$stem".jsonl | head -1)"
 	while read -r model; do
@@ -89,7 +94,7 @@ with open(f"{here}/prompts/{stem}@{model}.json", "w", encoding="utf-8") as fh:
 done < "$HERE/prompts.txt"
 
 mkdir -p "$HERE/branches"
-while read -r stem target; do
+only branches && while read -r stem target; do
 	[ -z "$stem" ] && continue
 	f="$(ls "$ROOT"/tests/fixtures/*/"$stem".jsonl | head -1)"
 	while read -r model; do
@@ -109,3 +114,21 @@ with open(f"{here}/branches/{stem}@{model}.json", "w", encoding="utf-8") as fh:
 		echo "make.sh: branch $stem -> $target @ $model" >&2
 	done < "$HERE/prompt-models.txt"
 done < "$HERE/branches.txt"
+
+mkdir -p "$HERE/folds"
+only folds && while read -r stem keep window model; do
+	[ -z "$stem" ] && continue
+	f="$(ls "$ROOT"/tests/fixtures/*/"$stem".jsonl | head -1)"
+	out="$(cd "$ORACLE_DIR" && timeout 120 node "$COPY" --impl omp18 summarize "$f" --model "$model" --keep-recent "$keep" --reserve 16384 --window "$window")"
+	printf '%s' "$out" | python3 -c '
+import json, sys
+doc = json.load(sys.stdin)
+stem, keep, f, here, model, window = sys.argv[1:7]
+out = {"fixture": f.split("/tests/fixtures/")[1], "keepRecent": int(keep), "reserve": 16384, "model": model, "window": int(window),
+       "firstKeptEntryId": doc.get("firstKeptEntryId"), "isSplitTurn": doc.get("isSplitTurn"), "calls": doc["calls"]}
+with open(f"{here}/folds/{stem}@{model}@{window}.json", "w", encoding="utf-8") as fh:
+    json.dump(out, fh, ensure_ascii=False, indent=1)
+    fh.write("\n")
+' "$stem" "$keep" "$f" "$HERE" "$model" "$window"
+	echo "make.sh: fold $stem @ $model window $window" >&2
+done < "$HERE/folds.txt"

@@ -5,7 +5,8 @@
 //! `contextree serialize --dialect omp@18 --transcript D`, and `_models.json`
 //! (`preferredDialect` of many model ids) with `--summary-model ID`; `prompts/` (the requests of
 //! 18.2.3's `compact()` with a stand-in summary model) with `contextree compact --dry-run`, and
-//! `branches/` (`generateBranchSummary`'s request) with `contextree branch --summary-model`.
+//! `branches/` (`generateBranchSummary`'s request) with `contextree branch --summary-model`, and
+//! `folds/` (histories the agent splits into windows) with the dry run's `foldCalls`.
 //! `--nocapture` prints how many files match per dialect.
 
 mod support;
@@ -218,4 +219,68 @@ fn serialize_like(cmd: &str, file: &Path, extra: &[&str]) -> Result<Value, Strin
     let mut args = vec!["--prompts", pack.to_str().unwrap()];
     args.extend_from_slice(extra);
     support::run_rules(cmd, file, "omp@18", &args)
+}
+
+/// `folds/`: compactions whose history oh-my-pi 18 summarizes in several windows (a small
+/// summary-model window, given through a config file of the test's own).
+#[test]
+fn folded_history_matches_the_agent() {
+    let dir = repo().join("tests/golden-omp18-transcript/folds");
+    let mut report = Report::default();
+    let (mut files, mut exact) = (0, 0);
+    let cfg = std::env::temp_dir().join(format!("contextree-fold-{}", std::process::id()));
+    for golden in json_files(&dir) {
+        files += 1;
+        let g: Value = serde_json::from_slice(&std::fs::read(&golden).unwrap()).unwrap();
+        let name = golden.file_stem().unwrap().to_string_lossy().into_owned();
+        let fixture = repo().join("tests/fixtures").join(g["fixture"].as_str().unwrap());
+        // The summary model and its window come from a config file of its own.
+        std::fs::create_dir_all(cfg.join("contextree")).unwrap();
+        let config = serde_json::json!({"providers": [{"kind": "openai-compatible", "baseUrl": "http://127.0.0.1:9", "model": g["model"], "contextWindow": g["window"]}]});
+        std::fs::write(cfg.join("contextree/config.json"), config.to_string()).unwrap();
+        let pack = agent_pack("omp18");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_contextree"))
+            .arg("compact")
+            .arg(&fixture)
+            .args(["--json", "--dialect", "omp@18", "--dry-run", "--keep-recent", &g["keepRecent"].to_string(), "--reserve", &g["reserve"].to_string()])
+            .args(["--prompts", pack.to_str().unwrap()])
+            .env("XDG_CONFIG_HOME", &cfg)
+            .output()
+            .unwrap();
+        if !out.status.success() {
+            report.fail(format!("{name}: {}", String::from_utf8_lossy(&out.stderr)));
+            continue;
+        }
+        let ours: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let before = report.failures.len();
+        // Ours: history (first window), the fold's calls, turn prefix, short. The agent's, told
+        // apart by their output caps (history 13107, turn prefix 8192, short 512 here).
+        let calls = ours["calls"].as_array().cloned().unwrap_or_default();
+        let folds = ours["foldCalls"].as_array().cloned().unwrap_or_default();
+        let of = |v: &[Value], kind: &str| v.iter().filter(|c| c["kind"] == kind).cloned().collect::<Vec<_>>();
+        let mut our_history = of(&calls, "history");
+        our_history.extend(folds);
+        let theirs = g["calls"].as_array().unwrap();
+        let by_cap = |cap: u64| theirs.iter().filter(|c| c["maxTokens"] == cap).cloned().collect::<Vec<_>>();
+        let pairs = [(our_history, by_cap(13107), "history"), (of(&calls, "turnPrefix"), by_cap(8192), "turnPrefix"), (of(&calls, "short"), by_cap(512), "short")];
+        for (o, t, kind) in pairs {
+            report.eq(&format!("{name} {kind} calls"), Value::from(o.len()), Value::from(t.len()));
+            for (i, (o, t)) in o.iter().zip(&t).enumerate() {
+                let want = t["prompt"].as_str().unwrap();
+                let carried = previous_block(want).unwrap_or("");
+                let prompt = o["prompt"].as_str().unwrap_or("").replace("<<summary returned by the history call before>>", carried).replace(contextree_core_marker(), carried);
+                if prompt != want {
+                    report.fail(format!("{name} {kind} call {i} prompt {}", first_difference(&prompt, want)));
+                }
+                report.eq(&format!("{name} {kind} call {i} maxTokens"), &o["maxTokens"], &t["maxTokens"]);
+            }
+        }
+        if report.failures.len() == before {
+            exact += 1;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&cfg);
+    println!("{exact}/{files} folded compactions: every request byte-exact");
+    assert!(files > 0);
+    report.assert_clean(&format!("{files} folded compactions"));
 }

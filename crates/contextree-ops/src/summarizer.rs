@@ -451,7 +451,9 @@ pub fn omp18_summary_model(
         return None;
     }
     // A remote endpoint (no model named) summarizes with the session's model.
-    let id = match candidates.providers.first().filter(|p| !p.model.is_empty()) {
+    let first = candidates.providers.first().filter(|p| !p.model.is_empty());
+    let given_window = first.and_then(|p| p.context_window);
+    let id = match first {
         Some(first) => first.model.clone(),
         None => match path_model {
             // omp's `provider/id`: the id is what follows the provider.
@@ -477,5 +479,5 @@ pub fn omp18_summary_model(
         same
     });
     debug_assert!(candidates.providers.len() <= before);
-    Some(SummaryModel { context_window: contextree_core::models::known_window(&id), id })
+    Some(SummaryModel { context_window: given_window.or_else(|| contextree_core::models::known_window(&id)), id })
 }

@@ -156,6 +156,9 @@ pub struct TranscriptFormat {
     pub budget_tokens: u64,
     /// The history conversation's size against the budget, and how it was measured.
     pub fit: Fit,
+    /// The windows after the first when the agent folds the history over several (each
+    /// summary call updates the previous one's result), else empty.
+    pub fold: Vec<String>,
 }
 
 /// How the history conversation was found to fit the input budget.
@@ -168,6 +171,8 @@ pub enum Fit {
     /// An o200k_base count within 80% of the budget, for a model the agent counts with a
     /// native tokenizer contextree does not have: the agent's own count may differ.
     Approximate(u64),
+    /// Over the budget (o200k_base tokens): the agent summarizes it in windows.
+    Folded(u64),
 }
 
 impl Fit {
@@ -177,6 +182,7 @@ impl Fit {
             Fit::Bytes(n) => ("bytes", n),
             Fit::Tokens(n) => ("tokens", n),
             Fit::Approximate(n) => ("approximate", n),
+            Fit::Folded(n) => ("folded", n),
         };
         serde_json::json!({"by": by, "size": n})
     }
@@ -196,25 +202,83 @@ pub fn omp18_input_budget(window: Option<u64>, max_tokens: u64) -> u64 {
     min_input.max(room.max(0) as u64)
 }
 
-/// Whether `text` fits omp 18's one-window budget, as far as contextree can tell; `Err` says
-/// why the agent would (or might) split it into folded windows, which contextree does not do.
-fn omp18_fit(text: &str, budget: u64, model: Option<&str>) -> Result<Fit, String> {
+/// How omp 18 would send the history conversation: in one window, or split into windows
+/// (`Err`: it cannot be told, the model's native count being unknown to contextree).
+enum Plan18 {
+    One(Fit),
+    /// The conversation of every window, each already cut to the budget when one message alone
+    /// exceeds it.
+    Fold(Vec<String>, u64),
+}
+
+/// omp 18's `checkTokenBudget`: UTF-8 bytes within the budget fit; else the exact count
+/// (o200k_base for a model without a native tokenizer) decides.
+fn o200k(text: &str) -> u64 {
+    crate::tokens::tokenizer::count(crate::tokens::tokenizer::TokenizerKind::O200kBase, text) as u64
+}
+
+/// `generateSummary`'s window plan for `llm` (serialized whole as `text`) against `budget`.
+fn omp18_plan(llm: &[Value], text: &str, format: SummaryDialect, budget: u64, model: Option<&str>) -> Result<Plan18, String> {
     let bytes = text.len() as u64;
     if bytes <= budget {
-        return Ok(Fit::Bytes(bytes));
+        return Ok(Plan18::One(Fit::Bytes(bytes)));
     }
-    let tokens = crate::tokens::tokenizer::count(crate::tokens::tokenizer::TokenizerKind::O200kBase, text) as u64;
-    let family = model.and_then(crate::tokens::family::native_tokenizer);
-    match family {
-        None if tokens <= budget => Ok(Fit::Tokens(tokens)),
-        None => Err(format!(
-            "the conversation to summarize is {tokens} tokens, over the summarizer's input budget of {budget}: oh-my-pi 18 would summarize it in several windows, each folded into the next (omp-18.md §5.5), which contextree does not reproduce — nothing is sent; compact earlier, or with a model of a larger window"
-        )),
-        Some(_) if tokens * 5 <= budget * 4 => Ok(Fit::Approximate(tokens)),
-        Some(fam) => Err(format!(
-            "the conversation to summarize is about {tokens} tokens (o200k_base), near or over the summarizer's input budget of {budget}: whether oh-my-pi 18 splits it into folded windows depends on its {fam} count, which contextree cannot reproduce — nothing is sent; compact earlier, or with a model of a larger window"
-        )),
+    let tokens = o200k(text);
+    if let Some(fam) = model.and_then(crate::tokens::family::native_tokenizer) {
+        // The agent counts this model with a native tokenizer contextree does not have: a
+        // conversation clearly within the budget by o200k_base is taken as one window; near or
+        // over it, the agent's own split cannot be reproduced.
+        if tokens * 5 <= budget * 4 {
+            return Ok(Plan18::One(Fit::Approximate(tokens)));
+        }
+        return Err(format!(
+            "the conversation to summarize is about {tokens} tokens (o200k_base), near or over the summarizer's input budget of {budget}: whether and where oh-my-pi 18 splits it into folded windows depends on its {fam} count, which contextree cannot reproduce — nothing is sent; compact earlier, or with a model of a larger window"
+        ));
     }
+    if tokens <= budget {
+        return Ok(Plan18::One(Fit::Tokens(tokens)));
+    }
+    // `planSummaryWindows`: each message sized alone by the byte estimate, windows cut on
+    // message boundaries; then each window clamped when it still exceeds the budget.
+    let mut windows: Vec<Vec<Value>> = Vec::new();
+    let mut current: Vec<Value> = Vec::new();
+    let mut current_tokens = 0u64;
+    for m in llm {
+        let one = serialize_for_summary(std::slice::from_ref(m), format);
+        let t = (one.len() as u64 + 3) >> 2;
+        if current_tokens > 0 && current_tokens + t > budget {
+            windows.push(std::mem::take(&mut current));
+            current_tokens = 0;
+        }
+        current.push(m.clone());
+        current_tokens += t;
+    }
+    if !current.is_empty() {
+        windows.push(current);
+    }
+    let texts = windows
+        .iter()
+        .map(|w| {
+            let text = serialize_for_summary(w, format);
+            if text.len() as u64 <= budget {
+                return text;
+            }
+            let tokens = o200k(&text);
+            if tokens <= budget {
+                return text;
+            }
+            // `clampConversationToBudget`.
+            let len = crate::js::utf16_len(&text) as u64;
+            let keep = 1024u64.max(((len as f64 * budget as f64 * 0.95) / tokens as f64).floor() as u64);
+            if keep >= len {
+                return text;
+            }
+            let mut out = crate::js::slice_utf16(&text, keep as usize);
+            out.push_str(&format!("\n\n[... {} more characters truncated]", len - keep));
+            out
+        })
+        .collect();
+    Ok(Plan18::Fold(texts, tokens))
 }
 
 /// pi 0.73.1's rule: `model.reasoning && thinkingLevel && thinkingLevel !== "off"`.
@@ -276,6 +340,20 @@ pub struct SummaryRequests {
     short: Option<ShortParts>,
     /// omp@18: the transcript format, the model it is for and the input budget.
     pub transcript: Option<TranscriptFormat>,
+    /// omp@18: the history windows after the first, when the history is folded.
+    fold: Option<FoldParts>,
+}
+
+/// The history calls after the first of a folded history (omp-18.md §5.5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FoldParts {
+    windows: Vec<String>,
+    system_prompt: String,
+    additional_context: String,
+    initial: String,
+    update: String,
+    max_tokens: u64,
+    reasoning: Option<String>,
 }
 
 impl SummaryRequests {
@@ -352,6 +430,36 @@ impl SummaryRequests {
         })
     }
 
+    /// How many more history calls follow the first (omp@18's fold): each quotes the summary
+    /// the one before it returned ([`SummaryRequests::fold_call`]); the last one's answer is the
+    /// history summary.
+    pub fn fold_len(&self) -> usize {
+        self.fold.as_ref().map_or(0, |f| f.windows.len())
+    }
+
+    /// The `i`-th history call after the first, quoting `carried` (the previous call's answer)
+    /// as `<previous-summary>`: the update prompt then, the initial one when `carried` is empty.
+    pub fn fold_call(&self, i: usize, carried: &str) -> Option<SummarizerCall> {
+        let f = self.fold.as_ref()?;
+        let conversation = f.windows.get(i)?;
+        let mut prompt = conversation_block(conversation);
+        let conversation_range = (CONVERSATION_OPEN.len(), CONVERSATION_OPEN.len() + conversation.len());
+        if !carried.is_empty() {
+            push_previous_summary(&mut prompt, carried, true);
+        }
+        prompt.push_str(&f.additional_context);
+        prompt.push_str(if carried.is_empty() { &f.initial } else { &f.update });
+        Some(SummarizerCall {
+            kind: CallKind::History,
+            system_prompt: f.system_prompt.clone(),
+            prompt,
+            max_tokens: f.max_tokens,
+            max_tokens_sent: true,
+            reasoning: f.reasoning.clone(),
+            conversation_range,
+        })
+    }
+
     /// Every call in the agents' order, given round 1's answers.
     pub fn all_calls(&self, history: Option<&str>, turn_prefix: Option<&str>) -> Vec<SummarizerCall> {
         let mut calls: Vec<SummarizerCall> = self.first_calls().into_iter().cloned().collect();
@@ -399,22 +507,40 @@ pub fn summary_requests(
     let history_max_tokens = cap((0.8 * reserve).floor() as u64);
     let budget = omp18_input_budget(opts.summary_model.as_ref().and_then(|m| m.context_window), history_max_tokens);
     let mut fit = Fit::Bytes(0);
-
-    let mut history_call = || -> Result<SummarizerCall, PromptBuildError> {
-        let conversation = conv(&prepared.messages_to_summarize)?;
-        if omp18 {
-            fit = omp18_fit(&conversation, budget, opts.summary_model.as_ref().map(|m| m.id.as_str())).map_err(PromptBuildError::TooLarge)?;
-        }
-        let mut base = match previous_summary {
-            Some(_) => pack.prompt(PromptId::CompactionUpdateSummary)?,
-            None => pack.prompt(PromptId::CompactionSummary)?,
-        };
+    let mut fold_windows: Vec<String> = Vec::new();
+    // The base prompt: initial or update, a hook's override, the custom focus.
+    let base_prompt = |update: bool| -> Result<String, PromptBuildError> {
+        let mut base = if update { pack.prompt(PromptId::CompactionUpdateSummary)? } else { pack.prompt(PromptId::CompactionSummary)? };
         if let Some(over) = hook.and_then(|h| h.prompt.as_deref()).filter(|p| !p.is_empty()) {
             base = over.to_owned();
         }
         if let Some(focus) = opts.custom_instructions.as_deref().filter(|c| !c.is_empty()) {
             base = format!("{base}\n\nAdditional focus: {focus}");
         }
+        Ok(base)
+    };
+
+    let mut history_call = || -> Result<SummarizerCall, PromptBuildError> {
+        let conversation = match format {
+            Some(f) => {
+                let llm = llm_of(session, &prepared.messages_to_summarize, source, pack, &|n| prepared.item(n))?;
+                let text = serialize_for_summary(&llm, f);
+                match omp18_plan(&llm, &text, f, budget, opts.summary_model.as_ref().map(|m| m.id.as_str())).map_err(PromptBuildError::TooLarge)? {
+                    Plan18::One(how) => {
+                        fit = how;
+                        text
+                    }
+                    Plan18::Fold(mut windows, tokens) => {
+                        fit = Fit::Folded(tokens);
+                        let first = windows.remove(0);
+                        fold_windows = windows;
+                        first
+                    }
+                }
+            }
+            None => conv(&prepared.messages_to_summarize)?,
+        };
+        let base = base_prompt(previous_summary.is_some())?;
         let mut prompt = conversation_block(&conversation);
         let conversation_range = (CONVERSATION_OPEN.len(), CONVERSATION_OPEN.len() + conversation.len());
         if let Some(prev) = &previous_summary {
@@ -486,6 +612,19 @@ pub fn summary_requests(
         None
     };
 
+    let fold = if fold_windows.is_empty() {
+        None
+    } else {
+        Some(FoldParts {
+            windows: fold_windows.clone(),
+            system_prompt: system_prompt.clone(),
+            additional_context: additional_context.clone(),
+            initial: base_prompt(false)?,
+            update: base_prompt(true)?,
+            max_tokens: history_max_tokens,
+            reasoning: reasoning.clone(),
+        })
+    };
     let short = match dialect {
         Dialect::Pi => None,
         Dialect::Omp => Some(ShortParts {
@@ -502,8 +641,9 @@ pub fn summary_requests(
         model: opts.summary_model.as_ref().map(|m| m.id.clone()),
         budget_tokens: budget,
         fit,
+        fold: fold_windows,
     });
-    Ok(SummaryRequests { dialect, rules, history, turn_prefix, short, transcript })
+    Ok(SummaryRequests { dialect, rules, history, turn_prefix, short, transcript, fold })
 }
 
 /// pi 1.6's turn-prefix prompt opens with this heading, then the conversation.
@@ -533,15 +673,20 @@ pub fn conversation(session: &Session, nodes: &[NodeId], source: &dyn Source, pa
 
 /// [`conversation`] of the messages `item` gives for each entry: under pi ≥ 0.87 the one a
 /// `context_edit` replaced ([`super::plan::Prepared::item`]), as pi summarizes the projection.
+/// `convertToLlm` of the messages of `nodes`.
+fn llm_of(session: &Session, nodes: &[NodeId], source: &dyn Source, pack: &PromptPack, item: &dyn Fn(NodeId) -> Item) -> Result<Vec<Value>, ReadBackError> {
+    let mut llm = Vec::with_capacity(nodes.len());
+    for &node in nodes {
+        let msg = agent_message(session, item(node), source)?;
+        llm.extend(convert_message(&msg, session.rules(), pack));
+    }
+    Ok(llm)
+}
+
 /// With `format` (omp@18), omp 18's `serializeConversationForSummary` in that transcript format.
 fn conversation_of(session: &Session, nodes: &[NodeId], source: &dyn Source, pack: &PromptPack, item: &dyn Fn(NodeId) -> Item, format: Option<SummaryDialect>) -> Result<String, ReadBackError> {
     if let Some(format) = format {
-        let mut llm = Vec::with_capacity(nodes.len());
-        for &node in nodes {
-            let msg = agent_message(session, item(node), source)?;
-            llm.extend(convert_message(&msg, session.rules(), pack));
-        }
-        return Ok(serialize_for_summary(&llm, format));
+        return Ok(serialize_for_summary(&llm_of(session, nodes, source, pack, item)?, format));
     }
     let mut out = String::new();
     let mut first = true;
