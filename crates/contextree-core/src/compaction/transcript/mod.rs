@@ -25,6 +25,7 @@ pub mod identity;
 mod kimi;
 mod qwen3;
 mod render;
+mod taxonomy;
 
 use serde_json::Value;
 
