@@ -32,9 +32,19 @@
 //                                        (isContextOverflow, isPayloadRejection, the stale pass, overflow
 //                                        pruning, countMessages excluding encrypted reasoning,
 //                                        calculateContextTokens, resolveThresholdTokens, shouldCompact)
-//   branch    FILE --to TARGET [--from OLD_LEAF] [--budget N]
+//   branch    FILE --to TARGET [--from OLD_LEAF] [--budget N] [--model ID [--window N] [--reserve N]]
 //                                        collectEntriesForBranchSummary + prepareBranchEntries
+//                                        (--model, omp18: + generateBranchSummary's request with a
+//                                        stand-in model, as `summarize` below)
 //   tokens    FILE [--summary]           per-entry estimated tokens (file order)
+//   transcript FILE [--leaf ID] [--models ID,ID,...]   (omp18 only) the summarizer input of omp 18:
+//                                        serializeConversationForSummary(convertToLlm(context), d)
+//                                        for every dialect d preferredDialect can name, plus
+//                                        preferredDialect(id) of each --models id
+//   summarize FILE --model ID [--window N] [--keep-recent N] [--reserve N]   (omp18 only)
+//                                        prepareCompaction, then compact() with a stand-in model
+//                                        ID that records every summarizer request (system
+//                                        prompt, prompt, maxTokens) and answers "<kind answer>"
 //   bench     FILE                       open+migrate+index, getTree, buildSessionContext,
 //                                        estimate all entries; prints phase timings (ms)
 //   batch     FILE [--jobs JOBFILE]      opens FILE once, then runs one command per input line
@@ -69,7 +79,7 @@ const T0 = performance.now();
 // ---------------------------------------------------------------------------
 const FLAGS_WITH_VALUE = new Set([
 	"--impl", "--leaf", "--keep-recent", "--reserve", "--window", "--from", "--to", "--budget",
-	"--protect", "--min-savings", "--cache-warm", "--jobs", "--now",
+	"--protect", "--min-savings", "--cache-warm", "--jobs", "--now", "--models", "--model",
 ]);
 function parseArgs(argv) {
 	const opts = {};
@@ -104,7 +114,7 @@ function num(v, dflt) {
 const argv = process.argv.slice(2);
 const { opts, pos } = parseArgs(argv);
 const [command, fileArg] = pos;
-const COMMANDS = ["info", "context", "cut", "serialize", "prune", "branch", "tokens", "bench", "batch", "auto"];
+const COMMANDS = ["info", "context", "cut", "serialize", "transcript", "summarize", "prune", "branch", "tokens", "bench", "batch", "auto"];
 if (!command || opts.help || !COMMANDS.includes(command)) {
 	process.stderr.write(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 48).join("\n") + "\n");
 	process.exit(command && !opts.help ? 2 : 0);
@@ -946,6 +956,33 @@ function fail(msg, code = 2) {
 	throw new OracleError(msg, code);
 }
 
+/**
+ * A summary model the agent knows nothing about beyond its id (--model) and window (--window,
+ * default 200000): no native tokenizer, no reasoning, no provider-native compaction. Its
+ * completeImpl records every request (system prompt, prompt text, maxTokens) in `calls` and
+ * answers `<answer N>`; nothing is sent.
+ */
+function standInModel(o) {
+	const model = {
+		id: String(o.model), name: String(o.model), api: "openai-completions", provider: "oracle-stand-in",
+		baseUrl: "http://127.0.0.1:9", reasoning: false, input: ["text"],
+		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+		contextWindow: o.window !== undefined ? num(o.window) : 200000, maxTokens: 32000,
+	};
+	const calls = [];
+	const completeImpl = async (m, ctx, opts) => {
+		const text = ctx.messages.map(x => x.content.map(c => c.text).join("")).join("");
+		calls.push({ systemPrompt: ctx.systemPrompt.join("\n"), prompt: text, maxTokens: opts.maxTokens });
+		return {
+			role: "assistant", content: [{ type: "text", text: `<answer ${calls.length}>` }],
+			api: m.api, provider: m.provider, model: m.id,
+			usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+			stopReason: "stop", timestamp: 0,
+		};
+	};
+	return { model, calls, completeImpl };
+}
+
 /** Runs one command on the opened session and returns its JSON document. */
 async function runCommand(command, o) {
 	if (!COMMANDS.includes(command) || command === "batch") fail(`unknown command ${command}`);
@@ -1012,6 +1049,38 @@ async function runCommand(command, o) {
 			out.fullLlm = llm;
 		}
 		return (out);
+	} else if (command === "transcript") {
+		if (impl !== "omp18") fail("transcript is omp 18's summarizer input (--impl omp18)");
+		const { preferredDialect } = await import("@oh-my-pi/pi-catalog/identity");
+		const ctx = b.buildContext(mgr, leafId);
+		const llm = b.convertToLlm(ctx.messages);
+		const transcripts = {};
+		for (const d of ["anthropic", "glm", "gemini", "gemma", "kimi", "qwen3", "deepseek", "minimax", "harmony", "xml"])
+			transcripts[d] = b.comp.serializeConversationForSummary(llm, d);
+		const dialects = {};
+		for (const id of o.models ? String(o.models).split(",") : []) dialects[id] = preferredDialect(id);
+		return { ...base, llmCount: llm.length, dialects, transcripts };
+	} else if (command === "summarize") {
+		if (impl !== "omp18") fail("summarize is omp 18's compaction requests (--impl omp18)");
+		if (!o.model) fail("summarize needs --model ID");
+		const settings = { ...b.defaultCompactionSettings, remoteEnabled: false };
+		if (o["keep-recent"] !== undefined) settings.keepRecentTokens = num(o["keep-recent"]);
+		if (o.reserve !== undefined) settings.reserveTokens = num(o.reserve);
+		const prep = b.prepareCompaction(mgr.getBranch(leafId), settings);
+		if (!prep) return { ...base, prepared: null, calls: [] };
+		const { model, calls, completeImpl } = standInModel(o);
+		const result = await b.comp.compact(prep, model, "no-key", undefined, undefined, {
+			convertToLlm: b.convertToLlm, completeImpl, oneshotRetry: false,
+		});
+		return {
+			...base,
+			model: model.id,
+			firstKeptEntryId: prep.firstKeptEntryId,
+			isSplitTurn: prep.isSplitTurn,
+			calls,
+			summary: result.summary,
+			shortSummary: result.shortSummary,
+		};
 	} else if (command === "serialize") {
 		const ctx = b.buildContext(mgr, leafId);
 		const llm = b.convertToLlm(ctx.messages);
@@ -1188,7 +1257,21 @@ async function runCommand(command, o) {
 		t = mark("branch", t);
 		const find = makeSourceFinder(collected.entries);
 		const msgs = describeMessages(b, prep.messages, find, indexOf);
+		let summarized;
+		if (o.model !== undefined) {
+			// omp18: generateBranchSummary itself, with a stand-in model (the budget is then its
+			// window minus --reserve, default 16384, as the agent computes it).
+			if (impl !== "omp18") fail("branch --model is omp 18's branch summary (--impl omp18)");
+			const { model, calls, completeImpl } = standInModel(o);
+			const r = await b.comp.generateBranchSummary(collected.entries, {
+				model, apiKey: "no-key", signal: new AbortController().signal,
+				reserveTokens: o.reserve !== undefined ? num(o.reserve) : 16384,
+				convertToLlm: b.convertToLlm, completeImpl,
+			});
+			summarized = { model: model.id, window: model.contextWindow, calls, summary: r.summary ?? null };
+		}
 		return ({
+			...(summarized ? { summarized } : {}),
 			...base,
 			from,
 			to,

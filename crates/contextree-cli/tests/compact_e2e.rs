@@ -191,3 +191,51 @@ fn omp18_offline_compaction_is_the_context_oh_my_pi_18_builds() {
         assert_eq!(entry_ids(&ours)[1..].to_vec(), plan["recentMessagesIds"].as_array().unwrap().clone(), "{fixture}: kept messages");
     }
 }
+
+/// Under `omp@18`, a history over the summary model's input budget is summarized as oh-my-pi 18
+/// does it: window after window, each request the dry run's (`calls`, then `foldCalls`) quoting
+/// the answer to the one before; the last answer is the history summary.
+#[test]
+fn omp18_folded_history_is_asked_window_by_window() {
+    let pack = agent_pack("omp18");
+    let tmp = TempDir::new();
+    let file = tmp.0.join("g-v3-bigout-s9.jsonl");
+    std::fs::copy(repo().join("tests/fixtures/generated/g-v3-bigout-s9.jsonl"), &file).unwrap();
+    let server = serve("/compact", |_, body| {
+        let body: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        let len = body["prompt"].as_str().unwrap_or("").len();
+        json_response(200, &serde_json::json!({"summary": format!("Summary of {len} bytes.")}))
+    });
+    // The summary model and its (small) window come from a config file of the test's own.
+    let cfg = tmp.0.join("config");
+    std::fs::create_dir_all(cfg.join("contextree")).unwrap();
+    let config = serde_json::json!({"providers": [{"kind": "remote", "baseUrl": server.url, "model": "gpt-5.2", "contextWindow": 20000}]});
+    std::fs::write(cfg.join("contextree/config.json"), config.to_string()).unwrap();
+    let run = |extra: &[&str]| -> Value {
+        let out = Command::new(env!("CARGO_BIN_EXE_contextree"))
+            .args(["compact", file.to_str().unwrap(), "--dialect", "omp@18", "--keep-recent", "100", "--reserve", "16384", "--json", "--prompts", pack.to_str().unwrap()])
+            .args(extra)
+            .env("XDG_CONFIG_HOME", &cfg)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let plan = run(&["--dry-run"]);
+    let folds = plan["foldCalls"].as_array().expect("the dry run shows the fold").clone();
+    assert!(folds.len() >= 2, "{}", plan["transcript"]);
+    let done = run(&["--yes"]);
+    let bodies = server.bodies();
+    // Round 1 (the history windows, and concurrently the turn prefix), then the short summary.
+    let prefix = plan["calls"].as_array().unwrap().iter().find(|c| c["kind"] == "turnPrefix").map(|c| c["prompt"].clone());
+    let history: Vec<&Value> = bodies[..bodies.len() - 1].iter().filter(|b| Some(&b["prompt"]) != prefix.as_ref()).collect();
+    assert_eq!(history.len(), 1 + folds.len(), "one request per window");
+    assert_eq!(history[0]["prompt"], plan["calls"][0]["prompt"]);
+    for (i, fold) in folds.iter().enumerate() {
+        let carried = format!("Summary of {} bytes.", history[i]["prompt"].as_str().unwrap().len());
+        let want = fold["prompt"].as_str().unwrap().replace("<<summary returned by the history call before>>", &carried);
+        assert_eq!(history[i + 1]["prompt"].as_str().unwrap(), want, "window {}", i + 2);
+    }
+    let last = format!("Summary of {} bytes.", history.last().unwrap()["prompt"].as_str().unwrap().len());
+    assert!(done["entry"]["summary"].as_str().unwrap().starts_with(&last), "the last window's answer is the history summary");
+}

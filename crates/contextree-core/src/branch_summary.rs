@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use crate::branch::PreparedBranch;
 use crate::compaction::entry::{details_value, tagged_summary};
 use crate::compaction::prompt::conversation;
+use crate::compaction::transcript::{preferred_dialect, serialize_for_summary, SummaryDialect};
 use crate::compaction::FileLists;
 use crate::context::llm::convert_message;
 use crate::context::materialize::{agent_message, ReadBackError};
@@ -44,6 +45,9 @@ pub struct BranchOptions {
     /// [`crate::compaction::prompt::pi_reasoning`]). Ignored by the older
     /// rule sets, which send none.
     pub reasoning: Option<String>,
+    /// omp@18: the id of the model that writes the summary; it picks the transcript format of
+    /// the conversation (`preferredDialect`, omp-18.md §7). `None`: the fallback format.
+    pub summary_model: Option<String>,
 }
 
 /// The one summarizer request of a branch summary: a system prompt and a
@@ -62,6 +66,8 @@ pub struct BranchSummaryCall {
     pub max_tokens_sent: bool,
     /// The `reasoning` option (pi 1.6 only).
     pub reasoning: Option<String>,
+    /// omp@18: the transcript format of the conversation.
+    pub transcript: Option<SummaryDialect>,
     /// End of the conversation in `prompt` (an offset, because the
     /// conversation may itself contain `</conversation>`).
     conversation_end: usize,
@@ -113,7 +119,11 @@ pub fn summary_call(session: &Session, prep: &PreparedBranch, source: &dyn Sourc
     if prep.selected.is_empty() {
         return Ok(None);
     }
-    let conv = branch_conversation(session, prep, source, pack)?;
+    let format = session
+        .rules()
+        .summarizes_with_model_transcript()
+        .then(|| opts.summary_model.as_deref().map_or(SummaryDialect::Xml, preferred_dialect));
+    let conv = branch_conversation(session, prep, source, pack, format)?;
     let default = || pack.prompt(PromptId::BranchSummary);
     let custom = opts.custom_instructions.as_deref().filter(|c| !c.is_empty());
     let instructions = match (session.dialect(), custom) {
@@ -131,6 +141,7 @@ pub fn summary_call(session: &Session, prep: &PreparedBranch, source: &dyn Sourc
         max_tokens: MAX_TOKENS,
         max_tokens_sent: !pi16,
         reasoning: opts.reasoning.clone().filter(|_| pi16),
+        transcript: format,
         conversation_end: CONVERSATION_OPEN.len() + conv.len(),
     }))
 }
@@ -140,13 +151,15 @@ pub fn summary_call(session: &Session, prep: &PreparedBranch, source: &dyn Sourc
 /// summary message (as the context's synthesized one, without pi 1.6's
 /// system checkpoint), an edited message (pi 1.6) carries its replacement,
 /// the rest as in the context.
-fn branch_conversation(session: &Session, prep: &PreparedBranch, source: &dyn Source, pack: &PromptPack) -> Result<String, ReadBackError> {
+/// With `format` (omp@18), `serializeConversationForSummary` in that transcript format.
+fn branch_conversation(session: &Session, prep: &PreparedBranch, source: &dyn Source, pack: &PromptPack, format: Option<SummaryDialect>) -> Result<String, ReadBackError> {
     let plain = prep.items.iter().all(|item| matches!(item, Item::Entry(n) if &*session.entry(*n).entry_type != "compaction"));
-    if plain {
+    if plain && format.is_none() {
         return conversation(session, &prep.selected, source, pack);
     }
     let mut out = String::new();
     let mut first = true;
+    let mut llm_all = Vec::new();
     for &item in &prep.items {
         let item = match item {
             Item::Entry(node) if &*session.entry(node).entry_type == "compaction" => Item::CompactionSummary(node),
@@ -154,10 +167,17 @@ fn branch_conversation(session: &Session, prep: &PreparedBranch, source: &dyn So
         };
         let msg = agent_message(session, item, source)?;
         if let Some(llm) = convert_message(&msg, session.rules(), pack) {
-            serialize_message_into(&llm, session.rules(), &mut out, &mut first);
+            if format.is_some() {
+                llm_all.push(llm);
+            } else {
+                serialize_message_into(&llm, session.rules(), &mut out, &mut first);
+            }
         }
     }
-    Ok(out)
+    Ok(match format {
+        Some(f) => serialize_for_summary(&llm_all, f),
+        None => out,
+    })
 }
 
 /// The stored summary (§4 steps 7–9): the dialect's preamble, the model's
@@ -391,7 +411,7 @@ mod tests {
             let s = Session::parse(&bytes, Some(crate::RuleSet::oldest(dialect)));
             let entries = collect_entries_for_branch_summary(&s, s.leaf(), s.node("a5").unwrap()).entries;
             let prep = prepare_branch_entries(&s, &entries, 0, &bytes).unwrap();
-            let opts = BranchOptions { custom_instructions: Some(custom.to_owned()), replace_instructions: replace, reasoning: None };
+            let opts = BranchOptions { custom_instructions: Some(custom.to_owned()), replace_instructions: replace, reasoning: None, summary_model: None };
             let call = summary_call(&s, &prep, &bytes, &PromptPack::placeholders(dialect), &opts).unwrap().unwrap();
             call.prompt.rsplit_once("</conversation>\n\n").unwrap().1.to_owned()
         };

@@ -281,6 +281,14 @@ impl RuleSet {
         self == RuleSet::Omp18
     }
 
+    /// omp ≥ 17: the summarizer input (compaction, turn prefix, short and branch summaries) is
+    /// a transcript in the summary model's chat format, its boundary tags neutralised, the
+    /// output capped at 16384 tokens, an oversized input folded over windows (omp-18.md §5.5,
+    /// §7; `compaction::transcript`).
+    pub fn summarizes_with_model_transcript(self) -> bool {
+        self == RuleSet::Omp18
+    }
+
     /// omp ≥ 18: branch summaries include tool results (not useless ones),
     /// counted on their 2000-unit truncated text (omp-18.md §7).
     pub fn summarizes_branch_tool_results(self) -> bool {

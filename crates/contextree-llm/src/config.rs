@@ -119,6 +119,10 @@ pub struct ProviderConfig {
     /// Delay before retry `n` (0-based) is `retry_base_delay × 2ⁿ`, at least the server's
     /// `retry-after`.
     pub retry_base_delay: Duration,
+    /// The model's context window (config key `contextWindow`), when the user gives it:
+    /// oh-my-pi 18's summary input budget depends on it (otherwise contextree's table of
+    /// common models, else omp's fallback of 200000).
+    pub context_window: Option<u64>,
 }
 
 impl ProviderConfig {
@@ -134,6 +138,7 @@ impl ProviderConfig {
             timeout: DEFAULT_TIMEOUT,
             max_retries: DEFAULT_MAX_RETRIES,
             retry_base_delay: DEFAULT_RETRY_BASE_DELAY,
+            context_window: None,
         }
     }
 
@@ -263,6 +268,7 @@ struct FileProvider {
     timeout_secs: Option<f64>,
     max_retries: Option<u32>,
     retry_base_delay_ms: Option<u64>,
+    context_window: Option<u64>,
 }
 
 fn parse(text: &str, path: &str) -> Result<Candidates, LlmError> {
@@ -335,6 +341,7 @@ fn parse(text: &str, path: &str) -> Result<Candidates, LlmError> {
             retry_base_delay: p
                 .retry_base_delay_ms
                 .map_or(DEFAULT_RETRY_BASE_DELAY, Duration::from_millis),
+            context_window: p.context_window.filter(|&w| w > 0),
         });
     }
     Ok(Candidates {

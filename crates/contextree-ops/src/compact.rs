@@ -20,7 +20,8 @@
 //! 4. otherwise the candidates ([`crate::summarizer::candidates`]), through contextree-llm.
 
 use contextree_core::compaction::entry::{details_value, strip_file_tags, system_checkpoint};
-use contextree_core::compaction::prompt::pi_reasoning;
+use contextree_core::compaction::prompt::{pi_reasoning, PromptBuildError};
+use contextree_core::models::current_model;
 use contextree_core::compaction::{
     compaction_result, new_entry, plan, preview, summary_requests, supplied_result, Answers, CallKind, CompactingHook, CompactionPlan, CompactionResult,
     CompactionSettings, HistoryStep, PromptOptions, SummarizerCall, SummaryRequests, SuppliedCompaction,
@@ -126,7 +127,39 @@ fn prompt_options(opts: &CompactOptions<'_>, ctx: &context::Context) -> PromptOp
         custom_instructions: opts.instructions.clone(),
         hook: CompactingHook { context: opts.context.clone(), ..Default::default() },
         pi_reasoning: pi_reasoning(opts.model_reasons, &ctx.thinking_level),
+        summary_model: None,
     }
+}
+
+/// A request that cannot be built: omp 18's fold (an input over the summarizer's budget) is a
+/// refusal, the rest a failure.
+fn request_error(e: PromptBuildError) -> OpsError {
+    match e {
+        PromptBuildError::TooLarge(why) => OpsError::Refused(format!("Compaction not attempted: {why}")),
+        e => OpsError::Failed(e.to_string()),
+    }
+}
+
+/// What a fold call of the dry run shows for the summary of the call before it.
+pub const FOLD_MARKER: &str = "<<summary returned by the history call before>>";
+
+/// Appends `note` to the document's `warnings`.
+fn warnings_note(doc: &mut Value, note: String) {
+    if let Some(w) = doc.get_mut("warnings").and_then(Value::as_array_mut) {
+        w.push(note.into());
+    } else {
+        doc["warnings"] = json!([note]);
+    }
+}
+
+/// omp@18's summary input format for the dry run's document.
+fn transcript_json(requests: &SummaryRequests) -> Value {
+    requests.transcript.as_ref().map_or(Value::Null, |t| {
+        let mut v = json!({"format": t.dialect.name(), "model": t.model, "budgetTokens": t.budget_tokens, "fit": t.fit.to_json()});
+        // The history's windows: more than one when the agent folds it (`foldCalls`).
+        v["windows"] = (1 + t.fold.len()).into();
+        v
+    })
 }
 
 /// The plan and the exact prompts as one JSON document (`contextree compact --dry-run`);
@@ -139,8 +172,22 @@ pub fn dry_run(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<Valu
         return Ok(json!({"dialect": plan.dialect.name(), "leafId": leaf_id(s, &plan), "dryRun": true, "nothingToCompact": true, "reason": reason.to_string(), "settingsFiles": settings_files(&agent), "warnings": warnings, "autoCheck": auto}));
     }
     let pack = (opts.pack)(s.dialect())?;
-    let requests = summary_requests(s, &plan, &loaded.source, &pack, &prompt_options(opts, &ctx)).map_err(|e| OpsError::Failed(e.to_string()))?;
+    let mut warnings = warnings;
+    let mut prompt_opts = prompt_options(opts, &ctx);
+    // The model the run would ask first (a broken configuration shows the path's model).
+    let mut candidates = if s.rules().summarizes_with_model_transcript() { summarizer::candidates(&opts.provider, &agent).unwrap_or_default() } else { Candidates::default() };
+    prompt_opts.summary_model = summarizer::omp18_summary_model(s, current_model(&ctx.model, s.dialect()), &mut candidates, &mut warnings);
+    let requests = summary_requests(s, &plan, &loaded.source, &pack, &prompt_opts).map_err(request_error)?;
     let mut doc = dry_run_document(s, &plan, &requests, &pack.origin().to_string(), &warnings);
+    if requests.transcript.is_some() {
+        doc["transcript"] = transcript_json(&requests);
+    }
+    if requests.fold_len() > 0 {
+        // omp 18's fold: the history calls after the first, each quoting the answer of the one
+        // before it (shown as FOLD_MARKER).
+        doc["foldCalls"] = (0..requests.fold_len()).filter_map(|i| requests.fold_call(i, FOLD_MARKER)).map(|c| call_json(&c)).collect();
+        warnings_note(&mut doc, format!("oh-my-pi 18 summarizes this history in {} windows, one call after the other, each updating the summary of the one before (`foldCalls`)", requests.fold_len() + 1));
+    }
     doc["settingsFiles"] = settings_files(&agent);
     doc["hooks"] = configured_hooks(&hooks);
     doc["autoCheck"] = auto;
@@ -201,7 +248,6 @@ pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: Progress
         hook.context.extend(opts.context.iter().cloned());
         prompt_opts.hook = hook;
     }
-    let requests = summary_requests(s, &plan, &loaded.source, &pack, &prompt_opts).map_err(|e| OpsError::Failed(e.to_string()))?;
 
     // The user's summary is their answer here and now, so it wins over a hook's.
     let supplied = match (&opts.summary, hook_supplied) {
@@ -213,7 +259,9 @@ pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: Progress
     let (mut result, summarizer) = match supplied {
         Some((supplied, summarizer)) => (supplied_result(s, &plan, &supplied).map_err(|e| OpsError::Failed(e.to_string()))?, summarizer),
         None => {
-            let candidates = summarizer::candidates(&opts.provider, &agent)?;
+            let mut candidates = summarizer::candidates(&opts.provider, &agent)?;
+            prompt_opts.summary_model = summarizer::omp18_summary_model(s, current_model(&ctx.model, s.dialect()), &mut candidates, &mut warnings);
+            let requests = summary_requests(s, &plan, &loaded.source, &pack, &prompt_opts).map_err(request_error)?;
             let (answers, summarizer, usage) = if opts.provider.offline || candidates.is_empty() {
                 let why = summarizer::offline_why(&opts.provider, &agent);
                 for call in calls(&requests) {
@@ -425,13 +473,24 @@ fn ask_models(requests: &SummaryRequests, candidates: &Candidates, progress: Pro
         Some(s) if requests.rejects_length_stop() && hit_token_cap(s) => Err(OpsError::Provider(format!("Compaction failed: {}", token_cap_failure(SummaryRequests::label(kind))))),
         _ => Ok(()),
     };
+    // omp 18 folds an oversized history over several windows, one call after the other, each
+    // quoting the summary the one before returned.
+    let history_chain = || async {
+        let mut carried = ask(history_call).await?;
+        for i in 0..requests.fold_len() {
+            let text = carried.as_ref().map(|s| s.text.clone()).unwrap_or_default();
+            let Some(call) = requests.fold_call(i, &text) else { break };
+            carried = ask(Some(&call)).await?;
+        }
+        Ok::<_, contextree_llm::LlmError>(carried)
+    };
     let (history, prefix) = if requests.sequential() {
-        let history = asker.block_on(ask(history_call)).map_err(failed("history"))?;
+        let history = asker.block_on(history_chain()).map_err(failed("history"))?;
         capped(&history, CallKind::History)?;
         let prefix = asker.block_on(ask(requests.turn_prefix.as_ref())).map_err(failed("turn-prefix"))?;
         (history, prefix)
     } else {
-        let (history, prefix) = asker.block_on(async { tokio::join!(ask(history_call), ask(requests.turn_prefix.as_ref())) });
+        let (history, prefix) = asker.block_on(async { tokio::join!(history_chain(), ask(requests.turn_prefix.as_ref())) });
         (history.map_err(failed("history"))?, prefix.map_err(failed("turn-prefix"))?)
     };
     capped(&history, CallKind::History)?;
@@ -458,7 +517,13 @@ fn offline_answers(s: &Session, plan: &CompactionPlan, requests: &SummaryRequest
     let previous = plan.previous.and_then(|p| s.entry(p.node).str_field("summary")).filter(|t| !t.is_empty());
     let history = match &requests.history {
         HistoryStep::Call(c) => {
-            let mut text = summarize_offline(c.conversation());
+            // A folded history (omp 18): every window's conversation.
+            let mut conversation = c.conversation().to_owned();
+            for w in requests.transcript.iter().flat_map(|t| &t.fold) {
+                conversation.push_str("\n\n");
+                conversation.push_str(w);
+            }
+            let mut text = summarize_offline(&conversation);
             if let Some(prev) = previous {
                 text.push_str("\n\n## Earlier Summary\n\n");
                 text.push_str(js_trim_end(&strip_file_tags(prev)));

@@ -173,7 +173,9 @@ pub fn preview(loaded: &LoadedSession, opts: &NavigateOptions<'_>) -> Result<Nav
     if opts.summarize && !collected.entries.is_empty() {
         let prep = prepare_branch_entries(s, &collected.entries, budget, &loaded.source)?;
         let pack = (opts.pack)(s.dialect())?;
-        let bopts = BranchOptions { custom_instructions: opts.instructions.clone(), replace_instructions: opts.replace_instructions, reasoning: branch_reasoning(s, opts) };
+        let mut candidates = if s.rules().summarizes_with_model_transcript() { summarizer::candidates(&opts.provider, &agent).unwrap_or_default() } else { Candidates::default() };
+        let summary_model = summarizer::omp18_summary_model(s, path_model(s, old_leaf), &mut candidates, &mut warnings).map(|m| m.id);
+        let bopts = BranchOptions { custom_instructions: opts.instructions.clone(), replace_instructions: opts.replace_instructions, reasoning: branch_reasoning(s, opts), summary_model };
         call = summary_call(s, &prep, &loaded.source, &pack, &bopts).map_err(|e| OpsError::Failed(e.to_string()))?.map(|c| c.to_json());
     }
     if nothing_to_summarize {
@@ -429,13 +431,19 @@ fn summarize(
     }
     let prep = prepare_branch_entries(s, &collected.entries, budget, &loaded.source)?;
     let pack = (opts.pack)(s.dialect())?;
-    let bopts = BranchOptions { custom_instructions: nav.custom_instructions.clone(), replace_instructions: nav.replace_instructions.unwrap_or(false), reasoning: branch_reasoning(s, opts) };
+    // Read only when a call is made (a broken configuration does not stop a move that needs none).
+    let mut candidates = summarizer::candidates(&opts.provider, agent);
+    let summary_model = match &mut candidates {
+        Ok(c) => summarizer::omp18_summary_model(s, path_model(s, old_leaf_of(opts, s)), c, warnings).map(|m| m.id),
+        Err(_) => None,
+    };
+    let bopts = BranchOptions { custom_instructions: nav.custom_instructions.clone(), replace_instructions: nav.replace_instructions.unwrap_or(false), reasoning: branch_reasoning(s, opts), summary_model };
     let call = summary_call(s, &prep, &loaded.source, &pack, &bopts).map_err(|e| OpsError::Failed(e.to_string()))?;
     let (answer, summarizer, usage) = match &call {
         // No message selected: the agents store their literal without asking.
         None => (String::new(), json!({"kind": "none", "why": "no messages selected"}), None),
         Some(call) => {
-            let candidates = summarizer::candidates(&opts.provider, agent)?;
+            let candidates = candidates?;
             if candidates.is_empty() {
                 let why = summarizer::offline_why(&opts.provider, agent);
                 progress(Progress::Offline { call: Call::Branch });
@@ -477,4 +485,15 @@ fn ask_model(s: &Session, call: &BranchSummaryCall, candidates: &Candidates, pro
 /// The entry id of `n`.
 fn id_of(s: &Session, n: NodeId) -> String {
     s.entry(n).id.to_string()
+}
+
+/// The model at the end of the path to `leaf` (`provider/id`), which omp summarizes with.
+fn path_model(s: &Session, leaf: Option<NodeId>) -> Option<String> {
+    let ctx = contextree_core::context::build(s, leaf.map_or(contextree_core::context::Leaf::Last, contextree_core::context::Leaf::At));
+    contextree_core::models::current_model(&ctx.model, s.dialect())
+}
+
+/// The leaf the move starts from.
+fn old_leaf_of(opts: &NavigateOptions<'_>, s: &Session) -> Option<NodeId> {
+    opts.from.or_else(|| s.leaf())
 }

@@ -349,6 +349,55 @@ pub(crate) fn mask(key: &str) -> String {
     format!("{head}…{tail}")
 }
 
+/// omp@18 writes a summary's input in the summary model's own transcript format
+/// (`preferredDialect`, omp-18.md §5.5), so one request fits only the candidates of one format.
+/// The model decides: the first candidate's; with none, the model of the path (`path_model`,
+/// `provider/id` or a bare id), as a preview of what the agent would send. Candidates of
+/// another format than the first are left out, each with a warning. `None` under other rules,
+/// or when no model is known (the fallback format is then used; a warning says so).
+pub fn omp18_summary_model(
+    session: &contextree_core::session::Session,
+    path_model: Option<String>,
+    candidates: &mut Candidates,
+    warnings: &mut Vec<String>,
+) -> Option<contextree_core::compaction::prompt::SummaryModel> {
+    use contextree_core::compaction::prompt::SummaryModel;
+    use contextree_core::compaction::transcript::preferred_dialect;
+    if !session.rules().summarizes_with_model_transcript() {
+        return None;
+    }
+    // A remote endpoint (no model named) summarizes with the session's model.
+    let first = candidates.providers.first().filter(|p| !p.model.is_empty());
+    let given_window = first.and_then(|p| p.context_window);
+    let id = match first {
+        Some(first) => first.model.clone(),
+        None => match path_model {
+            // omp's `provider/id`: the id is what follows the provider.
+            Some(m) => m.split_once('/').map_or(m.clone(), |(_, id)| id.to_owned()),
+            None => {
+                warnings.push("no summary model is known (no candidate, no model on the path): the conversation is shown in omp 18's fallback transcript format (xml)".to_owned());
+                return None;
+            }
+        },
+    };
+    let format = preferred_dialect(&id);
+    let before = candidates.providers.len();
+    candidates.providers.retain(|p| {
+        let same = p.model.is_empty() || preferred_dialect(&p.model) == format;
+        if !same {
+            warnings.push(format!(
+                "candidate model {} is left out: oh-my-pi 18 writes the summary input in the summary model's transcript format, and the request was written for {} ({})",
+                p.model,
+                id,
+                format.name()
+            ));
+        }
+        same
+    });
+    debug_assert!(candidates.providers.len() <= before);
+    Some(SummaryModel { context_window: given_window.or_else(|| contextree_core::models::known_window(&id)), id })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

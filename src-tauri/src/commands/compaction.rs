@@ -34,14 +34,25 @@ pub async fn compaction_preview(
             ..agent.compaction
         };
         let plan = plan(s, &ctx, &settings, src)?;
-        let mut warnings = agent.warnings;
+        let mut warnings = agent.warnings.clone();
         warnings.extend(plan.warnings.iter().cloned());
         if plan.outcome.is_err() {
             return Ok(CompactionPreviewView::nothing(s, &plan, warnings));
         }
+        // omp@18 writes the conversation in the summary model's transcript format: the model a
+        // compaction would ask first (contextree's candidates), else the path's.
+        let mut candidates = if s.rules().summarizes_with_model_transcript() {
+            contextree_ops::summarizer::candidates(&Default::default(), &agent).unwrap_or_default()
+        } else {
+            Default::default()
+        };
+        let path_model = contextree_core::models::current_model(&ctx.model, s.dialect());
+        let summary_model =
+            contextree_ops::summarizer::omp18_summary_model(s, path_model, &mut candidates, &mut warnings);
         let opts = PromptOptions {
             custom_instructions: instructions.filter(|t| !t.trim().is_empty()),
             pi_reasoning: pi_reasoning(false, &ctx.thinking_level),
+            summary_model,
             ..Default::default()
         };
         let requests = summary_requests(s, &plan, src, pack, &opts)?;

@@ -3,6 +3,7 @@
 //! No model is called and the file is not touched.
 
 use clap::Args;
+use contextree_core::branch_summary::{summary_call, BranchOptions};
 use contextree_core::branch::{collect_entries_for_branch_summary, message_role_under, prepare_branch_entries, BranchEntries, PreparedBranch};
 use contextree_core::context::{entry_estimate, Item};
 use contextree_core::session::{NodeId, Session};
@@ -25,6 +26,10 @@ pub struct BranchArgs {
     /// context window − branchSummary.reserveTokens, e.g. 128000 − 16384).
     #[arg(long, value_name = "N", default_value_t = 0)]
     budget: u64,
+    /// Also show the summarizer call `generateBranchSummary` would make, for this summary model
+    /// (under omp@18 its id picks the transcript format of the conversation).
+    #[arg(long, value_name = "ID")]
+    summary_model: Option<String>,
 }
 
 pub fn run(args: &BranchArgs) -> Result<(), CliError> {
@@ -38,7 +43,14 @@ pub fn run(args: &BranchArgs) -> Result<(), CliError> {
     };
     let collected = collect_entries_for_branch_summary(s, from, to);
     let prep = prepare_branch_entries(s, &collected.entries, args.budget, &loaded.source).map_err(read_back)?;
-    let doc = document(s, [from, Some(to)], args.budget, &collected, &prep);
+    let mut doc = document(s, [from, Some(to)], args.budget, &collected, &prep);
+    if let Some(model) = &args.summary_model {
+        let pack = a.pack(s.rules())?;
+        let opts = BranchOptions { summary_model: Some(model.clone()), ..Default::default() };
+        let call = summary_call(s, &prep, &loaded.source, &pack, &opts).map_err(|e| CliError::Failed(e.to_string()))?;
+        doc["call"] = call.as_ref().map_or(Value::Null, |c| c.to_json());
+        doc["transcript"] = call.and_then(|c| c.transcript).map_or(Value::Null, |d| d.name().into());
+    }
     if a.json {
         print_session_json(s, &doc);
     } else {

@@ -200,6 +200,17 @@ fn print_dry_run(doc: &Value) {
     if let Some(lit) = doc["historyLiteral"].as_str() {
         outln!("history: no call, the literal {lit:?}");
     }
+    let t = &doc["transcript"];
+    if let Some(format) = t["format"].as_str() {
+        outln!(
+            "summary input (omp 18): {format} transcript for {} · input budget {} tokens · history {} {} · {} window(s)",
+            t["model"].as_str().unwrap_or("no known model"),
+            t["budgetTokens"],
+            t["fit"]["size"],
+            t["fit"]["by"].as_str().unwrap_or(""),
+            t["windows"]
+        );
+    }
     for w in doc["warnings"].as_array().into_iter().flatten() {
         outln!("warning: {}", w.as_str().unwrap_or(""));
     }
@@ -207,6 +218,10 @@ fn print_dry_run(doc: &Value) {
         let reasoning = call["reasoning"].as_str().map_or(String::new(), |r| format!(" · reasoning {r}"));
         outln!("\n=== call {}: {} · maxTokens {}{reasoning}", i + 1, call["kind"].as_str().unwrap_or(""), call["maxTokens"]);
         outln!("--- system prompt\n{}", call["systemPrompt"].as_str().unwrap_or(""));
+        outln!("--- prompt\n{}", call["prompt"].as_str().unwrap_or(""));
+    }
+    for (i, call) in doc["foldCalls"].as_array().into_iter().flatten().enumerate() {
+        outln!("\n=== history window {} (after the first): maxTokens {}", i + 2, call["maxTokens"]);
         outln!("--- prompt\n{}", call["prompt"].as_str().unwrap_or(""));
     }
     if let Some(note) = doc["shortSummaryNote"].as_str() {

@@ -36,7 +36,7 @@ enum Command {
     /// The LLM-visible context of the leaf, with the dialect's token estimates.
     Context(context::ContextArgs),
     /// The exact `serializeConversation` text of the leaf's context.
-    Serialize(SessionArgs),
+    Serialize(serialize::SerializeArgs),
     /// The dialect's token estimate of every entry.
     Tokens(SessionArgs),
     /// What compaction would do now: cut, messages to summarize, file lists.

@@ -204,6 +204,7 @@ fn custom_instructions_and_hook_prompt() {
             custom_instructions: Some("keep the paths".into()),
             hook: CompactingHook { prompt: Some("OVERRIDE".into()), context: vec!["ctx".into()], preserve_data: None },
             pi_reasoning: Some("medium".into()),
+            summary_model: None,
         };
         let req = summary_requests(&session, &plan, &bytes, &PromptPack::placeholders(dialect), &opts).unwrap();
         let calls = req.all_calls(Some("H"), None);

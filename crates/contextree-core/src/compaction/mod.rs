@@ -21,6 +21,7 @@ mod prepare18;
 pub mod preview;
 pub mod prompt;
 pub mod settings;
+pub mod transcript;
 
 pub use auto::{auto_check, auto_check_with, context_overflow, omp18_overflow, omp18_overflow_pattern, omp18_payload_pattern, overflow_pattern, AutoCheck, AutoDecision, CheckInputs, MethodChoice, Overflow, Skip, Usable};
 pub use cut::{find_cut_point, CutPoint};

@@ -14,6 +14,7 @@
 use serde_json::Value;
 
 use super::plan::{CompactionPlan, NothingToCompact};
+use super::transcript::{escape_boundary_tags, preferred_dialect, serialize_for_summary, SummaryDialect};
 use crate::context::llm::convert_message;
 use crate::context::materialize::{agent_message, ReadBackError};
 use crate::context::serialize::serialize_message_into;
@@ -128,6 +129,156 @@ pub struct PromptOptions {
     /// summarizing model supports reasoning and the level is not `off` (see
     /// [`pi_reasoning`]). Ignored in omp, which always asks for `high`.
     pub pi_reasoning: Option<String>,
+    /// omp@18: the model that writes the summaries — its id picks the transcript format of
+    /// the conversation (`preferredDialect`), its window the input budget. `None`: no model is
+    /// known, the fallback format (`xml`) is used and the requests say so.
+    pub summary_model: Option<SummaryModel>,
+}
+
+/// The model omp 18 summarizes with, as far as the prompts depend on it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SummaryModel {
+    /// The model id the provider knows (no `provider/` prefix).
+    pub id: String,
+    /// Its context window; `None`: omp's fallback of 200000.
+    pub context_window: Option<u64>,
+}
+
+/// omp@18's summary input format and budget, for showing with the requests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TranscriptFormat {
+    /// The transcript format of the conversations.
+    pub dialect: SummaryDialect,
+    /// The summary model it was chosen for (`None`: none known, the fallback format).
+    pub model: Option<String>,
+    /// The history call's input budget in tokens: `max(min input, floor(0.8·window) −
+    /// maxTokens − 16384)`; a larger conversation is summarized by the agent in windows.
+    pub budget_tokens: u64,
+    /// The history conversation's size against the budget, and how it was measured.
+    pub fit: Fit,
+    /// The windows after the first when the agent folds the history over several (each
+    /// summary call updates the previous one's result), else empty.
+    pub fold: Vec<String>,
+}
+
+/// How the history conversation was found to fit the input budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fit {
+    /// UTF-8 bytes within the budget (a hard upper bound on tokens: the agent's first test).
+    Bytes(u64),
+    /// The agent's exact count for this model (o200k_base), within the budget.
+    Tokens(u64),
+    /// An o200k_base count within 80% of the budget, for a model the agent counts with a
+    /// native tokenizer contextree does not have: the agent's own count may differ.
+    Approximate(u64),
+    /// Over the budget (o200k_base tokens): the agent summarizes it in windows.
+    Folded(u64),
+}
+
+impl Fit {
+    /// Wire form: `{"by": "bytes"|"tokens"|"approximate", "size": n}`.
+    pub fn to_json(self) -> Value {
+        let (by, n) = match self {
+            Fit::Bytes(n) => ("bytes", n),
+            Fit::Tokens(n) => ("tokens", n),
+            Fit::Approximate(n) => ("approximate", n),
+            Fit::Folded(n) => ("folded", n),
+        };
+        serde_json::json!({"by": by, "size": n})
+    }
+}
+
+/// omp 18's cap on a summary's output tokens (`MAX_SUMMARY_TOKENS`, also the prompt reserve
+/// of the input budget).
+const OMP18_MAX_SUMMARY_TOKENS: u64 = 16_384;
+/// omp 18's window for a model without one.
+const OMP18_DEFAULT_SUMMARY_WINDOW: u64 = 200_000;
+
+/// `summaryInputBudgetTokens` of omp 18.
+pub fn omp18_input_budget(window: Option<u64>, max_tokens: u64) -> u64 {
+    let window = window.filter(|&w| w > 0).unwrap_or(OMP18_DEFAULT_SUMMARY_WINDOW);
+    let min_input = OMP18_MAX_SUMMARY_TOKENS.min(1024u64.max(window / 8));
+    let room = (window as f64 * 0.8).floor() as i64 - max_tokens as i64 - OMP18_MAX_SUMMARY_TOKENS as i64;
+    min_input.max(room.max(0) as u64)
+}
+
+/// How omp 18 would send the history conversation: in one window, or split into windows
+/// (`Err`: it cannot be told, the model's native count being unknown to contextree).
+enum Plan18 {
+    One(Fit),
+    /// The conversation of every window, each already cut to the budget when one message alone
+    /// exceeds it.
+    Fold(Vec<String>, u64),
+}
+
+/// omp 18's `checkTokenBudget`: UTF-8 bytes within the budget fit; else the exact count
+/// (o200k_base for a model without a native tokenizer) decides.
+fn o200k(text: &str) -> u64 {
+    crate::tokens::tokenizer::count(crate::tokens::tokenizer::TokenizerKind::O200kBase, text) as u64
+}
+
+/// `generateSummary`'s window plan for `llm` (serialized whole as `text`) against `budget`.
+fn omp18_plan(llm: &[Value], text: &str, format: SummaryDialect, budget: u64, model: Option<&str>) -> Result<Plan18, String> {
+    let bytes = text.len() as u64;
+    if bytes <= budget {
+        return Ok(Plan18::One(Fit::Bytes(bytes)));
+    }
+    let tokens = o200k(text);
+    if let Some(fam) = model.and_then(crate::tokens::family::native_tokenizer) {
+        // The agent counts this model with a native tokenizer contextree does not have: a
+        // conversation clearly within the budget by o200k_base is taken as one window; near or
+        // over it, the agent's own split cannot be reproduced.
+        if tokens * 5 <= budget * 4 {
+            return Ok(Plan18::One(Fit::Approximate(tokens)));
+        }
+        return Err(format!(
+            "the conversation to summarize is about {tokens} tokens (o200k_base), near or over the summarizer's input budget of {budget}: whether and where oh-my-pi 18 splits it into folded windows depends on its {fam} count, which contextree cannot reproduce — nothing is sent; compact earlier, or with a model of a larger window"
+        ));
+    }
+    if tokens <= budget {
+        return Ok(Plan18::One(Fit::Tokens(tokens)));
+    }
+    // `planSummaryWindows`: each message sized alone by the byte estimate, windows cut on
+    // message boundaries; then each window clamped when it still exceeds the budget.
+    let mut windows: Vec<Vec<Value>> = Vec::new();
+    let mut current: Vec<Value> = Vec::new();
+    let mut current_tokens = 0u64;
+    for m in llm {
+        let one = serialize_for_summary(std::slice::from_ref(m), format);
+        let t = (one.len() as u64 + 3) >> 2;
+        if current_tokens > 0 && current_tokens + t > budget {
+            windows.push(std::mem::take(&mut current));
+            current_tokens = 0;
+        }
+        current.push(m.clone());
+        current_tokens += t;
+    }
+    if !current.is_empty() {
+        windows.push(current);
+    }
+    let texts = windows
+        .iter()
+        .map(|w| {
+            let text = serialize_for_summary(w, format);
+            if text.len() as u64 <= budget {
+                return text;
+            }
+            let tokens = o200k(&text);
+            if tokens <= budget {
+                return text;
+            }
+            // `clampConversationToBudget`.
+            let len = crate::js::utf16_len(&text) as u64;
+            let keep = 1024u64.max(((len as f64 * budget as f64 * 0.95) / tokens as f64).floor() as u64);
+            if keep >= len {
+                return text;
+            }
+            let mut out = crate::js::slice_utf16(&text, keep as usize);
+            out.push_str(&format!("\n\n[... {} more characters truncated]", len - keep));
+            out
+        })
+        .collect();
+    Ok(Plan18::Fold(texts, tokens))
 }
 
 /// pi 0.73.1's rule: `model.reasoning && thinkingLevel && thinkingLevel !== "off"`.
@@ -158,6 +309,9 @@ pub enum PromptBuildError {
     /// The pack lacks a text or a text does not render.
     #[error(transparent)]
     Prompt(#[from] PromptError),
+    /// omp@18 would split the input into windows (a fold contextree does not reproduce).
+    #[error("{0}")]
+    TooLarge(String),
 }
 
 /// The omp short-summary prompt, minus the summary it quotes.
@@ -168,6 +322,8 @@ struct ShortParts {
     additional_context: String,
     instructions: String,
     max_tokens: u64,
+    /// omp@18: the quoted summary's boundary tags are neutralised.
+    escape: bool,
 }
 
 /// Every summarizer request of one compaction.
@@ -182,6 +338,22 @@ pub struct SummaryRequests {
     /// The turn-prefix call (split turns with a non-empty prefix).
     pub turn_prefix: Option<SummarizerCall>,
     short: Option<ShortParts>,
+    /// omp@18: the transcript format, the model it is for and the input budget.
+    pub transcript: Option<TranscriptFormat>,
+    /// omp@18: the history windows after the first, when the history is folded.
+    fold: Option<FoldParts>,
+}
+
+/// The history calls after the first of a folded history (omp-18.md §5.5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FoldParts {
+    windows: Vec<String>,
+    system_prompt: String,
+    additional_context: String,
+    initial: String,
+    update: String,
+    max_tokens: u64,
+    reasoning: Option<String>,
 }
 
 impl SummaryRequests {
@@ -243,7 +415,7 @@ impl SummaryRequests {
         let conversation_range = (CONVERSATION_OPEN.len(), CONVERSATION_OPEN.len() + s.conversation.len());
         // `if (historySummary)`: an empty merged summary adds no block.
         if !merged.is_empty() {
-            push_previous_summary(&mut prompt, merged);
+            push_previous_summary(&mut prompt, merged, s.escape);
         }
         prompt.push_str(&s.additional_context);
         prompt.push_str(&s.instructions);
@@ -254,6 +426,36 @@ impl SummaryRequests {
             max_tokens: s.max_tokens,
             max_tokens_sent: true,
             reasoning: Some(OMP_REASONING.to_owned()),
+            conversation_range,
+        })
+    }
+
+    /// How many more history calls follow the first (omp@18's fold): each quotes the summary
+    /// the one before it returned ([`SummaryRequests::fold_call`]); the last one's answer is the
+    /// history summary.
+    pub fn fold_len(&self) -> usize {
+        self.fold.as_ref().map_or(0, |f| f.windows.len())
+    }
+
+    /// The `i`-th history call after the first, quoting `carried` (the previous call's answer)
+    /// as `<previous-summary>`: the update prompt then, the initial one when `carried` is empty.
+    pub fn fold_call(&self, i: usize, carried: &str) -> Option<SummarizerCall> {
+        let f = self.fold.as_ref()?;
+        let conversation = f.windows.get(i)?;
+        let mut prompt = conversation_block(conversation);
+        let conversation_range = (CONVERSATION_OPEN.len(), CONVERSATION_OPEN.len() + conversation.len());
+        if !carried.is_empty() {
+            push_previous_summary(&mut prompt, carried, true);
+        }
+        prompt.push_str(&f.additional_context);
+        prompt.push_str(if carried.is_empty() { &f.initial } else { &f.update });
+        Some(SummarizerCall {
+            kind: CallKind::History,
+            system_prompt: f.system_prompt.clone(),
+            prompt,
+            max_tokens: f.max_tokens,
+            max_tokens_sent: true,
+            reasoning: f.reasoning.clone(),
             conversation_range,
         })
     }
@@ -297,23 +499,52 @@ pub fn summary_requests(
     let additional_context = hook.map_or_else(String::new, |h| additional_context(&h.context));
     let previous_summary = previous_summary(session, plan);
     let split = prepared.is_split_turn() && !prepared.turn_prefix.is_empty();
-
-    let history_call = || -> Result<SummarizerCall, PromptBuildError> {
-        let conversation = conversation_of(session, &prepared.messages_to_summarize, source, pack, &|n| prepared.item(n))?;
-        let mut base = match previous_summary {
-            Some(_) => pack.prompt(PromptId::CompactionUpdateSummary)?,
-            None => pack.prompt(PromptId::CompactionSummary)?,
-        };
+    let omp18 = rules.summarizes_with_model_transcript();
+    let format = omp18.then(|| opts.summary_model.as_ref().map_or(SummaryDialect::Xml, |m| preferred_dialect(&m.id)));
+    let conv = |nodes: &[NodeId]| conversation_of(session, nodes, source, pack, &|n| prepared.item(n), format);
+    // omp ≥ 17.2.2 caps the summaries at 16384 tokens.
+    let cap = |n: u64| if omp18 { n.min(OMP18_MAX_SUMMARY_TOKENS) } else { n };
+    let history_max_tokens = cap((0.8 * reserve).floor() as u64);
+    let budget = omp18_input_budget(opts.summary_model.as_ref().and_then(|m| m.context_window), history_max_tokens);
+    let mut fit = Fit::Bytes(0);
+    let mut fold_windows: Vec<String> = Vec::new();
+    // The base prompt: initial or update, a hook's override, the custom focus.
+    let base_prompt = |update: bool| -> Result<String, PromptBuildError> {
+        let mut base = if update { pack.prompt(PromptId::CompactionUpdateSummary)? } else { pack.prompt(PromptId::CompactionSummary)? };
         if let Some(over) = hook.and_then(|h| h.prompt.as_deref()).filter(|p| !p.is_empty()) {
             base = over.to_owned();
         }
         if let Some(focus) = opts.custom_instructions.as_deref().filter(|c| !c.is_empty()) {
             base = format!("{base}\n\nAdditional focus: {focus}");
         }
+        Ok(base)
+    };
+
+    let mut history_call = || -> Result<SummarizerCall, PromptBuildError> {
+        let conversation = match format {
+            Some(f) => {
+                let llm = llm_of(session, &prepared.messages_to_summarize, source, pack, &|n| prepared.item(n))?;
+                let text = serialize_for_summary(&llm, f);
+                match omp18_plan(&llm, &text, f, budget, opts.summary_model.as_ref().map(|m| m.id.as_str())).map_err(PromptBuildError::TooLarge)? {
+                    Plan18::One(how) => {
+                        fit = how;
+                        text
+                    }
+                    Plan18::Fold(mut windows, tokens) => {
+                        fit = Fit::Folded(tokens);
+                        let first = windows.remove(0);
+                        fold_windows = windows;
+                        first
+                    }
+                }
+            }
+            None => conv(&prepared.messages_to_summarize)?,
+        };
+        let base = base_prompt(previous_summary.is_some())?;
         let mut prompt = conversation_block(&conversation);
         let conversation_range = (CONVERSATION_OPEN.len(), CONVERSATION_OPEN.len() + conversation.len());
         if let Some(prev) = &previous_summary {
-            push_previous_summary(&mut prompt, prev);
+            push_previous_summary(&mut prompt, prev, omp18);
         }
         prompt.push_str(&additional_context);
         prompt.push_str(&base);
@@ -321,7 +552,7 @@ pub fn summary_requests(
             kind: CallKind::History,
             system_prompt: system_prompt.clone(),
             prompt,
-            max_tokens: (0.8 * reserve).floor() as u64,
+            max_tokens: history_max_tokens,
             max_tokens_sent,
             reasoning: reasoning.clone(),
             conversation_range,
@@ -329,7 +560,8 @@ pub fn summary_requests(
     };
 
     let history = if split {
-        if prepared.messages_to_summarize.is_empty() {
+        // omp 18 asks even with nothing new when a previous summary exists (omp-18.md §5.5).
+        if prepared.messages_to_summarize.is_empty() && !(omp18 && previous_summary.is_some()) {
             // pi 1.6: `previousSummary ?? "No prior history."` (the previous
             // summary verbatim, even when empty); pi 0.73 always the literal.
             let literal = match previous_value(session, plan) {
@@ -352,7 +584,7 @@ pub fn summary_requests(
     let turn_prefix = if split {
         // No previous summary or hook context here; pi 1.6 lays the prompt
         // out under headings and adds the custom instructions (§4.4).
-        let conversation = conversation_of(session, &prepared.turn_prefix, source, pack, &|n| prepared.item(n))?;
+        let conversation = conv(&prepared.turn_prefix)?;
         let text = pack.prompt(PromptId::CompactionTurnPrefix)?;
         let (prompt, conversation_range) = if rules == RuleSet::Pi16 {
             let mut prompt = format!("{TURN_PREFIX_CONVERSATION_HEADING}{conversation}\n\n# Instructions\n{text}");
@@ -371,7 +603,7 @@ pub fn summary_requests(
             kind: CallKind::TurnPrefix,
             system_prompt: system_prompt.clone(),
             prompt,
-            max_tokens: (0.5 * reserve).floor() as u64,
+            max_tokens: cap((0.5 * reserve).floor() as u64),
             max_tokens_sent,
             reasoning: reasoning.clone(),
             conversation_range,
@@ -380,17 +612,38 @@ pub fn summary_requests(
         None
     };
 
+    let fold = if fold_windows.is_empty() {
+        None
+    } else {
+        Some(FoldParts {
+            windows: fold_windows.clone(),
+            system_prompt: system_prompt.clone(),
+            additional_context: additional_context.clone(),
+            initial: base_prompt(false)?,
+            update: base_prompt(true)?,
+            max_tokens: history_max_tokens,
+            reasoning: reasoning.clone(),
+        })
+    };
     let short = match dialect {
         Dialect::Pi => None,
         Dialect::Omp => Some(ShortParts {
             system_prompt,
-            conversation: conversation_of(session, &prepared.recent, source, pack, &|n| prepared.item(n))?,
+            conversation: conv(&prepared.recent)?,
             additional_context,
             instructions: pack.prompt(PromptId::CompactionShortSummary)?,
             max_tokens: ((0.2 * reserve).floor() as u64).min(512),
+            escape: omp18,
         }),
     };
-    Ok(SummaryRequests { dialect, rules, history, turn_prefix, short })
+    let transcript = format.map(|dialect| TranscriptFormat {
+        dialect,
+        model: opts.summary_model.as_ref().map(|m| m.id.clone()),
+        budget_tokens: budget,
+        fit,
+        fold: fold_windows,
+    });
+    Ok(SummaryRequests { dialect, rules, history, turn_prefix, short, transcript, fold })
 }
 
 /// pi 1.6's turn-prefix prompt opens with this heading, then the conversation.
@@ -415,12 +668,26 @@ fn previous_summary(session: &Session, plan: &CompactionPlan) -> Option<String> 
 /// `serializeConversation(convertToLlm(messages of nodes))`, one entry read
 /// back at a time.
 pub fn conversation(session: &Session, nodes: &[NodeId], source: &dyn Source, pack: &PromptPack) -> Result<String, ReadBackError> {
-    conversation_of(session, nodes, source, pack, &Item::Entry)
+    conversation_of(session, nodes, source, pack, &Item::Entry, None)
 }
 
 /// [`conversation`] of the messages `item` gives for each entry: under pi ≥ 0.87 the one a
 /// `context_edit` replaced ([`super::plan::Prepared::item`]), as pi summarizes the projection.
-fn conversation_of(session: &Session, nodes: &[NodeId], source: &dyn Source, pack: &PromptPack, item: &dyn Fn(NodeId) -> Item) -> Result<String, ReadBackError> {
+/// `convertToLlm` of the messages of `nodes`.
+fn llm_of(session: &Session, nodes: &[NodeId], source: &dyn Source, pack: &PromptPack, item: &dyn Fn(NodeId) -> Item) -> Result<Vec<Value>, ReadBackError> {
+    let mut llm = Vec::with_capacity(nodes.len());
+    for &node in nodes {
+        let msg = agent_message(session, item(node), source)?;
+        llm.extend(convert_message(&msg, session.rules(), pack));
+    }
+    Ok(llm)
+}
+
+/// With `format` (omp@18), omp 18's `serializeConversationForSummary` in that transcript format.
+fn conversation_of(session: &Session, nodes: &[NodeId], source: &dyn Source, pack: &PromptPack, item: &dyn Fn(NodeId) -> Item, format: Option<SummaryDialect>) -> Result<String, ReadBackError> {
+    if let Some(format) = format {
+        return Ok(serialize_for_summary(&llm_of(session, nodes, source, pack, item)?, format));
+    }
     let mut out = String::new();
     let mut first = true;
     for &node in nodes {
@@ -438,9 +705,14 @@ fn conversation_block(conversation: &str) -> String {
     format!("{CONVERSATION_OPEN}{conversation}\n</conversation>\n\n")
 }
 
-fn push_previous_summary(prompt: &mut String, summary: &str) {
+/// `<previous-summary>` block; `escape` (omp@18): its boundary tags neutralised.
+fn push_previous_summary(prompt: &mut String, summary: &str, escape: bool) {
     prompt.push_str("<previous-summary>\n");
-    prompt.push_str(summary);
+    if escape {
+        prompt.push_str(&escape_boundary_tags(summary));
+    } else {
+        prompt.push_str(summary);
+    }
     prompt.push_str("\n</previous-summary>\n\n");
 }
 

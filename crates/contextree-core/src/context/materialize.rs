@@ -332,3 +332,16 @@ pub fn serialize_context(session: &Session, ctx: &Context, pack: &PromptPack, so
     }
     Ok(out)
 }
+
+/// omp 18's summarizer input for the whole context (omp-18.md §5.5):
+/// `serializeConversationForSummary(convertToLlm(context), dialect)`.
+pub fn summary_transcript(
+    session: &Session,
+    ctx: &Context,
+    pack: &PromptPack,
+    source: &dyn Source,
+    dialect: crate::compaction::transcript::SummaryDialect,
+) -> Result<String, ReadBackError> {
+    let llm = llm_messages(session, ctx, pack, source)?;
+    Ok(crate::compaction::transcript::serialize_for_summary(&llm, dialect))
+}
