@@ -20,10 +20,7 @@ use support::{json_files, repo, Report};
 
 /// `(fixture stem, why)`: files whose transcripts are known not to match (in every dialect); the
 /// test fails when one matches again, so the list stays true.
-const ALLOWED: &[(&str, &str)] = &[(
-    "edge-bash-meta",
-    "omp 18 reworded the output notices of `meta` (`formatOutputNotice`); contextree's convertToLlm still writes omp 13's (as in omp18_parity.rs)",
-)];
+const ALLOWED: &[(&str, &str)] = &[];
 
 fn serialize(file: &Path, extra: &[&str]) -> Result<Value, String> {
     serialize_like("serialize", file, extra)

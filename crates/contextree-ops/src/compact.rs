@@ -21,7 +21,6 @@
 
 use contextree_core::compaction::entry::{details_value, strip_file_tags, system_checkpoint};
 use contextree_core::compaction::prompt::{pi_reasoning, PromptBuildError};
-use contextree_core::models::current_model;
 use contextree_core::compaction::{
     compaction_result, new_entry, plan, preview, summary_requests, supplied_result, Answers, CallKind, CompactingHook, CompactionPlan, CompactionResult,
     CompactionSettings, HistoryStep, PromptOptions, SummarizerCall, SummaryRequests, SuppliedCompaction,
