@@ -27,6 +27,11 @@ step_build() {
   cargo build --workspace --all-targets --locked
 }
 
+# One formatting (rustfmt.toml): a file rustfmt would change fails the run.
+step_fmt() {
+  cargo fmt --all --check
+}
+
 # Lints as errors: a warning fails the run (issue "a house others can carry on").
 step_clippy() {
   cargo clippy --workspace --all-targets --locked -- -D warnings
@@ -90,7 +95,7 @@ step_package() {
   return "$status"
 }
 
-STEPS=(deps agents build clippy cargo_test ui_test e2e package)
+STEPS=(deps agents fmt build clippy cargo_test ui_test e2e package)
 # TEST_STEPS="e2e package" scripts/test.sh runs only those steps (a step needs the ones before it
 # to have run once).
 if [[ -n "${TEST_STEPS:-}" ]]; then read -ra STEPS <<<"$TEST_STEPS"; fi

@@ -66,19 +66,13 @@ impl SessionView {
         let n = s.entries().len();
         Self {
             path: loaded.path.display().to_string(),
-            file_name: loaded
-                .path
-                .file_name()
-                .map(|name| name.to_string_lossy().into_owned())
-                .unwrap_or_default(),
+            file_name: loaded.path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default(),
             dialect: s.dialect().name(),
             detected_dialect: s.detection().detected.name(),
             rule_set: RuleSetView::of(s),
             requested: open.request.map(|r| r.to_string()),
             entry_count: n,
-            total_tokens: (0..n as u32)
-                .map(|i| s.entry_tokens(contextree_core::session::NodeId(i)))
-                .sum(),
+            total_tokens: (0..n as u32).map(|i| s.entry_tokens(contextree_core::session::NodeId(i))).sum(),
             leaf_id: s.leaf().map(|n| s.entry(n).id.to_string()),
             diagnostics: s.diagnostics().iter().map(DiagnosticView::from).collect(),
         }
@@ -239,9 +233,7 @@ impl From<&PackOrigin> for PromptsView {
     fn from(origin: &PackOrigin) -> Self {
         let (source, name) = match origin {
             PackOrigin::Own => ("own", "contextree's own wording".to_owned()),
-            PackOrigin::Agent {
-                dialect, version, ..
-            } => {
+            PackOrigin::Agent { dialect, version, .. } => {
                 let agent = match dialect {
                     Dialect::Pi => "pi",
                     Dialect::Omp => "oh-my-pi",
@@ -250,11 +242,7 @@ impl From<&PackOrigin> for PromptsView {
             }
             PackOrigin::Custom(what) => ("custom", what.clone()),
         };
-        Self {
-            source,
-            name,
-            detail: origin.to_string(),
-        }
+        Self { source, name, detail: origin.to_string() }
     }
 }
 
@@ -333,7 +321,13 @@ impl ContextView {
 
     /// Adds what pi ≥ 0.86 files determine beyond the messages: the replayed system
     /// message, the context edits, and what the file cannot tell (D23).
-    pub fn with_request(mut self, s: &Session, ctx: &contextree_core::context::Context, system: Option<&serde_json::Value>, max_chars: usize) -> Self {
+    pub fn with_request(
+        mut self,
+        s: &Session,
+        ctx: &contextree_core::context::Context,
+        system: Option<&serde_json::Value>,
+        max_chars: usize,
+    ) -> Self {
         use contextree_core::context::system::parts;
         let cut = |t: &str| -> (String, bool) {
             match t.char_indices().nth(max_chars) {
@@ -351,17 +345,31 @@ impl ContextView {
                     .iter()
                     .map(|(name, text)| {
                         let (text_cut, truncated) = cut(text);
-                        SystemSectionView { name: name.clone(), tokens: (contextree_core::js::utf16_len(text) as u64).div_ceil(4), text: text_cut, truncated }
+                        SystemSectionView {
+                            name: name.clone(),
+                            tokens: (contextree_core::js::utf16_len(text) as u64).div_ceil(4),
+                            text: text_cut,
+                            truncated,
+                        }
                     })
                     .collect(),
-                tools: p.tools.iter().map(|(name, chars)| SystemToolView { name: name.clone(), schema_chars: *chars, tokens: chars.div_ceil(4) }).collect(),
+                tools: p
+                    .tools
+                    .iter()
+                    .map(|(name, chars)| SystemToolView { name: name.clone(), schema_chars: *chars, tokens: chars.div_ceil(4) })
+                    .collect(),
                 messages: ctx.items.iter().filter(|&&i| contextree_core::context::system::is_system_item(s, i)).count(),
             }
         });
         self.edits = ctx
             .edits
             .iter()
-            .map(|e| EditView { edit_id: s.entry(e.edit).id.to_string(), target_id: e.target_id.clone(), action: if e.omit { "omit" } else { "replace" }, effective: e.effective })
+            .map(|e| EditView {
+                edit_id: s.entry(e.edit).id.to_string(),
+                target_id: e.target_id.clone(),
+                action: if e.omit { "omit" } else { "replace" },
+                effective: e.effective,
+            })
             .collect();
         if s.rules().projects_context_edits() {
             self.not_reproducible = vec![
@@ -463,11 +471,7 @@ pub struct MisleadingView {
 
 impl BudgetView {
     /// Converts the core's budget.
-    pub fn new(
-        s: &Session,
-        leaf: Option<contextree_core::session::NodeId>,
-        b: contextree_core::budget::Budget,
-    ) -> Self {
+    pub fn new(s: &Session, leaf: Option<contextree_core::session::NodeId>, b: contextree_core::budget::Budget) -> Self {
         Self {
             leaf_id: leaf.map(|n| s.entry(n).id.to_string()),
             window: b.window,
@@ -540,11 +544,7 @@ pub struct CompactionPreviewView {
 }
 
 impl CompactionPreviewView {
-    fn base(
-        s: &Session,
-        plan: &contextree_core::compaction::CompactionPlan,
-        warnings: Vec<String>,
-    ) -> Self {
+    fn base(s: &Session, plan: &contextree_core::compaction::CompactionPlan, warnings: Vec<String>) -> Self {
         Self {
             dialect: plan.dialect.name(),
             leaf_id: plan.leaf.map(|n| s.entry(n).id.to_string()),
@@ -570,11 +570,7 @@ impl CompactionPreviewView {
     }
 
     /// The agent would not compact this leaf.
-    pub fn nothing(
-        s: &Session,
-        plan: &contextree_core::compaction::CompactionPlan,
-        warnings: Vec<String>,
-    ) -> Self {
+    pub fn nothing(s: &Session, plan: &contextree_core::compaction::CompactionPlan, warnings: Vec<String>) -> Self {
         let mut v = Self::base(s, plan, warnings);
         v.reason = plan.outcome.as_ref().err().map(ToString::to_string);
         v
@@ -592,9 +588,7 @@ impl CompactionPreviewView {
         let mut v = Self::base(s, plan, warnings);
         v.history_literal = history_literal;
         let Some(p) = plan.prepared() else { return v };
-        let ids = |nodes: &[contextree_core::session::NodeId]| {
-            nodes.iter().map(|&n| s.entry(n).id.to_string()).collect()
-        };
+        let ids = |nodes: &[contextree_core::session::NodeId]| nodes.iter().map(|&n| s.entry(n).id.to_string()).collect();
         v.nothing_to_compact = false;
         v.prompt_pack = Some(pack.to_owned());
         v.first_kept_entry_id = Some(s.entry(p.first_kept).id.to_string());

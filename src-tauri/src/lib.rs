@@ -64,9 +64,7 @@ pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> 
 
 /// Runs the app; `startup` is the session file given on the command line, if any.
 pub fn run(startup: Option<PathBuf>) {
-    build(tauri::Builder::default(), AppState::new(startup))
-        .run(context())
-        .expect("error while running the contextree app");
+    build(tauri::Builder::default(), AppState::new(startup)).run(context()).expect("error while running the contextree app");
 }
 
 #[cfg(test)]

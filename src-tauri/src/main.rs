@@ -5,8 +5,6 @@
 
 fn main() {
     // Only the first argument is ours; tauri-driver passes none, so the demo opens under test.
-    let startup = std::env::args_os()
-        .nth(1)
-        .map(|arg| std::path::absolute(&arg).unwrap_or_else(|_| arg.into()));
+    let startup = std::env::args_os().nth(1).map(|arg| std::path::absolute(&arg).unwrap_or_else(|_| arg.into()));
     contextree_app::run(startup);
 }

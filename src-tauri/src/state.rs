@@ -31,9 +31,7 @@ pub type Stamp = Option<(u64, Option<SystemTime>)>;
 
 /// The current stamp of the file at `path`.
 pub fn stamp(path: &Path) -> Stamp {
-    std::fs::metadata(path)
-        .ok()
-        .map(|m| (m.len(), m.modified().ok()))
+    std::fs::metadata(path).ok().map(|m| (m.len(), m.modified().ok()))
 }
 
 impl OpenSession {
@@ -42,12 +40,7 @@ impl OpenSession {
         let path = &self.loaded.path;
         let stamp = stamp(path);
         let loaded = contextree_host::load_session(path, self.request)?;
-        Ok(OpenSession {
-            loaded,
-            pack: self.pack.clone(),
-            stamp,
-            request: self.request,
-        })
+        Ok(OpenSession { loaded, pack: self.pack.clone(), stamp, request: self.request })
     }
 }
 
@@ -63,11 +56,7 @@ pub struct AppState {
 impl AppState {
     /// `startup` is the session file named on the command line; `None` opens the demo.
     pub fn new(startup: Option<PathBuf>) -> Self {
-        Self {
-            startup,
-            session: RwLock::new(None),
-            generation: AtomicU64::new(0),
-        }
+        Self { startup, session: RwLock::new(None), generation: AtomicU64::new(0) }
     }
 
     /// The session file named on the command line, if any.

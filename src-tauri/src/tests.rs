@@ -78,16 +78,9 @@ fn app_on_the_mock_runtime_opens_a_session_over_ipc() {
     sorted.sort_unstable();
     assert_eq!(ids, sorted);
     assert_eq!(tree.meta["leafId"], view["leafId"]);
-    let marked = tree
-        .flags
-        .iter()
-        .filter(|f| *f & wire::IS_LEAF != 0)
-        .count();
+    let marked = tree.flags.iter().filter(|f| *f & wire::IS_LEAF != 0).count();
     assert_eq!(marked, 1);
-    assert_eq!(
-        tree.ids[tree.leaf_row as usize],
-        view["leafId"].as_str().unwrap()
-    );
+    assert_eq!(tree.ids[tree.leaf_row as usize], view["leafId"].as_str().unwrap());
 
     // Another leaf: the states change and the context follows it.
     let other = (0..tree.n)
@@ -103,19 +96,9 @@ fn app_on_the_mock_runtime_opens_a_session_over_ipc() {
     let messages = ctx["messages"].as_array().unwrap();
     assert_eq!(ctx["messageCount"], json!(messages.len()));
     assert!(!messages.is_empty());
-    assert_eq!(
-        ctx["prompts"]["source"]
-            .as_str()
-            .map(|s| s == "own" || s == "agent"),
-        Some(true)
-    );
+    assert_eq!(ctx["prompts"]["source"].as_str().map(|s| s == "own" || s == "agent"), Some(true));
 
-    let previews = invoke(
-        &webview,
-        "row_previews",
-        json!({ "ids": [expected[0], "nope"] }),
-    )
-    .unwrap();
+    let previews = invoke(&webview, "row_previews", json!({ "ids": [expected[0], "nope"] })).unwrap();
     assert_eq!(previews.as_array().unwrap().len(), 1);
 
     let detail = invoke(&webview, "entry_detail", json!({ "id": expected[0] })).unwrap();
@@ -129,28 +112,10 @@ fn app_on_the_mock_runtime_opens_a_session_over_ipc() {
     let budget = invoke(&webview, "budget", json!({})).unwrap();
     assert_eq!(budget["leafId"], view["leafId"]);
     assert!(budget["used"].as_u64().unwrap() > 0, "{budget}");
-    for field in [
-        "window",
-        "windowSource",
-        "reserve",
-        "threshold",
-        "keepRecent",
-        "keepRecentFrom",
-        "wouldCompact",
-        "decision",
-        "reason",
-    ] {
-        assert!(
-            budget.get(field).is_some(),
-            "budget lacks `{field}`: {budget}"
-        );
+    for field in ["window", "windowSource", "reserve", "threshold", "keepRecent", "keepRecentFrom", "wouldCompact", "decision", "reason"] {
+        assert!(budget.get(field).is_some(), "budget lacks `{field}`: {budget}");
     }
-    let small = invoke(
-        &webview,
-        "budget",
-        json!({ "leafId": other_id, "window": 1000 }),
-    )
-    .unwrap();
+    let small = invoke(&webview, "budget", json!({ "leafId": other_id, "window": 1000 })).unwrap();
     assert_eq!(small["window"], 1000);
     assert_eq!(small["windowSource"], "override");
     let err = invoke(&webview, "budget", json!({ "leafId": "nope" })).unwrap_err();
@@ -162,10 +127,7 @@ fn app_on_the_mock_runtime_opens_a_session_over_ipc() {
     assert_eq!(plan["nothingToCompact"], false, "{plan}");
     assert!(plan["tokensBefore"].as_f64().unwrap() > 0.0, "{plan}");
     assert!(plan["estimatedTokensAfter"].as_u64().is_some(), "{plan}");
-    assert!(
-        !plan["summarizedIds"].as_array().unwrap().is_empty(),
-        "{plan}"
-    );
+    assert!(!plan["summarizedIds"].as_array().unwrap().is_empty(), "{plan}");
     assert!(!plan["keptIds"].as_array().unwrap().is_empty(), "{plan}");
     let first_kept = plan["firstKeptEntryId"].as_str().unwrap();
     assert!(expected.iter().any(|id| id == first_kept), "{plan}");
@@ -176,24 +138,9 @@ fn app_on_the_mock_runtime_opens_a_session_over_ipc() {
             assert!(call.get(field).is_some(), "call lacks `{field}`: {call}");
         }
     }
-    let focused = invoke(
-        &webview,
-        "compaction_preview",
-        json!({ "instructions": "focus on the parser" }),
-    )
-    .unwrap();
-    assert!(
-        focused["calls"][0]["prompt"]
-            .as_str()
-            .unwrap()
-            .contains("focus on the parser"),
-        "{focused}"
-    );
-    assert_eq!(
-        std::fs::read(&session).unwrap(),
-        demo::DEMO_SESSION,
-        "a preview writes nothing"
-    );
+    let focused = invoke(&webview, "compaction_preview", json!({ "instructions": "focus on the parser" })).unwrap();
+    assert!(focused["calls"][0]["prompt"].as_str().unwrap().contains("focus on the parser"), "{focused}");
+    assert_eq!(std::fs::read(&session).unwrap(), demo::DEMO_SESSION, "a preview writes nothing");
     let err = invoke(&webview, "compaction_preview", json!({ "leafId": "nope" })).unwrap_err();
     assert_eq!(err["kind"], "unknown-entry", "{err}");
 

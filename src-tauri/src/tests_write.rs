@@ -35,13 +35,8 @@ impl Copy {
     }
 
     fn fixture(rel: &str) -> Copy {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/fixtures")
-            .join(rel);
-        Copy::new(
-            path.file_name().unwrap().to_str().unwrap(),
-            &std::fs::read(&path).unwrap(),
-        )
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(rel);
+        Copy::new(path.file_name().unwrap().to_str().unwrap(), &std::fs::read(&path).unwrap())
     }
 
     fn bytes(&self) -> Vec<u8> {
@@ -55,18 +50,11 @@ fn open(app: &App<MockRuntime>, file: &Path) {
     let stamp = crate::state::stamp(file);
     let loaded = contextree_host::load_session(file, None).unwrap();
     let pack = PromptPack::own(loaded.session.dialect());
-    app.state::<AppState>().set_session(Arc::new(OpenSession {
-        loaded,
-        pack,
-        stamp,
-        request: None,
-    }));
+    app.state::<AppState>().set_session(Arc::new(OpenSession { loaded, pack, stamp, request: None }));
 }
 
 /// A channel that collects what it is sent; `on` runs for each event.
-fn channel(
-    on: impl Fn(&Value) + Send + Sync + 'static,
-) -> (Channel<Progress>, Arc<Mutex<Vec<Value>>>) {
+fn channel(on: impl Fn(&Value) + Send + Sync + 'static) -> (Channel<Progress>, Arc<Mutex<Vec<Value>>>) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = seen.clone();
     let ch = Channel::new(move |body| {
@@ -87,20 +75,13 @@ fn provider(respond: impl Fn(&mut std::net::TcpStream) + Send + Sync + 'static) 
 }
 
 fn sse_chunk(text: &str) -> String {
-    format!(
-        "data: {}\n\n",
-        json!({"choices": [{"index": 0, "delta": {"content": text}}]})
-    )
+    format!("data: {}\n\n", json!({"choices": [{"index": 0, "delta": {"content": text}}]}))
 }
 
-const SSE_HEAD: &str =
-    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+const SSE_HEAD: &str = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
 
 fn source(url: &str) -> Option<SummarySource> {
-    serde_json::from_value(
-        json!({"provider": {"kind": "openai-compatible", "model": "m", "baseUrl": url}}),
-    )
-    .unwrap()
+    serde_json::from_value(json!({"provider": {"kind": "openai-compatible", "model": "m", "baseUrl": url}})).unwrap()
 }
 
 /// `compact` of the file's leaf with the agent's settings, the summary from `source`.
@@ -109,16 +90,7 @@ fn compact(
     source: Option<SummarySource>,
     ch: Channel<Progress>,
 ) -> Result<write::WriteResult, crate::CommandError> {
-    tauri::async_runtime::block_on(write::compact::compact(
-        app.state(),
-        app.state(),
-        None,
-        None,
-        None,
-        source,
-        None,
-        ch,
-    ))
+    tauri::async_runtime::block_on(write::compact::compact(app.state(), app.state(), None, None, None, source, None, ch))
 }
 
 /// The offline extractive summary: no model is asked.
@@ -149,12 +121,7 @@ fn compact_streams_the_summary_and_appends_the_entry() {
     open(&app, &copy.file);
     let old_leaf = leaf_id(&app).unwrap();
     let url = provider(|s| {
-        let _ = write!(
-            s,
-            "{SSE_HEAD}{}{}data: [DONE]\n\n",
-            sse_chunk("## Goal\n"),
-            sse_chunk("Streamed by the stand-in.")
-        );
+        let _ = write!(s, "{SSE_HEAD}{}{}data: [DONE]\n\n", sse_chunk("## Goal\n"), sse_chunk("Streamed by the stand-in."));
     });
     let (ch, seen) = channel(|_| {});
     let before = copy.bytes();
@@ -162,18 +129,10 @@ fn compact_streams_the_summary_and_appends_the_entry() {
     let done = serde_json::to_value(done).unwrap();
 
     let events = seen.lock().unwrap().clone();
-    let deltas: String = events
-        .iter()
-        .filter(|e| e["kind"] == "delta" && e["call"] == "history")
-        .map(|e| e["text"].as_str().unwrap())
-        .collect();
+    let deltas: String =
+        events.iter().filter(|e| e["kind"] == "delta" && e["call"] == "history").map(|e| e["text"].as_str().unwrap()).collect();
     assert_eq!(deltas, "## Goal\nStreamed by the stand-in.", "{events:?}");
-    assert!(
-        events
-            .iter()
-            .any(|e| e["kind"] == "attempt" && e["provider"].is_string()),
-        "{events:?}"
-    );
+    assert!(events.iter().any(|e| e["kind"] == "attempt" && e["provider"].is_string()), "{events:?}");
     assert_eq!(events.last().unwrap()["kind"], "writing", "{events:?}");
 
     let after = copy.bytes();
@@ -181,29 +140,16 @@ fn compact_streams_the_summary_and_appends_the_entry() {
     let entry = last_line(&copy.file);
     assert_eq!(entry["type"], "compaction");
     assert_eq!(entry["parentId"], old_leaf.as_str());
-    assert!(
-        entry["summary"]
-            .as_str()
-            .unwrap()
-            .starts_with("## Goal\nStreamed by the stand-in."),
-        "{entry}"
-    );
+    assert!(entry["summary"].as_str().unwrap().starts_with("## Goal\nStreamed by the stand-in."), "{entry}");
     assert_eq!(done["action"], "compact");
     assert_eq!(
         done["entries"],
         json!([{"id": entry["id"], "parentId": old_leaf, "type": "compaction", "line": std::str::from_utf8(&after).unwrap().lines().count()}])
     );
     assert_eq!(done["leafId"], entry["id"]);
-    assert_eq!(
-        done["session"]["leafId"], entry["id"],
-        "the re-read session comes back"
-    );
+    assert_eq!(done["session"]["leafId"], entry["id"], "the re-read session comes back");
     assert_eq!(done["summarizer"]["kind"], "model");
-    assert_eq!(
-        leaf_id(&app),
-        entry["id"].as_str().map(str::to_owned),
-        "the open session is the new file"
-    );
+    assert_eq!(leaf_id(&app), entry["id"].as_str().map(str::to_owned), "the open session is the new file");
     assert!(!app.state::<WriteState>().cancel(), "nothing runs any more");
 }
 
@@ -221,20 +167,14 @@ fn cancel_mid_stream_writes_nothing() {
     let handle = app.handle().clone();
     let (ch, seen) = channel(move |e| {
         if e["kind"] == "delta" {
-            assert!(
-                handle.state::<WriteState>().cancel(),
-                "a summary is running"
-            );
+            assert!(handle.state::<WriteState>().cancel(), "a summary is running");
         }
     });
     let before = copy.bytes();
     let started = std::time::Instant::now();
     let err = compact(&app, source(&url), ch).unwrap_err();
     assert_eq!(err_json(err)["kind"], "cancelled");
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(60),
-        "the cancel stops the stream at once"
-    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(60), "the cancel stops the stream at once");
     assert!(seen.lock().unwrap().iter().any(|e| e["kind"] == "delta"));
     assert_eq!(copy.bytes(), before, "nothing written");
     // The slot is free again.
@@ -269,19 +209,13 @@ fn a_provider_that_refuses_is_kind_provider_without_the_key() {
         assert_eq!(err["kind"], "provider", "{status}: {err}");
         let message = err["message"].as_str().unwrap();
         assert!(message.contains(&status.to_string()), "{status}: {message}");
-        assert!(
-            !message.contains(SECRET_KEY),
-            "{status}: the key leaks: {message}"
-        );
+        assert!(!message.contains(SECRET_KEY), "{status}: the key leaks: {message}");
         assert!(!message.contains("0123456789abcdef"), "{status}: {message}");
         let events = serde_json::to_string(&*seen.lock().unwrap()).unwrap();
         assert!(!events.contains("0123456789abcdef"), "{status}: {events}");
         assert!(server.count() >= 1, "the provider was asked");
         assert_eq!(copy.bytes(), before, "{status}: nothing written");
-        assert!(
-            app.state::<WriteState>().take().is_ok(),
-            "the write slot is free again"
-        );
+        assert!(app.state::<WriteState>().take().is_ok(), "the write slot is free again");
     }
 }
 
@@ -291,11 +225,11 @@ fn a_changed_file_is_refused_and_busy_is_reported() {
     let copy = Copy::new("demo.jsonl", demo::DEMO_SESSION);
     open(&app, &copy.file);
     // An agent appends after the app read the file.
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&copy.file)
-        .unwrap();
-    f.write_all(b"{\"type\":\"custom\",\"customType\":\"x\",\"id\":\"zz000001\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:00.000Z\"}\n").unwrap();
+    let mut f = std::fs::OpenOptions::new().append(true).open(&copy.file).unwrap();
+    f.write_all(
+        b"{\"type\":\"custom\",\"customType\":\"x\",\"id\":\"zz000001\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:00.000Z\"}\n",
+    )
+    .unwrap();
     let before = copy.bytes();
     let (ch, _) = channel(|_| {});
     let err = compact(&app, offline(), ch).unwrap_err();
@@ -304,8 +238,7 @@ fn a_changed_file_is_refused_and_busy_is_reported() {
 
     let writes = app.state::<WriteState>();
     let slot = writes.take().unwrap();
-    let err = tauri::async_runtime::block_on(write::prune::prune(app.state(), app.state(), None))
-        .unwrap_err();
+    let err = tauri::async_runtime::block_on(write::prune::prune(app.state(), app.state(), None)).unwrap_err();
     assert_eq!(err_json(err)["kind"], "busy");
     drop(slot);
 }
@@ -316,81 +249,45 @@ fn prune_previews_then_rewrites_with_a_backup() {
     let copy = Copy::fixture("edge/edge-prune.jsonl");
     open(&app, &copy.file);
     let before = copy.bytes();
-    let pv = serde_json::to_value(
-        tauri::async_runtime::block_on(write::prune::prune_preview(app.state(), None)).unwrap(),
-    )
-    .unwrap();
+    let pv = serde_json::to_value(tauri::async_runtime::block_on(write::prune::prune_preview(app.state(), None)).unwrap()).unwrap();
     assert_eq!(pv["nothing"], false, "{pv}");
     assert_eq!(pv["outputsPruned"], 2, "{pv}");
-    assert!(
-        pv["tokensAfter"].as_u64() < pv["tokensBefore"].as_u64(),
-        "{pv}"
-    );
-    assert!(
-        pv["note"].as_str().unwrap().contains("pi never prunes"),
-        "{pv}"
-    );
+    assert!(pv["tokensAfter"].as_u64() < pv["tokensBefore"].as_u64(), "{pv}");
+    assert!(pv["note"].as_str().unwrap().contains("pi never prunes"), "{pv}");
     assert_eq!(copy.bytes(), before, "a preview writes nothing");
 
     // While an agent holds the file open for writing (here: this process), it is refused.
-    let agent = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&copy.file)
-        .unwrap();
-    let err = err_json(
-        tauri::async_runtime::block_on(write::prune::prune(app.state(), app.state(), None))
-            .unwrap_err(),
-    );
+    let agent = std::fs::OpenOptions::new().append(true).open(&copy.file).unwrap();
+    let err = err_json(tauri::async_runtime::block_on(write::prune::prune(app.state(), app.state(), None)).unwrap_err());
     assert_eq!(err["kind"], "held", "{err}");
     let pid = format!("(pid {})", std::process::id());
     assert!(err["message"].as_str().unwrap().contains(&pid), "{err}");
     assert_eq!(copy.bytes(), before, "nothing written");
     drop(agent);
 
-    let done = serde_json::to_value(
-        tauri::async_runtime::block_on(write::prune::prune(app.state(), app.state(), None))
-            .unwrap(),
-    )
-    .unwrap();
+    let done = serde_json::to_value(tauri::async_runtime::block_on(write::prune::prune(app.state(), app.state(), None)).unwrap()).unwrap();
     assert_eq!(done["action"], "prune");
     assert_eq!(done["entries"], json!([]));
     assert_eq!(done["rewrite"]["prunedIds"], pv["prunedIds"]);
     assert_eq!(done["rewrite"]["bytesBefore"], before.len());
     assert_eq!(done["rewrite"]["bytesAfter"], copy.bytes().len());
-    assert_eq!(
-        done["rewrite"]["bytesAfter"], pv["bytesAfter"],
-        "the preview said how big the file would be"
-    );
-    assert_eq!(
-        std::fs::read(done["rewrite"]["backupPath"].as_str().unwrap()).unwrap(),
-        before,
-        "the backup is the old file"
-    );
+    assert_eq!(done["rewrite"]["bytesAfter"], pv["bytesAfter"], "the preview said how big the file would be");
+    assert_eq!(std::fs::read(done["rewrite"]["backupPath"].as_str().unwrap()).unwrap(), before, "the backup is the old file");
     // A second prune has nothing left to do: refused, nothing written.
     let now = copy.bytes();
-    let err = tauri::async_runtime::block_on(write::prune::prune(app.state(), app.state(), None))
-        .unwrap_err();
+    let err = tauri::async_runtime::block_on(write::prune::prune(app.state(), app.state(), None)).unwrap_err();
     assert_eq!(err_json(err)["kind"], "refused");
     assert_eq!(copy.bytes(), now);
 }
 
 #[test]
 fn navigate_with_and_without_a_summary() {
-    for (summarize, action, entry_type, parent) in [
-        (false, "continue", "custom", "u3"),
-        (true, "navigate", "branch_summary", "a1"),
-    ] {
+    for (summarize, action, entry_type, parent) in [(false, "continue", "custom", "u3"), (true, "navigate", "branch_summary", "a1")] {
         let app = app();
         let copy = Copy::fixture("synthetic/E10.jsonl");
         open(&app, &copy.file);
         let pv = serde_json::to_value(
-            tauri::async_runtime::block_on(write::navigate::navigate_preview(
-                app.state(),
-                "u3".into(),
-                summarize,
-                None,
-            ))
-            .unwrap(),
+            tauri::async_runtime::block_on(write::navigate::navigate_preview(app.state(), "u3".into(), summarize, None)).unwrap(),
         )
         .unwrap();
         assert_eq!(pv["placementParentId"], parent, "{pv}");
@@ -418,13 +315,7 @@ fn navigate_with_and_without_a_summary() {
         assert_eq!(entry["parentId"], parent);
         assert_eq!(done["leafId"], entry["id"]);
         let events = seen.lock().unwrap().clone();
-        assert_eq!(
-            events
-                .iter()
-                .any(|e| e["kind"] == "offline" && e["call"] == "branch"),
-            summarize,
-            "{events:?}"
-        );
+        assert_eq!(events.iter().any(|e| e["kind"] == "offline" && e["call"] == "branch"), summarize, "{events:?}");
     }
 }
 
@@ -433,17 +324,10 @@ fn edit_a_summary_and_undo_a_compaction() {
     let app = app();
     let copy = Copy::fixture("synthetic/E06.jsonl");
     open(&app, &copy.file);
-    let pv = serde_json::to_value(
-        tauri::async_runtime::block_on(write::edit::edit_summary_preview(app.state(), "c1".into()))
-            .unwrap(),
-    )
-    .unwrap();
+    let pv =
+        serde_json::to_value(tauri::async_runtime::block_on(write::edit::edit_summary_preview(app.state(), "c1".into())).unwrap()).unwrap();
     assert_eq!(
-        (
-            pv["summary"].as_str(),
-            pv["firstKeptEntryId"].as_str(),
-            pv["parentId"].as_str()
-        ),
+        (pv["summary"].as_str(), pv["firstKeptEntryId"].as_str(), pv["parentId"].as_str()),
         (Some("## Goal\nSet up repo."), Some("u2"), Some("a5")),
         "{pv}"
     );
@@ -460,56 +344,29 @@ fn edit_a_summary_and_undo_a_compaction() {
     let entry = last_line(&copy.file);
     assert_eq!(done["action"], "edit-summary");
     assert_eq!(
-        (
-            entry["type"].as_str(),
-            entry["parentId"].as_str(),
-            entry["firstKeptEntryId"].as_str()
-        ),
+        (entry["type"].as_str(), entry["parentId"].as_str(), entry["firstKeptEntryId"].as_str()),
         (Some("compaction"), Some("a5"), Some("u2"))
     );
     assert_eq!(entry["summary"], "## Goal\nSet up the repo and CI.");
     assert_eq!(done["summarizer"]["kind"], "supplied");
     // c1 is no longer the compaction in effect: editing it again is refused.
-    let err =
-        tauri::async_runtime::block_on(write::edit::edit_summary_preview(app.state(), "c1".into()))
-            .unwrap_err();
+    let err = tauri::async_runtime::block_on(write::edit::edit_summary_preview(app.state(), "c1".into())).unwrap_err();
     assert_eq!(err_json(err)["kind"], "refused");
 
     // Undo the corrected compaction: continue under its parent, a5.
     let new_id = entry["id"].as_str().unwrap().to_owned();
-    let pv = serde_json::to_value(
-        tauri::async_runtime::block_on(write::edit::undo_compaction_preview(
-            app.state(),
-            new_id.clone(),
-        ))
-        .unwrap(),
-    )
-    .unwrap();
+    let pv =
+        serde_json::to_value(tauri::async_runtime::block_on(write::edit::undo_compaction_preview(app.state(), new_id.clone())).unwrap())
+            .unwrap();
     assert_eq!(pv["targetId"], "a5", "{pv}");
-    assert_eq!(
-        pv["entry"],
-        json!({"type": "custom", "customType": "contextree-continue"})
-    );
-    let done = serde_json::to_value(
-        tauri::async_runtime::block_on(write::edit::undo_compaction(
-            app.state(),
-            app.state(),
-            new_id,
-        ))
-        .unwrap(),
-    )
-    .unwrap();
+    assert_eq!(pv["entry"], json!({"type": "custom", "customType": "contextree-continue"}));
+    let done =
+        serde_json::to_value(tauri::async_runtime::block_on(write::edit::undo_compaction(app.state(), app.state(), new_id)).unwrap())
+            .unwrap();
     let entry = last_line(&copy.file);
     assert_eq!(done["action"], "undo-compaction");
-    assert_eq!(
-        (entry["customType"].as_str(), entry["parentId"].as_str()),
-        (Some("contextree-continue"), Some("a5"))
-    );
-    let err = tauri::async_runtime::block_on(write::edit::undo_compaction_preview(
-        app.state(),
-        "nope".into(),
-    ))
-    .unwrap_err();
+    assert_eq!((entry["customType"].as_str(), entry["parentId"].as_str()), (Some("contextree-continue"), Some("a5")));
+    let err = tauri::async_runtime::block_on(write::edit::undo_compaction_preview(app.state(), "nope".into())).unwrap_err();
     assert_eq!(err_json(err)["kind"], "unknown-entry");
 }
 
@@ -527,11 +384,7 @@ fn the_write_commands_are_registered() {
     assert_eq!(pv["targetId"], "r1");
     let pv = invoke("prune_preview", json!({"leafId": "a5"})).unwrap();
     assert_eq!(pv["leafId"], "a5");
-    let pv = invoke(
-        "navigate_preview",
-        json!({"targetId": "a3", "summarize": false}),
-    )
-    .unwrap();
+    let pv = invoke("navigate_preview", json!({"targetId": "a3", "summarize": false})).unwrap();
     assert_eq!(pv["entryType"], "custom");
     let err = invoke("edit_summary_preview", json!({"compactionId": "u1"})).unwrap_err();
     assert_eq!(err["kind"], "refused", "{err}");
@@ -544,8 +397,7 @@ fn the_write_commands_are_registered() {
 /// it has none, so they are indifferent to it. The folder outlives the test on purpose:
 /// another test may read the variable at any time.
 fn configure_two_candidates(strong: &str, cheap: &str) {
-    let dir =
-        std::env::temp_dir().join(format!("contextree-app-candidates-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("contextree-app-candidates-{}", std::process::id()));
     let file = dir.join("contextree/config.json");
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     let config = json!({"providers": [
@@ -569,10 +421,7 @@ fn pick(v: Value) -> Option<SummarySource> {
 
 #[test]
 fn a_picked_configured_candidate_is_the_only_one_asked() {
-    let (strong, cheap) = (
-        streaming("## Goal\nBy strong."),
-        streaming("## Goal\nBy cheap."),
-    );
+    let (strong, cheap) = (streaming("## Goal\nBy strong."), streaming("## Goal\nBy cheap."));
     configure_two_candidates(&strong.url, &cheap.url);
 
     // By name, as the dialog sends it: only the second is asked.
@@ -586,19 +435,10 @@ fn a_picked_configured_candidate_is_the_only_one_asked() {
     let calls = cheap.count();
     assert_eq!(strong.count(), 0);
     assert!(calls >= 1);
-    assert!(last_line(&copy.file)["summary"]
-        .as_str()
-        .unwrap()
-        .starts_with("## Goal\nBy cheap."));
+    assert!(last_line(&copy.file)["summary"].as_str().unwrap().starts_with("## Goal\nBy cheap."));
     assert_eq!(done["summarizer"]["calls"][0]["model"], "small", "{done}");
     let events = seen.lock().unwrap().clone();
-    assert!(
-        events
-            .iter()
-            .filter(|e| e["kind"] == "attempt")
-            .all(|e| e["model"] == "small"),
-        "{events:?}"
-    );
+    assert!(events.iter().filter(|e| e["kind"] == "attempt").all(|e| e["model"] == "small"), "{events:?}");
 
     // By index (a branch summary), the same one.
     let copy = Copy::fixture("synthetic/E10.jsonl");
@@ -614,15 +454,9 @@ fn a_picked_configured_candidate_is_the_only_one_asked() {
         ch,
     ))
     .unwrap();
-    assert_eq!(
-        serde_json::to_value(done).unwrap()["summarizer"]["model"],
-        "small"
-    );
+    assert_eq!(serde_json::to_value(done).unwrap()["summarizer"]["model"], "small");
     assert_eq!((strong.count(), cheap.count()), (0, calls + 1));
-    assert!(last_line(&copy.file)["summary"]
-        .as_str()
-        .unwrap()
-        .contains("By cheap."));
+    assert!(last_line(&copy.file)["summary"].as_str().unwrap().contains("By cheap."));
 
     // Without a pick, the candidates in order: the first answers.
     let copy = Copy::new("demo.jsonl", demo::DEMO_SESSION);
@@ -647,13 +481,7 @@ fn a_picked_configured_candidate_is_the_only_one_asked() {
     }
     let (ch, _) = channel(|_| {});
     let err = err_json(compact(&app, pick(json!({"candidate": "nope"})), ch).unwrap_err());
-    assert_eq!(
-        err["message"],
-        "no configured summarizer \"nope\" (configured: #0 \"strong\", #1 \"cheap\")"
-    );
+    assert_eq!(err["message"], "no configured summarizer \"nope\" (configured: #0 \"strong\", #1 \"cheap\")");
     assert_eq!((strong.count(), cheap.count()), (calls, calls + 1));
-    assert!(
-        app.state::<WriteState>().take().is_ok(),
-        "the write slot is free again"
-    );
+    assert!(app.state::<WriteState>().take().is_ok(), "the write slot is free again");
 }

@@ -23,37 +23,32 @@ pub const POLL: Duration = Duration::from_millis(500);
 /// Starts watching the file of `open`, which is the session of `generation`.
 pub fn start<R: Runtime>(app: AppHandle<R>, open: &OpenSession, generation: u64) {
     let path: PathBuf = open.loaded.path.clone();
-    let spawned = std::thread::Builder::new()
-        .name("contextree-watch".into())
-        .spawn(move || loop {
-            std::thread::sleep(POLL);
-            let state = app.state::<AppState>();
-            if state.generation() != generation {
-                return;
-            }
-            // The open session carries the stamp its file had when it was read (by the open,
-            // a write's re-read or this watcher), so a write's own re-read is not read again.
-            let Ok(current) = state.session() else {
-                return;
-            };
-            if stamp(&path) == current.stamp {
-                continue;
-            }
-            // A file that vanished or cannot be read keeps the session shown; the next change
-            // is tried again.
-            let Ok(open) = current.reload() else {
-                continue;
-            };
-            let view = SessionView::new(&open);
-            if !state.replace_session(generation, Arc::new(open)) {
-                return;
-            }
-            let _ = app.emit(SESSION_CHANGED, view);
-        });
+    let spawned = std::thread::Builder::new().name("contextree-watch".into()).spawn(move || loop {
+        std::thread::sleep(POLL);
+        let state = app.state::<AppState>();
+        if state.generation() != generation {
+            return;
+        }
+        // The open session carries the stamp its file had when it was read (by the open,
+        // a write's re-read or this watcher), so a write's own re-read is not read again.
+        let Ok(current) = state.session() else {
+            return;
+        };
+        if stamp(&path) == current.stamp {
+            continue;
+        }
+        // A file that vanished or cannot be read keeps the session shown; the next change
+        // is tried again.
+        let Ok(open) = current.reload() else {
+            continue;
+        };
+        let view = SessionView::new(&open);
+        if !state.replace_session(generation, Arc::new(open)) {
+            return;
+        }
+        let _ = app.emit(SESSION_CHANGED, view);
+    });
     if let Err(err) = spawned {
-        eprintln!(
-            "contextree: cannot watch {}: {err}",
-            open.loaded.path.display()
-        );
+        eprintln!("contextree: cannot watch {}: {err}", open.loaded.path.display());
     }
 }

@@ -33,17 +33,12 @@ fn files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     out
 }
 
-pub async fn compaction_uses_the_agents_own_model_with_no_contextree_setup(
-    harness: &Harness,
-) -> anyhow::Result<()> {
+pub async fn compaction_uses_the_agents_own_model_with_no_contextree_setup(harness: &Harness) -> anyhow::Result<()> {
     let fake = FakeHome::new(harness, "agent-model")?;
     let provider = FakeProvider::start()?;
     let agent = fake.home.join(".pi/agent");
     std::fs::create_dir_all(&agent)?;
-    std::fs::write(
-        agent.join("settings.json"),
-        json!({"defaultProvider": "canaryprov", "defaultModel": "canary-model"}).to_string(),
-    )?;
+    std::fs::write(agent.join("settings.json"), json!({"defaultProvider": "canaryprov", "defaultModel": "canary-model"}).to_string())?;
     std::fs::write(
         agent.join("models.json"),
         json!({"providers": {"canaryprov": {
@@ -57,10 +52,7 @@ pub async fn compaction_uses_the_agents_own_model_with_no_contextree_setup(
     let config = fake.config.join("contextree/config.json");
     ensure!(!config.exists(), "a contextree config exists before the test");
 
-    let file = copy_fixture(
-        &harness.root.join("demo/demo-session.jsonl"),
-        &fake.home.join("work/session.jsonl"),
-    )?;
+    let file = copy_fixture(&harness.root.join("demo/demo-session.jsonl"), &fake.home.join("work/session.jsonl"))?;
     let before = std::fs::read(&file)?;
     let leaf = harness.expected.last().context("the demo has no entries")?.clone();
     let listing_before = files(&fake.home);
@@ -86,10 +78,7 @@ pub async fn compaction_uses_the_agents_own_model_with_no_contextree_setup(
             .await?;
         let label = source["label"].as_str().unwrap_or_default();
         ensure!(source["value"] == json!("configured"), "the form's source is {source}");
-        ensure!(
-            label.starts_with("pi's own: canaryprov/canary-model (key "),
-            "the default source is not pi's own model: {label:?}"
-        );
+        ensure!(label.starts_with("pi's own: canaryprov/canary-model (key "), "the default source is not pi's own model: {label:?}");
         ensure!(!label.contains(CANARY_PIECE), "the form shows the key: {label:?}");
 
         click(client, "write-next").await?;
@@ -110,13 +99,8 @@ pub async fn compaction_uses_the_agents_own_model_with_no_contextree_setup(
         wait_for_write(client, "done", 90).await?;
 
         // The page, whole, holds no part of the key.
-        let page = client
-            .execute("return document.documentElement.outerHTML;", vec![])
-            .await?;
-        ensure!(
-            !page.as_str().unwrap_or_default().contains(CANARY_PIECE),
-            "the page shows the key"
-        );
+        let page = client.execute("return document.documentElement.outerHTML;", vec![]).await?;
+        ensure!(!page.as_str().unwrap_or_default().contains(CANARY_PIECE), "the page shows the key");
         click(client, "write-close").await?;
         Ok(())
     })
@@ -135,11 +119,7 @@ pub async fn compaction_uses_the_agents_own_model_with_no_contextree_setup(
     let requests = provider.requests();
     ensure!(!requests.is_empty(), "the provider was not asked");
     for r in &requests {
-        let auth_line = r
-            .head
-            .lines()
-            .find(|l| l.to_ascii_lowercase().starts_with("authorization:"))
-            .unwrap_or_default();
+        let auth_line = r.head.lines().find(|l| l.to_ascii_lowercase().starts_with("authorization:")).unwrap_or_default();
         ensure!(
             auth_line.trim_end().eq_ignore_ascii_case(&format!("authorization: Bearer {CANARY}")),
             "authorization header {auth_line:?}"

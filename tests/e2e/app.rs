@@ -22,12 +22,7 @@ where
 
 /// `with_app` for an app started through `launcher` (the app binary, or a script that `exec`s
 /// it: the process under the driver must be the app binary).
-pub async fn with_app_in<F>(
-    harness: &Harness,
-    launcher: &Path,
-    args: &[String],
-    checks: F,
-) -> anyhow::Result<()>
+pub async fn with_app_in<F>(harness: &Harness, launcher: &Path, args: &[String], checks: F) -> anyhow::Result<()>
 where
     F: AsyncFnOnce(&Client) -> anyhow::Result<()>,
 {
@@ -45,10 +40,7 @@ where
     // Remember the app's processes while the session is alive, to wait for them after quit.
     let app_pids = harness.driver.descendants_running(&harness.app);
     let res = checks(&client).await;
-    client
-        .close()
-        .await
-        .context("closing the WebDriver session")?;
+    client.close().await.context("closing the WebDriver session")?;
     driver::wait_for_exit(&app_pids, Duration::from_secs(15))?;
     res
 }
@@ -59,9 +51,7 @@ async fn start_session(harness: &Harness, launcher: &Path, args: &[String]) -> a
         "browserName": "wry",
         "tauri:options": { "application": launcher, "args": args },
     });
-    let Value::Object(capabilities) = capabilities else {
-        unreachable!()
-    };
+    let Value::Object(capabilities) = capabilities else { unreachable!() };
     // An app that dies while starting (no display, GTK failing) leaves the driver waiting
     // forever: give the session a deadline instead.
     let url = harness.driver.url();
@@ -69,18 +59,8 @@ async fn start_session(harness: &Harness, launcher: &Path, args: &[String]) -> a
     let connect = builder.capabilities(capabilities).connect(&url);
     tokio::time::timeout(Duration::from_secs(90), connect)
         .await
-        .with_context(|| {
-            format!(
-                "no WebDriver session after 90 s (did the app start?); see {}",
-                harness.driver.log().display()
-            )
-        })?
-        .with_context(|| {
-            format!(
-                "WebDriver session failed; see {}",
-                harness.driver.log().display()
-            )
-        })
+        .with_context(|| format!("no WebDriver session after 90 s (did the app start?); see {}", harness.driver.log().display()))?
+        .with_context(|| format!("WebDriver session failed; see {}", harness.driver.log().display()))
 }
 
 /// Whether the driver's log, past `start`, tells of an app that could not initialize GTK.
@@ -102,18 +82,11 @@ pub fn app_binary() -> anyhow::Result<PathBuf> {
         Some(path) => PathBuf::from(path),
         None => {
             let exe = std::env::current_exe()?;
-            let profile_dir = exe
-                .parent()
-                .and_then(Path::parent)
-                .context("test binary is not in <target>/<profile>/deps")?;
+            let profile_dir = exe.parent().and_then(Path::parent).context("test binary is not in <target>/<profile>/deps")?;
             profile_dir.join("contextree-app")
         }
     };
-    ensure!(
-        path.is_file(),
-        "app binary `{}` not found: run `cargo build --workspace --all-targets` first",
-        path.display()
-    );
+    ensure!(path.is_file(), "app binary `{}` not found: run `cargo build --workspace --all-targets` first", path.display());
     Ok(std::fs::canonicalize(path)?)
 }
 
@@ -124,8 +97,7 @@ pub fn entry_ids(jsonl: &str) -> anyhow::Result<Vec<String>> {
         if line.trim().is_empty() {
             continue;
         }
-        let value: Value = serde_json::from_str(line)
-            .with_context(|| format!("demo session line {} is not JSON", idx + 1))?;
+        let value: Value = serde_json::from_str(line).with_context(|| format!("demo session line {} is not JSON", idx + 1))?;
         if value["type"] == "session" {
             continue;
         }
@@ -141,12 +113,7 @@ pub async fn wait_until_ready(client: &Client) -> anyhow::Result<()> {
     let timeout = Duration::from_secs(30);
     let deadline = Instant::now() + timeout;
     loop {
-        let state = client
-            .execute(
-                "return document.body ? document.body.dataset.state : null;",
-                vec![],
-            )
-            .await?;
+        let state = client.execute("return document.body ? document.body.dataset.state : null;", vec![]).await?;
         match state.as_str() {
             Some("ready") => return Ok(()),
             Some("error") => {
@@ -163,12 +130,7 @@ pub async fn wait_until_ready(client: &Client) -> anyhow::Result<()> {
 /// redraws on the next animation frame, recycling its row nodes, so an element found before
 /// that may show another row by the time it is clicked. Returns what the window shows.
 pub async fn scroll_tree(client: &Client, top: f64) -> anyhow::Result<Value> {
-    client
-        .execute(
-            "document.getElementById('tree').scrollTop = arguments[0];",
-            vec![json!(top)],
-        )
-        .await?;
+    client.execute("document.getElementById('tree').scrollTop = arguments[0];", vec![json!(top)]).await?;
     for _ in 0..100 {
         tokio::time::sleep(Duration::from_millis(30)).await;
         let page = client
@@ -195,12 +157,7 @@ pub async fn scroll_tree(client: &Client, top: f64) -> anyhow::Result<Value> {
 
 /// Scrolls the tree so that row `index` is in the middle of the viewport.
 pub async fn scroll_tree_to_row(client: &Client, index: usize) -> anyhow::Result<()> {
-    let height = client
-        .execute(
-            "return document.getElementById('tree').clientHeight;",
-            vec![],
-        )
-        .await?;
+    let height = client.execute("return document.getElementById('tree').clientHeight;", vec![]).await?;
     let top = (index as f64 * 24.0 - height.as_f64().unwrap_or(0.0) / 2.0).max(0.0);
     scroll_tree(client, top).await.map(drop)
 }
@@ -252,12 +209,8 @@ pub async fn wait_for(client: &Client, what: &str, script: &str) -> anyhow::Resu
 
 /// Waits until the tree and context on screen are for `leaf` and no request is running.
 pub async fn wait_for_leaf(client: &Client, leaf: &str) -> anyhow::Result<()> {
-    wait_for(
-        client,
-        &format!("leaf {leaf}"),
-        &format!("return document.body.dataset.leaf === {leaf:?} && !document.body.dataset.busy;"),
-    )
-    .await
+    wait_for(client, &format!("leaf {leaf}"), &format!("return document.body.dataset.leaf === {leaf:?} && !document.body.dataset.busy;"))
+        .await
 }
 
 /// Waits until the rows on screen have their previews.
@@ -272,17 +225,12 @@ pub async fn wait_for_previews(client: &Client) -> anyhow::Result<()> {
 }
 
 /// The element matching `css`, once it exists (10 s).
-pub async fn wait_for_element(
-    client: &Client,
-    css: &str,
-) -> anyhow::Result<fantoccini::elements::Element> {
+pub async fn wait_for_element(client: &Client, css: &str) -> anyhow::Result<fantoccini::elements::Element> {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         match client.find(Locator::Css(css)).await {
             Ok(el) => return Ok(el),
-            Err(_) if Instant::now() < deadline => {
-                tokio::time::sleep(Duration::from_millis(100)).await
-            }
+            Err(_) if Instant::now() < deadline => tokio::time::sleep(Duration::from_millis(100)).await,
             Err(err) => return Err(err).with_context(|| format!("no element `{css}`")),
         }
     }
@@ -290,9 +238,7 @@ pub async fn wait_for_element(
 
 /// A key press through WebDriver actions, to whatever has the focus.
 pub async fn press_key(client: &Client, value: char) -> anyhow::Result<()> {
-    let actions = KeyActions::new("keyboard".into())
-        .then(KeyAction::Down { value })
-        .then(KeyAction::Up { value });
+    let actions = KeyActions::new("keyboard".into()).then(KeyAction::Down { value }).then(KeyAction::Up { value });
     client.perform_actions(actions).await.context("key press")?;
     Ok(())
 }
@@ -322,13 +268,7 @@ pub fn shown(harness: &Harness, path: &Path) -> String {
 }
 
 pub async fn text_content(client: &Client, id: &str) -> anyhow::Result<String> {
-    let text = client
-        .execute(
-            "const el = document.getElementById(arguments[0]); return el ? el.textContent : null;",
-            vec![json!(id)],
-        )
-        .await?;
-    text.as_str()
-        .map(str::to_owned)
-        .with_context(|| format!("no element `#{id}`"))
+    let text =
+        client.execute("const el = document.getElementById(arguments[0]); return el ? el.textContent : null;", vec![json!(id)]).await?;
+    text.as_str().map(str::to_owned).with_context(|| format!("no element `#{id}`"))
 }

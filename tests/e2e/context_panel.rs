@@ -10,27 +10,11 @@ use serde_json::{json, Value};
 use crate::steps::cli_json;
 use crate::{text_content, wait_for, wait_for_leaf, wait_until_ready, with_app, Harness};
 
-pub async fn the_context_panel_counts_shows_all_and_copies(
-    harness: &Harness,
-) -> anyhow::Result<()> {
+pub async fn the_context_panel_counts_shows_all_and_copies(harness: &Harness) -> anyhow::Result<()> {
     let demo = harness.root.join("demo/demo-session.jsonl");
     let leaf = harness.expected.last().unwrap().clone();
-    let doc = cli_json(
-        harness,
-        "context",
-        &demo,
-        &[
-            "--leaf",
-            &leaf,
-            "--prompts",
-            "own",
-            "--tokenizer",
-            "o200k_base",
-        ],
-    )?;
-    let count = doc["tokenizer"]["llmTokens"]
-        .as_u64()
-        .context("no tokenizer count")?;
+    let doc = cli_json(harness, "context", &demo, &["--leaf", &leaf, "--prompts", "own", "--tokenizer", "o200k_base"])?;
+    let count = doc["tokenizer"]["llmTokens"].as_u64().context("no tokenizer count")?;
     let messages = doc["messageCount"].as_u64().context("no messageCount")?;
 
     with_app(harness, &[], async |client| {
@@ -38,12 +22,7 @@ pub async fn the_context_panel_counts_shows_all_and_copies(
         wait_for_leaf(client, &leaf).await?;
 
         // Counts: computed after the panel shows (a small context), total and per message.
-        wait_for(
-            client,
-            "tokenizer counts",
-            "return document.getElementById('context').dataset.counts === 'done';",
-        )
-        .await?;
+        wait_for(client, "tokenizer counts", "return document.getElementById('context').dataset.counts === 'done';").await?;
         let line = text_content(client, "context-count").await?;
         let shown: u64 = line
             .strip_prefix("o200k: ")
@@ -71,12 +50,7 @@ pub async fn the_context_panel_counts_shows_all_and_copies(
             )
             .await?;
         let cut = cut.as_u64().context("the demo's context has no cut message")?;
-        client
-            .find(Locator::Css("#context .show-all"))
-            .await?
-            .click()
-            .await
-            .context("clicking show all")?;
+        client.find(Locator::Css("#context .show-all")).await?.click().await.context("clicking show all")?;
         wait_for(
             client,
             "the whole text",
@@ -91,25 +65,16 @@ pub async fn the_context_panel_counts_shows_all_and_copies(
         // Copy: what went to the clipboard is the whole export (the status counts its
         // characters), with one section per message / every message.
         for (format, button) in [("markdown", ".copy-markdown"), ("json", ".copy-json")] {
-            client
-                .find(Locator::Css(&format!("#context {button}")))
-                .await?
-                .click()
-                .await
-                .with_context(|| format!("clicking {button}"))?;
+            client.find(Locator::Css(&format!("#context {button}"))).await?.click().await.with_context(|| format!("clicking {button}"))?;
             wait_for(
                 client,
                 &format!("copied {format}"),
                 &format!("return document.getElementById('context').dataset.copied === {format:?};"),
             )
             .await?;
-            let status = client
-                .execute("return document.querySelector('#context .context-status').textContent;", vec![])
-                .await?;
+            let status = client.execute("return document.querySelector('#context .context-status').textContent;", vec![]).await?;
             let text = export(client, &leaf, format).await?;
-            let length = client
-                .execute("return arguments[0].length.toLocaleString('en-US');", vec![json!(text)])
-                .await?;
+            let length = client.execute("return arguments[0].length.toLocaleString('en-US');", vec![json!(text)]).await?;
             ensure!(
                 status.as_str().is_some_and(|s| s.contains(&format!("({} characters)", length.as_str().unwrap_or("?")))),
                 "status `{status}` does not count the {format} export's {length} characters"
@@ -119,10 +84,7 @@ pub async fn the_context_panel_counts_shows_all_and_copies(
                 ensure!(sections == messages, "{sections} sections for {messages} messages");
             } else {
                 let doc: Value = serde_json::from_str(&text)?;
-                ensure!(
-                    doc["messages"].as_array().map(Vec::len) == Some(messages as usize),
-                    "the JSON export has not {messages} messages"
-                );
+                ensure!(doc["messages"].as_array().map(Vec::len) == Some(messages as usize), "the JSON export has not {messages} messages");
                 ensure!(doc["llmTokens"] == json!(doc_llm_tokens(&text)?), "llmTokens");
             }
         }
@@ -141,20 +103,13 @@ async fn export(client: &Client, leaf: &str, format: &str) -> anyhow::Result<Str
             vec![json!(leaf), json!(format)],
         )
         .await?;
-    text.as_str()
-        .map(str::to_owned)
-        .with_context(|| format!("export_context failed: {text}"))
+    text.as_str().map(str::to_owned).with_context(|| format!("export_context failed: {text}"))
 }
 
 /// The sum of the exported messages' `llmTokens` (what `llmTokens` of the export must be).
 fn doc_llm_tokens(text: &str) -> anyhow::Result<u64> {
     let doc: Value = serde_json::from_str(text)?;
-    Ok(doc["messages"]
-        .as_array()
-        .context("no messages")?
-        .iter()
-        .filter_map(|m| m["llmTokens"].as_u64())
-        .sum())
+    Ok(doc["messages"].as_array().context("no messages")?.iter().filter_map(|m| m["llmTokens"].as_u64()).sum())
 }
 
 /// `## ` headings outside fenced blocks: a fence is a line of three or more backticks, closed by
@@ -229,16 +184,16 @@ pub async fn the_usage_dialog_shows_what_contextree_usage_sums(harness: &Harness
         client.execute("document.getElementById('show-usage').click();", vec![]).await?;
         wait_for(client, "the usage dialog", "return !!document.getElementById('usage-table');").await?;
         let first = client
-            .execute(
-                "const r = document.querySelectorAll('#usage-table tr')[1]; return Array.from(r.cells, (c) => c.textContent);",
-                vec![],
-            )
+            .execute("const r = document.querySelectorAll('#usage-table tr')[1]; return Array.from(r.cells, (c) => c.textContent);", vec![])
             .await?;
         ensure!(first[0] == json!("session"), "first row {first}");
         ensure!(first[1].as_str().map(|s| s.replace(',', "")) == Some(records.to_string()), "records {first}, CLI {records}");
         ensure!(first[6] == json!(cost), "cost {first}, CLI {cost}");
         let chart = client
-            .execute("const c = document.getElementById('usage-chart'); return [Number(c.dataset.points), Number(c.dataset.marks)];", vec![])
+            .execute(
+                "const c = document.getElementById('usage-chart'); return [Number(c.dataset.points), Number(c.dataset.marks)];",
+                vec![],
+            )
             .await?;
         ensure!(chart == json!([replies, compactions]), "chart {chart}, CLI {replies} replies, {compactions} compactions");
         crate::screenshot(harness, client, "usage.png").await?;

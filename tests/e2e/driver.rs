@@ -36,12 +36,7 @@ impl TauriDriver {
         }
         let out = File::create(log).with_context(|| format!("creating {}", log.display()))?;
         let child = Command::new(tauri_driver_path())
-            .args([
-                "--port",
-                &PORT.to_string(),
-                "--native-port",
-                &NATIVE_PORT.to_string(),
-            ])
+            .args(["--port", &PORT.to_string(), "--native-port", &NATIVE_PORT.to_string()])
             .args(["--native-driver", NATIVE_DRIVER])
             .env("HOME", home)
             .env_remove("XDG_CONFIG_HOME")
@@ -50,10 +45,7 @@ impl TauriDriver {
             .stderr(out)
             .spawn()
             .context("starting tauri-driver (scripts/install-deps.sh installs it)")?;
-        let mut driver = Self {
-            child: Some(child),
-            log: log.to_owned(),
-        };
+        let mut driver = Self { child: Some(child), log: log.to_owned() };
         driver.wait_for_port(Duration::from_secs(20))?;
         Ok(driver)
     }
@@ -79,10 +71,7 @@ impl TauriDriver {
                 bail!("tauri-driver exited ({status}); see {}", self.log.display());
             }
             if Instant::now() > deadline {
-                bail!(
-                    "tauri-driver not listening after {timeout:?}; see {}",
-                    self.log.display()
-                );
+                bail!("tauri-driver not listening after {timeout:?}; see {}", self.log.display());
             }
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -93,10 +82,7 @@ impl TauriDriver {
         let Some(child) = &self.child else {
             return Vec::new();
         };
-        descendants(child.id())
-            .into_iter()
-            .filter(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|p| p == exe))
-            .collect()
+        descendants(child.id()).into_iter().filter(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|p| p == exe)).collect()
     }
 
     /// Sends SIGTERM and waits for the driver to exit (SIGKILL after 10 s).
@@ -112,10 +98,7 @@ impl TauriDriver {
             return Ok(());
         }
         // std only sends SIGKILL, which would orphan WebKitWebDriver; `kill` needs no unsafe.
-        Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status()
-            .context("running kill -TERM")?;
+        Command::new("kill").args(["-TERM", &child.id().to_string()]).status().context("running kill -TERM")?;
         let deadline = Instant::now() + Duration::from_secs(10);
         while child.try_wait()?.is_none() {
             if Instant::now() > deadline {
@@ -141,11 +124,7 @@ impl Drop for TauriDriver {
 pub fn wait_for_exit(pids: &[u32], timeout: Duration) -> anyhow::Result<()> {
     let deadline = Instant::now() + timeout;
     loop {
-        let running: Vec<u32> = pids
-            .iter()
-            .copied()
-            .filter(|&pid| is_running(pid))
-            .collect();
+        let running: Vec<u32> = pids.iter().copied().filter(|&pid| is_running(pid)).collect();
         if running.is_empty() {
             return Ok(());
         }
@@ -209,8 +188,6 @@ fn is_running(pid: u32) -> bool {
     let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
         return false;
     };
-    let state = stat
-        .rfind(')')
-        .and_then(|end| stat[end + 1..].trim_start().chars().next());
+    let state = stat.rfind(')').and_then(|end| stat[end + 1..].trim_start().chars().next());
     !matches!(state, None | Some('Z' | 'X'))
 }

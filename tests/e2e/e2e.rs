@@ -86,10 +86,7 @@ fn main() -> ExitCode {
         println!("e2e: skipped: set CONTEXTREE_E2E=1 and run under xvfb-run (see scripts/test.sh)");
         return ExitCode::SUCCESS;
     }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("tokio runtime");
     match runtime.block_on(run_all()) {
         Ok((n_passed, n_failed)) => {
             println!("e2e: {n_passed} passed, {n_failed} failed");
@@ -118,66 +115,35 @@ pub struct Harness {
 
 /// Runs every case against one driver; `Err` only when the harness cannot start.
 async fn run_all() -> anyhow::Result<(usize, usize)> {
-    ensure!(
-        std::env::var_os("DISPLAY").is_some(),
-        "no DISPLAY: run under `xvfb-run -a -s '-screen 0 1280x800x24'`"
-    );
+    ensure!(std::env::var_os("DISPLAY").is_some(), "no DISPLAY: run under `xvfb-run -a -s '-screen 0 1280x800x24'`");
     let root = repo_root();
-    let demo = std::fs::read_to_string(root.join("demo/demo-session.jsonl"))
-        .context("cannot read demo/demo-session.jsonl")?;
+    let demo = std::fs::read_to_string(root.join("demo/demo-session.jsonl")).context("cannot read demo/demo-session.jsonl")?;
     let expected = entry_ids(&demo)?;
     ensure!(!expected.is_empty(), "the demo session has no entries");
     let app = app_binary()?;
     let scratch = app.parent().unwrap().join("e2e");
     std::fs::create_dir_all(&scratch)?;
     let driver = TauriDriver::start(&scratch.join("tauri-driver.log"), &scratch)?;
-    let harness = Harness {
-        root,
-        app,
-        scratch,
-        expected,
-        driver,
-    };
+    let harness = Harness { root, app, scratch, expected, driver };
 
     let mut n_passed = 0;
     let mut n_failed = 0;
     for (name, res) in [
-        (
-            "demo_session_opens_without_arguments",
-            main_screen::demo_session_opens_without_arguments(&harness).await,
-        ),
-        (
-            "session_named_on_the_command_line_opens",
-            main_screen::session_named_on_the_command_line_opens(&harness).await,
-        ),
+        ("demo_session_opens_without_arguments", main_screen::demo_session_opens_without_arguments(&harness).await),
+        ("session_named_on_the_command_line_opens", main_screen::session_named_on_the_command_line_opens(&harness).await),
         (
             "a_leaf_on_another_branch_recomputes_tree_and_context",
             main_screen::a_leaf_on_another_branch_recomputes_tree_and_context(&harness).await,
         ),
-        (
-            "html_in_session_text_stays_text",
-            main_screen::html_in_session_text_stays_text(&harness).await,
-        ),
-        (
-            "the_branch_map_selects_the_row_it_is_clicked_at",
-            main_screen::the_branch_map_selects_the_row_it_is_clicked_at(&harness).await,
-        ),
-        (
-            "search_and_filters_narrow_the_tree",
-            main_screen::search_and_filters_narrow_the_tree(&harness).await,
-        ),
+        ("html_in_session_text_stays_text", main_screen::html_in_session_text_stays_text(&harness).await),
+        ("the_branch_map_selects_the_row_it_is_clicked_at", main_screen::the_branch_map_selects_the_row_it_is_clicked_at(&harness).await),
+        ("search_and_filters_narrow_the_tree", main_screen::search_and_filters_narrow_the_tree(&harness).await),
         (
             "an_appended_entry_appears_live_and_the_selection_stays",
             main_screen::an_appended_entry_appears_live_and_the_selection_stays(&harness).await,
         ),
-        (
-            "c_previews_a_compaction_as_the_cli_plans_it",
-            main_screen::c_previews_a_compaction_as_the_cli_plans_it(&harness).await,
-        ),
-        (
-            "the_context_panel_counts_shows_all_and_copies",
-            context_panel::the_context_panel_counts_shows_all_and_copies(&harness).await,
-        ),
+        ("c_previews_a_compaction_as_the_cli_plans_it", main_screen::c_previews_a_compaction_as_the_cli_plans_it(&harness).await),
+        ("the_context_panel_counts_shows_all_and_copies", context_panel::the_context_panel_counts_shows_all_and_copies(&harness).await),
         (
             "a_compaction_flags_the_requests_its_summary_may_have_lost",
             context_panel::a_compaction_flags_the_requests_its_summary_may_have_lost(&harness).await,
@@ -198,10 +164,7 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
             "settings_switch_the_theme_to_dark_and_keep_the_providers",
             library::settings_switch_the_theme_to_dark_and_keep_the_providers(&harness).await,
         ),
-        (
-            "a_file_that_is_not_a_session_shows_its_problems",
-            library::a_file_that_is_not_a_session_shows_its_problems(&harness).await,
-        ),
+        ("a_file_that_is_not_a_session_shows_its_problems", library::a_file_that_is_not_a_session_shows_its_problems(&harness).await),
         (
             "compaction_runs_against_a_fake_provider_and_shows_the_diff",
             writes::compaction_runs_against_a_fake_provider_and_shows_the_diff(&harness).await,
@@ -214,18 +177,9 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
             "a_prune_refused_for_a_held_file_says_so_and_writes_nothing",
             writes::a_prune_refused_for_a_held_file_says_so_and_writes_nothing(&harness).await,
         ),
-        (
-            "navigate_with_a_summary_appends_a_branch_summary",
-            writes::navigate_with_a_summary_appends_a_branch_summary(&harness).await,
-        ),
-        (
-            "a_cancelled_or_outdated_summary_writes_nothing",
-            writes::a_cancelled_or_outdated_summary_writes_nothing(&harness).await,
-        ),
-        (
-            "a_summary_is_edited_then_the_compaction_undone",
-            writes::a_summary_is_edited_then_the_compaction_undone(&harness).await,
-        ),
+        ("navigate_with_a_summary_appends_a_branch_summary", writes::navigate_with_a_summary_appends_a_branch_summary(&harness).await),
+        ("a_cancelled_or_outdated_summary_writes_nothing", writes::a_cancelled_or_outdated_summary_writes_nothing(&harness).await),
+        ("a_summary_is_edited_then_the_compaction_undone", writes::a_summary_is_edited_then_the_compaction_undone(&harness).await),
         (
             "compaction_uses_the_agents_own_model_with_no_contextree_setup",
             agent_model::compaction_uses_the_agents_own_model_with_no_contextree_setup(&harness).await,

@@ -45,24 +45,12 @@ impl FakeHome {
             use std::os::unix::fs::PermissionsExt as _;
             std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755))?;
         }
-        Ok(Self {
-            home,
-            config,
-            launcher,
-        })
+        Ok(Self { home, config, launcher })
     }
 
     /// Writes `fixture` as a session of `project` (its header's cwd) under `root`, last
     /// modified `age` ago.
-    pub fn session(
-        &self,
-        root: &str,
-        folder: &str,
-        project: &Path,
-        fixture: &Path,
-        name: &str,
-        age: Duration,
-    ) -> anyhow::Result<PathBuf> {
+    pub fn session(&self, root: &str, folder: &str, project: &Path, fixture: &Path, name: &str, age: Duration) -> anyhow::Result<PathBuf> {
         let text = std::fs::read_to_string(fixture)?;
         let (header, rest) = text.split_once('\n').context("fixture has one line")?;
         let mut header: Value = serde_json::from_str(header)?;

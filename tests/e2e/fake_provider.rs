@@ -10,14 +10,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 /// What the fake provider streams, piece by piece, for every request.
-pub const SUMMARY_PIECES: [&str; 6] = [
-    "## Goal\n",
-    "Fake provider summary ",
-    "for the contextree ",
-    "end-to-end test.\n",
-    "## Progress\n",
-    "- streamed slowly\n",
-];
+pub const SUMMARY_PIECES: [&str; 6] =
+    ["## Goal\n", "Fake provider summary ", "for the contextree ", "end-to-end test.\n", "## Progress\n", "- streamed slowly\n"];
 /// The pause between two pieces: long enough to see the text arrive.
 pub const PIECE_DELAY: Duration = Duration::from_millis(350);
 /// ... and long enough to press Cancel before the end.
@@ -69,11 +63,7 @@ impl FakeProvider {
 }
 
 /// Reads one request and streams [`SUMMARY_PIECES`] back as SSE in chunked encoding.
-fn answer(
-    mut stream: std::net::TcpStream,
-    seen: &Mutex<Vec<Request>>,
-    delay: Duration,
-) -> std::io::Result<()> {
+fn answer(mut stream: std::net::TcpStream, seen: &Mutex<Vec<Request>>, delay: Duration) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(30)))?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut length = 0;
@@ -90,13 +80,8 @@ fn answer(
     }
     let mut body = vec![0; length];
     reader.read_exact(&mut body)?;
-    seen.lock().unwrap().push(Request {
-        head,
-        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
-    });
-    stream.write_all(
-        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
-    )?;
+    seen.lock().unwrap().push(Request { head, body: serde_json::from_slice(&body).unwrap_or(Value::Null) });
+    stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n")?;
     let chunk = |stream: &mut std::net::TcpStream, data: &str| {
         stream.write_all(format!("{:x}\r\n{data}\r\n", data.len()).as_bytes())?;
         stream.flush()

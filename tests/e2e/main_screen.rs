@@ -55,10 +55,7 @@ pub async fn session_named_on_the_command_line_opens(harness: &Harness) -> anyho
     with_app(harness, &args, async |client| {
         wait_until_ready(client).await?;
         let file = text_content(client, "session-file").await?;
-        ensure!(
-            file == "named-on-command-line.jsonl",
-            "title bar shows `{file}`"
-        );
+        ensure!(file == "named-on-command-line.jsonl", "title bar shows `{file}`");
         show_metadata(client).await?;
         check_all_entries_are_rows(client, &harness.expected).await
     })
@@ -71,9 +68,7 @@ pub const OTHER_LEAF: &str = "6df8d54a";
 
 /// Click a leaf on another branch and press Enter: the tree's states and the context follow
 /// it, and the context matches the CLI's; `g` goes back to the file's leaf.
-pub async fn a_leaf_on_another_branch_recomputes_tree_and_context(
-    harness: &Harness,
-) -> anyhow::Result<()> {
+pub async fn a_leaf_on_another_branch_recomputes_tree_and_context(harness: &Harness) -> anyhow::Result<()> {
     with_app(harness, &[], async |client| {
         wait_until_ready(client).await?;
         let file_leaf = harness.expected.last().unwrap();
@@ -86,10 +81,7 @@ pub async fn a_leaf_on_another_branch_recomputes_tree_and_context(
 
         // Bring the row on screen (the tree is virtualized), click it, press Enter.
         let rows = all_row_ids(client).await?;
-        let index = rows
-            .iter()
-            .position(|id| id == OTHER_LEAF)
-            .context("no tree row for the other leaf")?;
+        let index = rows.iter().position(|id| id == OTHER_LEAF).context("no tree row for the other leaf")?;
         scroll_tree_to_row(client, index).await?;
         let selector = format!("#tree-rows .row[data-entry-id='{OTHER_LEAF}']");
         let row = wait_for_element(client, &selector).await?;
@@ -108,27 +100,12 @@ pub async fn a_leaf_on_another_branch_recomputes_tree_and_context(
 
         let after = row_states(client).await?;
         ensure!(before != after, "the states did not change with the leaf");
-        let marked = client
-            .execute(
-                "return document.querySelector('#tree-rows .row.leaf')?.dataset.entryId ?? null;",
-                vec![],
-            )
-            .await?;
+        let marked = client.execute("return document.querySelector('#tree-rows .row.leaf')?.dataset.entryId ?? null;", vec![]).await?;
         ensure!(marked == json!(OTHER_LEAF), "leaf marker on {marked}");
         let demo = harness.root.join("demo/demo-session.jsonl");
         check_context_matches_cli(harness, client, &demo, OTHER_LEAF).await?;
-        let wrapper = client
-            .execute(
-                "return document.querySelector('#context .wrapper')?.textContent ?? '';",
-                vec![],
-            )
-            .await?;
-        ensure!(
-            wrapper
-                .as_str()
-                .is_some_and(|w| w.starts_with("wrapper text: ")),
-            "no wrapper-text line: {wrapper}"
-        );
+        let wrapper = client.execute("return document.querySelector('#context .wrapper')?.textContent ?? '';", vec![]).await?;
+        ensure!(wrapper.as_str().is_some_and(|w| w.starts_with("wrapper text: ")), "no wrapper-text line: {wrapper}");
         wait_for_previews(client).await?;
         screenshot(harness, client, "another-leaf.png").await?;
         // Mark this leaf for a side-by-side comparison.
@@ -142,28 +119,12 @@ pub async fn a_leaf_on_another_branch_recomputes_tree_and_context(
         scroll_tree_to_row(client, index).await?;
         let row = wait_for_element(client, &selector).await?;
         let mouse = MouseActions::new("mouse".into())
-            .then(PointerAction::MoveToElement {
-                element: row,
-                duration: None,
-                x: 0.0,
-                y: 0.0,
-            })
-            .then(PointerAction::Down {
-                button: MOUSE_BUTTON_LEFT,
-            })
-            .then(PointerAction::Up {
-                button: MOUSE_BUTTON_LEFT,
-            })
-            .then(PointerAction::Down {
-                button: MOUSE_BUTTON_LEFT,
-            })
-            .then(PointerAction::Up {
-                button: MOUSE_BUTTON_LEFT,
-            });
-        client
-            .perform_actions(mouse)
-            .await
-            .context("double-click")?;
+            .then(PointerAction::MoveToElement { element: row, duration: None, x: 0.0, y: 0.0 })
+            .then(PointerAction::Down { button: MOUSE_BUTTON_LEFT })
+            .then(PointerAction::Up { button: MOUSE_BUTTON_LEFT })
+            .then(PointerAction::Down { button: MOUSE_BUTTON_LEFT })
+            .then(PointerAction::Up { button: MOUSE_BUTTON_LEFT });
+        client.perform_actions(mouse).await.context("double-click")?;
         wait_for_leaf(client, OTHER_LEAF).await
     })
     .await
@@ -203,17 +164,10 @@ pub async fn html_in_session_text_stays_text(harness: &Harness) -> anyhow::Resul
             ),
         )
         .await?;
-        for (id, what) in [
-            ("tree-rows", "tree"),
-            ("context", "context panel"),
-            ("entry", "entry panel"),
-        ] {
+        for (id, what) in [("tree-rows", "tree"), ("context", "context panel"), ("entry", "entry panel")] {
             let text = text_content(client, id).await?;
             for payload in XSS {
-                ensure!(
-                    text.contains(payload),
-                    "the {what} does not show `{payload}` as text"
-                );
+                ensure!(text.contains(payload), "the {what} does not show `{payload}` as text");
             }
         }
         // The custom entry's raw line in the entry panel.
@@ -236,16 +190,10 @@ pub async fn html_in_session_text_stays_text(harness: &Harness) -> anyhow::Resul
                 vec![],
             )
             .await?;
-        ensure!(
-            created["img"] == json!(0),
-            "an <img> element was created: {created}"
-        );
+        ensure!(created["img"] == json!(0), "an <img> element was created: {created}");
         let scripts = created["scripts"].as_array().context("scripts")?;
         ensure!(
-            scripts.len() == 1
-                && scripts[0]
-                    .as_str()
-                    .is_some_and(|s| s.ends_with("/src/main.js")),
+            scripts.len() == 1 && scripts[0].as_str().is_some_and(|s| s.ends_with("/src/main.js")),
             "unexpected <script> elements: {created}"
         );
         // The branch exported as a page: the session's markup stays text, no script at all.
@@ -265,20 +213,10 @@ pub async fn html_in_session_text_stays_text(harness: &Harness) -> anyhow::Resul
 }
 
 /// The default filter hides metadata rows (model, thinking level, label, session info changes).
-pub async fn check_metadata_hidden_by_default(
-    client: &Client,
-    expected: &[String],
-) -> anyhow::Result<()> {
-    let count = client
-        .execute(
-            "return Number(document.getElementById('tree').dataset.rowCount ?? -1);",
-            vec![],
-        )
-        .await?;
+pub async fn check_metadata_hidden_by_default(client: &Client, expected: &[String]) -> anyhow::Result<()> {
+    let count = client.execute("return Number(document.getElementById('tree').dataset.rowCount ?? -1);", vec![]).await?;
     ensure!(
-        count
-            .as_u64()
-            .is_some_and(|n| n > 0 && (n as usize) < expected.len()),
+        count.as_u64().is_some_and(|n| n > 0 && (n as usize) < expected.len()),
         "{count} rows shown for {} entries with metadata hidden",
         expected.len()
     );
@@ -287,12 +225,7 @@ pub async fn check_metadata_hidden_by_default(
 
 /// Ticks the tree's `metadata` box: every entry becomes a row.
 pub async fn show_metadata(client: &Client) -> anyhow::Result<()> {
-    client
-        .find(Locator::Id("tree-metadata"))
-        .await?
-        .click()
-        .await
-        .context("clicking the metadata box")?;
+    client.find(Locator::Id("tree-metadata")).await?.click().await.context("clicking the metadata box")?;
     wait_for(
         client,
         "metadata rows shown",
@@ -300,9 +233,7 @@ pub async fn show_metadata(client: &Client) -> anyhow::Result<()> {
     )
     .await?;
     // Back to the tree, where the keys go.
-    client
-        .execute("document.getElementById('tree').focus();", vec![])
-        .await?;
+    client.execute("document.getElementById('tree').focus();", vec![]).await?;
     Ok(())
 }
 
@@ -316,10 +247,7 @@ pub async fn check_budget_bar(client: &Client) -> anyhow::Result<()> {
     )
     .await?;
     let input = client.find(Locator::Id("budget-window")).await?;
-    input
-        .send_keys("1000\u{E007}")
-        .await
-        .context("typing a window")?;
+    input.send_keys("1000\u{E007}").await.context("typing a window")?;
     let shown = || async {
         client
             .execute(
@@ -347,13 +275,8 @@ pub async fn check_budget_bar(client: &Client) -> anyhow::Result<()> {
     .await?;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let now = shown().await?;
-    ensure!(
-        now[1].as_str().is_some_and(|s| s.starts_with("window of ")),
-        "the bar went back to {now}"
-    );
-    client
-        .execute("document.getElementById('budget-window').blur(); document.getElementById('tree').focus();", vec![])
-        .await?;
+    ensure!(now[1].as_str().is_some_and(|s| s.starts_with("window of ")), "the bar went back to {now}");
+    client.execute("document.getElementById('budget-window').blur(); document.getElementById('tree').focus();", vec![]).await?;
     Ok(())
 }
 
@@ -454,9 +377,7 @@ pub async fn search_and_filters_narrow_the_tree(harness: &Harness) -> anyhow::Re
 
 /// An agent appends to the open file: within 3 s the new entry is a row (and the file's new
 /// leaf), and the selected row stays selected.
-pub async fn an_appended_entry_appears_live_and_the_selection_stays(
-    harness: &Harness,
-) -> anyhow::Result<()> {
+pub async fn an_appended_entry_appears_live_and_the_selection_stays(harness: &Harness) -> anyhow::Result<()> {
     let session = harness.scratch.join("live-reload.jsonl");
     std::fs::copy(harness.root.join("demo/demo-session.jsonl"), &session)?;
     let args = [session.display().to_string()];
@@ -518,43 +439,19 @@ pub async fn an_appended_entry_appears_live_and_the_selection_stays(
 
 /// Every entry of the file is a tree row, once, and the first row is the first entry.
 pub async fn check_all_entries_are_rows(client: &Client, expected: &[String]) -> anyhow::Result<()> {
-    let count = client
-        .execute(
-            "return document.getElementById('tree').dataset.rowCount ?? null;",
-            vec![],
-        )
-        .await?;
-    ensure!(
-        count == json!(expected.len().to_string()),
-        "{count} rows for {} entries",
-        expected.len()
-    );
+    let count = client.execute("return document.getElementById('tree').dataset.rowCount ?? null;", vec![]).await?;
+    ensure!(count == json!(expected.len().to_string()), "{count} rows for {} entries", expected.len());
     let rendered = all_row_ids(client).await?;
-    ensure!(
-        rendered.first() == expected.first(),
-        "first row {:?}, first entry {:?}",
-        rendered.first(),
-        expected.first()
-    );
+    ensure!(rendered.first() == expected.first(), "first row {:?}, first entry {:?}", rendered.first(), expected.first());
     let mut sorted_rows = rendered.clone();
     sorted_rows.sort();
     let mut sorted_entries = expected.to_vec();
     sorted_entries.sort();
-    ensure!(
-        sorted_rows == sorted_entries,
-        "rows {rendered:?} differ from entries {expected:?}"
-    );
+    ensure!(sorted_rows == sorted_entries, "rows {rendered:?} differ from entries {expected:?}");
     // The virtualized list renders a window of rows, not all of them.
-    let in_dom = client
-        .execute(
-            "return document.querySelectorAll('#tree-rows .row').length;",
-            vec![],
-        )
-        .await?;
+    let in_dom = client.execute("return document.querySelectorAll('#tree-rows .row').length;", vec![]).await?;
     ensure!(
-        in_dom
-            .as_u64()
-            .is_some_and(|n| n > 0 && (n as usize) < expected.len()),
+        in_dom.as_u64().is_some_and(|n| n > 0 && (n as usize) < expected.len()),
         "{in_dom} row nodes for {} rows: not windowed",
         expected.len()
     );
@@ -566,19 +463,9 @@ pub async fn check_all_entries_are_rows(client: &Client, expected: &[String]) ->
 /// summarized are dashed, Esc closes the panel and removes the outlines.
 pub async fn c_previews_a_compaction_as_the_cli_plans_it(harness: &Harness) -> anyhow::Result<()> {
     let demo = harness.root.join("demo/demo-session.jsonl");
-    let doc = steps::cli_json(
-        harness,
-        "compact",
-        &demo,
-        &["--dry-run", "--prompts", "own"],
-    )?;
-    ensure!(
-        doc["nothingToCompact"] == false,
-        "the CLI plans no compaction of the demo: {doc}"
-    );
-    let expected = doc["preview"]["tokensBefore"]
-        .as_f64()
-        .context("no preview.tokensBefore")?;
+    let doc = steps::cli_json(harness, "compact", &demo, &["--dry-run", "--prompts", "own"])?;
+    ensure!(doc["nothingToCompact"] == false, "the CLI plans no compaction of the demo: {doc}");
+    let expected = doc["preview"]["tokensBefore"].as_f64().context("no preview.tokensBefore")?;
     let summarized: Vec<String> = doc["messagesToSummarizeIds"]
         .as_array()
         .context("no messagesToSummarizeIds")?
@@ -593,12 +480,7 @@ pub async fn c_previews_a_compaction_as_the_cli_plans_it(harness: &Harness) -> a
         steps::open_plan(client).await?;
         let title = text_content(client, "entry-title").await?;
         ensure!(title == "Plan", "the entry pane's title is `{title}`");
-        let tokens = client
-            .execute(
-                "return document.querySelector('#plan .plan-tokens')?.textContent ?? '';",
-                vec![],
-            )
-            .await?;
+        let tokens = client.execute("return document.querySelector('#plan .plan-tokens')?.textContent ?? '';", vec![]).await?;
         let tokens = tokens.as_str().unwrap_or_default().to_owned();
         let shown: f64 = tokens
             .strip_prefix("tokens before ")
@@ -606,20 +488,9 @@ pub async fn c_previews_a_compaction_as_the_cli_plans_it(harness: &Harness) -> a
             .map(|n| n.replace(',', ""))
             .and_then(|n| n.parse().ok())
             .with_context(|| format!("no tokens before in `{tokens}`"))?;
-        ensure!(
-            shown == expected,
-            "the plan shows tokens before {shown}, the CLI {expected} (`{tokens}`)"
-        );
-        let calls = client
-            .execute(
-                "return document.querySelectorAll('#plan details.plan-call pre').length;",
-                vec![],
-            )
-            .await?;
-        ensure!(
-            calls.as_u64().unwrap_or(0) >= 2,
-            "the plan shows no prompt: {calls}"
-        );
+        ensure!(shown == expected, "the plan shows tokens before {shown}, the CLI {expected} (`{tokens}`)");
+        let calls = client.execute("return document.querySelectorAll('#plan details.plan-call pre').length;", vec![]).await?;
+        ensure!(calls.as_u64().unwrap_or(0) >= 2, "the plan shows no prompt: {calls}");
 
         // The summarized rows are the oldest: at the top of the tree.
         let page = scroll_tree(client, 0.0).await?;
@@ -632,26 +503,13 @@ pub async fn c_previews_a_compaction_as_the_cli_plans_it(harness: &Harness) -> a
             .await?;
         let dashed: Vec<String> = serde_json::from_value(dashed)?;
         ensure!(!dashed.is_empty(), "no row has the dashed class: {page}");
-        ensure!(
-            dashed.iter().all(|id| summarized.contains(id)),
-            "dashed rows {dashed:?} are not all summarized by the CLI's plan"
-        );
-        client
-            .execute(
-                "document.querySelector('#plan details.plan-call').open = true;",
-                vec![],
-            )
-            .await?;
+        ensure!(dashed.iter().all(|id| summarized.contains(id)), "dashed rows {dashed:?} are not all summarized by the CLI's plan");
+        client.execute("document.querySelector('#plan details.plan-call').open = true;", vec![]).await?;
         tokio::time::sleep(Duration::from_millis(300)).await;
         screenshot(harness, client, "compaction-preview.png").await?;
 
         press_key(client, Key::Escape.into()).await?;
-        wait_for(
-            client,
-            "the plan closed",
-            "return !document.body.dataset.plan;",
-        )
-        .await?;
+        wait_for(client, "the plan closed", "return !document.body.dataset.plan;").await?;
         let left = client
             .execute(
                 "return document.querySelectorAll('#tree-rows .row[class*=\"plan-\"]').length \
@@ -659,54 +517,22 @@ pub async fn c_previews_a_compaction_as_the_cli_plans_it(harness: &Harness) -> a
                 vec![],
             )
             .await?;
-        ensure!(
-            left == json!(0),
-            "the plan is still shown after Esc ({left})"
-        );
+        ensure!(left == json!(0), "the plan is still shown after Esc ({left})");
         Ok(())
     })
     .await
 }
 
-pub async fn check_context_matches_cli(
-    harness: &Harness,
-    client: &Client,
-    session: &Path,
-    leaf: &str,
-) -> anyhow::Result<()> {
-    let doc = steps::cli_json(
-        harness,
-        "context",
-        session,
-        &["--leaf", leaf, "--prompts", "own"],
-    )?;
+pub async fn check_context_matches_cli(harness: &Harness, client: &Client, session: &Path, leaf: &str) -> anyhow::Result<()> {
+    let doc = steps::cli_json(harness, "context", session, &["--leaf", leaf, "--prompts", "own"])?;
     let expected = doc["messageCount"].as_u64().context("no messageCount")?;
-    let shown = client
-        .execute(
-            "return document.querySelectorAll('#context-messages > li.message').length;",
-            vec![],
-        )
-        .await?;
-    ensure!(
-        shown == json!(expected),
-        "context panel shows {shown} messages for leaf {leaf}, the CLI counts {expected}"
-    );
-    let totals = client
-        .execute(
-            "return document.querySelector('#context .totals')?.textContent ?? '';",
-            vec![],
-        )
-        .await?;
+    let shown = client.execute("return document.querySelectorAll('#context-messages > li.message').length;", vec![]).await?;
+    ensure!(shown == json!(expected), "context panel shows {shown} messages for leaf {leaf}, the CLI counts {expected}");
+    let totals = client.execute("return document.querySelector('#context .totals')?.textContent ?? '';", vec![]).await?;
     let words = format!("{expected} messages");
-    ensure!(
-        totals
-            .as_str()
-            .is_some_and(|t| t.replace(',', "").starts_with(&words)),
-        "totals `{totals}` do not start with `{words}`"
-    );
+    ensure!(totals.as_str().is_some_and(|t| t.replace(',', "").starts_with(&words)), "totals `{totals}` do not start with `{words}`");
     Ok(())
 }
-
 
 /// `=` with `left` marked and `right` shown: the dialog puts the two contexts side by side and
 /// its divergence is where the CLI's two contexts stop sharing messages (entry and role).

@@ -94,10 +94,7 @@ pub async fn a_pi16_session_shows_the_system_prompt_first_and_the_edits(harness:
 
         // The hidden entry is a row in the `hidden` state.
         let states = client
-            .execute(
-                "return Array.from(document.querySelectorAll('#tree-rows .row.state-hidden'), (r) => r.dataset.entryId);",
-                vec![],
-            )
+            .execute("return Array.from(document.querySelectorAll('#tree-rows .row.state-hidden'), (r) => r.dataset.entryId);", vec![])
             .await?;
         let shown: Vec<&str> = states.as_array().into_iter().flatten().filter_map(Value::as_str).collect();
         ensure!(hidden.iter().all(|h| shown.contains(&h.as_str())), "hidden rows {shown:?}, the CLI says {hidden:?}");

@@ -25,25 +25,14 @@ pub fn cli_json(harness: &Harness, sub: &str, file: &Path, args: &[&str]) -> any
 
 /// What `command` (`contextree SUBCOMMAND …`) prints, as JSON; its stderr when it fails.
 pub fn json_output(command: &mut Command, sub: &str) -> anyhow::Result<Value> {
-    let out = command
-        .output()
-        .with_context(|| format!("running contextree {sub}"))?;
-    ensure!(
-        out.status.success(),
-        "contextree {sub} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = command.output().with_context(|| format!("running contextree {sub}"))?;
+    ensure!(out.status.success(), "contextree {sub} failed: {}", String::from_utf8_lossy(&out.stderr));
     Ok(serde_json::from_slice(&out.stdout)?)
 }
 
 /// Appends a user message `id` under `parent` (the leaf, as the page names it) to `file`, one
 /// line written and closed as an agent would, while the app watches the file.
-pub fn append_user_message(
-    file: &Path,
-    id: &str,
-    parent: &Value,
-    text: &str,
-) -> anyhow::Result<()> {
+pub fn append_user_message(file: &Path, id: &str, parent: &Value, text: &str) -> anyhow::Result<()> {
     let line = json!({
         "type": "message", "id": id, "parentId": parent,
         "timestamp": "2025-11-03T10:00:00.000Z",
@@ -61,10 +50,5 @@ pub fn append_user_message(
 /// `c` in the tree: the compaction plan panel opens.
 pub async fn open_plan(client: &Client) -> anyhow::Result<()> {
     press_key(client, 'c').await?;
-    wait_for(
-        client,
-        "the plan panel",
-        "return document.body.dataset.plan === 'open';",
-    )
-    .await
+    wait_for(client, "the plan panel", "return document.body.dataset.plan === 'open';").await
 }

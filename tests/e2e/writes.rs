@@ -30,8 +30,8 @@ use crate::fake_provider::{FakeProvider, SLOW_PIECE_DELAY};
 use crate::main_screen::OTHER_LEAF;
 use crate::steps::{append_user_message, cli_json, open_plan};
 use crate::{
-    all_row_ids, press_key, screenshot, scroll_tree_to_row, shown, text_content, wait_for,
-    wait_for_element, wait_for_leaf, wait_until_ready, with_app, Harness,
+    all_row_ids, press_key, screenshot, scroll_tree_to_row, shown, text_content, wait_for, wait_for_element, wait_for_leaf,
+    wait_until_ready, with_app, Harness,
 };
 
 /// Like `wait_for`, with a longer deadline (a summary streams for seconds).
@@ -74,9 +74,7 @@ pub async fn wait_for_write(client: &Client, state: &str, secs: u64) -> anyhow::
             bail!("the write failed while waiting for `{state}`: {err}");
         }
         if Instant::now() > deadline {
-            let now = client
-                .execute("return document.body.dataset.write ?? null;", vec![])
-                .await?;
+            let now = client.execute("return document.body.dataset.write ?? null;", vec![]).await?;
             bail!("write step `{now}` after {secs} s, waiting for `{state}`");
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -84,11 +82,7 @@ pub async fn wait_for_write(client: &Client, state: &str, secs: u64) -> anyhow::
 }
 
 pub async fn click(client: &Client, id: &str) -> anyhow::Result<()> {
-    wait_for_element(client, &format!("#{id}"))
-        .await?
-        .click()
-        .await
-        .with_context(|| format!("clicking #{id}"))
+    wait_for_element(client, &format!("#{id}")).await?.click().await.with_context(|| format!("clicking #{id}"))
 }
 
 /// Types the fake provider into the form's summary source.
@@ -102,25 +96,14 @@ async fn type_provider(client: &Client, provider: &FakeProvider) -> anyhow::Resu
             vec![],
         )
         .await?;
-    client
-        .find(Locator::Id("write-provider-model"))
-        .await?
-        .send_keys("fake-model")
-        .await?;
-    client
-        .find(Locator::Id("write-provider-url"))
-        .await?
-        .send_keys(&provider.base_url)
-        .await?;
+    client.find(Locator::Id("write-provider-model")).await?.send_keys("fake-model").await?;
+    client.find(Locator::Id("write-provider-url")).await?.send_keys(&provider.base_url).await?;
     Ok(())
 }
 
 /// From the plan panel: Compact…, the form (with `provider` typed in, else as it was left),
 /// Next, Apply, until the summary's text streams into the dialog.
-async fn apply_compaction_until_it_streams(
-    client: &Client,
-    provider: Option<&FakeProvider>,
-) -> anyhow::Result<()> {
+async fn apply_compaction_until_it_streams(client: &Client, provider: Option<&FakeProvider>) -> anyhow::Result<()> {
     click(client, "write-open-compact").await?;
     wait_for_write(client, "form", 10).await?;
     if let Some(provider) = provider {
@@ -141,10 +124,7 @@ async fn apply_compaction_until_it_streams(
 
 /// The lines `after` has beyond `before`, which must be its untouched prefix.
 pub fn appended_lines(before: &[u8], after: &[u8]) -> anyhow::Result<Vec<Value>> {
-    ensure!(
-        after.len() > before.len() && after.starts_with(before),
-        "the old bytes are not an untouched prefix of the file"
-    );
+    ensure!(after.len() > before.len() && after.starts_with(before), "the old bytes are not an untouched prefix of the file");
     String::from_utf8(after[before.len()..].to_vec())?
         .lines()
         .map(|line| serde_json::from_str(line).context("an appended line is not JSON"))
@@ -159,8 +139,7 @@ pub fn copy_fixture(fixture: &Path, dest: &Path) -> anyhow::Result<PathBuf> {
         }
         std::fs::create_dir_all(dir)?;
     }
-    std::fs::copy(fixture, dest)
-        .with_context(|| format!("copying {} to {}", fixture.display(), dest.display()))?;
+    std::fs::copy(fixture, dest).with_context(|| format!("copying {} to {}", fixture.display(), dest.display()))?;
     Ok(std::fs::canonicalize(dest)?)
 }
 
@@ -177,25 +156,12 @@ async fn rows_with_class(client: &Client, class: &str) -> anyhow::Result<Vec<Str
 }
 
 /// `c`, Enter, a typed provider, confirm, watch the summary stream, then the diff and the CLI.
-pub async fn compaction_runs_against_a_fake_provider_and_shows_the_diff(
-    harness: &Harness,
-) -> anyhow::Result<()> {
+pub async fn compaction_runs_against_a_fake_provider_and_shows_the_diff(harness: &Harness) -> anyhow::Result<()> {
     let provider = FakeProvider::start()?;
-    let file = copy_fixture(
-        &harness.root.join("demo/demo-session.jsonl"),
-        &harness.scratch.join("writes-compact/session.jsonl"),
-    )?;
+    let file = copy_fixture(&harness.root.join("demo/demo-session.jsonl"), &harness.scratch.join("writes-compact/session.jsonl"))?;
     let before = std::fs::read(&file)?;
-    let plan = cli_json(
-        harness,
-        "compact",
-        &file,
-        &["--dry-run", "--prompts", "own"],
-    )?;
-    let leaf = plan["leafId"]
-        .as_str()
-        .context("no leafId in the dry run")?
-        .to_owned();
+    let plan = cli_json(harness, "compact", &file, &["--dry-run", "--prompts", "own"])?;
+    let leaf = plan["leafId"].as_str().context("no leafId in the dry run")?.to_owned();
     let args = [file.display().to_string()];
     with_app(harness, &args, async |client| {
         wait_until_ready(client).await?;
@@ -204,11 +170,7 @@ pub async fn compaction_runs_against_a_fake_provider_and_shows_the_diff(
         client.execute("document.getElementById('tree').focus();", vec![]).await?;
         press_key(client, Key::Enter.into()).await?;
         wait_for_write(client, "form", 10).await?;
-        client
-            .find(Locator::Id("write-instructions"))
-            .await?
-            .send_keys("Mention the e2e test.")
-            .await?;
+        client.find(Locator::Id("write-instructions")).await?.send_keys("Mention the e2e test.").await?;
         type_provider(client, &provider).await?;
         click(client, "write-next").await?;
         wait_for_write(client, "confirm", 10).await?;
@@ -251,16 +213,12 @@ pub async fn compaction_runs_against_a_fake_provider_and_shows_the_diff(
         );
         let asked = provider.bodies();
         ensure!(!asked.is_empty() && asked.iter().all(|b| b["model"] == "fake-model"), "requests: {asked:?}");
-        ensure!(
-            asked.iter().any(|b| b.to_string().contains("Mention the e2e test.")),
-            "the custom instructions were not sent"
-        );
+        ensure!(asked.iter().any(|b| b.to_string().contains("Mention the e2e test.")), "the custom instructions were not sent");
 
         // The app: the new entry is the leaf and the selected row; the diff is on screen.
         wait_for_leaf(client, &id).await?;
-        let selected = client
-            .execute("return document.querySelector('#tree-rows .row.selected')?.dataset.entryId ?? null;", vec![])
-            .await?;
+        let selected =
+            client.execute("return document.querySelector('#tree-rows .row.selected')?.dataset.entryId ?? null;", vec![]).await?;
         ensure!(selected == json!(id), "selected row {selected}, not the new entry {id}");
         let diff = client
             .execute(
@@ -293,12 +251,8 @@ pub async fn compaction_runs_against_a_fake_provider_and_shows_the_diff(
 }
 
 /// `p` on an omp file: the golden prune set is outlined; confirm; backup and fewer tokens.
-pub async fn prune_previews_the_outputs_and_rewrites_with_a_backup(
-    harness: &Harness,
-) -> anyhow::Result<()> {
-    let golden: Value = serde_json::from_str(&std::fs::read_to_string(
-        harness.root.join("tests/golden/edge-prune.omp.json"),
-    )?)?;
+pub async fn prune_previews_the_outputs_and_rewrites_with_a_backup(harness: &Harness) -> anyhow::Result<()> {
+    let golden: Value = serde_json::from_str(&std::fs::read_to_string(harness.root.join("tests/golden/edge-prune.omp.json"))?)?;
     let mut expected: Vec<String> = golden["prune"]["pruned"]
         .as_array()
         .context("golden: no prune.pruned")?
@@ -306,55 +260,31 @@ pub async fn prune_previews_the_outputs_and_rewrites_with_a_backup(
         .filter_map(|p| p["entryId"].as_str().map(str::to_owned))
         .collect();
     expected.sort();
-    let saved = golden["prune"]["result"]["tokensSaved"]
-        .as_u64()
-        .context("golden: no tokensSaved")?;
+    let saved = golden["prune"]["result"]["tokensSaved"].as_u64().context("golden: no tokensSaved")?;
     // Under `.omp/`: the path tells the app (and the CLI) that omp wrote it.
     let fixture = harness.root.join("tests/fixtures/edge/edge-prune.jsonl");
-    let file = copy_fixture(
-        &fixture,
-        &harness
-            .scratch
-            .join("writes-prune/.omp/agent/sessions/e2e/edge-prune.jsonl"),
-    )?;
+    let file = copy_fixture(&fixture, &harness.scratch.join("writes-prune/.omp/agent/sessions/e2e/edge-prune.jsonl"))?;
     let original = std::fs::read(&file)?;
     let before = cli_json(harness, "context", &file, &["--prompts", "own"])?;
-    ensure!(
-        before["dialect"] == "omp",
-        "the copy does not read as omp: {}",
-        before["dialect"]
-    );
-    let tokens_before = before["messageTokens"]
-        .as_u64()
-        .context("no messageTokens")?;
+    ensure!(before["dialect"] == "omp", "the copy does not read as omp: {}", before["dialect"]);
+    let tokens_before = before["messageTokens"].as_u64().context("no messageTokens")?;
     let args = [file.display().to_string()];
     with_app(harness, &args, async |client| {
         wait_until_ready(client).await?;
         let dialect = text_content(client, "session-dialect").await?;
-        ensure!(
-            dialect.contains("omp"),
-            "the app reads the copy as `{dialect}`"
-        );
+        ensure!(dialect.contains("omp"), "the app reads the copy as `{dialect}`");
         // The golden prune is oh-my-pi 13.19's (omp 18's cache-warm guard prunes nothing here).
         use_rules(client, "omp@13").await?;
-        client
-            .execute("document.getElementById('tree').focus();", vec![])
-            .await?;
+        client.execute("document.getElementById('tree').focus();", vec![]).await?;
         press_key(client, 'p').await?;
         wait_for_write(client, "preview", 10).await?;
         let lines = text_content(client, "write-lines").await?;
-        ensure!(
-            lines.contains(&format!("saves {}", group(saved))),
-            "the preview does not say it saves {saved}: {lines}"
-        );
+        ensure!(lines.contains(&format!("saves {}", group(saved))), "the preview does not say it saves {saved}: {lines}");
         // The pruned outputs are near the top of the tree (the dialog covers it, not its classes).
         scroll_tree_to_row(client, 0).await?;
         let mut outlined = rows_with_class(client, "write-pruned").await?;
         outlined.sort();
-        ensure!(
-            outlined == expected,
-            "outlined rows {outlined:?}, omp prunes {expected:?}"
-        );
+        ensure!(outlined == expected, "outlined rows {outlined:?}, omp prunes {expected:?}");
         screenshot(harness, client, "prune-preview.png").await?;
 
         click(client, "write-next").await?;
@@ -365,10 +295,7 @@ pub async fn prune_previews_the_outputs_and_rewrites_with_a_backup(
                 && confirm.contains(&format!("backup at {}.bak-", shown(harness, &file))),
             "the confirmation does not say rewrite + backup: {confirm}"
         );
-        ensure!(
-            std::fs::read(&file)? == original,
-            "the file changed before the confirmation"
-        );
+        ensure!(std::fs::read(&file)? == original, "the file changed before the confirmation");
         click(client, "write-apply").await?;
         wait_for_write(client, "done", 30).await?;
         let result = text_content(client, "write-lines").await?;
@@ -377,38 +304,16 @@ pub async fn prune_previews_the_outputs_and_rewrites_with_a_backup(
         let dir = file.parent().unwrap();
         let backups: Vec<PathBuf> = std::fs::read_dir(dir)?
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("edge-prune.jsonl.bak-"))
-            })
+            .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("edge-prune.jsonl.bak-")))
             .collect();
         ensure!(backups.len() == 1, "backups: {backups:?}");
-        ensure!(
-            std::fs::read(&backups[0])? == original,
-            "the backup is not the original"
-        );
-        ensure!(
-            result.contains(&format!("backup at {}", shown(harness, &backups[0]))),
-            "the result does not name the backup: {result}"
-        );
+        ensure!(std::fs::read(&backups[0])? == original, "the backup is not the original");
+        ensure!(result.contains(&format!("backup at {}", shown(harness, &backups[0]))), "the result does not name the backup: {result}");
         let after = cli_json(harness, "context", &file, &["--prompts", "own"])?;
-        let tokens_after = after["messageTokens"]
-            .as_u64()
-            .context("no messageTokens")?;
-        ensure!(
-            tokens_before - tokens_after == saved,
-            "the CLI's tokens went {tokens_before} → {tokens_after}, omp saves {saved}"
-        );
+        let tokens_after = after["messageTokens"].as_u64().context("no messageTokens")?;
+        ensure!(tokens_before - tokens_after == saved, "the CLI's tokens went {tokens_before} → {tokens_after}, omp saves {saved}");
         let headline = text_content(client, "write-diff-summary").await?;
-        ensure!(
-            headline.starts_with(&format!(
-                "{} removed · {} added",
-                expected.len(),
-                expected.len()
-            )),
-            "diff headline: {headline}"
-        );
+        ensure!(headline.starts_with(&format!("{} removed · {} added", expected.len(), expected.len())), "diff headline: {headline}");
         Ok(())
     })
     .await
@@ -429,14 +334,9 @@ fn group(n: u64) -> String {
 
 /// Select a leaf on another branch, `n`, summarize with the fake provider: preview, confirm,
 /// the branch summary under the target becomes the file's leaf.
-pub async fn navigate_with_a_summary_appends_a_branch_summary(
-    harness: &Harness,
-) -> anyhow::Result<()> {
+pub async fn navigate_with_a_summary_appends_a_branch_summary(harness: &Harness) -> anyhow::Result<()> {
     let provider = FakeProvider::start()?;
-    let file = copy_fixture(
-        &harness.root.join("demo/demo-session.jsonl"),
-        &harness.scratch.join("writes-navigate/session.jsonl"),
-    )?;
+    let file = copy_fixture(&harness.root.join("demo/demo-session.jsonl"), &harness.scratch.join("writes-navigate/session.jsonl"))?;
     let before = std::fs::read(&file)?;
     let branch = cli_json(harness, "branch", &file, &["--to", OTHER_LEAF])?;
     let args = [file.display().to_string()];
@@ -445,10 +345,7 @@ pub async fn navigate_with_a_summary_appends_a_branch_summary(
         let rows = all_row_ids(client).await?;
         let index = rows.iter().position(|id| id == OTHER_LEAF).context("no row for the other leaf")?;
         scroll_tree_to_row(client, index).await?;
-        wait_for_element(client, &format!("#tree-rows .row[data-entry-id='{OTHER_LEAF}']"))
-            .await?
-            .click()
-            .await?;
+        wait_for_element(client, &format!("#tree-rows .row[data-entry-id='{OTHER_LEAF}']")).await?.click().await?;
         wait_for(
             client,
             "the row selected",
@@ -458,9 +355,7 @@ pub async fn navigate_with_a_summary_appends_a_branch_summary(
         client.execute("document.getElementById('tree').focus();", vec![]).await?;
         press_key(client, 'n').await?;
         wait_for_write(client, "form", 10).await?;
-        let summarize = client
-            .execute("return document.getElementById('write-summarize')?.checked ?? null;", vec![])
-            .await?;
+        let summarize = client.execute("return document.getElementById('write-summarize')?.checked ?? null;", vec![]).await?;
         ensure!(summarize == json!(true), "a summary is not the default: {summarize}");
         type_provider(client, &provider).await?;
         click(client, "write-next").await?;
@@ -480,10 +375,7 @@ pub async fn navigate_with_a_summary_appends_a_branch_summary(
                 vec![],
             )
             .await?;
-        ensure!(
-            prompt.as_str().is_some_and(|p| !p.is_empty()),
-            "no exact prompt in the preview: {prompt}"
-        );
+        ensure!(prompt.as_str().is_some_and(|p| !p.is_empty()), "no exact prompt in the preview: {prompt}");
         let lines = text_content(client, "write-lines").await?;
         ensure!(lines.contains("abandoned"), "preview lines: {lines}");
         tokio::time::sleep(Duration::from_millis(300)).await;
@@ -492,19 +384,14 @@ pub async fn navigate_with_a_summary_appends_a_branch_summary(
         click(client, "write-next").await?;
         wait_for_write(client, "confirm", 10).await?;
         let confirm = text_content(client, "write-confirm").await?;
-        ensure!(
-            confirm.contains("\"branch_summary\" entry under") && confirm.contains("fake-model"),
-            "confirmation: {confirm}"
-        );
+        ensure!(confirm.contains("\"branch_summary\" entry under") && confirm.contains("fake-model"), "confirmation: {confirm}");
         ensure!(std::fs::read(&file)? == before, "the file changed before the confirmation");
         click(client, "write-apply").await?;
         wait_for_write(client, "done", 90).await?;
 
         let lines = appended_lines(&before, &std::fs::read(&file)?)?;
-        let summary = lines
-            .iter()
-            .find(|l| l["type"] == "branch_summary")
-            .with_context(|| format!("no branch_summary appended: {lines:?}"))?;
+        let summary =
+            lines.iter().find(|l| l["type"] == "branch_summary").with_context(|| format!("no branch_summary appended: {lines:?}"))?;
         ensure!(summary["parentId"] == OTHER_LEAF, "the summary is under {}", summary["parentId"]);
         ensure!(
             summary["summary"].as_str().is_some_and(|s| s.contains("Fake provider summary")),
@@ -522,14 +409,9 @@ pub async fn navigate_with_a_summary_appends_a_branch_summary(
 /// Cancel while the summary streams: the error step says nothing was written, and it was not;
 /// "Start over" brings the form back. Then a line appended by "an agent" while the summary
 /// streams makes the write fail with `changed` and the view reload.
-pub async fn a_cancelled_or_outdated_summary_writes_nothing(
-    harness: &Harness,
-) -> anyhow::Result<()> {
+pub async fn a_cancelled_or_outdated_summary_writes_nothing(harness: &Harness) -> anyhow::Result<()> {
     let provider = FakeProvider::start_with(SLOW_PIECE_DELAY)?;
-    let file = copy_fixture(
-        &harness.root.join("demo/demo-session.jsonl"),
-        &harness.scratch.join("writes-cancel/session.jsonl"),
-    )?;
+    let file = copy_fixture(&harness.root.join("demo/demo-session.jsonl"), &harness.scratch.join("writes-cancel/session.jsonl"))?;
     let before = std::fs::read(&file)?;
     let args = [file.display().to_string()];
     with_app(harness, &args, async |client| {
@@ -538,74 +420,34 @@ pub async fn a_cancelled_or_outdated_summary_writes_nothing(
         apply_compaction_until_it_streams(client, Some(&provider)).await?;
         click(client, "write-cancel").await?;
         wait_for_write(client, "error", 20).await?;
-        let kind = client
-            .execute("return document.body.dataset.writeError ?? null;", vec![])
-            .await?;
+        let kind = client.execute("return document.body.dataset.writeError ?? null;", vec![]).await?;
         ensure!(kind == json!("cancelled"), "error kind {kind}");
         let error = text_content(client, "write-error").await?;
-        ensure!(
-            error == "Cancelled: nothing was written.",
-            "error text: {error}"
-        );
-        ensure!(
-            std::fs::read(&file)? == before,
-            "a cancelled compaction wrote to the file"
-        );
+        ensure!(error == "Cancelled: nothing was written.", "error text: {error}");
+        ensure!(std::fs::read(&file)? == before, "a cancelled compaction wrote to the file");
         click(client, "write-again").await?;
         // The error step stays until the form is drawn again.
-        wait_long(
-            client,
-            "the form again",
-            "return document.body.dataset.write === 'form';",
-            10,
-        )
-        .await?;
+        wait_long(client, "the form again", "return document.body.dataset.write === 'form';", 10).await?;
         press_key(client, Key::Escape.into()).await?;
-        wait_for(
-            client,
-            "the dialog closed",
-            "return !document.body.dataset.write;",
-        )
-        .await?;
+        wait_for(client, "the dialog closed", "return !document.body.dataset.write;").await?;
         ensure!(std::fs::read(&file)? == before, "the file changed");
 
         // An agent appends while the summary streams (D15): kind `changed`, nothing written by
         // the app, the view reloaded, and "Preview again" shows a fresh plan. The form keeps
         // the provider typed before.
         apply_compaction_until_it_streams(client, None).await?;
-        let leaf = client
-            .execute("return document.body.dataset.leaf;", vec![])
-            .await?;
+        let leaf = client.execute("return document.body.dataset.leaf;", vec![]).await?;
         append_user_message(&file, "e2eagent", &leaf, "appended by an agent meanwhile")?;
-        wait_long(
-            client,
-            "the changed error",
-            "return document.body.dataset.write === 'error';",
-            30,
-        )
-        .await?;
-        let kind = client
-            .execute("return document.body.dataset.writeError ?? null;", vec![])
-            .await?;
+        wait_long(client, "the changed error", "return document.body.dataset.write === 'error';", 30).await?;
+        let kind = client.execute("return document.body.dataset.writeError ?? null;", vec![]).await?;
         ensure!(kind == json!("changed"), "error kind {kind}");
         let error = text_content(client, "write-error").await?;
-        ensure!(
-            error.starts_with("The file changed since it was read: nothing was written."),
-            "error text: {error}"
-        );
+        ensure!(error.starts_with("The file changed since it was read: nothing was written."), "error text: {error}");
         let now = std::fs::read(&file)?;
-        ensure!(
-            appended_lines(&before, &now)?.len() == 1,
-            "the app wrote to a file that changed"
-        );
+        ensure!(appended_lines(&before, &now)?.len() == 1, "the app wrote to a file that changed");
         wait_for_leaf(client, "e2eagent").await?;
         click(client, "write-again").await?;
-        wait_for(
-            client,
-            "a fresh plan",
-            "return !document.body.dataset.write && document.body.dataset.plan === 'open';",
-        )
-        .await?;
+        wait_for(client, "a fresh plan", "return !document.body.dataset.write && document.body.dataset.plan === 'open';").await?;
         Ok(())
     })
     .await
@@ -613,66 +455,37 @@ pub async fn a_cancelled_or_outdated_summary_writes_nothing(
 
 /// Edit the summary of the compaction in effect (a corrected copy, same boundary, marked as the
 /// user's), then undo that compaction (a continue marker under the entry before it).
-pub async fn a_summary_is_edited_then_the_compaction_undone(
-    harness: &Harness,
-) -> anyhow::Result<()> {
+pub async fn a_summary_is_edited_then_the_compaction_undone(harness: &Harness) -> anyhow::Result<()> {
     const COMPACTION: &str = "53ba030c";
-    let file = copy_fixture(
-        &harness.root.join("demo/demo-session.jsonl"),
-        &harness.scratch.join("writes-edit/session.jsonl"),
-    )?;
+    let file = copy_fixture(&harness.root.join("demo/demo-session.jsonl"), &harness.scratch.join("writes-edit/session.jsonl"))?;
     let original = std::fs::read(&file)?;
     let old: Value = String::from_utf8(original.clone())?
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .find(|v| v["id"] == COMPACTION)
         .context("the demo has no compaction 53ba030c")?;
-    let file_leaf = cli_json(harness, "context", &file, &["--prompts", "own"])?["leafId"]
-        .as_str()
-        .context("no leaf")?
-        .to_owned();
+    let file_leaf = cli_json(harness, "context", &file, &["--prompts", "own"])?["leafId"].as_str().context("no leaf")?.to_owned();
     let args = [file.display().to_string()];
     with_app(harness, &args, async |client| {
         wait_until_ready(client).await?;
         let rows = all_row_ids(client).await?;
-        let index = rows
-            .iter()
-            .position(|id| id == COMPACTION)
-            .context("no compaction row")?;
+        let index = rows.iter().position(|id| id == COMPACTION).context("no compaction row")?;
         scroll_tree_to_row(client, index).await?;
-        wait_for_element(
-            client,
-            &format!("#tree-rows .row[data-entry-id='{COMPACTION}']"),
-        )
-        .await?
-        .click()
-        .await?;
-        wait_for(
-            client,
-            "edit enabled",
-            "return !document.getElementById('write-open-edit').disabled;",
-        )
-        .await?;
-        client
-            .execute("document.getElementById('tree').focus();", vec![])
-            .await?;
+        wait_for_element(client, &format!("#tree-rows .row[data-entry-id='{COMPACTION}']")).await?.click().await?;
+        wait_for(client, "edit enabled", "return !document.getElementById('write-open-edit').disabled;").await?;
+        client.execute("document.getElementById('tree').focus();", vec![]).await?;
         press_key(client, 'e').await?;
         wait_for_write(client, "form", 10).await?;
         let area = client.find(Locator::Id("write-summary")).await?;
         let prefilled = area.prop("value").await?.unwrap_or_default();
-        ensure!(
-            Some(prefilled.as_str()) == old["summary"].as_str(),
-            "the textarea is not the current summary"
-        );
+        ensure!(Some(prefilled.as_str()) == old["summary"].as_str(), "the textarea is not the current summary");
         area.clear().await?;
-        area.send_keys("A corrected summary, typed in the app.")
-            .await?;
+        area.send_keys("A corrected summary, typed in the app.").await?;
         click(client, "write-next").await?;
         wait_for_write(client, "confirm", 10).await?;
         let confirm = text_content(client, "write-confirm").await?;
         ensure!(
-            confirm.contains(&format!("same boundary as {COMPACTION}"))
-                && confirm.contains(&format!("under {file_leaf}")),
+            confirm.contains(&format!("same boundary as {COMPACTION}")) && confirm.contains(&format!("under {file_leaf}")),
             "confirmation: {confirm}"
         );
         click(client, "write-apply").await?;
@@ -694,29 +507,14 @@ pub async fn a_summary_is_edited_then_the_compaction_undone(
         let diff = text_content(client, "write-diff-summary").await?;
         ensure!(diff.starts_with("1 removed · 1 added · "), "diff: {diff}");
         click(client, "write-close").await?;
-        wait_for(
-            client,
-            "the dialog closed",
-            "return !document.body.dataset.write;",
-        )
-        .await?;
+        wait_for(client, "the dialog closed", "return !document.body.dataset.write;").await?;
 
         // Undo the corrected compaction: the new entry is selected.
-        wait_for(
-            client,
-            "undo enabled",
-            "return !document.getElementById('write-open-undo').disabled;",
-        )
-        .await?;
+        wait_for(client, "undo enabled", "return !document.getElementById('write-open-undo').disabled;").await?;
         press_key(client, 'u').await?;
         wait_for_write(client, "confirm", 10).await?;
         let confirm = text_content(client, "write-confirm").await?;
-        ensure!(
-            confirm.contains(&format!(
-                "under {file_leaf}, the entry before the compaction {edited_id}"
-            )),
-            "confirmation: {confirm}"
-        );
+        ensure!(confirm.contains(&format!("under {file_leaf}, the entry before the compaction {edited_id}")), "confirmation: {confirm}");
         let before_undo = std::fs::read(&file)?;
         click(client, "write-apply").await?;
         wait_for_write(client, "done", 30).await?;

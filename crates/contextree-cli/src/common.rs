@@ -67,7 +67,13 @@ pub struct ProviderArgs {
 
 impl ProviderArgs {
     pub fn flags(&self) -> contextree_ops::summarizer::ProviderFlags {
-        contextree_ops::summarizer::ProviderFlags { offline: self.offline, provider: self.provider.clone(), model: self.model.clone(), base_url: self.base_url.clone(), candidate: None }
+        contextree_ops::summarizer::ProviderFlags {
+            offline: self.offline,
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            base_url: self.base_url.clone(),
+            candidate: None,
+        }
     }
 }
 
@@ -83,8 +89,12 @@ pub fn print_progress(quiet: bool) -> impl FnMut(contextree_ops::Progress) + Sen
                 let left = deadline_ms.map_or(String::new(), |ms| format!(", {}s left of the deadline", ms.div_ceil(1000)));
                 eprintln!("{} summary: asking {provider} {model} (attempt {}{left})", call.name(), attempt + 1);
             }
-            Progress::Retry { call, error, delay_ms } => eprintln!("{} summary: {error}; retrying in {:.1}s", call.name(), delay_ms as f64 / 1000.0),
-            Progress::Fallback { call, provider, error } => eprintln!("{} summary: {provider} failed ({error}); trying the next candidate", call.name()),
+            Progress::Retry { call, error, delay_ms } => {
+                eprintln!("{} summary: {error}; retrying in {:.1}s", call.name(), delay_ms as f64 / 1000.0)
+            }
+            Progress::Fallback { call, provider, error } => {
+                eprintln!("{} summary: {provider} failed ({error}); trying the next candidate", call.name())
+            }
             _ => {}
         }
     }
@@ -166,7 +176,9 @@ impl SessionArgs {
                 Some(Ok(pack)) => pack,
                 _ => PromptPack::own_for(rules),
             }),
-            dir => contextree_host::agent::load_pack_from_dir(dialect, std::path::Path::new(dir)).map_err(|e| CliError::Input(e.to_string())),
+            dir => {
+                contextree_host::agent::load_pack_from_dir(dialect, std::path::Path::new(dir)).map_err(|e| CliError::Input(e.to_string()))
+            }
         }
     }
 }
@@ -213,7 +225,11 @@ pub type Stream<'a> = (&'static str, Box<dyn Iterator<Item = serde_json::Value> 
 /// [`print_session_json`] for a document with large arrays: `head`'s fields, then each of
 /// `arrays` built and written element by element, so memory does not grow with the
 /// session (a million-message context stays a few megabytes of output buffer).
-pub fn print_session_json_streamed(s: &contextree_core::session::Session, head: serde_json::Map<String, serde_json::Value>, arrays: Vec<Stream<'_>>) {
+pub fn print_session_json_streamed(
+    s: &contextree_core::session::Session,
+    head: serde_json::Map<String, serde_json::Value>,
+    arrays: Vec<Stream<'_>>,
+) {
     use std::io::Write;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());

@@ -95,7 +95,11 @@ fn pis_own_model_and_key_compact_with_no_contextree_config() {
         }
     }
     assert!(!marker.exists(), "the `!command` key was run");
-    assert_eq!(std::fs::read_to_string(sb.path(".pi/agent/auth.json")).unwrap(), json!({"canaryprov": {"type": "api_key", "key": CANARY}}).to_string(), "auth.json is untouched");
+    assert_eq!(
+        std::fs::read_to_string(sb.path(".pi/agent/auth.json")).unwrap(),
+        json!({"canaryprov": {"type": "api_key", "key": CANARY}}).to_string(),
+        "auth.json is untouched"
+    );
 
     // The dry run names no key either.
     let dry = sb.run("compact", &["--dialect", "pi@0.73", "--keep-recent", "45", "--dry-run", "--json"]);
@@ -121,7 +125,11 @@ fn a_subscription_login_and_a_command_key_are_unusable_with_the_reason_and_never
         let done = json_out(&out);
         assert_eq!(done["summarizer"]["kind"], "offline", "{provider}: {done}");
         let why = done["summarizer"]["why"].as_str().unwrap();
-        let expected = if provider == "anthropic" { "signed in to `anthropic` with a subscription (OAuth in ~/.pi/agent/auth.json): only pi's own login flow can use it" } else { "is the output of a command (`!…`), which contextree does not run" };
+        let expected = if provider == "anthropic" {
+            "signed in to `anthropic` with a subscription (OAuth in ~/.pi/agent/auth.json): only pi's own login flow can use it"
+        } else {
+            "is the output of a command (`!…`), which contextree does not run"
+        };
         assert!(why.contains(&format!("pi's own: {provider}/m: ")) && why.contains(expected), "{provider}: {why}");
         assert!(!String::from_utf8_lossy(&out.stdout).contains("secret-token"));
         assert!(!String::from_utf8_lossy(&out.stderr).contains("secret-token"));

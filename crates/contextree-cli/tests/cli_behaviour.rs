@@ -176,7 +176,8 @@ impl Copy {
     }
 
     fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&self.dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let mut names: Vec<String> =
+            std::fs::read_dir(&self.dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         names.sort();
         names
     }
@@ -195,8 +196,14 @@ struct Agent(std::process::Child, std::io::BufReader<std::process::ChildStdout>)
 impl Agent {
     fn open(file: &Path) -> Agent {
         use std::io::BufRead;
-        let script = format!("exec 3>>'{}'; echo ready; while read -r line; do printf '%s\\n' \"$line\" >&3; echo done; done", file.display());
-        let mut child = Command::new("sh").args(["-c", &script]).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
+        let script =
+            format!("exec 3>>'{}'; echo ready; while read -r line; do printf '%s\\n' \"$line\" >&3; echo done; done", file.display());
+        let mut child = Command::new("sh")
+            .args(["-c", &script])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
         let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
         let mut ready = String::new();
         out.read_line(&mut ready).unwrap();
@@ -251,7 +258,11 @@ fn prune_refuses_while_an_agent_holds_the_file_open_and_its_later_lines_stay_in_
 fn a_closed_pipe_ends_the_output_quietly() {
     // `contextree context S --json | head -c10`, with the reader gone before the first write.
     let file = fixture("synthetic/E16.jsonl");
-    for args in [&["context", file.to_str().unwrap(), "--json", "--prompts", "own"][..], &["serialize", file.to_str().unwrap(), "--prompts", "own"], &["tree", file.to_str().unwrap()]] {
+    for args in [
+        &["context", file.to_str().unwrap(), "--json", "--prompts", "own"][..],
+        &["serialize", file.to_str().unwrap(), "--prompts", "own"],
+        &["tree", file.to_str().unwrap()],
+    ] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_contextree"))
             .args(args)
             .stdout(std::process::Stdio::piped())
@@ -342,8 +353,16 @@ fn a_summary_that_omits_a_requested_path_flags_the_request() {
     let dir = std::env::temp_dir().join(format!("contextree-drops-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("s.jsonl");
-    let user = |id: &str, parent: &str, text: &str| format!(r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"{text}","timestamp":1}}}}"#);
-    let reply = |id: &str, parent: &str| format!(r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:02.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"done"}}],"stopReason":"stop","timestamp":2}}}}"#);
+    let user = |id: &str, parent: &str, text: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"{text}","timestamp":1}}}}"#
+        )
+    };
+    let reply = |id: &str, parent: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:02.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"done"}}],"stopReason":"stop","timestamp":2}}}}"#
+        )
+    };
     let lines = [
         r#"{"type":"session","version":3,"id":"drops","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#.to_owned(),
         user("u1", "null", "Rename parseHeader in src/parser/read.rs"),

@@ -14,13 +14,8 @@ use std::process::Command;
 
 use serde_json::Value;
 use support::oracle::{agent_pack, contextree, oracle, oracle_dir, TempDir};
-use support::server::{json_response, serve, Server};
 use support::repo;
-
-
-
-
-
+use support::server::{json_response, serve, Server};
 
 fn entry_ids(doc: &Value) -> Vec<Value> {
     doc["messages"].as_array().unwrap().iter().map(|m| m["entryId"].clone()).collect()
@@ -37,7 +32,19 @@ fn compact_and_check(fixture: &str, dialect: &str, keep_recent: &str) {
     let at = format!("{fixture} {dialect}");
 
     let plan = contextree(&["compact", f, "--dialect", support::seed_rules(dialect), "--keep-recent", keep_recent, "--dry-run", "--json"]);
-    let done = contextree(&["compact", f, "--dialect", support::seed_rules(dialect), "--keep-recent", keep_recent, "--offline", "--yes", "--json", "--prompts", pack.to_str().unwrap()]);
+    let done = contextree(&[
+        "compact",
+        f,
+        "--dialect",
+        support::seed_rules(dialect),
+        "--keep-recent",
+        keep_recent,
+        "--offline",
+        "--yes",
+        "--json",
+        "--prompts",
+        pack.to_str().unwrap(),
+    ]);
 
     let after = std::fs::read(&file).unwrap();
     assert_eq!(&after[..before.len()], &before[..], "{at}: the old bytes are not an untouched prefix");
@@ -152,7 +159,11 @@ fn model_summaries_go_through_the_llm_client() {
     let entry = &done["entry"];
     assert_eq!(entry["summary"], "## Goal\nFrom the model.\n\n<modified-files>\nhello.py\n</modified-files>");
     assert_eq!(entry["shortSummary"], "Short from the model.");
-    assert_eq!(entry["details"], serde_json::json!({"readFiles": [], "modifiedFiles": ["hello.py"]}), "model summaries carry no offline label");
+    assert_eq!(
+        entry["details"],
+        serde_json::json!({"readFiles": [], "modifiedFiles": ["hello.py"]}),
+        "model summaries carry no offline label"
+    );
     assert_eq!(done["summarizer"]["kind"], "model");
 }
 
@@ -164,7 +175,13 @@ fn model_summaries_go_through_the_llm_client() {
 fn omp18_offline_compaction_is_the_context_oh_my_pi_18_builds() {
     oracle_dir();
     let pack = agent_pack("omp18");
-    for (dir, fixture, keep) in [("synthetic", "E03", "25"), ("synthetic", "E06", "30"), ("synthetic", "E17", "5"), ("omp18", "omp18-compaction", "100"), ("omp18", "omp18-reset", "20")] {
+    for (dir, fixture, keep) in [
+        ("synthetic", "E03", "25"),
+        ("synthetic", "E06", "30"),
+        ("synthetic", "E17", "5"),
+        ("omp18", "omp18-compaction", "100"),
+        ("omp18", "omp18-reset", "20"),
+    ] {
         let tmp = TempDir::new();
         let file = tmp.0.join(format!("{fixture}.jsonl"));
         std::fs::copy(repo().join("tests/fixtures").join(dir).join(format!("{fixture}.jsonl")), &file).unwrap();
@@ -183,7 +200,14 @@ fn omp18_offline_compaction_is_the_context_oh_my_pi_18_builds() {
 
         let ours = contextree(&["context", f, "--json", "--dialect", "omp@18", "--prompts", pack.to_str().unwrap()]);
         let theirs = oracle("omp18", "context", &file, &["--full"]);
-        let rows = |d: &Value| d["messages"].as_array().unwrap().iter().map(|m| (m["role"].clone(), m["entryId"].clone(), m["tokens"].clone())).collect::<Vec<_>>();
+        let rows = |d: &Value| {
+            d["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| (m["role"].clone(), m["entryId"].clone(), m["tokens"].clone()))
+                .collect::<Vec<_>>()
+        };
         assert_eq!(theirs["leafId"], entry["id"], "{fixture}: the agent's leaf is the new entry");
         assert_eq!(rows(&ours), rows(&theirs), "{fixture}: the context omp 18 builds is the one contextree promised");
         assert_eq!(ours["llmTokens"], theirs["llmTokens"], "{fixture}");
@@ -213,7 +237,19 @@ fn omp18_folded_history_is_asked_window_by_window() {
     std::fs::write(cfg.join("contextree/config.json"), config.to_string()).unwrap();
     let run = |extra: &[&str]| -> Value {
         let out = Command::new(env!("CARGO_BIN_EXE_contextree"))
-            .args(["compact", file.to_str().unwrap(), "--dialect", "omp@18", "--keep-recent", "100", "--reserve", "16384", "--json", "--prompts", pack.to_str().unwrap()])
+            .args([
+                "compact",
+                file.to_str().unwrap(),
+                "--dialect",
+                "omp@18",
+                "--keep-recent",
+                "100",
+                "--reserve",
+                "16384",
+                "--json",
+                "--prompts",
+                pack.to_str().unwrap(),
+            ])
             .args(extra)
             .env("XDG_CONFIG_HOME", &cfg)
             .output()

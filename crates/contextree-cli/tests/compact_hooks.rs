@@ -4,11 +4,9 @@
 
 mod support;
 
-
 use serde_json::{json, Value};
 use support::sandbox::{json_out, read, sh, Sandbox};
 use support::server::{json_response, serve, Server};
-
 
 #[test]
 fn a_cancelling_hook_leaves_the_file_untouched() {
@@ -22,7 +20,11 @@ fn a_cancelling_hook_leaves_the_file_untouched() {
     for dialect in ["pi", "omp"] {
         let out = sb.run("compact", &["--dialect", support::seed_rules(dialect), "--keep-recent", "45", "--offline", "--yes"]);
         assert_eq!(out.status.code(), Some(1), "{dialect}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains("Compaction cancelled"), "{dialect}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("Compaction cancelled"),
+            "{dialect}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert_eq!(std::fs::read(&sb.file).unwrap(), before, "{dialect}: byte-identical");
         assert!(!after.exists(), "{dialect}: no hook runs after a cancel");
     }
@@ -123,7 +125,9 @@ fn dry_run_names_the_agent_settings_files_and_runs_no_hook() {
 /// A provider that answers every request with the next status of `statuses`
 /// (the last one repeats).
 fn failing_server(statuses: &'static [u16]) -> Server {
-    serve("/v1", move |n, _| json_response(statuses[n.min(statuses.len() - 1)], &json!({"error": {"message": format!("scripted failure {n}")}})))
+    serve("/v1", move |n, _| {
+        json_response(statuses[n.min(statuses.len() - 1)], &json!({"error": {"message": format!("scripted failure {n}")}}))
+    })
 }
 
 #[test]
@@ -131,7 +135,9 @@ fn a_provider_failure_is_a_clear_error_and_writes_nothing() {
     let sb = Sandbox::new("E02");
     let server = failing_server(&[500, 400]);
     let url = server.url.clone();
-    sb.config(&json!({"providers": [{"kind": "openai-compatible", "baseUrl": url, "model": "m", "maxRetries": 3, "retryBaseDelayMs": 10}]}));
+    sb.config(
+        &json!({"providers": [{"kind": "openai-compatible", "baseUrl": url, "model": "m", "maxRetries": 3, "retryBaseDelayMs": 10}]}),
+    );
     let before = std::fs::read(&sb.file).unwrap();
     let out = sb.run("compact", &["--dialect", "pi@0.73", "--keep-recent", "45", "--yes"]);
     let err = String::from_utf8_lossy(&out.stderr);
@@ -162,7 +168,9 @@ fn a_rate_limit_is_retried_and_the_streamed_summary_is_appended_once() {
     let ok = sse_response(&[&chunk("## Goal\n"), &chunk("Streamed summary."), "[DONE]"]);
     let server = scripted_server(vec![limited, ok]);
     let url = server.url.clone();
-    sb.config(&json!({"providers": [{"kind": "openai-compatible", "baseUrl": url, "model": "m", "maxRetries": 3, "retryBaseDelayMs": 10}]}));
+    sb.config(
+        &json!({"providers": [{"kind": "openai-compatible", "baseUrl": url, "model": "m", "maxRetries": 3, "retryBaseDelayMs": 10}]}),
+    );
     let before = std::fs::read(&sb.file).unwrap();
     let out = sb.run("compact", &["--dialect", "pi@0.73", "--keep-recent", "45", "--yes", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));

@@ -68,7 +68,10 @@ fn a_supplied_summary_is_appended_as_the_agents_would() {
                 "session_tree": [sh(&format!("cat > '{}'", told.display()))],
             },
         }));
-        let done = json_out(&sb.run("navigate", &["--dialect", support::seed_rules(dialect), "--to", "a5", "--summarize", "--instructions", "Focus.", "--yes", "--json"]));
+        let done = json_out(&sb.run(
+            "navigate",
+            &["--dialect", support::seed_rules(dialect), "--to", "a5", "--summarize", "--instructions", "Focus.", "--yes", "--json"],
+        ));
         let entry = &done["entry"];
         assert_eq!(entry["type"], "branch_summary");
         assert_eq!(entry["summary"], "Hook summary.", "{dialect}: verbatim, no preamble, no file tags");
@@ -129,12 +132,18 @@ fn session_tree_receives_the_new_leaf_id() {
         assert_eq!(read(&seen)["preparation"]["userWantsSummary"], false);
         let note = read(&told);
         let leaf = sb.last_line()["id"].clone();
-        assert_eq!(note, json!({"type": "session_tree", "newLeafId": leaf, "oldLeafId": "a4"}), "{dialect}: no summaryEntry without a summary");
+        assert_eq!(
+            note,
+            json!({"type": "session_tree", "newLeafId": leaf, "oldLeafId": "a4"}),
+            "{dialect}: no summaryEntry without a summary"
+        );
         assert_eq!(done["newLeafId"], leaf);
         assert_eq!(done["entry"]["type"], "custom", "{dialect}: a notification cannot cancel");
 
         // With the default summarizer (offline): fromExtension false.
-        let done = json_out(&sb.run("navigate", &["--dialect", support::seed_rules(dialect), "--to", "a4", "--summarize", "--offline", "--yes", "--json"]));
+        let done = json_out(
+            &sb.run("navigate", &["--dialect", support::seed_rules(dialect), "--to", "a4", "--summarize", "--offline", "--yes", "--json"]),
+        );
         let note = read(&told);
         assert_eq!(note["newLeafId"], done["entry"]["id"]);
         assert_eq!(note["oldLeafId"], leaf, "{dialect}: the previous run's leaf");
@@ -157,7 +166,10 @@ fn the_branch_budget_follows_the_agents_settings() {
     // Flags win: --window and --reserve.
     let sb = Sandbox::new("E10");
     sb.write(".pi/agent/settings.json", r#"{"branchSummary": {"reserveTokens": 127990}}"#);
-    let done = json_out(&sb.run("navigate", &["--dialect", "pi@0.73", "--to", "a5", "--summarize", "--offline", "--window", "200000", "--reserve", "1000", "--yes", "--json"]));
+    let done = json_out(&sb.run(
+        "navigate",
+        &["--dialect", "pi@0.73", "--to", "a5", "--summarize", "--offline", "--window", "200000", "--reserve", "1000", "--yes", "--json"],
+    ));
     assert_eq!(done["budget"]["tokenBudget"], 199_000);
     let full = done["entry"]["summary"].as_str().unwrap();
     assert!(full.len() > tiny.len(), "a 10-token budget selects fewer messages:\n{tiny}\n---\n{full}");

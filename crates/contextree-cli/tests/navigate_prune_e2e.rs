@@ -16,11 +16,6 @@ use std::process::Command;
 use serde_json::Value;
 use support::oracle::{agent_pack, contextree, oracle, oracle_dir, TempDir};
 
-
-
-
-
-
 /// `(entryId, role)` of every context message.
 fn messages(doc: &Value) -> Vec<(Value, Value)> {
     doc["messages"].as_array().unwrap().iter().map(|m| (m["entryId"].clone(), m["role"].clone())).collect()
@@ -35,7 +30,8 @@ fn navigate_and_check(dialect: &str, to: &str, summarize: bool, expected_base: &
     let f = file.to_str().unwrap();
     let at = format!("E10 {dialect} --to {to} summarize={summarize}");
     let pack = agent_pack(dialect);
-    let mut args = vec!["navigate", f, "--dialect", support::seed_rules(dialect), "--to", to, "--yes", "--json", "--prompts", pack.to_str().unwrap()];
+    let mut args =
+        vec!["navigate", f, "--dialect", support::seed_rules(dialect), "--to", to, "--yes", "--json", "--prompts", pack.to_str().unwrap()];
     if summarize {
         args.extend(["--summarize", "--offline"]);
     }
@@ -109,7 +105,20 @@ fn navigate_summary_line_matches_the_golden_layout() {
         let tmp = TempDir::new();
         let file = tmp.copy("E10");
         let pack = agent_pack(dialect);
-        let done = contextree(&["navigate", file.to_str().unwrap(), "--dialect", support::seed_rules(dialect), "--to", "a5", "--summarize", "--offline", "--yes", "--json", "--prompts", pack.to_str().unwrap()]);
+        let done = contextree(&[
+            "navigate",
+            file.to_str().unwrap(),
+            "--dialect",
+            support::seed_rules(dialect),
+            "--to",
+            "a5",
+            "--summarize",
+            "--offline",
+            "--yes",
+            "--json",
+            "--prompts",
+            pack.to_str().unwrap(),
+        ]);
         let entry = &done["entry"];
         let keys: Vec<&str> = entry.as_object().unwrap().keys().map(String::as_str).collect();
         let flag = if dialect == "pi" { "fromHook" } else { "fromExtension" };

@@ -113,7 +113,12 @@ fn check_context(f: &mut FileRun, gc: &Value, file: &Path, extra: &[&str], label
     for key in ["models", "thinkingLevel", "configuredThinkingLevel", "mode", "pathLength"] {
         f.eq("context", &format!("{label}.{key}"), &c[key], &gc[key]);
     }
-    f.eq("tokens", &format!("{label}.messages.tokens"), pick(&c["messages"], &["entryId", "tokens"]), pick(&gc["messages"], &["entryId", "tokens"]));
+    f.eq(
+        "tokens",
+        &format!("{label}.messages.tokens"),
+        pick(&c["messages"], &["entryId", "tokens"]),
+        pick(&gc["messages"], &["entryId", "tokens"]),
+    );
     f.eq("tokens", &format!("{label}.messageTokens"), &c["messageTokens"], &gc["messageTokens"]);
     f.eq("llm", &format!("{label}.llm"), pick(&c["llm"], &["role", "tokens"]), pick(&gc["llm"], &["role", "tokens"]));
     f.eq("llm", &format!("{label}.llmTokens"), &c["llmTokens"], &gc["llmTokens"]);
@@ -167,7 +172,15 @@ fn check_cuts(f: &mut FileRun, g: &Value, file: &Path) {
         if prepared.is_null() {
             continue;
         }
-        for k in ["firstKeptEntryId", "isSplitTurn", "tokensBefore", "messagesToSummarizeIds", "turnPrefixIds", "turnStartEntryId", "recentMessagesIds"] {
+        for k in [
+            "firstKeptEntryId",
+            "isSplitTurn",
+            "tokensBefore",
+            "messagesToSummarizeIds",
+            "turnPrefixIds",
+            "turnStartEntryId",
+            "recentMessagesIds",
+        ] {
             f.eq("cut", &format!("{key} {k}"), &ours[k], &prepared[k]);
         }
         for k in ["readFiles", "modifiedFiles", "read", "written", "edited"] {
@@ -195,7 +208,12 @@ fn check_prune(f: &mut FileRun, g: &Value, file: &Path) {
     }
     let below = ["entryId", "tokens", "notice"];
     let shape = |v: &Value| if v.is_object() { json!([v["result"], pick(&v["candidates"], &below)]) } else { Value::Null };
-    f.eq("prune", "prune belowMinimumSavings", shape(&ours["belowMinimumSavings"]), shape(gp.get("belowMinimumSavings").unwrap_or(&Value::Null)));
+    f.eq(
+        "prune",
+        "prune belowMinimumSavings",
+        shape(&ours["belowMinimumSavings"]),
+        shape(gp.get("belowMinimumSavings").unwrap_or(&Value::Null)),
+    );
 }
 
 fn check_branch(f: &mut FileRun, g: &Value, file: &Path) {

@@ -125,8 +125,19 @@ fn compaction_prompts_match_the_agent() {
         let model = g["model"].as_str().unwrap();
         let pack = agent_pack("omp18");
         let args = [
-            "--dry-run", "--keep-recent", &keep, "--reserve", &reserve, "--provider", "openai-compatible", "--model", model,
-            "--base-url", "http://127.0.0.1:9", "--prompts", pack.to_str().unwrap(),
+            "--dry-run",
+            "--keep-recent",
+            &keep,
+            "--reserve",
+            &reserve,
+            "--provider",
+            "openai-compatible",
+            "--model",
+            model,
+            "--base-url",
+            "http://127.0.0.1:9",
+            "--prompts",
+            pack.to_str().unwrap(),
         ];
         let ours = match support::run_rules("compact", &fixture, "omp@18", &args) {
             Ok(v) => v,
@@ -239,7 +250,16 @@ fn folded_history_matches_the_agent() {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_contextree"))
             .arg("compact")
             .arg(&fixture)
-            .args(["--json", "--dialect", "omp@18", "--dry-run", "--keep-recent", &g["keepRecent"].to_string(), "--reserve", &g["reserve"].to_string()])
+            .args([
+                "--json",
+                "--dialect",
+                "omp@18",
+                "--dry-run",
+                "--keep-recent",
+                &g["keepRecent"].to_string(),
+                "--reserve",
+                &g["reserve"].to_string(),
+            ])
             .args(["--prompts", pack.to_str().unwrap()])
             .env("XDG_CONFIG_HOME", &cfg)
             .output()
@@ -259,13 +279,21 @@ fn folded_history_matches_the_agent() {
         our_history.extend(folds);
         let theirs = g["calls"].as_array().unwrap();
         let by_cap = |cap: u64| theirs.iter().filter(|c| c["maxTokens"] == cap).cloned().collect::<Vec<_>>();
-        let pairs = [(our_history, by_cap(13107), "history"), (of(&calls, "turnPrefix"), by_cap(8192), "turnPrefix"), (of(&calls, "short"), by_cap(512), "short")];
+        let pairs = [
+            (our_history, by_cap(13107), "history"),
+            (of(&calls, "turnPrefix"), by_cap(8192), "turnPrefix"),
+            (of(&calls, "short"), by_cap(512), "short"),
+        ];
         for (o, t, kind) in pairs {
             report.eq(&format!("{name} {kind} calls"), Value::from(o.len()), Value::from(t.len()));
             for (i, (o, t)) in o.iter().zip(&t).enumerate() {
                 let want = t["prompt"].as_str().unwrap();
                 let carried = previous_block(want).unwrap_or("");
-                let prompt = o["prompt"].as_str().unwrap_or("").replace("<<summary returned by the history call before>>", carried).replace(contextree_core_marker(), carried);
+                let prompt = o["prompt"]
+                    .as_str()
+                    .unwrap_or("")
+                    .replace("<<summary returned by the history call before>>", carried)
+                    .replace(contextree_core_marker(), carried);
                 if prompt != want {
                     report.fail(format!("{name} {kind} call {i} prompt {}", first_difference(&prompt, want)));
                 }

@@ -55,7 +55,11 @@ fn check_file(golden: &Path, report: &mut Report) {
     match run("context", &file, dialect, &[]) {
         Err(e) => report.fail(format!("{name}: context failed: {e}")),
         Ok(c) => {
-            report.eq(&at("context.messages"), pick(&c["messages"], &["role", "entryId", "tokens"]), pick(&gc["messages"], &["role", "entryId", "tokens"]));
+            report.eq(
+                &at("context.messages"),
+                pick(&c["messages"], &["role", "entryId", "tokens"]),
+                pick(&gc["messages"], &["role", "entryId", "tokens"]),
+            );
             report.eq(&at("context.llm"), pick(&c["llm"], &["role", "tokens"]), pick(&gc["llm"], &["role", "tokens"]));
             for key in ["thinkingLevel", "messageTokens", "llmTokens", "pathLength"] {
                 report.eq(&at(&format!("context.{key}")), c[key].clone(), gc[key].clone());
@@ -63,7 +67,11 @@ fn check_file(golden: &Path, report: &mut Report) {
             match dialect {
                 "pi" => {
                     report.eq(&at("context.model"), c["model"].clone(), gc["model"].clone());
-                    report.eq(&at("context.estimateContextTokens"), c["estimateContextTokens"]["tokens"].clone(), gc["estimateContextTokens"]["tokens"].clone());
+                    report.eq(
+                        &at("context.estimateContextTokens"),
+                        c["estimateContextTokens"]["tokens"].clone(),
+                        gc["estimateContextTokens"]["tokens"].clone(),
+                    );
                 }
                 _ => {
                     report.eq(&at("context.models"), c["models"].clone(), gc["models"].clone());

@@ -34,7 +34,6 @@ fn run(cmd: &str, file: &Path, extra: &[&str]) -> Result<Value, String> {
 /// so the list shrinks as those rules land.
 const PENDING: &[(&str, &str, &str)] = &[];
 
-
 fn check_file(golden: &Path, report: &mut Report) {
     let name = golden.file_name().unwrap().to_string_lossy().into_owned();
     let stem = name.strip_suffix(".pi16.json").unwrap().to_owned();

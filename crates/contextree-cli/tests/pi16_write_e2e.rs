@@ -83,7 +83,8 @@ fn compact_and_check(fixture: &str, keep_recent: &str, summary: Option<&str>) {
     assert_eq!(entry["firstKeptEntryId"], plan["firstKeptEntryId"], "{at}");
     if has_system {
         let sys = &entry["systemMessage"];
-        let order: Vec<&str> = ["role", "content", "sections", "toolsAdded", "timestamp"].into_iter().filter(|k| sys.get(k).is_some()).collect();
+        let order: Vec<&str> =
+            ["role", "content", "sections", "toolsAdded", "timestamp"].into_iter().filter(|k| sys.get(k).is_some()).collect();
         assert_eq!(keys(sys), order, "{at}: checkpoint key order");
         let ms = contextree_core::session::probe::parse_iso_ms(entry["timestamp"].as_str().unwrap()).unwrap();
         assert_eq!(sys["timestamp"].as_f64(), Some(ms), "{at}: the checkpoint carries the compaction's time");
@@ -116,7 +117,7 @@ fn compact_and_check(fixture: &str, keep_recent: &str, summary: Option<&str>) {
 #[test]
 fn pi16_compactions_are_read_back_by_pi16() {
     oracle_dir(); // fails at once, with the install hint, when the agents are missing
-    // System messages, a compaction with a checkpoint, edits of a compaction.
+                  // System messages, a compaction with a checkpoint, edits of a compaction.
     compact_and_check("pi16-system", "100", None);
     // Context edits (replacement and omission), no system message.
     compact_and_check("pi16-edit-example", "1", None);
@@ -135,7 +136,20 @@ fn navigate_and_check(fixture: &str, to: &str) {
     let before_bytes = std::fs::read(&file).unwrap();
     let old_leaf = contextree(&["context", f, "--json", "--dialect", RULES])["leafId"].clone();
     let preview = contextree(&["branch", f, "--json", "--dialect", RULES, "--to", to]);
-    let done = contextree(&["navigate", f, "--dialect", RULES, "--to", to, "--summarize", "--offline", "--yes", "--json", "--prompts", pack.to_str().unwrap()]);
+    let done = contextree(&[
+        "navigate",
+        f,
+        "--dialect",
+        RULES,
+        "--to",
+        to,
+        "--summarize",
+        "--offline",
+        "--yes",
+        "--json",
+        "--prompts",
+        pack.to_str().unwrap(),
+    ]);
     let entry = appended(&file, &before_bytes, &at);
     assert_eq!(entry, done["entry"], "{at}");
     let id = entry["id"].as_str().unwrap();
@@ -148,7 +162,10 @@ fn navigate_and_check(fixture: &str, to: &str) {
     // summary before the first entry, a new root, pi-1.6.md §1.5), then the summary.
     let ours = contextree(&["context", f, "--json", "--dialect", RULES]);
     let mut want: Vec<(Value, Value)> = match entry["parentId"].as_str() {
-        Some(placement) => messages(&contextree(&["context", f, "--json", "--dialect", RULES, "--leaf", placement])).into_iter().map(|(r, e, _)| (r, e)).collect(),
+        Some(placement) => messages(&contextree(&["context", f, "--json", "--dialect", RULES, "--leaf", placement]))
+            .into_iter()
+            .map(|(r, e, _)| (r, e))
+            .collect(),
         None => Vec::new(),
     };
     want.push((Value::from("branchSummary"), Value::from(id)));
@@ -165,7 +182,7 @@ fn navigate_and_check(fixture: &str, to: &str) {
 #[test]
 fn pi16_branch_summaries_are_read_back_by_pi16() {
     oracle_dir(); // fails at once, with the install hint, when the agents are missing
-    // Targets of the golden branch jobs: another branch's leaf, a branch point, a user message.
+                  // Targets of the golden branch jobs: another branch's leaf, a branch point, a user message.
     navigate_and_check("g16-branchy-s19", "7d748f8f");
     navigate_and_check("g16-branchy-s112", "967d7e4c");
     // A user message at the root: the summary becomes a second root.
@@ -179,7 +196,20 @@ fn pi16_dry_run_shows_pi16_prompts() {
     let pack = contextree_host::agent::load_pack_from_dir(contextree_core::Dialect::Pi, &pack_dir).unwrap();
     let file = support::repo().join("tests/fixtures/synthetic/E05.jsonl");
     let f = file.to_str().unwrap();
-    let plan = contextree(&["compact", f, "--dialect", RULES, "--keep-recent", "8", "--dry-run", "--json", "--instructions", "focus X", "--prompts", pack_dir.to_str().unwrap()]);
+    let plan = contextree(&[
+        "compact",
+        f,
+        "--dialect",
+        RULES,
+        "--keep-recent",
+        "8",
+        "--dry-run",
+        "--json",
+        "--instructions",
+        "focus X",
+        "--prompts",
+        pack_dir.to_str().unwrap(),
+    ]);
     assert_eq!(plan["isSplitTurn"], true);
     assert_eq!(plan["historyLiteral"], "No prior history.", "no previous summary: the literal");
     let calls = plan["calls"].as_array().unwrap();
@@ -203,12 +233,34 @@ fn pi16_summaries_are_asked_of_the_edited_conversation() {
     // (`cut --full`) is the conversation in contextree's history prompt, edits included.
     let pack_dir = pi16_pack();
     let mut checked = 0;
-    for (fixture, keep) in [("g16-small-s7", "2000"), ("g16-small-s7", "8000"), ("g16-default-s54", "2000"), ("g16-branchy-s112", "2000"), ("g16-small-s14", "2000")] {
+    for (fixture, keep) in [
+        ("g16-small-s7", "2000"),
+        ("g16-small-s7", "8000"),
+        ("g16-default-s54", "2000"),
+        ("g16-branchy-s112", "2000"),
+        ("g16-small-s14", "2000"),
+    ] {
         let file = support::repo().join(format!("tests/fixtures/pi16/{fixture}.jsonl"));
         let theirs = oracle_impl("pi16", "cut", &file, &["--keep-recent", keep, "--full"]);
         let Some(serialized) = theirs["prepared"]["serialized"].as_str().filter(|s| !s.is_empty()) else { continue };
-        let plan = contextree(&["compact", file.to_str().unwrap(), "--dialect", RULES, "--keep-recent", keep, "--dry-run", "--json", "--prompts", pack_dir.to_str().unwrap()]);
-        let history = plan["calls"].as_array().unwrap().iter().find(|c| c["kind"] == "history").unwrap_or_else(|| panic!("{fixture} K={keep}: no history call"));
+        let plan = contextree(&[
+            "compact",
+            file.to_str().unwrap(),
+            "--dialect",
+            RULES,
+            "--keep-recent",
+            keep,
+            "--dry-run",
+            "--json",
+            "--prompts",
+            pack_dir.to_str().unwrap(),
+        ]);
+        let history = plan["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["kind"] == "history")
+            .unwrap_or_else(|| panic!("{fixture} K={keep}: no history call"));
         assert!(
             history["prompt"].as_str().unwrap().starts_with(&format!("<conversation>\n{serialized}\n</conversation>")),
             "{fixture} K={keep}: the history prompt's conversation is not pi 1.6's"

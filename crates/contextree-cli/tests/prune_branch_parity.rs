@@ -11,7 +11,6 @@
 
 mod support;
 
-
 use serde_json::{json, Value};
 use support::parity::compare_branch;
 use support::{fixture, json_files, pick, repo, run, split_name, Report};
@@ -116,9 +115,17 @@ fn e13_pruning_examples_match_omp() {
             };
             report.eq(&format!("{at} prunedCount"), ours["prunedCount"].clone(), want["prunedCount"].clone());
             report.eq(&format!("{at} tokensSaved"), ours["tokensSaved"].clone(), want["tokensSaved"].clone());
-            report.eq(&format!("{at} pruned ids"), pick(&ours["pruned"], &["entryId"]), Value::Array(pruned.iter().map(|r| json!([r["id"]])).collect()));
+            report.eq(
+                &format!("{at} pruned ids"),
+                pick(&ours["pruned"], &["entryId"]),
+                Value::Array(pruned.iter().map(|r| json!([r["id"]])).collect()),
+            );
             // The expected texts are cut to 60 characters; notices are shorter.
-            report.eq(&format!("{at} notices"), pick(&ours["pruned"], &["notice"]), Value::Array(pruned.iter().map(|r| json!([r["text"]])).collect()));
+            report.eq(
+                &format!("{at} notices"),
+                pick(&ours["pruned"], &["notice"]),
+                Value::Array(pruned.iter().map(|r| json!([r["text"]])).collect()),
+            );
             report.eq(&format!("{at} note"), Value::Bool(ours["note"].is_string()), Value::Bool(dialect == "pi" || name != "E13b"));
         }
     }
@@ -153,7 +160,8 @@ fn e10_e11_branch_examples_match_both_agents() {
             report.eq(&format!("{at} roles"), pick(&ours["messages"], &["role"]), pick(&want["prepared"], &["role"]));
             for key in ["read", "written", "edited"] {
                 // The expected sets keep insertion order; ours are sorted.
-                let mut theirs: Vec<String> = want["fileOps"][key].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_owned()).collect();
+                let mut theirs: Vec<String> =
+                    want["fileOps"][key].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_owned()).collect();
                 theirs.sort();
                 report.eq(&format!("{at} fileOps.{key}"), ours["fileOps"][key].clone(), json!(theirs));
             }

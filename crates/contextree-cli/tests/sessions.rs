@@ -46,8 +46,14 @@ fn sessions(home: &Path, args: &[&str]) -> Output {
 
 fn fake_home(t: &TempDir) -> PathBuf {
     let home = t.0.join("home");
-    write(&home.join(".pi/agent/sessions/--srv-app--/2026-01-01T00-00-00-000Z_01890a5d-ac96-774b-bcce-b302099a8057.jsonl"), &session("01890a5d-ac96-774b-bcce-b302099a8057", "/srv/app", "fix the parser"));
-    write(&home.join(".omp/agent/sessions/--srv-app--/2026_15e4dc26ca91c9ed.jsonl"), &session("15e4dc26ca91c9ed", "/srv/app", "write docs"));
+    write(
+        &home.join(".pi/agent/sessions/--srv-app--/2026-01-01T00-00-00-000Z_01890a5d-ac96-774b-bcce-b302099a8057.jsonl"),
+        &session("01890a5d-ac96-774b-bcce-b302099a8057", "/srv/app", "fix the parser"),
+    );
+    write(
+        &home.join(".omp/agent/sessions/--srv-app--/2026_15e4dc26ca91c9ed.jsonl"),
+        &session("15e4dc26ca91c9ed", "/srv/app", "write docs"),
+    );
     home
 }
 

@@ -45,7 +45,12 @@ impl Padded {
     }
 
     fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_contextree")).args(args).env("HOME", &self.dir).env("XDG_CONFIG_HOME", self.dir.join("xdg")).output().unwrap()
+        Command::new(env!("CARGO_BIN_EXE_contextree"))
+            .args(args)
+            .env("HOME", &self.dir)
+            .env("XDG_CONFIG_HOME", self.dir.join("xdg"))
+            .output()
+            .unwrap()
     }
 }
 
@@ -68,7 +73,8 @@ fn an_append_stopped_by_the_file_size_limit_leaves_the_file_as_it_was() {
     assert_eq!(std::fs::read(&p.file).unwrap(), before, "byte for byte");
 
     // The agent's next line is read, not joined to a torn one.
-    let agent = r#"{"type":"message","id":"zz","parentId":"a4","timestamp":"2026-01-01T00:00:09.000Z","message":{"role":"user","content":"more"}}"#;
+    let agent =
+        r#"{"type":"message","id":"zz","parentId":"a4","timestamp":"2026-01-01T00:00:09.000Z","message":{"role":"user","content":"more"}}"#;
     writeln!(std::fs::OpenOptions::new().append(true).open(&p.file).unwrap(), "{agent}").unwrap();
     for dialect in ["pi", "omp"] {
         let info: serde_json::Value = serde_json::from_slice(&p.run(&["info", path, "--json", "--dialect", dialect]).stdout).unwrap();

@@ -11,5 +11,10 @@ fn main() {
     let t = std::time::Instant::now();
     let ctx = contextree_core::context::build(&session, contextree_core::context::Leaf::Last);
     let build = t.elapsed();
-    eprintln!("{} MB: index {idx:?} ({:.0} MB/s), assemble {asm:?}, context {build:?} ({} items)", bytes.len() >> 20, bytes.len() as f64 / 1e6 / idx.as_secs_f64(), ctx.items.len());
+    eprintln!(
+        "{} MB: index {idx:?} ({:.0} MB/s), assemble {asm:?}, context {build:?} ({} items)",
+        bytes.len() >> 20,
+        bytes.len() as f64 / 1e6 / idx.as_secs_f64(),
+        ctx.items.len()
+    );
 }

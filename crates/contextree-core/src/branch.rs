@@ -92,7 +92,12 @@ pub struct PreparedBranch {
 /// `prepareBranchEntries(entries, tokenBudget)` (§3): a file-operation pass
 /// over every entry, then newest to oldest until the budget (0 = no limit).
 /// Reads assistant messages back through `source` for their tool calls.
-pub fn prepare_branch_entries(session: &Session, entries: &[NodeId], budget: u64, source: &dyn Source) -> Result<PreparedBranch, ReadBackError> {
+pub fn prepare_branch_entries(
+    session: &Session,
+    entries: &[NodeId],
+    budget: u64,
+    source: &dyn Source,
+) -> Result<PreparedBranch, ReadBackError> {
     let mut prep = PreparedBranch {
         selected: Vec::new(),
         items: Vec::new(),
@@ -250,7 +255,10 @@ mod tests {
         // Target below the old leaf: nothing abandoned; above it: the entries below it.
         assert!(collect_entries_for_branch_summary(&s, s.node("u2"), s.node("a2").unwrap()).entries.is_empty());
         assert_eq!(ids(&s, &collect_entries_for_branch_summary(&s, s.node("a2"), s.node("u1").unwrap()).entries), ["a1", "c1", "u2", "a2"]);
-        assert_eq!(collect_entries_for_branch_summary(&s, None, s.node("u1").unwrap()), BranchEntries { common_ancestor: None, entries: vec![] });
+        assert_eq!(
+            collect_entries_for_branch_summary(&s, None, s.node("u1").unwrap()),
+            BranchEntries { common_ancestor: None, entries: vec![] }
+        );
     }
 
     #[test]
@@ -274,13 +282,19 @@ mod tests {
     #[test]
     fn e10_file_ops_and_dropped_tool_results() {
         let call = |id: &str, parent: &str, name: &str, path: &str| {
-            format!(r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:06.000Z","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"x","name":"{name}","arguments":{{"path":"{path}"}}}}],"stopReason":"toolUse",{USAGE},"timestamp":1}}}}"#)
+            format!(
+                r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:06.000Z","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"x","name":"{name}","arguments":{{"path":"{path}"}}}}],"stopReason":"toolUse",{USAGE},"timestamp":1}}}}"#
+            )
         };
         let result = |id: &str, parent: &str| {
-            format!(r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:07.000Z","message":{{"role":"toolResult","toolCallId":"x","toolName":"read","content":[{{"type":"text","text":"export function lex() {{}}"}}],"isError":false,"timestamp":1}}}}"#)
+            format!(
+                r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:07.000Z","message":{{"role":"toolResult","toolCallId":"x","toolName":"read","content":[{{"type":"text","text":"export function lex() {{}}"}}],"isError":false,"timestamp":1}}}}"#
+            )
         };
         let summary = |id: &str, parent: &str, flag: &str| {
-            format!(r#"{{"type":"branch_summary","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:08.000Z","fromId":"u1","summary":"s","details":{{"readFiles":["{id}.md"],"modifiedFiles":[]}},"{flag}":true}}"#)
+            format!(
+                r#"{{"type":"branch_summary","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:08.000Z","fromId":"u1","summary":"s","details":{{"readFiles":["{id}.md"],"modifiedFiles":[]}},"{flag}":true}}"#
+            )
         };
         let lines = [
             r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#.to_owned(),

@@ -115,7 +115,13 @@ pub enum BranchSummaryError {
 /// The call `generateBranchSummary` makes for `prep` (§4 steps 3–5), or
 /// `None` when no message was selected: then the summary is [`NO_CONTENT`]
 /// and no model is asked.
-pub fn summary_call(session: &Session, prep: &PreparedBranch, source: &dyn Source, pack: &PromptPack, opts: &BranchOptions) -> Result<Option<BranchSummaryCall>, BranchSummaryError> {
+pub fn summary_call(
+    session: &Session,
+    prep: &PreparedBranch,
+    source: &dyn Source,
+    pack: &PromptPack,
+    opts: &BranchOptions,
+) -> Result<Option<BranchSummaryCall>, BranchSummaryError> {
     if prep.selected.is_empty() {
         return Ok(None);
     }
@@ -152,7 +158,13 @@ pub fn summary_call(session: &Session, prep: &PreparedBranch, source: &dyn Sourc
 /// system checkpoint), an edited message (pi 1.6) carries its replacement,
 /// the rest as in the context.
 /// With `format` (omp@18), `serializeConversationForSummary` in that transcript format.
-fn branch_conversation(session: &Session, prep: &PreparedBranch, source: &dyn Source, pack: &PromptPack, format: Option<SummaryDialect>) -> Result<String, ReadBackError> {
+fn branch_conversation(
+    session: &Session,
+    prep: &PreparedBranch,
+    source: &dyn Source,
+    pack: &PromptPack,
+    format: Option<SummaryDialect>,
+) -> Result<String, ReadBackError> {
     let plain = prep.items.iter().all(|item| matches!(item, Item::Entry(n) if &*session.entry(*n).entry_type != "compaction"));
     if plain && format.is_none() {
         return conversation(session, &prep.selected, source, pack);
@@ -251,7 +263,15 @@ impl EntryMeta<'_> {
 /// the entry as a JSON object in the agent's key order. `fromId` is the
 /// parent or `"root"` (pi 0.73, omp), the leaf that was left or `"root"`
 /// (pi ≥ 0.84.3, pi-1.6.md §5); `undefined` details / usage / flag left out.
-pub fn entry_value(meta: EntryMeta<'_>, id: &str, parent_id: Option<&str>, timestamp: &str, summary: &str, details: Option<&Value>, from_extension: Option<bool>) -> Value {
+pub fn entry_value(
+    meta: EntryMeta<'_>,
+    id: &str,
+    parent_id: Option<&str>,
+    timestamp: &str,
+    summary: &str,
+    details: Option<&Value>,
+    from_extension: Option<bool>,
+) -> Value {
     let dialect = meta.rules.dialect();
     let pi16 = meta.rules == RuleSet::Pi16;
     let mut m = Map::new();
@@ -286,12 +306,26 @@ pub struct SuppliedBranchSummary {
 }
 
 /// The line `navigateTree` appends for a supplied summary.
-pub fn supplied_entry_line(meta: EntryMeta<'_>, id: &str, parent_id: Option<&str>, timestamp: &str, supplied: &SuppliedBranchSummary) -> String {
+pub fn supplied_entry_line(
+    meta: EntryMeta<'_>,
+    id: &str,
+    parent_id: Option<&str>,
+    timestamp: &str,
+    supplied: &SuppliedBranchSummary,
+) -> String {
     entry_line(meta, id, parent_id, timestamp, &supplied.summary, supplied.details.as_ref(), Some(true))
 }
 
 /// The line the agent appends (`JSON.stringify(entry)`, no newline).
-pub fn entry_line(meta: EntryMeta<'_>, id: &str, parent_id: Option<&str>, timestamp: &str, summary: &str, details: Option<&Value>, from_extension: Option<bool>) -> String {
+pub fn entry_line(
+    meta: EntryMeta<'_>,
+    id: &str,
+    parent_id: Option<&str>,
+    timestamp: &str,
+    summary: &str,
+    details: Option<&Value>,
+    from_extension: Option<bool>,
+) -> String {
     stringify(&entry_value(meta, id, parent_id, timestamp, summary, details, from_extension))
 }
 
@@ -335,7 +369,15 @@ mod tests {
 
             let leaf = new_leaf(&s, target).map(|n| s.entry(n).id.to_string());
             assert_eq!(leaf.as_deref(), g["treeOps"]["navigate"]["newLeafId"].as_str());
-            let line = entry_line(EntryMeta::of(RuleSet::oldest(dialect)), "<new-id>", leaf.as_deref(), "<now>", &summary, Some(&details), Some(false));
+            let line = entry_line(
+                EntryMeta::of(RuleSet::oldest(dialect)),
+                "<new-id>",
+                leaf.as_deref(),
+                "<now>",
+                &summary,
+                Some(&details),
+                Some(false),
+            );
             assert_eq!(line, g["treeOps"]["fileTail"][0].as_str().unwrap(), "{dialect}");
         }
     }
@@ -351,14 +393,25 @@ mod tests {
             let leaf = new_leaf(&s, target).map(|n| s.entry(n).id.to_string());
             assert_eq!(leaf.as_deref(), Some("a1"));
             // The golden's summary was given directly to branchWithSummary, without details.
-            let line = entry_line(EntryMeta::of(RuleSet::oldest(dialect)), "<new-id>", leaf.as_deref(), "<now>", "Branch summary text.", None, Some(false));
+            let line = entry_line(
+                EntryMeta::of(RuleSet::oldest(dialect)),
+                "<new-id>",
+                leaf.as_deref(),
+                "<now>",
+                "Branch summary text.",
+                None,
+                Some(false),
+            );
             assert_eq!(line, g["treeOps"]["fileTail"][0].as_str().unwrap(), "{dialect}");
         }
         // The first entry as a user target: the summary hangs at the root.
         let s = Session::parse(&bytes, Some(crate::RuleSet::Pi073));
         assert_eq!(new_leaf(&s, s.node("u1").unwrap()), None);
         let line = entry_line(EntryMeta::of(RuleSet::Pi073), "x", None, "t", "S", None, Some(true));
-        assert_eq!(line, r#"{"type":"branch_summary","id":"x","parentId":null,"timestamp":"t","fromId":"root","summary":"S","fromHook":true}"#);
+        assert_eq!(
+            line,
+            r#"{"type":"branch_summary","id":"x","parentId":null,"timestamp":"t","fromId":"root","summary":"S","fromHook":true}"#
+        );
     }
 
     #[test]
@@ -369,7 +422,10 @@ mod tests {
             r#"{"type":"branch_summary","id":"x","parentId":"a5","timestamp":"t","fromId":"a5","summary":"Mine.","details":{"k":1},"fromExtension":true}"#
         );
         let bare = SuppliedBranchSummary { summary: "Mine.".into(), details: None };
-        assert_eq!(supplied_entry_line(EntryMeta::of(RuleSet::Pi073), "x", None, "t", &bare), r#"{"type":"branch_summary","id":"x","parentId":null,"timestamp":"t","fromId":"root","summary":"Mine.","fromHook":true}"#);
+        assert_eq!(
+            supplied_entry_line(EntryMeta::of(RuleSet::Pi073), "x", None, "t", &bare),
+            r#"{"type":"branch_summary","id":"x","parentId":null,"timestamp":"t","fromId":"root","summary":"Mine.","fromHook":true}"#
+        );
         // pi 1.6: fromId is the leaf that was left, usage after details.
         let usage = serde_json::json!({"input": 5, "output": 2});
         let meta = EntryMeta { rules: RuleSet::Pi16, old_leaf: Some("a9"), usage: Some(&usage) };
@@ -378,7 +434,10 @@ mod tests {
             r#"{"type":"branch_summary","id":"x","parentId":"a5","timestamp":"t","fromId":"a9","summary":"S","details":{"readFiles":[]},"usage":{"input":5,"output":2},"fromHook":false}"#
         );
         let meta = EntryMeta { rules: RuleSet::Pi16, old_leaf: None, usage: None };
-        assert_eq!(supplied_entry_line(meta, "x", Some("a5"), "t", &bare), r#"{"type":"branch_summary","id":"x","parentId":"a5","timestamp":"t","fromId":"root","summary":"Mine.","fromHook":true}"#);
+        assert_eq!(
+            supplied_entry_line(meta, "x", Some("a5"), "t", &bare),
+            r#"{"type":"branch_summary","id":"x","parentId":"a5","timestamp":"t","fromId":"root","summary":"Mine.","fromHook":true}"#
+        );
     }
 
     #[test]
@@ -411,7 +470,12 @@ mod tests {
             let s = Session::parse(&bytes, Some(crate::RuleSet::oldest(dialect)));
             let entries = collect_entries_for_branch_summary(&s, s.leaf(), s.node("a5").unwrap()).entries;
             let prep = prepare_branch_entries(&s, &entries, 0, &bytes).unwrap();
-            let opts = BranchOptions { custom_instructions: Some(custom.to_owned()), replace_instructions: replace, reasoning: None, summary_model: None };
+            let opts = BranchOptions {
+                custom_instructions: Some(custom.to_owned()),
+                replace_instructions: replace,
+                reasoning: None,
+                summary_model: None,
+            };
             let call = summary_call(&s, &prep, &bytes, &PromptPack::placeholders(dialect), &opts).unwrap().unwrap();
             call.prompt.rsplit_once("</conversation>\n\n").unwrap().1.to_owned()
         };

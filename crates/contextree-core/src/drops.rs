@@ -42,7 +42,12 @@ pub struct Request {
 
 /// The requests of `nodes` (the entries a compaction summarizes, in order), checked against
 /// `summary` when there is one. Only user messages are requests.
-pub fn check_requests(session: &Session, nodes: &[NodeId], summary: Option<&str>, source: &dyn Source) -> Result<Vec<Request>, ReadBackError> {
+pub fn check_requests(
+    session: &Session,
+    nodes: &[NodeId],
+    summary: Option<&str>,
+    source: &dyn Source,
+) -> Result<Vec<Request>, ReadBackError> {
     let mut out = Vec::new();
     for &n in nodes {
         if session.entry(n).message().is_none_or(|m| m.role != Role::User) {
@@ -59,7 +64,8 @@ pub fn check_requests(session: &Session, nodes: &[NodeId], summary: Option<&str>
             .collect();
         let may_be_lost = summary.is_some() && !terms.is_empty() && terms.iter().all(|t| t.found == Some(false));
         let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-        let preview: String = if first.chars().count() > 120 { format!("{}…", first.chars().take(119).collect::<String>()) } else { first.to_owned() };
+        let preview: String =
+            if first.chars().count() > 120 { format!("{}…", first.chars().take(119).collect::<String>()) } else { first.to_owned() };
         out.push(Request { entry_id: session.entry(n).id.to_string(), preview, terms, may_be_lost });
     }
     Ok(out)
@@ -112,12 +118,19 @@ fn is_path(w: &str) -> bool {
     if !name_ok || !w.chars().any(char::is_alphabetic) {
         return false;
     }
-    let has_ext = w.rsplit_once('.').is_some_and(|(stem, ext)| !stem.is_empty() && (1..=5).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphanumeric()) && ext.chars().any(|c| c.is_ascii_alphabetic()));
+    let has_ext = w.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && (1..=5).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            && ext.chars().any(|c| c.is_ascii_alphabetic())
+    });
     (w.contains('/') && w.len() > 2) || has_ext
 }
 
 fn is_identifier(w: &str) -> bool {
-    if !w.chars().all(|c| c.is_alphanumeric() || c == '_' || c == ':' || c == '-') || !w.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_' || c == '-') {
+    if !w.chars().all(|c| c.is_alphanumeric() || c == '_' || c == ':' || c == '-')
+        || !w.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_' || c == '-')
+    {
         return false;
     }
     let inner_upper = w.chars().skip(1).any(char::is_uppercase) && w.chars().any(char::is_lowercase);

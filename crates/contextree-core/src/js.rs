@@ -57,11 +57,7 @@ pub fn raw_string_utf16_len(raw: &str) -> usize {
     let mut pos = 0;
     while let Some(found) = memchr::memchr(b'\\', &bytes[pos..]) {
         let at = pos + found;
-        let escape_len = if bytes.get(at + 1) == Some(&b'u') {
-            6
-        } else {
-            2
-        };
+        let escape_len = if bytes.get(at + 1) == Some(&b'u') { 6 } else { 2 };
         let escape_len = escape_len.min(bytes.len() - at);
         units -= escape_len - 1;
         pos = at + escape_len;
@@ -122,15 +118,9 @@ pub fn stringify_len(v: &Value) -> usize {
         // Number strings are ASCII.
         Value::Number(n) => number_to_js_string(json_number_as_f64(n)).len(),
         Value::String(s) => quoted_len(s),
-        Value::Array(items) => {
-            2 + items.len().saturating_sub(1) + items.iter().map(stringify_len).sum::<usize>()
-        }
+        Value::Array(items) => 2 + items.len().saturating_sub(1) + items.iter().map(stringify_len).sum::<usize>(),
         Value::Object(map) => {
-            2 + map.len().saturating_sub(1)
-                + map
-                    .iter()
-                    .map(|(k, v)| quoted_len(k) + 1 + stringify_len(v))
-                    .sum::<usize>()
+            2 + map.len().saturating_sub(1) + map.iter().map(|(k, v)| quoted_len(k) + 1 + stringify_len(v)).sum::<usize>()
         }
     }
 }
@@ -170,10 +160,7 @@ fn array_index(key: &str) -> Option<u32> {
     if !canonical {
         return None;
     }
-    key.parse::<u64>()
-        .ok()
-        .filter(|&n| n < u64::from(u32::MAX))
-        .map(|n| n as u32)
+    key.parse::<u64>().ok().filter(|&n| n < u64::from(u32::MAX)).map(|n| n as u32)
 }
 
 /// JS `JSON.stringify` of a string: `"` `\` and control characters escaped
@@ -282,19 +269,13 @@ fn is_exact_tie(f: f64, lower: &str, exp: i32) -> bool {
     }
     let (exact, exact_exp) = split_sci(&format!("{f:.800e}"));
     let exact = exact.trim_end_matches('0');
-    exact_exp == exp
-        && exact.len() == lower.len() + 1
-        && exact.starts_with(lower)
-        && exact.ends_with('5')
+    exact_exp == exp && exact.len() == lower.len() + 1 && exact.starts_with(lower) && exact.ends_with('5')
 }
 
 /// `"d.ddde±x"` → (`"dddd"`, x).
 fn split_sci(sci: &str) -> (String, i32) {
     let (mantissa, exp) = sci.split_once('e').unwrap_or((sci, "0"));
-    (
-        mantissa.chars().filter(|c| *c != '.').collect(),
-        exp.parse().unwrap_or(0),
-    )
+    (mantissa.chars().filter(|c| *c != '.').collect(), exp.parse().unwrap_or(0))
 }
 
 /// ECMA-262 Number::toString steps for digits `d1…dk` × 10^(n−k).
@@ -311,11 +292,7 @@ fn place_decimal_point(digits: &str, n: i32) -> String {
         let e = n - 1;
         let e_sign = if e < 0 { '-' } else { '+' };
         let (first, rest) = digits.split_at(1);
-        let rest = if rest.is_empty() {
-            String::new()
-        } else {
-            format!(".{rest}")
-        };
+        let rest = if rest.is_empty() { String::new() } else { format!(".{rest}") };
         format!("{first}{rest}e{e_sign}{}", e.abs())
     }
 }
@@ -354,13 +331,7 @@ pub fn is_js_whitespace(c: char) -> bool {
     matches!(
         c,
         '\t' | '\n' | '\u{B}' | '\u{C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200A}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202F}'
-                | '\u{205F}'
-                | '\u{3000}'
-                | '\u{FEFF}'
+            ..='\u{200A}' | '\u{2028}' | '\u{2029}' | '\u{202F}' | '\u{205F}' | '\u{3000}' | '\u{FEFF}'
     )
 }
 
@@ -469,26 +440,15 @@ fn string_to_js_number(s: &str) -> f64 {
         if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
             return f64::NAN;
         }
-        return digits.chars().fold(0.0, |acc, c| {
-            acc * f64::from(radix) + f64::from(c.to_digit(radix).unwrap_or(0))
-        });
+        return digits.chars().fold(0.0, |acc, c| acc * f64::from(radix) + f64::from(c.to_digit(radix).unwrap_or(0)));
     }
     let unsigned = t.strip_prefix(['+', '-']).unwrap_or(t);
     if unsigned == "Infinity" {
-        return if t.starts_with('-') {
-            f64::NEG_INFINITY
-        } else {
-            f64::INFINITY
-        };
+        return if t.starts_with('-') { f64::NEG_INFINITY } else { f64::INFINITY };
     }
     let well_formed = !unsigned.is_empty()
-        && unsigned
-            .bytes()
-            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
-        && unsigned
-            .bytes()
-            .next()
-            .is_some_and(|b| b.is_ascii_digit() || b == b'.');
+        && unsigned.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
+        && unsigned.bytes().next().is_some_and(|b| b.is_ascii_digit() || b == b'.');
     if well_formed {
         t.parse().unwrap_or(f64::NAN)
     } else {
@@ -628,14 +588,8 @@ mod tests {
 
     #[test]
     fn stringify_key_order() {
-        let v: Value = serde_json::from_str(
-            r#"{"b":1,"10":2,"a":3,"2":4,"01":5,"4294967295":6,"4294967294":7,"-1":8}"#,
-        )
-        .unwrap();
-        assert_eq!(
-            stringify(&v),
-            r#"{"2":4,"10":2,"4294967294":7,"b":1,"a":3,"01":5,"4294967295":6,"-1":8}"#
-        );
+        let v: Value = serde_json::from_str(r#"{"b":1,"10":2,"a":3,"2":4,"01":5,"4294967295":6,"4294967294":7,"-1":8}"#).unwrap();
+        assert_eq!(stringify(&v), r#"{"2":4,"10":2,"4294967294":7,"b":1,"a":3,"01":5,"4294967295":6,"-1":8}"#);
         assert_eq!(stringify_len(&v), stringify(&v).len());
     }
 
@@ -644,12 +598,7 @@ mod tests {
     /// off by one ULP, which changes `JSON.stringify` output and lengths).
     #[test]
     fn parsed_floats_round_trip_like_js() {
-        for text in [
-            "92.79438668282403",
-            "27.374195214327358",
-            "3.1089678540002354e+29",
-            "9.266012887206359e+29",
-        ] {
+        for text in ["92.79438668282403", "27.374195214327358", "3.1089678540002354e+29", "9.266012887206359e+29"] {
             let v: Value = serde_json::from_str(text).unwrap();
             assert_eq!(stringify(&v), text);
         }
@@ -657,15 +606,10 @@ mod tests {
 
     #[test]
     fn stringify_numbers_and_big_integers() {
-        let v: Value = serde_json::from_str(
-            r#"[-0, -0.0, 1e21, 1E-7, 12345678901234567890, 9007199254740993, -9007199254740993, 1.0]"#,
-        )
-        .unwrap();
+        let v: Value =
+            serde_json::from_str(r#"[-0, -0.0, 1e21, 1E-7, 12345678901234567890, 9007199254740993, -9007199254740993, 1.0]"#).unwrap();
         let s = stringify(&v);
-        assert_eq!(
-            s,
-            "[0,0,1e+21,1e-7,12345678901234567000,9007199254740992,-9007199254740992,1]"
-        );
+        assert_eq!(s, "[0,0,1e+21,1e-7,12345678901234567000,9007199254740992,-9007199254740992,1]");
         assert_eq!(stringify_len(&v), s.len());
     }
 
@@ -700,10 +644,7 @@ mod tests {
         assert_eq!(to_js_string(None), "undefined");
         assert_eq!(to_js_string(Some(&json!(null))), "null");
         assert_eq!(to_js_string(Some(&json!(2.50))), "2.5");
-        assert_eq!(
-            to_js_string(Some(&json!([1, null, "x", [2, 3]]))),
-            "1,,x,2,3"
-        );
+        assert_eq!(to_js_string(Some(&json!([1, null, "x", [2, 3]]))), "1,,x,2,3");
         assert_eq!(to_js_string(Some(&json!({"a": 1}))), "[object Object]");
         assert!(!is_truthy(Some(&json!(""))));
         assert!(!is_truthy(Some(&json!(0))));

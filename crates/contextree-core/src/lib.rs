@@ -13,20 +13,20 @@
 //! Nothing here does IO: callers hand in bytes and get values back.
 
 pub mod branch;
-pub mod budget;
 pub mod branch_summary;
+pub mod budget;
 pub mod compaction;
 pub mod context;
 pub mod dialect;
+pub mod drops;
 pub mod js;
 pub mod models;
 pub mod path_tree;
 pub mod prompts;
 pub mod prune;
-pub mod drops;
 pub mod render;
-pub mod spend;
 pub mod session;
+pub mod spend;
 pub mod tokens;
 pub mod view;
 

@@ -36,11 +36,7 @@ const WINDOWS: &[(&str, u64)] = &[
 /// The table's window for `model_id` (a bare id, or `provider/id`), `None` when unknown.
 pub fn known_window(model_id: &str) -> Option<u64> {
     let id = model_id.rsplit('/').next().unwrap_or(model_id).to_ascii_lowercase();
-    WINDOWS
-        .iter()
-        .filter(|(prefix, _)| id.starts_with(prefix))
-        .max_by_key(|(prefix, _)| prefix.len())
-        .map(|&(_, w)| w)
+    WINDOWS.iter().filter(|(prefix, _)| id.starts_with(prefix)).max_by_key(|(prefix, _)| prefix.len()).map(|&(_, w)| w)
 }
 
 /// The model the agent runs at the end of a path, as `provider/id` (or a bare id): pi's last
@@ -55,12 +51,7 @@ pub fn current_model(state: &ModelState, dialect: Dialect) -> Option<String> {
                 None => id.to_owned(),
             })
         }
-        Dialect::Omp => state
-            .omp
-            .iter()
-            .find(|(role, _)| role == "default")
-            .or_else(|| state.omp.first())
-            .map(|(_, model)| model.clone()),
+        Dialect::Omp => state.omp.iter().find(|(role, _)| role == "default").or_else(|| state.omp.first()).map(|(_, model)| model.clone()),
     }
 }
 

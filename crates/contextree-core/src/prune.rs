@@ -16,10 +16,10 @@ use serde_json::{Map, Value};
 use crate::compaction::file_ops::split_read_selector;
 use crate::context::materialize::{agent_message, ReadBackError};
 use crate::context::{self, Context, Item, Leaf};
-use crate::session::Source;
-use crate::tokens::estimate::utf8_fragment_tokens;
 use crate::js;
+use crate::session::Source;
 use crate::session::{NodeId, Role, Session};
+use crate::tokens::estimate::utf8_fragment_tokens;
 use crate::{Dialect, RuleSet};
 
 /// omp's `DEFAULT_PRUNE_CONFIG` (hard-coded; no setting exposes it), and
@@ -258,7 +258,9 @@ impl PrunePlan {
     pub fn notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
         if !self.agent_prunes() {
-            notes.push("pi never prunes tool outputs by itself; this is oh-my-pi 13.19's rule, offered for pi files by contextree.".to_owned());
+            notes.push(
+                "pi never prunes tool outputs by itself; this is oh-my-pi 13.19's rule, offered for pi files by contextree.".to_owned(),
+            );
         }
         let prefix_bound = self.rules.prunes_with_cache_guard() && self.config == PruneConfig::agent_prefix_bound();
         if self.config != PruneConfig::agent(self.rules) && !prefix_bound {
@@ -319,7 +321,17 @@ pub fn plan_prune_after(session: &Session, ctx: &Context, config: &PruneConfig, 
             let tokens = before.get(&node).copied().unwrap_or_else(|| m.estimate(rules));
             let decision = if pruned { Decision::AlreadyPruned } else { Decision::Candidate };
             let useless = config.prune_useless && m.turn.useless;
-            Some(ToolResult { node, tool_name, tokens, newer_tokens: 0, decision, in_context: visible.contains(&node), useless, suffix_tokens: suffix[path_index], path_index })
+            Some(ToolResult {
+                node,
+                tool_name,
+                tokens,
+                newer_tokens: 0,
+                decision,
+                in_context: visible.contains(&node),
+                useless,
+                suffix_tokens: suffix[path_index],
+                path_index,
+            })
         })
         .collect();
     // `isSkillReadToolResult`: a `read` result whose call reads a `skill://` path.
@@ -328,7 +340,16 @@ pub fn plan_prune_after(session: &Session, ctx: &Context, config: &PruneConfig, 
         r.tool_name.as_deref() == Some("read") && m.and_then(|m| m.turn.tool_call_id).is_some_and(|id| skill_reads.contains(&id))
     });
     let candidate_saving = results.iter().filter(|r| r.decision == Decision::Candidate).map(ToolResult::saving).sum();
-    PrunePlan { dialect: session.dialect(), config, rules, keep_boundary_id, leaf: ctx.leaf, path_len: ctx.path.len(), tool_results: results, candidate_saving }
+    PrunePlan {
+        dialect: session.dialect(),
+        config,
+        rules,
+        keep_boundary_id,
+        leaf: ctx.leaf,
+        path_len: ctx.path.len(),
+        tool_results: results,
+        candidate_saving,
+    }
 }
 
 /// The ids of the `read` tool calls on the path whose path starts with
@@ -606,15 +627,35 @@ pub fn plan_stale(session: &Session, ctx: &Context, config: &StaleConfig, source
 /// the boundary and, with a warm cache, inside the suffix limit): the same
 /// pruned results, fewer candidates listed, and only the calls of those
 /// results read back (the automatic check runs it on every budget).
-pub fn plan_stale_reachable(session: &Session, ctx: &Context, config: &StaleConfig, source: &dyn Source) -> Result<StalePlan, ReadBackError> {
+pub fn plan_stale_reachable(
+    session: &Session,
+    ctx: &Context,
+    config: &StaleConfig,
+    source: &dyn Source,
+) -> Result<StalePlan, ReadBackError> {
     plan_stale_in(session, ctx, config, source, true)
 }
 
-fn plan_stale_in(session: &Session, ctx: &Context, config: &StaleConfig, source: &dyn Source, reachable_only: bool) -> Result<StalePlan, ReadBackError> {
+fn plan_stale_in(
+    session: &Session,
+    ctx: &Context,
+    config: &StaleConfig,
+    source: &dyn Source,
+    reachable_only: bool,
+) -> Result<StalePlan, ReadBackError> {
     let rules = session.rules();
     let latest = ctx.path.iter().rev().map(|&n| session.entry(n)).find(|e| &*e.entry_type == "compaction");
     let keep_boundary_id = latest.and_then(|c| c.str_field("firstKeptEntryId")).map(str::to_owned);
-    let mut plan = StalePlan { rules, config: config.clone(), leaf: ctx.leaf, path_len: ctx.path.len(), keep_boundary_id, last_message_ms: None, idle: false, candidates: Vec::new() };
+    let mut plan = StalePlan {
+        rules,
+        config: config.clone(),
+        leaf: ctx.leaf,
+        path_len: ctx.path.len(),
+        keep_boundary_id,
+        last_message_ms: None,
+        idle: false,
+        candidates: Vec::new(),
+    };
     if !rules.prunes_stale_results() {
         return Ok(plan);
     }
@@ -626,7 +667,8 @@ fn plan_stale_in(session: &Session, ctx: &Context, config: &StaleConfig, source:
     if !(config.supersede_reads || config.drop_useless) {
         return Ok(plan);
     }
-    let boundary = plan.keep_boundary_id.as_deref().and_then(|id| ctx.path.iter().position(|&n| session.entry(n).id() == Some(id))).unwrap_or(0);
+    let boundary =
+        plan.keep_boundary_id.as_deref().and_then(|id| ctx.path.iter().position(|&n| session.entry(n).id() == Some(id))).unwrap_or(0);
     // Tokens of the `message` entries after each path index.
     let mut suffix = vec![0u64; ctx.path.len()];
     let mut acc = 0;
@@ -682,7 +724,10 @@ fn plan_stale_in(session: &Session, ctx: &Context, config: &StaleConfig, source:
     let protected = |tool_name: Option<&str>, call: Option<&Call>| {
         tool_name == Some("skill")
             || (tool_name == Some("read")
-                && call.is_some_and(|c| c.name.as_deref() == Some("read") && c.args.get("path").and_then(Value::as_str).is_some_and(|p| p.starts_with("skill://"))))
+                && call.is_some_and(|c| {
+                    c.name.as_deref() == Some("read")
+                        && c.args.get("path").and_then(Value::as_str).is_some_and(|p| p.starts_with("skill://"))
+                }))
     };
     let visible: HashSet<NodeId> = ctx.items.iter().filter_map(|i| if let Item::Entry(n) = i { Some(*n) } else { None }).collect();
     let candidate = |i: usize, n: NodeId, m: &crate::session::MessageMeta, reason, read_path| StaleCandidate {
@@ -890,14 +935,24 @@ mod tests {
     #[test]
     fn e13b_default_configuration() {
         // pruning.md §5: four 25,000-token results, r2 a read.
-        let s = session(&[("r1", "bash", 100_000, false), ("r2", "read", 100_000, false), ("r3", "bash", 100_000, false), ("r4", "bash", 100_000, false)]);
+        let s = session(&[
+            ("r1", "bash", 100_000, false),
+            ("r2", "read", 100_000, false),
+            ("r3", "bash", 100_000, false),
+            ("r4", "bash", 100_000, false),
+        ]);
         let plan = plan_prune(&s, Leaf::Last, &PruneConfig::default());
         assert_eq!(ids(&s, &plan.pruned()), ["r1"]);
         assert_eq!(plan.tokens_saved(), 24_991);
         assert_eq!(notice(25_000), "[Output truncated - 25000 tokens]");
         assert!(plan.notes().is_empty());
         // 15,000 tokens would save 14,991 < 20,000: nothing changes.
-        let small = session(&[("r1", "bash", 60_000, false), ("r2", "read", 100_000, false), ("r3", "bash", 100_000, false), ("r4", "bash", 100_000, false)]);
+        let small = session(&[
+            ("r1", "bash", 60_000, false),
+            ("r2", "read", 100_000, false),
+            ("r3", "bash", 100_000, false),
+            ("r4", "bash", 100_000, false),
+        ]);
         let plan = plan_prune(&small, Leaf::Last, &PruneConfig::default());
         assert_eq!((plan.pruned_count(), plan.below_minimum_savings()), (0, Some((1, 14_991))));
     }
@@ -954,8 +1009,13 @@ mod tests {
         let mut lines = vec![HEADER.to_owned(), r#"{"type":"message","id":"u","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"go","timestamp":1}}"#.to_owned()];
         let mut parent = "u".to_owned();
         for (k, (path, chars)) in paths.iter().enumerate() {
-            let a = format!(r#"{{"type":"message","id":"a{k}","parentId":"{parent}","timestamp":"2026-01-01T00:00:02.000Z","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"c{k}","name":"read","arguments":{{"path":"{path}"}}}}],"stopReason":"toolUse","timestamp":2}}}}"#);
-            let r = format!(r#"{{"type":"message","id":"r{k}","parentId":"a{k}","timestamp":"2026-01-01T00:00:03.000Z","message":{{"role":"toolResult","toolCallId":"c{k}","toolName":"read","content":[{{"type":"text","text":"{}"}}],"isError":false,"timestamp":{last_ts}}}}}"#, "x".repeat(*chars));
+            let a = format!(
+                r#"{{"type":"message","id":"a{k}","parentId":"{parent}","timestamp":"2026-01-01T00:00:02.000Z","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"c{k}","name":"read","arguments":{{"path":"{path}"}}}}],"stopReason":"toolUse","timestamp":2}}}}"#
+            );
+            let r = format!(
+                r#"{{"type":"message","id":"r{k}","parentId":"a{k}","timestamp":"2026-01-01T00:00:03.000Z","message":{{"role":"toolResult","toolCallId":"c{k}","toolName":"read","content":[{{"type":"text","text":"{}"}}],"isError":false,"timestamp":{last_ts}}}}}"#,
+                "x".repeat(*chars)
+            );
             lines.extend([a, r]);
             parent = format!("r{k}");
         }

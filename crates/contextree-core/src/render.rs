@@ -15,7 +15,13 @@ pub fn tree(session: &Session, states: &[EntryState], leaf: Option<NodeId>, prev
     let mut out = String::new();
     for row in tree_rows(session, states, leaf) {
         let e = session.entry(row.node);
-        let marker = if row.is_leaf { "●" } else if row.state == EntryState::OffPath { " " } else { "•" };
+        let marker = if row.is_leaf {
+            "●"
+        } else if row.state == EntryState::OffPath {
+            " "
+        } else {
+            "•"
+        };
         let label = row.label.map(|l| format!(" [{l}]")).unwrap_or_default();
         let text = preview(row.node);
         out.push_str(&format!(

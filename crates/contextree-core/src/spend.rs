@@ -185,9 +185,14 @@ pub fn spend(session: &Session, source: &dyn Source) -> Result<Spend, ReadBackEr
         };
         let Some(usage) = holder.get("usage").filter(|u| u.is_object()) else { continue };
         let n = |k: &str| usage.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-        let (input, output, cache_read, cache_write, total_tokens) = (n("input"), n("output"), n("cacheRead"), n("cacheWrite"), n("totalTokens"));
+        let (input, output, cache_read, cache_write, total_tokens) =
+            (n("input"), n("output"), n("cacheRead"), n("cacheWrite"), n("totalTokens"));
         let cost = usage.get("cost").and_then(|c| c.get("total")).and_then(Value::as_f64).unwrap_or(0.0);
-        let context_tokens = (kind == CallKind::Assistant).then_some(if total_tokens != 0.0 { total_tokens } else { input + output + cache_read + cache_write });
+        let context_tokens = (kind == CallKind::Assistant).then_some(if total_tokens != 0.0 {
+            total_tokens
+        } else {
+            input + output + cache_read + cache_write
+        });
         by_node[i] = Some(records.len());
         let amounts = Amounts { input, output, cache_read, cache_write, total_tokens, cost };
         records.push(Record { entry_id: e.id.to_string(), index: i as u32, kind, model, amounts, context_tokens });

@@ -342,12 +342,18 @@ mod tests {
 
     /// Two branches from `u1`, the second with a label; `a2` is the file's last entry.
     const BRANCHED: &str = concat!(
-        r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#, "\n",
-        r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"first question\nsecond line","timestamp":1}}"#, "\n",
-        r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"answer one"}],"timestamp":2}}"#, "\n",
-        r#"{"type":"message","id":"u2","parentId":"a1","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":"go on","timestamp":3}}"#, "\n",
-        r#"{"type":"message","id":"a2","parentId":"u1","timestamp":"2025-01-01T00:00:04.000Z","message":{"role":"assistant","content":[{"type":"text","text":"answer two"}],"timestamp":4}}"#, "\n",
-        r#"{"type":"label","id":"l1","parentId":"a2","timestamp":"2025-01-01T00:00:05.000Z","targetId":"a1","label":"first try"}"#, "\n",
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
+        "\n",
+        r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"first question\nsecond line","timestamp":1}}"#,
+        "\n",
+        r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"answer one"}],"timestamp":2}}"#,
+        "\n",
+        r#"{"type":"message","id":"u2","parentId":"a1","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":"go on","timestamp":3}}"#,
+        "\n",
+        r#"{"type":"message","id":"a2","parentId":"u1","timestamp":"2025-01-01T00:00:04.000Z","message":{"role":"assistant","content":[{"type":"text","text":"answer two"}],"timestamp":4}}"#,
+        "\n",
+        r#"{"type":"label","id":"l1","parentId":"a2","timestamp":"2025-01-01T00:00:05.000Z","targetId":"a1","label":"first try"}"#,
+        "\n",
     );
 
     fn rows_for(session: &Session, leaf: Leaf) -> Vec<TreeRow<'_>> {
@@ -369,13 +375,7 @@ mod tests {
         let shape: Vec<(u32, &str, Vec<bool>)> = rows.iter().map(|r| (r.indent, r.connector.name(), r.guides.clone())).collect();
         assert_eq!(
             shape,
-            [
-                (0, "none", vec![]),
-                (1, "tee", vec![]),
-                (1, "none", vec![true]),
-                (1, "end", vec![]),
-                (1, "none", vec![false]),
-            ]
+            [(0, "none", vec![]), (1, "tee", vec![]), (1, "none", vec![true]), (1, "end", vec![]), (1, "none", vec![false]),]
         );
         assert_eq!(rows[2].prefix(), "│  ");
         assert_eq!(rows[1].prefix(), "├─ ");
@@ -414,10 +414,14 @@ mod tests {
     #[test]
     fn several_roots_get_connectors() {
         let two_roots = concat!(
-            r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#, "\n",
-            r#"{"type":"message","id":"r1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"a","timestamp":1}}"#, "\n",
-            r#"{"type":"message","id":"c1","parentId":"r1","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"user","content":"b","timestamp":2}}"#, "\n",
-            r#"{"type":"message","id":"r2","parentId":null,"timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":"c","timestamp":3}}"#, "\n",
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
+            "\n",
+            r#"{"type":"message","id":"r1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"a","timestamp":1}}"#,
+            "\n",
+            r#"{"type":"message","id":"c1","parentId":"r1","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"user","content":"b","timestamp":2}}"#,
+            "\n",
+            r#"{"type":"message","id":"r2","parentId":null,"timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":"c","timestamp":3}}"#,
+            "\n",
         );
         let s = Session::parse(two_roots.as_bytes(), None);
         let rows = rows_for(&s, Leaf::Last);
@@ -444,12 +448,18 @@ mod tests {
     #[test]
     fn the_layout_is_tree_rows_as_columns() {
         let two_roots = concat!(
-            r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#, "\n",
-            r#"{"type":"message","id":"r1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"a","timestamp":1}}"#, "\n",
-            r#"{"type":"message","id":"c1","parentId":"r1","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"user","content":"b","timestamp":2}}"#, "\n",
-            r#"{"type":"message","id":"c2","parentId":"r1","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":"b","timestamp":3}}"#, "\n",
-            r#"{"type":"message","id":"d1","parentId":"c1","timestamp":"2025-01-01T00:00:04.000Z","message":{"role":"user","content":"b","timestamp":4}}"#, "\n",
-            r#"{"type":"message","id":"r2","parentId":null,"timestamp":"2025-01-01T00:00:05.000Z","message":{"role":"user","content":"c","timestamp":5}}"#, "\n",
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
+            "\n",
+            r#"{"type":"message","id":"r1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"a","timestamp":1}}"#,
+            "\n",
+            r#"{"type":"message","id":"c1","parentId":"r1","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"user","content":"b","timestamp":2}}"#,
+            "\n",
+            r#"{"type":"message","id":"c2","parentId":"r1","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":"b","timestamp":3}}"#,
+            "\n",
+            r#"{"type":"message","id":"d1","parentId":"c1","timestamp":"2025-01-01T00:00:04.000Z","message":{"role":"user","content":"b","timestamp":4}}"#,
+            "\n",
+            r#"{"type":"message","id":"r2","parentId":null,"timestamp":"2025-01-01T00:00:05.000Z","message":{"role":"user","content":"c","timestamp":5}}"#,
+            "\n",
         );
         for text in [BRANCHED, two_roots] {
             let s = Session::parse(text.as_bytes(), None);
@@ -501,7 +511,11 @@ mod tests {
         struct Only(Vec<crate::session::Span>, &'static [u8]);
         impl Source for Only {
             fn bytes(&self, span: crate::session::Span) -> Result<std::borrow::Cow<'_, [u8]>, String> {
-                if self.0.contains(&span) { Source::bytes(self.1, span) } else { Err("not requested".into()) }
+                if self.0.contains(&span) {
+                    Source::bytes(self.1, span)
+                } else {
+                    Err("not requested".into())
+                }
             }
         }
         let a1 = s.node("a1").unwrap();

@@ -47,11 +47,7 @@ fn cases() -> Vec<Case> {
         .filter(|b| b.ends_with(".pi") || b.ends_with(".omp"))
         .collect();
     bases.sort();
-    assert!(
-        bases.len() >= 50,
-        "expected the inputs of all 50 golden files, found {}",
-        bases.len()
-    );
+    assert!(bases.len() >= 50, "expected the inputs of all 50 golden files, found {}", bases.len());
     bases
         .into_iter()
         .map(|base| {
@@ -101,12 +97,7 @@ fn convert_to_llm_matches_both_agents() {
             case.base
         );
         let rendered: Vec<Value> = llm.iter().map(golden_form).collect();
-        assert_eq!(
-            Value::Array(rendered),
-            case.golden["llm"],
-            "{}: golden llm",
-            case.base
-        );
+        assert_eq!(Value::Array(rendered), case.golden["llm"], "{}: golden llm", case.base);
     }
 }
 
@@ -126,9 +117,7 @@ fn message_entries(name: &str) -> Vec<(String, Value)> {
         .filter_map(|(i, line)| {
             let entry: Value = serde_json::from_str(line).unwrap();
             (entry["type"] == "message").then(|| {
-                let id = entry["id"]
-                    .as_str()
-                    .map_or_else(|| format!("#{i}"), str::to_owned);
+                let id = entry["id"].as_str().map_or_else(|| format!("#{i}"), str::to_owned);
                 let mut msg = entry["message"].clone();
                 if migrates && msg["role"] == "hookMessage" {
                     msg["role"] = Value::from("custom");
@@ -177,10 +166,7 @@ fn context_message_estimates_match() {
 
 #[test]
 fn serialize_conversation_matches_e16() {
-    for case in cases()
-        .into_iter()
-        .filter(|c| c.golden.get("serializedAll").is_some())
-    {
+    for case in cases().into_iter().filter(|c| c.golden.get("serializedAll").is_some()) {
         let pack = PromptPack::placeholders(case.dialect);
         let llm = convert_to_llm(&case.messages, contextree_core::RuleSet::oldest(case.dialect), &pack);
         assert_eq!(

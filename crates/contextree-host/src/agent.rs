@@ -156,12 +156,10 @@ fn global_roots(home: Option<&Path>, dialect: Dialect) -> Vec<(PathBuf, FoundVia
     let mut roots: Vec<(PathBuf, FoundVia)> = Vec::new();
     let lib = |prefix: PathBuf| prefix.join("lib/node_modules");
     // npm
-    let prefix = env_path("NPM_CONFIG_PREFIX")
-        .or_else(|| env_path("npm_config_prefix"))
-        .or_else(|| {
-            let rc = env_path("NPM_CONFIG_USERCONFIG").or_else(|| home.map(|h| h.join(".npmrc")))?;
-            npmrc_prefix(&std::fs::read_to_string(rc).ok()?, home)
-        });
+    let prefix = env_path("NPM_CONFIG_PREFIX").or_else(|| env_path("npm_config_prefix")).or_else(|| {
+        let rc = env_path("NPM_CONFIG_USERCONFIG").or_else(|| home.map(|h| h.join(".npmrc")))?;
+        npmrc_prefix(&std::fs::read_to_string(rc).ok()?, home)
+    });
     if let Some(prefix) = prefix {
         roots.push((lib(prefix), FoundVia::NpmGlobal));
     }
@@ -250,11 +248,7 @@ fn versions_newest_first(dir: &Path) -> Vec<PathBuf> {
         .filter(|p| p.is_dir())
         .map(|p| {
             let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let key = name
-                .trim_start_matches('v')
-                .split(|c: char| !c.is_ascii_digit())
-                .map(|n| n.parse().unwrap_or(0))
-                .collect();
+            let key = name.trim_start_matches('v').split(|c: char| !c.is_ascii_digit()).map(|n| n.parse().unwrap_or(0)).collect();
             (key, p)
         })
         .collect();
@@ -307,15 +301,12 @@ fn package_of(file: &Path, names: &[&str]) -> Option<PathBuf> {
 
 /// The first installed package of `dialect`, if any.
 pub fn find_agent_package(dialect: Dialect) -> Option<AgentPackage> {
-    candidate_dirs(dialect)
-        .into_iter()
-        .find(|(dir, _)| dir.join("package.json").is_file())
-        .map(|(dir, found_via)| AgentPackage {
-            dialect,
-            version: read_version(&dir),
-            dir,
-            found_via,
-        })
+    candidate_dirs(dialect).into_iter().find(|(dir, _)| dir.join("package.json").is_file()).map(|(dir, found_via)| AgentPackage {
+        dialect,
+        version: read_version(&dir),
+        dir,
+        found_via,
+    })
 }
 
 /// The prompt pack of the installed `dialect` agent: `None` when none is
@@ -337,11 +328,7 @@ fn load_pack_among(dialect: Dialect, rules: Option<RuleSet>) -> Option<Result<Pr
     let candidates = candidate_dirs(dialect);
     if let [(dir, FoundVia::EnvVar(var))] = candidates.as_slice() {
         if !dir.join("package.json").is_file() {
-            return Some(Err(AgentLoadError::BadOverride {
-                var,
-                dir: dir.clone(),
-                package: agent_package_name(dialect),
-            }));
+            return Some(Err(AgentLoadError::BadOverride { var, dir: dir.clone(), package: agent_package_name(dialect) }));
         }
     }
     let dir = pick_installed(dialect, candidates.into_iter().map(|(dir, _)| dir), rules)?;
@@ -353,11 +340,8 @@ fn load_pack_among(dialect: Dialect, rules: Option<RuleSet>) -> Option<Result<Pr
 /// first installed.
 pub fn pick_installed(dialect: Dialect, candidates: impl IntoIterator<Item = PathBuf>, rules: Option<RuleSet>) -> Option<PathBuf> {
     let installed: Vec<PathBuf> = candidates.into_iter().filter(|dir| dir.join("package.json").is_file()).collect();
-    let fitting = rules.and_then(|rules| {
-        installed
-            .iter()
-            .find(|dir| read_version(dir).and_then(|v| RuleSet::for_version(dialect, &v)) == Some(rules))
-    });
+    let fitting = rules
+        .and_then(|rules| installed.iter().find(|dir| read_version(dir).and_then(|v| RuleSet::for_version(dialect, &v)) == Some(rules)));
     fitting.or(installed.first()).cloned()
 }
 
@@ -372,9 +356,7 @@ pub fn load_pack_from_dir(dialect: Dialect, dir: &Path) -> Result<PromptPack, Ag
             Ok(text) => Some(text),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(source) => {
-                io_error
-                    .borrow_mut()
-                    .get_or_insert(AgentLoadError::Io { path, source });
+                io_error.borrow_mut().get_or_insert(AgentLoadError::Io { path, source });
                 None
             }
         }
@@ -383,10 +365,7 @@ pub fn load_pack_from_dir(dialect: Dialect, dir: &Path) -> Result<PromptPack, Ag
     match (result, io_error.into_inner()) {
         (Ok(pack), _) => Ok(pack),
         (Err(_), Some(io)) => Err(io),
-        (Err(source), None) => Err(AgentLoadError::Pack {
-            dir: dir.to_owned(),
-            source,
-        }),
+        (Err(source), None) => Err(AgentLoadError::Pack { dir: dir.to_owned(), source }),
     }
 }
 
@@ -401,10 +380,7 @@ mod tests {
     use super::*;
 
     fn temp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "contextree-host-agent-{name}-{}",
-            std::process::id()
-        ));
+        let dir = std::env::temp_dir().join(format!("contextree-host-agent-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir
@@ -414,10 +390,7 @@ mod tests {
     fn missing_package_json_is_a_pack_error() {
         let dir = temp_dir("empty");
         match load_pack_from_dir(Dialect::Pi, &dir) {
-            Err(AgentLoadError::Pack {
-                source: AgentPackError::MissingFile(f),
-                ..
-            }) => assert_eq!(f, "package.json"),
+            Err(AgentLoadError::Pack { source: AgentPackError::MissingFile(f), .. }) => assert_eq!(f, "package.json"),
             other => panic!("{other:?}"),
         }
         std::fs::remove_dir_all(&dir).unwrap();
@@ -431,19 +404,13 @@ mod tests {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, text).unwrap();
         };
-        write(
-            "package.json",
-            r#"{"name":"@mariozechner/pi-coding-agent","version":"0.0.1"}"#,
-        );
+        write("package.json", r#"{"name":"@mariozechner/pi-coding-agent","version":"0.0.1"}"#);
         write(
             "dist/core/messages.js",
             "export const COMPACTION_SUMMARY_PREFIX = `C\n`;\nexport const COMPACTION_SUMMARY_SUFFIX = `\n/C`;\n\
              export const BRANCH_SUMMARY_PREFIX = `B\n`;\nexport const BRANCH_SUMMARY_SUFFIX = `/B`;\n",
         );
-        write(
-            "dist/core/compaction/utils.js",
-            "export const SUMMARIZATION_SYSTEM_PROMPT = `sys`;",
-        );
+        write("dist/core/compaction/utils.js", "export const SUMMARIZATION_SYSTEM_PROMPT = `sys`;");
         write(
             "dist/core/compaction/compaction.js",
             "const SUMMARIZATION_PROMPT = `a`; const UPDATE_SUMMARIZATION_PROMPT = `b`; const TURN_PREFIX_SUMMARIZATION_PROMPT = `c`;",
@@ -486,9 +453,7 @@ mod tests {
             let candidates = candidate_dirs(dialect);
             assert!(!candidates.is_empty());
             if !matches!(candidates[0].1, FoundVia::EnvVar(_)) {
-                assert!(candidates
-                    .iter()
-                    .all(|(d, _)| agent_package_names(dialect).iter().any(|p| d.ends_with(p))));
+                assert!(candidates.iter().all(|(d, _)| agent_package_names(dialect).iter().any(|p| d.ends_with(p))));
             }
         }
     }
@@ -525,10 +490,8 @@ mod tests {
         for v in ["v18.20.1", "v22.3.0", "v20.9.0", "v22.11.0"] {
             std::fs::create_dir_all(dir.join(v)).unwrap();
         }
-        let names: Vec<String> = versions_newest_first(&dir)
-            .iter()
-            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
-            .collect();
+        let names: Vec<String> =
+            versions_newest_first(&dir).iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
         assert_eq!(names, ["v22.11.0", "v22.3.0", "v20.9.0", "v18.20.1"]);
         assert!(versions_newest_first(&dir.join("missing")).is_empty());
         std::fs::remove_dir_all(&dir).unwrap();

@@ -146,13 +146,28 @@ macro_rules! builtins {
 pub const BUILTINS: &[Builtin] = builtins![
     ("amazon-bedrock", "bedrock-converse-stream", "https://bedrock-runtime.us-east-1.amazonaws.com", []),
     ("ant-ling", "openai-completions", "https://api.ant-ling.com/v1", ["ANT_LING_API_KEY"]),
-    ("anthropic", "anthropic-messages", "https://api.anthropic.com", ["ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"]),
+    (
+        "anthropic",
+        "anthropic-messages",
+        "https://api.anthropic.com",
+        ["ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"]
+    ),
     ("azure", "azure-openai-responses", "", ["AZURE_OPENAI_API_KEY"]),
     ("azure-openai-responses", "azure-openai-responses", "", ["AZURE_OPENAI_API_KEY"]),
     ("baseten", "openai-completions", "https://inference.baseten.co/v1", ["BASETEN_API_KEY"]),
     ("cerebras", "openai-completions", "https://api.cerebras.ai/v1", ["CEREBRAS_API_KEY"]),
-    ("cloudflare-ai-gateway", "openai-completions", "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/compat", ["CLOUDFLARE_API_KEY"]),
-    ("cloudflare-workers-ai", "openai-completions", "https://api.cloudflare.com/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1", ["CLOUDFLARE_API_KEY"]),
+    (
+        "cloudflare-ai-gateway",
+        "openai-completions",
+        "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/compat",
+        ["CLOUDFLARE_API_KEY"]
+    ),
+    (
+        "cloudflare-workers-ai",
+        "openai-completions",
+        "https://api.cloudflare.com/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1",
+        ["CLOUDFLARE_API_KEY"]
+    ),
     ("deepseek", "openai-completions", "https://api.deepseek.com", ["DEEPSEEK_API_KEY"]),
     ("fireworks", "openai-completions", "https://api.fireworks.ai/inference/v1", ["FIREWORKS_API_KEY"]),
     ("github-copilot", "github-copilot", "https://api.individual.githubcopilot.com", []),
@@ -173,10 +188,30 @@ pub const BUILTINS: &[Builtin] = builtins![
     ("opencode", "openai-completions", "https://opencode.ai/inference/openai/v1", ["OPENCODE_API_KEY"]),
     ("opencode-go", "openai-completions", "https://opencode.ai/inference/go/openai/v1", ["OPENCODE_API_KEY"]),
     ("openrouter", "openai-completions", "https://openrouter.ai/api/v1", ["OPENROUTER_API_KEY"]),
-    ("qwen-token-plan", "openai-completions", "https://token-plan.maas.qwencloudapi.com/compatible-mode/v1", ["QWEN_TOKEN_PLAN_TEAM_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"]),
-    ("qwen-token-plan-cn", "openai-completions", "https://token-plan.maas.qianwenaiapi.com/compatible-mode/v1", ["QWEN_TOKEN_PLAN_TEAM_CN_API_KEY", "QWEN_TOKEN_PLAN_CN_API_KEY"]),
-    ("qwen-token-plan-individual", "openai-completions", "https://token-plan.maas.qwencloudapi.com/compatible-mode/v1", ["QWEN_TOKEN_PLAN_INDIVIDUAL_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"]),
-    ("qwen-token-plan-individual-cn", "openai-completions", "https://token-plan.maas.qianwenaiapi.com/compatible-mode/v1", ["QWEN_TOKEN_PLAN_INDIVIDUAL_CN_API_KEY", "QWEN_TOKEN_PLAN_CN_API_KEY"]),
+    (
+        "qwen-token-plan",
+        "openai-completions",
+        "https://token-plan.maas.qwencloudapi.com/compatible-mode/v1",
+        ["QWEN_TOKEN_PLAN_TEAM_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"]
+    ),
+    (
+        "qwen-token-plan-cn",
+        "openai-completions",
+        "https://token-plan.maas.qianwenaiapi.com/compatible-mode/v1",
+        ["QWEN_TOKEN_PLAN_TEAM_CN_API_KEY", "QWEN_TOKEN_PLAN_CN_API_KEY"]
+    ),
+    (
+        "qwen-token-plan-individual",
+        "openai-completions",
+        "https://token-plan.maas.qwencloudapi.com/compatible-mode/v1",
+        ["QWEN_TOKEN_PLAN_INDIVIDUAL_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"]
+    ),
+    (
+        "qwen-token-plan-individual-cn",
+        "openai-completions",
+        "https://token-plan.maas.qianwenaiapi.com/compatible-mode/v1",
+        ["QWEN_TOKEN_PLAN_INDIVIDUAL_CN_API_KEY", "QWEN_TOKEN_PLAN_CN_API_KEY"]
+    ),
     ("radius", "pi-messages", "https://radius.pi.dev/v1", ["RADIUS_API_KEY"]),
     ("together", "openai-completions", "https://api.together.ai/v1", ["TOGETHER_API_KEY"]),
     ("vercel-ai-gateway", "anthropic-messages", "https://ai-gateway.vercel.sh", ["AI_GATEWAY_API_KEY"]),
@@ -214,7 +249,11 @@ pub fn wire_of(api: &str) -> Option<Wire> {
 /// provider pi picks a model of its own catalog, which contextree does not have).
 pub(crate) fn pi_model_ref(settings: &Value) -> Option<ModelRef> {
     let get = |k: &str| settings.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty());
-    Some(ModelRef { provider: get("defaultProvider")?.to_owned(), model: get("defaultModel")?.to_owned(), setting: "defaultProvider/defaultModel".to_owned() })
+    Some(ModelRef {
+        provider: get("defaultProvider")?.to_owned(),
+        model: get("defaultModel")?.to_owned(),
+        setting: "defaultProvider/defaultModel".to_owned(),
+    })
 }
 
 /// omp's roles in the order its compaction tries them (`MODEL_ROLE_IDS`, config/model-roles.ts).
@@ -366,7 +405,11 @@ pub fn parse_pi_auth_json(text: &str) -> Result<BTreeMap<String, Credential>, Ag
             let cred = match c.get("type").and_then(Value::as_str) {
                 Some("api_key") => Credential::ApiKey {
                     key: c.get("key").and_then(Value::as_str).filter(|k| !k.is_empty()).map(Secret::new),
-                    env: c.get("env").and_then(Value::as_object).map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), Secret::new(v.as_str()?)))).collect()).unwrap_or_default(),
+                    env: c
+                        .get("env")
+                        .and_then(Value::as_object)
+                        .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), Secret::new(v.as_str()?)))).collect())
+                        .unwrap_or_default(),
                 },
                 Some("oauth") => Credential::OAuth,
                 _ => Credential::Other,
@@ -387,7 +430,8 @@ enum Resolved {
 /// Resolves an agent's config value (module docs), `env` first from `extra` (auth.json's
 /// `env`). The second field of `Key` names the variable the key came from, if it did.
 fn resolve_value(value: &str, extra: &BTreeMap<String, Secret>, env: &dyn Fn(&str) -> Option<String>) -> Resolved {
-    let lookup = |name: &str| extra.get(name).map(|s| s.0.clone()).filter(|v| !v.is_empty()).or_else(|| env(name).filter(|v| !v.is_empty()));
+    let lookup =
+        |name: &str| extra.get(name).map(|s| s.0.clone()).filter(|v| !v.is_empty()).or_else(|| env(name).filter(|v| !v.is_empty()));
     if value.starts_with('!') {
         return Resolved::Command;
     }
@@ -396,7 +440,13 @@ fn resolve_value(value: &str, extra: &BTreeMap<String, Secret>, env: &dyn Fn(&st
         let (mut out, mut missing, mut names) = (String::new(), Vec::new(), Vec::new());
         let b = value.as_bytes();
         let mut i = 0;
-        let name_len = |s: &[u8]| if s.first().is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') { s.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_').count() } else { 0 };
+        let name_len = |s: &[u8]| {
+            if s.first().is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') {
+                s.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_').count()
+            } else {
+                0
+            }
+        };
         while i < b.len() {
             if b[i] != b'$' {
                 let next = value[i..].find('$').map_or(b.len(), |n| i + n);
@@ -468,13 +518,26 @@ pub struct Places {
 
 /// The model `r` names, as contextree can use it: pure, from the agent's parsed files and an
 /// environment lookup.
-pub fn resolve_model(agent: Dialect, r: &ModelRef, models: &ModelsFile, auth: &BTreeMap<String, Credential>, places: &Places, env: &dyn Fn(&str) -> Option<String>) -> AgentModel {
+pub fn resolve_model(
+    agent: Dialect,
+    r: &ModelRef,
+    models: &ModelsFile,
+    auth: &BTreeMap<String, Credential>,
+    places: &Places,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> AgentModel {
     let custom = models.provider(&r.provider);
     let base = builtin(&r.provider);
     let str_of = |v: Option<&Value>, k: &str| v.and_then(|v| v.get(k)).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
-    let model_def = custom.and_then(|p| p.get("models")).and_then(Value::as_array).and_then(|ms| ms.iter().find(|m| m.get("id").and_then(Value::as_str) == Some(r.model.as_str())));
+    let model_def = custom
+        .and_then(|p| p.get("models"))
+        .and_then(Value::as_array)
+        .and_then(|ms| ms.iter().find(|m| m.get("id").and_then(Value::as_str) == Some(r.model.as_str())));
     let api = str_of(model_def, "api").or_else(|| str_of(custom, "api")).or_else(|| base.map(|b| b.api.to_owned())).unwrap_or_default();
-    let base_url = str_of(model_def, "baseUrl").or_else(|| str_of(custom, "baseUrl")).or_else(|| base.map(|b| b.base_url.to_owned())).unwrap_or_default();
+    let base_url = str_of(model_def, "baseUrl")
+        .or_else(|| str_of(custom, "baseUrl"))
+        .or_else(|| base.map(|b| b.base_url.to_owned()))
+        .unwrap_or_default();
     let mut m = AgentModel {
         agent,
         setting: r.setting.clone(),
@@ -499,7 +562,10 @@ pub fn resolve_model(agent: Dialect, r: &ModelRef, models: &ModelsFile, auth: &B
     } else if m.wire.is_none() {
         Some(format!("contextree cannot speak {api} yet"))
     } else if base_url.is_empty() {
-        Some(format!("no base URL for `{}`: {who} builds it from settings contextree does not read; set `baseUrl` in {}", r.provider, places.models))
+        Some(format!(
+            "no base URL for `{}`: {who} builds it from settings contextree does not read; set `baseUrl` in {}",
+            r.provider, places.models
+        ))
     } else if base_url.contains('{') {
         Some(format!("the base URL of `{}` has placeholders {who} fills in; set `baseUrl` in {}", r.provider, places.models))
     } else if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
@@ -510,7 +576,8 @@ pub fn resolve_model(agent: Dialect, r: &ModelRef, models: &ModelsFile, auth: &B
     if api == "openai-responses" {
         m.notes.push("asked through the chat-completions endpoint of the same host".to_owned());
     }
-    let headers = [custom, model_def].iter().any(|v| v.and_then(|v| v.get("headers")).and_then(Value::as_object).is_some_and(|h| !h.is_empty()));
+    let headers =
+        [custom, model_def].iter().any(|v| v.and_then(|v| v.get("headers")).and_then(Value::as_object).is_some_and(|h| !h.is_empty()));
     if headers {
         m.notes.push(format!("the custom headers of {} are not sent", places.models));
     }
@@ -534,8 +601,12 @@ pub fn resolve_model(agent: Dialect, r: &ModelRef, models: &ModelsFile, auth: &B
         env_vars.iter().find_map(|var| {
             let v = env(var).filter(|v| !v.is_empty())?;
             Some(match *var {
-                "ANTHROPIC_AUTH_TOKEN" => Err("ANTHROPIC_AUTH_TOKEN is sent as `Authorization: Bearer`, which contextree does not do for Anthropic".to_owned()),
-                "ANTHROPIC_OAUTH_TOKEN" => Err("ANTHROPIC_OAUTH_TOKEN is a subscription token: only the agent's own client can use it".to_owned()),
+                "ANTHROPIC_AUTH_TOKEN" => {
+                    Err("ANTHROPIC_AUTH_TOKEN is sent as `Authorization: Bearer`, which contextree does not do for Anthropic".to_owned())
+                }
+                "ANTHROPIC_OAUTH_TOKEN" => {
+                    Err("ANTHROPIC_OAUTH_TOKEN is a subscription token: only the agent's own client can use it".to_owned())
+                }
                 _ => Ok((Secret(v), format!("environment variable {var}"))),
             })
         })
@@ -556,17 +627,23 @@ pub fn resolve_model(agent: Dialect, r: &ModelRef, models: &ModelsFile, auth: &B
     let found: Option<Result<(Secret, String), String>> = match agent {
         Dialect::Pi => match auth.get(&r.provider) {
             // A stored credential owns the provider (pi-ai auth/resolve).
-            Some(Credential::OAuth) => Some(Err(format!("signed in to `{}` with a subscription (OAuth in {}): only pi's own login flow can use it", r.provider, places.auth))),
+            Some(Credential::OAuth) => Some(Err(format!(
+                "signed in to `{}` with a subscription (OAuth in {}): only pi's own login flow can use it",
+                r.provider, places.auth
+            ))),
             Some(Credential::Other) => Some(Err(format!("{} holds a credential of an unknown type for `{}`", places.auth, r.provider))),
             Some(Credential::ApiKey { key: Some(k), env: extra }) => Some(from_value(&k.0, extra, &places.auth)),
-            Some(Credential::ApiKey { key: None, .. }) | None => configured.as_deref().map(|v| from_value(v, &none, &format!("`apiKey` in {}", places.models))).or_else(from_env),
+            Some(Credential::ApiKey { key: None, .. }) | None => {
+                configured.as_deref().map(|v| from_value(v, &none, &format!("`apiKey` in {}", places.models))).or_else(from_env)
+            }
         },
         Dialect::Omp => configured.as_deref().map(|v| from_value(v, &none, &format!("`apiKey` in {}", places.models))).or_else(from_env),
     };
     match found {
         Some(Ok((key, source))) => {
             if key.0.starts_with("sk-ant-oat") {
-                m.unavailable = Some(format!("the key from {source} is an Anthropic subscription token: only the agent's own client can use it"));
+                m.unavailable =
+                    Some(format!("the key from {source} is an Anthropic subscription token: only the agent's own client can use it"));
             } else {
                 m.key = Some(key);
             }
@@ -611,7 +688,13 @@ fn read(path: &Path, home: Option<&Path>, warnings: &mut Vec<String>) -> Option<
 /// The models of `refs` (from the agent's merged settings, see [`pi_model_ref`] and
 /// [`omp_model_refs`]) as the agent folder `agent_dir` (pi: `~/.pi/agent` or
 /// `$PI_CODING_AGENT_DIR`; omp: `~/.omp/agent`) and `env` make them. Only reads.
-pub fn read_agent_models(agent: Dialect, agent_dir: &Path, home: Option<&Path>, refs: &[ModelRef], env: &dyn Fn(&str) -> Option<String>) -> AgentModels {
+pub fn read_agent_models(
+    agent: Dialect,
+    agent_dir: &Path,
+    home: Option<&Path>,
+    refs: &[ModelRef],
+    env: &dyn Fn(&str) -> Option<String>,
+) -> AgentModels {
     let mut out = AgentModels::default();
     if refs.is_empty() {
         return out;
@@ -623,9 +706,17 @@ pub fn read_agent_models(agent: Dialect, agent_dir: &Path, home: Option<&Path>, 
             (p, parsed)
         }
         Dialect::Omp => {
-            let p = ["models.yml", "models.yaml", "models.json"].iter().map(|n| agent_dir.join(n)).find(|p| p.exists()).unwrap_or_else(|| agent_dir.join("models.yml"));
+            let p = ["models.yml", "models.yaml", "models.json"]
+                .iter()
+                .map(|n| agent_dir.join(n))
+                .find(|p| p.exists())
+                .unwrap_or_else(|| agent_dir.join("models.yml"));
             let parsed = read(&p, home, &mut out.warnings).map(|t| {
-                let doc = if p.extension().is_some_and(|e| e == "json") { serde_json::from_str(&strip_json_comments(&t)).map_err(AgentFileError::json) } else { crate::settings::parse_yaml(&t).map_err(AgentFileError::Yaml) };
+                let doc = if p.extension().is_some_and(|e| e == "json") {
+                    serde_json::from_str(&strip_json_comments(&t)).map_err(AgentFileError::json)
+                } else {
+                    crate::settings::parse_yaml(&t).map_err(AgentFileError::Yaml)
+                };
                 doc.and_then(|d| ModelsFile::from_value(&d))
             });
             (p, parsed)
@@ -681,7 +772,10 @@ mod tests {
 
     #[test]
     fn pi_settings_name_provider_and_model() {
-        assert_eq!(pi_model_ref(&json!({"defaultProvider": "anthropic", "defaultModel": "claude-sonnet-4-5"})), Some(r("anthropic", "claude-sonnet-4-5")));
+        assert_eq!(
+            pi_model_ref(&json!({"defaultProvider": "anthropic", "defaultModel": "claude-sonnet-4-5"})),
+            Some(r("anthropic", "claude-sonnet-4-5"))
+        );
         assert_eq!(pi_model_ref(&json!({"defaultProvider": "anthropic"})), None, "no model: pi picks from its catalog");
         assert_eq!(pi_model_ref(&json!({"defaultModel": 3, "defaultProvider": "x"})), None);
     }
@@ -751,8 +845,10 @@ mod tests {
     #[test]
     fn oauth_and_commands_are_unavailable_with_the_reason() {
         let models = parse_pi_models_json(r#"{"providers": {"vault": {"baseUrl": "https://v.example/v1", "api": "openai-completions", "apiKey": "!touch /tmp/contextree-must-not-run", "models": [{"id": "m"}]}}}"#).unwrap();
-        let auth = parse_pi_auth_json(r#"{"anthropic": {"type": "oauth", "access": "sk-ant-oat-1", "refresh": "r", "expires": 1}}"#).unwrap();
-        let oauth = resolve_model(Dialect::Pi, &r("anthropic", "claude-sonnet-4-5"), &models, &auth, &places(), &|_| Some("sk-env-unused".into()));
+        let auth =
+            parse_pi_auth_json(r#"{"anthropic": {"type": "oauth", "access": "sk-ant-oat-1", "refresh": "r", "expires": 1}}"#).unwrap();
+        let oauth =
+            resolve_model(Dialect::Pi, &r("anthropic", "claude-sonnet-4-5"), &models, &auth, &places(), &|_| Some("sk-env-unused".into()));
         assert!(oauth.unavailable.as_deref().unwrap().contains("subscription (OAuth in ~/.pi/agent/auth.json)"), "{oauth:?}");
         assert_eq!(oauth.key, None, "a stored login owns the provider: no fallback to the environment");
         let cmd = resolve_model(Dialect::Pi, &r("vault", "m"), &models, &auth, &places(), &no_env);
@@ -766,7 +862,10 @@ mod tests {
         let auth = BTreeMap::new();
         let env = |k: &str| (k == "ANTHROPIC_API_KEY").then(|| "sk-ant-api03-x".to_owned());
         let a = resolve_model(Dialect::Pi, &r("anthropic", "claude-sonnet-4-5"), &models, &auth, &places(), &env);
-        assert_eq!((a.wire, a.base_url.as_str(), a.key_source.as_str()), (Some(Wire::Anthropic), "https://api.anthropic.com", "environment variable ANTHROPIC_API_KEY"));
+        assert_eq!(
+            (a.wire, a.base_url.as_str(), a.key_source.as_str()),
+            (Some(Wire::Anthropic), "https://api.anthropic.com", "environment variable ANTHROPIC_API_KEY")
+        );
         assert!(a.unavailable.is_none());
         let g = resolve_model(Dialect::Pi, &r("google", "gemini-2.5-pro"), &models, &auth, &places(), &no_env);
         assert_eq!(g.unavailable.as_deref(), Some("contextree cannot speak google-generative-ai yet"));
@@ -775,7 +874,9 @@ mod tests {
         assert!(none.key_source.contains("$OPENROUTER_API_KEY"), "{}", none.key_source);
         let unknown = resolve_model(Dialect::Pi, &r("nowhere", "m"), &models, &auth, &places(), &no_env);
         assert!(unknown.unavailable.unwrap().contains("knows no provider"));
-        let tok = resolve_model(Dialect::Pi, &r("anthropic", "m"), &models, &auth, &places(), &|k| (k == "ANTHROPIC_OAUTH_TOKEN").then(|| "sk-ant-oat01-x".into()));
+        let tok = resolve_model(Dialect::Pi, &r("anthropic", "m"), &models, &auth, &places(), &|k| {
+            (k == "ANTHROPIC_OAUTH_TOKEN").then(|| "sk-ant-oat01-x".into())
+        });
         assert!(tok.unavailable.unwrap().contains("subscription token"));
         let codex = resolve_model(Dialect::Pi, &r("openai-codex", "gpt-5"), &models, &auth, &places(), &no_env);
         assert!(codex.unavailable.unwrap().contains("subscription login"));
@@ -783,8 +884,11 @@ mod tests {
 
     #[test]
     fn a_models_json_base_url_overrides_a_builtin() {
-        let models = parse_pi_models_json(r#"{"providers": {"anthropic": {"baseUrl": "http://127.0.0.1:1", "headers": {"x-a": "b"}}}}"#).unwrap();
-        let m = resolve_model(Dialect::Pi, &r("anthropic", "claude"), &models, &BTreeMap::new(), &places(), &|k| (k == "ANTHROPIC_API_KEY").then(|| "sk-ant-api03-y".into()));
+        let models =
+            parse_pi_models_json(r#"{"providers": {"anthropic": {"baseUrl": "http://127.0.0.1:1", "headers": {"x-a": "b"}}}}"#).unwrap();
+        let m = resolve_model(Dialect::Pi, &r("anthropic", "claude"), &models, &BTreeMap::new(), &places(), &|k| {
+            (k == "ANTHROPIC_API_KEY").then(|| "sk-ant-api03-y".into())
+        });
         assert_eq!((m.api.as_str(), m.base_url.as_str()), ("anthropic-messages", "http://127.0.0.1:1"));
         assert!(m.notes.iter().any(|n| n.contains("headers")), "{:?}", m.notes);
     }

@@ -13,15 +13,9 @@ use std::path::Path;
 /// the rename survives a crash. A failed write removes its temporary file and leaves `path`
 /// as it was; a failed folder sync after the rename is not a failure (the new file is there).
 pub fn write_whole(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::other(format!("{}: not a file name", path.display())))?;
+    let name = path.file_name().ok_or_else(|| io::Error::other(format!("{}: not a file name", path.display())))?;
     // The process id keeps two contextree processes from sharing a temporary file.
-    let tmp = path.with_file_name(format!(
-        ".{}.{}.contextree-tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
+    let tmp = path.with_file_name(format!(".{}.{}.contextree-tmp", name.to_string_lossy(), std::process::id()));
     let _ = std::fs::remove_file(&tmp);
     let res = (|| {
         let mut options = OpenOptions::new();

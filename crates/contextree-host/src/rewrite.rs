@@ -94,7 +94,9 @@ pub enum RewriteError {
     },
     /// The file has other names: the rewrite would give this name new
     /// contents and leave the others with the old.
-    #[error("{path}: the file has {links} hard links; a rewrite would split them (this name rewritten, the others not), so nothing was written")]
+    #[error(
+        "{path}: the file has {links} hard links; a rewrite would split them (this name rewritten, the others not), so nothing was written"
+    )]
     HardLinks {
         /// The file.
         path: PathBuf,
@@ -229,13 +231,24 @@ enum Stage {
 
 /// [`rewrite_lines`] with `hook` run at each [`Stage`], so tests can append
 /// at the worst moments.
-fn rewrite_with_hook(path: &Path, expected: &Fingerprint, replacements: &[Replacement], hook: &mut dyn FnMut(Stage)) -> Result<Rewritten, RewriteError> {
+fn rewrite_with_hook(
+    path: &Path,
+    expected: &Fingerprint,
+    replacements: &[Replacement],
+    hook: &mut dyn FnMut(Stage),
+) -> Result<Rewritten, RewriteError> {
     rewrite_with(path, expected, replacements, hook, &|dir| File::open(dir)?.sync_all())
 }
 
 /// [`rewrite_with_hook`] with the folder's fsync made by `sync_dir` (a seam:
 /// tests fail it, which a real disk will not do on demand).
-fn rewrite_with(path: &Path, expected: &Fingerprint, replacements: &[Replacement], hook: &mut dyn FnMut(Stage), sync_dir: &dyn Fn(&Path) -> std::io::Result<()>) -> Result<Rewritten, RewriteError> {
+fn rewrite_with(
+    path: &Path,
+    expected: &Fingerprint,
+    replacements: &[Replacement],
+    hook: &mut dyn FnMut(Stage),
+    sync_dir: &dyn Fn(&Path) -> std::io::Result<()>,
+) -> Result<Rewritten, RewriteError> {
     // Through a symlink, the rename would replace the link by a regular file
     // and leave the real session as it was: rewrite the file it points to.
     let real = std::fs::canonicalize(path).map_err(|source| WriteError::Io { path: path.to_owned(), source })?;
@@ -280,7 +293,12 @@ fn rewrite_with(path: &Path, expected: &Fingerprint, replacements: &[Replacement
     // take someone else's session); if it cannot, nothing is rewritten.
     let made = tmp.metadata().map_err(io)?;
     if (made.uid(), made.gid()) != (meta.uid(), meta.gid()) {
-        std::os::unix::fs::fchown(&tmp, Some(meta.uid()), Some(meta.gid())).map_err(|source| RewriteError::Owner { path: path.to_owned(), uid: meta.uid(), gid: meta.gid(), source })?;
+        std::os::unix::fs::fchown(&tmp, Some(meta.uid()), Some(meta.gid())).map_err(|source| RewriteError::Owner {
+            path: path.to_owned(),
+            uid: meta.uid(),
+            gid: meta.gid(),
+            source,
+        })?;
     }
     // The umask may have narrowed the bits (and a chown clears set-id bits):
     // the new file gets exactly the original's.
@@ -306,7 +324,13 @@ fn rewrite_with(path: &Path, expected: &Fingerprint, replacements: &[Replacement
             let _ = std::fs::remove_file(&backup);
             return Err(match linked {
                 Err(e) => io(e).into(),
-                Ok(_) => WriteError::Changed { path: path.to_owned(), change: Change::Rewritten, loaded_len: expected.len, len: std::fs::metadata(path).map_or(0, |m| m.len()) }.into(),
+                Ok(_) => WriteError::Changed {
+                    path: path.to_owned(),
+                    change: Change::Rewritten,
+                    loaded_len: expected.len,
+                    len: std::fs::metadata(path).map_or(0, |m| m.len()),
+                }
+                .into(),
             });
         }
     }
@@ -325,7 +349,10 @@ fn rewrite_with(path: &Path, expected: &Fingerprint, replacements: &[Replacement
     let mut recovered_bytes = 0;
     match carry_over(&original, len, path) {
         Ok(n) => recovered_bytes = n,
-        Err(e) => warnings.push(format!("bytes another process appended during the rewrite are only in the backup {}: copying them failed ({e})", backup.display())),
+        Err(e) => warnings.push(format!(
+            "bytes another process appended during the rewrite are only in the backup {}: copying them failed ({e})",
+            backup.display()
+        )),
     }
     // The rename itself is durable only once the folder is synced.
     if let Err(e) = sync_dir(dir) {
@@ -598,7 +625,8 @@ mod tests {
         let plan = plan_prune(&again.session, Leaf::Last, &PruneConfig::default());
         assert_eq!((plan.pruned_count(), plan.already_pruned().count()), (0, 1));
         // No temporary file is left behind.
-        let names: Vec<String> = std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let names: Vec<String> =
+            std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         assert_eq!(names.len(), 2, "{names:?}");
         // A second rewrite never overwrites the first backup.
         let b2 = rewrite_lines(&path, &done.rewritten.fingerprint, &[]).unwrap().backup;
@@ -623,7 +651,11 @@ mod tests {
         std::fs::write(&path, &before).unwrap();
         let loaded = load_session(&path, Some(contextree_core::RuleSet::Omp18.into())).unwrap();
         assert_eq!(loaded.session.title_slot().map(|t| t.title.as_str()), Some("Prune me — ✓"));
-        let plan = plan_prune(&loaded.session, Leaf::Last, &PruneConfig { cache_warm_suffix_tokens: None, ..PruneConfig::agent(contextree_core::RuleSet::Omp18) });
+        let plan = plan_prune(
+            &loaded.session,
+            Leaf::Last,
+            &PruneConfig { cache_warm_suffix_tokens: None, ..PruneConfig::agent(contextree_core::RuleSet::Omp18) },
+        );
         assert_eq!(plan.pruned_count(), 2);
         prune_loaded(&loaded, &plan, 1_767_225_700_000).unwrap().unwrap();
         let after = std::fs::read(&path).unwrap();
@@ -636,7 +668,12 @@ mod tests {
     #[test]
     fn an_append_after_loading_refuses_and_leaves_the_file_alone() {
         let (dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
-        OpenOptions::new().append(true).open(&path).unwrap().write_all(b"{\"type\":\"custom\",\"id\":\"zz\",\"parentId\":\"a5\",\"timestamp\":\"t\"}\n").unwrap();
+        OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"{\"type\":\"custom\",\"id\":\"zz\",\"parentId\":\"a5\",\"timestamp\":\"t\"}\n")
+            .unwrap();
         let snapshot = std::fs::read(&path).unwrap();
         let err = prune_loaded(&loaded, &plan, 1).unwrap_err();
         assert!(matches!(err, RewriteError::Write(WriteError::Changed { change: Change::Grew, .. })), "{err}");
@@ -772,7 +809,10 @@ mod tests {
         let RewriteError::HeldOpen { writers, .. } = &err else { panic!("{err}") };
         assert!(writers.iter().any(|w| w.pid == holder.pid() && w.command == "sh"), "{writers:?}");
         let message = err.to_string();
-        assert!(message.contains(&format!("sh (pid {})", holder.pid())) && message.contains("backup") && message.contains("prune again"), "{message}");
+        assert!(
+            message.contains(&format!("sh (pid {})", holder.pid())) && message.contains("backup") && message.contains("prune again"),
+            "{message}"
+        );
         assert_eq!(std::fs::read(&path).unwrap(), before);
         assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 1, "no backup, no temporary file");
         // Once it lets go, the same plan goes through.
@@ -802,7 +842,10 @@ mod tests {
             };
             let err = rewrite_with_hook(&path, &loaded.fingerprint, &[rep], &mut swap).unwrap_err();
             if remove {
-                assert!(matches!(&err, RewriteError::Write(WriteError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound), "{err}");
+                assert!(
+                    matches!(&err, RewriteError::Write(WriteError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound),
+                    "{err}"
+                );
                 assert!(!path.exists(), "not put back");
                 assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 0, "no backup, no temporary file");
             } else {
@@ -863,7 +906,11 @@ mod tests {
     /// The hidden temporary files next to `path`.
     fn temp_files(path: &Path) -> Vec<PathBuf> {
         let prefix = format!(".{}.contextree-tmp-", path.file_name().unwrap().to_string_lossy());
-        std::fs::read_dir(path.parent().unwrap()).unwrap().map(|e| e.unwrap().path()).filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(&prefix)).collect()
+        std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(&prefix))
+            .collect()
     }
 
     #[test]
@@ -891,9 +938,9 @@ mod tests {
         // 999999999 is above any pid_max, so never a running process.
         let stale = dir.0.join(".s.jsonl.contextree-tmp-999999999-0badf00d");
         let kept = [
-            format!(".s.jsonl.contextree-tmp-{me}-0badf00d"), // a running process's
+            format!(".s.jsonl.contextree-tmp-{me}-0badf00d"),        // a running process's
             ".t.jsonl.contextree-tmp-999999999-0badf00d".to_owned(), // another session's
-            ".s.jsonl.contextree-tmp-999999999-notmine".to_owned(), // not our pattern
+            ".s.jsonl.contextree-tmp-999999999-notmine".to_owned(),  // not our pattern
         ];
         std::fs::write(&stale, fixture("E13b.jsonl")).unwrap();
         for k in &kept {
@@ -909,7 +956,8 @@ mod tests {
 
     /// The folder's entries, sorted.
     fn names(dir: &TempDir) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let mut names: Vec<String> =
+            std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         names.sort();
         names
     }

@@ -279,7 +279,8 @@ fn apply(dialect: Dialect, merged: &Value, out: &mut AgentSettings) {
         let names: Vec<&str> = v.as_array().into_iter().flatten().filter_map(Value::as_str).collect();
         c.method_order = MethodOrder::resolve(names);
         if !v.is_array() {
-            out.warnings.push(format!("compaction.methodOrder: expected a list of methods, found {v}; omp 18 then has no automatic method"));
+            out.warnings
+                .push(format!("compaction.methodOrder: expected a list of methods, found {v}; omp 18 then has no automatic method"));
         }
     }
     for (key, slot) in [("supersedeReads", &mut c.supersede_reads), ("dropUseless", &mut c.drop_useless)] {
@@ -309,7 +310,8 @@ mod tests {
     impl TempDir {
         fn new() -> TempDir {
             static N: AtomicU32 = AtomicU32::new(0);
-            let dir = std::env::temp_dir().join(format!("contextree-settings-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+            let dir =
+                std::env::temp_dir().join(format!("contextree-settings-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
             std::fs::create_dir_all(&dir).unwrap();
             TempDir(dir)
         }
@@ -418,7 +420,10 @@ mod tests {
     #[test]
     fn omp_legacy_json_and_disabled_remote() {
         let t = TempDir::new();
-        let legacy = t.write("home/.omp/agent/settings.json", r#"{"compaction": {"thresholdPercent": -1, "remoteEnabled": false, "remoteEndpoint": "https://x"}}"#);
+        let legacy = t.write(
+            "home/.omp/agent/settings.json",
+            r#"{"compaction": {"thresholdPercent": -1, "remoteEnabled": false, "remoteEndpoint": "https://x"}}"#,
+        );
         let s = agent_settings(Dialect::Omp, &t.0.join("home"), &no_env, &t.0.join("proj"));
         assert_eq!(s.sources, vec![legacy]);
         assert_eq!(s.compaction.threshold_percent, None, "-1 means unset");
@@ -429,7 +434,10 @@ mod tests {
     fn bad_files_and_values_are_warnings_and_defaults_stand() {
         let t = TempDir::new();
         t.write("home/.omp/agent/config.yml", "compaction:\n  reserveTokens: [1, 2\n");
-        t.write("proj/.omp/settings.json", r#"{"compaction": {"keepRecentTokens": "many", "enabled": "yes", "strategy": "sometimes", "reserveTokens": 12.5}}"#);
+        t.write(
+            "proj/.omp/settings.json",
+            r#"{"compaction": {"keepRecentTokens": "many", "enabled": "yes", "strategy": "sometimes", "reserveTokens": 12.5}}"#,
+        );
         let s = agent_settings(Dialect::Omp, &t.0.join("home"), &no_env, &t.0.join("proj"));
         assert_eq!(s.compaction, CompactionSettings::default());
         assert_eq!(s.sources.len(), 1, "only the valid project file counts as read");

@@ -145,7 +145,9 @@ pub struct Appended {
 impl Appended {
     /// The warning for a failed fsync, if there was one.
     pub fn sync_warning(&self) -> Option<String> {
-        self.sync_error.as_ref().map(|e| format!("the lines were written, but syncing them to disk failed ({e}): they may not survive a crash; do not write them again"))
+        self.sync_error.as_ref().map(|e| {
+            format!("the lines were written, but syncing them to disk failed ({e}): they may not survive a crash; do not write them again")
+        })
     }
 }
 
@@ -466,7 +468,12 @@ mod tests {
             let kept: Vec<&str> = ctx.items[1..].iter().map(|i| &*s.entry(i.node()).id).collect();
             assert_eq!(kept, ["u2", "a3", "r2", "a4"]);
             // The fingerprint returned allows a second append without reloading.
-            append_lines(&path, &done.fingerprint, &[r#"{"type":"custom","customType":"x","id":"c0ffee00","parentId":null,"timestamp":"t"}"#.to_owned()]).unwrap();
+            append_lines(
+                &path,
+                &done.fingerprint,
+                &[r#"{"type":"custom","customType":"x","id":"c0ffee00","parentId":null,"timestamp":"t"}"#.to_owned()],
+            )
+            .unwrap();
         }
     }
 
@@ -559,7 +566,8 @@ mod tests {
         let loaded = load_session(&path, None).unwrap();
         let (_, line) = compaction_line(&loaded);
         let mut nothing = || {};
-        let mut disk = Faulty { first: 100, between: &mut nothing, rest_fails: Some(std::io::ErrorKind::StorageFull), sync_fails: false, calls: 0 };
+        let mut disk =
+            Faulty { first: 100, between: &mut nothing, rest_fails: Some(std::io::ErrorKind::StorageFull), sync_fails: false, calls: 0 };
         let err = append_with(&path, &loaded.fingerprint, std::slice::from_ref(&line), &mut disk).unwrap_err();
         let WriteError::Incomplete { written: 100, repair: Repair::Truncated, .. } = &err else { panic!("{err}") };
         assert!(err.to_string().contains("the file is as it was"), "{err}");
@@ -578,7 +586,8 @@ mod tests {
         let loaded = load_session(&path, None).unwrap();
         let (_, line) = compaction_line(&loaded);
         let mut agent = agent_appends(&path);
-        let mut disk = Faulty { first: 40, between: &mut agent, rest_fails: Some(std::io::ErrorKind::StorageFull), sync_fails: false, calls: 0 };
+        let mut disk =
+            Faulty { first: 40, between: &mut agent, rest_fails: Some(std::io::ErrorKind::StorageFull), sync_fails: false, calls: 0 };
         let err = append_with(&path, &loaded.fingerprint, &[line], &mut disk).unwrap_err();
         let WriteError::Incomplete { written: 40, repair: Repair::Blanked, .. } = &err else { panic!("{err}") };
         let after = std::fs::read(&path).unwrap();

@@ -59,36 +59,18 @@ fn assert_verified(pack: &PromptPack, dialect: Dialect, version: &str, checks: u
         .checks()
         .iter()
         .filter(|c| !c.matches())
-        .map(|c| {
-            format!(
-                "{} ({:?}, {}): len {} sha256 {}",
-                c.id, c.form, c.source, c.utf16_len, c.sha256
-            )
-        })
+        .map(|c| format!("{} ({:?}, {}): len {} sha256 {}", c.id, c.form, c.source, c.utf16_len, c.sha256))
         .collect();
-    assert!(
-        failed.is_empty(),
-        "{dialect} texts that differ from the spec:\n{}",
-        failed.join("\n")
-    );
+    assert!(failed.is_empty(), "{dialect} texts that differ from the spec:\n{}", failed.join("\n"));
     assert_eq!(pack.checks().len(), checks);
     match pack.origin() {
-        PackOrigin::Agent {
-            dialect: d,
-            version: v,
-            verified,
-            ..
-        } => {
+        PackOrigin::Agent { dialect: d, version: v, verified, .. } => {
             assert_eq!((*d, v.as_str(), *verified), (dialect, version, true));
         }
         other => panic!("{other:?}"),
     }
     for &id in PromptId::ALL {
-        assert_eq!(
-            pack.template(id).is_some(),
-            id.used_by(dialect),
-            "{dialect} {id}"
-        );
+        assert_eq!(pack.template(id).is_some(), id.used_by(dialect), "{dialect} {id}");
     }
 }
 
@@ -117,10 +99,7 @@ fn omp_pack_is_verified_and_renders_like_omp() {
 
     // context.md §2.4: the formatter rewrites the inserted summary too.
     let text = pack.wrap_compaction_summary("A\n\n- b\n\n\n| x |  y |\nend   ");
-    assert!(
-        text.ends_with("\n\n<summary>\nA\n- b\n\n|x|y|\nend\n</summary>"),
-        "{text:?}"
-    );
+    assert!(text.ends_with("\n\n<summary>\nA\n- b\n\n|x|y|\nend\n</summary>"), "{text:?}");
 
     // branch-summary.md §4: two lines, no trailing newline, so the model's
     // first line is glued to the second.
@@ -133,12 +112,7 @@ fn omp_pack_is_verified_and_renders_like_omp() {
 fn pi_pack_is_verified_and_concatenates_constants() {
     let pack = load(Dialect::Pi);
     assert_verified(&pack, Dialect::Pi, "0.73.1", 10);
-    let forms: Vec<_> = pack
-        .checks()
-        .iter()
-        .take(4)
-        .map(|c| (c.source.as_str(), c.form))
-        .collect();
+    let forms: Vec<_> = pack.checks().iter().take(4).map(|c| (c.source.as_str(), c.form)).collect();
     assert_eq!(
         forms,
         [
@@ -150,18 +124,11 @@ fn pi_pack_is_verified_and_concatenates_constants() {
     );
 
     let text = pack.wrap_compaction_summary("S  \n\n\n- x");
-    assert_eq!(
-        utf16(&text),
-        96 + utf16("S  \n\n\n- x") + 11,
-        "pi does not format"
-    );
+    assert_eq!(utf16(&text), 96 + utf16("S  \n\n\n- x") + 11, "pi does not format");
     assert!(text.ends_with("\n\n<summary>\nS  \n\n\n- x\n</summary>"));
     let text = pack.wrap_branch_summary("S");
     assert_eq!(utf16(&text), 89 + 1 + 10);
-    assert!(
-        text.ends_with("\n\n<summary>\nS</summary>"),
-        "no newline before </summary>"
-    );
+    assert!(text.ends_with("\n\n<summary>\nS</summary>"), "no newline before </summary>");
 
     let preamble = pack.prompt(PromptId::BranchSummaryPreamble).unwrap();
     assert_eq!(utf16(&preamble), 103);
@@ -174,16 +141,10 @@ fn agents_share_the_branch_wording() {
     // branch prefix is omp's lead sentence plus `\n\n<summary>\n`.
     let pi = load(Dialect::Pi);
     let omp = load(Dialect::Omp);
-    assert_eq!(
-        pi.prompt(PromptId::BranchSummaryPreamble).unwrap(),
-        omp.prompt(PromptId::BranchSummaryPreamble).unwrap() + "\n\n"
-    );
+    assert_eq!(pi.prompt(PromptId::BranchSummaryPreamble).unwrap(), omp.prompt(PromptId::BranchSummaryPreamble).unwrap() + "\n\n");
     let pi_branch = pi.wrap_branch_summary("S");
     let omp_branch = omp.wrap_branch_summary("S");
-    assert_eq!(
-        pi_branch.strip_suffix("S</summary>"),
-        omp_branch.strip_suffix("S\n</summary>")
-    );
+    assert_eq!(pi_branch.strip_suffix("S</summary>"), omp_branch.strip_suffix("S\n</summary>"));
 }
 
 #[test]
@@ -193,12 +154,8 @@ fn discovery_honours_the_env_override() {
         // Every test in this binary resolves the same directory, so setting
         // the variable cannot change what a concurrent test sees.
         std::env::set_var(package_env_var(dialect), &dir);
-        let pack = load_agent_pack(dialect)
-            .expect("found via the env var")
-            .unwrap();
-        assert!(
-            matches!(pack.origin(), PackOrigin::Agent { verified: true, path, .. } if *path == dir)
-        );
+        let pack = load_agent_pack(dialect).expect("found via the env var").unwrap();
+        assert!(matches!(pack.origin(), PackOrigin::Agent { verified: true, path, .. } if *path == dir));
     }
 }
 

@@ -31,11 +31,17 @@ fn write(path: &Path, text: &str, secs: u64) {
 }
 
 fn user(id: &str, parent: &str, text: &str) -> String {
-    format!(r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":[{{"type":"text","text":{}}}],"timestamp":1}}}}"#, serde_json::to_string(text).unwrap())
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":[{{"type":"text","text":{}}}],"timestamp":1}}}}"#,
+        serde_json::to_string(text).unwrap()
+    )
 }
 
 fn assistant(id: &str, parent: &str, text: &str) -> String {
-    format!(r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:02.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":{}}}]}}}}"#, serde_json::to_string(text).unwrap())
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:02.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":{}}}]}}}}"#,
+        serde_json::to_string(text).unwrap()
+    )
 }
 
 #[test]
@@ -77,7 +83,11 @@ fn lists_both_agents_grouped_newest_first_and_searches() {
     // omp, another project at the home folder itself, no user message yet; plus an omp
     // temporary file and a non-session file that must be ignored.
     let omp_home = home.join(".omp/agent/sessions/-");
-    write(&omp_home.join("2026_aaaaaaaaaaaaaaaa.jsonl"), &format!("{{\"type\":\"session\",\"version\":3,\"id\":\"aaaaaaaaaaaaaaaa\",\"timestamp\":\"t\",\"cwd\":\"{}\"}}\n", home.display()), 2_000);
+    write(
+        &omp_home.join("2026_aaaaaaaaaaaaaaaa.jsonl"),
+        &format!("{{\"type\":\"session\",\"version\":3,\"id\":\"aaaaaaaaaaaaaaaa\",\"timestamp\":\"t\",\"cwd\":\"{}\"}}\n", home.display()),
+        2_000,
+    );
     write(&omp_home.join(".2026_aaaaaaaaaaaaaaaa.jsonl.123.tmp"), "x", 2_000);
     write(&omp_home.join("notes.txt"), "x", 2_000);
 
@@ -103,9 +113,13 @@ fn lists_both_agents_grouped_newest_first_and_searches() {
     assert!(lib.warnings.is_empty(), "{:?}", lib.warnings);
     assert_eq!(lib.roots.iter().map(|r| (r.exists, r.session_count)).collect::<Vec<_>>(), [(true, 2), (true, 2)]);
 
-    let projects: Vec<(&str, ProjectSource, usize)> = lib.projects.iter().map(|g| (g.project.as_str(), g.source, g.sessions.len())).collect();
+    let projects: Vec<(&str, ProjectSource, usize)> =
+        lib.projects.iter().map(|g| (g.project.as_str(), g.source, g.sessions.len())).collect();
     let home_s = home.to_string_lossy();
-    assert_eq!(projects, [(proj_s.as_str(), ProjectSource::Header, 2), (&*home_s, ProjectSource::Header, 1), ("/srv/old/thing", ProjectSource::Guess, 1)]);
+    assert_eq!(
+        projects,
+        [(proj_s.as_str(), ProjectSource::Header, 2), (&*home_s, ProjectSource::Header, 1), ("/srv/old/thing", ProjectSource::Guess, 1)]
+    );
 
     let app = &lib.projects[0];
     assert_eq!(app.folders.len(), 2);
@@ -133,7 +147,9 @@ fn lists_both_agents_grouped_newest_first_and_searches() {
     assert_eq!(old.entry_count, 2);
 
     // Search: name, first request, project path.
-    let hits = |q: &str| lib.search(q).projects.iter().flat_map(|g| g.sessions.iter().map(|s| s.name.clone().unwrap_or_default())).collect::<Vec<_>>();
+    let hits = |q: &str| {
+        lib.search(q).projects.iter().flat_map(|g| g.sessions.iter().map(|s| s.name.clone().unwrap_or_default())).collect::<Vec<_>>()
+    };
     assert_eq!(hits("tokenizer"), ["Tokenizer fix"]);
     assert_eq!(hits("DOCS"), ["Omp title"]);
     assert_eq!(hits("my-app"), ["Omp title", "Tokenizer fix"]);

@@ -126,12 +126,7 @@ pub async fn summarize_with_env(
     };
     let call = each_candidate(request, candidates, on_event, cancel, env, &deadline);
     match deadline.at {
-        Some(at) => tokio::time::timeout_at(at, call)
-            .await
-            .unwrap_or(Err(LlmError::Deadline {
-                after: deadline.after,
-                last: None,
-            })),
+        Some(at) => tokio::time::timeout_at(at, call).await.unwrap_or(Err(LlmError::Deadline { after: deadline.after, last: None })),
         None => call.await,
     }
 }
@@ -144,8 +139,7 @@ struct Deadline {
 
 impl Deadline {
     fn left(&self) -> Option<Duration> {
-        self.at
-            .map(|at| at.saturating_duration_since(tokio::time::Instant::now()))
+        self.at.map(|at| at.saturating_duration_since(tokio::time::Instant::now()))
     }
 }
 
@@ -167,16 +161,9 @@ async fn each_candidate(
             Err(error @ LlmError::Deadline { .. }) => return Err(error),
             Err(error) => {
                 if has_next {
-                    on_event(Event::Fallback {
-                        provider: provider.label(),
-                        error: &error,
-                    });
+                    on_event(Event::Fallback { provider: provider.label(), error: &error });
                 }
-                failures.push(CandidateFailure {
-                    provider: provider.label().to_owned(),
-                    model: provider.model.clone(),
-                    error,
-                });
+                failures.push(CandidateFailure { provider: provider.label().to_owned(), model: provider.model.clone(), error });
             }
         }
     }
@@ -199,10 +186,7 @@ async fn try_candidate(
     if key.is_none() && provider.requires_api_key() {
         return Err(LlmError::MissingApiKey {
             provider: provider.label().to_owned(),
-            env: provider
-                .api_key_env_name()
-                .unwrap_or("an API key variable")
-                .to_owned(),
+            env: provider.api_key_env_name().unwrap_or("an API key variable").to_owned(),
         });
     }
     let secret = key.as_ref().map(|k| k.expose());
@@ -210,12 +194,7 @@ async fn try_candidate(
     let req = request::build(request, provider, key.as_ref());
     let mut attempt = 0;
     loop {
-        on_event(Event::Attempt {
-            provider: provider.label(),
-            model: &provider.model,
-            attempt,
-            deadline_left: deadline.left(),
-        });
+        on_event(Event::Attempt { provider: provider.label(), model: &provider.model, attempt, deadline_left: deadline.left() });
         let res = tokio::select! {
             biased;
             () = cancel.cancelled() => Err(LlmError::Cancelled),
@@ -236,15 +215,9 @@ async fn try_candidate(
         }
         if deadline.left().is_some_and(|left| delay >= left) {
             // Waiting would only end in the deadline: say so now, with the reason.
-            return Err(LlmError::Deadline {
-                after: deadline.after,
-                last: Some(Box::new(error)),
-            });
+            return Err(LlmError::Deadline { after: deadline.after, last: Some(Box::new(error)) });
         }
-        on_event(Event::Retry {
-            error: &error,
-            delay,
-        });
+        on_event(Event::Retry { error: &error, delay });
         tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(LlmError::Cancelled),
@@ -268,9 +241,7 @@ fn http_client(provider: &ProviderConfig) -> Result<reqwest::Client, LlmError> {
     if request::is_loopback(&provider.base_url) {
         builder = builder.no_proxy();
     }
-    builder
-        .build()
-        .map_err(|err| transport_error(err, None, provider.timeout))
+    builder.build().map_err(|err| transport_error(err, None, provider.timeout))
 }
 
 async fn send_once(
@@ -285,27 +256,19 @@ async fn send_once(
     for (name, value) in &req.headers {
         builder = builder.header(*name, value);
     }
-    let mut response = idle(timeout, builder.send())
-        .await?
-        .map_err(|err| transport_error(err, secret, timeout))?;
+    let mut response = idle(timeout, builder.send()).await?.map_err(|err| transport_error(err, secret, timeout))?;
     let status = response.status();
     if !status.is_success() {
         let retry_after = parse_retry_after(response.headers());
         // Whatever part of the body arrives in time is enough for an excerpt.
-        let body = read_body(&mut response, timeout, ERROR_BODY_LIMIT, secret)
-            .await
-            .unwrap_or_default();
+        let body = read_body(&mut response, timeout, ERROR_BODY_LIMIT, secret).await.unwrap_or_default();
         return Err(match provider.kind {
             ProviderKind::Remote => LlmError::RemoteStatus {
                 status: status.as_u16(),
                 status_text: status.canonical_reason().unwrap_or_default().to_owned(),
                 retry_after,
             },
-            _ => LlmError::Status {
-                status: status.as_u16(),
-                body: body_excerpt(&String::from_utf8_lossy(&body), secret),
-                retry_after,
-            },
+            _ => LlmError::Status { status: status.as_u16(), body: body_excerpt(&String::from_utf8_lossy(&body), secret), retry_after },
         });
     }
     let summary = |text: String, usage, stop_reason| Summary {
@@ -347,9 +310,7 @@ async fn send_once(
         on_event(Event::Delta(delta));
     };
     'read: loop {
-        let chunk = idle(timeout, response.chunk())
-            .await?
-            .map_err(|err| transport_error(err, secret, timeout))?;
+        let chunk = idle(timeout, response.chunk()).await?.map_err(|err| transport_error(err, secret, timeout))?;
         let at_end = chunk.is_none();
         match chunk {
             Some(bytes) => parser.feed(&bytes, &mut events)?,
@@ -367,9 +328,7 @@ async fn send_once(
         }
     }
     if !decoder.is_complete() {
-        return Err(LlmError::Truncated {
-            bytes: parser.bytes_seen(),
-        });
+        return Err(LlmError::Truncated { bytes: parser.bytes_seen() });
     }
     let usage = decoder.usage();
     let stop_reason = decoder.stop_reason().map(str::to_owned);
@@ -377,17 +336,9 @@ async fn send_once(
 }
 
 /// Reads the rest of a body (up to `limit` bytes), each piece within `timeout`.
-async fn read_body(
-    response: &mut reqwest::Response,
-    timeout: Duration,
-    limit: usize,
-    secret: Option<&str>,
-) -> Result<Vec<u8>, LlmError> {
+async fn read_body(response: &mut reqwest::Response, timeout: Duration, limit: usize, secret: Option<&str>) -> Result<Vec<u8>, LlmError> {
     let mut body = Vec::new();
-    while let Some(chunk) = idle(timeout, response.chunk())
-        .await?
-        .map_err(|err| transport_error(err, secret, timeout))?
-    {
+    while let Some(chunk) = idle(timeout, response.chunk()).await?.map_err(|err| transport_error(err, secret, timeout))? {
         body.extend_from_slice(&chunk);
         if body.len() > limit {
             body.truncate(limit);
@@ -398,13 +349,8 @@ async fn read_body(
 }
 
 /// Runs `fut`, failing with [`LlmError::Timeout`] if it takes longer than `timeout`.
-async fn idle<T>(
-    timeout: Duration,
-    fut: impl std::future::Future<Output = T>,
-) -> Result<T, LlmError> {
-    tokio::time::timeout(timeout, fut)
-        .await
-        .map_err(|_| LlmError::Timeout { after: timeout })
+async fn idle<T>(timeout: Duration, fut: impl std::future::Future<Output = T>) -> Result<T, LlmError> {
+    tokio::time::timeout(timeout, fut).await.map_err(|_| LlmError::Timeout { after: timeout })
 }
 
 /// `retry-after-ms` (OpenAI) or `retry-after` in seconds; HTTP dates are ignored.
@@ -451,10 +397,7 @@ mod tests {
         let base = Duration::from_millis(2000);
         assert_eq!(retry_delay(base, 0, None), Duration::from_secs(2));
         assert_eq!(retry_delay(base, 2, None), Duration::from_secs(8));
-        assert_eq!(
-            retry_delay(base, 0, Some(Duration::from_secs(5))),
-            Duration::from_secs(5)
-        );
+        assert_eq!(retry_delay(base, 0, Some(Duration::from_secs(5))), Duration::from_secs(5));
         assert!(retry_delay(base, 40, None) > Duration::from_secs(1 << 30)); // Saturates, no panic.
     }
 
@@ -465,27 +408,16 @@ mod tests {
         headers.insert("retry-after", "3".parse().unwrap());
         assert_eq!(parse_retry_after(&headers), Some(Duration::from_secs(3)));
         headers.insert("retry-after-ms", "250".parse().unwrap());
-        assert_eq!(
-            parse_retry_after(&headers),
-            Some(Duration::from_millis(250))
-        );
+        assert_eq!(parse_retry_after(&headers), Some(Duration::from_millis(250)));
         headers.clear();
-        headers.insert(
-            "retry-after",
-            "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap(),
-        );
+        headers.insert("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap());
         assert_eq!(parse_retry_after(&headers), None);
     }
 
     #[test]
     fn summarize_is_send() {
         fn assert_send<T: Send>(_: &T) {}
-        let request = SummaryRequest {
-            system_prompt: String::new(),
-            prompt: String::new(),
-            max_tokens: Some(1),
-            reasoning: None,
-        };
+        let request = SummaryRequest { system_prompt: String::new(), prompt: String::new(), max_tokens: Some(1), reasoning: None };
         let candidates = Candidates::default();
         let cancel = CancelToken::new();
         let mut on_event = |_: Event<'_>| {};

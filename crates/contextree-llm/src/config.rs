@@ -201,10 +201,7 @@ impl Default for Candidates {
 impl Candidates {
     /// `providers` with the default deadline.
     pub fn new(providers: Vec<ProviderConfig>) -> Candidates {
-        Candidates {
-            providers,
-            deadline: DEFAULT_DEADLINE,
-        }
+        Candidates { providers, deadline: DEFAULT_DEADLINE }
     }
 
     /// Reads contextree's config file text (JSON, see the README).
@@ -214,10 +211,8 @@ impl Candidates {
 
     /// Reads a config file. A missing file is an error here; see [`Candidates::load_default`].
     pub fn load(path: &Path) -> Result<Candidates, LlmError> {
-        let text = std::fs::read_to_string(path).map_err(|err| LlmError::Config {
-            path: path.display().to_string(),
-            reason: err.to_string(),
-        })?;
+        let text =
+            std::fs::read_to_string(path).map_err(|err| LlmError::Config { path: path.display().to_string(), reason: err.to_string() })?;
         parse(&text, &path.display().to_string())
     }
 
@@ -272,40 +267,24 @@ struct FileProvider {
 }
 
 fn parse(text: &str, path: &str) -> Result<Candidates, LlmError> {
-    let config_error = |reason: String| LlmError::Config {
-        path: path.to_owned(),
-        reason,
-    };
+    let config_error = |reason: String| LlmError::Config { path: path.to_owned(), reason };
     // serde_json's messages quote unexpected values, which could be a key: keep the message
     // only when it names identifiers (fields, the kind), else only its category.
     let file: FileConfig = serde_json::from_str(text).map_err(|err| {
         let message = err.to_string();
-        let what = if ["unknown field", "missing field", "unknown variant"]
-            .iter()
-            .any(|p| message.starts_with(p))
-        {
-            message
-                .split(" at line ")
-                .next()
-                .unwrap_or_default()
-                .to_owned()
+        let what = if ["unknown field", "missing field", "unknown variant"].iter().any(|p| message.starts_with(p)) {
+            message.split(" at line ").next().unwrap_or_default().to_owned()
         } else {
             format!("{:?} error", err.classify())
         };
-        config_error(format!(
-            "{what} at line {} column {}",
-            err.line(),
-            err.column()
-        ))
+        config_error(format!("{what} at line {} column {}", err.line(), err.column()))
     })?;
     let deadline = match file.summary_deadline_secs {
         None => DEFAULT_DEADLINE,
-        Some(secs) if secs.is_finite() && secs > 0.0 && secs <= MAX_DEADLINE_SECS => {
-            Duration::from_secs_f64(secs)
+        Some(secs) if secs.is_finite() && secs > 0.0 && secs <= MAX_DEADLINE_SECS => Duration::from_secs_f64(secs),
+        Some(_) => {
+            return Err(config_error(format!("`summaryDeadlineSecs` must be a number of seconds > 0 and at most {MAX_DEADLINE_SECS}")))
         }
-        Some(_) => return Err(config_error(format!(
-            "`summaryDeadlineSecs` must be a number of seconds > 0 and at most {MAX_DEADLINE_SECS}"
-        ))),
     };
     let mut res = Vec::with_capacity(file.providers.len());
     for (idx, p) in file.providers.into_iter().enumerate() {
@@ -324,9 +303,7 @@ fn parse(text: &str, path: &str) -> Result<Candidates, LlmError> {
         }
         let timeout = match p.timeout_secs {
             None => DEFAULT_TIMEOUT,
-            Some(secs) if secs.is_finite() && secs > 0.0 && secs < 1e9 => {
-                Duration::from_secs_f64(secs)
-            }
+            Some(secs) if secs.is_finite() && secs > 0.0 && secs < 1e9 => Duration::from_secs_f64(secs),
             Some(_) => return Err(at("`timeoutSecs` must be a positive number")),
         };
         res.push(ProviderConfig {
@@ -338,16 +315,11 @@ fn parse(text: &str, path: &str) -> Result<Candidates, LlmError> {
             api_key: p.api_key.map(ApiKey),
             timeout,
             max_retries: p.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
-            retry_base_delay: p
-                .retry_base_delay_ms
-                .map_or(DEFAULT_RETRY_BASE_DELAY, Duration::from_millis),
+            retry_base_delay: p.retry_base_delay_ms.map_or(DEFAULT_RETRY_BASE_DELAY, Duration::from_millis),
             context_window: p.context_window.filter(|&w| w > 0),
         });
     }
-    Ok(Candidates {
-        providers: res,
-        deadline,
-    })
+    Ok(Candidates { providers: res, deadline })
 }
 
 #[cfg(test)]
@@ -376,10 +348,7 @@ mod tests {
         assert_eq!(local.timeout, Duration::from_secs(300));
         assert_eq!(local.max_retries, 1);
         assert!(!local.requires_api_key());
-        assert_eq!(
-            c.deadline, DEFAULT_DEADLINE,
-            "no summaryDeadlineSecs: the default"
-        );
+        assert_eq!(c.deadline, DEFAULT_DEADLINE, "no summaryDeadlineSecs: the default");
         let anthropic = &c.providers[1];
         assert_eq!(anthropic.base_url, "https://api.anthropic.com");
         assert_eq!(anthropic.label(), "anthropic");
@@ -403,18 +372,9 @@ mod tests {
             "OPENAI_API_KEY" => Some("oa-env".to_owned()),
             _ => None,
         };
-        assert_eq!(
-            c.providers[1].resolve_api_key(&env),
-            Some(ApiKey::new("ant-env"))
-        );
-        assert_eq!(
-            c.providers[2].resolve_api_key(&env),
-            Some(ApiKey::new("sk-from-file"))
-        );
-        assert_eq!(
-            c.providers[0].resolve_api_key(&env),
-            Some(ApiKey::new("oa-env"))
-        );
+        assert_eq!(c.providers[1].resolve_api_key(&env), Some(ApiKey::new("ant-env")));
+        assert_eq!(c.providers[2].resolve_api_key(&env), Some(ApiKey::new("sk-from-file")));
+        assert_eq!(c.providers[0].resolve_api_key(&env), Some(ApiKey::new("oa-env")));
         assert_eq!(c.providers[3].resolve_api_key(&env), None);
         let empty = |_: &str| Some(String::new());
         assert_eq!(c.providers[1].resolve_api_key(&empty), None);
@@ -431,42 +391,23 @@ mod tests {
     #[test]
     fn invalid_files_say_where_without_quoting_values() {
         let err = Candidates::from_json(r#"{"providers":[{"kind":"anthropic"}]}"#).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "invalid config <text>: providers[0]: `model` is required"
-        );
+        assert_eq!(err.to_string(), "invalid config <text>: providers[0]: `model` is required");
         let err = Candidates::from_json(r#"{"providers":[{"kind":"remote"}]}"#).unwrap_err();
         assert!(err.to_string().contains("needs `baseUrl`"), "{err}");
-        let err = Candidates::from_json(
-            r#"{"providers":[{"kind":"remote","baseUrl":"x","apiKey":"sk-oops"}]}"#,
-        )
-        .unwrap_err();
+        let err = Candidates::from_json(r#"{"providers":[{"kind":"remote","baseUrl":"x","apiKey":"sk-oops"}]}"#).unwrap_err();
         assert!(err.to_string().contains("must start with http"), "{err}");
         // A typo next to a key: the message must not echo the key.
-        let err = Candidates::from_json(
-            r#"{"providers":[{"kind":"anthropic","model":"m","apikey":"sk-typo"}]}"#,
-        )
-        .unwrap_err();
+        let err = Candidates::from_json(r#"{"providers":[{"kind":"anthropic","model":"m","apikey":"sk-typo"}]}"#).unwrap_err();
         let text = err.to_string();
         assert!(!text.contains("sk-typo"), "{text}");
         assert!(text.contains("unknown field `apikey`"), "{text}");
         assert!(text.contains("line 1"), "{text}");
-        let err =
-            Candidates::from_json(r#"{"providers":[{"kind":"gemini","model":"m"}]}"#).unwrap_err();
-        assert!(
-            err.to_string().contains("unknown variant `gemini`"),
-            "{err}"
-        );
-        let err = Candidates::from_json(
-            r#"{"providers":[{"kind":"remote","baseUrl":"http://x","maxRetries":"sk-1"}]}"#,
-        )
-        .unwrap_err();
+        let err = Candidates::from_json(r#"{"providers":[{"kind":"gemini","model":"m"}]}"#).unwrap_err();
+        assert!(err.to_string().contains("unknown variant `gemini`"), "{err}");
+        let err = Candidates::from_json(r#"{"providers":[{"kind":"remote","baseUrl":"http://x","maxRetries":"sk-1"}]}"#).unwrap_err();
         let text = err.to_string();
         assert!(!text.contains("sk-1"), "{text}");
-        assert!(
-            text.starts_with("invalid config <text>: Data error at line 1"),
-            "{text}"
-        );
+        assert!(text.starts_with("invalid config <text>: Data error at line 1"), "{text}");
     }
 
     #[test]
@@ -479,12 +420,8 @@ mod tests {
         let c = Candidates::from_json(r#"{"summaryDeadlineSecs": 90.5, "providers": []}"#).unwrap();
         assert_eq!(c.deadline, Duration::from_millis(90_500));
         for bad in ["0", "-1", "1e12"] {
-            let err =
-                Candidates::from_json(&format!(r#"{{"summaryDeadlineSecs": {bad}}}"#)).unwrap_err();
-            assert!(
-                err.to_string().contains("summaryDeadlineSecs"),
-                "{bad}: {err}"
-            );
+            let err = Candidates::from_json(&format!(r#"{{"summaryDeadlineSecs": {bad}}}"#)).unwrap_err();
+            assert!(err.to_string().contains("summaryDeadlineSecs"), "{bad}: {err}");
         }
     }
 }

@@ -147,13 +147,10 @@ impl LlmError {
             LlmError::Status { status, .. } | LlmError::RemoteStatus { status, .. } => {
                 matches!(*status, 408 | 429 | 500..=599)
             }
-            LlmError::Timeout { .. } | LlmError::Transport { .. } | LlmError::Truncated { .. } => {
-                true
+            LlmError::Timeout { .. } | LlmError::Transport { .. } | LlmError::Truncated { .. } => true,
+            LlmError::Provider { kind, .. } => {
+                matches!(kind.as_str(), "overloaded_error" | "api_error" | "rate_limit_error" | "timeout_error")
             }
-            LlmError::Provider { kind, .. } => matches!(
-                kind.as_str(),
-                "overloaded_error" | "api_error" | "rate_limit_error" | "timeout_error"
-            ),
             LlmError::RemoteMissingSummary
             | LlmError::MalformedStream { .. }
             | LlmError::MalformedResponse { .. }
@@ -170,9 +167,7 @@ impl LlmError {
     /// The provider's requested minimum delay before a retry, if it sent one.
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
-            LlmError::Status { retry_after, .. } | LlmError::RemoteStatus { retry_after, .. } => {
-                *retry_after
-            }
+            LlmError::Status { retry_after, .. } | LlmError::RemoteStatus { retry_after, .. } => *retry_after,
             _ => None,
         }
     }
@@ -185,32 +180,12 @@ pub(crate) fn redact_error(error: LlmError, secret: Option<&str>) -> LlmError {
     };
     let clean = |text: String| redact(&text, Some(secret));
     match error {
-        LlmError::Status {
-            status,
-            body,
-            retry_after,
-        } => LlmError::Status {
-            status,
-            body: clean(body),
-            retry_after,
-        },
-        LlmError::Transport { message } => LlmError::Transport {
-            message: clean(message),
-        },
-        LlmError::MalformedStream { offset, reason } => LlmError::MalformedStream {
-            offset,
-            reason: clean(reason),
-        },
-        LlmError::MalformedResponse { reason } => LlmError::MalformedResponse {
-            reason: clean(reason),
-        },
-        LlmError::Provider { kind, message } => LlmError::Provider {
-            kind: clean(kind),
-            message: clean(message),
-        },
-        LlmError::InvalidRequest { reason } => LlmError::InvalidRequest {
-            reason: clean(reason),
-        },
+        LlmError::Status { status, body, retry_after } => LlmError::Status { status, body: clean(body), retry_after },
+        LlmError::Transport { message } => LlmError::Transport { message: clean(message) },
+        LlmError::MalformedStream { offset, reason } => LlmError::MalformedStream { offset, reason: clean(reason) },
+        LlmError::MalformedResponse { reason } => LlmError::MalformedResponse { reason: clean(reason) },
+        LlmError::Provider { kind, message } => LlmError::Provider { kind: clean(kind), message: clean(message) },
+        LlmError::InvalidRequest { reason } => LlmError::InvalidRequest { reason: clean(reason) },
         other => other,
     }
 }
@@ -313,30 +288,13 @@ fn key_char_at(text: &str, at: usize, want: char) -> Option<usize> {
             }
         }
         '&' if b.get(1) == Some(&b'#') => {
-            let (hexadecimal, from) = if matches!(b.get(2), Some(b'x' | b'X')) {
-                (true, 3)
-            } else {
-                (false, 2)
-            };
-            let len = b[from..]
-                .iter()
-                .take_while(|c| {
-                    if hexadecimal {
-                        c.is_ascii_hexdigit()
-                    } else {
-                        c.is_ascii_digit()
-                    }
-                })
-                .count();
+            let (hexadecimal, from) = if matches!(b.get(2), Some(b'x' | b'X')) { (true, 3) } else { (false, 2) };
+            let len = b[from..].iter().take_while(|c| if hexadecimal { c.is_ascii_hexdigit() } else { c.is_ascii_digit() }).count();
             if len == 0 || len > 8 || b.get(from + len) != Some(&b';') {
                 return None;
             }
             let digits = &rest[from..from + len];
-            let value = if hexadecimal {
-                u32::from_str_radix(digits, 16)
-            } else {
-                digits.parse()
-            };
+            let value = if hexadecimal { u32::from_str_radix(digits, 16) } else { digits.parse() };
             same(value.ok()?, want).then_some(from + len + 1)
         }
         _ => None,
@@ -345,8 +303,7 @@ fn key_char_at(text: &str, at: usize, want: char) -> Option<usize> {
 
 /// Whether the character `value` is `want`, ASCII case ignored.
 fn same(value: u32, want: char) -> bool {
-    char::from_u32(value)
-        .is_some_and(|c| c == want || (want.is_ascii() && c.eq_ignore_ascii_case(&want)))
+    char::from_u32(value).is_some_and(|c| c == want || (want.is_ascii() && c.eq_ignore_ascii_case(&want)))
 }
 
 /// `digits` as a hexadecimal number, if there are some and all are hex digits.
@@ -386,10 +343,7 @@ fn body_or_none(body: &str) -> &str {
 
 /// The canonical reason phrase of a status code, empty when there is none.
 pub(crate) fn reason_phrase(status: u16) -> &'static str {
-    reqwest::StatusCode::from_u16(status)
-        .ok()
-        .and_then(|s| s.canonical_reason())
-        .unwrap_or("")
+    reqwest::StatusCode::from_u16(status).ok().and_then(|s| s.canonical_reason()).unwrap_or("")
 }
 
 fn fmt_duration(d: Duration) -> String {
@@ -424,82 +378,37 @@ mod tests {
 
     #[test]
     fn only_transient_errors_are_retryable() {
-        let status = |status| LlmError::Status {
-            status,
-            body: String::new(),
-            retry_after: None,
-        };
+        let status = |status| LlmError::Status { status, body: String::new(), retry_after: None };
         for code in [408, 429, 500, 502, 503, 504, 529] {
             assert!(status(code).is_retryable(), "{code}");
         }
         for code in [400, 401, 403, 404, 413, 422] {
             assert!(!status(code).is_retryable(), "{code}");
         }
-        assert!(LlmError::Timeout {
-            after: Duration::from_secs(1)
-        }
-        .is_retryable());
-        assert!(LlmError::Transport {
-            message: "reset".into()
-        }
-        .is_retryable());
+        assert!(LlmError::Timeout { after: Duration::from_secs(1) }.is_retryable());
+        assert!(LlmError::Transport { message: "reset".into() }.is_retryable());
         assert!(!LlmError::Cancelled.is_retryable());
-        assert!(!LlmError::MalformedStream {
-            offset: 3,
-            reason: "x".into()
-        }
-        .is_retryable());
-        let provider = |kind: &str| LlmError::Provider {
-            kind: kind.into(),
-            message: String::new(),
-        };
+        assert!(!LlmError::MalformedStream { offset: 3, reason: "x".into() }.is_retryable());
+        let provider = |kind: &str| LlmError::Provider { kind: kind.into(), message: String::new() };
         assert!(provider("overloaded_error").is_retryable());
         assert!(!provider("invalid_request_error").is_retryable());
     }
 
     #[test]
     fn display_texts_fit_after_the_callers_prefix() {
-        let err = LlmError::Status {
-            status: 503,
-            body: String::new(),
-            retry_after: None,
-        };
+        let err = LlmError::Status { status: 503, body: String::new(), retry_after: None };
         assert_eq!(err.to_string(), "HTTP 503 Service Unavailable: (no body)");
-        let err = LlmError::RemoteStatus {
-            status: 502,
-            status_text: "Bad Gateway".into(),
-            retry_after: None,
-        };
-        assert_eq!(
-            err.to_string(),
-            "Remote compaction failed (502 Bad Gateway)"
-        );
-        assert_eq!(
-            LlmError::RemoteMissingSummary.to_string(),
-            "Remote compaction response missing summary"
-        );
-        assert_eq!(
-            LlmError::Timeout {
-                after: Duration::from_millis(250)
-            }
-            .to_string(),
-            "request timed out: nothing received for 250ms"
-        );
+        let err = LlmError::RemoteStatus { status: 502, status_text: "Bad Gateway".into(), retry_after: None };
+        assert_eq!(err.to_string(), "Remote compaction failed (502 Bad Gateway)");
+        assert_eq!(LlmError::RemoteMissingSummary.to_string(), "Remote compaction response missing summary");
+        assert_eq!(LlmError::Timeout { after: Duration::from_millis(250) }.to_string(), "request timed out: nothing received for 250ms");
         let all = LlmError::AllFailed(vec![
             CandidateFailure {
                 provider: "local".into(),
                 model: "qwen".into(),
-                error: LlmError::Status {
-                    status: 400,
-                    body: "bad".into(),
-                    retry_after: None,
-                },
+                error: LlmError::Status { status: 400, body: "bad".into(), retry_after: None },
             },
-            CandidateFailure {
-                provider: "remote".into(),
-                model: String::new(),
-                error: LlmError::RemoteMissingSummary,
-            },
+            CandidateFailure { provider: "remote".into(), model: String::new(), error: LlmError::RemoteMissingSummary },
         ]);
         assert_eq!(
             all.to_string(),
@@ -508,9 +417,7 @@ mod tests {
         );
         let late = LlmError::Deadline {
             after: Duration::from_secs(300),
-            last: Some(Box::new(LlmError::Timeout {
-                after: Duration::from_secs(120),
-            })),
+            last: Some(Box::new(LlmError::Timeout { after: Duration::from_secs(120) })),
         };
         assert_eq!(
             late.to_string(),
@@ -524,10 +431,7 @@ mod tests {
         let long = "é".repeat(BODY_EXCERPT_CHARS + 10);
         let excerpt = body_excerpt(&long, None);
         assert_eq!(excerpt.chars().count(), BODY_EXCERPT_CHARS + 1);
-        assert_eq!(
-            body_excerpt(" invalid key sk-secret-1 ", Some("sk-secret-1")),
-            "invalid key [redacted]"
-        );
+        assert_eq!(body_excerpt(" invalid key sk-secret-1 ", Some("sk-secret-1")), "invalid key [redacted]");
     }
 
     #[test]
@@ -552,25 +456,12 @@ mod tests {
             assert_eq!(got, "{\"error\": \"bad key '[redacted]' here\"}", "{why}: {echo}");
         }
         // Too short a prefix is ordinary text; other text is untouched; two echoes both go.
-        assert_eq!(
-            r("keys start with sk-Test_9/ab"),
-            "keys start with sk-Test_9/ab"
-        );
-        assert_eq!(
-            r("a sk-Test_9/ab+cd=EF.gh-XYZ123 b sk-test_9%2fab+cd=ef.gh-xyz123 c é"),
-            "a [redacted] b [redacted] c é"
-        );
+        assert_eq!(r("keys start with sk-Test_9/ab"), "keys start with sk-Test_9/ab");
+        assert_eq!(r("a sk-Test_9/ab+cd=EF.gh-XYZ123 b sk-test_9%2fab+cd=ef.gh-xyz123 c é"), "a [redacted] b [redacted] c é");
         // `\n` is a newline, not an `n`; a short key needs all of it.
         assert_eq!(redact(r"k\ney", Some("kney")), r"k\ney");
         assert_eq!(redact("x KNEY y kne", Some("kney")), "x [redacted] y kne");
-        assert_eq!(
-            redact("a clé b", Some("CLÉ")),
-            "a clé b",
-            "non-ASCII keeps its case"
-        );
-        assert_eq!(
-            redact("a CLÉ b \\u0063L\\u00c9", Some("CLÉ")),
-            "a [redacted] b [redacted]"
-        );
+        assert_eq!(redact("a clé b", Some("CLÉ")), "a clé b", "non-ASCII keeps its case");
+        assert_eq!(redact("a CLÉ b \\u0063L\\u00c9", Some("CLÉ")), "a [redacted] b [redacted]");
     }
 }

@@ -16,8 +16,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 /// The line every offline summary starts with.
-pub const OFFLINE_LABEL: &str =
-    "_Offline summary written by contextree: extracted from the conversation, no model was asked._";
+pub const OFFLINE_LABEL: &str = "_Offline summary written by contextree: extracted from the conversation, no model was asked._";
 
 /// How many recent user requests are listed.
 const N_RECENT_REQUESTS: usize = 5;
@@ -64,10 +63,7 @@ pub struct ToolCall {
 
 impl ToolCall {
     fn arg_str(&self, name: &str) -> Option<&str> {
-        self.args
-            .iter()
-            .find(|(k, _)| k == name)
-            .and_then(|(_, v)| v.as_str())
+        self.args.iter().find(|(k, _)| k == name).and_then(|(_, v)| v.as_str())
     }
 }
 
@@ -109,12 +105,7 @@ pub fn summarize_offline(conversation: &str) -> String {
     }
     let modified: BTreeSet<String> = edited.into_iter().chain(written).collect();
     let read: Vec<String> = read.into_iter().filter(|p| !modified.contains(p)).collect();
-    let questions: Vec<&str> = requests
-        .iter()
-        .flat_map(|r| r.lines())
-        .map(str::trim)
-        .filter(|line| line.ends_with('?'))
-        .collect();
+    let questions: Vec<&str> = requests.iter().flat_map(|r| r.lines()).map(str::trim).filter(|line| line.ends_with('?')).collect();
 
     let mut out = String::new();
     out.push_str(OFFLINE_LABEL);
@@ -126,28 +117,16 @@ pub fn summarize_offline(conversation: &str) -> String {
     section(&mut out, "Recent User Requests");
     let recent = requests.get(1..).unwrap_or_default();
     let recent = &recent[recent.len().saturating_sub(N_RECENT_REQUESTS)..];
-    list(
-        &mut out,
-        recent.iter().map(|r| clip(r, REQUEST_CHARS)),
-        true,
-    );
+    list(&mut out, recent.iter().map(|r| clip(r, REQUEST_CHARS)), true);
     section(&mut out, "Open Questions");
-    list(
-        &mut out,
-        dedup_latest(&questions, N_QUESTIONS).map(|q| clip(q, LINE_CHARS)),
-        false,
-    );
+    list(&mut out, dedup_latest(&questions, N_QUESTIONS).map(|q| clip(q, LINE_CHARS)), false);
     section(&mut out, "Files Read");
     list(&mut out, read.iter().map(|p| format!("`{p}`")), false);
     section(&mut out, "Files Modified");
     list(&mut out, modified.iter().map(|p| format!("`{p}`")), false);
     section(&mut out, "Commands Run");
     let commands: Vec<&str> = commands.iter().map(String::as_str).collect();
-    list(
-        &mut out,
-        dedup_latest(&commands, N_COMMANDS).map(|c| format!("`{}`", one_line(c))),
-        false,
-    );
+    list(&mut out, dedup_latest(&commands, N_COMMANDS).map(|c| format!("`{}`", one_line(c))), false);
     section(&mut out, "Last Assistant Reply");
     match last_reply {
         Some(reply) => out.push_str(&clip(reply, REPLY_CHARS)),
@@ -158,12 +137,7 @@ pub fn summarize_offline(conversation: &str) -> String {
 
 /// Splits a serialized conversation into its parts (prefix removed).
 pub fn parts(conversation: &str) -> Vec<(PartKind, &str)> {
-    let prefix_at = |idx: usize| {
-        PREFIXES
-            .iter()
-            .find(|(p, _)| conversation[idx..].starts_with(p))
-            .map(|(p, kind)| (idx, p.len(), *kind))
-    };
+    let prefix_at = |idx: usize| PREFIXES.iter().find(|(p, _)| conversation[idx..].starts_with(p)).map(|(p, kind)| (idx, p.len(), *kind));
     let mut starts: Vec<(usize, usize, PartKind)> = Vec::new();
     starts.extend(prefix_at(0));
     for (idx, _) in conversation.match_indices("\n\n") {
@@ -171,9 +145,7 @@ pub fn parts(conversation: &str) -> Vec<(PartKind, &str)> {
     }
     let mut res = Vec::with_capacity(starts.len());
     for (n, &(start, prefix_len, kind)) in starts.iter().enumerate() {
-        let end = starts
-            .get(n + 1)
-            .map_or(conversation.len(), |next| next.0 - 2);
+        let end = starts.get(n + 1).map_or(conversation.len(), |next| next.0 - 2);
         if start + prefix_len <= end {
             res.push((kind, &conversation[start + prefix_len..end]));
         }
@@ -223,10 +195,7 @@ fn json_value_prefix(text: &str) -> Option<(Value, usize)> {
         return Some((value, values.byte_offset()));
     }
     let len = text.find([',', ')']).unwrap_or(text.len());
-    Some((
-        serde_json::from_str(&text[..len]).unwrap_or(Value::Null),
-        len,
-    ))
+    Some((serde_json::from_str(&text[..len]).unwrap_or(Value::Null), len))
 }
 
 /// `Ran \`cmd\`` user parts are commands the user ran in the agent (bash executions).
@@ -271,13 +240,7 @@ fn list(out: &mut String, items: impl Iterator<Item = String>, numbered: bool) {
 /// The last `n` distinct items, in order of their last occurrence.
 fn dedup_latest<'a>(items: &[&'a str], n: usize) -> impl Iterator<Item = &'a str> {
     let mut seen = BTreeSet::new();
-    let mut latest: Vec<&str> = items
-        .iter()
-        .rev()
-        .filter(|item| seen.insert(**item))
-        .copied()
-        .take(n)
-        .collect();
+    let mut latest: Vec<&str> = items.iter().rev().filter(|item| seen.insert(**item)).copied().take(n).collect();
     latest.reverse();
     latest.into_iter()
 }

@@ -70,28 +70,16 @@ impl fmt::Debug for HttpRequest {
             .headers
             .iter()
             .map(|(name, value)| {
-                let value = if SECRET_HEADERS.contains(name) {
-                    "<redacted>"
-                } else {
-                    value.as_str()
-                };
+                let value = if SECRET_HEADERS.contains(name) { "<redacted>" } else { value.as_str() };
                 (*name, value)
             })
             .collect();
-        f.debug_struct("HttpRequest")
-            .field("url", &self.url)
-            .field("headers", &headers)
-            .field("body", &self.body)
-            .finish()
+        f.debug_struct("HttpRequest").field("url", &self.url).field("headers", &headers).field("body", &self.body).finish()
     }
 }
 
 /// Builds the request `provider` expects for `request`.
-pub fn build(
-    request: &SummaryRequest,
-    provider: &ProviderConfig,
-    api_key: Option<&ApiKey>,
-) -> HttpRequest {
+pub fn build(request: &SummaryRequest, provider: &ProviderConfig, api_key: Option<&ApiKey>) -> HttpRequest {
     let url = endpoint_url(provider.kind, &provider.base_url);
     let mut headers = vec![("content-type", "application/json".to_owned())];
     let body = match provider.kind {
@@ -100,11 +88,7 @@ pub fn build(
             if let Some(key) = api_key {
                 headers.push(("authorization", format!("Bearer {}", key.expose())));
             }
-            let field = if is_openai_host(&provider.base_url) {
-                MaxTokensField::MaxCompletionTokens
-            } else {
-                MaxTokensField::MaxTokens
-            };
+            let field = if is_openai_host(&provider.base_url) { MaxTokensField::MaxCompletionTokens } else { MaxTokensField::MaxTokens };
             openai_body(request, &provider.model, field)
         }
         ProviderKind::Anthropic => {
@@ -123,11 +107,7 @@ pub fn build(
             remote_body(request)
         }
     };
-    HttpRequest {
-        url,
-        headers,
-        body: body.to_string(),
-    }
+    HttpRequest { url, headers, body: body.to_string() }
 }
 
 /// Which field carries the output limit in an OpenAI-compatible body.
@@ -166,29 +146,17 @@ pub fn openai_body(request: &SummaryRequest, model: &str, field: MaxTokensField)
 
 /// The Anthropic Messages body (streamed).
 pub fn anthropic_body(request: &SummaryRequest, model: &str) -> Value {
-    let budget = request
-        .reasoning
-        .as_deref()
-        .and_then(anthropic_thinking_budget);
+    let budget = request.reasoning.as_deref().and_then(anthropic_thinking_budget);
     let mut body = Map::new();
     body.insert("model".into(), model.into());
-    body.insert(
-        "max_tokens".into(),
-        (request.max_tokens.unwrap_or(ANTHROPIC_DEFAULT_MAX_TOKENS) + budget.unwrap_or(0)).into(),
-    );
+    body.insert("max_tokens".into(), (request.max_tokens.unwrap_or(ANTHROPIC_DEFAULT_MAX_TOKENS) + budget.unwrap_or(0)).into());
     if !request.system_prompt.is_empty() {
         body.insert("system".into(), request.system_prompt.as_str().into());
     }
-    body.insert(
-        "messages".into(),
-        json!([{"role": "user", "content": request.prompt}]),
-    );
+    body.insert("messages".into(), json!([{"role": "user", "content": request.prompt}]));
     body.insert("stream".into(), true.into());
     if let Some(budget) = budget {
-        body.insert(
-            "thinking".into(),
-            json!({"type": "enabled", "budget_tokens": budget}),
-        );
+        body.insert("thinking".into(), json!({"type": "enabled", "budget_tokens": budget}));
     }
     Value::Object(body)
 }
@@ -256,9 +224,7 @@ fn url_host(url: &str) -> &str {
     let (authority, _) = split_url(url);
     let host_port = authority.rsplit_once('@').map_or(authority, |(_, hp)| hp);
     if host_port.starts_with('[') {
-        return host_port
-            .find(']')
-            .map_or(host_port, |end| &host_port[..=end]);
+        return host_port.find(']').map_or(host_port, |end| &host_port[..=end]);
     }
     host_port.split(':').next().unwrap_or_default()
 }
@@ -282,11 +248,7 @@ mod tests {
 
     #[test]
     fn openai_compatible_body_is_exact() {
-        let p = ProviderConfig::new(
-            ProviderKind::OpenAiCompatible,
-            "http://127.0.0.1:11434/v1",
-            "qwen2.5:7b",
-        );
+        let p = ProviderConfig::new(ProviderKind::OpenAiCompatible, "http://127.0.0.1:11434/v1", "qwen2.5:7b");
         let req = build(&request(), &p, None);
         assert_eq!(req.url, "http://127.0.0.1:11434/v1/chat/completions");
         assert_eq!(
@@ -294,22 +256,12 @@ mod tests {
             r#"{"model":"qwen2.5:7b","messages":[{"role":"system","content":"You summarize."},{"role":"user","content":"<conversation>\n[User]: hi\n</conversation>\n\nSummarize."}],"max_tokens":13107,"stream":true,"stream_options":{"include_usage":true}}"#
         );
         // No key, no authorization header: local servers need none.
-        assert_eq!(
-            req.headers,
-            vec![
-                ("content-type", "application/json".to_owned()),
-                ("accept", "text/event-stream".to_owned())
-            ]
-        );
+        assert_eq!(req.headers, vec![("content-type", "application/json".to_owned()), ("accept", "text/event-stream".to_owned())]);
     }
 
     #[test]
     fn openai_proper_gets_max_completion_tokens_and_reasoning_effort() {
-        let p = ProviderConfig::new(
-            ProviderKind::OpenAiCompatible,
-            "https://api.openai.com/v1",
-            "gpt-5-mini",
-        );
+        let p = ProviderConfig::new(ProviderKind::OpenAiCompatible, "https://api.openai.com/v1", "gpt-5-mini");
         let mut r = request();
         r.reasoning = Some("high".into());
         r.system_prompt.clear();
@@ -318,18 +270,12 @@ mod tests {
             req.body,
             r#"{"model":"gpt-5-mini","messages":[{"role":"user","content":"<conversation>\n[User]: hi\n</conversation>\n\nSummarize."}],"max_completion_tokens":13107,"stream":true,"stream_options":{"include_usage":true},"reasoning_effort":"high"}"#
         );
-        assert!(req
-            .headers
-            .contains(&("authorization", "Bearer sk-test".to_owned())));
+        assert!(req.headers.contains(&("authorization", "Bearer sk-test".to_owned())));
     }
 
     #[test]
     fn anthropic_body_and_headers_are_exact() {
-        let p = ProviderConfig::new(
-            ProviderKind::Anthropic,
-            "https://api.anthropic.com",
-            "claude-sonnet-4-5",
-        );
+        let p = ProviderConfig::new(ProviderKind::Anthropic, "https://api.anthropic.com", "claude-sonnet-4-5");
         let req = build(&request(), &p, Some(&ApiKey::new("ant-key")));
         assert_eq!(req.url, "https://api.anthropic.com/v1/messages");
         assert_eq!(
@@ -353,10 +299,7 @@ mod tests {
         r.reasoning = Some("high".into());
         let body = anthropic_body(&r, "m");
         assert_eq!(body["max_tokens"], 13107 + 16384);
-        assert_eq!(
-            body["thinking"],
-            json!({"type": "enabled", "budget_tokens": 16384})
-        );
+        assert_eq!(body["thinking"], json!({"type": "enabled", "budget_tokens": 16384}));
         r.reasoning = Some("off".into());
         assert!(anthropic_body(&r, "m").get("thinking").is_none());
     }
@@ -375,52 +318,21 @@ mod tests {
         let p = ProviderConfig::new(ProviderKind::Remote, "https://x.example/compact?v=1", "");
         let req = build(&request(), &p, None);
         assert_eq!(req.url, "https://x.example/compact?v=1");
-        assert_eq!(
-            req.body,
-            r#"{"systemPrompt":"You summarize.","prompt":"<conversation>\n[User]: hi\n</conversation>\n\nSummarize."}"#
-        );
+        assert_eq!(req.body, r#"{"systemPrompt":"You summarize.","prompt":"<conversation>\n[User]: hi\n</conversation>\n\nSummarize."}"#);
     }
 
     #[test]
     fn base_urls_are_completed_to_the_endpoint() {
         use ProviderKind::*;
         let cases = [
-            (
-                OpenAiCompatible,
-                "http://localhost:11434",
-                "http://localhost:11434/v1/chat/completions",
-            ),
-            (
-                OpenAiCompatible,
-                "http://localhost:11434/",
-                "http://localhost:11434/v1/chat/completions",
-            ),
-            (
-                OpenAiCompatible,
-                "http://localhost:8080/v1/",
-                "http://localhost:8080/v1/chat/completions",
-            ),
-            (
-                OpenAiCompatible,
-                "https://openrouter.ai/api/v1",
-                "https://openrouter.ai/api/v1/chat/completions",
-            ),
-            (
-                OpenAiCompatible,
-                "http://h/v1/chat/completions",
-                "http://h/v1/chat/completions",
-            ),
-            (
-                Anthropic,
-                "https://api.anthropic.com",
-                "https://api.anthropic.com/v1/messages",
-            ),
+            (OpenAiCompatible, "http://localhost:11434", "http://localhost:11434/v1/chat/completions"),
+            (OpenAiCompatible, "http://localhost:11434/", "http://localhost:11434/v1/chat/completions"),
+            (OpenAiCompatible, "http://localhost:8080/v1/", "http://localhost:8080/v1/chat/completions"),
+            (OpenAiCompatible, "https://openrouter.ai/api/v1", "https://openrouter.ai/api/v1/chat/completions"),
+            (OpenAiCompatible, "http://h/v1/chat/completions", "http://h/v1/chat/completions"),
+            (Anthropic, "https://api.anthropic.com", "https://api.anthropic.com/v1/messages"),
             (Anthropic, "https://proxy/v1", "https://proxy/v1/messages"),
-            (
-                Anthropic,
-                "https://proxy/v1/messages",
-                "https://proxy/v1/messages",
-            ),
+            (Anthropic, "https://proxy/v1/messages", "https://proxy/v1/messages"),
         ];
         for (kind, base, want) in cases {
             assert_eq!(endpoint_url(kind, base), want, "{base}");
@@ -440,10 +352,7 @@ mod tests {
     #[test]
     fn debug_hides_credentials() {
         let p = ProviderConfig::new(ProviderKind::Anthropic, "https://api.anthropic.com", "m");
-        let text = format!(
-            "{:?}",
-            build(&request(), &p, Some(&ApiKey::new("ant-secret")))
-        );
+        let text = format!("{:?}", build(&request(), &p, Some(&ApiKey::new("ant-secret"))));
         assert!(!text.contains("ant-secret"), "{text}");
         assert!(text.contains("<redacted>"));
     }

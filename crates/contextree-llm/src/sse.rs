@@ -73,10 +73,7 @@ impl SseParser {
             let Some(rel) = memchr::memchr2(b'\n', b'\r', &chunk[idx..]) else {
                 self.line.extend_from_slice(&chunk[idx..]);
                 if self.line.len() > MAX_LINE_BYTES {
-                    return Err(malformed(
-                        self.line_start,
-                        format!("line longer than {MAX_LINE_BYTES} bytes"),
-                    ));
+                    return Err(malformed(self.line_start, format!("line longer than {MAX_LINE_BYTES} bytes")));
                 }
                 break;
             };
@@ -119,34 +116,21 @@ impl SseParser {
     }
 
     fn process_line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) -> Result<(), LlmError> {
-        let line = if self.line_start == 0 {
-            line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line)
-        } else {
-            line
-        };
+        let line = if self.line_start == 0 { line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line) } else { line };
         if line.is_empty() {
             if let Some(offset) = self.event_start.take() {
                 let event = std::mem::take(&mut self.event);
                 let mut data = std::mem::take(&mut self.data);
                 if self.has_data {
                     data.pop(); // The `\n` after the last data line.
-                    out.push(SseEvent {
-                        event,
-                        data,
-                        id: self.id.clone(),
-                        offset,
-                    });
+                    out.push(SseEvent { event, data, id: self.id.clone(), offset });
                 }
                 self.has_data = false;
             }
             return Ok(());
         }
-        let text = std::str::from_utf8(line).map_err(|err| {
-            malformed(
-                self.line_start + err.valid_up_to() as u64,
-                "invalid UTF-8".to_owned(),
-            )
-        })?;
+        let text =
+            std::str::from_utf8(line).map_err(|err| malformed(self.line_start + err.valid_up_to() as u64, "invalid UTF-8".to_owned()))?;
         if text.starts_with(':') {
             return Ok(());
         }
@@ -220,11 +204,7 @@ impl StreamDecoder {
     /// Anthropic: `text_delta`s of text blocks, with `\n` between two text blocks (the agents
     /// join text blocks with `\n`); thinking is skipped; `message_stop` ends the stream;
     /// `event: error` is an error; `ping` and unknown events are ignored.
-    pub fn decode(
-        &mut self,
-        event: &SseEvent,
-        on_text: &mut dyn FnMut(&str),
-    ) -> Result<(), LlmError> {
+    pub fn decode(&mut self, event: &SseEvent, on_text: &mut dyn FnMut(&str)) -> Result<(), LlmError> {
         match self.format {
             StreamFormat::OpenAi => self.decode_openai(event, on_text),
             StreamFormat::Anthropic => self.decode_anthropic(event, on_text),
@@ -251,11 +231,7 @@ impl StreamDecoder {
         self.stop_reason.as_deref()
     }
 
-    fn decode_openai(
-        &mut self,
-        event: &SseEvent,
-        on_text: &mut dyn FnMut(&str),
-    ) -> Result<(), LlmError> {
+    fn decode_openai(&mut self, event: &SseEvent, on_text: &mut dyn FnMut(&str)) -> Result<(), LlmError> {
         if event.data.trim() == "[DONE]" {
             self.done = true;
             self.complete = true;
@@ -268,11 +244,7 @@ impl StreamDecoder {
         if event.event == "error" {
             return Err(provider_error(&value));
         }
-        if let Some(choice) = value
-            .get("choices")
-            .and_then(Value::as_array)
-            .and_then(|c| c.first())
-        {
+        if let Some(choice) = value.get("choices").and_then(Value::as_array).and_then(|c| c.first()) {
             if let Some(text) = choice.pointer("/delta/content").and_then(Value::as_str) {
                 if !text.is_empty() {
                     on_text(text);
@@ -289,20 +261,10 @@ impl StreamDecoder {
         Ok(())
     }
 
-    fn decode_anthropic(
-        &mut self,
-        event: &SseEvent,
-        on_text: &mut dyn FnMut(&str),
-    ) -> Result<(), LlmError> {
+    fn decode_anthropic(&mut self, event: &SseEvent, on_text: &mut dyn FnMut(&str)) -> Result<(), LlmError> {
         let value = parse_event_json(event)?;
-        let kind = if event.event.is_empty() {
-            value
-                .get("type")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-        } else {
-            event.event.as_str()
-        };
+        let kind =
+            if event.event.is_empty() { value.get("type").and_then(Value::as_str).unwrap_or_default() } else { event.event.as_str() };
         match kind {
             "message_start" => {
                 if let Some(usage) = value.pointer("/message/usage") {
@@ -310,30 +272,21 @@ impl StreamDecoder {
                 }
             }
             "content_block_start" => {
-                let block = value.get("content_block").ok_or_else(|| {
-                    malformed(
-                        event.offset,
-                        "content_block_start without content_block".into(),
-                    )
-                })?;
+                let block = value
+                    .get("content_block")
+                    .ok_or_else(|| malformed(event.offset, "content_block_start without content_block".into()))?;
                 if block.get("type").and_then(Value::as_str) == Some("text") {
                     if self.n_text_blocks > 0 {
                         on_text("\n");
                     }
                     self.n_text_blocks += 1;
-                    if let Some(text) = block
-                        .get("text")
-                        .and_then(Value::as_str)
-                        .filter(|t| !t.is_empty())
-                    {
+                    if let Some(text) = block.get("text").and_then(Value::as_str).filter(|t| !t.is_empty()) {
                         on_text(text);
                     }
                 }
             }
             "content_block_delta" => {
-                let delta = value.get("delta").ok_or_else(|| {
-                    malformed(event.offset, "content_block_delta without delta".into())
-                })?;
+                let delta = value.get("delta").ok_or_else(|| malformed(event.offset, "content_block_delta without delta".into()))?;
                 if delta.get("type").and_then(Value::as_str) == Some("text_delta") {
                     let text = delta
                         .get("text")
@@ -386,25 +339,17 @@ pub struct JsonAnswer {
 
 /// Reads a non-streamed chat-completion (OpenAI) or message (Anthropic) body.
 pub fn decode_json_response(format: StreamFormat, body: &[u8]) -> Result<JsonAnswer, LlmError> {
-    let value: Value = serde_json::from_slice(body).map_err(|err| LlmError::MalformedResponse {
-        reason: format!("invalid JSON: {err}"),
-    })?;
+    let value: Value =
+        serde_json::from_slice(body).map_err(|err| LlmError::MalformedResponse { reason: format!("invalid JSON: {err}") })?;
     if let Some(err) = value.get("error").filter(|e| !e.is_null()) {
         return Err(provider_error(err));
     }
-    let missing = |what: &str| LlmError::MalformedResponse {
-        reason: format!("no {what} in the response"),
-    };
+    let missing = |what: &str| LlmError::MalformedResponse { reason: format!("no {what} in the response") };
     let mut decoder = StreamDecoder::new(format);
     let (text, stop_reason) = match format {
         StreamFormat::OpenAi => {
-            let choice = value
-                .pointer("/choices/0")
-                .ok_or_else(|| missing("choices[0]"))?;
-            let text = choice
-                .pointer("/message/content")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
+            let choice = value.pointer("/choices/0").ok_or_else(|| missing("choices[0]"))?;
+            let text = choice.pointer("/message/content").and_then(Value::as_str).unwrap_or_default();
             let reason = choice.get("finish_reason").and_then(Value::as_str);
             if let Some(usage) = value.get("usage") {
                 decoder.read_usage(usage, "prompt_tokens", "completion_tokens");
@@ -412,10 +357,7 @@ pub fn decode_json_response(format: StreamFormat, body: &[u8]) -> Result<JsonAns
             (text.to_owned(), reason)
         }
         StreamFormat::Anthropic => {
-            let blocks = value
-                .get("content")
-                .and_then(Value::as_array)
-                .ok_or_else(|| missing("content"))?;
+            let blocks = value.get("content").and_then(Value::as_array).ok_or_else(|| missing("content"))?;
             let texts: Vec<&str> = blocks
                 .iter()
                 .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
@@ -424,24 +366,16 @@ pub fn decode_json_response(format: StreamFormat, body: &[u8]) -> Result<JsonAns
             if let Some(usage) = value.get("usage") {
                 decoder.read_usage(usage, "input_tokens", "output_tokens");
             }
-            (
-                texts.join("\n"),
-                value.get("stop_reason").and_then(Value::as_str),
-            )
+            (texts.join("\n"), value.get("stop_reason").and_then(Value::as_str))
         }
     };
-    Ok(JsonAnswer {
-        text,
-        usage: decoder.usage(),
-        stop_reason: stop_reason.map(str::to_owned),
-    })
+    Ok(JsonAnswer { text, usage: decoder.usage(), stop_reason: stop_reason.map(str::to_owned) })
 }
 
 /// Reads the remote endpoint's answer: the string `summary` field (compaction.md §6.5).
 pub fn decode_remote(body: &[u8]) -> Result<String, LlmError> {
-    let value: Value = serde_json::from_slice(body).map_err(|err| LlmError::MalformedResponse {
-        reason: format!("invalid JSON: {err}"),
-    })?;
+    let value: Value =
+        serde_json::from_slice(body).map_err(|err| LlmError::MalformedResponse { reason: format!("invalid JSON: {err}") })?;
     match value.get("summary") {
         Some(Value::String(summary)) => Ok(summary.clone()),
         _ => Err(LlmError::RemoteMissingSummary),
@@ -450,33 +384,20 @@ pub fn decode_remote(body: &[u8]) -> Result<String, LlmError> {
 
 fn parse_event_json(event: &SseEvent) -> Result<Value, LlmError> {
     serde_json::from_str(&event.data).map_err(|err| {
-        let name = if event.event.is_empty() {
-            ""
-        } else {
-            event.event.as_str()
-        };
+        let name = if event.event.is_empty() { "" } else { event.event.as_str() };
         let sep = if name.is_empty() { "" } else { " " };
-        malformed(
-            event.offset,
-            format!("invalid JSON in {name}{sep}event data: {err}"),
-        )
+        malformed(event.offset, format!("invalid JSON in {name}{sep}event data: {err}"))
     })
 }
 
 fn provider_error(err: &Value) -> LlmError {
     let field = |name: &str| err.get(name).and_then(Value::as_str);
-    let kind = field("type")
-        .or(field("code"))
-        .unwrap_or("error")
-        .to_owned();
+    let kind = field("type").or(field("code")).unwrap_or("error").to_owned();
     let message = match (field("message"), err.as_str()) {
         (Some(m), _) | (None, Some(m)) => m.to_owned(),
         (None, None) => err.to_string(),
     };
-    LlmError::Provider {
-        kind,
-        message: crate::error::body_excerpt(&message, None),
-    }
+    LlmError::Provider { kind, message: crate::error::body_excerpt(&message, None) }
 }
 
 fn malformed(offset: u64, reason: String) -> LlmError {

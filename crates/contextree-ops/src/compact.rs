@@ -21,14 +21,14 @@
 
 use contextree_core::compaction::entry::{details_value, strip_file_tags, system_checkpoint};
 use contextree_core::compaction::prompt::{pi_reasoning, PromptBuildError};
-use contextree_core::compaction::{
-    compaction_result, new_entry, plan, preview, summary_requests, supplied_result, Answers, CallKind, CompactingHook, CompactionPlan, CompactionResult,
-    CompactionSettings, HistoryStep, PromptOptions, SummarizerCall, SummaryRequests, SuppliedCompaction,
-};
 use contextree_core::compaction::{auto_check_with, CheckInputs};
+use contextree_core::compaction::{
+    compaction_result, new_entry, plan, preview, summary_requests, supplied_result, Answers, CallKind, CompactingHook, CompactionPlan,
+    CompactionResult, CompactionSettings, HistoryStep, PromptOptions, SummarizerCall, SummaryRequests, SuppliedCompaction,
+};
 use contextree_core::context::{self, Leaf};
-use contextree_core::models::{current_model, resolve_window};
 use contextree_core::js::{js_trim_end, json_number, slice_utf16, utf16_len};
+use contextree_core::models::{current_model, resolve_window};
 use contextree_core::prompts::PromptPack;
 use contextree_core::session::{NodeId, Session};
 use contextree_core::Dialect;
@@ -168,13 +168,19 @@ pub fn dry_run(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<Valu
     let Start { agent, hooks, ctx, plan, warnings } = start(loaded, opts)?;
     let auto = auto_check_document(loaded, &ctx, &plan)?;
     if let Err(reason) = &plan.outcome {
-        return Ok(json!({"dialect": plan.dialect.name(), "leafId": leaf_id(s, &plan), "dryRun": true, "nothingToCompact": true, "reason": reason.to_string(), "settingsFiles": settings_files(&agent), "warnings": warnings, "autoCheck": auto}));
+        return Ok(
+            json!({"dialect": plan.dialect.name(), "leafId": leaf_id(s, &plan), "dryRun": true, "nothingToCompact": true, "reason": reason.to_string(), "settingsFiles": settings_files(&agent), "warnings": warnings, "autoCheck": auto}),
+        );
     }
     let pack = (opts.pack)(s.dialect())?;
     let mut warnings = warnings;
     let mut prompt_opts = prompt_options(opts, &ctx);
     // The model the run would ask first (a broken configuration shows the path's model).
-    let mut candidates = if s.rules().summarizes_with_model_transcript() { summarizer::candidates(&opts.provider, &agent).unwrap_or_default() } else { Candidates::default() };
+    let mut candidates = if s.rules().summarizes_with_model_transcript() {
+        summarizer::candidates(&opts.provider, &agent).unwrap_or_default()
+    } else {
+        Candidates::default()
+    };
     prompt_opts.summary_model = summarizer::omp18_summary_model(s, current_model(&ctx.model, s.dialect()), &mut candidates, &mut warnings);
     let requests = summary_requests(s, &plan, &loaded.source, &pack, &prompt_opts).map_err(request_error)?;
     let mut doc = dry_run_document(s, &plan, &requests, &pack.origin().to_string(), &warnings);
@@ -206,7 +212,12 @@ fn auto_check_document(loaded: &LoadedSession, ctx: &context::Context, plan: &Co
 
 /// Compacts `opts.leaf` and appends the entry. `cancel` stops a model call (nothing is
 /// written, [`OpsError::Cancelled`]).
-pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: ProgressFn<'_>, cancel: &CancelToken) -> Result<CompactOutcome, OpsError> {
+pub fn run(
+    loaded: &LoadedSession,
+    opts: &CompactOptions<'_>,
+    progress: ProgressFn<'_>,
+    cancel: &CancelToken,
+) -> Result<CompactOutcome, OpsError> {
     let s = &loaded.session;
     let Start { agent, hooks, ctx, plan, mut warnings } = start(loaded, opts)?;
     if let Err(reason) = &plan.outcome {
@@ -222,7 +233,8 @@ pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: Progress
     if !hooks.for_event(HookEvent::BeforeCompact).is_empty() {
         let payload = hooks::before_compact_payload(s, &ctx.path, &plan, &loaded.source, opts.instructions.as_deref())?;
         // A cancel kills the running hook (its whole process group) and starts no other.
-        let d = hooks::dispatch_until(HookEvent::BeforeCompact, hooks.for_event(HookEvent::BeforeCompact), &payload, &|| cancel.is_cancelled());
+        let d =
+            hooks::dispatch_until(HookEvent::BeforeCompact, hooks.for_event(HookEvent::BeforeCompact), &payload, &|| cancel.is_cancelled());
         if cancel.is_cancelled() {
             return Err(OpsError::Cancelled);
         }
@@ -236,7 +248,11 @@ pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: Progress
     // session.compacting (omp only, and only when nothing was supplied): its
     // prompt, context lines and preserveData shape the summary; the option's
     // context lines follow the hooks' lines.
-    if s.dialect() == Dialect::Omp && opts.summary.is_none() && hook_supplied.is_none() && !hooks.for_event(HookEvent::Compacting).is_empty() {
+    if s.dialect() == Dialect::Omp
+        && opts.summary.is_none()
+        && hook_supplied.is_none()
+        && !hooks.for_event(HookEvent::Compacting).is_empty()
+    {
         let payload = hooks::compacting_payload(s, &plan, &loaded.source)?;
         let d = hooks::dispatch_until(HookEvent::Compacting, hooks.for_event(HookEvent::Compacting), &payload, &|| cancel.is_cancelled());
         if cancel.is_cancelled() {
@@ -259,7 +275,8 @@ pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: Progress
         Some((supplied, summarizer)) => (supplied_result(s, &plan, &supplied).map_err(|e| OpsError::Failed(e.to_string()))?, summarizer),
         None => {
             let mut candidates = summarizer::candidates(&opts.provider, &agent)?;
-            prompt_opts.summary_model = summarizer::omp18_summary_model(s, current_model(&ctx.model, s.dialect()), &mut candidates, &mut warnings);
+            prompt_opts.summary_model =
+                summarizer::omp18_summary_model(s, current_model(&ctx.model, s.dialect()), &mut candidates, &mut warnings);
             let requests = summary_requests(s, &plan, &loaded.source, &pack, &prompt_opts).map_err(request_error)?;
             let (answers, summarizer, usage) = if opts.provider.offline || candidates.is_empty() {
                 let why = summarizer::offline_why(&opts.provider, &agent);
@@ -270,7 +287,8 @@ pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: Progress
             } else {
                 ask_models(&requests, &candidates, progress, cancel)?
             };
-            let mut result = compaction_result(s, &plan, &requests, &answers, &prompt_opts.hook).map_err(|e| OpsError::Failed(e.to_string()))?;
+            let mut result =
+                compaction_result(s, &plan, &requests, &answers, &prompt_opts.hook).map_err(|e| OpsError::Failed(e.to_string()))?;
             if summarizer["kind"] == "offline" {
                 label_offline(&mut result, &plan);
             }
@@ -288,16 +306,20 @@ pub fn run(loaded: &LoadedSession, opts: &CompactOptions<'_>, progress: Progress
     progress(Progress::Writing);
     let mut draw = random_u32;
     let entry = new_entry(s, &plan, &result, &now_iso(), &mut draw);
-    let appended = append_to_loaded(loaded, std::slice::from_ref(&entry.line)).map_err(|e| write_error(e, "nothing was written; the plan was made from the old contents"))?;
+    let appended = append_to_loaded(loaded, std::slice::from_ref(&entry.line))
+        .map_err(|e| write_error(e, "nothing was written; the plan was made from the old contents"))?;
     if appended.raced {
-        warnings.push("another process appended to the file during the write: both lines are whole, but the new entry follows its lines".to_owned());
+        warnings.push(
+            "another process appended to the file during the write: both lines are whole, but the new entry follows its lines".to_owned(),
+        );
     }
     warnings.extend(appended.sync_warning());
     let entry_value: Value = serde_json::from_str(&entry.line).map_err(|e| OpsError::Failed(e.to_string()))?;
     if !hooks.for_event(HookEvent::Compact).is_empty() {
         // A notification: the entry is written whatever the hooks do, so a cancel
         // (meant for the summary) no longer stops them; their time limit still does.
-        let d = hooks::dispatch(HookEvent::Compact, hooks.for_event(HookEvent::Compact), &hooks::compact_payload(&entry_value, from_extension));
+        let d =
+            hooks::dispatch(HookEvent::Compact, hooks.for_event(HookEvent::Compact), &hooks::compact_payload(&entry_value, from_extension));
         warnings.extend(d.warnings);
     }
     Ok(CompactOutcome {
@@ -389,7 +411,14 @@ fn dry_run_document(s: &Session, plan: &CompactionPlan, requests: &SummaryReques
         doc.insert("historyLiteral".into(), literal);
         doc.insert("calls".into(), pv.calls.iter().map(call_json).collect());
         if requests.has_short() {
-            doc.insert("shortSummaryNote".into(), format!("the short-summary prompt quotes the summary the calls before it return; shown here as {}", contextree_core::compaction::preview::SHORT_PREVIEW_MARKER).into());
+            doc.insert(
+                "shortSummaryNote".into(),
+                format!(
+                    "the short-summary prompt quotes the summary the calls before it return; shown here as {}",
+                    contextree_core::compaction::preview::SHORT_PREVIEW_MARKER
+                )
+                .into(),
+            );
         }
     }
     doc.insert("warnings".into(), warnings.to_vec().into());
@@ -447,7 +476,12 @@ fn call_of(kind: CallKind) -> Call {
 /// Round 1 (history and turn prefix: concurrently as pi 0.73 and omp do, one
 /// after the other as pi 1.6 does), then omp's short summary quoting round 1's
 /// merged result. Also returns pi's usage of the calls.
-fn ask_models(requests: &SummaryRequests, candidates: &Candidates, progress: ProgressFn<'_>, cancel: &CancelToken) -> Result<(Answers, Value, Option<Value>), OpsError> {
+fn ask_models(
+    requests: &SummaryRequests,
+    candidates: &Candidates,
+    progress: ProgressFn<'_>,
+    cancel: &CancelToken,
+) -> Result<(Answers, Value, Option<Value>), OpsError> {
     let asker = Asker::new(candidates, cancel, progress)?;
     // pi's wording for a failed manual compaction (hooks-and-settings.md §2).
     fn failed(what: &'static str) -> impl Fn(contextree_llm::LlmError) -> OpsError {
@@ -469,7 +503,9 @@ fn ask_models(requests: &SummaryRequests, candidates: &Candidates, progress: Pro
     };
     // pi 1.6 refuses a summary cut at the output cap.
     let capped = |s: &Option<Summary>, kind: CallKind| match s {
-        Some(s) if requests.rejects_length_stop() && hit_token_cap(s) => Err(OpsError::Provider(format!("Compaction failed: {}", token_cap_failure(SummaryRequests::label(kind))))),
+        Some(s) if requests.rejects_length_stop() && hit_token_cap(s) => {
+            Err(OpsError::Provider(format!("Compaction failed: {}", token_cap_failure(SummaryRequests::label(kind)))))
+        }
         _ => Ok(()),
     };
     // omp 18 folds an oversized history over several windows, one call after the other, each
@@ -502,7 +538,9 @@ fn ask_models(requests: &SummaryRequests, candidates: &Candidates, progress: Pro
     };
     let used: Vec<Value> = [(Call::History.name(), &history), (Call::TurnPrefix.name(), &prefix), (Call::Short.name(), &short)]
         .iter()
-        .filter_map(|(kind, s)| s.as_ref().map(|s| json!({"call": kind, "provider": s.provider, "model": s.model, "stopReason": s.stop_reason})))
+        .filter_map(|(kind, s)| {
+            s.as_ref().map(|s| json!({"call": kind, "provider": s.provider, "model": s.model, "stopReason": s.stop_reason}))
+        })
         .collect();
     let answers = Answers { history: text(&history), turn_prefix: text(&prefix), short: text(&short) };
     let usage = pi_usage([&history, &prefix].into_iter().flatten().filter_map(|s| s.usage.as_ref()));
@@ -540,7 +578,13 @@ fn offline_answers(s: &Session, plan: &CompactionPlan, requests: &SummaryRequest
 /// omp's short summary, offline: one sentence quoting the latest request
 /// in the kept part, else the latest reply.
 fn offline_short(recent: &str) -> String {
-    let latest = |kind: PartKind| parts(recent).into_iter().rev().find(|(k, t)| *k == kind && !t.trim().is_empty()).map(|(_, t)| t.trim().lines().next().unwrap_or("").to_owned());
+    let latest = |kind: PartKind| {
+        parts(recent)
+            .into_iter()
+            .rev()
+            .find(|(k, t)| *k == kind && !t.trim().is_empty())
+            .map(|(_, t)| t.trim().lines().next().unwrap_or("").to_owned())
+    };
     let clip = |t: String| if utf16_len(&t) > 200 { format!("{}\u{2026}", slice_utf16(&t, 200)) } else { t };
     match (latest(PartKind::User), latest(PartKind::Assistant)) {
         (Some(req), _) => format!("{OFFLINE_LABEL} Latest request kept verbatim: {}", clip(req)),

@@ -68,8 +68,10 @@ fn in_effect(loaded: &LoadedSession, compaction: NodeId) -> Result<(NodeId, Valu
             e.id
         )));
     }
-    let bytes = loaded.source.bytes(e.span).map_err(|why| OpsError::Failed(format!("{}: line {}: {why}", loaded.path.display(), e.line)))?;
-    let value = serde_json::from_slice(bytes.as_ref().trim_ascii()).map_err(|why| OpsError::Failed(format!("{}: line {}: {why}", loaded.path.display(), e.line)))?;
+    let bytes =
+        loaded.source.bytes(e.span).map_err(|why| OpsError::Failed(format!("{}: line {}: {why}", loaded.path.display(), e.line)))?;
+    let value = serde_json::from_slice(bytes.as_ref().trim_ascii())
+        .map_err(|why| OpsError::Failed(format!("{}: line {}: {why}", loaded.path.display(), e.line)))?;
     Ok((leaf, value))
 }
 

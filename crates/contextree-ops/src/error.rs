@@ -138,7 +138,10 @@ pub(crate) fn rewrite_error(e: RewriteError) -> OpsError {
 /// would point at exist only in memory (the agents rewrite such a file on open).
 pub(crate) fn require_entry_ids(loaded: &LoadedSession) -> Result<(), OpsError> {
     if loaded.session.original_version() < 2 {
-        return Err(OpsError::Input(format!("{}: a version-1 file has no entry ids to point at; let an agent upgrade it first", loaded.path.display())));
+        return Err(OpsError::Input(format!(
+            "{}: a version-1 file has no entry ids to point at; let an agent upgrade it first",
+            loaded.path.display()
+        )));
     }
     Ok(())
 }

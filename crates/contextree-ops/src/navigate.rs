@@ -26,8 +26,12 @@
 //! pointing at the summary entry, or at the target when no summary is written, as pi's
 //! `navigateTree` appends it.
 
-use contextree_core::branch::{collect_entries_for_branch_summary, prepare_branch_entries, token_budget, BranchEntries, DEFAULT_CONTEXT_WINDOW};
-use contextree_core::branch_summary::{self, generated, new_leaf, returns_to_editor, summary_call, BranchOptions, BranchSummaryCall, EntryMeta};
+use contextree_core::branch::{
+    collect_entries_for_branch_summary, prepare_branch_entries, token_budget, BranchEntries, DEFAULT_CONTEXT_WINDOW,
+};
+use contextree_core::branch_summary::{
+    self, generated, new_leaf, returns_to_editor, summary_call, BranchOptions, BranchSummaryCall, EntryMeta,
+};
 use contextree_core::compaction::entry::new_entry_id;
 use contextree_core::compaction::prompt::pi_reasoning;
 use contextree_core::context::materialize::agent_message;
@@ -173,9 +177,18 @@ pub fn preview(loaded: &LoadedSession, opts: &NavigateOptions<'_>) -> Result<Nav
     if opts.summarize && !collected.entries.is_empty() {
         let prep = prepare_branch_entries(s, &collected.entries, budget, &loaded.source)?;
         let pack = (opts.pack)(s.dialect())?;
-        let mut candidates = if s.rules().summarizes_with_model_transcript() { summarizer::candidates(&opts.provider, &agent).unwrap_or_default() } else { Candidates::default() };
+        let mut candidates = if s.rules().summarizes_with_model_transcript() {
+            summarizer::candidates(&opts.provider, &agent).unwrap_or_default()
+        } else {
+            Candidates::default()
+        };
         let summary_model = summarizer::omp18_summary_model(s, path_model(s, old_leaf), &mut candidates, &mut warnings).map(|m| m.id);
-        let bopts = BranchOptions { custom_instructions: opts.instructions.clone(), replace_instructions: opts.replace_instructions, reasoning: branch_reasoning(s, opts), summary_model };
+        let bopts = BranchOptions {
+            custom_instructions: opts.instructions.clone(),
+            replace_instructions: opts.replace_instructions,
+            reasoning: branch_reasoning(s, opts),
+            summary_model,
+        };
         call = summary_call(s, &prep, &loaded.source, &pack, &bopts).map_err(|e| OpsError::Failed(e.to_string()))?.map(|c| c.to_json());
     }
     if nothing_to_summarize {
@@ -183,7 +196,10 @@ pub fn preview(loaded: &LoadedSession, opts: &NavigateOptions<'_>) -> Result<Nav
     }
     let with_summary = opts.summarize && !collected.entries.is_empty();
     if with_summary && returns_to_editor(s.entry(target)) {
-        warnings.push("the target is a user or custom message: the agents attach the summary under its parent and put its text back in the editor".to_owned());
+        warnings.push(
+            "the target is a user or custom message: the agents attach the summary under its parent and put its text back in the editor"
+                .to_owned(),
+        );
     }
     let placement = if with_summary { new_leaf(s, target) } else { Some(target) };
     let id = |n: NodeId| id_of(s, n);
@@ -203,7 +219,12 @@ pub fn preview(loaded: &LoadedSession, opts: &NavigateOptions<'_>) -> Result<Nav
 }
 
 /// Moves the leaf: appends the branch summary or the continue marker (and pi's label).
-pub fn run(loaded: &LoadedSession, opts: &NavigateOptions<'_>, progress: ProgressFn<'_>, cancel: &CancelToken) -> Result<NavigateOutcome, OpsError> {
+pub fn run(
+    loaded: &LoadedSession,
+    opts: &NavigateOptions<'_>,
+    progress: ProgressFn<'_>,
+    cancel: &CancelToken,
+) -> Result<NavigateOutcome, OpsError> {
     let s = &loaded.session;
     let target = opts.target;
     let old_leaf = opts.from.or_else(|| s.leaf());
@@ -252,7 +273,9 @@ pub fn run(loaded: &LoadedSession, opts: &NavigateOptions<'_>, progress: Progres
             label: nav.label.as_deref(),
         };
         // A cancel kills the running hook (its whole process group) and starts no other.
-        let d = hooks::dispatch_until(HookEvent::BeforeTree, before_tree, &hooks::before_tree_payload(s, &prep, &loaded.source), &|| cancel.is_cancelled());
+        let d = hooks::dispatch_until(HookEvent::BeforeTree, before_tree, &hooks::before_tree_payload(s, &prep, &loaded.source), &|| {
+            cancel.is_cancelled()
+        });
         if cancel.is_cancelled() {
             return Err(OpsError::Cancelled);
         }
@@ -289,9 +312,17 @@ pub fn run(loaded: &LoadedSession, opts: &NavigateOptions<'_>, progress: Progres
         let parent_id = summary_parent(loaded, target, &mut out, &mut warnings)?;
         summary_written = Some(true);
         let meta = EntryMeta { rules: s.rules(), old_leaf: out.old_leaf_id.as_deref(), usage: None };
-        (parent_id.clone(), branch_summary::supplied_entry_line(meta, &id, parent_id.as_deref(), &now, &sup), json!({"kind": "hook", "event": HookEvent::BeforeTree.name()}))
+        (
+            parent_id.clone(),
+            branch_summary::supplied_entry_line(meta, &id, parent_id.as_deref(), &now, &sup),
+            json!({"kind": "hook", "event": HookEvent::BeforeTree.name()}),
+        )
     } else {
-        let summary = if opts.summarize { summarize(opts, loaded, &agent, &collected, &nav, &mut out, &mut warnings, progress, cancel)? } else { None };
+        let summary = if opts.summarize {
+            summarize(opts, loaded, &agent, &collected, &nav, &mut out, &mut warnings, progress, cancel)?
+        } else {
+            None
+        };
         match summary {
             Some((text, details, summarizer, usage)) => {
                 let parent_id = summary_parent(loaded, target, &mut out, &mut warnings)?;
@@ -330,7 +361,8 @@ pub fn run(loaded: &LoadedSession, opts: &NavigateOptions<'_>, progress: Progres
     let new_leaf_id = label.as_ref().map_or_else(|| id.clone(), |(l, _)| l.clone());
     if !hooks.for_event(HookEvent::Tree).is_empty() {
         // A notification: the entry is written whatever the hooks do.
-        let payload = hooks::tree_payload(Some(&new_leaf_id), out.old_leaf_id.as_deref(), summary_written.map(|from_ext| (&entry, from_ext)));
+        let payload =
+            hooks::tree_payload(Some(&new_leaf_id), out.old_leaf_id.as_deref(), summary_written.map(|from_ext| (&entry, from_ext)));
         let d = hooks::dispatch(HookEvent::Tree, hooks.for_event(HookEvent::Tree), &payload);
         warnings.extend(d.warnings);
     }
@@ -348,11 +380,19 @@ struct NavOptions {
 
 /// Where `navigateTree` attaches a summary: the target, or the parent of a
 /// user / custom message (whose text goes back to the editor).
-fn summary_parent(loaded: &LoadedSession, target: NodeId, out: &mut NavigateOutcome, warnings: &mut Vec<String>) -> Result<Option<String>, OpsError> {
+fn summary_parent(
+    loaded: &LoadedSession,
+    target: NodeId,
+    out: &mut NavigateOutcome,
+    warnings: &mut Vec<String>,
+) -> Result<Option<String>, OpsError> {
     let s = &loaded.session;
     if returns_to_editor(s.entry(target)) {
         out.editor_text = Some(editor_text(loaded, target)?);
-        warnings.push("the target is a user or custom message: the agents attach the summary under its parent and put its text back in the editor".to_owned());
+        warnings.push(
+            "the target is a user or custom message: the agents attach the summary under its parent and put its text back in the editor"
+                .to_owned(),
+        );
     }
     Ok(new_leaf(s, target).map(|n| id_of(s, n)))
 }
@@ -437,7 +477,12 @@ fn summarize(
         Ok(c) => summarizer::omp18_summary_model(s, path_model(s, old_leaf_of(opts, s)), c, warnings).map(|m| m.id),
         Err(_) => None,
     };
-    let bopts = BranchOptions { custom_instructions: nav.custom_instructions.clone(), replace_instructions: nav.replace_instructions.unwrap_or(false), reasoning: branch_reasoning(s, opts), summary_model };
+    let bopts = BranchOptions {
+        custom_instructions: nav.custom_instructions.clone(),
+        replace_instructions: nav.replace_instructions.unwrap_or(false),
+        reasoning: branch_reasoning(s, opts),
+        summary_model,
+    };
     let call = summary_call(s, &prep, &loaded.source, &pack, &bopts).map_err(|e| OpsError::Failed(e.to_string()))?;
     let (answer, summarizer, usage) = match &call {
         // No message selected: the agents store their literal without asking.
@@ -464,7 +509,13 @@ fn summarize(
 /// The branch-summary call through the candidates (reasoning and no output cap
 /// under pi 1.6, which also refuses a length-capped answer; pi 0.73 and omp
 /// send `maxTokens` 2048 and no reasoning). Also returns pi 1.6's usage.
-fn ask_model(s: &Session, call: &BranchSummaryCall, candidates: &Candidates, progress: ProgressFn<'_>, cancel: &CancelToken) -> Result<(String, Value, Option<Value>), OpsError> {
+fn ask_model(
+    s: &Session,
+    call: &BranchSummaryCall,
+    candidates: &Candidates,
+    progress: ProgressFn<'_>,
+    cancel: &CancelToken,
+) -> Result<(String, Value, Option<Value>), OpsError> {
     let request = SummaryRequest {
         system_prompt: call.system_prompt.clone(),
         prompt: call.prompt.clone(),

@@ -35,7 +35,14 @@ pub(crate) fn compaction(loaded: &LoadedSession, node: NodeId) -> Result<&Entry,
 
 /// Appends `line`, the entry `id` under `parent_id`. `hint` follows a `Changed` error; `what`
 /// names the entry in the warning about another process appending at the same time.
-pub(crate) fn append(loaded: &LoadedSession, id: String, parent_id: String, line: String, hint: &'static str, what: &str) -> Result<OneLine, OpsError> {
+pub(crate) fn append(
+    loaded: &LoadedSession,
+    id: String,
+    parent_id: String,
+    line: String,
+    hint: &'static str,
+    what: &str,
+) -> Result<OneLine, OpsError> {
     let appended = append_to_loaded(loaded, std::slice::from_ref(&line)).map_err(|e| write_error(e, hint))?;
     let mut warnings = Vec::new();
     if appended.raced {

@@ -104,7 +104,9 @@ impl Progress {
                 deadline_ms: deadline_left.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
             },
             Event::Delta(text) => Progress::Delta { call, text: text.to_owned() },
-            Event::Retry { error, delay } => Progress::Retry { call, error: error.to_string(), delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX) },
+            Event::Retry { error, delay } => {
+                Progress::Retry { call, error: error.to_string(), delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX) }
+            }
             Event::Fallback { provider, error } => Progress::Fallback { call, provider: provider.to_owned(), error: error.to_string() },
             _ => return None,
         })
@@ -121,8 +123,13 @@ pub(crate) struct Asker<'a, 'p> {
 }
 
 impl<'a, 'p> Asker<'a, 'p> {
-    pub(crate) fn new(candidates: &'a Candidates, cancel: &'a CancelToken, progress: &'a mut (dyn FnMut(Progress) + Send + 'p)) -> Result<Self, crate::OpsError> {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| crate::OpsError::Failed(e.to_string()))?;
+    pub(crate) fn new(
+        candidates: &'a Candidates,
+        cancel: &'a CancelToken,
+        progress: &'a mut (dyn FnMut(Progress) + Send + 'p),
+    ) -> Result<Self, crate::OpsError> {
+        let runtime =
+            tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| crate::OpsError::Failed(e.to_string()))?;
         Ok(Asker { runtime, candidates, cancel, progress: Mutex::new(progress) })
     }
 
@@ -162,11 +169,32 @@ mod tests {
     #[test]
     fn progress_serializes_as_the_apps_progress_event() {
         let wire = |p: Progress| serde_json::to_value(p).unwrap();
-        assert_eq!(wire(Progress::Attempt { call: Call::TurnPrefix, provider: "p".into(), model: "m".into(), attempt: 1, deadline_ms: None }), json!({"kind": "attempt", "call": "turnPrefix", "provider": "p", "model": "m", "attempt": 1}));
-        assert_eq!(wire(Progress::Attempt { call: Call::History, provider: "p".into(), model: "m".into(), attempt: 0, deadline_ms: Some(300_000) })["deadlineMs"], 300_000);
-        assert_eq!(wire(Progress::Delta { call: Call::History, text: "t".into() }), json!({"kind": "delta", "call": "history", "text": "t"}));
-        assert_eq!(wire(Progress::Retry { call: Call::Short, error: "e".into(), delay_ms: 2000 }), json!({"kind": "retry", "call": "short", "error": "e", "delayMs": 2000}));
-        assert_eq!(wire(Progress::Fallback { call: Call::Branch, provider: "p".into(), error: "e".into() }), json!({"kind": "fallback", "call": "branch", "provider": "p", "error": "e"}));
+        assert_eq!(
+            wire(Progress::Attempt { call: Call::TurnPrefix, provider: "p".into(), model: "m".into(), attempt: 1, deadline_ms: None }),
+            json!({"kind": "attempt", "call": "turnPrefix", "provider": "p", "model": "m", "attempt": 1})
+        );
+        assert_eq!(
+            wire(Progress::Attempt {
+                call: Call::History,
+                provider: "p".into(),
+                model: "m".into(),
+                attempt: 0,
+                deadline_ms: Some(300_000)
+            })["deadlineMs"],
+            300_000
+        );
+        assert_eq!(
+            wire(Progress::Delta { call: Call::History, text: "t".into() }),
+            json!({"kind": "delta", "call": "history", "text": "t"})
+        );
+        assert_eq!(
+            wire(Progress::Retry { call: Call::Short, error: "e".into(), delay_ms: 2000 }),
+            json!({"kind": "retry", "call": "short", "error": "e", "delayMs": 2000})
+        );
+        assert_eq!(
+            wire(Progress::Fallback { call: Call::Branch, provider: "p".into(), error: "e".into() }),
+            json!({"kind": "fallback", "call": "branch", "provider": "p", "error": "e"})
+        );
         assert_eq!(wire(Progress::Offline { call: Call::Branch }), json!({"kind": "offline", "call": "branch"}));
         assert_eq!(wire(Progress::Done { call: Call::Short }), json!({"kind": "done", "call": "short"}));
         assert_eq!(wire(Progress::Writing), json!({"kind": "writing"}));

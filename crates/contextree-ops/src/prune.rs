@@ -123,7 +123,13 @@ impl TurnPreview {
 /// Plans omp 18's per-turn pruning of `leaf`'s path: the stale pass with
 /// `stale` (None: skipped), then the overflow pass with `overflow` (None:
 /// skipped) on the stale pass's result. Writes nothing.
-pub fn preview_turn(loaded: &LoadedSession, leaf: Leaf, overflow: Option<&PruneConfig>, stale: Option<&StaleConfig>, pack: &PromptPack) -> Result<TurnPreview, OpsError> {
+pub fn preview_turn(
+    loaded: &LoadedSession,
+    leaf: Leaf,
+    overflow: Option<&PruneConfig>,
+    stale: Option<&StaleConfig>,
+    pack: &PromptPack,
+) -> Result<TurnPreview, OpsError> {
     let s = &loaded.session;
     let ctx = context::build(s, leaf);
     let stale = stale.map(|c| plan_stale(s, &ctx, c, &loaded.source)).transpose()?;

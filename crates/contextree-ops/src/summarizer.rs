@@ -97,7 +97,9 @@ pub fn pick_candidate_or_agent(configured: Candidates, pick: &CandidatePick, age
     };
     if let (None, CandidatePick::Name(name)) = (position, pick) {
         if let Some(m) = agent.iter().find(|m| &m.label() == name) {
-            return agent_candidate(m).map(|p| Candidates { providers: vec![p], deadline: configured.deadline }).map_err(|why| PickError::AgentModel { name: name.clone(), why });
+            return agent_candidate(m)
+                .map(|p| Candidates { providers: vec![p], deadline: configured.deadline })
+                .map_err(|why| PickError::AgentModel { name: name.clone(), why });
         }
     }
     match position {
@@ -189,7 +191,8 @@ pub fn offline_why(flags: &ProviderFlags, agent: &AgentSettings) -> String {
         return "--offline".to_owned();
     }
     let mut why = "no provider given or configured".to_owned();
-    let skipped: Vec<String> = agent.models.models.iter().filter_map(|m| agent_candidate(m).err().map(|e| format!("{}: {e}", m.label()))).collect();
+    let skipped: Vec<String> =
+        agent.models.models.iter().filter_map(|m| agent_candidate(m).err().map(|e| format!("{}: {e}", m.label()))).collect();
     if !skipped.is_empty() {
         why.push_str(&format!("; not usable: {}", skipped.join("; ")));
     }
@@ -326,7 +329,14 @@ pub fn providers(agent: &AgentSettings, env: &dyn Fn(&str) -> Option<String>) ->
                 (None, Some(k)) => (Some(mask(k.expose())), "environment"),
                 (None, None) => (None, "none"),
             };
-            ProviderInfo { name: p.label().to_owned(), kind: p.kind.as_str().to_owned(), model: p.model.clone(), base_url: p.base_url.clone(), key, key_source }
+            ProviderInfo {
+                name: p.label().to_owned(),
+                kind: p.kind.as_str().to_owned(),
+                model: p.model.clone(),
+                base_url: p.base_url.clone(),
+                key,
+                key_source,
+            }
         })
         .collect();
     Ok(Providers {
@@ -407,14 +417,21 @@ mod tests {
         let agent = AgentSettings { remote_endpoint: Some("https://x.example/compact".into()), ..AgentSettings::default() };
         let c = with_remote_endpoint(Candidates::default(), &agent);
         assert_eq!(c.providers.len(), 1);
-        assert_eq!((c.providers[0].kind, c.providers[0].base_url.as_str(), c.providers[0].label()), (ProviderKind::Remote, "https://x.example/compact", REMOTE_ENDPOINT_NAME));
+        assert_eq!(
+            (c.providers[0].kind, c.providers[0].base_url.as_str(), c.providers[0].label()),
+            (ProviderKind::Remote, "https://x.example/compact", REMOTE_ENDPOINT_NAME)
+        );
         let configured = Candidates::new(vec![ProviderConfig::new(ProviderKind::Anthropic, "https://a", "m")]);
         let c = with_remote_endpoint(configured, &agent);
         assert_eq!((c.providers.len(), c.providers[0].kind), (1, ProviderKind::Anthropic), "the config file wins");
         assert!(with_remote_endpoint(Candidates::default(), &AgentSettings::default()).is_empty());
         let offline = candidates(&ProviderFlags { offline: true, ..Default::default() }, &agent).unwrap();
         assert!(offline.is_empty(), "offline asks nobody");
-        let flagged = candidates(&ProviderFlags { provider: Some("remote".into()), base_url: Some("http://h/c".into()), ..Default::default() }, &agent).unwrap();
+        let flagged = candidates(
+            &ProviderFlags { provider: Some("remote".into()), base_url: Some("http://h/c".into()), ..Default::default() },
+            &agent,
+        )
+        .unwrap();
         assert_eq!(flagged.providers[0].base_url, "http://h/c", "flags win");
     }
 
@@ -475,12 +492,18 @@ mod tests {
         assert_eq!((c.providers.len(), c.providers[0].kind), (1, ProviderKind::Remote), "omp's remote endpoint wins");
 
         // Picked by name; an unavailable one says why.
-        let picked = pick_candidate_or_agent(Candidates::default(), &CandidatePick::Name("pi's own: good/m".into()), &agent.models.models).unwrap();
+        let picked =
+            pick_candidate_or_agent(Candidates::default(), &CandidatePick::Name("pi's own: good/m".into()), &agent.models.models).unwrap();
         assert_eq!(picked.providers[0].label(), "pi's own: good/m");
-        let err = pick_candidate_or_agent(Candidates::default(), &CandidatePick::Name("pi's own: oauthed/m".into()), &agent.models.models).unwrap_err();
+        let err = pick_candidate_or_agent(Candidates::default(), &CandidatePick::Name("pi's own: oauthed/m".into()), &agent.models.models)
+            .unwrap_err();
         assert!(matches!(&err, PickError::AgentModel { why: Unusable::Agent(_), .. }) && err.to_string().contains("subscription"), "{err}");
-        let err = pick_candidate_or_agent(Candidates::default(), &CandidatePick::Name("pi's own: keyless/m".into()), &agent.models.models).unwrap_err();
-        assert!(matches!(&err, PickError::AgentModel { why: Unusable::NoKey { .. }, .. }) && err.to_string().contains("no API key"), "{err}");
+        let err = pick_candidate_or_agent(Candidates::default(), &CandidatePick::Name("pi's own: keyless/m".into()), &agent.models.models)
+            .unwrap_err();
+        assert!(
+            matches!(&err, PickError::AgentModel { why: Unusable::NoKey { .. }, .. }) && err.to_string().contains("no API key"),
+            "{err}"
+        );
 
         // The listing masks the key and gives the reasons.
         let infos: Vec<AgentModelInfo> = agent.models.models.iter().map(AgentModelInfo::of).collect();

@@ -24,14 +24,25 @@ fn repo() -> PathBuf {
 
 fn oracle_dir() -> PathBuf {
     let dir = std::env::var_os("ORACLE").filter(|v| !v.is_empty()).map(PathBuf::from).unwrap_or_else(|| repo().join("tests/agents"));
-    assert!(dir.join("oracle.mjs").is_file() && dir.join("omp13/node_modules").is_dir(), "the agents are not installed in {} — run scripts/install-agents.sh (or set ORACLE)", dir.display());
+    assert!(
+        dir.join("oracle.mjs").is_file() && dir.join("omp13/node_modules").is_dir(),
+        "the agents are not installed in {} — run scripts/install-agents.sh (or set ORACLE)",
+        dir.display()
+    );
     dir
 }
 
 /// `node oracle.mjs --impl pi|omp13 context FILE --full EXTRA…`, parsed.
 fn agent_context(dialect: &str, file: &Path, extra: &[&str]) -> Value {
     let imp = if dialect == "pi" { "pi" } else { "omp13" };
-    let out = Command::new("node").arg(oracle_dir().join("oracle.mjs")).args(["--impl", imp, "context"]).arg(file).arg("--full").args(extra).output().expect("node runs");
+    let out = Command::new("node")
+        .arg(oracle_dir().join("oracle.mjs"))
+        .args(["--impl", imp, "context"])
+        .arg(file)
+        .arg("--full")
+        .args(extra)
+        .output()
+        .expect("node runs");
     assert!(out.status.success(), "oracle --impl {imp} context: {}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
 }
@@ -107,7 +118,9 @@ fn an_edited_summary_replaces_only_the_summary_in_both_agents_contexts() {
         let old_summary = before_doc["fullMessages"][0]["summary"].as_str().unwrap().to_owned();
 
         // Only the compaction in effect may be edited.
-        let other = (0..s.entries().len() as u32).map(contextree_core::session::NodeId).find(|&n| &*s.entry(n).entry_type == "compaction" && n != compaction);
+        let other = (0..s.entries().len() as u32)
+            .map(contextree_core::session::NodeId)
+            .find(|&n| &*s.entry(n).entry_type == "compaction" && n != compaction);
         if let Some(other) = other {
             let err = edit_summary::preview(&loaded, other).unwrap_err();
             assert_eq!(err.kind(), "refused", "{at}: {err}");
@@ -126,7 +139,11 @@ fn an_edited_summary_replaces_only_the_summary_in_both_agents_contexts() {
         let done = edit_summary::run(&loaded, compaction, NEW).unwrap();
         let entry = one_line_appended(&before_bytes, &copy.file);
         let old: Value = {
-            let line = std::str::from_utf8(&before_bytes).unwrap().lines().find(|l| l.contains(&format!("\"id\":\"{}\"", s.entry(compaction).id))).unwrap();
+            let line = std::str::from_utf8(&before_bytes)
+                .unwrap()
+                .lines()
+                .find(|l| l.contains(&format!("\"id\":\"{}\"", s.entry(compaction).id)))
+                .unwrap();
             serde_json::from_str(line).unwrap()
         };
         assert_eq!(entry["id"], done.id.as_str(), "{at}");
@@ -186,12 +203,23 @@ fn an_undone_compaction_leaves_the_context_of_its_parent_in_both_agents() {
 
         let done = undo_compaction::run(&loaded, compaction).unwrap();
         let entry = one_line_appended(&before_bytes, &copy.file);
-        assert_eq!((entry["type"].as_str(), entry["customType"].as_str(), entry["parentId"].as_str()), (Some("custom"), Some("contextree-continue"), Some(parent.as_str())), "{at}");
+        assert_eq!(
+            (entry["type"].as_str(), entry["customType"].as_str(), entry["parentId"].as_str()),
+            (Some("custom"), Some("contextree-continue"), Some(parent.as_str())),
+            "{at}"
+        );
         assert_eq!(entry["id"], done.id.as_str(), "{at}");
 
         let after = agent_context(dialect, &copy.file, &[]);
         assert_eq!(after["leafId"], done.id.as_str(), "{at}: the marker is the file's leaf");
-        assert!(after["messages"].as_array().unwrap().iter().all(|m| m["role"] != "compactionSummary" || m["entryId"] != s.entry(compaction).id.to_string().as_str()), "{at}: the undone summary is gone");
+        assert!(
+            after["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|m| m["role"] != "compactionSummary" || m["entryId"] != s.entry(compaction).id.to_string().as_str()),
+            "{at}: the undone summary is gone"
+        );
         assert_eq!(after["fullMessages"], expected["fullMessages"], "{at}: the context of the compaction's parent");
         assert_eq!(after["fullLlm"], expected["fullLlm"], "{at}");
         assert_eq!(our_entry_ids(&copy.file, dialect), agent_entry_ids(&after), "{at}: contextree agrees with the agent");
@@ -205,5 +233,9 @@ fn undo_and_edit_refuse_entries_that_are_not_compactions() {
     let u1 = loaded.session.node("u1").unwrap();
     assert_eq!(undo_compaction::preview(&loaded, u1).unwrap_err().kind(), "refused");
     assert_eq!(edit_summary::run(&loaded, u1, "x").unwrap_err().kind(), "refused");
-    assert_eq!(std::fs::read(&copy.file).unwrap(), std::fs::read(repo().join("tests/fixtures/synthetic/E06.jsonl")).unwrap(), "nothing written");
+    assert_eq!(
+        std::fs::read(&copy.file).unwrap(),
+        std::fs::read(repo().join("tests/fixtures/synthetic/E06.jsonl")).unwrap(),
+        "nothing written"
+    );
 }

@@ -30,20 +30,12 @@ impl Server {
 
     /// The JSON bodies received, in order (`null` for a body that is not JSON).
     pub fn bodies(&self) -> Vec<Value> {
-        self.bodies
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|b| serde_json::from_slice(b).unwrap_or(Value::Null))
-            .collect()
+        self.bodies.lock().unwrap().iter().map(|b| serde_json::from_slice(b).unwrap_or(Value::Null)).collect()
     }
 }
 
 /// Serves `respond(n, body)` — the whole raw HTTP response — to the n-th request (0-based).
-pub fn serve(
-    path: &str,
-    respond: impl Fn(usize, &[u8]) -> String + Send + Sync + 'static,
-) -> Server {
+pub fn serve(path: &str, respond: impl Fn(usize, &[u8]) -> String + Send + Sync + 'static) -> Server {
     serve_with(path, move |n, body, stream| {
         let _ = stream.write_all(respond(n, body).as_bytes());
     })
@@ -51,10 +43,7 @@ pub fn serve(
 
 /// Like [`serve`], but `respond(n, body, stream)` writes the response itself: piece by piece
 /// (a streamed answer), or some of it and then nothing (a stalled stream).
-pub fn serve_with(
-    path: &str,
-    respond: impl Fn(usize, &[u8], &mut TcpStream) + Send + Sync + 'static,
-) -> Server {
+pub fn serve_with(path: &str, respond: impl Fn(usize, &[u8], &mut TcpStream) + Send + Sync + 'static) -> Server {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}{path}", listener.local_addr().unwrap());
     let bodies = Arc::new(Mutex::new(Vec::new()));

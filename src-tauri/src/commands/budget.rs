@@ -13,11 +13,7 @@ use crate::{AppState, CommandError};
 /// The budget of `leaf_id` (the file's leaf when `None`); `window` overrides the model table.
 /// Compaction settings are the agent's own (its settings files), with the defaults.
 #[tauri::command]
-pub async fn budget(
-    state: State<'_, AppState>,
-    leaf_id: Option<String>,
-    window: Option<u64>,
-) -> Result<BudgetView, CommandError> {
+pub async fn budget(state: State<'_, AppState>, leaf_id: Option<String>, window: Option<u64>) -> Result<BudgetView, CommandError> {
     blocking(state.session()?, move |open| {
         let (s, src, pack) = (&open.loaded.session, &open.loaded.source, &open.pack);
         let ctx = build(s, leaf(open, leaf_id.as_deref())?);

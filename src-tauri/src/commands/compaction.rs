@@ -4,9 +4,7 @@
 //! with the agent's own settings (its settings files) and the open session's prompt pack.
 
 use contextree_core::compaction::prompt::pi_reasoning;
-use contextree_core::compaction::{
-    plan, preview, summary_requests, CompactionSettings, HistoryStep, PromptOptions,
-};
+use contextree_core::compaction::{plan, preview, summary_requests, CompactionSettings, HistoryStep, PromptOptions};
 use contextree_core::context::build;
 use tauri::State;
 
@@ -29,10 +27,8 @@ pub async fn compaction_preview(
         let (s, src, pack) = (&open.loaded.session, &open.loaded.source, &open.pack);
         let ctx = build(s, leaf(open, leaf_id.as_deref())?);
         let agent = contextree_host::settings::agent_settings_from_env(s.dialect());
-        let settings = CompactionSettings {
-            keep_recent_tokens: keep_recent.unwrap_or(agent.compaction.keep_recent_tokens),
-            ..agent.compaction
-        };
+        let settings =
+            CompactionSettings { keep_recent_tokens: keep_recent.unwrap_or(agent.compaction.keep_recent_tokens), ..agent.compaction };
         let plan = plan(s, &ctx, &settings, src)?;
         let mut warnings = agent.warnings.clone();
         warnings.extend(plan.warnings.iter().cloned());
@@ -47,8 +43,7 @@ pub async fn compaction_preview(
             Default::default()
         };
         let path_model = contextree_core::models::current_model(&ctx.model, s.dialect());
-        let summary_model =
-            contextree_ops::summarizer::omp18_summary_model(s, path_model, &mut candidates, &mut warnings);
+        let summary_model = contextree_ops::summarizer::omp18_summary_model(s, path_model, &mut candidates, &mut warnings);
         let opts = PromptOptions {
             custom_instructions: instructions.filter(|t| !t.trim().is_empty()),
             pi_reasoning: pi_reasoning(false, &ctx.thinking_level),
@@ -56,8 +51,7 @@ pub async fn compaction_preview(
             ..Default::default()
         };
         let requests = summary_requests(s, &plan, src, pack, &opts)?;
-        let pv =
-            preview(s, &plan, &requests).map_err(|e| CommandError::Compaction(e.to_string()))?;
+        let pv = preview(s, &plan, &requests).map_err(|e| CommandError::Compaction(e.to_string()))?;
         let literal = match &requests.history {
             HistoryStep::Literal(text) => Some(text.clone()),
             HistoryStep::Call(_) => None,

@@ -27,10 +27,7 @@ const TEXT_CHARS: usize = 8_000;
 
 /// The context of `leaf_id` (the file's leaf when `None`): messages, totals, prompt pack.
 #[tauri::command]
-pub async fn context_view(
-    state: State<'_, AppState>,
-    leaf_id: Option<String>,
-) -> Result<ContextView, CommandError> {
+pub async fn context_view(state: State<'_, AppState>, leaf_id: Option<String>) -> Result<ContextView, CommandError> {
     blocking(state.session()?, move |open| {
         let (s, src, pack) = (&open.loaded.session, &open.loaded.source, &open.pack);
         let ctx = build(s, leaf(open, leaf_id.as_deref())?);
@@ -38,13 +35,9 @@ pub async fn context_view(
         // What the agent shows (pi ≥ 0.86: the projected estimate, pi-1.6.md §3.4).
         let estimate = estimate_projected_context_tokens(s, &ctx, &tokens, src)?;
         let messages = context_messages(s, &ctx, &tokens, pack, src, TEXT_CHARS)?;
-        let system = if s.rules().projects_context_edits() {
-            contextree_core::context::system::current_system(s, &ctx, src)?
-        } else {
-            None
-        };
-        Ok(ContextView::new(s, ctx.leaf, &tokens, &estimate, pack.origin(), messages)
-            .with_request(s, &ctx, system.as_ref(), TEXT_CHARS))
+        let system =
+            if s.rules().projects_context_edits() { contextree_core::context::system::current_system(s, &ctx, src)? } else { None };
+        Ok(ContextView::new(s, ctx.leaf, &tokens, &estimate, pack.origin(), messages).with_request(s, &ctx, system.as_ref(), TEXT_CHARS))
     })
     .await
 }
@@ -52,17 +45,10 @@ pub async fn context_view(
 /// Tokenizer counts (`tokenizer`: `o200k_base` or `cl100k_base`) of every LLM message of the
 /// context of `leaf_id`, over the fragments the dialect's estimate measures (`None`: not sent).
 #[tauri::command]
-pub async fn token_counts(
-    state: State<'_, AppState>,
-    leaf_id: Option<String>,
-    tokenizer: String,
-) -> Result<TokenCountsView, CommandError> {
-    let kind: TokenizerKind =
-        tokenizer
-            .parse()
-            .map_err(|e: contextree_core::tokens::tokenizer::UnknownTokenizer| {
-                CommandError::InvalidArgument(e.to_string())
-            })?;
+pub async fn token_counts(state: State<'_, AppState>, leaf_id: Option<String>, tokenizer: String) -> Result<TokenCountsView, CommandError> {
+    let kind: TokenizerKind = tokenizer
+        .parse()
+        .map_err(|e: contextree_core::tokens::tokenizer::UnknownTokenizer| CommandError::InvalidArgument(e.to_string()))?;
     blocking(state.session()?, move |open| {
         let (s, src, pack) = (&open.loaded.session, &open.loaded.source, &open.pack);
         let ctx = build(s, leaf(open, leaf_id.as_deref())?);
@@ -85,37 +71,22 @@ pub async fn token_counts(
 
 /// The whole text of message `index` of the context of `leaf_id` (the panel's is cut).
 #[tauri::command]
-pub async fn message_text(
-    state: State<'_, AppState>,
-    leaf_id: Option<String>,
-    index: usize,
-) -> Result<MessageTextView, CommandError> {
+pub async fn message_text(state: State<'_, AppState>, leaf_id: Option<String>, index: usize) -> Result<MessageTextView, CommandError> {
     blocking(state.session()?, move |open| {
         let (s, src, pack) = (&open.loaded.session, &open.loaded.source, &open.pack);
         let ctx = build(s, leaf(open, leaf_id.as_deref())?);
-        let pair = context_pair(s, &ctx, pack, src, index)?.ok_or_else(|| {
-            CommandError::InvalidArgument(format!("the context has no message {index}"))
-        })?;
-        Ok(MessageTextView {
-            i: index,
-            text: pair.text(),
-        })
+        let pair = context_pair(s, &ctx, pack, src, index)?
+            .ok_or_else(|| CommandError::InvalidArgument(format!("the context has no message {index}")))?;
+        Ok(MessageTextView { i: index, text: pair.text() })
     })
     .await
 }
 
 /// The context of `leaf_id` as one text, `format` `json` or `markdown`, nothing cut.
 #[tauri::command]
-pub async fn export_context(
-    state: State<'_, AppState>,
-    leaf_id: Option<String>,
-    format: String,
-) -> Result<String, CommandError> {
+pub async fn export_context(state: State<'_, AppState>, leaf_id: Option<String>, format: String) -> Result<String, CommandError> {
     let format: export::Format = format.parse()?;
-    blocking(state.session()?, move |open| {
-        export_text(open, leaf_id.as_deref(), format)
-    })
-    .await
+    blocking(state.session()?, move |open| export_text(open, leaf_id.as_deref(), format)).await
 }
 
 /// Asks where to save the context of `leaf_id` (the native save dialog, opened here so that the
@@ -152,20 +123,14 @@ pub async fn save_context<R: Runtime>(
             _ => export::Format::Json,
         };
         let text = export_text(&open, leaf_id.as_deref(), format)?;
-        contextree_host::atomic::write_whole(&path, text.as_bytes(), None).map_err(|source| CommandError::Save {
-            path: path.clone(),
-            source,
-        })?;
+        contextree_host::atomic::write_whole(&path, text.as_bytes(), None)
+            .map_err(|source| CommandError::Save { path: path.clone(), source })?;
         Ok(Some(path.display().to_string()))
     })
     .await?
 }
 
-fn export_text(
-    open: &OpenSession,
-    leaf_id: Option<&str>,
-    format: export::Format,
-) -> Result<String, CommandError> {
+fn export_text(open: &OpenSession, leaf_id: Option<&str>, format: export::Format) -> Result<String, CommandError> {
     let (s, src, pack) = (&open.loaded.session, &open.loaded.source, &open.pack);
     let ctx = build(s, leaf(open, leaf_id)?);
     let tokens = context_tokens(s, &ctx, pack, src)?;
@@ -176,15 +141,9 @@ fn export_text(
         .zip(&tokens.messages)
         .map(|(p, (_, role, n))| {
             let text = p.text();
-            let llm_role = p
-                .llm
-                .as_ref()
-                .and_then(|m| m.get("role"))
-                .and_then(Value::as_str)
-                .map(str::to_owned);
-            let llm_tokens = p.llm.as_ref().and_then(Value::as_object).map_or(0, |m| {
-                contextree_core::tokens::estimate::estimate_message(m, rules)
-            });
+            let llm_role = p.llm.as_ref().and_then(|m| m.get("role")).and_then(Value::as_str).map(str::to_owned);
+            let llm_tokens =
+                p.llm.as_ref().and_then(Value::as_object).map_or(0, |m| contextree_core::tokens::estimate::estimate_message(m, rules));
             export::Message {
                 role: role.to_string(),
                 entry_id: s.entry(p.item.node()).id.to_string(),

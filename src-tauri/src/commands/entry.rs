@@ -10,21 +10,11 @@ use crate::{AppState, CommandError};
 
 /// The raw JSON line of entry `id`, pretty-printed, and the diagnostics on its line.
 #[tauri::command]
-pub async fn entry_detail(
-    state: State<'_, AppState>,
-    id: String,
-) -> Result<EntryDetailView, CommandError> {
+pub async fn entry_detail(state: State<'_, AppState>, id: String) -> Result<EntryDetailView, CommandError> {
     blocking(state.session()?, move |open| {
         let s = &open.loaded.session;
         let e = s.entry(node(open, &id)?);
-        let bytes = open
-            .loaded
-            .source
-            .bytes(e.span)
-            .map_err(|message| ReadBackError {
-                line: e.line,
-                message,
-            })?;
+        let bytes = open.loaded.source.bytes(e.span).map_err(|message| ReadBackError { line: e.line, message })?;
         let raw = String::from_utf8_lossy(&bytes);
         let json = serde_json::from_str::<serde_json::Value>(&raw)
             .and_then(|v| serde_json::to_string_pretty(&v))
@@ -35,12 +25,7 @@ pub async fn entry_detail(
             entry_type: e.entry_type.to_string(),
             json,
             migrated: e.migrated,
-            diagnostics: s
-                .diagnostics()
-                .iter()
-                .filter(|d| d.line == e.line)
-                .map(DiagnosticView::from)
-                .collect(),
+            diagnostics: s.diagnostics().iter().filter(|d| d.line == e.line).map(DiagnosticView::from).collect(),
         })
     })
     .await

@@ -2,10 +2,7 @@
 
 use std::sync::OnceLock;
 
-use contextree_host::library::{
-    self, iso_utc, Library, ProjectGroup, ProjectSource, RootOrigin, RootStatus, SessionSummary,
-    SummaryCache,
-};
+use contextree_host::library::{self, iso_utc, Library, ProjectGroup, ProjectSource, RootOrigin, RootStatus, SessionSummary, SummaryCache};
 use serde::Serialize;
 
 use crate::CommandError;
@@ -121,16 +118,9 @@ impl ProjectView {
                 ProjectSource::Guess => "guess",
                 ProjectSource::FolderName => "folder-name",
             },
-            certain: matches!(
-                g.source,
-                ProjectSource::Header | ProjectSource::Folder | ProjectSource::HeaderMismatch
-            ),
+            certain: matches!(g.source, ProjectSource::Header | ProjectSource::Folder | ProjectSource::HeaderMismatch),
             folders: g.folders.iter().map(|f| f.display().to_string()).collect(),
-            last_activity_ms: g
-                .sessions
-                .iter()
-                .filter_map(SessionSummary::modified_ms)
-                .max(),
+            last_activity_ms: g.sessions.iter().filter_map(SessionSummary::modified_ms).max(),
             sessions: g.sessions.iter().map(SessionItem::new).collect(),
         }
     }
@@ -171,11 +161,7 @@ impl SessionItem {
     fn new(s: &SessionSummary) -> Self {
         Self {
             path: s.path.display().to_string(),
-            file_name: s
-                .path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
+            file_name: s.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
             dialect: s.dialect.map(|d| d.name()),
             size: s.size,
             entry_count: s.entry_count,
@@ -217,11 +203,7 @@ mod tests {
         };
         let lib = Library {
             roots: vec![RootStatus {
-                root: SessionRoot {
-                    path: "/r".into(),
-                    dialect: None,
-                    origin: RootOrigin::Override,
-                },
+                root: SessionRoot { path: "/r".into(), dialect: None, origin: RootOrigin::Override },
                 exists: true,
                 session_count: 1,
             }],
@@ -237,14 +219,7 @@ mod tests {
         assert_eq!(v["sessionCount"], 1);
         assert_eq!(v["roots"][0]["origin"], "override");
         let p = &v["projects"][0];
-        assert_eq!(
-            (
-                p["path"].as_str(),
-                p["certain"].as_bool(),
-                p["lastActivityMs"].as_u64()
-            ),
-            (Some("/p"), Some(false), Some(2000))
-        );
+        assert_eq!((p["path"].as_str(), p["certain"].as_bool(), p["lastActivityMs"].as_u64()), (Some("/p"), Some(false), Some(2000)));
         let item = &p["sessions"][0];
         assert_eq!(item["fileName"], "a.jsonl");
         assert_eq!(item["firstRequest"], "do it");

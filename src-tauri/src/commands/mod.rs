@@ -22,10 +22,7 @@ use crate::CommandError;
 
 /// The node with `id` in the open session.
 fn node(open: &OpenSession, id: &str) -> Result<NodeId, CommandError> {
-    open.loaded
-        .session
-        .node(id)
-        .ok_or_else(|| CommandError::UnknownEntry(id.to_owned()))
+    open.loaded.session.node(id).ok_or_else(|| CommandError::UnknownEntry(id.to_owned()))
 }
 
 /// `Some(id)`: that entry; `None`: the file's leaf, as the agents resume it.

@@ -41,14 +41,9 @@ pub async fn open_session<R: Runtime>(
         .map(|d| d.parse::<RuleRequest>())
         .transpose()
         .map_err(|e| CommandError::Settings(e.to_string()))?;
-    let source = match path
-        .map(PathBuf::from)
-        .or_else(|| state.startup().map(Into::into))
-    {
+    let source = match path.map(PathBuf::from).or_else(|| state.startup().map(Into::into)) {
         Some(path) => Source::File(path),
-        None => Source::Demo {
-            cache_dir: app.path().app_cache_dir()?,
-        },
+        None => Source::Demo { cache_dir: app.path().app_cache_dir()? },
     };
     let open = tauri::async_runtime::spawn_blocking(move || load(source, dialect)).await??;
     let view = SessionView::new(&open);
@@ -62,10 +57,7 @@ fn load(source: Source, forced: Option<RuleRequest>) -> Result<OpenSession, Comm
     let path = match source {
         Source::File(path) => path,
         Source::Demo { cache_dir } => {
-            demo::materialize(&cache_dir).map_err(|source| CommandError::Demo {
-                path: cache_dir.join(demo::DEMO_FILE_NAME),
-                source,
-            })?
+            demo::materialize(&cache_dir).map_err(|source| CommandError::Demo { path: cache_dir.join(demo::DEMO_FILE_NAME), source })?
         }
     };
     let stamp = crate::state::stamp(&path);
@@ -75,10 +67,5 @@ fn load(source: Source, forced: Option<RuleRequest>) -> Result<OpenSession, Comm
         Some(Ok(pack)) => pack,
         _ => PromptPack::own(dialect),
     };
-    Ok(OpenSession {
-        loaded,
-        pack,
-        stamp,
-        request: forced,
-    })
+    Ok(OpenSession { loaded, pack, stamp, request: forced })
 }

@@ -100,22 +100,15 @@ impl AppSettings {
     pub fn validate(&self) -> Result<(), String> {
         if let Some(w) = self.context_window {
             if w == 0 || w > MAX_WINDOW {
-                return Err(format!(
-                    "the context window must be between 1 and {MAX_WINDOW} tokens"
-                ));
+                return Err(format!("the context window must be between 1 and {MAX_WINDOW} tokens"));
             }
         }
-        let roots = [&self.library.pi, &self.library.omp]
-            .into_iter()
-            .flatten()
-            .chain(&self.library.only);
+        let roots = [&self.library.pi, &self.library.omp].into_iter().flatten().chain(&self.library.only);
         for root in roots {
             let r = root.trim();
             let absolute = r.is_empty() || r.starts_with('/') || r == "~" || r.starts_with("~/");
             if !absolute {
-                return Err(format!(
-                    "library folder `{r}` must be an absolute path (or start with ~/)"
-                ));
+                return Err(format!("library folder `{r}` must be an absolute path (or start with ~/)"));
             }
         }
         Ok(())
@@ -139,38 +132,18 @@ pub fn config_path() -> Option<PathBuf> {
 pub fn read(path: &Path) -> (AppSettings, Option<String>) {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return (AppSettings::default(), None)
-        }
-        Err(e) => {
-            return (
-                AppSettings::default(),
-                Some(format!("{}: {e}", path.display())),
-            )
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (AppSettings::default(), None),
+        Err(e) => return (AppSettings::default(), Some(format!("{}: {e}", path.display()))),
     };
     let section = match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(mut top)) => top.remove(SECTION),
-        Ok(_) => {
-            return (
-                AppSettings::default(),
-                Some(format!("{}: not a JSON object", path.display())),
-            )
-        }
-        Err(e) => {
-            return (
-                AppSettings::default(),
-                Some(format!("{}: {e}", path.display())),
-            )
-        }
+        Ok(_) => return (AppSettings::default(), Some(format!("{}: not a JSON object", path.display()))),
+        Err(e) => return (AppSettings::default(), Some(format!("{}: {e}", path.display()))),
     };
     match section.map(serde_json::from_value::<AppSettings>) {
         None => (AppSettings::default(), None),
         Some(Ok(settings)) => (settings, None),
-        Some(Err(e)) => (
-            AppSettings::default(),
-            Some(format!("{}: `{SECTION}`: {e}", path.display())),
-        ),
+        Some(Err(e)) => (AppSettings::default(), Some(format!("{}: `{SECTION}`: {e}", path.display()))),
     }
 }
 
@@ -192,8 +165,7 @@ pub fn write(path: &Path, settings: &AppSettings) -> Result<(), CommandError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Map::new(), None),
         Err(e) => return Err(fail(e.to_string())),
     };
-    let Value::Object(known) = serde_json::to_value(settings).map_err(|e| fail(e.to_string()))?
-    else {
+    let Value::Object(known) = serde_json::to_value(settings).map_err(|e| fail(e.to_string()))? else {
         unreachable!("AppSettings serializes to an object")
     };
     // Known keys are replaced in place; keys a newer app wrote inside the section stay.
@@ -204,18 +176,14 @@ pub fn write(path: &Path, settings: &AppSettings) -> Result<(), CommandError> {
             top.insert(SECTION.to_owned(), Value::Object(known));
         }
     }
-    let mut text =
-        serde_json::to_string_pretty(&Value::Object(top)).map_err(|e| fail(e.to_string()))?;
+    let mut text = serde_json::to_string_pretty(&Value::Object(top)).map_err(|e| fail(e.to_string()))?;
     text.push('\n');
 
-    let dir = path
-        .parent()
-        .ok_or_else(|| fail("no parent folder".into()))?;
+    let dir = path.parent().ok_or_else(|| fail("no parent folder".into()))?;
     std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
     // The file may hold API keys: the new one gets the old one's permissions, a first one is
     // the owner's alone.
-    contextree_host::atomic::write_whole(path, text.as_bytes(), Some(permissions.unwrap_or(0o600)))
-        .map_err(|e| fail(e.to_string()))
+    contextree_host::atomic::write_whole(path, text.as_bytes(), Some(permissions.unwrap_or(0o600))).map_err(|e| fail(e.to_string()))
 }
 
 #[cfg(unix)]
@@ -243,11 +211,7 @@ pub struct SettingsView {
 fn view() -> SettingsView {
     let path = config_path();
     let (settings, warning) = path.as_deref().map(read).unwrap_or_default();
-    SettingsView {
-        path: path.map(|p| p.display().to_string()),
-        settings,
-        warning,
-    }
+    SettingsView { path: path.map(|p| p.display().to_string()), settings, warning }
 }
 
 /// The app's settings, read from the config file.
@@ -270,8 +234,7 @@ pub async fn settings() -> Result<SettingsView, CommandError> {
 #[tauri::command]
 pub async fn save_settings(settings: AppSettings) -> Result<SettingsView, CommandError> {
     tauri::async_runtime::spawn_blocking(move || {
-        let path = config_path()
-            .ok_or_else(|| CommandError::Settings("no home folder to keep settings in".into()))?;
+        let path = config_path().ok_or_else(|| CommandError::Settings("no home folder to keep settings in".into()))?;
         write(&path, &settings)?;
         Ok(view())
     })

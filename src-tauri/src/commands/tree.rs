@@ -20,10 +20,7 @@ const PREVIEW_CHARS: usize = 120;
 /// Every row of the tree for `leaf_id` (the file's leaf when `None`) as one binary buffer of
 /// columns (an `ArrayBuffer` in the UI): the format is described in `tree/wire.rs`.
 #[tauri::command]
-pub async fn tree_table(
-    state: State<'_, AppState>,
-    leaf_id: Option<String>,
-) -> Result<Response, CommandError> {
+pub async fn tree_table(state: State<'_, AppState>, leaf_id: Option<String>) -> Result<Response, CommandError> {
     blocking(state.session()?, move |open| {
         let started = std::time::Instant::now();
         let s = &open.loaded.session;
@@ -31,31 +28,19 @@ pub async fn tree_table(
         let states = entry_states(s, &ctx);
         let layout = view::tree_layout(s);
         let prepare_us = u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX);
-        Ok(Response::new(wire::encode(
-            s, &layout, &states, ctx.leaf, prepare_us,
-        )))
+        Ok(Response::new(wire::encode(s, &layout, &states, ctx.leaf, prepare_us)))
     })
     .await
 }
 
 /// One-line previews of `ids` (the rows on screen); unknown ids get an empty text.
 #[tauri::command]
-pub async fn row_previews(
-    state: State<'_, AppState>,
-    ids: Vec<String>,
-) -> Result<Vec<PreviewView>, CommandError> {
+pub async fn row_previews(state: State<'_, AppState>, ids: Vec<String>) -> Result<Vec<PreviewView>, CommandError> {
     blocking(state.session()?, move |open| {
         let s = &open.loaded.session;
         let nodes: Vec<_> = ids.iter().filter_map(|id| node(open, id).ok()).collect();
         let texts = view::previews(s, &nodes, &open.loaded.source, PREVIEW_CHARS);
-        Ok(nodes
-            .iter()
-            .zip(texts)
-            .map(|(&n, text)| PreviewView {
-                id: s.entry(n).id.to_string(),
-                text,
-            })
-            .collect())
+        Ok(nodes.iter().zip(texts).map(|(&n, text)| PreviewView { id: s.entry(n).id.to_string(), text }).collect())
     })
     .await
 }

@@ -67,7 +67,17 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         print_json(&json!({"runs": rows}));
         return Ok(());
     }
-    outln!("{:<40} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>9}", "file", "MB", "entries", "open ms", "tree ms", "ctx ms", "est ms", "peak MiB");
+    outln!(
+        "{:<40} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>9}",
+        "file",
+        "MB",
+        "entries",
+        "open ms",
+        "tree ms",
+        "ctx ms",
+        "est ms",
+        "peak MiB"
+    );
     for r in &rows {
         let t = &r["timingsMs"];
         outln!(

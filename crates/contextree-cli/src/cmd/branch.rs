@@ -3,8 +3,10 @@
 //! No model is called and the file is not touched.
 
 use clap::Args;
+use contextree_core::branch::{
+    collect_entries_for_branch_summary, message_role_under, prepare_branch_entries, BranchEntries, PreparedBranch,
+};
 use contextree_core::branch_summary::{summary_call, BranchOptions};
-use contextree_core::branch::{collect_entries_for_branch_summary, message_role_under, prepare_branch_entries, BranchEntries, PreparedBranch};
 use contextree_core::context::{entry_estimate, Item};
 use contextree_core::session::{NodeId, Session};
 use contextree_host::LoadedSession;
@@ -99,7 +101,6 @@ fn messages(s: &Session, prep: &PreparedBranch) -> Value {
     };
     Value::Array(prep.selected.iter().zip(&prep.items).zip(&prep.tokens).map(row).collect())
 }
-
 
 fn print_text(s: &Session, collected: &BranchEntries, prep: &PreparedBranch) {
     let list = |nodes: &[NodeId]| nodes.iter().map(|&n| s.entry(n).id.to_string()).collect::<Vec<_>>().join(" ");

@@ -30,7 +30,7 @@ use contextree_ops::compact::{self, CompactOptions};
 use contextree_ops::CancelToken;
 use serde_json::{json, Value};
 
-use crate::common::{print_session_json, print_progress, CliError, ProviderArgs, SessionArgs};
+use crate::common::{print_progress, print_session_json, CliError, ProviderArgs, SessionArgs};
 
 #[derive(Debug, Args)]
 pub struct CompactArgs {
@@ -120,7 +120,13 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
         "warnings": done.warnings,
     });
     print_doc(&loaded.session, a.json, &doc, || {
-        outln!("appended compaction {} (parent {}) at byte {} of {}", done.id, done.parent_id.as_deref().unwrap_or("none"), done.appended.offset, a.file.display());
+        outln!(
+            "appended compaction {} (parent {}) at byte {} of {}",
+            done.id,
+            done.parent_id.as_deref().unwrap_or("none"),
+            done.appended.offset,
+            a.file.display()
+        );
         outln!("summarizer: {}", summarizer_text(&doc["summarizer"]));
         outln!("first kept entry {} · tokensBefore {}", done.first_kept_entry_id, doc["entry"]["tokensBefore"]);
         for w in &done.warnings {
@@ -154,7 +160,13 @@ fn edit(args: &CompactArgs, loaded: &contextree_host::LoadedSession, id: &str) -
         "warnings": done.warnings,
     });
     print_doc(&loaded.session, a.json, &doc, || {
-        outln!("appended compaction {} (parent {}), a corrected copy of {id}, at byte {} of {}", done.id, done.parent_id, done.appended.offset, a.file.display());
+        outln!(
+            "appended compaction {} (parent {}), a corrected copy of {id}, at byte {} of {}",
+            done.id,
+            done.parent_id,
+            done.appended.offset,
+            a.file.display()
+        );
         for w in &done.warnings {
             outln!("warning: {w}");
         }
@@ -187,15 +199,28 @@ fn print_doc(s: &contextree_core::session::Session, json: bool, doc: &Value, tex
 fn print_dry_run(doc: &Value) {
     let list = |v: &Value| v.as_array().map_or(String::new(), |a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "));
     let pv = &doc["preview"];
-    outln!("dialect {} · leaf {} · prompt pack: {}", doc["dialect"].as_str().unwrap_or(""), doc["leafId"], doc["promptPack"].as_str().unwrap_or(""));
-    outln!("first kept entry {}{} · tokensBefore {}", doc["firstKeptEntryId"].as_str().unwrap_or(""), if doc["isSplitTurn"] == true { " (split turn)" } else { "" }, doc["tokensBefore"]);
+    outln!(
+        "dialect {} · leaf {} · prompt pack: {}",
+        doc["dialect"].as_str().unwrap_or(""),
+        doc["leafId"],
+        doc["promptPack"].as_str().unwrap_or("")
+    );
+    outln!(
+        "first kept entry {}{} · tokensBefore {}",
+        doc["firstKeptEntryId"].as_str().unwrap_or(""),
+        if doc["isSplitTurn"] == true { " (split turn)" } else { "" },
+        doc["tokensBefore"]
+    );
     let count = |v: &Value| v.as_array().map_or(0, Vec::len);
     outln!("summarize ({}): {}", count(&doc["messagesToSummarizeIds"]), list(&doc["messagesToSummarizeIds"]));
     outln!("turn prefix ({}): {}", pv["turnPrefixMessages"], list(&doc["turnPrefixIds"]));
     outln!("keep ({}): {}", pv["messagesKept"], list(&doc["recentMessagesIds"]));
     outln!(
         "context after: at most {} tokens (kept {} + summary budget {}), before: {}",
-        pv["estimatedTokensAfter"], pv["keptTokens"], pv["summaryBudget"], pv["tokensBefore"]
+        pv["estimatedTokensAfter"],
+        pv["keptTokens"],
+        pv["summaryBudget"],
+        pv["tokensBefore"]
     );
     if let Some(lit) = doc["historyLiteral"].as_str() {
         outln!("history: no call, the literal {lit:?}");
@@ -234,12 +259,24 @@ fn print_auto_check(c: &Value) {
     if c.is_null() {
         return;
     }
-    outln!("\nthe agent ({}) after its last run: {} — {}", c["ruleSet"].as_str().unwrap_or(""), c["decision"].as_str().unwrap_or("?"), c["reason"].as_str().unwrap_or(""));
+    outln!(
+        "\nthe agent ({}) after its last run: {} — {}",
+        c["ruleSet"].as_str().unwrap_or(""),
+        c["decision"].as_str().unwrap_or("?"),
+        c["reason"].as_str().unwrap_or("")
+    );
     if let Some(text) = c["method"]["text"].as_str() {
         outln!("  method: {text}");
     }
     if !c["storedEstimate"].is_null() && c.get("storedEstimate").is_some() {
-        outln!("  stale pass prunes {} (saving {}) · overflow pruning {} (saving {}) · stored estimate {}", c["stalePrunedCount"], c["staleSavings"], c["prunedCount"], c["pruningSavings"], c["storedEstimate"]);
+        outln!(
+            "  stale pass prunes {} (saving {}) · overflow pruning {} (saving {}) · stored estimate {}",
+            c["stalePrunedCount"],
+            c["staleSavings"],
+            c["prunedCount"],
+            c["pruningSavings"],
+            c["storedEstimate"]
+        );
     }
     for note in c["notes"].as_array().into_iter().flatten() {
         outln!("  note: {}", note.as_str().unwrap_or(""));
@@ -252,7 +289,19 @@ fn summarizer_text(v: &Value) -> String {
         Some("supplied") => "supplied with --summary (stored as a hook's summary)".to_owned(),
         Some("hook") => format!("supplied by a {} hook", v["event"].as_str().unwrap_or("")),
         _ => {
-            let calls: Vec<String> = v["calls"].as_array().into_iter().flatten().map(|c| format!("{} by {} {}", c["call"].as_str().unwrap_or(""), c["provider"].as_str().unwrap_or(""), c["model"].as_str().unwrap_or(""))).collect();
+            let calls: Vec<String> = v["calls"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|c| {
+                    format!(
+                        "{} by {} {}",
+                        c["call"].as_str().unwrap_or(""),
+                        c["provider"].as_str().unwrap_or(""),
+                        c["model"].as_str().unwrap_or("")
+                    )
+                })
+                .collect();
             calls.join(", ")
         }
     }

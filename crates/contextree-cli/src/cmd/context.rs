@@ -50,11 +50,9 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
         }
         v
     };
-    let messages = tokens
-        .messages
-        .iter()
-        .enumerate()
-        .map(|(i, (item, role, n))| with_facts(json!({"i": i, "role": role, "tokens": n, "entryId": entry_id(*item), "entryIndex": entry_index(*item)}), i));
+    let messages = tokens.messages.iter().enumerate().map(|(i, (item, role, n))| {
+        with_facts(json!({"i": i, "role": role, "tokens": n, "entryId": entry_id(*item), "entryIndex": entry_index(*item)}), i)
+    });
     // LLM messages come in the items' order (dropped ones skipped): a cursor finds each one's item.
     let mut cursor = 0;
     let llm = tokens.llm.iter().enumerate().map(|(i, (item, role, n))| {
@@ -85,10 +83,7 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     doc.insert("messageTokens".into(), tokens.message_tokens().into());
     doc.insert("llmCount".into(), tokens.llm.len().into());
     doc.insert("llmTokens".into(), tokens.llm_tokens().into());
-    doc.insert(
-        "estimateContextTokens".into(),
-        estimate_json(&est),
-    );
+    doc.insert("estimateContextTokens".into(), estimate_json(&est));
     doc.insert("estimateProjectedContextTokens".into(), estimate_json(&projected));
     for (k, v) in projection.into_iter().flatten() {
         doc.insert(k, v);
@@ -124,7 +119,8 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     doc.insert("prompts".into(), pack.origin().to_string().into());
     if let Some(kind) = args.tokenizer {
         let msgs = llm_messages(s, &ctx, &pack, &loaded.source).map_err(read_back)?;
-        let n: usize = msgs.iter().filter_map(Value::as_object).map(|m| contextree_core::tokens::count::count_message(kind, m, s.rules())).sum();
+        let n: usize =
+            msgs.iter().filter_map(Value::as_object).map(|m| contextree_core::tokens::count::count_message(kind, m, s.rules())).sum();
         doc.insert("tokenizer".into(), json!({"name": kind.name(), "llmTokens": n}));
     }
     if a.json {
@@ -135,7 +131,13 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
         let id = entry_id(*item);
         outln!("{i:>5}  {role:<18} {:<12} {n:>8}", id.as_str().unwrap_or("(summary)"));
     }
-    outln!("messages {} · estimate {} · llm messages {} · llm estimate {}", tokens.messages.len(), tokens.message_tokens(), tokens.llm.len(), tokens.llm_tokens());
+    outln!(
+        "messages {} · estimate {} · llm messages {} · llm estimate {}",
+        tokens.messages.len(),
+        tokens.message_tokens(),
+        tokens.llm.len(),
+        tokens.llm_tokens()
+    );
     outln!("agent's context estimate {} (usage {} + trailing {})", est.tokens, est.usage_tokens, est.trailing_tokens);
     Ok(())
 }
@@ -182,7 +184,9 @@ fn projection_facts(s: &Session, ctx: &Context, source: &dyn Source) -> Result<F
         }
     }
     let current = current_system(s, ctx, source)?.map(|cur| {
-        let names = |key: &str| -> Vec<Value> { cur.get(key).and_then(Value::as_object).map_or_else(Vec::new, |m| m.keys().map(|k| k.as_str().into()).collect()) };
+        let names = |key: &str| -> Vec<Value> {
+            cur.get(key).and_then(Value::as_object).map_or_else(Vec::new, |m| m.keys().map(|k| k.as_str().into()).collect())
+        };
         json!({
             "tokens": cur.as_object().map_or(0, |m| contextree_core::tokens::estimate::estimate_message(m, s.rules())),
             "contentLength": content_length(cur.get("content")),
@@ -206,7 +210,9 @@ fn projection_facts(s: &Session, ctx: &Context, source: &dyn Source) -> Result<F
 /// added and removed, the content's text length.
 fn system_facts(m: &Value) -> Map<String, Value> {
     let sections = m.get("sections").and_then(Value::as_object);
-    let keys = |removed: bool| -> Value { sections.into_iter().flatten().filter(|(_, v)| v.is_null() == removed).map(|(k, _)| Value::from(k.as_str())).collect() };
+    let keys = |removed: bool| -> Value {
+        sections.into_iter().flatten().filter(|(_, v)| v.is_null() == removed).map(|(k, _)| Value::from(k.as_str())).collect()
+    };
     let mut f = Map::new();
     f.insert("systemSections".into(), keys(false));
     f.insert("removedSections".into(), keys(true));

@@ -2,7 +2,9 @@
 //! dialect, without calling any model.
 
 use clap::Args;
-use contextree_core::compaction::{auto_check_with, plan, should_compact_under, threshold_tokens_under, CheckInputs, CompactionPlan, CompactionSettings, FileOps, Prepared};
+use contextree_core::compaction::{
+    auto_check_with, plan, should_compact_under, threshold_tokens_under, CheckInputs, CompactionPlan, CompactionSettings, FileOps, Prepared,
+};
 use contextree_core::js::json_number;
 use contextree_core::session::{NodeId, Session};
 use serde_json::{json, Map, Value};
@@ -61,7 +63,11 @@ pub fn run(args: &CutArgs) -> Result<(), CliError> {
     if let Some(w) = args.window {
         let model = match args.model.as_deref() {
             None => None,
-            Some(m) => Some(m.split_once('/').filter(|(p, id)| !p.is_empty() && !id.is_empty()).ok_or_else(|| CliError::Input(format!("--model {m:?}: expected provider/id")))?),
+            Some(m) => Some(
+                m.split_once('/')
+                    .filter(|(p, id)| !p.is_empty() && !id.is_empty())
+                    .ok_or_else(|| CliError::Input(format!("--model {m:?}: expected provider/id")))?,
+            ),
         };
         let inputs = CheckInputs {
             now_ms: args.now.map(|n| n as f64),
@@ -89,7 +95,10 @@ fn document(s: &Session, plan: &CompactionPlan, window: Option<u64>) -> Value {
     let mut doc = Map::new();
     doc.insert("dialect".into(), plan.dialect.name().into());
     doc.insert("leafId".into(), plan.leaf.map_or(Value::Null, id));
-    doc.insert("settings".into(), json!({"keepRecentTokens": plan.settings.keep_recent_tokens, "reserveTokens": plan.settings.reserve_tokens}));
+    doc.insert(
+        "settings".into(),
+        json!({"keepRecentTokens": plan.settings.keep_recent_tokens, "reserveTokens": plan.settings.reserve_tokens}),
+    );
     doc.insert("nothingToCompact".into(), prepared.is_none().into());
     doc.insert("reason".into(), plan.outcome.as_ref().err().map_or(Value::Null, |r| r.to_string().into()));
     doc.insert("firstKeptEntryId".into(), prepared.map_or(Value::Null, |p| id(p.first_kept)));
@@ -146,7 +155,6 @@ fn find_cut_point(s: &Session, path: &[NodeId], plan: &CompactionPlan) -> Value 
     v
 }
 
-
 fn print_text(s: &Session, plan: &CompactionPlan, doc: &Value) {
     let id = |n: NodeId| s.entry(n).id.to_string();
     let k = &plan.keep_recent;
@@ -173,7 +181,14 @@ fn print_text(s: &Session, plan: &CompactionPlan, doc: &Value) {
             outln!("  method: {text}");
         }
         if check.get("storedEstimate").is_some_and(|v| !v.is_null()) {
-            outln!("  stored estimate {} · stale pass prunes {} (saving {}) · overflow pruning {} (saving {}); savings are not subtracted", check["storedEstimate"], check["stalePrunedCount"], check["staleSavings"], check["prunedCount"], check["pruningSavings"]);
+            outln!(
+                "  stored estimate {} · stale pass prunes {} (saving {}) · overflow pruning {} (saving {}); savings are not subtracted",
+                check["storedEstimate"],
+                check["stalePrunedCount"],
+                check["staleSavings"],
+                check["prunedCount"],
+                check["pruningSavings"]
+            );
         }
         for note in check["notes"].as_array().into_iter().flatten() {
             outln!("  note: {}", note.as_str().unwrap_or(""));

@@ -25,13 +25,17 @@ pub fn run(args: &DropsArgs) -> Result<(), CliError> {
     let s = &loaded.session;
     let (nodes, summary, what): (Vec<NodeId>, Option<String>, String) = match &args.compaction {
         Some(id) => {
-            let c = s.node(id).filter(|&n| &*s.entry(n).entry_type == "compaction").ok_or_else(|| CliError::Input(format!("{}: no compaction with id `{id}`", a.file.display())))?;
+            let c = s
+                .node(id)
+                .filter(|&n| &*s.entry(n).entry_type == "compaction")
+                .ok_or_else(|| CliError::Input(format!("{}: no compaction with id `{id}`", a.file.display())))?;
             (contextree_core::drops::summarized_by(s, c), s.entry(c).str_field("summary").map(str::to_owned), format!("compaction {id}"))
         }
         None => {
             let ctx = a.context(&loaded)?;
             let p = plan(s, &ctx, &CompactionSettings::default(), &loaded.source).map_err(read_back)?;
-            let nodes = p.prepared().map(|pr| pr.messages_to_summarize.iter().chain(&pr.turn_prefix).copied().collect()).unwrap_or_default();
+            let nodes =
+                p.prepared().map(|pr| pr.messages_to_summarize.iter().chain(&pr.turn_prefix).copied().collect()).unwrap_or_default();
             (nodes, None, "a compaction of the leaf now (no summary yet)".to_owned())
         }
     };
@@ -44,11 +48,15 @@ pub fn run(args: &DropsArgs) -> Result<(), CliError> {
     }
     outln!("{what}: {} user requests summarized, {lost} may be lost", requests.len());
     for r in &requests {
-        let terms: Vec<String> = r.terms.iter().map(|t| match t.found {
-            Some(true) => format!("✓ {}", t.text),
-            Some(false) => format!("✗ {}", t.text),
-            None => t.text.clone(),
-        }).collect();
+        let terms: Vec<String> = r
+            .terms
+            .iter()
+            .map(|t| match t.found {
+                Some(true) => format!("✓ {}", t.text),
+                Some(false) => format!("✗ {}", t.text),
+                None => t.text.clone(),
+            })
+            .collect();
         outln!("{} {:<10} {}  [{}]", if r.may_be_lost { "⚠" } else { " " }, r.entry_id, r.preview, terms.join(", "));
     }
     Ok(())

@@ -40,7 +40,7 @@ use contextree_ops::navigate::{self, NavigateOptions};
 use contextree_ops::CancelToken;
 use serde_json::{json, Map, Value};
 
-use crate::common::{print_session_json, print_progress, CliError, ProviderArgs, SessionArgs};
+use crate::common::{print_progress, print_session_json, CliError, ProviderArgs, SessionArgs};
 
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("summarizer").args(["offline", "provider"]).multiple(true).requires("summarize")))]
@@ -173,7 +173,14 @@ fn finish(s: &contextree_core::session::Session, json: bool, doc: &Value) -> Res
     match doc["appended"].as_object() {
         None => outln!("{}", doc["note"].as_str().unwrap_or("nothing was written")),
         Some(ap) => {
-            outln!("appended {} {} (parent {}) at byte {} of {}", ap["type"].as_str().unwrap_or(""), ap["id"].as_str().unwrap_or(""), ap["parentId"], ap["offset"], doc["file"].as_str().unwrap_or(""));
+            outln!(
+                "appended {} {} (parent {}) at byte {} of {}",
+                ap["type"].as_str().unwrap_or(""),
+                ap["id"].as_str().unwrap_or(""),
+                ap["parentId"],
+                ap["offset"],
+                doc["file"].as_str().unwrap_or("")
+            );
             if let Some(t) = doc["editorText"].as_str() {
                 outln!("editor text: {t}");
             }

@@ -90,16 +90,22 @@ pub fn run(args: &PruneArgs) -> Result<(), CliError> {
     let rules = s.rules();
     let pass = args.pass.unwrap_or(if rules.prunes_stale_results() { Pass::Both } else { Pass::Overflow });
     if (pass.stale() || args.now.is_some() || args.prefix_bound || args.no_supersede) && !rules.prunes_stale_results() {
-        return Err(CliError::Input(format!("--pass stale|both, --now, --prefix-bound and --no-supersede are oh-my-pi 18's per-turn stale pass; the rules here are {rules}")));
+        return Err(CliError::Input(format!(
+            "--pass stale|both, --now, --prefix-bound and --no-supersede are oh-my-pi 18's per-turn stale pass; the rules here are {rules}"
+        )));
     }
     let overflow_config = pass.overflow().then(|| config(args, rules)).transpose()?;
     let stale_config = pass.stale().then(|| stale_config(args));
-    let pv = contextree_ops::prune::preview_turn(&loaded, a.leaf(&loaded)?, overflow_config.as_ref(), stale_config.as_ref(), &a.pack(rules)?)?;
+    let pv =
+        contextree_ops::prune::preview_turn(&loaded, a.leaf(&loaded)?, overflow_config.as_ref(), stale_config.as_ref(), &a.pack(rules)?)?;
     let mut doc = match &pv.overflow {
         Some(plan) => document(s, plan),
-        None => json!({"dialect": s.dialect().name(), "leafId": pv.stale.as_ref().and_then(|p| p.leaf).map_or(Value::Null, |n| s.entry(n).id.to_string().into())}),
+        None => {
+            json!({"dialect": s.dialect().name(), "leafId": pv.stale.as_ref().and_then(|p| p.leaf).map_or(Value::Null, |n| s.entry(n).id.to_string().into())})
+        }
     };
-    let passes: Vec<&str> = [(pass.stale(), "stale"), (pass.overflow(), "overflow")].into_iter().filter(|(on, _)| *on).map(|(_, n)| n).collect();
+    let passes: Vec<&str> =
+        [(pass.stale(), "stale"), (pass.overflow(), "overflow")].into_iter().filter(|(on, _)| *on).map(|(_, n)| n).collect();
     doc["passes"] = json!(passes);
     doc["stale"] = pv.stale.as_ref().map_or(Value::Null, |p| stale_document(s, p));
     let (count, saved) = pv.totals();
@@ -213,7 +219,14 @@ fn print_stale_text(s: &Session, p: &StalePlan) {
     );
     for x in &p.candidates {
         let what = x.read_path.as_deref().map_or_else(|| x.reason.name().to_owned(), |path| format!("{} {path}", x.reason.name()));
-        outln!("  {:<14} {:<12} {:<10} {:>8} tokens · {:>8} after it · {what}", x.decision.name(), s.entry(x.node).id, x.tool_name.as_deref().unwrap_or("?"), x.tokens, x.suffix_tokens);
+        outln!(
+            "  {:<14} {:<12} {:<10} {:>8} tokens · {:>8} after it · {what}",
+            x.decision.name(),
+            s.entry(x.node).id,
+            x.tool_name.as_deref().unwrap_or("?"),
+            x.tokens,
+            x.suffix_tokens
+        );
     }
     outln!("stale pass prunes {} · estimated saving {}", p.pruned_count(), p.tokens_saved());
 }
@@ -265,9 +278,9 @@ fn document(s: &Session, plan: &PrunePlan) -> Value {
     doc.insert("tokensSaved".into(), plan.tokens_saved().into());
     doc.insert("pruned".into(), rows(plan.pruned()));
     doc.insert("alreadyPruned".into(), rows(plan.already_pruned().collect()));
-    let below = plan.below_minimum_savings().map(|(count, saved)| {
-        json!({"result": {"prunedCount": count, "tokensSaved": saved}, "candidates": rows(plan.candidates().collect())})
-    });
+    let below = plan.below_minimum_savings().map(
+        |(count, saved)| json!({"result": {"prunedCount": count, "tokensSaved": saved}, "candidates": rows(plan.candidates().collect())}),
+    );
     doc.insert("belowMinimumSavings".into(), below.unwrap_or(Value::Null));
     let notes = plan.notes();
     doc.insert("note".into(), if notes.is_empty() { Value::Null } else { notes.join(" ").into() });
@@ -287,7 +300,13 @@ fn row(s: &Session, r: &ToolResult) -> Value {
 
 fn print_text(s: &Session, plan: &PrunePlan) {
     let c = &plan.config;
-    outln!("dialect {} · protect {} · minimum saving {} · protected tools {}", plan.dialect, c.protect_tokens, c.minimum_savings, c.protected_tools.join(","));
+    outln!(
+        "dialect {} · protect {} · minimum saving {} · protected tools {}",
+        plan.dialect,
+        c.protect_tokens,
+        c.minimum_savings,
+        c.protected_tools.join(",")
+    );
     outln!("{} tool results on the path ({} entries)", plan.tool_results.len(), plan.path_len);
     for r in plan.pruned() {
         let hidden = if r.in_context { "" } else { " (behind a compaction)" };

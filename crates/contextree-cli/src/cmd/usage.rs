@@ -16,7 +16,12 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
     let line = |name: &str, t: &Totals| {
         outln!(
             "{name:<40} {:>6} records  in {:>12}  out {:>10}  cache read {:>12}  cache write {:>11}  ${:.4}",
-            t.records, t.sum.input, t.sum.output, t.sum.cache_read, t.sum.cache_write, t.sum.cost
+            t.records,
+            t.sum.input,
+            t.sum.output,
+            t.sum.cache_read,
+            t.sum.cache_write,
+            t.sum.cost
         );
     };
     line("session", &report.totals);
@@ -29,6 +34,10 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
     for b in &report.branches {
         line(&format!("branch to {} ({} entries)", b.leaf_id, b.path_length), &b.totals);
     }
-    outln!("{} compactions; context size reported by {} replies", report.compactions.len(), report.records.iter().filter(|r| r.context_tokens.is_some()).count());
+    outln!(
+        "{} compactions; context size reported by {} replies",
+        report.compactions.len(),
+        report.records.iter().filter(|r| r.context_tokens.is_some()).count()
+    );
     Ok(())
 }

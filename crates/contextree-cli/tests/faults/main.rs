@@ -156,7 +156,9 @@ impl Fault {
             Fault::Enospc => &["No space left on device"],
             Fault::Fsync => &["Input/output error"],
             Fault::AgentHeld | Fault::AgentReopen => &["changed since it was loaded", "open for writing"],
-            Fault::Replace | Fault::Delete => &["changed since it was loaded", "No such file", "no such file", "now names another file", "was replaced or removed"],
+            Fault::Replace | Fault::Delete => {
+                &["changed since it was loaded", "No such file", "no such file", "now names another file", "was replaced or removed"]
+            }
             Fault::ReadOnly => &["read-only"],
         }
     }
@@ -199,7 +201,9 @@ fn trial_seed(base: u64, flow: Flow, fault: Fault, trial: u64) -> u64 {
 // Set-up: the binary, the shim, a trial's folder.
 
 fn binary() -> PathBuf {
-    std::env::var_os("CONTEXTREE_FAULT_BIN").filter(|v| !v.is_empty()).map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_contextree")), PathBuf::from)
+    std::env::var_os("CONTEXTREE_FAULT_BIN")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_contextree")), PathBuf::from)
 }
 
 fn repo() -> PathBuf {
@@ -215,7 +219,13 @@ fn shim() -> &'static Path {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
         let building = dir.join(format!("fault-shim-{}.so", std::process::id()));
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/faults/shim.c");
-        let status = Command::new("gcc").args(["-shared", "-fPIC", "-O1", "-Wall", "-o"]).arg(&building).arg(&src).arg("-ldl").status().expect("gcc (the fault tests compile their LD_PRELOAD shim)");
+        let status = Command::new("gcc")
+            .args(["-shared", "-fPIC", "-O1", "-Wall", "-o"])
+            .arg(&building)
+            .arg(&src)
+            .arg("-ldl")
+            .status()
+            .expect("gcc (the fault tests compile their LD_PRELOAD shim)");
         assert!(status.success(), "compiling {} failed", src.display());
         let out = dir.join("fault-shim.so");
         std::fs::rename(&building, &out).unwrap();
@@ -234,7 +244,11 @@ struct Trial {
 impl Trial {
     fn new(flow: Flow, tag: &str) -> Trial {
         static N: AtomicU32 = AtomicU32::new(0);
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("faults-{}-{}-{tag}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+            "faults-{}-{}-{tag}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("home/xdg")).unwrap();
         std::fs::create_dir_all(dir.join("work")).unwrap();
@@ -318,7 +332,14 @@ fn run(mut cmd: Command, kill_after: Option<Duration>) -> Ran {
         let _ = child.kill();
     }
     let out = child.wait_with_output().unwrap();
-    Ran { code: out.status.code(), signal: out.status.signal(), stdout: out.stdout, stderr: String::from_utf8_lossy(&out.stderr).into_owned(), pid, took: start.elapsed() }
+    Ran {
+        code: out.status.code(),
+        signal: out.status.signal(),
+        stdout: out.stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        pid,
+        took: start.elapsed(),
+    }
 }
 
 /// Sleeps `d`; the last stretch spinning, so sub-millisecond delays are kept.
@@ -341,7 +362,9 @@ struct Agent {
 }
 
 fn agent_line(tag: &str, i: usize, parent: &str) -> String {
-    format!(r#"{{"type":"custom","customType":"fault-agent","data":{{"n":{i}}},"id":"{tag}-{i}","parentId":"{parent}","timestamp":"2026-01-01T00:10:00.000Z"}}"#)
+    format!(
+        r#"{{"type":"custom","customType":"fault-agent","data":{{"n":{i}}},"id":"{tag}-{i}","parentId":"{parent}","timestamp":"2026-01-01T00:10:00.000Z"}}"#
+    )
 }
 
 fn start_agent(path: PathBuf, held: bool, tag: String, leaf: String, start: Duration, interval: Duration) -> Agent {
@@ -367,7 +390,9 @@ fn start_agent(path: PathBuf, held: bool, tag: String, leaf: String, start: Dura
             let ok = match &kept {
                 // One write of a whole line through the kept descriptor.
                 Some(f) => (&*f).write(bytes.as_bytes()).is_ok_and(|n| n == bytes.len()),
-                None => OpenOptions::new().append(true).open(&path).and_then(|mut f| f.write(bytes.as_bytes())).is_ok_and(|n| n == bytes.len()),
+                None => {
+                    OpenOptions::new().append(true).open(&path).and_then(|mut f| f.write(bytes.as_bytes())).is_ok_and(|n| n == bytes.len())
+                }
             };
             if ok {
                 parent = format!("{tag}-{i}");
@@ -627,7 +652,9 @@ fn trial(flow: Flow, fault: Fault, seed: u64, base: &Baseline, tally: &mut Tally
     tally.trials += 1;
     tally.took += r.took;
 
-    let mut fail = |why: String| tally.failures.push(format!("{at}: {why}\n    exit {:?} signal {:?}\n    stderr: {}", r.code, r.signal, r.stderr.trim_end()));
+    let mut fail = |why: String| {
+        tally.failures.push(format!("{at}: {why}\n    exit {:?} signal {:?}\n    stderr: {}", r.code, r.signal, r.stderr.trim_end()))
+    };
     let killed = r.signal == Some(9) && kill.is_some();
     if !killed && !matches!(r.code, Some(0..=2)) {
         return fail("an exit that is neither success nor an error (a panic or a signal)".into());
@@ -663,7 +690,15 @@ fn trial(flow: Flow, fault: Fault, seed: u64, base: &Baseline, tally: &mut Tally
     if matches!(fault, Fault::Owner | Fault::ReadOnly | Fault::Symlink) {
         let m = std::fs::metadata(&t.real).unwrap();
         if (m.uid(), m.gid(), m.mode()) != (old_meta.uid(), old_meta.gid(), old_meta.mode()) {
-            return fail(format!("owner or mode changed: {}:{} {:o} → {}:{} {:o}", old_meta.uid(), old_meta.gid(), old_meta.mode(), m.uid(), m.gid(), m.mode()));
+            return fail(format!(
+                "owner or mode changed: {}:{} {:o} → {}:{} {:o}",
+                old_meta.uid(),
+                old_meta.gid(),
+                old_meta.mode(),
+                m.uid(),
+                m.gid(),
+                m.mode()
+            ));
         }
     }
     // Honest warnings after a success.
@@ -677,7 +712,9 @@ fn trial(flow: Flow, fault: Fault, seed: u64, base: &Baseline, tally: &mut Tally
         let said = format!("{}{}", r.stderr, String::from_utf8_lossy(&r.stdout));
         match expect {
             Some(w) if !said.contains(w) => return fail(format!("success without the warning {w:?}")),
-            None if flow == Flow::Prune && fsync_mode != "dir" => return fail("the rewrite succeeded although the temporary file's fsync failed".into()),
+            None if flow == Flow::Prune && fsync_mode != "dir" => {
+                return fail("the rewrite succeeded although the temporary file's fsync failed".into())
+            }
             _ => {}
         }
     }
@@ -685,7 +722,20 @@ fn trial(flow: Flow, fault: Fault, seed: u64, base: &Baseline, tally: &mut Tally
     // The session file.
     let now = std::fs::read(&t.real).ok();
     let outcome = if flow == Flow::Prune {
-        match check_prune(&t, rules, &old, &replaced, base, &r, success, killed, &agent_lines, swapped.is_some() && fault == Fault::Replace, swapped.is_some() && fault == Fault::Delete, now.as_deref()) {
+        match check_prune(
+            &t,
+            rules,
+            &old,
+            &replaced,
+            base,
+            &r,
+            success,
+            killed,
+            &agent_lines,
+            swapped.is_some() && fault == Fault::Replace,
+            swapped.is_some() && fault == Fault::Delete,
+            now.as_deref(),
+        ) {
             Ok(o) => o,
             Err(why) => return fail(why),
         }
@@ -709,7 +759,10 @@ fn trial(flow: Flow, fault: Fault, seed: u64, base: &Baseline, tally: &mut Tally
                         match find(&bytes, line.as_bytes()) {
                             _ if in_now => Ok("written"),
                             Some(at) if (at as u64) < *len_then => Ok("written-then-swapped"),
-                            Some(_) => Err("success, but the line went to a file the path no longer named (written after it was replaced or deleted)".into()),
+                            Some(_) => Err(
+                                "success, but the line went to a file the path no longer named (written after it was replaced or deleted)"
+                                    .into(),
+                            ),
                             None => Err("success, but the line is nowhere".into()),
                         }
                     }
@@ -752,13 +805,28 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn check_prune(t: &Trial, rules: &str, old: &[u8], replaced: &[u8], base: &Baseline, r: &Ran, success: bool, killed: bool, agent: &[String], replaced_happened: bool, deleted: bool, now: Option<&[u8]>) -> Result<&'static str, String> {
+fn check_prune(
+    t: &Trial,
+    rules: &str,
+    old: &[u8],
+    replaced: &[u8],
+    base: &Baseline,
+    r: &Ran,
+    success: bool,
+    killed: bool,
+    agent: &[String],
+    replaced_happened: bool,
+    deleted: bool,
+    now: Option<&[u8]>,
+) -> Result<&'static str, String> {
     let late = r.stderr.contains("still holds the old file");
     let backups = t.backups();
     // Every backup: the original (or the replacement it was made from), plus agent lines.
     for b in &backups {
         let bytes = std::fs::read(b).unwrap();
-        let ok = [old, replaced].iter().any(|base| lines_after(&bytes, base).is_some_and(|ls| ls.iter().all(|l| agent.iter().any(|a| a.as_bytes() == *l))));
+        let ok = [old, replaced]
+            .iter()
+            .any(|base| lines_after(&bytes, base).is_some_and(|ls| ls.iter().all(|l| agent.iter().any(|a| a.as_bytes() == *l))));
         if !ok {
             return Err(format!("the backup {} is not the original", b.display()));
         }
@@ -807,7 +875,11 @@ fn check_prune(t: &Trial, rules: &str, old: &[u8], replaced: &[u8], base: &Basel
         if !counts.contains_key(a.as_bytes()) {
             let in_backup = backups.iter().any(|b| contains(&std::fs::read(b).unwrap(), a.as_bytes()));
             if !(late && in_backup) {
-                return Err(format!("the agent's line is lost{}: {}", if in_backup { " (only in the backup, without a warning)" } else { "" }, clip(a)));
+                return Err(format!(
+                    "the agent's line is lost{}: {}",
+                    if in_backup { " (only in the backup, without a warning)" } else { "" },
+                    clip(a)
+                ));
             }
         }
     }
@@ -821,7 +893,9 @@ fn check_prune(t: &Trial, rules: &str, old: &[u8], replaced: &[u8], base: &Basel
         ("old", false, false) => Ok("refused"),
         // Pruned, then the replacement renamed over the result (its writer's doing).
         ("old", true, false) if replaced_happened && backups.len() == 1 && contains(now, replacement_line) => Ok("written-then-replaced"),
-        ("old", true, _) if r.stderr.contains("nothing to prune") || String::from_utf8_lossy(&r.stdout).contains("\"prunedCount\":0") => Ok("nothing-to-prune"),
+        ("old", true, _) if r.stderr.contains("nothing to prune") || String::from_utf8_lossy(&r.stdout).contains("\"prunedCount\":0") => {
+            Ok("nothing-to-prune")
+        }
         (w, s, k) => Err(format!("the file is the {w} one after success={s} killed={k}")),
     }
 }
@@ -834,7 +908,10 @@ fn trials() -> u64 {
 }
 
 fn seed() -> u64 {
-    std::env::var("CONTEXTREE_FAULT_SEED").ok().and_then(|v| u64::from_str_radix(v.trim_start_matches("0x"), 16).ok()).unwrap_or(0x00c0_ffee_fa17_5eed)
+    std::env::var("CONTEXTREE_FAULT_SEED")
+        .ok()
+        .and_then(|v| u64::from_str_radix(v.trim_start_matches("0x"), 16).ok())
+        .unwrap_or(0x00c0_ffee_fa17_5eed)
 }
 
 fn run_flow(flow: Flow) {
@@ -851,14 +928,26 @@ fn run_flow(flow: Flow) {
         }
         total += tally.trials;
         let outcomes: Vec<String> = tally.outcomes.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        report.push_str(&format!("  {:<13} {:>5} trials, {:>3} failed, {:>7.1} s in contextree: {}\n", fault.name(), tally.trials, tally.failures.len(), tally.took.as_secs_f64(), outcomes.join(", ")));
+        report.push_str(&format!(
+            "  {:<13} {:>5} trials, {:>3} failed, {:>7.1} s in contextree: {}\n",
+            fault.name(),
+            tally.trials,
+            tally.failures.len(),
+            tally.took.as_secs_f64(),
+            outcomes.join(", ")
+        ));
         failures.extend(tally.failures);
     }
     report.push_str(&format!("  {total} trials in {:.1} s, {} failed\n", start.elapsed().as_secs_f64(), failures.len()));
     println!("{report}");
     let _ = std::fs::write(Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("faults-{}.txt", flow.name())), &report);
     let shown: Vec<&String> = failures.iter().take(20).collect();
-    assert!(failures.is_empty(), "{report}\n{} failures, the first ones:\n{}", failures.len(), shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{report}\n{} failures, the first ones:\n{}",
+        failures.len(),
+        shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
+    );
 }
 
 #[test]

@@ -32,7 +32,11 @@ pub fn agent_pack(dialect: &str) -> PathBuf {
         _ => ("CONTEXTREE_OMP_PACKAGE", "omp13/node_modules/@oh-my-pi/pi-coding-agent"),
     };
     let dir = std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| oracle_dir().join(rel));
-    assert!(dir.join("package.json").is_file(), "the {dialect} agent package is not at {} — run scripts/install-agents.sh or set {var}", dir.display());
+    assert!(
+        dir.join("package.json").is_file(),
+        "the {dialect} agent package is not at {} — run scripts/install-agents.sh or set {var}",
+        dir.display()
+    );
     dir
 }
 

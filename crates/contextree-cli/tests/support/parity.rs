@@ -87,7 +87,10 @@ pub fn compare_cut(at: &str, ours: &Value, theirs: &Value, report: &mut Report) 
     } else {
         &["boundaryStart", "boundaryEnd"]
     };
-    for key in keys.iter().chain(tf.get("keepRecentTokensUsed").map(|_| &["keepRecentTokensUsed", "estimatedTokens", "promptTokens"][..]).unwrap_or(&[])) {
+    for key in keys
+        .iter()
+        .chain(tf.get("keepRecentTokensUsed").map(|_| &["keepRecentTokensUsed", "estimatedTokens", "promptTokens"][..]).unwrap_or(&[]))
+    {
         report.eq(&format!("{at} findCutPoint.{key}"), &of[*key], &tf[*key]);
     }
     if let Some(space) = tf.get("indexSpace") {
@@ -98,7 +101,11 @@ pub fn compare_cut(at: &str, ours: &Value, theirs: &Value, report: &mut Report) 
 /// The `--keep-recent` / `--reserve` / `--window` flags the oracle ran with.
 pub fn cut_flags(theirs: &Value) -> Vec<String> {
     let mut out = Vec::new();
-    for (flag, value) in [("--keep-recent", &theirs["settings"]["keepRecentTokens"]), ("--reserve", &theirs["settings"]["reserveTokens"]), ("--window", &theirs["window"])] {
+    for (flag, value) in [
+        ("--keep-recent", &theirs["settings"]["keepRecentTokens"]),
+        ("--reserve", &theirs["settings"]["reserveTokens"]),
+        ("--window", &theirs["window"]),
+    ] {
         if let Some(n) = value.as_u64() {
             out.extend([flag.to_owned(), n.to_string()]);
         }

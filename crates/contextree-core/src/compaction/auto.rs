@@ -285,7 +285,10 @@ impl MethodChoice {
         }
         let last = self.method.map_or_else(|| "no method".to_owned(), |m| m.name().to_owned());
         let pick = if parts.is_empty() { last } else { format!("{}, else {last}", parts.join(", else ")) };
-        format!("omp 18 would compact with {pick} (methodOrder; reason {}); contextree writes a `soft` summary (an LLM summary in place)", self.reason)
+        format!(
+            "omp 18 would compact with {pick} (methodOrder; reason {}); contextree writes a `soft` summary (an LLM summary in place)",
+            self.reason
+        )
     }
 }
 
@@ -360,21 +363,33 @@ fn pi16_patterns() -> &'static Patterns {
             ("/request_too_large/i", "request_too_large"),
             ("/input is too long for requested model/i", "input is too long for requested model"),
             ("/exceeds the context window/i", "exceeds the context window"),
-            ("/exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\\d,]+ tokens?|\\s*\\([\\d,]+\\))/i", r"exceeds (?:the )?(?:model'?s )?maximum context length(?: of [0-9,]+ tokens?|{WS}*\([0-9,]+\))"),
+            (
+                "/exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\\d,]+ tokens?|\\s*\\([\\d,]+\\))/i",
+                r"exceeds (?:the )?(?:model'?s )?maximum context length(?: of [0-9,]+ tokens?|{WS}*\([0-9,]+\))",
+            ),
             ("/context window exceeded/i", "context window exceeded"),
             ("/input token count.*exceeds the maximum/i", "input token count{DOT}*exceeds the maximum"),
             ("/maximum prompt length is \\d+/i", "maximum prompt length is [0-9]+"),
             ("/reduce the length of the messages/i", "reduce the length of the messages"),
             ("/maximum context length is \\d+ tokens/i", "maximum context length is [0-9]+ tokens"),
-            ("/exceeds (?:the )?maximum allowed input length of [\\d,]+ tokens?/i", "exceeds (?:the )?maximum allowed input length of [0-9,]+ tokens?"),
-            ("/input \\(\\d+ tokens\\) is longer than the model'?s context length \\(\\d+ tokens\\)/i", r"input \([0-9]+ tokens\) is longer than the model'?s context length \([0-9]+ tokens\)"),
+            (
+                "/exceeds (?:the )?maximum allowed input length of [\\d,]+ tokens?/i",
+                "exceeds (?:the )?maximum allowed input length of [0-9,]+ tokens?",
+            ),
+            (
+                "/input \\(\\d+ tokens\\) is longer than the model'?s context length \\(\\d+ tokens\\)/i",
+                r"input \([0-9]+ tokens\) is longer than the model'?s context length \([0-9]+ tokens\)",
+            ),
             ("/exceeds the limit of \\d+/i", "exceeds the limit of [0-9]+"),
             ("/exceeds the available context size/i", "exceeds the available context size"),
             ("/greater than the context length/i", "greater than the context length"),
             ("/context window exceeds limit/i", "context window exceeds limit"),
             ("/exceeded model token limit/i", "exceeded model token limit"),
             ("/too large for model with \\d+ maximum context length/i", "too large for model with [0-9]+ maximum context length"),
-            ("/prompt has [\\d,]+ tokens?, but the configured context size is [\\d,]+ tokens?/i", "prompt has [0-9,]+ tokens?, but the configured context size is [0-9,]+ tokens?"),
+            (
+                "/prompt has [\\d,]+ tokens?, but the configured context size is [\\d,]+ tokens?/i",
+                "prompt has [0-9,]+ tokens?, but the configured context size is [0-9,]+ tokens?",
+            ),
             ("/model_context_window_exceeded/i", "model_context_window_exceeded"),
             ("/prompt too long; exceeded (?:max )?context length/i", "prompt too long; exceeded (?:max )?context length"),
             ("/range of input length should be/i", "range of input length should be"),
@@ -389,7 +404,9 @@ fn pi16_patterns() -> &'static Patterns {
 /// pi 1.6.0's `CEREBRAS_BODYLESS_OVERFLOW_PATTERN` (provider `cerebras` only).
 fn pi16_cerebras() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
-    P.get_or_init(|| compile(&[("/^4(?:00|13)\\s*(?:status code)?\\s*\\(no body\\)/i", r"^4(?:00|13){WS}*(?:status code)?{WS}*\(no body\)")]))
+    P.get_or_init(|| {
+        compile(&[("/^4(?:00|13)\\s*(?:status code)?\\s*\\(no body\\)/i", r"^4(?:00|13){WS}*(?:status code)?{WS}*\(no body\)")])
+    })
 }
 
 /// The error-message half of pi 1.6.0's `isContextOverflow` (`provider`: the
@@ -421,10 +438,19 @@ fn omp_patterns() -> &'static Patterns {
             ("/maximum context length is \\d+ tokens/i", "maximum context length is [0-9]+ tokens"),
             ("/exceeds the limit of \\d+/i", "exceeds the limit of [0-9]+"),
             ("/exceeds the available context size/i", "exceeds the available context size"),
-            ("/requested tokens?.*exceed.*context (window|length|size)/i", "requested tokens?{DOT}*exceed{DOT}*context (window|length|size)"),
-            ("/context (window|length|size).*(exceeded|overflow|too small)/i", "context (window|length|size){DOT}*(exceeded|overflow|too small)"),
+            (
+                "/requested tokens?.*exceed.*context (window|length|size)/i",
+                "requested tokens?{DOT}*exceed{DOT}*context (window|length|size)",
+            ),
+            (
+                "/context (window|length|size).*(exceeded|overflow|too small)/i",
+                "context (window|length|size){DOT}*(exceeded|overflow|too small)",
+            ),
             ("/(prompt|input).*(too long|too large).*(context|n_ctx)/i", "(prompt|input){DOT}*(too long|too large){DOT}*(context|n_ctx)"),
-            ("/requested tokens?.*(exceeds?|greater than).*(n_ctx|context)/i", "requested tokens?{DOT}*(exceeds?|greater than){DOT}*(n_ctx|context)"),
+            (
+                "/requested tokens?.*(exceeds?|greater than).*(n_ctx|context)/i",
+                "requested tokens?{DOT}*(exceeds?|greater than){DOT}*(n_ctx|context)",
+            ),
             ("/greater than the context length/i", "greater than the context length"),
             ("/context window exceeds limit/i", "context window exceeds limit"),
             ("/exceeded model token limit/i", "exceeded model token limit"),
@@ -435,7 +461,10 @@ fn omp_patterns() -> &'static Patterns {
             ("/request exceeds the maximum size/i", "request exceeds the maximum size"),
             ("/payload too large/i", "payload too large"),
             ("/entity too large/i", "entity too large"),
-            ("/\\b413\\b.*\\b(request|payload|entity)\\b.*\\btoo large\\b/i", "{WB}413{WB}{DOT}*{WB}(request|payload|entity){WB}{DOT}*{WB}too large{WB}"),
+            (
+                "/\\b413\\b.*\\b(request|payload|entity)\\b.*\\btoo large\\b/i",
+                "{WB}413{WB}{DOT}*{WB}(request|payload|entity){WB}{DOT}*{WB}too large{WB}",
+            ),
             ("/^4(00|13)\\s*(status code)?\\s*\\(no body\\)/i", r"^4(00|13){WS}*(status code)?{WS}*\(no body\)"),
         ])
     })
@@ -470,9 +499,15 @@ fn omp18_evidence_list() -> Vec<(&'static str, &'static str)> {
         ("/maximum context length is \\d+ tokens/i", "maximum context length is [0-9]+ tokens"),
         ("/exceeds the available context size/i", "exceeds the available context size"),
         ("/requested tokens?.*exceed.*context (window|length|size)/i", "requested tokens?{DOT}*exceed{DOT}*context (window|length|size)"),
-        ("/context (window|length|size).*(exceeded|overflow|too small)/i", "context (window|length|size){DOT}*(exceeded|overflow|too small)"),
+        (
+            "/context (window|length|size).*(exceeded|overflow|too small)/i",
+            "context (window|length|size){DOT}*(exceeded|overflow|too small)",
+        ),
         ("/(prompt|input).*(too long|too large).*(context|n_ctx)/i", "(prompt|input){DOT}*(too long|too large){DOT}*(context|n_ctx)"),
-        ("/requested tokens?.*(exceeds?|greater than).*(n_ctx|context)/i", "requested tokens?{DOT}*(exceeds?|greater than){DOT}*(n_ctx|context)"),
+        (
+            "/requested tokens?.*(exceeds?|greater than).*(n_ctx|context)/i",
+            "requested tokens?{DOT}*(exceeds?|greater than){DOT}*(n_ctx|context)",
+        ),
         ("/greater than the context length/i", "greater than the context length"),
         ("/context window exceeds limit/i", "context window exceeds limit"),
         ("/exceeded model token limit/i", "exceeded model token limit"),
@@ -526,7 +561,13 @@ pub fn omp18_payload_pattern(error_message: &str) -> Option<&'static str> {
 /// omp 18's `AIError.isContextOverflow(A, window)`: the `errorId` flag, a
 /// usage above the window (input + cacheRead + cacheWrite, any stop
 /// reason), or an `error` whose message matches.
-pub fn omp18_overflow(stop_reason: Option<&str>, error_message: Option<&str>, error_id: Option<u64>, usage: Option<Usage>, window: u64) -> Option<Overflow> {
+pub fn omp18_overflow(
+    stop_reason: Option<&str>,
+    error_message: Option<&str>,
+    error_id: Option<u64>,
+    usage: Option<Usage>,
+    window: u64,
+) -> Option<Overflow> {
     if let Some(id) = error_id.filter(|id| id & FLAG_CONTEXT_OVERFLOW != 0) {
         return Some(Overflow::ErrorId { error_id: id });
     }
@@ -565,7 +606,13 @@ pub fn overflow_pattern(dialect: Dialect, error_message: &str) -> Option<&'stati
 }
 
 /// `isContextOverflow(A, window)` of the dialect's pi-ai.
-pub fn context_overflow(dialect: Dialect, stop_reason: Option<&str>, error_message: Option<&str>, usage: Option<Usage>, window: u64) -> Option<Overflow> {
+pub fn context_overflow(
+    dialect: Dialect,
+    stop_reason: Option<&str>,
+    error_message: Option<&str>,
+    usage: Option<Usage>,
+    window: u64,
+) -> Option<Overflow> {
     if stop_reason == Some("error") {
         if let Some(pattern) = error_message.and_then(|m| overflow_pattern(dialect, m)) {
             return Some(Overflow::ErrorMessage { pattern });
@@ -583,10 +630,13 @@ pub fn context_overflow(dialect: Dialect, stop_reason: Option<&str>, error_messa
         Dialect::Pi => {
             let input = u.input + u.cache_read;
             match stop_reason {
-                Some("stop") if input > w => Some(Overflow::Usage { input_tokens: input, rule: "stopReason stop and input + cacheRead > contextWindow" }),
-                Some("length") if u.output == 0.0 && input >= w * 0.99 => {
-                    Some(Overflow::Usage { input_tokens: input, rule: "stopReason length, output 0 and input + cacheRead >= 99% of contextWindow" })
+                Some("stop") if input > w => {
+                    Some(Overflow::Usage { input_tokens: input, rule: "stopReason stop and input + cacheRead > contextWindow" })
                 }
+                Some("length") if u.output == 0.0 && input >= w * 0.99 => Some(Overflow::Usage {
+                    input_tokens: input,
+                    rule: "stopReason length, output 0 and input + cacheRead >= 99% of contextWindow",
+                }),
                 _ => None,
             }
         }
@@ -710,7 +760,9 @@ pub fn auto_check_with(
         let after = ctx.path.iter().position(|&n| n == a.node).map_or(&[][..], |i| &ctx.path[i + 1..]);
         if after.iter().any(|&n| &*session.entry(n).entry_type == "context_edit") && matches!(out.overflow, Some(Overflow::Usage { .. })) {
             out.overflow = None;
-            out.notes.push("the reply's usage exceeds the window, but a context edit follows it: pi 1.6 does not take its usage as an overflow".into());
+            out.notes.push(
+                "the reply's usage exceeds the window, but a context edit follows it: pi 1.6 does not take its usage as an overflow".into(),
+            );
         }
     }
     match dialect {
@@ -750,7 +802,10 @@ impl AutoCheck {
         let threshold = self.threshold.map_or_else(|| "none".to_owned(), |t| t.to_string());
         if should_compact_under(tokens, self.window, settings, self.rules) {
             self.decision = AutoDecision::Threshold;
-            self.reason = format!("{what} {tokens} > threshold {threshold} (window {}): auto-compaction, reason threshold, willRetry false", self.window);
+            self.reason = format!(
+                "{what} {tokens} > threshold {threshold} (window {}): auto-compaction, reason threshold, willRetry false",
+                self.window
+            );
         } else {
             self.reason = format!("{what} {tokens} ≤ threshold {threshold} (window {}): no compaction", self.window);
         }
@@ -758,11 +813,21 @@ impl AutoCheck {
     }
 }
 
-fn omp_check(session: &Session, ctx: &Context, settings: &CompactionSettings, a: &Assistant, compaction_ms: Option<f64>, mut out: AutoCheck) -> Result<AutoCheck, ReadBackError> {
+fn omp_check(
+    session: &Session,
+    ctx: &Context,
+    settings: &CompactionSettings,
+    a: &Assistant,
+    compaction_ms: Option<f64>,
+    mut out: AutoCheck,
+) -> Result<AutoCheck, ReadBackError> {
     const PROMOTION: &str = "would try context promotion first if a larger model is configured (contextPromotion.enabled, default true)";
     // 1. Aborted messages are skipped after a run.
     if a.meta.stop_reason.as_deref() == Some("aborted") {
-        return Ok(out.stop(Skip::Aborted, "the last assistant message was aborted: skipped after the run (the check before the next prompt does not skip it)"));
+        return Ok(out.stop(
+            Skip::Aborted,
+            "the last assistant message was aborted: skipped after the run (the check before the next prompt does not skip it)",
+        ));
     }
     // 2–3. Overflow path.
     out.stale = before(a.timestamp, compaction_ms, false);
@@ -791,7 +856,10 @@ fn omp_check(session: &Session, ctx: &Context, settings: &CompactionSettings, a:
         return Ok(out.stop(Skip::StrategyOff, "compaction strategy off"));
     }
     if a.meta.stop_reason.as_deref() == Some("error") {
-        return Ok(out.stop(Skip::ErrorWithoutOverflow, "the last assistant message is an error that is not a context overflow: no threshold check"));
+        return Ok(out.stop(
+            Skip::ErrorWithoutOverflow,
+            "the last assistant message is an error that is not a context overflow: no threshold check",
+        ));
     }
     // 5. Pruning, then the threshold.
     let prune = plan_prune_in(session, ctx, &PruneConfig::default());
@@ -814,7 +882,10 @@ fn omp_check(session: &Session, ctx: &Context, settings: &CompactionSettings, a:
         }
     }
     if out.pruned_count > 0 {
-        out.notes.push(format!("omp prunes {} tool outputs (rewriting the file) before this test, whether or not it compacts", out.pruned_count));
+        out.notes.push(format!(
+            "omp prunes {} tool outputs (rewriting the file) before this test, whether or not it compacts",
+            out.pruned_count
+        ));
     }
     Ok(out)
 }
@@ -831,7 +902,11 @@ fn omp18_context_tokens(usage: Option<&Value>) -> f64 {
     let o = u.get("orchestration").filter(|v| v.is_object());
     let orchestration = o.map_or(0.0, |o| n(o.get("input")) + n(o.get("output")) + n(o.get("cacheRead")));
     let total = n(u.get("totalTokens"));
-    let raw = if total != 0.0 && !total.is_nan() { total } else { n(u.get("input")) + n(u.get("output")) + n(u.get("cacheRead")) + n(u.get("cacheWrite")) };
+    let raw = if total != 0.0 && !total.is_nan() {
+        total
+    } else {
+        n(u.get("input")) + n(u.get("output")) + n(u.get("cacheRead")) + n(u.get("cacheWrite"))
+    };
     (raw - orchestration).max(0.0)
 }
 
@@ -839,7 +914,12 @@ fn omp18_context_tokens(usage: Option<&Value>) -> f64 {
 /// tool definitions (not in the file): the context's messages counted with
 /// `excludeEncryptedReasoning` (no thinking signatures, redacted thinking or
 /// server-tool blocks), the results in `pruned` at their notices' counts.
-fn omp18_stored_estimate(session: &Session, ctx: &Context, pruned: &HashMap<NodeId, u64>, source: &dyn Source) -> Result<u64, ReadBackError> {
+fn omp18_stored_estimate(
+    session: &Session,
+    ctx: &Context,
+    pruned: &HashMap<NodeId, u64>,
+    source: &dyn Source,
+) -> Result<u64, ReadBackError> {
     let mut total = 0;
     for &item in &ctx.items {
         let node = item.node();
@@ -849,7 +929,9 @@ fn omp18_stored_estimate(session: &Session, ctx: &Context, pruned: &HashMap<Node
             (Some(&t), _) => t,
             // Without encrypted reasoning (and unchanged by the context) the index's count stands;
             // the bytes are looked at, not parsed.
-            (None, Some(Role::Assistant)) if ctx.stripped_calls(item).is_none() && !has_encrypted_reasoning(session, node, source)? => item_estimate(session, item, source)?,
+            (None, Some(Role::Assistant)) if ctx.stripped_calls(item).is_none() && !has_encrypted_reasoning(session, node, source)? => {
+                item_estimate(session, item, source)?
+            }
             (None, Some(Role::Assistant)) => {
                 // The message as the context emits it (omp 18 strips dangling tool calls).
                 let mut msg = context_message(session, ctx, item, source)?;
@@ -895,7 +977,10 @@ fn omp18_check(
     out.notes.push("omp 18 also adds the system prompt and the tool definitions to the stored estimate; the file holds neither, so the estimate here counts the messages only".into());
     // 1. Aborted messages are skipped after a run.
     if a.meta.stop_reason.as_deref() == Some("aborted") {
-        return Ok(out.stop(Skip::Aborted, "the last assistant message was aborted: skipped after the run (the check before the next prompt does not skip it)"));
+        return Ok(out.stop(
+            Skip::Aborted,
+            "the last assistant message was aborted: skipped after the run (the check before the next prompt does not skip it)",
+        ));
     }
     let stop = a.meta.stop_reason.as_deref();
     out.stale = before(a.timestamp, compaction_ms, false);
@@ -912,7 +997,9 @@ fn omp18_check(
         out.stored_estimate = Some(stored);
         let trusted = window > 0 && reported_input <= window as f64 && (stored as f64) < window as f64 * 0.9;
         exclude_media = !usage_backed;
-        out.notes.push(format!("payload rejection ({why}); the agent also withholds it when the error names a media limit, which is not modelled here"));
+        out.notes.push(format!(
+            "payload rejection ({why}); the agent also withholds it when the error names a media limit, which is not modelled here"
+        ));
         if trusted {
             return Ok(out.stop(
                 Skip::PayloadRejected,
@@ -928,7 +1015,11 @@ fn omp18_check(
         let available = settings.enabled && choice.available();
         out.method = Some(choice);
         if !available {
-            let (skip, why) = if settings.enabled { (Skip::NoUsableMethod, "no method of methodOrder is usable for an overflow") } else { (Skip::Disabled, "compaction disabled") };
+            let (skip, why) = if settings.enabled {
+                (Skip::NoUsableMethod, "no method of methodOrder is usable for an overflow")
+            } else {
+                (Skip::Disabled, "compaction disabled")
+            };
             return Ok(out.stop(skip, format!("context overflow ({what}); {PROMOTION}; otherwise nothing ({why})")));
         }
         out.decision = AutoDecision::Overflow;
@@ -944,7 +1035,10 @@ fn omp18_check(
     if fresh && stop == Some("length") {
         out.context_promotion = true;
         if !settings.enabled || settings.method_order.is_empty() {
-            return Ok(out.stop(Skip::NoMethod, format!("length stop (response incomplete); {PROMOTION}; otherwise nothing (compaction disabled or no method)")));
+            return Ok(out.stop(
+                Skip::NoMethod,
+                format!("length stop (response incomplete); {PROMOTION}; otherwise nothing (compaction disabled or no method)"),
+            ));
         }
         out.method = Some(MethodChoice::walk("incomplete", settings, inputs, false));
         out.decision = AutoDecision::Incomplete;
@@ -954,7 +1048,11 @@ fn omp18_check(
     }
     // 5. The per-turn stale pass, before any gate.
     let now = inputs.now_ms.or_else(|| last_message_ms(session, ctx, source).ok().flatten()).unwrap_or(0.0);
-    let stale_config = StaleConfig { supersede_reads: settings.supersede_reads, drop_useless: settings.drop_useless, ..StaleConfig::agent(inputs.prefix_bound, now) };
+    let stale_config = StaleConfig {
+        supersede_reads: settings.supersede_reads,
+        drop_useless: settings.drop_useless,
+        ..StaleConfig::agent(inputs.prefix_bound, now)
+    };
     let stale = plan_stale_reachable(session, ctx, &stale_config, source)?;
     out.stale_pruned_count = stale.pruned_count();
     out.stale_savings = stale.tokens_saved();
@@ -972,7 +1070,10 @@ fn omp18_check(
         return Ok(out.stop(Skip::NoMethod, "compaction.methodOrder names no method"));
     }
     if stop == Some("error") {
-        return Ok(out.stop(Skip::ErrorWithoutOverflow, "the last assistant message is an error that is not a context overflow: no threshold check"));
+        return Ok(out.stop(
+            Skip::ErrorWithoutOverflow,
+            "the last assistant message is an error that is not a context overflow: no threshold check",
+        ));
     }
     // 7. Overflow pruning on what the stale pass left, then the threshold.
     let mut pruned = stale.after();
@@ -998,7 +1099,10 @@ fn omp18_check(
     );
     let mut out = out.threshold_test(tokens, settings, &what);
     if out.pruned_count > 0 {
-        out.notes.push(format!("omp prunes {} tool outputs (rewriting the file) before this test, whether or not it compacts; the savings are not subtracted", out.pruned_count));
+        out.notes.push(format!(
+            "omp prunes {} tool outputs (rewriting the file) before this test, whether or not it compacts; the savings are not subtracted",
+            out.pruned_count
+        ));
     }
     if out.decision == AutoDecision::Threshold {
         out.context_promotion = true;
@@ -1020,7 +1124,10 @@ fn last_message_ms(session: &Session, ctx: &Context, source: &dyn Source) -> Res
 fn pi16_overflow(meta: &MessageMeta, error_message: Option<&str>, window: u64) -> Option<Overflow> {
     let stop = meta.stop_reason.as_deref();
     let provider = meta.model.as_ref().map(|(p, _)| &**p);
-    let by_text = error_message.filter(|_| stop == Some("error")).and_then(|m| pi16_overflow_pattern(m, provider)).map(|pattern| Overflow::ErrorMessage { pattern });
+    let by_text = error_message
+        .filter(|_| stop == Some("error"))
+        .and_then(|m| pi16_overflow_pattern(m, provider))
+        .map(|pattern| Overflow::ErrorMessage { pattern });
     by_text.or_else(|| context_overflow(Dialect::Pi, stop, None, meta.usage, window))
 }
 
@@ -1051,7 +1158,10 @@ fn pi_check(
     }
     // 2. Aborted.
     if a.meta.stop_reason.as_deref() == Some("aborted") {
-        return Ok(out.stop(Skip::Aborted, "the last assistant message was aborted: skipped after the run (the check before the next prompt does not skip it)"));
+        return Ok(out.stop(
+            Skip::Aborted,
+            "the last assistant message was aborted: skipped after the run (the check before the next prompt does not skip it)",
+        ));
     }
     // 3. Stale.
     let mut out = out;
@@ -1097,7 +1207,8 @@ fn pi_check(
         return pi16_threshold(session, ctx, settings, a, compaction_ms, source, out);
     }
     if a.meta.stop_reason.as_deref() == Some("error") {
-        out.notes.push("pi retries retryable errors (overloaded, rate limit, 5xx, network...) before this check when retry is enabled".into());
+        out.notes
+            .push("pi retries retryable errors (overloaded, rate limit, 5xx, network...) before this check when retry is enabled".into());
         let Some((tokens, usage_node)) = pi_estimate(session, &ctx.items[..]) else {
             return Ok(out.stop(Skip::NoUsage, "error message and no usable usage in the context: no check"));
         };
@@ -1118,7 +1229,15 @@ fn pi_check(
 /// or an all-zero usage by `estimateContextTokens` of the context (usage
 /// older than the latest compaction stops the check; no usage at all is the
 /// plain estimate); otherwise A's usage.
-fn pi16_threshold(session: &Session, ctx: &Context, settings: &CompactionSettings, a: &Assistant, compaction_ms: Option<f64>, source: &dyn Source, mut out: AutoCheck) -> Result<AutoCheck, ReadBackError> {
+fn pi16_threshold(
+    session: &Session,
+    ctx: &Context,
+    settings: &CompactionSettings,
+    a: &Assistant,
+    compaction_ms: Option<f64>,
+    source: &dyn Source,
+    mut out: AutoCheck,
+) -> Result<AutoCheck, ReadBackError> {
     let has_edits = ctx.projected.iter().any(|p| &*session.entry(p.node).entry_type == "context_edit");
     let direct = a.meta.usage.map_or(0.0, |u| u.context_tokens());
     let error = a.meta.stop_reason.as_deref() == Some("error");
@@ -1133,7 +1252,8 @@ fn pi16_threshold(session: &Session, ctx: &Context, settings: &CompactionSetting
         return Ok(out.threshold_test(est, settings, "projected context estimate (the context has context edits)"));
     }
     if error {
-        out.notes.push("pi retries retryable errors (overloaded, rate limit, 5xx, network...) before this check when retry is enabled".into());
+        out.notes
+            .push("pi retries retryable errors (overloaded, rate limit, 5xx, network...) before this check when retry is enabled".into());
     }
     let est = estimate_context_tokens(session, ctx, &tokens);
     if let Some(i) = est.last_usage_index {
@@ -1166,7 +1286,14 @@ fn pi_estimate(session: &Session, items: &[Item]) -> Option<(f64, NodeId)> {
 /// pi 1.6: a recoverable `length` stop takes the recovery path too, a `length`
 /// reply does not clear the flag, and an overflow of a `stop` reply compacts
 /// without setting it.
-fn recovery_attempted(session: &Session, ctx: &Context, a: &Assistant, window: u64, max_output: Option<u64>, source: &dyn Source) -> Result<bool, ReadBackError> {
+fn recovery_attempted(
+    session: &Session,
+    ctx: &Context,
+    a: &Assistant,
+    window: u64,
+    max_output: Option<u64>,
+    source: &dyn Source,
+) -> Result<bool, ReadBackError> {
     let pi16 = session.rules().recovers_length_stops();
     let mut attempted = false;
     let mut compaction_ms = None;
@@ -1188,7 +1315,8 @@ fn recovery_attempted(session: &Session, ctx: &Context, a: &Assistant, window: u
                 let prior = read_assistant(session, n, source)?;
                 let same = m.model == a.meta.model;
                 let overflow = if pi16 {
-                    pi16_overflow(m, prior.error_message.as_deref(), window).is_some() || pi16_recoverable_length(m, max_output) == Some(true)
+                    pi16_overflow(m, prior.error_message.as_deref(), window).is_some()
+                        || pi16_recoverable_length(m, max_output) == Some(true)
                 } else {
                     context_overflow(Dialect::Pi, m.stop_reason.as_deref(), prior.error_message.as_deref(), m.usage, window).is_some()
                 };
@@ -1201,7 +1329,6 @@ fn recovery_attempted(session: &Session, ctx: &Context, a: &Assistant, window: u
     }
     Ok(attempted)
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -1358,7 +1485,9 @@ mod tests {
 
     #[test]
     fn usage_overflow_rules() {
-        let u = |input: f64, output: f64, cache_read: f64, cache_write: f64| Some(Usage { input, output, cache_read, cache_write, total_tokens: 0.0 });
+        let u = |input: f64, output: f64, cache_read: f64, cache_write: f64| {
+            Some(Usage { input, output, cache_read, cache_write, total_tokens: 0.0 })
+        };
         // omp: input + cacheRead + cacheWrite, any stop reason.
         assert!(context_overflow(Dialect::Omp, Some("toolUse"), None, u(100.0, 0.0, 50.0, 51.0), 200).is_some());
         assert!(context_overflow(Dialect::Omp, Some("stop"), None, u(100.0, 0.0, 50.0, 50.0), 200).is_none());
@@ -1392,7 +1521,10 @@ mod tests {
     #[test]
     fn pi_threshold() {
         let c = check(&B::new().user("u1").asst("a1", "stop", 183_617), Dialect::Pi);
-        assert_eq!((c.decision, c.skipped, c.context_tokens, c.threshold), (AutoDecision::Threshold, None, Some(183_617.0), Some(183_616.0)));
+        assert_eq!(
+            (c.decision, c.skipped, c.context_tokens, c.threshold),
+            (AutoDecision::Threshold, None, Some(183_617.0), Some(183_616.0))
+        );
         assert!(!c.will_retry);
         let c = check(&B::new().user("u1").asst("a1", "stop", 183_616), Dialect::Pi);
         assert_eq!((c.decision, c.skipped), (AutoDecision::None, None));
@@ -1541,12 +1673,17 @@ mod tests {
         // The usage decides; pruning savings are not subtracted (omp 13 subtracted 24991).
         let base = || B::new().user("u1").tool("t1", "bash", 100_000).tool("t2", "bash", 200_000);
         let c = check18(&base().asst("a1", "stop", 180_000), &s, 200_000, &none);
-        assert_eq!((c.decision, c.usage_tokens, c.context_tokens, c.threshold), (AutoDecision::Threshold, Some(180_000.0), Some(180_000.0), Some(170_000.0)));
+        assert_eq!(
+            (c.decision, c.usage_tokens, c.context_tokens, c.threshold),
+            (AutoDecision::Threshold, Some(180_000.0), Some(180_000.0), Some(170_000.0))
+        );
         assert_eq!(c.rules, RuleSet::Omp18);
         assert!(c.reason.contains("contextree writes a `soft` summary"), "{}", c.reason);
         let m = c.method.as_ref().unwrap();
         assert_eq!(m.method, Some(Method::Handoff));
-        assert!(matches!(m.steps[0], (Method::Remote, Usable::Unknown(_))) && matches!(m.steps[1], (Method::Snapcompact, Usable::Unknown(_))));
+        assert!(
+            matches!(m.steps[0], (Method::Remote, Usable::Unknown(_))) && matches!(m.steps[1], (Method::Snapcompact, Usable::Unknown(_)))
+        );
         // A vision model without native compaction: snapcompact, not an LLM summary.
         let vision = CheckInputs { accepts_images: Some(true), native_compaction: Some(false), ..none };
         let c = check18(&base().asst("a1", "stop", 180_000), &s, 200_000, &vision);
@@ -1603,7 +1740,11 @@ mod tests {
             let m = row["message"].as_str().unwrap();
             let overflow = !m.is_empty() && omp18_overflow_pattern(m).is_some();
             assert_eq!(overflow, row["omp18"].as_bool().unwrap(), "omp18: {m:?}");
-            assert_eq!(!m.is_empty() && omp18_payload_pattern(m).is_some(), row["omp18PayloadRejection"].as_bool().unwrap(), "omp18 payload: {m:?}");
+            assert_eq!(
+                !m.is_empty() && omp18_payload_pattern(m).is_some(),
+                row["omp18PayloadRejection"].as_bool().unwrap(),
+                "omp18 payload: {m:?}"
+            );
         }
     }
 

@@ -112,12 +112,20 @@ fn starts_turn(e: &Entry) -> bool {
 /// reached without a cut point after it falls back to the last cut point; a
 /// suffix that is only an omitted recovery attempt moves the cut past it; the
 /// back-scan stops at any entry with messages.
-pub fn find_projected_cut_point(session: &Session, ctx: &Context, estimates: &[u64], start: usize, end: usize, keep_recent_tokens: u64) -> CutPoint {
+pub fn find_projected_cut_point(
+    session: &Session,
+    ctx: &Context,
+    estimates: &[u64],
+    start: usize,
+    end: usize,
+    keep_recent_tokens: u64,
+) -> CutPoint {
     let p = &ctx.projected;
     let roles = |i: usize| ctx.items[p[i].items.clone()].iter().map(|&item| item_role(session, item));
     let is_compaction = |i: usize| &*session.entry(p[i].node).entry_type == "compaction";
     let starts_turn = |i: usize| !is_compaction(i) && roles(i).any(is_turn_start_role);
-    let cut_points: Vec<usize> = (start..end).filter(|&i| !is_compaction(i) && roles(i).any(|r| is_turn_start_role(r) || r == "assistant")).collect();
+    let cut_points: Vec<usize> =
+        (start..end).filter(|&i| !is_compaction(i) && roles(i).any(|r| is_turn_start_role(r) || r == "assistant")).collect();
     let (Some(&first), Some(&last)) = (cut_points.first(), cut_points.last()) else {
         return CutPoint { first_kept: start, turn_start: None };
     };
@@ -169,7 +177,8 @@ fn is_recovery_omission_suffix(session: &Session, ctx: &Context, suffix: std::op
             && !edit.object().and_then(|m| m.get("replacement")).is_some_and(serde_json::Value::is_null)
             && !edit.str_field("targetId").is_some_and(|t| omitted_ids.contains(t))
     });
-    let omitted_assistant = p.iter().any(|x| omitted(x) && &*e(x).entry_type == "message" && e(x).message().is_some_and(|m| m.role == Role::Assistant));
+    let omitted_assistant =
+        p.iter().any(|x| omitted(x) && &*e(x).entry_type == "message" && e(x).message().is_some_and(|m| m.role == Role::Assistant));
     !external_replacement && omitted_assistant && p.iter().all(|x| &*e(x).entry_type != "compaction" && (!visible(x) || omitted(x)))
 }
 

@@ -489,7 +489,13 @@ pub struct NewEntry {
 }
 
 /// [`entry_line`] for `plan`'s leaf with an id from [`new_entry_id`].
-pub fn new_entry(session: &Session, plan: &CompactionPlan, result: &CompactionResult, timestamp: &str, draw: &mut dyn FnMut() -> u32) -> NewEntry {
+pub fn new_entry(
+    session: &Session,
+    plan: &CompactionPlan,
+    result: &CompactionResult,
+    timestamp: &str,
+    draw: &mut dyn FnMut() -> u32,
+) -> NewEntry {
     let id = new_entry_id(session, draw);
     let parent_id = plan.leaf.map(|n| session.entry(n).id.to_string());
     let line = entry_line(result, &id, parent_id.as_deref(), timestamp);

@@ -139,7 +139,9 @@ impl FileOps {
         if is_truthy(map.get("fromExtension")) || !is_truthy(map.get("details")) {
             return;
         }
-        let list = |key: &str| map.get("details").and_then(|d| d.get(key)).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str);
+        let list = |key: &str| {
+            map.get("details").and_then(|d| d.get(key)).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str)
+        };
         for path in list("readFiles") {
             self.read.add(strip_read_selector(path));
         }

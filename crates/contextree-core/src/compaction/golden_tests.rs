@@ -25,7 +25,14 @@ struct Stub {
 }
 
 const STUBS: &[Stub] = &[
-    Stub { name: "E02", keep_recent: 45, history: "## Goal\nCreate hello.py.", turn_prefix: None, short: "I added hello.py and gave it a main guard.", omp_context: &[] },
+    Stub {
+        name: "E02",
+        keep_recent: 45,
+        history: "## Goal\nCreate hello.py.",
+        turn_prefix: None,
+        short: "I added hello.py and gave it a main guard.",
+        omp_context: &[],
+    },
     Stub {
         name: "E03",
         keep_recent: 25,
@@ -110,7 +117,8 @@ fn calls_and_results_match_the_agents() {
         let r = run(stub, dialect, bytes.clone());
         let a = answers(stub, dialect);
 
-        let calls: Vec<Value> = r.requests.all_calls(a.history.as_deref(), a.turn_prefix.as_deref()).iter().map(SummarizerCall::to_json).collect();
+        let calls: Vec<Value> =
+            r.requests.all_calls(a.history.as_deref(), a.turn_prefix.as_deref()).iter().map(SummarizerCall::to_json).collect();
         if Value::Array(calls.clone()) != expected["calls"] {
             failures.push(format!("{name}.{dialect} calls:\n  got      {}\n  expected {}", Value::Array(calls), expected["calls"]));
         }
@@ -151,7 +159,9 @@ fn entry_lines_follow_each_agents_key_order() {
     let common = r###""summary":"## Goal\nCreate hello.py.\n\n<modified-files>\nhello.py\n</modified-files>""###;
     assert_eq!(
         lines[0],
-        format!(r#"{{"type":"compaction","id":"000000a4","parentId":"a4","timestamp":"2026-01-01T00:10:00.000Z",{common},"firstKeptEntryId":"u2","tokensBefore":0,"details":{{"readFiles":[],"modifiedFiles":["hello.py"]}},"fromHook":false}}"#)
+        format!(
+            r#"{{"type":"compaction","id":"000000a4","parentId":"a4","timestamp":"2026-01-01T00:10:00.000Z",{common},"firstKeptEntryId":"u2","tokensBefore":0,"details":{{"readFiles":[],"modifiedFiles":["hello.py"]}},"fromHook":false}}"#
+        )
     );
     assert_eq!(
         lines[1],
@@ -181,7 +191,14 @@ fn split_turn_without_history_uses_the_literal() {
     // E04: the whole history is the split turn's prefix.
     let bytes = std::fs::read(fixtures().join("E04.jsonl")).unwrap();
     for dialect in Dialect::ALL {
-        let stub = Stub { name: "E04", keep_recent: 20, history: "unused", turn_prefix: Some("## Original Request\nShow the log."), short: "s", omp_context: &[] };
+        let stub = Stub {
+            name: "E04",
+            keep_recent: 20,
+            history: "unused",
+            turn_prefix: Some("## Original Request\nShow the log."),
+            short: "s",
+            omp_context: &[],
+        };
         let r = run(&stub, dialect, bytes.clone());
         assert_eq!(r.requests.history, HistoryStep::Literal("No prior history.".into()));
         let calls = r.requests.all_calls(None, stub.turn_prefix);
@@ -189,7 +206,11 @@ fn split_turn_without_history_uses_the_literal() {
         assert_eq!(calls.len(), if dialect == Dialect::Omp { 2 } else { 1 });
         let a = Answers { history: None, turn_prefix: stub.turn_prefix.map(str::to_owned), short: Some("s".into()) };
         let result = compaction_result(&r.session, &r.plan, &r.requests, &a, &r.hook).unwrap();
-        assert!(result.summary.starts_with("No prior history.\n\n---\n\n**Turn Context (split turn):**\n\n## Original Request\nShow the log."), "{}", result.summary);
+        assert!(
+            result.summary.starts_with("No prior history.\n\n---\n\n**Turn Context (split turn):**\n\n## Original Request\nShow the log."),
+            "{}",
+            result.summary
+        );
     }
 }
 
@@ -199,7 +220,8 @@ fn custom_instructions_and_hook_prompt() {
     for dialect in Dialect::ALL {
         let session = Session::parse(&bytes, Some(crate::RuleSet::oldest(dialect)));
         let ctx = build(&session, Leaf::Last);
-        let plan = plan(&session, &ctx, &CompactionSettings { keep_recent_tokens: 45, reserve_tokens: 1000, ..Default::default() }, &bytes).unwrap();
+        let plan = plan(&session, &ctx, &CompactionSettings { keep_recent_tokens: 45, reserve_tokens: 1000, ..Default::default() }, &bytes)
+            .unwrap();
         let opts = PromptOptions {
             custom_instructions: Some("keep the paths".into()),
             hook: CompactingHook { prompt: Some("OVERRIDE".into()), context: vec!["ctx".into()], preserve_data: None },
@@ -213,7 +235,11 @@ fn custom_instructions_and_hook_prompt() {
         match dialect {
             // pi has no session.compacting hook; reasoning is the given level.
             Dialect::Pi => {
-                assert!(history.prompt.ends_with("\n</conversation>\n\n<<pi:SUMMARIZATION_PROMPT>>\n\nAdditional focus: keep the paths"), "{}", history.prompt);
+                assert!(
+                    history.prompt.ends_with("\n</conversation>\n\n<<pi:SUMMARIZATION_PROMPT>>\n\nAdditional focus: keep the paths"),
+                    "{}",
+                    history.prompt
+                );
                 assert_eq!(history.reasoning.as_deref(), Some("medium"));
                 assert_eq!(calls.len(), 1);
             }
@@ -243,8 +269,12 @@ fn supplied_summaries_are_marked_and_untagged() {
         let result = supplied_result(&session, &plan, &supplied).unwrap();
         let line = entry_line(&result, "0badf00d", Some("a4"), "T");
         let expected = match dialect {
-            Dialect::Pi => r#"{"type":"compaction","id":"0badf00d","parentId":"a4","timestamp":"T","summary":"Mine.","firstKeptEntryId":"u3","tokensBefore":0,"fromHook":true}"#,
-            Dialect::Omp => r#"{"type":"compaction","id":"0badf00d","parentId":"a4","timestamp":"T","summary":"Mine.","shortSummary":"Short.","firstKeptEntryId":"u3","tokensBefore":0,"fromExtension":true}"#,
+            Dialect::Pi => {
+                r#"{"type":"compaction","id":"0badf00d","parentId":"a4","timestamp":"T","summary":"Mine.","firstKeptEntryId":"u3","tokensBefore":0,"fromHook":true}"#
+            }
+            Dialect::Omp => {
+                r#"{"type":"compaction","id":"0badf00d","parentId":"a4","timestamp":"T","summary":"Mine.","shortSummary":"Short.","firstKeptEntryId":"u3","tokensBefore":0,"fromExtension":true}"#
+            }
         };
         assert_eq!(line, expected);
     }
@@ -252,15 +282,28 @@ fn supplied_summaries_are_marked_and_untagged() {
     let e07b = std::fs::read(fixtures().join("E07b.jsonl")).unwrap();
     let session = Session::parse(&e07b, Some(crate::RuleSet::Pi073));
     let plan = plan(&session, &build(&session, Leaf::Last), &CompactionSettings::default(), &e07b).unwrap();
-    assert_eq!(supplied_result(&session, &plan, &SuppliedCompaction::default()), Err(EntryError::Nothing(NothingToCompact::AlreadyCompacted)));
+    assert_eq!(
+        supplied_result(&session, &plan, &SuppliedCompaction::default()),
+        Err(EntryError::Nothing(NothingToCompact::AlreadyCompacted))
+    );
 }
 
 #[test]
 fn omp_file_tags() {
     use entry::tagged_summary;
-    let lists = |r: &[&str], m: &[&str]| FileLists { read_files: r.iter().map(|s| s.to_string()).collect(), modified_files: m.iter().map(|s| s.to_string()).collect() };
+    let lists = |r: &[&str], m: &[&str]| FileLists {
+        read_files: r.iter().map(|s| s.to_string()).collect(),
+        modified_files: m.iter().map(|s| s.to_string()).collect(),
+    };
     // Existing tags are replaced and the base is right-trimmed even without new tags.
-    assert_eq!(tagged_summary(Dialect::Omp, "S  \n\n<read-files>\nold\n</read-files>\n\n<modified-files>\nx\n</modified-files>\n", &lists(&[], &[])), "S");
+    assert_eq!(
+        tagged_summary(
+            Dialect::Omp,
+            "S  \n\n<read-files>\nold\n</read-files>\n\n<modified-files>\nx\n</modified-files>\n",
+            &lists(&[], &[])
+        ),
+        "S"
+    );
     assert_eq!(tagged_summary(Dialect::Pi, "S  \n", &lists(&[], &[])), "S  \n");
     // Only tags when the summary is empty.
     assert_eq!(tagged_summary(Dialect::Omp, "", &lists(&["a"], &[])), "<read-files>\na\n</read-files>");
@@ -274,15 +317,26 @@ fn omp_file_tags() {
     assert_eq!(tagged_summary(Dialect::Omp, "S <read-files> x", &lists(&[], &[])), "S <read-files> x");
     // Printed by omp 13.19's own `upsertFileOperations` (under Bun): the xml
     // helper trims the joined list, a list trimmed to nothing loses its tag.
-    assert_eq!(tagged_summary(Dialect::Omp, "S", &lists(&[" a ", "b  "], &["| x | y |", "  "])), "S\n\n<read-files>\na \\nb\n</read-files><modified-files>\n| x | y |\\n\n</modified-files>");
+    assert_eq!(
+        tagged_summary(Dialect::Omp, "S", &lists(&[" a ", "b  "], &["| x | y |", "  "])),
+        "S\n\n<read-files>\na \\nb\n</read-files><modified-files>\n| x | y |\\n\n</modified-files>"
+    );
     assert_eq!(tagged_summary(Dialect::Omp, "S", &lists(&["  "], &["m"])), "S\n\n<modified-files>\nm\n</modified-files>");
-    assert_eq!(tagged_summary(Dialect::Omp, "A\n\n- b\n\n\n", &lists(&["r"], &["m"])), "A\n\n- b\n\n<read-files>\nr\n</read-files><modified-files>\nm\n</modified-files>");
+    assert_eq!(
+        tagged_summary(Dialect::Omp, "A\n\n- b\n\n\n", &lists(&["r"], &["m"])),
+        "A\n\n- b\n\n<read-files>\nr\n</read-files><modified-files>\nm\n</modified-files>"
+    );
 }
 
 #[test]
 fn omp_preserve_data_is_carried_without_the_native_key() {
     let base = std::fs::read_to_string(fixtures().join("E06.jsonl")).unwrap();
-    let with = |pd: &str| base.replace(r#""details":{"readFiles":["README.md"],"modifiedFiles":["Cargo.toml"]}}"#, &format!(r#""details":{{"readFiles":["README.md"],"modifiedFiles":["Cargo.toml"]}},"preserveData":{pd}}}"#));
+    let with = |pd: &str| {
+        base.replace(
+            r#""details":{"readFiles":["README.md"],"modifiedFiles":["Cargo.toml"]}}"#,
+            &format!(r#""details":{{"readFiles":["README.md"],"modifiedFiles":["Cargo.toml"]}},"preserveData":{pd}}}"#),
+        )
+    };
     let stub = &STUBS[2];
     let cases = [
         (r#"{"openaiRemoteCompaction":{"x":1},"keep":2}"#, Ok(r#"{"hook":true,"keep":2}"#)),

@@ -23,16 +23,25 @@ pub mod prompt;
 pub mod settings;
 pub mod transcript;
 
-pub use auto::{auto_check, auto_check_with, context_overflow, omp18_overflow, omp18_overflow_pattern, omp18_payload_pattern, overflow_pattern, AutoCheck, AutoDecision, CheckInputs, MethodChoice, Overflow, Skip, Usable};
+pub use auto::{
+    auto_check, auto_check_with, context_overflow, omp18_overflow, omp18_overflow_pattern, omp18_payload_pattern, overflow_pattern,
+    AutoCheck, AutoDecision, CheckInputs, MethodChoice, Overflow, Skip, Usable,
+};
 pub use cut::{find_cut_point, CutPoint};
+pub use entry::{
+    compaction_result, entry_line, new_entry, supplied_result, Answers, CompactionResult, EntryError, NewEntry, SuppliedCompaction,
+};
 pub use file_ops::{FileLists, FileOps};
 pub use plan::{plan, CompactionPlan, KeepRecent, NothingToCompact, Prepared, PreviousCompaction};
-pub use entry::{compaction_result, entry_line, new_entry, supplied_result, Answers, CompactionResult, EntryError, NewEntry, SuppliedCompaction};
 pub use preview::{preview, CompactionPreview};
-pub use prompt::{summary_requests, CallKind, CompactingHook, HistoryStep, PromptBuildError, PromptOptions, SummarizerCall, SummaryRequests};
-pub use settings::{should_compact, should_compact_under, threshold_tokens, threshold_tokens_under, CompactionSettings, Method, MethodOrder, Strategy};
+pub use prompt::{
+    summary_requests, CallKind, CompactingHook, HistoryStep, PromptBuildError, PromptOptions, SummarizerCall, SummaryRequests,
+};
+pub use settings::{
+    should_compact, should_compact_under, threshold_tokens, threshold_tokens_under, CompactionSettings, Method, MethodOrder, Strategy,
+};
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod golden_tests;
+#[cfg(test)]
+mod tests;

@@ -234,7 +234,12 @@ fn keep_recent(session: &Session, path: &[NodeId], boundary: &Range<usize>, conf
         return k;
     }
     let Some(usage) = last_usage(session, path) else { return k };
-    let estimated: u64 = path[boundary.clone()].iter().map(|&n| session.entry(n)).filter(|e| yields_message(e)).map(|e| entry_estimate(e, session.rules())).sum();
+    let estimated: u64 = path[boundary.clone()]
+        .iter()
+        .map(|&n| session.entry(n))
+        .filter(|e| yields_message(e))
+        .map(|e| entry_estimate(e, session.rules()))
+        .sum();
     let prompt = usage.prompt_tokens();
     let ratio = if estimated > 0 { prompt / estimated as f64 } else { 0.0 };
     if ratio.is_finite() && ratio > 1.0 {
@@ -280,7 +285,13 @@ fn yields_message(e: &Entry) -> bool {
 
 /// Steps 7–11 of `prepareCompaction`: the message lists and file operations
 /// for a cut (the outer `Result` is a read-back failure).
-fn prepare(session: &Session, ctx: &Context, plan: &CompactionPlan, cut: CutPoint, source: &dyn Source) -> Result<Result<Prepared, NothingToCompact>, ReadBackError> {
+fn prepare(
+    session: &Session,
+    ctx: &Context,
+    plan: &CompactionPlan,
+    cut: CutPoint,
+    source: &dyn Source,
+) -> Result<Result<Prepared, NothingToCompact>, ReadBackError> {
     let rules = session.rules();
     let list = &plan.entries;
     let first_kept = list.get(cut.first_kept).copied().filter(|&n| session.entry(n).id().is_some());
@@ -386,7 +397,11 @@ fn warnings(session: &Session, plan: &CompactionPlan) -> Vec<String> {
             out.push(format!("{skipped} non-string file name(s) in the details of compaction `{}` are left out of the file lists (the agents would carry them over as they are)", id(prev.node)));
         }
     }
-    if plan.dialect == Dialect::Pi && !session.rules().refuses_empty_compaction() && prepared.messages_to_summarize.is_empty() && prepared.turn_prefix.is_empty() {
+    if plan.dialect == Dialect::Pi
+        && !session.rules().refuses_empty_compaction()
+        && prepared.messages_to_summarize.is_empty()
+        && prepared.turn_prefix.is_empty()
+    {
         out.push("nothing to summarize: pi would still ask the model to summarize an empty conversation (omp refuses with \"Nothing to compact\")".to_owned());
     }
     out

@@ -39,7 +39,8 @@ pub fn plan(session: &Session, ctx: &Context, settings: &CompactionSettings, sou
         let c = session.entry(prev.node);
         if has_native_replay(c) {
             // Native replay covers the snapshot, not what was appended while it ran.
-            let through = c.str_field("providerReplayThroughEntryId").and_then(|id| path.iter().position(|&n| session.entry(n).id() == Some(id)));
+            let through =
+                c.str_field("providerReplayThroughEntryId").and_then(|id| path.iter().position(|&n| session.entry(n).id() == Some(id)));
             if let Some(t) = through.filter(|&t| t < prev.path_index) {
                 start = (t + 1).max(after(reset));
             }
@@ -52,9 +53,18 @@ pub fn plan(session: &Session, ctx: &Context, settings: &CompactionSettings, sou
     }
     // The working list: message-yielding entries only, as path indices.
     let list: Vec<usize> = (start..path.len()).filter(|&i| yields_message(entry(i))).collect();
-    let usage = path.iter().rev().filter(|&&n| &*session.entry(n).entry_type == "message").find_map(|&n| session.entry(n).message()?.usable_usage());
+    let usage = path
+        .iter()
+        .rev()
+        .filter(|&&n| &*session.entry(n).entry_type == "message")
+        .find_map(|&n| session.entry(n).message()?.usable_usage());
     let tokens_before = usage.map_or(0.0, |u| u.context_tokens());
-    let mut keep_recent = KeepRecent { configured: settings.keep_recent_tokens, used: settings.keep_recent_tokens, estimated_tokens: None, prompt_tokens: None };
+    let mut keep_recent = KeepRecent {
+        configured: settings.keep_recent_tokens,
+        used: settings.keep_recent_tokens,
+        estimated_tokens: None,
+        prompt_tokens: None,
+    };
     if let Some(u) = usage {
         let estimated: u64 = list.iter().map(|&i| entry_estimate(entry(i), session.rules())).sum();
         let prompt = u.prompt_tokens();
@@ -135,7 +145,8 @@ fn has_native_replay(c: &Entry) -> bool {
     let item = data.get("compactionItem");
     let ty = item.and_then(|i| i.get("type")).and_then(serde_json::Value::as_str);
     data.get("replacementHistory").is_some_and(serde_json::Value::is_array)
-        && (ty == Some("compaction_summary") || (ty == Some("compaction") && item.and_then(|i| i.get("encrypted_content")).is_some_and(serde_json::Value::is_string)))
+        && (ty == Some("compaction_summary")
+            || (ty == Some("compaction") && item.and_then(|i| i.get("encrypted_content")).is_some_and(serde_json::Value::is_string)))
 }
 
 /// `getMessageFromEntry`: `message`, `custom_message` and `branch_summary`
@@ -183,7 +194,10 @@ fn is_cut_point(e: &Entry) -> bool {
     match &*e.entry_type {
         "custom_message" | "branch_summary" => true,
         "message" => e.message().is_some_and(|m| {
-            matches!(m.role, Role::User | Role::Assistant | Role::BashExecution | Role::HookMessage | Role::BranchSummary | Role::CompactionSummary)
+            matches!(
+                m.role,
+                Role::User | Role::Assistant | Role::BashExecution | Role::HookMessage | Role::BranchSummary | Role::CompactionSummary
+            )
         }),
         _ => false,
     }

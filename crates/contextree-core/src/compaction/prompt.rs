@@ -525,7 +525,9 @@ pub fn summary_requests(
             Some(f) => {
                 let llm = llm_of(session, &prepared.messages_to_summarize, source, pack, &|n| prepared.item(n))?;
                 let text = serialize_for_summary(&llm, f);
-                match omp18_plan(&llm, &text, f, budget, opts.summary_model.as_ref().map(|m| m.id.as_str())).map_err(PromptBuildError::TooLarge)? {
+                match omp18_plan(&llm, &text, f, budget, opts.summary_model.as_ref().map(|m| m.id.as_str()))
+                    .map_err(PromptBuildError::TooLarge)?
+                {
                     Plan18::One(how) => {
                         fit = how;
                         text
@@ -674,7 +676,13 @@ pub fn conversation(session: &Session, nodes: &[NodeId], source: &dyn Source, pa
 /// [`conversation`] of the messages `item` gives for each entry: under pi ≥ 0.87 the one a
 /// `context_edit` replaced ([`super::plan::Prepared::item`]), as pi summarizes the projection.
 /// `convertToLlm` of the messages of `nodes`.
-fn llm_of(session: &Session, nodes: &[NodeId], source: &dyn Source, pack: &PromptPack, item: &dyn Fn(NodeId) -> Item) -> Result<Vec<Value>, ReadBackError> {
+fn llm_of(
+    session: &Session,
+    nodes: &[NodeId],
+    source: &dyn Source,
+    pack: &PromptPack,
+    item: &dyn Fn(NodeId) -> Item,
+) -> Result<Vec<Value>, ReadBackError> {
     let mut llm = Vec::with_capacity(nodes.len());
     for &node in nodes {
         let msg = agent_message(session, item(node), source)?;
@@ -684,7 +692,14 @@ fn llm_of(session: &Session, nodes: &[NodeId], source: &dyn Source, pack: &Promp
 }
 
 /// With `format` (omp@18), omp 18's `serializeConversationForSummary` in that transcript format.
-fn conversation_of(session: &Session, nodes: &[NodeId], source: &dyn Source, pack: &PromptPack, item: &dyn Fn(NodeId) -> Item, format: Option<SummaryDialect>) -> Result<String, ReadBackError> {
+fn conversation_of(
+    session: &Session,
+    nodes: &[NodeId],
+    source: &dyn Source,
+    pack: &PromptPack,
+    item: &dyn Fn(NodeId) -> Item,
+    format: Option<SummaryDialect>,
+) -> Result<String, ReadBackError> {
     if let Some(format) = format {
         return Ok(serialize_for_summary(&llm_of(session, nodes, source, pack, item)?, format));
     }

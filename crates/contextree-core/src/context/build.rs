@@ -4,8 +4,8 @@
 use serde_json::{Map, Value};
 
 use crate::js;
-use crate::tokens::estimate::estimate_message;
 use crate::session::{Entry, EntryKind, NodeId, Role, Session};
+use crate::tokens::estimate::estimate_message;
 use crate::{Dialect, RuleSet};
 
 /// Which leaf to build the context for.
@@ -253,7 +253,9 @@ fn scan_state(ctx: &mut Context, e: &Entry, rules: RuleSet) {
                 Dialect::Pi => ctx.model.pi = Some((provider, model)),
                 // omp ≥ 14: only until an explicit default model was recorded.
                 Dialect::Omp if rules.keeps_explicit_default_model() && ctx.omp.explicit_default_model => {}
-                Dialect::Omp => set_model(&mut ctx.model.omp, "default", format!("{}/{}", provider.unwrap_or_default(), model.unwrap_or_default())),
+                Dialect::Omp => {
+                    set_model(&mut ctx.model.omp, "default", format!("{}/{}", provider.unwrap_or_default(), model.unwrap_or_default()))
+                }
             }
         }
         EntryKind::Message(_) => {}

@@ -17,10 +17,7 @@ use crate::{Dialect, RuleSet};
 
 /// Converts a whole context; messages that convert to nothing are left out.
 pub fn convert_to_llm(messages: &[Value], rules: RuleSet, pack: &PromptPack) -> Vec<Value> {
-    messages
-        .iter()
-        .filter_map(|m| convert_message(m, rules, pack))
-        .collect()
+    messages.iter().filter_map(|m| convert_message(m, rules, pack)).collect()
 }
 
 /// Converts one agent message into every LLM message it becomes (omp ≥ 18
@@ -87,12 +84,7 @@ fn convert_pi(m: &Map<String, Value>, role: &str, pack: &PromptPack) -> Option<M
     Some(converted)
 }
 
-fn convert_omp(
-    m: &Map<String, Value>,
-    role: &str,
-    pack: &PromptPack,
-    words: NoticeWords,
-) -> Option<Map<String, Value>> {
+fn convert_omp(m: &Map<String, Value>, role: &str, pack: &PromptPack, words: NoticeWords) -> Option<Map<String, Value>> {
     let user = Some(Value::from("user"));
     let agent = Some(Value::from("agent"));
     let converted = match role {
@@ -110,16 +102,10 @@ fn convert_omp(
             if is_truthy(m.get("excludeFromContext")) {
                 return None;
             }
-            let text = if role == "bashExecution" {
-                bash_text(m, words)
-            } else {
-                python_text(m, words)
-            };
+            let text = if role == "bashExecution" { bash_text(m, words) } else { python_text(m, words) };
             user_message(Some(single_text(text)), user, m)
         }
-        "custom" | "hookMessage" => {
-            user_message(custom_content(m), m.get("attribution").cloned(), m)
-        }
+        "custom" | "hookMessage" => user_message(custom_content(m), m.get("attribution").cloned(), m),
         "branchSummary" => {
             let text = pack.wrap_branch_summary(&template_value(m.get("summary")));
             user_message(Some(single_text(text)), agent, m)
@@ -227,7 +213,10 @@ fn convert_omp18_split(m: &Map<String, Value>) -> Option<Vec<Map<String, Value>>
     match role {
         "custom" | "hookMessage" => {
             let blocks = m.get("content")?.as_array()?;
-            if role == "custom" && m.get("customType").and_then(Value::as_str) == Some("skill-prompt") && m.get("attribution").and_then(Value::as_str) == Some("user") {
+            if role == "custom"
+                && m.get("customType").and_then(Value::as_str) == Some("skill-prompt")
+                && m.get("attribution").and_then(Value::as_str) == Some("user")
+            {
                 return None;
             }
             let of = |t: &str| blocks.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some(t)).cloned().collect::<Vec<_>>();
@@ -266,7 +255,8 @@ fn convert_omp18_split(m: &Map<String, Value>) -> Option<Vec<Map<String, Value>>
                 out.push(with("developer", single_text(join(&texts)), Some(&user)));
             }
             if !images.is_empty() {
-                let content = std::iter::once(text_block(join(&images))).chain(images.iter().filter_map(|f| f.get("image").cloned())).collect();
+                let content =
+                    std::iter::once(text_block(join(&images))).chain(images.iter().filter_map(|f| f.get("image").cloned())).collect();
                 out.push(with("user", Value::Array(content), Some(&user)));
             }
             Some(out)
@@ -311,11 +301,7 @@ fn pruned_tool_result_content_omp18(m: &Map<String, Value>) -> Option<Value> {
 }
 
 /// `{role: "user", content, attribution?, timestamp}` with the source's timestamp.
-fn user_message(
-    content: Option<Value>,
-    attribution: Option<Value>,
-    source: &Map<String, Value>,
-) -> Map<String, Value> {
+fn user_message(content: Option<Value>, attribution: Option<Value>, source: &Map<String, Value>) -> Map<String, Value> {
     let mut out = user_head(content, attribution);
     push_timestamp(&mut out, source);
     out
@@ -402,10 +388,7 @@ fn pruned_tool_result_content(m: &Map<String, Value>) -> Option<Value> {
 
 /// `<system-reminder>` text listing every file, then each file's image.
 fn file_mention_content(m: &Map<String, Value>) -> Value {
-    let files: &[Value] = m
-        .get("files")
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice);
+    let files: &[Value] = m.get("files").and_then(Value::as_array).map_or(&[], Vec::as_slice);
     let mut text = String::from("<system-reminder>\n");
     for (i, file) in files.iter().enumerate() {
         if i > 0 {
@@ -422,13 +405,7 @@ fn file_mention_content(m: &Map<String, Value>) -> Value {
     }
     text.push_str("\n</system-reminder>");
     let mut content = vec![text_block(text)];
-    content.extend(
-        files
-            .iter()
-            .filter_map(|f| f.get("image"))
-            .filter(|i| is_truthy(Some(i)))
-            .cloned(),
-    );
+    content.extend(files.iter().filter_map(|f| f.get("image")).filter(|i| is_truthy(Some(i))).cloned());
     Value::Array(content)
 }
 
@@ -443,10 +420,7 @@ mod tests {
             dialect,
             PackOrigin::Custom("test".into()),
             [
-                (
-                    PromptId::CompactionSummaryContext,
-                    "C[{{summary}}]".to_owned(),
-                ),
+                (PromptId::CompactionSummaryContext, "C[{{summary}}]".to_owned()),
                 (PromptId::BranchSummaryContext, "B[{{summary}}]".to_owned()),
             ],
         )
@@ -459,25 +433,13 @@ mod tests {
     #[test]
     fn user_attribution_keeps_key_position() {
         let m = json!({"role": "user", "content": "hi", "timestamp": 5});
-        assert_eq!(
-            conv(m.clone(), Dialect::Pi).unwrap(),
-            r#"{"role":"user","content":"hi","timestamp":5}"#
-        );
-        assert_eq!(
-            conv(m, Dialect::Omp).unwrap(),
-            r#"{"role":"user","content":"hi","timestamp":5,"attribution":"user"}"#
-        );
+        assert_eq!(conv(m.clone(), Dialect::Pi).unwrap(), r#"{"role":"user","content":"hi","timestamp":5}"#);
+        assert_eq!(conv(m, Dialect::Omp).unwrap(), r#"{"role":"user","content":"hi","timestamp":5,"attribution":"user"}"#);
         let m = json!({"role": "user", "attribution": null, "content": "hi"});
-        assert_eq!(
-            conv(m, Dialect::Omp).unwrap(),
-            r#"{"role":"user","attribution":"user","content":"hi"}"#
-        );
+        assert_eq!(conv(m, Dialect::Omp).unwrap(), r#"{"role":"user","attribution":"user","content":"hi"}"#);
         let m = json!({"role": "developer", "content": "d"});
         assert_eq!(conv(m.clone(), Dialect::Pi), None);
-        assert_eq!(
-            conv(m, Dialect::Omp).unwrap(),
-            r#"{"role":"developer","content":"d","attribution":"agent"}"#
-        );
+        assert_eq!(conv(m, Dialect::Omp).unwrap(), r#"{"role":"developer","content":"d","attribution":"agent"}"#);
     }
 
     #[test]
@@ -485,10 +447,7 @@ mod tests {
         let m = json!({"role": "toolResult", "toolCallId": "c", "content": [{"type": "text", "text": "a"},
             {"type": "image", "data": "x", "mimeType": "image/png"}, {"type": "text", "text": "b"}],
             "isError": false, "prunedAt": 7, "timestamp": 1});
-        assert_eq!(
-            conv(m.clone(), Dialect::Pi).unwrap(),
-            serde_json::to_string(&m).unwrap()
-        );
+        assert_eq!(conv(m.clone(), Dialect::Pi).unwrap(), serde_json::to_string(&m).unwrap());
         assert_eq!(
             conv(m, Dialect::Omp).unwrap(),
             r#"{"role":"toolResult","toolCallId":"c","content":[{"type":"text","text":"ab"}],"isError":false,"prunedAt":7,"timestamp":1,"attribution":"agent"}"#
@@ -502,12 +461,8 @@ mod tests {
 
     #[test]
     fn summaries() {
-        let m =
-            json!({"role": "compactionSummary", "summary": "S", "tokensBefore": 9, "timestamp": 3});
-        assert_eq!(
-            conv(m.clone(), Dialect::Pi).unwrap(),
-            r#"{"role":"user","content":[{"type":"text","text":"C[S]"}],"timestamp":3}"#
-        );
+        let m = json!({"role": "compactionSummary", "summary": "S", "tokensBefore": 9, "timestamp": 3});
+        assert_eq!(conv(m.clone(), Dialect::Pi).unwrap(), r#"{"role":"user","content":[{"type":"text","text":"C[S]"}],"timestamp":3}"#);
         assert_eq!(
             conv(m, Dialect::Omp).unwrap(),
             r#"{"role":"user","content":[{"type":"text","text":"C[S]"}],"attribution":"agent","timestamp":3}"#
@@ -518,33 +473,18 @@ mod tests {
             r#"{"role":"user","content":[{"type":"text","text":"C[S]"}],"attribution":"agent","providerPayload":{"type":"t"},"timestamp":3}"#
         );
         let m = json!({"role": "branchSummary", "fromId": "x"});
-        assert_eq!(
-            conv(m.clone(), Dialect::Pi).unwrap(),
-            r#"{"role":"user","content":[{"type":"text","text":"B[undefined]"}]}"#
-        );
-        assert_eq!(
-            conv(m, Dialect::Omp).unwrap(),
-            r#"{"role":"user","content":[{"type":"text","text":"B[]"}],"attribution":"agent"}"#
-        );
+        assert_eq!(conv(m.clone(), Dialect::Pi).unwrap(), r#"{"role":"user","content":[{"type":"text","text":"B[undefined]"}]}"#);
+        assert_eq!(conv(m, Dialect::Omp).unwrap(), r#"{"role":"user","content":[{"type":"text","text":"B[]"}],"attribution":"agent"}"#);
     }
 
     #[test]
     fn custom_and_hook_messages() {
         let m = json!({"role": "custom", "customType": "t", "content": "x", "display": false, "timestamp": 2});
-        assert_eq!(
-            conv(m.clone(), Dialect::Pi).unwrap(),
-            r#"{"role":"user","content":[{"type":"text","text":"x"}],"timestamp":2}"#
-        );
-        assert_eq!(
-            conv(m, Dialect::Omp).unwrap(),
-            r#"{"role":"user","content":[{"type":"text","text":"x"}],"timestamp":2}"#
-        );
+        assert_eq!(conv(m.clone(), Dialect::Pi).unwrap(), r#"{"role":"user","content":[{"type":"text","text":"x"}],"timestamp":2}"#);
+        assert_eq!(conv(m, Dialect::Omp).unwrap(), r#"{"role":"user","content":[{"type":"text","text":"x"}],"timestamp":2}"#);
         let m = json!({"role": "hookMessage", "content": [{"type": "text", "text": "y"}], "attribution": "agent"});
         assert_eq!(conv(m.clone(), Dialect::Pi), None);
-        assert_eq!(
-            conv(m, Dialect::Omp).unwrap(),
-            r#"{"role":"user","content":[{"type":"text","text":"y"}],"attribution":"agent"}"#
-        );
+        assert_eq!(conv(m, Dialect::Omp).unwrap(), r#"{"role":"user","content":[{"type":"text","text":"y"}],"attribution":"agent"}"#);
     }
 
     #[test]

@@ -134,8 +134,10 @@ fn normalize_null_content(msg: &mut Value) {
 fn read_message(e: &Entry, source: &dyn Source) -> Result<Value, ReadBackError> {
     let err = |message: String| ReadBackError { line: e.line, message };
     let bytes = source.bytes(e.span).map_err(err)?;
-    let mut value: Value = crate::session::probe::parse_value_lenient(&bytes).map_err(|x| err(format!("the entry no longer parses ({x}); was the file changed?")))?;
-    let mut msg = value.get_mut("message").map(Value::take).ok_or_else(|| err("the entry has no message any more; was the file changed?".into()))?;
+    let mut value: Value = crate::session::probe::parse_value_lenient(&bytes)
+        .map_err(|x| err(format!("the entry no longer parses ({x}); was the file changed?")))?;
+    let mut msg =
+        value.get_mut("message").map(Value::take).ok_or_else(|| err("the entry has no message any more; was the file changed?".into()))?;
     if let (Some(EntryKind::Message(m)), Some(obj)) = (Some(&e.kind), msg.as_object_mut()) {
         // v2 → v3 migration renamed the role in the agents' memory.
         if m.role == Role::Custom && obj.get("role").and_then(Value::as_str) == Some("hookMessage") {

@@ -8,10 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::js::{
-    is_js_line_terminator, is_js_whitespace, is_truthy, push_js_string, to_fixed, to_js_number,
-    to_js_string,
-};
+use crate::js::{is_js_line_terminator, is_js_whitespace, is_truthy, push_js_string, to_fixed, to_js_number, to_js_string};
 
 /// Whose words a command's output notice is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,16 +38,8 @@ pub fn output_notice(meta: Option<&Value>, words: NoticeWords) -> String {
         parts.push(format!("Full output was not saved completely (artifact {} failed)", to_js_string(field("artifactError"))));
     }
     let limits = field("limits");
-    let limit = |name: &str| {
-        limits
-            .and_then(|l| l.get(name))
-            .filter(|l| is_truthy(Some(l)))
-    };
-    let limit_notices = [
-        ("matchLimit", "matches"),
-        ("resultLimit", "results"),
-        ("headLimit", "results"),
-    ];
+    let limit = |name: &str| limits.and_then(|l| l.get(name)).filter(|l| is_truthy(Some(l)));
+    let limit_notices = [("matchLimit", "matches"), ("resultLimit", "results"), ("headLimit", "results")];
     for (name, noun) in limit_notices {
         if let Some(l) = limit(name) {
             parts.push(format!(
@@ -118,7 +107,9 @@ fn truncation_notice18(t: Option<&Value>, source: Option<&Value>) -> String {
         let (elided_bytes, bytes_raw) = or_max("elidedBytes", "totalBytes", "outputBytes");
         let (elided_lines, lines_raw) = or_max("elidedLines", "totalLines", "outputLines");
         let range = |name: &str, lead: &str| {
-            get(name).filter(|r| is_truthy(Some(r))).map(|r| format!("{lead}{}-{}", to_js_string(r.get("start")), to_js_string(r.get("end"))))
+            get(name)
+                .filter(|r| is_truthy(Some(r)))
+                .map(|r| format!("{lead}{}-{}", to_js_string(r.get("start")), to_js_string(r.get("end"))))
         };
         let notice = match (range("headRange", "lines "), range("tailRange", "")) {
             (Some(head), Some(tail_part)) => {
@@ -149,7 +140,10 @@ fn truncation_notice18(t: Option<&Value>, source: Option<&Value>) -> String {
         return tail(notice, true);
     }
     if is_truthy(get("partialLine")) {
-        let line = get("shownRange").and_then(|r| r.get("start")).filter(|v| !v.is_null()).map_or_else(|| "1".to_owned(), |v| to_js_string(Some(v)));
+        let line = get("shownRange")
+            .and_then(|r| r.get("start"))
+            .filter(|v| !v.is_null())
+            .map_or_else(|| "1".to_owned(), |v| to_js_string(Some(v)));
         let notice = format!(
             "Showing line {line} (partial, {} of {}) of {}",
             format_bytes(get("outputBytes")),
@@ -160,7 +154,9 @@ fn truncation_notice18(t: Option<&Value>, source: Option<&Value>) -> String {
     }
     let range = get("shownRange").filter(|r| is_truthy(Some(r)));
     let mut notice = match range.filter(|r| js_ge(r.get("end"), r.get("start"))) {
-        Some(r) => format!("Showing lines {}-{} of {}", to_js_string(r.get("start")), to_js_string(r.get("end")), to_js_string(total_lines)),
+        Some(r) => {
+            format!("Showing lines {}-{} of {}", to_js_string(r.get("start")), to_js_string(r.get("end")), to_js_string(total_lines))
+        }
         None => format!("Showing {} of {} lines", to_js_string(get("outputLines")), to_js_string(total_lines)),
     };
     if get("truncatedBy").and_then(Value::as_str) == Some("bytes") {
@@ -180,12 +176,20 @@ fn bytes_of(n: f64, raw: Option<&Value>) -> String {
 
 /// JS `Math.max(0, x)` (NaN stays NaN).
 fn js_max0(x: f64) -> f64 {
-    if x.is_nan() { x } else { x.max(0.0) }
+    if x.is_nan() {
+        x
+    } else {
+        x.max(0.0)
+    }
 }
 
 /// JS `Math.min(a, b)` (NaN wins).
 fn js_min(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() { f64::NAN } else { a.min(b) }
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.min(b)
+    }
 }
 
 /// `value.toLocaleString()` in Bun's default `en-US`: a number grouped by
@@ -199,7 +203,13 @@ fn locale_value(v: &Value) -> String {
 
 fn locale_number(x: f64) -> String {
     if !x.is_finite() {
-        return if x.is_nan() { "NaN".into() } else if x > 0.0 { "∞".into() } else { "-∞".into() };
+        return if x.is_nan() {
+            "NaN".into()
+        } else if x > 0.0 {
+            "∞".into()
+        } else {
+            "-∞".into()
+        };
     }
     let fixed = to_fixed(x.abs(), 3);
     let (int, frac) = fixed.split_once('.').unwrap_or((&fixed, ""));
@@ -212,7 +222,11 @@ fn locale_number(x: f64) -> String {
         grouped.push(c);
     }
     let sign = if x < 0.0 && (int != "0" || !frac.is_empty()) { "-" } else { "" };
-    if frac.is_empty() { format!("{sign}{grouped}") } else { format!("{sign}{grouped}.{frac}") }
+    if frac.is_empty() {
+        format!("{sign}{grouped}")
+    } else {
+        format!("{sign}{grouped}.{frac}")
+    }
 }
 
 /// `Showing lines A-B of N` / `Showing K of N lines`, then the byte limit, the
@@ -222,35 +236,20 @@ fn truncation_notice(t: Option<&Value>) -> String {
     let range = get("shownRange").filter(|r| is_truthy(Some(r)));
     let shown_range = range.filter(|r| js_ge(r.get("end"), r.get("start")));
     let mut notice = match shown_range {
-        Some(r) => format!(
-            "Showing lines {}-{} of {}",
-            to_js_string(r.get("start")),
-            to_js_string(r.get("end")),
-            to_js_string(get("totalLines"))
-        ),
-        None => format!(
-            "Showing {} of {} lines",
-            to_js_string(get("outputLines")),
-            to_js_string(get("totalLines"))
-        ),
+        Some(r) => {
+            format!("Showing lines {}-{} of {}", to_js_string(r.get("start")), to_js_string(r.get("end")), to_js_string(get("totalLines")))
+        }
+        None => format!("Showing {} of {} lines", to_js_string(get("outputLines")), to_js_string(get("totalLines"))),
     };
     if get("truncatedBy").and_then(Value::as_str) == Some("bytes") {
-        let max_bytes = get("maxBytes")
-            .filter(|v| !v.is_null())
-            .or(get("outputBytes"));
+        let max_bytes = get("maxBytes").filter(|v| !v.is_null()).or(get("outputBytes"));
         notice.push_str(&format!(" ({} limit)", format_bytes(max_bytes)));
     }
     if let Some(next) = get("nextOffset").filter(|v| !v.is_null()) {
-        notice.push_str(&format!(
-            ". Use offset={} to continue",
-            to_js_string(Some(next))
-        ));
+        notice.push_str(&format!(". Use offset={} to continue", to_js_string(Some(next))));
     }
     if let Some(id) = get("artifactId").filter(|v| !v.is_null()) {
-        notice.push_str(&format!(
-            ". Read artifact://{} for full output",
-            to_js_string(Some(id))
-        ));
+        notice.push_str(&format!(". Read artifact://{} for full output", to_js_string(Some(id))));
     }
     notice
 }
@@ -259,9 +258,7 @@ fn truncation_notice(t: Option<&Value>) -> String {
 /// else as numbers (NaN is never `>=`).
 fn js_ge(a: Option<&Value>, b: Option<&Value>) -> bool {
     match (a, b) {
-        (Some(Value::String(a)), Some(Value::String(b))) => {
-            crate::js::cmp_utf16(a, b) != std::cmp::Ordering::Less
-        }
+        (Some(Value::String(a)), Some(Value::String(b))) => crate::js::cmp_utf16(a, b) != std::cmp::Ordering::Less,
         _ => to_js_number(a) >= to_js_number(b),
     }
 }
@@ -553,18 +550,12 @@ mod tests {
 
     #[test]
     fn bash_texts() {
-        let m = obj(
-            json!({"command": "npm test", "output": "1 failing", "exitCode": 1, "cancelled": false}),
-        );
+        let m = obj(json!({"command": "npm test", "output": "1 failing", "exitCode": 1, "cancelled": false}));
         let expected = "Ran `npm test`\n```\n1 failing\n```\n\nCommand exited with code 1";
         assert_eq!(bash_text(&m, NoticeWords::Pi), expected);
         assert_eq!(bash_text(&m, NoticeWords::Omp13), expected);
-        let m =
-            obj(json!({"command": "sleep 100", "output": "", "exitCode": null, "cancelled": true}));
-        assert_eq!(
-            bash_text(&m, NoticeWords::Pi),
-            "Ran `sleep 100`\n(no output)\n\n(command cancelled)"
-        );
+        let m = obj(json!({"command": "sleep 100", "output": "", "exitCode": null, "cancelled": true}));
+        assert_eq!(bash_text(&m, NoticeWords::Pi), "Ran `sleep 100`\n(no output)\n\n(command cancelled)");
     }
 
     #[test]
@@ -575,25 +566,19 @@ mod tests {
             "meta": {"truncation": {"truncatedBy": "lines", "totalLines": 10, "outputLines": 2,
                                     "shownRange": {"start": 9, "end": 10}}}
         }));
-        assert_eq!(
-            bash_text(&m, NoticeWords::Pi),
-            "Ran `x`\n```\ny\n```\n\n[Output truncated. Full output: /tmp/out.log]"
-        );
-        assert_eq!(
-            bash_text(&m, NoticeWords::Omp13),
-            "Ran `x`\n```\ny\n```\n\n[Showing lines 9-10 of 10]"
-        );
+        assert_eq!(bash_text(&m, NoticeWords::Pi), "Ran `x`\n```\ny\n```\n\n[Output truncated. Full output: /tmp/out.log]");
+        assert_eq!(bash_text(&m, NoticeWords::Omp13), "Ran `x`\n```\ny\n```\n\n[Showing lines 9-10 of 10]");
     }
 
     #[test]
     fn python_texts() {
         let m = obj(json!({"code": "print(1)", "output": "1", "exitCode": 2}));
-        assert_eq!(python_text(&m, NoticeWords::Omp13), "Ran Python:\n```python\nprint(1)\n```\nOutput:\n```\n1\n```\n\nExecution failed with code 2");
-        let m = obj(json!({"code": "x", "output": "", "cancelled": true, "exitCode": 1}));
         assert_eq!(
             python_text(&m, NoticeWords::Omp13),
-            "Ran Python:\n```python\nx\n```\n(no output)\n\n(execution cancelled)"
+            "Ran Python:\n```python\nprint(1)\n```\nOutput:\n```\n1\n```\n\nExecution failed with code 2"
         );
+        let m = obj(json!({"code": "x", "output": "", "cancelled": true, "exitCode": 1}));
+        assert_eq!(python_text(&m, NoticeWords::Omp13), "Ran Python:\n```python\nx\n```\n(no output)\n\n(execution cancelled)");
     }
 
     #[test]
@@ -614,10 +599,7 @@ mod tests {
         );
         let meta = json!({"truncation": {"truncatedBy": "bytes", "totalLines": 9, "outputLines": 3, "maxBytes": 1280,
                                          "shownRange": {"start": 5, "end": 4}}});
-        assert_eq!(
-            output_notice(Some(&meta), NoticeWords::Omp13),
-            "\n\n[Showing 3 of 9 lines (1.3KB limit)]"
-        );
+        assert_eq!(output_notice(Some(&meta), NoticeWords::Omp13), "\n\n[Showing 3 of 9 lines (1.3KB limit)]");
     }
 
     #[test]
@@ -689,10 +671,7 @@ mod tests {
              # main.rs\n  3:4 [error] worse\n\n# lib\n## └─ b.rs\n  7:8 [info] x\n\nno location"
         );
         let meta = json!({"diagnostics": {"summary": "s", "messages": ["plain", "also plain"]}});
-        assert_eq!(
-            output_notice(Some(&meta), NoticeWords::Omp13),
-            "\n\nLSP Diagnostics (s):\nplain\nalso plain"
-        );
+        assert_eq!(output_notice(Some(&meta), NoticeWords::Omp13), "\n\nLSP Diagnostics (s):\nplain\nalso plain");
     }
 
     #[test]

@@ -37,10 +37,12 @@ pub(super) fn emit(session: &Session, ctx: &mut Context, path: &[NodeId], compac
             ctx.reset_boundary = r.map(|r| path[r]);
             items.push(Item::CompactionSummary(c));
             ctx.provider_replay = has_openai_replay(entry);
-            let index_of = |id: Option<&str>, end: usize| id.and_then(|id| path[..end].iter().position(|&n| session.entry(n).id() == Some(id)));
+            let index_of =
+                |id: Option<&str>, end: usize| id.and_then(|id| path[..end].iter().position(|&n| session.entry(n).id() == Some(id)));
             let first_kept = index_of(entry.str_field("firstKeptEntryId"), k);
             ctx.kept_from = first_kept;
-            let rollover = entry.object().and_then(|m| m.get("details")).and_then(|d| d.get("kind")).and_then(Value::as_str) == Some("experimental-context-rollover");
+            let rollover = entry.object().and_then(|m| m.get("details")).and_then(|d| d.get("kind")).and_then(Value::as_str)
+                == Some("experimental-context-rollover");
             if rollover {
                 // The latest user request before the compaction, when the kept part starts after it.
                 let lowest = r.map_or(0, |r| r + 1);
@@ -103,11 +105,18 @@ fn finish(session: &Session, mut items: Vec<Item>, stripped: &mut Vec<(NodeId, u
         Item::Entry(n) => session.entry(*n).message(),
         _ => None,
     };
-    let paired: HashSet<u64> = items.iter().filter_map(|i| meta(i).filter(|m| m.role == Role::ToolResult).and_then(|m| m.turn.tool_call_id)).collect();
+    let paired: HashSet<u64> =
+        items.iter().filter_map(|i| meta(i).filter(|m| m.role == Role::ToolResult).and_then(|m| m.turn.tool_call_id)).collect();
     stripped.clear();
     items.retain(|i| {
         let Some(m) = meta(i).filter(|m| m.role == Role::Assistant) else { return true };
-        let mask = m.turn.call_ids.iter().enumerate().filter(|(_, id)| !paired.contains(id)).fold(0u64, |mask, (k, _)| if k < 64 { mask | 1 << k } else { mask });
+        let mask =
+            m.turn
+                .call_ids
+                .iter()
+                .enumerate()
+                .filter(|(_, id)| !paired.contains(id))
+                .fold(0u64, |mask, (k, _)| if k < 64 { mask | 1 << k } else { mask });
         if mask == 0 {
             return true;
         }
@@ -140,7 +149,8 @@ fn finish(session: &Session, mut items: Vec<Item>, stripped: &mut Vec<(NodeId, u
             let mut j = items.len();
             while j > i {
                 j -= 1;
-                if meta(&items[j]).is_some_and(|r| r.role == Role::ToolResult && r.turn.tool_call_id.is_some_and(|id| calls.contains(&id))) {
+                if meta(&items[j]).is_some_and(|r| r.role == Role::ToolResult && r.turn.tool_call_id.is_some_and(|id| calls.contains(&id)))
+                {
                     items.remove(j);
                 }
             }
@@ -204,7 +214,10 @@ pub fn not_reproducible(session: &Session, ctx: &Context, model: Option<&str>) -
                 reason: format!("compaction `{}` replaced the kept messages by an OpenAI-native replacement history that only the provider can read; the context shows the summary placeholder and the later messages{tail}", e.id),
             });
         }
-        if preserve.and_then(|p| p.get("anthropicCompaction")).is_some_and(|a| a.get("provider").and_then(Value::as_str).is_some_and(|p| !p.is_empty())) {
+        if preserve
+            .and_then(|p| p.get("anthropicCompaction"))
+            .is_some_and(|a| a.get("provider").and_then(Value::as_str).is_some_and(|p| !p.is_empty()))
+        {
             out.push(NotReproducible {
                 entry: Some(c),
                 kind: "anthropic-native-compaction",
@@ -221,7 +234,9 @@ pub fn not_reproducible(session: &Session, ctx: &Context, model: Option<&str>) -
     }
     let reset = ctx.reset_boundary.and_then(|r| ctx.path.iter().position(|&n| n == r));
     let notes = ctx.path.iter().enumerate().rev().find(|(i, &n)| {
-        reset.is_none_or(|r| *i > r) && &*session.entry(n).entry_type == "custom" && session.entry(n).str_field("customType") == Some("experimental_context_notes")
+        reset.is_none_or(|r| *i > r)
+            && &*session.entry(n).entry_type == "custom"
+            && session.entry(n).str_field("customType") == Some("experimental_context_notes")
     });
     if let Some((_, &n)) = notes {
         out.push(NotReproducible {

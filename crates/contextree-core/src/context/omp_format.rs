@@ -82,7 +82,8 @@ pub fn format18(rendered: &str) -> String {
             i += 1;
             continue;
         }
-        let closing = text.starts_with("</") && text.len() >= 4 && text.ends_with('>') && text[2..text.len() - 1].chars().all(is_tag_name_char);
+        let closing =
+            text.starts_with("</") && text.len() >= 4 && text.ends_with('>') && text[2..text.len() - 1].chars().all(is_tag_name_char);
         let line = if text.starts_with('|') && is_table_separator(text) {
             format!("{}{}", &line[..s], compact_table_separator(text))
         } else if text.starts_with('|') && is_table_row(text) {
@@ -154,9 +155,7 @@ fn is_table_separator(t: &str) -> bool {
     t.len() >= 3
         && t.starts_with('|')
         && t.ends_with('|')
-        && t[1..t.len() - 1]
-            .chars()
-            .all(|c| matches!(c, '-' | ':' | '|') || is_js_whitespace(c))
+        && t[1..t.len() - 1].chars().all(|c| matches!(c, '-' | ':' | '|') || is_js_whitespace(c))
 }
 
 /// `/^\|.*\|$/` (`.` stops at line terminators such as a stray `\r`).
@@ -205,9 +204,7 @@ fn is_opening_xml(t: &str) -> bool {
     let Some(inner) = t.strip_prefix('<').and_then(|r| r.strip_suffix('>')) else {
         return false;
     };
-    let name_end = inner
-        .find(|c: char| !is_tag_name_char(c))
-        .unwrap_or(inner.len());
+    let name_end = inner.find(|c: char| !is_tag_name_char(c)).unwrap_or(inner.len());
     if name_end == 0 {
         return false;
     }
@@ -217,9 +214,7 @@ fn is_opening_xml(t: &str) -> bool {
 
 /// `/^<\/([a-z_-]+)>$/`
 fn is_closing_xml(t: &str) -> bool {
-    t.strip_prefix("</")
-        .and_then(|r| r.strip_suffix('>'))
-        .is_some_and(|name| !name.is_empty() && name.chars().all(is_tag_name_char))
+    t.strip_prefix("</").and_then(|r| r.strip_suffix('>')).is_some_and(|name| !name.is_empty() && name.chars().all(is_tag_name_char))
 }
 
 fn is_tag_name_char(c: char) -> bool {
@@ -243,14 +238,8 @@ mod tests {
 
     #[test]
     fn spec_example() {
-        assert_eq!(
-            format("A\n\n- b\n\n\n| x |  y |\nend   "),
-            "A\n- b\n\n|x|y|\nend"
-        );
-        assert_eq!(
-            wrap("A\n\n- b\n\n\n| x |  y |\nend   "),
-            format!("{LEAD}A\n- b\n\n|x|y|\nend\n</summary>")
-        );
+        assert_eq!(format("A\n\n- b\n\n\n| x |  y |\nend   "), "A\n- b\n\n|x|y|\nend");
+        assert_eq!(wrap("A\n\n- b\n\n\n| x |  y |\nend   "), format!("{LEAD}A\n- b\n\n|x|y|\nend\n</summary>"));
     }
 
     #[test]
@@ -262,14 +251,8 @@ mod tests {
 
     #[test]
     fn lists_of_every_kind_pull_up() {
-        assert_eq!(
-            format("a\n\n- x\n\n* y\n\n12. z\n\n-no\n\n1.no"),
-            "a\n- x\n* y\n12. z\n\n-no\n\n1.no"
-        );
-        assert_eq!(
-            format("a\n\n  - nested\n\n\t1.\tx"),
-            "a\n  - nested\n\t1.\tx"
-        );
+        assert_eq!(format("a\n\n- x\n\n* y\n\n12. z\n\n-no\n\n1.no"), "a\n- x\n* y\n12. z\n\n-no\n\n1.no");
+        assert_eq!(format("a\n\n  - nested\n\n\t1.\tx"), "a\n  - nested\n\t1.\tx");
         // Only the blank line right before the item goes: of a run of two, the
         // first is kept (its next line is blank, not an item).
         assert_eq!(format("a\n\n\n- x"), "a\n\n- x");
@@ -277,10 +260,7 @@ mod tests {
 
     #[test]
     fn tables_are_compacted_keeping_indentation() {
-        assert_eq!(
-            format("| a |  b |\n|---| :--: |\n| :- | -: |"),
-            "|a|b|\n|---|:---:|\n|:---|---:|"
-        );
+        assert_eq!(format("| a |  b |\n|---| :--: |\n| :- | -: |"), "|a|b|\n|---|:---:|\n|:---|---:|");
         assert_eq!(format("  | x | y |  "), "  |x|y|");
         assert_eq!(format("|  ---  |\n||\n|||\n| |"), "|---|\n||\n||\n||");
         // Not rows: no closing bar, or a carriage return inside.
@@ -289,24 +269,15 @@ mod tests {
 
     #[test]
     fn code_fences_protect_their_content() {
-        assert_eq!(
-            format("```\n| a |  b |\n\n\n- x  \n```\n\n- y"),
-            "```\n| a |  b |\n\n\n- x\n```\n- y"
-        );
+        assert_eq!(format("```\n| a |  b |\n\n\n- x  \n```\n\n- y"), "```\n| a |  b |\n\n\n- x\n```\n- y");
         // An unbalanced fence leaves the rest unformatted (only right-trimmed),
         // including the template's closing tag and the blank lines before it.
-        assert_eq!(
-            wrap("```js\n\n\n| a |\n\n"),
-            format!("{LEAD}```js\n\n\n| a |\n\n\n</summary>")
-        );
+        assert_eq!(wrap("```js\n\n\n| a |\n\n"), format!("{LEAD}```js\n\n\n| a |\n\n\n</summary>"));
     }
 
     #[test]
     fn xml_tag_lines() {
-        assert_eq!(
-            format("<files>\n\nx\n\n</files>\n\n<br />\n\ny"),
-            "<files>\nx\n</files>\n\n<br />\ny"
-        );
+        assert_eq!(format("<files>\n\nx\n\n</files>\n\n<br />\n\ny"), "<files>\nx\n</files>\n\n<br />\ny");
         assert_eq!(format("<a-b_c x=\"1\">\n\nx"), "<a-b_c x=\"1\">\nx");
         // Upper case or spaced tags are not tags here.
         assert_eq!(format("<Tag>\n\nx\n\n</tag >"), "<Tag>\n\nx\n\n</tag >");

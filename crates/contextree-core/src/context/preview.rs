@@ -12,7 +12,9 @@ pub fn entry_preview(session: &Session, node: NodeId, source: &dyn Source, max: 
     let text = match &*e.entry_type {
         "message" | "custom_message" | "branch_summary" => agent_message(session, Item::Entry(node), source).ok().map(|m| message_text(&m)),
         "compaction" => e.str_field("summary").map(str::to_owned),
-        "label" => e.str_field("label").map(|_| format!("label → {}", e.str_field("targetId").unwrap_or(""))).or(Some("label cleared".into())),
+        "label" => {
+            e.str_field("label").map(|_| format!("label → {}", e.str_field("targetId").unwrap_or(""))).or(Some("label cleared".into()))
+        }
         "model_change" => e.str_field("model").or(e.str_field("modelId")).map(str::to_owned),
         "thinking_level_change" => e.str_field("thinkingLevel").map(str::to_owned),
         "session_info" => e.str_field("name").map(str::to_owned),
@@ -82,7 +84,13 @@ fn system_text(msg: &Value) -> String {
         msg.get(k).and_then(Value::as_object).into_iter().flatten().filter(|(_, v)| keep(v)).map(|(n, _)| n.clone()).collect()
     };
     let tools = |k: &str| -> Vec<String> {
-        msg.get(k).and_then(Value::as_array).into_iter().flatten().filter_map(|t| t.get("name").and_then(Value::as_str)).map(str::to_owned).collect()
+        msg.get(k)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t.get("name").and_then(Value::as_str))
+            .map(str::to_owned)
+            .collect()
     };
     let mut parts = Vec::new();
     let (set, removed) = (names("sections", |v| !v.is_null()), names("sections", Value::is_null));

@@ -64,11 +64,9 @@ pub fn serialize_message_into(msg: &Value, rules: RuleSet, out: &mut String, fir
             if pi16 {
                 thinking.clear();
             }
-            for (label, items, sep) in [
-                ("[Assistant thinking]: ", thinking, "\n"),
-                ("[Assistant]: ", text, "\n"),
-                ("[Assistant tool calls]: ", calls, "; "),
-            ] {
+            for (label, items, sep) in
+                [("[Assistant thinking]: ", thinking, "\n"), ("[Assistant]: ", text, "\n"), ("[Assistant tool calls]: ", calls, "; ")]
+            {
                 if !items.is_empty() {
                     part(label, &items.join(sep));
                 }
@@ -147,10 +145,7 @@ pub fn tool_result_summary_text(msg: &Value) -> String {
 /// text is empty).
 fn joined_texts(content: Option<&Value>) -> String {
     let mut text = String::new();
-    for block in content
-        .and_then(Value::as_array)
-        .map_or(&[][..], Vec::as_slice)
-    {
+    for block in content.and_then(Value::as_array).map_or(&[][..], Vec::as_slice) {
         if block.get("type").and_then(Value::as_str) == Some("text") {
             push_join_item(block.get("text"), &mut text);
         }
@@ -168,10 +163,7 @@ fn push_join_item(v: Option<&Value>, out: &mut String) {
 /// Thinking texts, texts and rendered tool calls, in block order.
 fn assistant_parts(content: Option<&Value>) -> (Vec<String>, Vec<String>, Vec<String>) {
     let (mut thinking, mut text, mut calls) = (Vec::new(), Vec::new(), Vec::new());
-    for block in content
-        .and_then(Value::as_array)
-        .map_or(&[][..], Vec::as_slice)
-    {
+    for block in content.and_then(Value::as_array).map_or(&[][..], Vec::as_slice) {
         let mut item = String::new();
         match block.get("type").and_then(Value::as_str) {
             Some("text") => {
@@ -248,10 +240,7 @@ fn truncate_for_summary(text: String, whole_pairs: bool) -> String {
         return text;
     }
     let mut out = if whole_pairs { slice_utf16_whole(&text, TOOL_RESULT_MAX_CHARS) } else { slice_utf16(&text, TOOL_RESULT_MAX_CHARS) };
-    out.push_str(&format!(
-        "\n\n[... {} more characters truncated]",
-        len - TOOL_RESULT_MAX_CHARS
-    ));
+    out.push_str(&format!("\n\n[... {} more characters truncated]", len - TOOL_RESULT_MAX_CHARS));
     out
 }
 
@@ -319,27 +308,14 @@ mod tests {
     fn tool_results_cut_at_2000_units() {
         let text = "a".repeat(2005);
         let out = ser(json!([{"role": "toolResult", "content": [{"type": "text", "text": text}]}]));
-        assert_eq!(
-            out,
-            format!(
-                "[Tool result]: {}\n\n[... 5 more characters truncated]",
-                "a".repeat(2000)
-            )
-        );
+        assert_eq!(out, format!("[Tool result]: {}\n\n[... 5 more characters truncated]", "a".repeat(2000)));
         let exact = "a".repeat(2000);
-        let out =
-            ser(json!([{"role": "toolResult", "content": [{"type": "text", "text": exact}]}]));
+        let out = ser(json!([{"role": "toolResult", "content": [{"type": "text", "text": exact}]}]));
         assert_eq!(out, format!("[Tool result]: {exact}"));
         // The cut splits the emoji (2 units): its lone half is sent as U+FFFD.
         let text = format!("{}😀b", "a".repeat(1999));
         let out = ser(json!([{"role": "toolResult", "content": [{"type": "text", "text": text}]}]));
-        assert_eq!(
-            out,
-            format!(
-                "[Tool result]: {}\u{FFFD}\n\n[... 2 more characters truncated]",
-                "a".repeat(1999)
-            )
-        );
+        assert_eq!(out, format!("[Tool result]: {}\u{FFFD}\n\n[... 2 more characters truncated]", "a".repeat(1999)));
     }
 
     #[test]
@@ -367,13 +343,9 @@ mod tests {
 
     #[test]
     fn odd_arguments_like_object_entries() {
-        let call =
-            |args: Value| tool_call(&json!({"type": "toolCall", "name": "f", "arguments": args}));
+        let call = |args: Value| tool_call(&json!({"type": "toolCall", "name": "f", "arguments": args}));
         assert_eq!(call(json!(["x", 2])), "f(0=\"x\", 1=2)");
-        assert_eq!(
-            call(json!("a😀")),
-            "f(0=\"a\", 1=\"\\ud83d\", 2=\"\\ude00\")"
-        );
+        assert_eq!(call(json!("a😀")), "f(0=\"a\", 1=\"\\ud83d\", 2=\"\\ude00\")");
         assert_eq!(call(json!(5)), "f()");
         assert_eq!(call(json!(null)), "f()");
     }

@@ -94,7 +94,8 @@ fn sent_state(session: &Session, n: NodeId, rules: RuleSet) -> EntryState {
             (Role::System, _) if rules.projects_context_edits() => EntryState::Kept,
             (Role::ToolResult, Dialect::Omp) if m.pruned => EntryState::Pruned,
             (Role::BashExecution | Role::PythonExecution, _) if m.exclude_from_context => EntryState::Excluded,
-            (Role::Developer | Role::HookMessage | Role::FileMention | Role::PythonExecution, Dialect::Pi) | (Role::System | Role::Other(_), _) => EntryState::Excluded,
+            (Role::Developer | Role::HookMessage | Role::FileMention | Role::PythonExecution, Dialect::Pi)
+            | (Role::System | Role::Other(_), _) => EntryState::Excluded,
             _ => EntryState::Kept,
         },
         EntryKind::Other(_) if &*e.entry_type == "branch_summary" => EntryState::BranchSummary,

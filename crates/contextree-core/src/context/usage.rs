@@ -69,7 +69,13 @@ pub fn estimate_context_tokens(session: &Session, ctx: &Context, tokens: &Contex
     // Saturating: usage numbers are whatever the file says (`as u64` already saturates a huge
     // one), and a wrapped or panicking sum would be worse than the ceiling (found by the fuzz
     // test: two usage fields of 1.2e19 plus a trailing message overflowed).
-    ContextEstimate { tokens: usage_tokens.saturating_add(trailing), usage_tokens, trailing_tokens: trailing, last_usage_index: last, unknown_after_compaction }
+    ContextEstimate {
+        tokens: usage_tokens.saturating_add(trailing),
+        usage_tokens,
+        trailing_tokens: trailing,
+        last_usage_index: last,
+        unknown_after_compaction,
+    }
 }
 
 /// pi ≥ 0.87's `getContextUsage` test (pi-1.6.md §3.4): the path has a
@@ -100,7 +106,12 @@ fn is_assistant(session: &Session, item: Item) -> bool {
 /// `tokens` are the context's token numbers; the system messages are read
 /// back through `source` for the replay. Without projection (other rule
 /// sets) it is [`estimate_context_tokens`].
-pub fn estimate_projected_context_tokens(session: &Session, ctx: &Context, tokens: &ContextTokens, source: &dyn Source) -> Result<ContextEstimate, ReadBackError> {
+pub fn estimate_projected_context_tokens(
+    session: &Session,
+    ctx: &Context,
+    tokens: &ContextTokens,
+    source: &dyn Source,
+) -> Result<ContextEstimate, ReadBackError> {
     let est = estimate_context_tokens(session, ctx, tokens);
     if !ctx.rules.projects_context_edits() {
         return Ok(est);
@@ -118,7 +129,13 @@ pub fn estimate_projected_context_tokens(session: &Session, ctx: &Context, token
     let system = current_system(session, ctx, source)?.and_then(|m| m.as_object().map(|m| estimate_message(m, ctx.rules))).unwrap_or(0);
     let rest: u64 = ctx.items.iter().zip(&tokens.messages).filter(|(&i, _)| !is_system(session, i)).map(|(_, m)| m.2).sum();
     let total = system + rest;
-    Ok(ContextEstimate { tokens: total, usage_tokens: 0, trailing_tokens: total, last_usage_index: None, unknown_after_compaction: est.unknown_after_compaction })
+    Ok(ContextEstimate {
+        tokens: total,
+        usage_tokens: 0,
+        trailing_tokens: total,
+        last_usage_index: None,
+        unknown_after_compaction: est.unknown_after_compaction,
+    })
 }
 
 fn is_system(session: &Session, item: Item) -> bool {

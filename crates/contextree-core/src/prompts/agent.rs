@@ -40,11 +40,7 @@ pub const PI_SOURCE_FILES: &[&str] = &[
 
 /// The omp template file of `id`, relative to the package root.
 fn omp_file(id: PromptId) -> String {
-    let dir = if id == PromptId::SummarizationSystem {
-        "system"
-    } else {
-        "compaction"
-    };
+    let dir = if id == PromptId::SummarizationSystem { "system" } else { "compaction" };
     format!("src/prompts/{dir}/{}.md", id.name())
 }
 
@@ -69,10 +65,7 @@ fn omp_prompts_in_core(version: &str) -> bool {
 /// with the index in [`PI_SOURCE_FILES`] of the file that usually holds them.
 fn pi_constants(id: PromptId) -> Option<(usize, &'static [&'static str])> {
     Some(match id {
-        PromptId::CompactionSummaryContext => (
-            0,
-            &["COMPACTION_SUMMARY_PREFIX", "COMPACTION_SUMMARY_SUFFIX"],
-        ),
+        PromptId::CompactionSummaryContext => (0, &["COMPACTION_SUMMARY_PREFIX", "COMPACTION_SUMMARY_SUFFIX"]),
         PromptId::BranchSummaryContext => (0, &["BRANCH_SUMMARY_PREFIX", "BRANCH_SUMMARY_SUFFIX"]),
         PromptId::SummarizationSystem => (1, &["SUMMARIZATION_SYSTEM_PROMPT"]),
         PromptId::CompactionSummary => (2, &["SUMMARIZATION_PROMPT"]),
@@ -106,8 +99,7 @@ pub struct TextCheck {
 impl TextCheck {
     /// Whether the text is the reference agent's own.
     pub fn matches(&self) -> bool {
-        self.expected
-            .is_some_and(|k| k.sha256 == self.sha256 && k.utf16_len == self.utf16_len)
+        self.expected.is_some_and(|k| k.sha256 == self.sha256 && k.utf16_len == self.utf16_len)
     }
 }
 
@@ -169,11 +161,7 @@ impl PromptPack {
     /// rows of one rule set, which the pack then fits ([`PromptPack::rules`]).
     /// A package whose texts differ (another release, a local edit) still
     /// loads, unverified, fitting the rule set its version maps to.
-    pub fn from_agent_files(
-        dialect: Dialect,
-        path: &Path,
-        files: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<PromptPack, AgentPackError> {
+    pub fn from_agent_files(dialect: Dialect, path: &Path, files: &dyn Fn(&str) -> Option<String>) -> Result<PromptPack, AgentPackError> {
         let version = package_version(dialect, files)?;
         let release = known_release(dialect, &version);
         let (texts, checks) = match dialect {
@@ -185,19 +173,11 @@ impl PromptPack {
             .with_omp18_format(dialect == Dialect::Omp && omp_prompts_in_core(&version));
         let mut checks: Vec<TextCheck> = match dialect {
             Dialect::Pi => checks,
-            Dialect::Omp => checks
-                .into_iter()
-                .map(|c| check_omp(&pack, c, release))
-                .collect::<Result<_, _>>()?,
+            Dialect::Omp => checks.into_iter().map(|c| check_omp(&pack, c, release)).collect::<Result<_, _>>()?,
         };
         let rules = assign_expected(dialect, &version, &mut checks);
         let verified = !checks.is_empty() && checks.iter().all(TextCheck::matches);
-        let origin = PackOrigin::Agent {
-            dialect,
-            version,
-            verified,
-            path: path.to_owned(),
-        };
+        let origin = PackOrigin::Agent { dialect, version, verified, path: path.to_owned() };
         Ok(pack.with_origin(origin, checks).with_rules(rules))
     }
 }
@@ -210,44 +190,26 @@ fn assign_expected(dialect: Dialect, version: &str, checks: &mut [TextCheck]) ->
     let row = |rules: RuleSet, c: &TextCheck| known_texts_of(rules).find(|k| k.id == c.id && k.form == c.form).copied();
     let recorded: Vec<RuleSet> = recorded_rule_sets(dialect).collect();
     let fits = |rules: RuleSet, checks: &[TextCheck]| {
-        !checks.is_empty()
-            && checks
-                .iter()
-                .all(|c| row(rules, c).is_some_and(|k| k.sha256 == c.sha256 && k.utf16_len == c.utf16_len))
+        !checks.is_empty() && checks.iter().all(|c| row(rules, c).is_some_and(|k| k.sha256 == c.sha256 && k.utf16_len == c.utf16_len))
     };
     let matched = recorded.iter().rev().copied().find(|&r| fits(r, checks));
     let by_version = RuleSet::for_version(dialect, version);
-    let expect_from = matched
-        .or(by_version.filter(|r| recorded.contains(r)))
-        .or(recorded.last().copied());
+    let expect_from = matched.or(by_version.filter(|r| recorded.contains(r))).or(recorded.last().copied());
     for c in checks.iter_mut() {
         c.expected = expect_from.and_then(|r| row(r, c));
     }
     matched.or(by_version)
 }
 
-fn package_version(
-    dialect: Dialect,
-    files: &dyn Fn(&str) -> Option<String>,
-) -> Result<String, AgentPackError> {
-    let raw =
-        files("package.json").ok_or_else(|| AgentPackError::MissingFile("package.json".into()))?;
-    let json: serde_json::Value =
-        serde_json::from_str(&raw).map_err(|e| AgentPackError::PackageJson(e.to_string()))?;
+fn package_version(dialect: Dialect, files: &dyn Fn(&str) -> Option<String>) -> Result<String, AgentPackError> {
+    let raw = files("package.json").ok_or_else(|| AgentPackError::MissingFile("package.json".into()))?;
+    let json: serde_json::Value = serde_json::from_str(&raw).map_err(|e| AgentPackError::PackageJson(e.to_string()))?;
     let expected = agent_package_name(dialect);
     match json.get("name").and_then(|n| n.as_str()) {
         Some(name) if agent_package_names(dialect).contains(&name) => {}
-        found => {
-            return Err(AgentPackError::WrongPackage {
-                expected,
-                found: found.unwrap_or("(no name)").to_owned(),
-            })
-        }
+        found => return Err(AgentPackError::WrongPackage { expected, found: found.unwrap_or("(no name)").to_owned() }),
     }
-    json.get("version")
-        .and_then(|v| v.as_str())
-        .map(str::to_owned)
-        .ok_or_else(|| AgentPackError::PackageJson("no string `version`".into()))
+    json.get("version").and_then(|v| v.as_str()).map(str::to_owned).ok_or_else(|| AgentPackError::PackageJson("no string `version`".into()))
 }
 
 type Read = (BTreeMap<PromptId, Template>, Vec<TextCheck>);
@@ -282,7 +244,9 @@ fn read_omp18(files: &dyn Fn(&str) -> Option<String>, release: &'static str) -> 
     // The handoff wrapper is new in 18 (omp-18.md §3); a core without it still loads.
     let id = PromptId::HandoffSummaryContext;
     let rel = omp18_file(id);
-    if let Some((file, raw)) = OMP18_CORE_DIRS.iter().find_map(|dir| files(&format!("{dir}/{rel}")).map(|raw| (format!("{dir}/{rel}"), raw))) {
+    if let Some((file, raw)) =
+        OMP18_CORE_DIRS.iter().find_map(|dir| files(&format!("{dir}/{rel}")).map(|raw| (format!("{dir}/{rel}"), raw)))
+    {
         let template = Template::parse(&raw).map_err(|source| AgentPackError::Template { file: file.clone(), source })?;
         texts.insert(id, template);
         checks.push(check(Dialect::Omp, release, id, HashedForm::Raw, file, &raw));
@@ -296,18 +260,11 @@ fn read_omp(files: &dyn Fn(&str) -> Option<String>, release: &'static str) -> Re
     for &id in PromptId::ALL {
         let file = omp_file(id);
         let raw = files(&file).ok_or_else(|| AgentPackError::MissingFile(file.clone()))?;
-        let template = Template::parse(&raw).map_err(|source| AgentPackError::Template {
-            file: file.clone(),
-            source,
-        })?;
+        let template = Template::parse(&raw).map_err(|source| AgentPackError::Template { file: file.clone(), source })?;
         texts.insert(id, template);
         // The spec hashes the wrappers raw (they are rendered per summary) and
         // the other texts rendered (omp renders those once, at load).
-        let form = if id.is_context_wrapper() {
-            HashedForm::Raw
-        } else {
-            HashedForm::Rendered
-        };
+        let form = if id.is_context_wrapper() { HashedForm::Raw } else { HashedForm::Rendered };
         checks.push(check(Dialect::Omp, release, id, form, file, &raw));
     }
     Ok((texts, checks))
@@ -343,11 +300,9 @@ fn read_pi(files: &dyn Fn(&str) -> Option<String>) -> Result<Read, AgentPackErro
             values.push(value);
         }
         let template = match <[String; 2]>::try_from(values) {
-            Ok([prefix, suffix]) => Template::from_segments([
-                Segment::Literal(prefix),
-                Segment::Var("summary".into()),
-                Segment::Literal(suffix),
-            ]),
+            Ok([prefix, suffix]) => {
+                Template::from_segments([Segment::Literal(prefix), Segment::Var("summary".into()), Segment::Literal(suffix)])
+            }
             Err(values) => Template::from_segments(values.into_iter().map(Segment::Literal)),
         };
         texts.insert(id, template);
@@ -355,36 +310,20 @@ fn read_pi(files: &dyn Fn(&str) -> Option<String>) -> Result<Read, AgentPackErro
     Ok((texts, checks))
 }
 
-fn find_pi_constant(
-    sources: &[Option<String>],
-    home: usize,
-    name: &'static str,
-) -> Result<String, AgentPackError> {
+fn find_pi_constant(sources: &[Option<String>], home: usize, name: &'static str) -> Result<String, AgentPackError> {
     let order = std::iter::once(home).chain((0..sources.len()).filter(|&i| i != home));
     for i in order {
         let Some(source) = &sources[i] else { continue };
-        let found = find_string_constant(source, name).map_err(|source| AgentPackError::Js {
-            file: PI_SOURCE_FILES[i].to_owned(),
-            source,
-        })?;
+        let found =
+            find_string_constant(source, name).map_err(|source| AgentPackError::Js { file: PI_SOURCE_FILES[i].to_owned(), source })?;
         if let Some(value) = found {
             return Ok(value);
         }
     }
-    Err(AgentPackError::MissingConstant {
-        name,
-        searched: PI_SOURCE_FILES.iter().map(|s| (*s).to_owned()).collect(),
-    })
+    Err(AgentPackError::MissingConstant { name, searched: PI_SOURCE_FILES.iter().map(|s| (*s).to_owned()).collect() })
 }
 
-fn check(
-    dialect: Dialect,
-    release: &'static str,
-    id: PromptId,
-    form: HashedForm,
-    source: String,
-    text: &str,
-) -> TextCheck {
+fn check(dialect: Dialect, release: &'static str, id: PromptId, form: HashedForm, source: String, text: &str) -> TextCheck {
     TextCheck {
         id,
         form,
@@ -409,10 +348,7 @@ mod tests {
         HashMap::from([
             ("package.json", r#"{"name":"@mariozechner/pi-coding-agent","version":"9.9.9"}"#.to_owned()),
             ("dist/core/messages.js", messages.to_owned()),
-            (
-                "dist/core/compaction/utils.js",
-                "export const SUMMARIZATION_SYSTEM_PROMPT = `sys`;".to_owned(),
-            ),
+            ("dist/core/compaction/utils.js", "export const SUMMARIZATION_SYSTEM_PROMPT = `sys`;".to_owned()),
             (
                 "dist/core/compaction/compaction.js",
                 "const SUMMARIZATION_PROMPT = `first`;\nconst UPDATE_SUMMARIZATION_PROMPT = `upd`;\n\
@@ -429,69 +365,34 @@ mod tests {
         export const BRANCH_SUMMARY_PREFIX = \"B\\n\\n<summary>\\n\";\n\
         export const BRANCH_SUMMARY_SUFFIX = `</summary>`;";
 
-    fn load(
-        dialect: Dialect,
-        files: &HashMap<&'static str, String>,
-    ) -> Result<PromptPack, AgentPackError> {
+    fn load(dialect: Dialect, files: &HashMap<&'static str, String>) -> Result<PromptPack, AgentPackError> {
         PromptPack::from_agent_files(dialect, Path::new("/pkg"), &|p| files.get(p).cloned())
     }
 
     #[test]
     fn pi_constants_become_literal_templates() {
         let pack = load(Dialect::Pi, &pi_files(MESSAGES)).unwrap();
-        assert_eq!(
-            pack.wrap_compaction_summary("S"),
-            "C {{x}}\n\n<summary>\nS\n</summary>"
-        );
+        assert_eq!(pack.wrap_compaction_summary("S"), "C {{x}}\n\n<summary>\nS\n</summary>");
         assert_eq!(pack.wrap_branch_summary("S"), "B\n\n<summary>\nS</summary>");
-        assert_eq!(
-            pack.prompt(PromptId::BranchSummaryPreamble).unwrap(),
-            "moved here\n\n"
-        );
+        assert_eq!(pack.prompt(PromptId::BranchSummaryPreamble).unwrap(), "moved here\n\n");
         assert_eq!(pack.prompt(PromptId::SummarizationSystem).unwrap(), "sys");
         assert!(pack.template(PromptId::CompactionShortSummary).is_none());
         assert_eq!(
             pack.origin(),
-            &PackOrigin::Agent {
-                dialect: Dialect::Pi,
-                version: "9.9.9".into(),
-                verified: false,
-                path: "/pkg".into()
-            }
+            &PackOrigin::Agent { dialect: Dialect::Pi, version: "9.9.9".into(), verified: false, path: "/pkg".into() }
         );
-        let sources: Vec<_> = pack
-            .checks()
-            .iter()
-            .map(|c| (c.source.as_str(), c.form))
-            .collect();
-        assert_eq!(
-            sources[..2],
-            [
-                ("COMPACTION_SUMMARY_PREFIX", HashedForm::Prefix),
-                ("COMPACTION_SUMMARY_SUFFIX", HashedForm::Suffix)
-            ]
-        );
+        let sources: Vec<_> = pack.checks().iter().map(|c| (c.source.as_str(), c.form)).collect();
+        assert_eq!(sources[..2], [("COMPACTION_SUMMARY_PREFIX", HashedForm::Prefix), ("COMPACTION_SUMMARY_SUFFIX", HashedForm::Suffix)]);
         assert_eq!(pack.checks().len(), 10);
         // Its texts match no release, so its version decides (9.9.9 ≥ 0.86).
         assert_eq!(pack.rules(), Some(crate::RuleSet::Pi16));
         assert!(pack.checks().iter().all(|c| c.expected.is_some()));
         // The two suffixes are pure markup, so they equal pi's real constants.
-        let matching: Vec<_> = pack
-            .checks()
-            .iter()
-            .filter(|c| c.matches())
-            .map(|c| c.form)
-            .collect();
+        let matching: Vec<_> = pack.checks().iter().filter(|c| c.matches()).map(|c| c.form).collect();
         assert_eq!(matching, [HashedForm::Suffix, HashedForm::Suffix]);
         let suffix = &pack.checks()[3];
-        assert_eq!(
-            (suffix.source.as_str(), suffix.utf16_len),
-            ("BRANCH_SUMMARY_SUFFIX", 10)
-        );
-        assert_eq!(
-            suffix.sha256,
-            "7b6935dd2809d39329dd45e593833189975947c2cfb1fb37dbdb098666738420"
-        );
+        assert_eq!((suffix.source.as_str(), suffix.utf16_len), ("BRANCH_SUMMARY_SUFFIX", 10));
+        assert_eq!(suffix.sha256, "7b6935dd2809d39329dd45e593833189975947c2cfb1fb37dbdb098666738420");
         assert!(suffix.matches());
     }
 
@@ -501,116 +402,57 @@ mod tests {
         files.insert("dist/core/messages.js", "const X = 1;".into());
         assert!(matches!(
             load(Dialect::Pi, &files).unwrap_err(),
-            AgentPackError::MissingConstant {
-                name: "COMPACTION_SUMMARY_PREFIX",
-                ..
-            }
+            AgentPackError::MissingConstant { name: "COMPACTION_SUMMARY_PREFIX", .. }
         ));
-        files.insert(
-            "dist/core/messages.js",
-            "const COMPACTION_SUMMARY_PREFIX = `a${b}`;".into(),
-        );
-        assert!(matches!(
-            load(Dialect::Pi, &files).unwrap_err(),
-            AgentPackError::Js { .. }
-        ));
+        files.insert("dist/core/messages.js", "const COMPACTION_SUMMARY_PREFIX = `a${b}`;".into());
+        assert!(matches!(load(Dialect::Pi, &files).unwrap_err(), AgentPackError::Js { .. }));
         assert!(matches!(
             load(Dialect::Omp, &pi_files(MESSAGES)).unwrap_err(),
-            AgentPackError::WrongPackage {
-                expected: "@oh-my-pi/pi-coding-agent",
-                ..
-            }
+            AgentPackError::WrongPackage { expected: "@oh-my-pi/pi-coding-agent", .. }
         ));
         files.remove("package.json");
-        assert_eq!(
-            load(Dialect::Pi, &files).unwrap_err(),
-            AgentPackError::MissingFile("package.json".into())
-        );
+        assert_eq!(load(Dialect::Pi, &files).unwrap_err(), AgentPackError::MissingFile("package.json".into()));
     }
 
     fn omp_files() -> HashMap<String, String> {
         let mut files: HashMap<String, String> = PromptId::ALL
             .iter()
             .map(|&id| {
-                let text = if id.is_context_wrapper() {
-                    "L\n\n<summary>\n{{summary}}\n</summary>\n"
-                } else {
-                    "T\n"
-                };
+                let text = if id.is_context_wrapper() { "L\n\n<summary>\n{{summary}}\n</summary>\n" } else { "T\n" };
                 (omp_file(id), text.to_owned())
             })
             .collect();
-        files.insert(
-            "package.json".into(),
-            r#"{"name":"@oh-my-pi/pi-coding-agent","version":"13.19.0"}"#.into(),
-        );
+        files.insert("package.json".into(), r#"{"name":"@oh-my-pi/pi-coding-agent","version":"13.19.0"}"#.into());
         files
     }
 
     #[test]
     fn omp_templates_are_read_and_rendered() {
         let files = omp_files();
-        let pack =
-            PromptPack::from_agent_files(Dialect::Omp, Path::new("/o"), &|p| files.get(p).cloned())
-                .unwrap();
-        assert_eq!(
-            pack.wrap_branch_summary("S  "),
-            "L\n\n<summary>\nS\n</summary>"
-        );
+        let pack = PromptPack::from_agent_files(Dialect::Omp, Path::new("/o"), &|p| files.get(p).cloned()).unwrap();
+        assert_eq!(pack.wrap_branch_summary("S  "), "L\n\n<summary>\nS\n</summary>");
         assert_eq!(pack.prompt(PromptId::CompactionShortSummary).unwrap(), "T");
         assert_eq!(pack.checks().len(), 9);
-        let system = pack
-            .checks()
-            .iter()
-            .find(|c| c.id == PromptId::SummarizationSystem)
-            .unwrap();
+        let system = pack.checks().iter().find(|c| c.id == PromptId::SummarizationSystem).unwrap();
         assert_eq!(
             (system.form, system.utf16_len, system.source.as_str()),
-            (
-                HashedForm::Rendered,
-                1,
-                "src/prompts/system/summarization-system.md"
-            )
+            (HashedForm::Rendered, 1, "src/prompts/system/summarization-system.md")
         );
-        assert!(matches!(
-            pack.origin(),
-            PackOrigin::Agent {
-                verified: false,
-                ..
-            }
-        ));
+        assert!(matches!(pack.origin(), PackOrigin::Agent { verified: false, .. }));
     }
 
     #[test]
     fn omp_errors() {
         let mut files = omp_files();
-        files.insert(
-            omp_file(PromptId::BranchSummary),
-            "{{#if a}}x{{/if}}".into(),
-        );
-        let err =
-            PromptPack::from_agent_files(Dialect::Omp, Path::new("/o"), &|p| files.get(p).cloned())
-                .unwrap_err();
+        files.insert(omp_file(PromptId::BranchSummary), "{{#if a}}x{{/if}}".into());
+        let err = PromptPack::from_agent_files(Dialect::Omp, Path::new("/o"), &|p| files.get(p).cloned()).unwrap_err();
         assert!(matches!(err, AgentPackError::Template { .. }), "{err}");
         files.insert(omp_file(PromptId::BranchSummary), "{{summary}}".into());
-        let err =
-            PromptPack::from_agent_files(Dialect::Omp, Path::new("/o"), &|p| files.get(p).cloned())
-                .unwrap_err();
-        assert!(
-            matches!(
-                err,
-                AgentPackError::Pack(PromptError::UnknownPlaceholder { .. })
-            ),
-            "{err}"
-        );
+        let err = PromptPack::from_agent_files(Dialect::Omp, Path::new("/o"), &|p| files.get(p).cloned()).unwrap_err();
+        assert!(matches!(err, AgentPackError::Pack(PromptError::UnknownPlaceholder { .. })), "{err}");
         files.remove(&omp_file(PromptId::BranchSummaryPreamble));
-        let err =
-            PromptPack::from_agent_files(Dialect::Omp, Path::new("/o"), &|p| files.get(p).cloned())
-                .unwrap_err();
-        assert_eq!(
-            err,
-            AgentPackError::MissingFile("src/prompts/compaction/branch-summary-preamble.md".into())
-        );
+        let err = PromptPack::from_agent_files(Dialect::Omp, Path::new("/o"), &|p| files.get(p).cloned()).unwrap_err();
+        assert_eq!(err, AgentPackError::MissingFile("src/prompts/compaction/branch-summary-preamble.md".into()));
     }
 
     #[test]

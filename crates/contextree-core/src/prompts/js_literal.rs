@@ -83,20 +83,13 @@ fn find_constant(source: &str, name: &str, depth: usize) -> Result<Option<String
     match source[end..].chars().next() {
         None | Some(';' | ',' | ')' | '}' | '\n' | '\r') => {}
         Some(_) if source[pos..end].contains('\n') => {}
-        Some(_) => {
-            return Err(JsLiteralError::NotALiteral {
-                name: err_name(),
-                offset: end,
-            })
-        }
+        Some(_) => return Err(JsLiteralError::NotALiteral { name: err_name(), offset: end }),
     }
-    String::from_utf16(&units)
-        .map(Some)
-        .map_err(|_| JsLiteralError::BadEscape {
-            name: err_name(),
-            offset: value_at,
-            escape: "lone surrogate".into(),
-        })
+    String::from_utf16(&units).map(Some).map_err(|_| JsLiteralError::BadEscape {
+        name: err_name(),
+        offset: value_at,
+        escape: "lone surrogate".into(),
+    })
 }
 
 /// Byte offset just after `=` of `(const|let|var) name =`.
@@ -124,10 +117,7 @@ fn find_declaration(source: &str, name: &str) -> Option<usize> {
             continue;
         }
         let eq = skip_ws(source, end);
-        if source[eq..].starts_with('=')
-            && !source[eq..].starts_with("==")
-            && !source[eq..].starts_with("=>")
-        {
+        if source[eq..].starts_with('=') && !source[eq..].starts_with("==") && !source[eq..].starts_with("=>") {
             return Some(eq + 1);
         }
     }
@@ -148,40 +138,20 @@ fn skip_ws(source: &str, mut pos: usize) -> usize {
 
 /// Decodes the literal starting at `start` into `out`; returns the offset
 /// after its closing quote.
-fn parse_literal(
-    source: &str,
-    start: usize,
-    name: &str,
-    depth: usize,
-    out: &mut Vec<u16>,
-) -> Result<usize, JsLiteralError> {
+fn parse_literal(source: &str, start: usize, name: &str, depth: usize, out: &mut Vec<u16>) -> Result<usize, JsLiteralError> {
     let quote = match source[start..].chars().next() {
         Some(q @ ('`' | '"' | '\'')) => q,
-        _ => {
-            return Err(JsLiteralError::NotALiteral {
-                name: name.to_owned(),
-                offset: start,
-            })
-        }
+        _ => return Err(JsLiteralError::NotALiteral { name: name.to_owned(), offset: start }),
     };
-    let unterminated = || JsLiteralError::Unterminated {
-        name: name.to_owned(),
-        offset: start,
-    };
-    let mut chars = source[start + 1..]
-        .char_indices()
-        .map(|(i, c)| (start + 1 + i, c))
-        .peekable();
+    let unterminated = || JsLiteralError::Unterminated { name: name.to_owned(), offset: start };
+    let mut chars = source[start + 1..].char_indices().map(|(i, c)| (start + 1 + i, c)).peekable();
     let mut buf = [0u16; 2];
     while let Some((at, c)) = chars.next() {
         match c {
             c if c == quote => return Ok(at + 1),
             '\\' => decode_escape(&mut chars, source, at, name, out)?,
             '$' if quote == '`' && matches!(chars.peek(), Some((_, '{'))) => {
-                let interpolation = || JsLiteralError::Interpolation {
-                    name: name.to_owned(),
-                    offset: at,
-                };
+                let interpolation = || JsLiteralError::Interpolation { name: name.to_owned(), offset: at };
                 let (value, end) = interpolated_constant(source, at, depth).ok_or_else(interpolation)?;
                 out.extend(value.encode_utf16());
                 while chars.next_if(|&(i, _)| i < end).is_some() {}
@@ -207,9 +177,7 @@ fn interpolated_constant(source: &str, at: usize, depth: usize) -> Option<(Strin
     let inner_start = at + 2;
     let close = inner_start + source[inner_start..].find('}')?;
     let ident = source[inner_start..close].trim();
-    let valid = !ident.is_empty()
-        && !ident.as_bytes()[0].is_ascii_digit()
-        && ident.bytes().all(is_ident_byte);
+    let valid = !ident.is_empty() && !ident.as_bytes()[0].is_ascii_digit() && ident.bytes().all(is_ident_byte);
     if !valid || depth >= MAX_REFERENCE_DEPTH {
         return None;
     }
@@ -229,17 +197,10 @@ fn decode_escape(
         while !source.is_char_boundary(end) {
             end += 1;
         }
-        JsLiteralError::BadEscape {
-            name: name.to_owned(),
-            offset: at,
-            escape: source[at..end].to_owned(),
-        }
+        JsLiteralError::BadEscape { name: name.to_owned(), offset: at, escape: source[at..end].to_owned() }
     };
     let Some((i, c)) = chars.next() else {
-        return Err(JsLiteralError::Unterminated {
-            name: name.to_owned(),
-            offset: at,
-        });
+        return Err(JsLiteralError::Unterminated { name: name.to_owned(), offset: at });
     };
     let simple = match c {
         'n' => Some('\n'),
@@ -331,8 +292,7 @@ mod tests {
 
     #[test]
     fn names_are_matched_whole_and_only_at_declarations() {
-        let src =
-            "x = p ? UPDATE_PROMPT : PROMPT;\nconst UPDATE_PROMPT = \"u\";\nlet PROMPT= 'p'\n";
+        let src = "x = p ? UPDATE_PROMPT : PROMPT;\nconst UPDATE_PROMPT = \"u\";\nlet PROMPT= 'p'\n";
         assert_eq!(get(src, "PROMPT").unwrap(), "p");
         assert_eq!(get(src, "UPDATE_PROMPT").unwrap(), "u");
         assert_eq!(get("const PROMPT_X = 'a';", "PROMPT"), None);
@@ -346,14 +306,8 @@ mod tests {
 const B = "q \" \' \x41\u0042\u{43} \u{1F600} \uD83D\uDE00 \0 \a";
 const C = 'line \
 continues';"#;
-        assert_eq!(
-            get(src, "A").unwrap(),
-            "tick ` dollar ${x} $ back \\ nl \n tab \t"
-        );
-        assert_eq!(
-            get(src, "B").unwrap(),
-            "q \" ' ABC \u{1F600} \u{1F600} \0 a"
-        );
+        assert_eq!(get(src, "A").unwrap(), "tick ` dollar ${x} $ back \\ nl \n tab \t");
+        assert_eq!(get(src, "B").unwrap(), "q \" ' ABC \u{1F600} \u{1F600} \0 a");
         assert_eq!(get(src, "C").unwrap(), "line continues");
     }
 
@@ -378,57 +332,18 @@ continues';"#;
     #[test]
     fn non_literal_values_fail() {
         let err = |src: &str| find_string_constant(src, "A").unwrap_err();
-        assert!(matches!(
-            err("const A = `a${b}`;"),
-            JsLiteralError::Interpolation { offset: 12, .. }
-        ));
-        assert!(matches!(
-            err("const b = 1;\nconst A = `a${b}`;"),
-            JsLiteralError::Interpolation { .. }
-        ));
-        assert!(matches!(
-            err("const b = 'x';\nconst A = `a${b + 1}`;"),
-            JsLiteralError::Interpolation { .. }
-        ));
-        assert!(matches!(
-            err("const A = `a${A}`;"),
-            JsLiteralError::Interpolation { .. }
-        ));
-        assert!(matches!(
-            err("const A = b;"),
-            JsLiteralError::NotALiteral { .. }
-        ));
-        assert!(matches!(
-            err("const A = 'a' + b;"),
-            JsLiteralError::NotALiteral { .. }
-        ));
-        assert!(matches!(
-            err("const A = 'a'.trim();"),
-            JsLiteralError::NotALiteral { .. }
-        ));
-        assert!(matches!(
-            err("const A = `abc"),
-            JsLiteralError::Unterminated { .. }
-        ));
-        assert!(matches!(
-            err("const A = 'a\nb';"),
-            JsLiteralError::Unterminated { .. }
-        ));
-        assert!(matches!(
-            err(r"const A = '\01';"),
-            JsLiteralError::BadEscape { .. }
-        ));
-        assert!(matches!(
-            err(r"const A = '\xZ1';"),
-            JsLiteralError::BadEscape { .. }
-        ));
-        assert!(matches!(
-            err(r"const A = '\uD800';"),
-            JsLiteralError::BadEscape { .. }
-        ));
-        assert!(matches!(
-            err(r"const A = '\u{110000}';"),
-            JsLiteralError::BadEscape { .. }
-        ));
+        assert!(matches!(err("const A = `a${b}`;"), JsLiteralError::Interpolation { offset: 12, .. }));
+        assert!(matches!(err("const b = 1;\nconst A = `a${b}`;"), JsLiteralError::Interpolation { .. }));
+        assert!(matches!(err("const b = 'x';\nconst A = `a${b + 1}`;"), JsLiteralError::Interpolation { .. }));
+        assert!(matches!(err("const A = `a${A}`;"), JsLiteralError::Interpolation { .. }));
+        assert!(matches!(err("const A = b;"), JsLiteralError::NotALiteral { .. }));
+        assert!(matches!(err("const A = 'a' + b;"), JsLiteralError::NotALiteral { .. }));
+        assert!(matches!(err("const A = 'a'.trim();"), JsLiteralError::NotALiteral { .. }));
+        assert!(matches!(err("const A = `abc"), JsLiteralError::Unterminated { .. }));
+        assert!(matches!(err("const A = 'a\nb';"), JsLiteralError::Unterminated { .. }));
+        assert!(matches!(err(r"const A = '\01';"), JsLiteralError::BadEscape { .. }));
+        assert!(matches!(err(r"const A = '\xZ1';"), JsLiteralError::BadEscape { .. }));
+        assert!(matches!(err(r"const A = '\uD800';"), JsLiteralError::BadEscape { .. }));
+        assert!(matches!(err(r"const A = '\u{110000}';"), JsLiteralError::BadEscape { .. }));
     }
 }

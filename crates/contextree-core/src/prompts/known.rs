@@ -138,21 +138,17 @@ pub fn known_texts_of(rules: RuleSet) -> impl Iterator<Item = &'static KnownText
 
 /// The rule sets whose texts are recorded, oldest first within an agent.
 pub fn recorded_rule_sets(dialect: Dialect) -> impl Iterator<Item = RuleSet> {
-    RuleSet::ALL
-        .into_iter()
-        .filter(move |r| r.dialect() == dialect && known_texts_of(*r).next().is_some())
+    RuleSet::ALL.into_iter().filter(move |r| r.dialect() == dialect && known_texts_of(*r).next().is_some())
 }
 
 /// sha256 of `text`'s UTF-8 bytes, lowercase hex.
 pub fn sha256_hex(text: &str) -> String {
     use sha2::{Digest, Sha256};
     use std::fmt::Write;
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .fold(String::with_capacity(64), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
+    Sha256::digest(text.as_bytes()).iter().fold(String::with_capacity(64), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
 }
 
 #[cfg(test)]
@@ -163,10 +159,7 @@ mod tests {
     fn every_rule_set_text_is_listed_once() {
         for rules in [Pi, Pi16, Omp] {
             for &id in PromptId::ALL {
-                let forms: Vec<_> = known_texts_of(rules)
-                    .filter(|k| k.id == id)
-                    .map(|k| k.form)
-                    .collect();
+                let forms: Vec<_> = known_texts_of(rules).filter(|k| k.id == id).map(|k| k.form).collect();
                 let expected: &[HashedForm] = match (rules.dialect(), id) {
                     (Dialect::Pi, CompactionShortSummary) => &[],
                     (Dialect::Pi, CompactionSummaryContext | BranchSummaryContext) => &[Prefix, Suffix],
@@ -191,13 +184,7 @@ mod tests {
 
     #[test]
     fn digests_are_lowercase_hex() {
-        assert!(KNOWN_TEXTS.iter().all(|k| k.sha256.len() == 64
-            && k.sha256
-                .bytes()
-                .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))));
-        assert_eq!(
-            sha256_hex(""),
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-        );
+        assert!(KNOWN_TEXTS.iter().all(|k| k.sha256.len() == 64 && k.sha256.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))));
+        assert_eq!(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     }
 }

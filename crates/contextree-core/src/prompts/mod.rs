@@ -115,10 +115,7 @@ impl PromptId {
 
     /// Whether this text wraps a summary inside the LLM context.
     pub fn is_context_wrapper(self) -> bool {
-        matches!(
-            self,
-            PromptId::CompactionSummaryContext | PromptId::BranchSummaryContext | PromptId::HandoffSummaryContext
-        )
+        matches!(self, PromptId::CompactionSummaryContext | PromptId::BranchSummaryContext | PromptId::HandoffSummaryContext)
     }
 
     /// Whether the agent of `dialect` uses this text at all.
@@ -158,21 +155,12 @@ impl fmt::Display for PackOrigin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PackOrigin::Own => f.write_str("contextree's own wording"),
-            PackOrigin::Agent {
-                dialect,
-                version,
-                verified,
-                path,
-            } => {
+            PackOrigin::Agent { dialect, version, verified, path } => {
                 let agent = match dialect {
                     Dialect::Pi => "pi",
                     Dialect::Omp => "oh-my-pi",
                 };
-                let status = if *verified {
-                    "verified"
-                } else {
-                    "not verified: texts differ from the reference"
-                };
+                let status = if *verified { "verified" } else { "not verified: texts differ from the reference" };
                 write!(f, "{agent} {version} at {} ({status})", path.display())
             }
             PackOrigin::Custom(what) => write!(f, "custom: {what}"),
@@ -241,12 +229,7 @@ mod tests {
 
     #[test]
     fn origin_display_names_the_pack() {
-        let origin = PackOrigin::Agent {
-            dialect: Dialect::Omp,
-            version: "13.19.0".into(),
-            verified: true,
-            path: "/x".into(),
-        };
+        let origin = PackOrigin::Agent { dialect: Dialect::Omp, version: "13.19.0".into(), verified: true, path: "/x".into() };
         assert_eq!(origin.to_string(), "oh-my-pi 13.19.0 at /x (verified)");
         assert_eq!(PackOrigin::Own.to_string(), "contextree's own wording");
     }

@@ -55,7 +55,11 @@ pub(super) fn own_pack(rules: RuleSet) -> PromptPack {
 pub(super) fn own_handoff_wrapper(summary: &str) -> String {
     let file = own!("omp/handoff-summary-context.md");
     let text = file.strip_suffix('\n').unwrap_or(file).to_owned();
-    let pack = PromptPack::from_templates(Dialect::Omp, PackOrigin::Own, [(PromptId::CompactionSummaryContext, text.clone()), (PromptId::BranchSummaryContext, text)]);
+    let pack = PromptPack::from_templates(
+        Dialect::Omp,
+        PackOrigin::Own,
+        [(PromptId::CompactionSummaryContext, text.clone()), (PromptId::BranchSummaryContext, text)],
+    );
     pack.wrap_compaction_summary(summary)
 }
 
@@ -87,11 +91,7 @@ pub(super) fn placeholder_pack(dialect: Dialect) -> PromptPack {
             })
             .collect(),
     };
-    PromptPack::from_templates(
-        dialect,
-        PackOrigin::Custom("fixture placeholder tokens".into()),
-        texts,
-    )
+    PromptPack::from_templates(dialect, PackOrigin::Custom("fixture placeholder tokens".into()), texts)
 }
 
 #[cfg(test)]
@@ -101,10 +101,7 @@ mod tests {
 
     /// Summaries the wrappers are rendered around in the snapshots: a plain
     /// one, and one that shows what the omp formatter does to a summary.
-    const SUMMARIES: &[(&str, &str)] = &[
-        ("plain", "S"),
-        ("messy", "## Goal\n\n- a  \n\n\n| x |  y |\nend\n"),
-    ];
+    const SUMMARIES: &[(&str, &str)] = &[("plain", "S"), ("messy", "## Goal\n\n- a  \n\n\n| x |  y |\nend\n")];
 
     fn snapshot_dir() -> PathBuf {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/prompts/snapshots")
@@ -119,10 +116,7 @@ mod tests {
         for id in pack.ids() {
             if id.is_context_wrapper() {
                 for (label, summary) in SUMMARIES {
-                    out.push((
-                        format!("{id}.{label}"),
-                        pack.render(id, &[("summary", summary)]).unwrap(),
-                    ));
+                    out.push((format!("{id}.{label}"), pack.render(id, &[("summary", summary)]).unwrap()));
                 }
             } else {
                 out.push((id.to_string(), pack.prompt(id).unwrap()));
@@ -145,25 +139,19 @@ mod tests {
                 }
                 match std::fs::read_to_string(&path) {
                     Ok(expected) if expected == text => {}
-                    Ok(expected) => failures.push(format!(
-                        "{}:\n--- expected\n{expected:?}\n--- got\n{text:?}",
-                        path.display()
-                    )),
+                    Ok(expected) => failures.push(format!("{}:\n--- expected\n{expected:?}\n--- got\n{text:?}", path.display())),
                     Err(e) => failures.push(format!("{}: {e}", path.display())),
                 }
             }
         }
-        assert!(
-            failures.is_empty(),
-            "rerun with UPDATE_SNAPSHOTS=1 if intended\n{}",
-            failures.join("\n\n")
-        );
+        assert!(failures.is_empty(), "rerun with UPDATE_SNAPSHOTS=1 if intended\n{}", failures.join("\n\n"));
     }
 
     #[test]
     fn pi16_differs_from_pi073_in_two_texts() {
         let (old, new) = (PromptPack::own_for(RuleSet::Pi073), PromptPack::own_for(RuleSet::Pi16));
-        let changed: Vec<PromptId> = old.ids().filter(|&id| old.template(id).map(ToString::to_string) != new.template(id).map(ToString::to_string)).collect();
+        let changed: Vec<PromptId> =
+            old.ids().filter(|&id| old.template(id).map(ToString::to_string) != new.template(id).map(ToString::to_string)).collect();
         assert_eq!(changed, [PromptId::SummarizationSystem, PromptId::CompactionTurnPrefix]);
         assert_eq!((old.rules(), new.rules()), (Some(RuleSet::Pi073), Some(RuleSet::Pi16)));
         assert_eq!(PromptPack::own(Dialect::Pi).rules(), Some(RuleSet::Pi073));
@@ -176,11 +164,7 @@ mod tests {
             let pack = PromptPack::own_for(rules);
             assert_eq!(pack.origin(), &PackOrigin::Own);
             for &id in PromptId::ALL {
-                assert_eq!(
-                    pack.template(id).is_some(),
-                    id.used_by(dialect),
-                    "{dialect} {id}"
-                );
+                assert_eq!(pack.template(id).is_some(), id.used_by(dialect), "{dialect} {id}");
             }
         }
     }
@@ -189,33 +173,19 @@ mod tests {
     fn own_layouts_follow_the_agents() {
         let pi = PromptPack::own(Dialect::Pi);
         let omp = PromptPack::own(Dialect::Omp);
-        assert!(pi
-            .wrap_compaction_summary("S")
-            .ends_with("\n\n<summary>\nS\n</summary>"));
-        assert!(pi
-            .wrap_branch_summary("S")
-            .ends_with("\n\n<summary>\nS</summary>"));
-        assert!(omp
-            .wrap_compaction_summary("S")
-            .ends_with("\n\n<summary>\nS\n</summary>"));
-        assert!(omp
-            .wrap_branch_summary("S")
-            .ends_with("\n\n<summary>\nS\n</summary>"));
+        assert!(pi.wrap_compaction_summary("S").ends_with("\n\n<summary>\nS\n</summary>"));
+        assert!(pi.wrap_branch_summary("S").ends_with("\n\n<summary>\nS</summary>"));
+        assert!(omp.wrap_compaction_summary("S").ends_with("\n\n<summary>\nS\n</summary>"));
+        assert!(omp.wrap_branch_summary("S").ends_with("\n\n<summary>\nS\n</summary>"));
         let pi_preamble = pi.prompt(PromptId::BranchSummaryPreamble).unwrap();
         let omp_preamble = omp.prompt(PromptId::BranchSummaryPreamble).unwrap();
         assert_eq!(pi_preamble.trim_end().lines().count(), 2);
         assert!(pi_preamble.ends_with(":\n\n") && !pi_preamble.ends_with("\n\n\n"));
         assert_eq!(format!("{omp_preamble}\n\n"), pi_preamble);
         for pack in [&pi, &omp] {
-            for id in pack
-                .ids()
-                .filter(|&id| id != PromptId::BranchSummaryPreamble)
-            {
+            for id in pack.ids().filter(|&id| id != PromptId::BranchSummaryPreamble) {
                 let text = pack.template(id).unwrap().to_string();
-                assert!(
-                    !text.ends_with('\n') && !text.starts_with(char::is_whitespace),
-                    "{id}"
-                );
+                assert!(!text.ends_with('\n') && !text.starts_with(char::is_whitespace), "{id}");
             }
         }
     }
@@ -236,19 +206,10 @@ mod tests {
             omp.wrap_branch_summary("x\n\nResult: flaky."),
             "<<omp:compaction/branch-summary-context.md#lead>>\n\n<summary>\nx\n\nResult: flaky.\n</summary>"
         );
+        assert_eq!(omp.prompt(PromptId::SummarizationSystem).unwrap(), "<<omp:system/summarization-system.md>>");
+        assert_eq!(omp.prompt(PromptId::CompactionShortSummary).unwrap(), "<<omp:compaction/compaction-short-summary.md>>");
         assert_eq!(
-            omp.prompt(PromptId::SummarizationSystem).unwrap(),
-            "<<omp:system/summarization-system.md>>"
-        );
-        assert_eq!(
-            omp.prompt(PromptId::CompactionShortSummary).unwrap(),
-            "<<omp:compaction/compaction-short-summary.md>>"
-        );
-        assert_eq!(
-            format!(
-                "{}## Goal",
-                pi.prompt(PromptId::BranchSummaryPreamble).unwrap()
-            ),
+            format!("{}## Goal", pi.prompt(PromptId::BranchSummaryPreamble).unwrap()),
             "<<omp:compaction/branch-summary-preamble.md>>\n\n## Goal"
         );
     }

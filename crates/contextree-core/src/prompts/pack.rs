@@ -52,13 +52,8 @@ impl PromptPack {
     /// missing (see [`PromptPack::try_from_templates`], which reports it).
     /// Meant for tests and built-in texts; use `try_from_templates` for texts
     /// a user supplies.
-    pub fn from_templates(
-        dialect: Dialect,
-        origin: PackOrigin,
-        texts: impl IntoIterator<Item = (PromptId, String)>,
-    ) -> PromptPack {
-        PromptPack::try_from_templates(dialect, origin, texts)
-            .unwrap_or_else(|e| panic!("invalid prompt pack: {e}"))
+    pub fn from_templates(dialect: Dialect, origin: PackOrigin, texts: impl IntoIterator<Item = (PromptId, String)>) -> PromptPack {
+        PromptPack::try_from_templates(dialect, origin, texts).unwrap_or_else(|e| panic!("invalid prompt pack: {e}"))
     }
 
     /// A pack made of the given template texts, checked.
@@ -69,11 +64,7 @@ impl PromptPack {
     ) -> Result<PromptPack, PromptError> {
         let texts = texts
             .into_iter()
-            .map(|(id, text)| {
-                Template::parse(&text)
-                    .map(|t| (id, t))
-                    .map_err(|source| PromptError::Template { id, source })
-            })
+            .map(|(id, text)| Template::parse(&text).map(|t| (id, t)).map_err(|source| PromptError::Template { id, source }))
             .collect::<Result<BTreeMap<_, _>, _>>()?;
         PromptPack::from_parsed(dialect, origin, texts)
     }
@@ -87,11 +78,7 @@ impl PromptPack {
         for (&id, template) in &texts {
             let allowed = id.variables();
             if let Some(name) = template.placeholders().find(|name| !allowed.contains(name)) {
-                return Err(PromptError::UnknownPlaceholder {
-                    id,
-                    name: name.to_owned(),
-                    allowed,
-                });
+                return Err(PromptError::UnknownPlaceholder { id, name: name.to_owned(), allowed });
             }
             for &name in allowed {
                 if !template.placeholders().any(|p| p == name) {
@@ -99,22 +86,12 @@ impl PromptPack {
                 }
             }
         }
-        for id in [
-            PromptId::CompactionSummaryContext,
-            PromptId::BranchSummaryContext,
-        ] {
+        for id in [PromptId::CompactionSummaryContext, PromptId::BranchSummaryContext] {
             if !texts.contains_key(&id) {
                 return Err(PromptError::NotInPack { id, dialect });
             }
         }
-        Ok(PromptPack {
-            dialect,
-            origin,
-            texts,
-            checks: Vec::new(),
-            rules: None,
-            omp18_format: false,
-        })
+        Ok(PromptPack { dialect, origin, texts, checks: Vec::new(), rules: None, omp18_format: false })
     }
 
     /// The same pack, declared to fit `rules` (`None`: no particular one).
@@ -139,11 +116,7 @@ impl PromptPack {
 
     /// The same texts, attributed to `origin` with the given checks.
     pub(super) fn with_origin(self, origin: PackOrigin, checks: Vec<TextCheck>) -> PromptPack {
-        PromptPack {
-            origin,
-            checks,
-            ..self
-        }
+        PromptPack { origin, checks, ..self }
     }
 
     /// The dialect whose layout this pack follows.
@@ -176,13 +149,8 @@ impl PromptPack {
     /// Renders `id` with `vars`, then (omp) applies omp's post-render
     /// formatter to the whole result.
     pub fn render(&self, id: PromptId, vars: &[(&str, &str)]) -> Result<String, PromptError> {
-        let template = self.texts.get(&id).ok_or(PromptError::NotInPack {
-            id,
-            dialect: self.dialect,
-        })?;
-        let text = template
-            .render(vars)
-            .map_err(|source| PromptError::Render { id, source })?;
+        let template = self.texts.get(&id).ok_or(PromptError::NotInPack { id, dialect: self.dialect })?;
+        let text = template.render(vars).map_err(|source| PromptError::Render { id, source })?;
         Ok(self.post_render(text))
     }
 
@@ -247,14 +215,8 @@ mod tests {
 
     fn pack(dialect: Dialect, texts: &[(PromptId, &str)]) -> Result<PromptPack, PromptError> {
         let base = [
-            (
-                PromptId::CompactionSummaryContext,
-                "C\n\n<summary>\n{{summary}}\n</summary>",
-            ),
-            (
-                PromptId::BranchSummaryContext,
-                "B\n\n<summary>\n{{summary}}</summary>",
-            ),
+            (PromptId::CompactionSummaryContext, "C\n\n<summary>\n{{summary}}\n</summary>"),
+            (PromptId::BranchSummaryContext, "B\n\n<summary>\n{{summary}}</summary>"),
         ];
         PromptPack::try_from_templates(
             dialect,
@@ -266,10 +228,7 @@ mod tests {
     #[test]
     fn pi_wraps_by_plain_substitution() {
         let p = pack(Dialect::Pi, &[]).unwrap();
-        assert_eq!(
-            p.wrap_compaction_summary("S  \n\n\n- x"),
-            "C\n\n<summary>\nS  \n\n\n- x\n</summary>"
-        );
+        assert_eq!(p.wrap_compaction_summary("S  \n\n\n- x"), "C\n\n<summary>\nS  \n\n\n- x\n</summary>");
         assert_eq!(p.wrap_branch_summary("S"), "B\n\n<summary>\nS</summary>");
     }
 
@@ -277,64 +236,29 @@ mod tests {
     fn validation() {
         assert_eq!(
             pack(Dialect::Pi, &[(PromptId::BranchSummaryContext, "no slot")]).unwrap_err(),
-            PromptError::MissingPlaceholder {
-                id: PromptId::BranchSummaryContext,
-                name: "summary"
-            }
+            PromptError::MissingPlaceholder { id: PromptId::BranchSummaryContext, name: "summary" }
         );
         assert!(matches!(
-            pack(
-                Dialect::Pi,
-                &[(PromptId::SummarizationSystem, "{{summary}}")]
-            )
-            .unwrap_err(),
-            PromptError::UnknownPlaceholder {
-                id: PromptId::SummarizationSystem,
-                ..
-            }
+            pack(Dialect::Pi, &[(PromptId::SummarizationSystem, "{{summary}}")]).unwrap_err(),
+            PromptError::UnknownPlaceholder { id: PromptId::SummarizationSystem, .. }
         ));
         assert!(matches!(
-            pack(
-                Dialect::Omp,
-                &[(PromptId::BranchSummary, "{{#if x}}a{{/if}}")]
-            )
-            .unwrap_err(),
-            PromptError::Template {
-                id: PromptId::BranchSummary,
-                ..
-            }
+            pack(Dialect::Omp, &[(PromptId::BranchSummary, "{{#if x}}a{{/if}}")]).unwrap_err(),
+            PromptError::Template { id: PromptId::BranchSummary, .. }
         ));
-        let only_one = PromptPack::try_from_templates(
-            Dialect::Pi,
-            PackOrigin::Own,
-            [(PromptId::CompactionSummaryContext, "{{summary}}".to_owned())],
-        );
-        assert_eq!(
-            only_one.unwrap_err(),
-            PromptError::NotInPack {
-                id: PromptId::BranchSummaryContext,
-                dialect: Dialect::Pi
-            }
-        );
+        let only_one =
+            PromptPack::try_from_templates(Dialect::Pi, PackOrigin::Own, [(PromptId::CompactionSummaryContext, "{{summary}}".to_owned())]);
+        assert_eq!(only_one.unwrap_err(), PromptError::NotInPack { id: PromptId::BranchSummaryContext, dialect: Dialect::Pi });
     }
 
     #[test]
     fn rendering_errors() {
         let p = pack(Dialect::Pi, &[(PromptId::SummarizationSystem, "sys")]).unwrap();
         assert_eq!(p.prompt(PromptId::SummarizationSystem).unwrap(), "sys");
-        assert_eq!(
-            p.prompt(PromptId::BranchSummary),
-            Err(PromptError::NotInPack {
-                id: PromptId::BranchSummary,
-                dialect: Dialect::Pi
-            })
-        );
+        assert_eq!(p.prompt(PromptId::BranchSummary), Err(PromptError::NotInPack { id: PromptId::BranchSummary, dialect: Dialect::Pi }));
         assert!(matches!(
             p.render(PromptId::CompactionSummaryContext, &[]),
-            Err(PromptError::Render {
-                id: PromptId::CompactionSummaryContext,
-                ..
-            })
+            Err(PromptError::Render { id: PromptId::CompactionSummaryContext, .. })
         ));
     }
 
@@ -342,9 +266,6 @@ mod tests {
     fn omp_formats_the_whole_result() {
         // context.md §2.4's example: the formatter rewrites the inserted summary too.
         let p = pack(Dialect::Omp, &[]).unwrap();
-        assert_eq!(
-            p.wrap_compaction_summary("A\n\n- b\n\n\n| x |  y |\nend   "),
-            "C\n\n<summary>\nA\n- b\n\n|x|y|\nend\n</summary>"
-        );
+        assert_eq!(p.wrap_compaction_summary("A\n\n- b\n\n\n| x |  y |\nend   "), "C\n\n<summary>\nA\n- b\n\n|x|y|\nend\n</summary>");
     }
 }

@@ -78,18 +78,13 @@ impl Template {
             literal.push_str(&rest[..open]);
             let offset = consumed + open;
             let after = &rest[open + 2..];
-            let close = after
-                .find("}}")
-                .ok_or(TemplateError::Unterminated { offset })?;
+            let close = after.find("}}").ok_or(TemplateError::Unterminated { offset })?;
             let inner = &after[..close];
             let name = inner.trim();
             // `{{{x}}}` shows up as an inner text starting with `{`, so it is
             // refused along with blocks (`#`, `/`), comments (`!`) and partials (`>`).
             if !is_identifier(name) {
-                return Err(TemplateError::Unsupported {
-                    offset,
-                    text: format!("{{{{{inner}}}}}"),
-                });
+                return Err(TemplateError::Unsupported { offset, text: format!("{{{{{inner}}}}}") });
             }
             if !literal.is_empty() {
                 segments.push(Segment::Literal(std::mem::take(&mut literal)));
@@ -142,11 +137,8 @@ impl Template {
             match segment {
                 Segment::Literal(s) => out.push_str(s),
                 Segment::Var(name) => {
-                    let value = vars
-                        .iter()
-                        .find(|(k, _)| k == name)
-                        .map(|(_, v)| *v)
-                        .ok_or_else(|| RenderError::MissingVariable(name.clone()))?;
+                    let value =
+                        vars.iter().find(|(k, _)| k == name).map(|(_, v)| *v).ok_or_else(|| RenderError::MissingVariable(name.clone()))?;
                     out.push_str(value);
                 }
             }
@@ -171,8 +163,7 @@ impl fmt::Display for Template {
 
 fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 #[cfg(test)]
@@ -182,10 +173,7 @@ mod tests {
     #[test]
     fn substitutes_verbatim_without_reparsing() {
         let t = Template::parse("a {{summary}} b").unwrap();
-        assert_eq!(
-            t.render(&[("summary", "{{x}} <&>")]).unwrap(),
-            "a {{x}} <&> b"
-        );
+        assert_eq!(t.render(&[("summary", "{{x}} <&>")]).unwrap(), "a {{x}} <&> b");
     }
 
     #[test]
@@ -198,10 +186,7 @@ mod tests {
     #[test]
     fn missing_variable_fails() {
         let t = Template::parse("{{summary}}").unwrap();
-        assert_eq!(
-            t.render(&[]),
-            Err(RenderError::MissingVariable("summary".into()))
-        );
+        assert_eq!(t.render(&[]), Err(RenderError::MissingVariable("summary".into())));
     }
 
     #[test]
@@ -219,10 +204,7 @@ mod tests {
                 other => panic!("{src}: {other:?}"),
             }
         }
-        assert_eq!(
-            Template::parse("ab {{x"),
-            Err(TemplateError::Unterminated { offset: 3 })
-        );
+        assert_eq!(Template::parse("ab {{x"), Err(TemplateError::Unterminated { offset: 3 }));
     }
 
     #[test]
@@ -247,12 +229,6 @@ mod tests {
     #[test]
     fn offsets_count_from_the_start() {
         let err = Template::parse("{{a}} \\{{ {{#b}}").unwrap_err();
-        assert_eq!(
-            err,
-            TemplateError::Unsupported {
-                offset: 10,
-                text: "{{#b}}".into()
-            }
-        );
+        assert_eq!(err, TemplateError::Unsupported { offset: 10, text: "{{#b}}".into() });
     }
 }

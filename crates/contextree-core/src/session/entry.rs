@@ -275,7 +275,6 @@ impl Entry {
     }
 }
 
-
 #[cfg(test)]
 mod layout {
     use super::*;
@@ -298,9 +297,12 @@ mod layout {
     #[test]
     fn ids_types_and_short_names_are_inline() {
         let file = concat!(
-            r#"{"type":"session","version":3,"id":"s","timestamp":"2025-11-03T09:12:05.000Z","cwd":"/w"}"#, "\n",
-            r#"{"type":"message","id":"2265b1f5","parentId":null,"timestamp":"2025-11-03T09:12:19.797Z","message":{"role":"user","content":"hi","timestamp":1}}"#, "\n",
-            r#"{"type":"message","id":"c2ce6f44","parentId":"2265b1f5","timestamp":"2025-11-03T09:12:20.797Z","message":{"role":"toolResult","toolCallId":"t1","toolName":"read","content":"x","timestamp":2}}"#, "\n",
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2025-11-03T09:12:05.000Z","cwd":"/w"}"#,
+            "\n",
+            r#"{"type":"message","id":"2265b1f5","parentId":null,"timestamp":"2025-11-03T09:12:19.797Z","message":{"role":"user","content":"hi","timestamp":1}}"#,
+            "\n",
+            r#"{"type":"message","id":"c2ce6f44","parentId":"2265b1f5","timestamp":"2025-11-03T09:12:20.797Z","message":{"role":"toolResult","toolCallId":"t1","toolName":"read","content":"x","timestamp":2}}"#,
+            "\n",
         );
         let s = Session::parse(file.as_bytes(), None);
         assert_eq!(s.entries().len(), 2);

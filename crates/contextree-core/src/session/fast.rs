@@ -525,7 +525,11 @@ impl Scanner<'_> {
             bytes += match u {
                 0..=0x7f => 1,
                 0x80..=0x7ff => 2,
-                0xd800..=0xdbff if b.get(i) == Some(&b'\\') && b.get(i + 1) == Some(&b'u') && unit(i + 2).is_some_and(|l| (0xdc00..=0xdfff).contains(&l)) => {
+                0xd800..=0xdbff
+                    if b.get(i) == Some(&b'\\')
+                        && b.get(i + 1) == Some(&b'u')
+                        && unit(i + 2).is_some_and(|l| (0xdc00..=0xdfff).contains(&l)) =>
+                {
                     i += 6;
                     4
                 }
@@ -930,7 +934,9 @@ mod tests {
     #[test]
     fn odd_shapes_fall_back_to_the_reference_reading() {
         // Invalid UTF-8 inside a string.
-        assert!(probe_message_line(b"{\"type\":\"message\",\"id\":\"a\",\"message\":{\"role\":\"user\",\"content\":\"\xff\xfe\"}}").is_none());
+        assert!(
+            probe_message_line(b"{\"type\":\"message\",\"id\":\"a\",\"message\":{\"role\":\"user\",\"content\":\"\xff\xfe\"}}").is_none()
+        );
         // Duplicate key, escaped key, number id, raw control character, trailing data.
         for line in [
             r#"{"type":"message","id":"a","id":"b","message":{"role":"user","content":"x"}}"#,

@@ -11,8 +11,8 @@ use super::probe::{is_falsy_kind, Parent, Probe};
 use super::record::{ChunkIndex, OmpReading, Reading};
 use super::source::Span;
 use super::tree::{Link, NodeId, SessionTree};
-use crate::session::probe::ProbeError;
 use crate::dialect::{choose_rules, RuleChoice, RuleRequest, RuleSet};
+use crate::session::probe::ProbeError;
 use crate::Dialect;
 
 /// Why a dialect was chosen.
@@ -208,7 +208,10 @@ impl Session {
                 } else {
                     "the agents would replace this file with a new session"
                 };
-                session.diagnostics.push(Diagnostic::error(line, format!("not a session file: the first value {what}; {agents}, contextree leaves it untouched")));
+                session.diagnostics.push(Diagnostic::error(
+                    line,
+                    format!("not a session file: the first value {what}; {agents}, contextree leaves it untouched"),
+                ));
                 return session;
             }
         }
@@ -238,7 +241,11 @@ impl Session {
             let e = &self.entries[node.index()];
             self.diagnostics.push(Diagnostic::warning(
                 e.line,
-                format!("duplicate id `{}` (also on line {}); the agents resolve the id to this later entry", e.id, self.entries[prev.index()].line),
+                format!(
+                    "duplicate id `{}` (also on line {}); the agents resolve the id to this later entry",
+                    e.id,
+                    self.entries[prev.index()].line
+                ),
             ));
         }
         let mut links = Vec::with_capacity(self.entries.len());
@@ -256,7 +263,9 @@ impl Session {
                     e.line,
                     format!("parent `{}` of entry `{}` does not exist; shown as a root", e.parent_id.as_deref().unwrap_or(""), e.id),
                 )),
-                Link::SelfParent => self.diagnostics.push(Diagnostic::warning(e.line, format!("entry `{}` is its own parent; shown as a root", e.id))),
+                Link::SelfParent => {
+                    self.diagnostics.push(Diagnostic::warning(e.line, format!("entry `{}` is its own parent; shown as a root", e.id)))
+                }
                 _ => {}
             }
             links.push(link);
@@ -268,7 +277,11 @@ impl Session {
                 let e = &self.entries[i];
                 self.diagnostics.push(Diagnostic::warning(
                     e.line,
-                    format!("parent links of `{}` run in a cycle back through `{}`; the link is cut and the entry shown as a root", e.id, self.entries[p.index()].id),
+                    format!(
+                        "parent links of `{}` run in a cycle back through `{}`; the link is cut and the entry shown as a root",
+                        e.id,
+                        self.entries[p.index()].id
+                    ),
                 ));
             }
         }
@@ -425,7 +438,10 @@ fn read_values(chunks: Vec<ChunkIndex>, rules: RuleSet, diags: &mut Vec<Diagnost
             continue;
         }
         if dialect == Dialect::Omp && rec.omp_swallowed {
-            diags.push(Diagnostic::error(rec.line, "omp's reader skips this line: it was consumed while recovering from a malformed line above"));
+            diags.push(Diagnostic::error(
+                rec.line,
+                "omp's reader skips this line: it was consumed while recovering from a malformed line above",
+            ));
             continue;
         }
         match rec.reading {
@@ -438,16 +454,27 @@ fn read_values(chunks: Vec<ChunkIndex>, rules: RuleSet, diags: &mut Vec<Diagnost
                         diags.push(Diagnostic::error(rec.line, format!("{what}; pi drops the line")));
                     }
                     (Dialect::Pi, _) if matches!(problem, ProbeError::NotObject(_)) => {
-                        diags.push(Diagnostic::error(rec.line, format!("{what}; pi keeps it as an entry without type or id (the agent may crash on it)")));
+                        diags.push(Diagnostic::error(
+                            rec.line,
+                            format!("{what}; pi keeps it as an entry without type or id (the agent may crash on it)"),
+                        ));
                         res.push((rec.line, rec.span, opaque()));
                     }
                     (Dialect::Pi, _) => diags.push(Diagnostic::error(rec.line, format!("{what}; pi drops the whole line"))),
                     (Dialect::Omp, OmpReading::Object(probe, span)) => {
-                        diags.push(Diagnostic::error(rec.line, format!("{what}; omp keeps the first JSON value and ignores the rest of the line")));
+                        diags.push(Diagnostic::error(
+                            rec.line,
+                            format!("{what}; omp keeps the first JSON value and ignores the rest of the line"),
+                        ));
                         res.push((rec.line, span, *probe));
                     }
                     (Dialect::Omp, OmpReading::NotObject(kind)) => {
-                        diags.push(Diagnostic::error(rec.line, format!("{what}; omp reads {kind} there and keeps it as an entry without type or id (the agent may crash on it)")));
+                        diags.push(Diagnostic::error(
+                            rec.line,
+                            format!(
+                                "{what}; omp reads {kind} there and keeps it as an entry without type or id (the agent may crash on it)"
+                            ),
+                        ));
                         res.push((rec.line, rec.span, opaque()));
                     }
                     (Dialect::Omp, OmpReading::Nothing) => {

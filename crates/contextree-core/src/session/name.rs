@@ -22,13 +22,31 @@ enum Len { L0, L1, L2, L3, L4, L5, L6, L7, L8, L9, L10, L11, L12, L13, L14, L15 
 
 impl Len {
     const ALL: [Len; INLINE + 1] = [
-        Len::L0, Len::L1, Len::L2, Len::L3, Len::L4, Len::L5, Len::L6, Len::L7, Len::L8, Len::L9, Len::L10, Len::L11, Len::L12, Len::L13, Len::L14, Len::L15,
+        Len::L0,
+        Len::L1,
+        Len::L2,
+        Len::L3,
+        Len::L4,
+        Len::L5,
+        Len::L6,
+        Len::L7,
+        Len::L8,
+        Len::L9,
+        Len::L10,
+        Len::L11,
+        Len::L12,
+        Len::L13,
+        Len::L14,
+        Len::L15,
     ];
 }
 
 #[derive(Clone)]
 enum Repr {
-    Inline { len: Len, bytes: [u8; INLINE] },
+    Inline {
+        len: Len,
+        bytes: [u8; INLINE],
+    },
     /// Longer names (rare): one pointer, so the inline variant's length byte
     /// stays free for the tag.
     Heap(Box<Box<str>>),
@@ -207,7 +225,8 @@ mod tests {
 
     #[test]
     fn names_of_every_length_read_back() {
-        for s in ["", "a", "8f3a2b1c", "thinking_level", "fifteen_bytes_x", "sixteen_bytes_xy", "ünïcödé-idéntifïer-🦀", &"x".repeat(300)] {
+        for s in ["", "a", "8f3a2b1c", "thinking_level", "fifteen_bytes_x", "sixteen_bytes_xy", "ünïcödé-idéntifïer-🦀", &"x".repeat(300)]
+        {
             let n = Name::from(s);
             assert_eq!(&*n, s);
             assert_eq!(Name::from(s.to_owned()), n);

@@ -8,8 +8,8 @@
 
 use serde_json::{Map, Value};
 
-use super::name::Name;
 use super::entry::{call_id_hash, EntryKind, MessageMeta, Role, TurnFacts, Usage};
+use super::name::Name;
 use crate::tokens::estimate::estimate_message_chars;
 use crate::RuleSet;
 
@@ -95,7 +95,9 @@ pub fn message_meta(msg: &Map<String, Value>) -> MessageMeta {
     };
     let chars = estimate_message_chars(msg, counting);
     let images = match (&role, msg.get("content")) {
-        (Role::User, Some(Value::Array(blocks))) => blocks.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("image")).count() as u32,
+        (Role::User, Some(Value::Array(blocks))) => {
+            blocks.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("image")).count() as u32
+        }
         _ => 0,
     };
     let usage = msg.get("usage").and_then(Value::as_object).map(|u| {
@@ -143,12 +145,20 @@ pub fn turn_facts(msg: &Map<String, Value>, role: &Role) -> TurnFacts {
             fn ty(b: &Value) -> &str {
                 b.get("type").and_then(Value::as_str).unwrap_or("")
             }
-            t.call_ids = blocks.iter().filter(|b| ty(b) == "toolCall").map(|b| b.get("id").and_then(Value::as_str).map_or(0, call_id_hash)).collect();
+            t.call_ids = blocks
+                .iter()
+                .filter(|b| ty(b) == "toolCall")
+                .map(|b| b.get("id").and_then(Value::as_str).map_or(0, call_id_hash))
+                .collect();
             let calls = blocks.iter().filter(|b| ty(b) == "toolCall");
             t.skill_reads = calls.enumerate().take(64).fold(0, |mask, (k, b)| {
                 let path = b.get("arguments").and_then(|a| a.get("path")).and_then(Value::as_str);
                 let skill = b.get("name").and_then(Value::as_str) == Some("read") && path.is_some_and(|p| p.starts_with("skill://"));
-                if skill { mask | 1 << k } else { mask }
+                if skill {
+                    mask | 1 << k
+                } else {
+                    mask
+                }
             });
             t.other_blocks = blocks.iter().filter(|b| !matches!(ty(b), "toolCall" | "redactedThinking")).count() as u32;
             t.retry_recovery = crate::js::is_truthy(msg.get("retryRecovery"));

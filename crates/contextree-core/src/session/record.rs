@@ -149,4 +149,3 @@ fn omp_read(chunk: &[u8], pos: usize, base: u64) -> (OmpReading, usize, bool) {
 fn line_end(chunk: &[u8], at: usize) -> usize {
     memchr::memchr(b'\n', &chunk[at..]).map_or(chunk.len(), |i| at + i + 1)
 }
-

@@ -4,7 +4,6 @@
 
 use serde_json::{Map, Value};
 
-
 use super::estimate::{for_each_fragment, Fragment};
 use super::tokenizer::{count, TokenizerKind};
 use crate::js::stringify;

@@ -221,10 +221,7 @@ mod tests {
         // E01 a1: 14 + 4 + 16 = 34 chars → 9.
         let a1 = json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "User wants ls."},
             {"type": "toolCall", "id": "call_1", "name": "bash", "arguments": {"command": "ls"}}]});
-        assert_eq!(
-            estimate_message_chars(a1.as_object().unwrap(), RuleSet::Pi073),
-            34
-        );
+        assert_eq!(estimate_message_chars(a1.as_object().unwrap(), RuleSet::Pi073), 34);
         assert_eq!(est(a1, RuleSet::Omp13), 9);
         // E16 u1: 24 + 22 units, the image counts nothing → 12.
         let u1 = json!({"role": "user", "content": [{"type": "text", "text": "Look at this screenshot "},
@@ -248,13 +245,9 @@ mod tests {
         let summary = json!({"role": "compactionSummary", "summary": "123456789"});
         assert_eq!(est(summary, RuleSet::Pi073), 3);
         for role in ["developer", "fileMention", "pythonExecution", "other"] {
-            assert_eq!(
-                est(json!({"role": role, "content": "abcdef"}), RuleSet::Omp13),
-                0
-            );
+            assert_eq!(est(json!({"role": role, "content": "abcdef"}), RuleSet::Omp13), 0);
         }
-        let redacted =
-            json!({"role": "assistant", "content": [{"type": "redactedThinking", "data": "zzzz"}]});
+        let redacted = json!({"role": "assistant", "content": [{"type": "redactedThinking", "data": "zzzz"}]});
         assert_eq!(est(redacted, RuleSet::Pi073), 0);
     }
 }

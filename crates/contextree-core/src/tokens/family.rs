@@ -43,7 +43,11 @@ pub fn native_tokenizer(model: &str) -> Option<&'static str> {
 /// The model revision among the id's words: the first one or two short
 /// numbers (`4-7`, `3.5`, `5`), skipping dates and long build numbers.
 fn revision(words: &[&str]) -> Option<(u32, u32)> {
-    let nums: Vec<&str> = words.iter().flat_map(|w| w.split('.')).filter(|w| !w.is_empty() && w.len() <= 2 && w.bytes().all(|b| b.is_ascii_digit())).collect();
+    let nums: Vec<&str> = words
+        .iter()
+        .flat_map(|w| w.split('.'))
+        .filter(|w| !w.is_empty() && w.len() <= 2 && w.bytes().all(|b| b.is_ascii_digit()))
+        .collect();
     let major = nums.first()?.parse().ok()?;
     let minor = nums.get(1).and_then(|m| m.parse().ok()).unwrap_or(0);
     Some((major, minor))

@@ -41,11 +41,8 @@ impl TokenizerKind {
         // The rank tables are compiled into tiktoken-rs; building from them
         // only fails if that embedded data is corrupt.
         match self {
-            TokenizerKind::O200kBase => {
-                O200K.get_or_init(|| tiktoken_rs::o200k_base().expect("embedded o200k_base table"))
-            }
-            TokenizerKind::Cl100kBase => CL100K
-                .get_or_init(|| tiktoken_rs::cl100k_base().expect("embedded cl100k_base table")),
+            TokenizerKind::O200kBase => O200K.get_or_init(|| tiktoken_rs::o200k_base().expect("embedded o200k_base table")),
+            TokenizerKind::Cl100kBase => CL100K.get_or_init(|| tiktoken_rs::cl100k_base().expect("embedded cl100k_base table")),
         }
     }
 }
@@ -64,10 +61,7 @@ pub struct UnknownTokenizer(pub String);
 impl FromStr for TokenizerKind {
     type Err = UnknownTokenizer;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        TokenizerKind::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| UnknownTokenizer(s.to_owned()))
+        TokenizerKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| UnknownTokenizer(s.to_owned()))
     }
 }
 
@@ -109,10 +103,7 @@ impl TokenCache {
 
     /// A cache of up to `capacity` counts (at least 1).
     pub fn with_capacity(capacity: usize) -> TokenCache {
-        TokenCache {
-            counts: Mutex::new(HashMap::new()),
-            capacity: capacity.max(1),
-        }
+        TokenCache { counts: Mutex::new(HashMap::new()), capacity: capacity.max(1) }
     }
 
     /// [`count`], remembered.

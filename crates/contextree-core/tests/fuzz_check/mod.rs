@@ -151,7 +151,8 @@ fn string(u: &mut U) -> String {
 }
 
 fn number(u: &mut U) -> String {
-    u.pick(&["0", "-0", "1", "42", "1.5", "1e3", "1E+2", "2.5e-3", "12345678901234567890", "-7", "0.1", "1767225601000", "01", "1.", "3.0"]).to_owned()
+    u.pick(&["0", "-0", "1", "42", "1.5", "1e3", "1E+2", "2.5e-3", "12345678901234567890", "-7", "0.1", "1767225601000", "01", "1.", "3.0"])
+        .to_owned()
 }
 
 fn timestamp(u: &mut U) -> String {
@@ -215,7 +216,16 @@ fn object(u: &mut U, depth: u32, fields: &[(&str, String)]) -> String {
 fn block(u: &mut U) -> String {
     match u.below(6) {
         0 => obj!(u, 2, [("type", "\"thinking\"".into()), ("thinking", string(u))]),
-        1 => obj!(u, 2, [("type", "\"toolCall\"".into()), ("id", id_value(u)), ("name", "\"bash\"".into()), ("arguments", obj!(u, 3, [("command", string(u))]))]),
+        1 => obj!(
+            u,
+            2,
+            [
+                ("type", "\"toolCall\"".into()),
+                ("id", id_value(u)),
+                ("name", "\"bash\"".into()),
+                ("arguments", obj!(u, 3, [("command", string(u))]))
+            ]
+        ),
         2 => obj!(u, 2, [("type", "\"image\"".into()), ("data", "\"AAAA\"".into()), ("mimeType", "\"image/png\"".into())]),
         3 => value(u, 2),
         _ => obj!(u, 2, [("type", "\"text\"".into()), ("text", string(u))]),
@@ -232,13 +242,29 @@ fn content(u: &mut U) -> String {
 
 fn message(u: &mut U) -> String {
     let role = u.pick(ROLES);
-    let usage = obj!(u, 3, [("input", number(u)), ("output", number(u)), ("cacheRead", number(u)), ("cacheWrite", number(u)), ("totalTokens", number(u))]);
+    let usage = obj!(
+        u,
+        3,
+        [("input", number(u)), ("output", number(u)), ("cacheRead", number(u)), ("cacheWrite", number(u)), ("totalTokens", number(u))]
+    );
     let mut fields = vec![("role", format!("\"{role}\"")), ("content", content(u)), ("timestamp", number(u))];
     match role {
-        "assistant" => fields.extend([("usage", usage), ("stopReason", u.pick(&["\"stop\"", "\"toolUse\"", "\"error\"", "\"length\"", "\"aborted\""]).to_owned()), ("provider", "\"anthropic\"".into()), ("model", "\"claude-sonnet-4-5\"".into())]),
+        "assistant" => fields.extend([
+            ("usage", usage),
+            ("stopReason", u.pick(&["\"stop\"", "\"toolUse\"", "\"error\"", "\"length\"", "\"aborted\""]).to_owned()),
+            ("provider", "\"anthropic\"".into()),
+            ("model", "\"claude-sonnet-4-5\"".into()),
+        ]),
         "toolResult" => fields.extend([("toolCallId", id_value(u)), ("toolName", "\"bash\"".into()), ("isError", "false".into())]),
-        "bashExecution" | "pythonExecution" => fields.extend([("command", string(u)), ("output", string(u)), ("exitCode", number(u)), ("excludeFromContext", u.pick(&["true", "false"]).to_owned())]),
-        "branchSummary" | "compactionSummary" => fields.extend([("summary", string(u)), ("fromId", id_value(u)), ("tokensBefore", number(u))]),
+        "bashExecution" | "pythonExecution" => fields.extend([
+            ("command", string(u)),
+            ("output", string(u)),
+            ("exitCode", number(u)),
+            ("excludeFromContext", u.pick(&["true", "false"]).to_owned()),
+        ]),
+        "branchSummary" | "compactionSummary" => {
+            fields.extend([("summary", string(u)), ("fromId", id_value(u)), ("tokensBefore", number(u))])
+        }
         "custom" | "hookMessage" => fields.extend([("customType", "\"note\"".into()), ("display", "true".into())]),
         _ => {}
     }
@@ -251,7 +277,11 @@ fn entry(u: &mut U) -> String {
     match ty {
         "message" => fields.push(("message", message(u))),
         "compaction" => {
-            fields.extend([("summary", string(u)), ("tokensBefore", number(u)), ("details", obj!(u, 2, [("readFiles", "[\"a.rs\"]".into())]))]);
+            fields.extend([
+                ("summary", string(u)),
+                ("tokensBefore", number(u)),
+                ("details", obj!(u, 2, [("readFiles", "[\"a.rs\"]".into())])),
+            ]);
             if u.chance(60) {
                 fields.push(("firstKeptEntryIndex", number(u)));
             } else {
@@ -278,7 +308,12 @@ fn header(u: &mut U) -> Option<String> {
         2 => r#"{"type":"session","version":2,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#.into(),
         3 => r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p""#.into(),
         4 => entry(u),
-        5 => format!(r#"{{"type":"session","version":{},"id":"s1","timestamp":{},"cwd":"/p","title":{}}}"#, number(u), timestamp(u), string(u)),
+        5 => format!(
+            r#"{{"type":"session","version":{},"id":"s1","timestamp":{},"cwd":"/p","title":{}}}"#,
+            number(u),
+            timestamp(u),
+            string(u)
+        ),
         _ => r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#.into(),
     })
 }

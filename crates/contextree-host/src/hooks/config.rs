@@ -28,10 +28,18 @@ pub enum HookConfigError {
     #[error("{at}.timeoutSecs: expected a number of seconds > 0")]
     BadTimeout { at: String },
     #[error("{}: cannot read: {source}", path.display())]
-    Read { path: PathBuf, #[source] source: std::io::Error },
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     /// One of the errors above, in the file at `path`.
     #[error("{}: {source}", path.display())]
-    InFile { path: PathBuf, #[source] source: Box<HookConfigError> },
+    InFile {
+        path: PathBuf,
+        #[source]
+        source: Box<HookConfigError>,
+    },
 }
 
 /// The `"hooks"` key of contextree's config file (the whole file's text).

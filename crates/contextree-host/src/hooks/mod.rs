@@ -30,7 +30,9 @@ use serde_json::{Map, Value};
 
 pub use config::{load_hooks, parse_hooks, HookConfigError};
 pub use payloads::{before_compact_payload, before_tree_payload, compact_payload, compacting_payload, tree_payload, TreePreparation};
-pub use replies::{before_compact, before_tree, compacting, supplied_branch_summary, supplied_compaction, BeforeCompact, BeforeTree, ReplyError};
+pub use replies::{
+    before_compact, before_tree, compacting, supplied_branch_summary, supplied_compaction, BeforeCompact, BeforeTree, ReplyError,
+};
 pub use run::{run_command, run_command_until, HookRunError};
 
 /// The time limit of a hook that names none.
@@ -65,7 +67,8 @@ pub enum HookEvent {
 
 impl HookEvent {
     /// Every event, in the order of a compaction / navigation.
-    pub const ALL: [HookEvent; 5] = [HookEvent::BeforeCompact, HookEvent::Compacting, HookEvent::Compact, HookEvent::BeforeTree, HookEvent::Tree];
+    pub const ALL: [HookEvent; 5] =
+        [HookEvent::BeforeCompact, HookEvent::Compacting, HookEvent::Compact, HookEvent::BeforeTree, HookEvent::Tree];
 
     /// The event's name in the config file and in the payload's `type`.
     pub fn name(self) -> &'static str {
@@ -216,7 +219,13 @@ pub fn dispatch(event: HookEvent, hooks: &[HookCommand], payload: &Value) -> Dis
 /// caller checks its own flag afterwards; the dispatch does not decide what a
 /// cancelled run means.
 pub fn dispatch_until(event: HookEvent, hooks: &[HookCommand], payload: &Value, stop: &dyn Fn() -> bool) -> Dispatch {
-    dispatch_with(event, hooks, payload, &mut |hook, input| if stop() { Err(HookRunError::NotStarted) } else { run_command_until(hook, input, stop) })
+    dispatch_with(event, hooks, payload, &mut |hook, input| {
+        if stop() {
+            Err(HookRunError::NotStarted)
+        } else {
+            run_command_until(hook, input, stop)
+        }
+    })
 }
 
 #[cfg(test)]

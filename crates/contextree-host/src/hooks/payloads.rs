@@ -23,8 +23,16 @@ fn raw_entry(session: &Session, node: NodeId, source: &dyn Source) -> Value {
 /// `preparation` as prepareCompaction returns it (agent messages; the
 /// settings used), `branchEntries` root → leaf as stored. `signal` has no JSON
 /// form: a hook is cancelled by its time limit instead.
-pub fn before_compact_payload(session: &Session, path: &[NodeId], plan: &CompactionPlan, source: &dyn Source, custom_instructions: Option<&str>) -> Result<Value, ReadBackError> {
-    let messages = |nodes: &[NodeId]| -> Result<Value, ReadBackError> { Ok(Value::Array(nodes.iter().map(|&n| agent_message(session, Item::Entry(n), source)).collect::<Result<_, _>>()?)) };
+pub fn before_compact_payload(
+    session: &Session,
+    path: &[NodeId],
+    plan: &CompactionPlan,
+    source: &dyn Source,
+    custom_instructions: Option<&str>,
+) -> Result<Value, ReadBackError> {
+    let messages = |nodes: &[NodeId]| -> Result<Value, ReadBackError> {
+        Ok(Value::Array(nodes.iter().map(|&n| agent_message(session, Item::Entry(n), source)).collect::<Result<_, _>>()?))
+    };
     let omp = session.dialect() == Dialect::Omp;
     let mut prep = Map::new();
     if let Some(p) = plan.prepared() {
@@ -51,7 +59,10 @@ pub fn before_compact_payload(session: &Session, path: &[NodeId], plan: &Compact
         }
     }
     let st = &plan.settings;
-    prep.insert("settings".into(), json!({"enabled": st.enabled, "reserveTokens": st.reserve_tokens, "keepRecentTokens": st.keep_recent_tokens}));
+    prep.insert(
+        "settings".into(),
+        json!({"enabled": st.enabled, "reserveTokens": st.reserve_tokens, "keepRecentTokens": st.keep_recent_tokens}),
+    );
     let mut payload = Map::new();
     payload.insert("type".into(), HookEvent::BeforeCompact.name().into());
     payload.insert("preparation".into(), Value::Object(prep));
@@ -65,7 +76,8 @@ pub fn before_compact_payload(session: &Session, path: &[NodeId], plan: &Compact
 /// omp's `session.compacting` payload: `messages = messagesToSummarize ++
 /// turnPrefixMessages`.
 pub fn compacting_payload(session: &Session, plan: &CompactionPlan, source: &dyn Source) -> Result<Value, ReadBackError> {
-    let nodes: Vec<NodeId> = plan.prepared().map(|p| p.messages_to_summarize.iter().chain(&p.turn_prefix).copied().collect()).unwrap_or_default();
+    let nodes: Vec<NodeId> =
+        plan.prepared().map(|p| p.messages_to_summarize.iter().chain(&p.turn_prefix).copied().collect()).unwrap_or_default();
     let messages = nodes.iter().map(|&n| agent_message(session, Item::Entry(n), source)).collect::<Result<Vec<_>, _>>()?;
     let session_id = session.header().and_then(|h| h.get("id")).cloned().unwrap_or(Value::Null);
     Ok(json!({"type": HookEvent::Compacting.name(), "sessionId": session_id, "messages": messages}))

@@ -114,7 +114,11 @@ pub fn compacting(d: &Dispatch) -> CompactingHook {
     let Some(m) = &d.result else { return CompactingHook::default() };
     CompactingHook {
         prompt: m.get("prompt").and_then(Value::as_str).map(str::to_owned),
-        context: m.get("context").and_then(Value::as_array).map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect()).unwrap_or_default(),
+        context: m
+            .get("context")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+            .unwrap_or_default(),
         preserve_data: m.get("preserveData").filter(|v| v.is_object()).cloned(),
     }
 }

@@ -22,7 +22,8 @@ fn table<'a>(answers: &'a [(&'a str, Result<&'a str, i32>)]) -> impl FnMut(&Hook
     use std::os::unix::process::ExitStatusExt as _;
     move |h, _| {
         let (_, a) = answers.iter().find(|(n, _)| *n == h.command[0]).unwrap();
-        a.map(|s| s.as_bytes().to_vec()).map_err(|code| HookRunError::Failed { status: std::process::ExitStatus::from_raw(code << 8), stderr: String::new() })
+        a.map(|s| s.as_bytes().to_vec())
+            .map_err(|code| HookRunError::Failed { status: std::process::ExitStatus::from_raw(code << 8), stderr: String::new() })
     }
 }
 
@@ -111,10 +112,20 @@ fn unusable_results_are_warnings_and_earlier_results_stand() {
     let c = compacting(&d);
     assert_eq!((c.prompt.as_deref(), c.context, c.preserve_data), (Some("P"), vec!["c1".to_owned()], Some(json!({"k": 1}))));
 
-    let d = dispatch_with(HookEvent::BeforeCompact, &[hook("x")], &json!({}), &mut table(&[("x", Ok(r#"{"compaction": {"tokensBefore": 3}}"#))]));
+    let d = dispatch_with(
+        HookEvent::BeforeCompact,
+        &[hook("x")],
+        &json!({}),
+        &mut table(&[("x", Ok(r#"{"compaction": {"tokensBefore": 3}}"#))]),
+    );
     assert!(d.result.is_none() && d.warnings[0].contains("compaction.summary\" is missing"), "{d:?}");
     // session.compacting cannot cancel.
-    let d = dispatch_with(HookEvent::Compacting, &[hook("x"), hook("y")], &json!({}), &mut table(&[("x", Ok(r#"{"cancel": true}"#)), ("y", Ok(r#"{"prompt": "Y"}"#))]));
+    let d = dispatch_with(
+        HookEvent::Compacting,
+        &[hook("x"), hook("y")],
+        &json!({}),
+        &mut table(&[("x", Ok(r#"{"cancel": true}"#)), ("y", Ok(r#"{"prompt": "Y"}"#))]),
+    );
     assert!(!d.cancelled && compacting(&d).prompt.as_deref() == Some("Y"));
 }
 
@@ -139,7 +150,12 @@ fn tree_results_and_payloads() {
     let t = before_tree(&d);
     assert_eq!(t.summary, Some(SuppliedBranchSummary { summary: "S".into(), details: Some(json!({"d": 1})) }));
     assert_eq!((t.label.as_deref(), t.replace_instructions, t.cancel), (Some("L"), Some(true), false));
-    let d = dispatch_with(HookEvent::BeforeTree, &[hook("c"), hook("sum")], &json!({}), &mut table(&[("c", Ok(r#"{"cancel": true}"#)), ("sum", Ok("{}"))]));
+    let d = dispatch_with(
+        HookEvent::BeforeTree,
+        &[hook("c"), hook("sum")],
+        &json!({}),
+        &mut table(&[("c", Ok(r#"{"cancel": true}"#)), ("sum", Ok("{}"))]),
+    );
     assert!(before_tree(&d).cancel);
 
     assert_eq!(tree_payload(Some("n"), None, None), json!({"type": "session_tree", "newLeafId": "n", "oldLeafId": null}));
@@ -150,7 +166,16 @@ fn tree_results_and_payloads() {
     for dialect in Dialect::ALL {
         let s = Session::parse(bytes, Some(contextree_core::RuleSet::oldest(dialect)));
         let u1 = s.node("u1").unwrap();
-        let prep = TreePreparation { target: u1, old_leaf: Some(u1), common_ancestor: Some(u1), entries_to_summarize: &[u1], user_wants_summary: true, custom_instructions: Some("C"), replace_instructions: None, label: None };
+        let prep = TreePreparation {
+            target: u1,
+            old_leaf: Some(u1),
+            common_ancestor: Some(u1),
+            entries_to_summarize: &[u1],
+            user_wants_summary: true,
+            custom_instructions: Some("C"),
+            replace_instructions: None,
+            label: None,
+        };
         let p = before_tree_payload(&s, &prep, &bytes.to_vec());
         assert_eq!(p["type"], "session_before_tree");
         assert_eq!(p["preparation"]["entriesToSummarize"][0]["id"], "u1");
@@ -190,7 +215,10 @@ fn real_processes_get_the_payload_and_their_results_count() {
     let long = Duration::from_secs(10);
     // The first hook records its stdin and supplies a summary; the second
     // prints nothing, so the first one's result stands.
-    let record = sh(&format!("cat > '{}'; echo '{{\"compaction\": {{\"summary\": \"From a hook\", \"details\": {{\"x\": 1}}}}}}'", seen.display()), long);
+    let record = sh(
+        &format!("cat > '{}'; echo '{{\"compaction\": {{\"summary\": \"From a hook\", \"details\": {{\"x\": 1}}}}}}'", seen.display()),
+        long,
+    );
     let payload = json!({"type": "session_before_compact", "big": "y".repeat(300_000)});
     let d = dispatch(HookEvent::BeforeCompact, &[record, sh("exit 0", long)], &payload);
     assert!(d.warnings.is_empty(), "{:?}", d.warnings);
@@ -199,10 +227,18 @@ fn real_processes_get_the_payload_and_their_results_count() {
     let got: Value = serde_json::from_slice(&std::fs::read(&seen).unwrap()).unwrap();
     assert_eq!(got, payload, "the whole payload arrives on stdin, even one larger than a pipe buffer");
 
-    let d = dispatch(HookEvent::BeforeCompact, &[sh("echo '{\"cancel\": true}'", long), sh(&format!("touch '{}/ran'", t.0.display()), long)], &json!({}));
+    let d = dispatch(
+        HookEvent::BeforeCompact,
+        &[sh("echo '{\"cancel\": true}'", long), sh(&format!("touch '{}/ran'", t.0.display()), long)],
+        &json!({}),
+    );
     assert!(d.cancelled && !t.0.join("ran").exists());
 
-    let d = dispatch(HookEvent::Compacting, &[sh(r#"printf '{"prompt": "Mine", "context": ["a", "b"], "preserveData": {"keep": true}}'"#, long)], &json!({}));
+    let d = dispatch(
+        HookEvent::Compacting,
+        &[sh(r#"printf '{"prompt": "Mine", "context": ["a", "b"], "preserveData": {"keep": true}}'"#, long)],
+        &json!({}),
+    );
     let c = compacting(&d);
     assert_eq!((c.prompt.as_deref(), c.context.len(), c.preserve_data), (Some("Mine"), 2, Some(json!({"keep": true}))));
 }
@@ -276,7 +312,8 @@ fn read_pid(path: &Path) -> u32 {
 fn endless_output_is_cut_at_the_cap_and_the_hook_killed() {
     let before = rss_kib();
     let started = Instant::now();
-    let d = dispatch(HookEvent::BeforeCompact, &[HookCommand { command: vec!["yes".into()], timeout: Duration::from_secs(60) }], &json!({}));
+    let d =
+        dispatch(HookEvent::BeforeCompact, &[HookCommand { command: vec!["yes".into()], timeout: Duration::from_secs(60) }], &json!({}));
     let took = started.elapsed();
     let grew_mib = rss_kib().saturating_sub(before) / 1024;
     eprintln!("yes: stopped after {took:?}, RSS grew by {grew_mib} MiB");
@@ -288,7 +325,11 @@ fn endless_output_is_cut_at_the_cap_and_the_hook_killed() {
 
     let t = TempDir::new();
     let pid_file = t.0.join("pid");
-    let d = dispatch(HookEvent::Compact, &[sh(&format!("echo $$ > '{}'; exec yes >&2", pid_file.display()), Duration::from_secs(60))], &json!({}));
+    let d = dispatch(
+        HookEvent::Compact,
+        &[sh(&format!("echo $$ > '{}'; exec yes >&2", pid_file.display()), Duration::from_secs(60))],
+        &json!({}),
+    );
     assert!(d.warnings[0].contains(&format!("printed more than {HOOK_STDERR_CAP} bytes on stderr (killed)")), "{}", d.warnings[0]);
     assert!(gone_soon(read_pid(&pid_file)));
 }
@@ -317,7 +358,11 @@ fn the_time_limit_kills_the_hook_and_its_children() {
 
     // One that detaches on purpose (its output elsewhere) is not waited for.
     let started = Instant::now();
-    let d = dispatch(HookEvent::BeforeCompact, &[sh("sleep 1 >/dev/null 2>&1 & echo '{\"cancel\": true}'", Duration::from_secs(10))], &json!({}));
+    let d = dispatch(
+        HookEvent::BeforeCompact,
+        &[sh("sleep 1 >/dev/null 2>&1 & echo '{\"cancel\": true}'", Duration::from_secs(10))],
+        &json!({}),
+    );
     assert!(d.cancelled && d.warnings.is_empty() && started.elapsed() < Duration::from_millis(900), "{d:?}");
 }
 
@@ -341,7 +386,12 @@ fn a_stop_kills_the_running_hook_and_starts_no_other() {
     let script = format!("echo $$ > '{}'; sleep 300 & echo $! > '{}'; sleep 300", hook_pid.display(), bg_pid.display());
     let started = Instant::now();
     let stop_at = started + Duration::from_millis(300);
-    let d = dispatch_until(HookEvent::BeforeCompact, &[sh(&script, Duration::from_secs(60)), sh(&format!("touch '{}/ran'", t.0.display()), Duration::from_secs(60))], &json!({}), &|| Instant::now() >= stop_at);
+    let d = dispatch_until(
+        HookEvent::BeforeCompact,
+        &[sh(&script, Duration::from_secs(60)), sh(&format!("touch '{}/ran'", t.0.display()), Duration::from_secs(60))],
+        &json!({}),
+        &|| Instant::now() >= stop_at,
+    );
     assert!(started.elapsed() < Duration::from_secs(3));
     assert_eq!(d.warnings.len(), 2, "{:?}", d.warnings);
     assert!(d.warnings[0].contains("cancelled (killed)") && d.warnings[1].contains("not started"), "{:?}", d.warnings);

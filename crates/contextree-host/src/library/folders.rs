@@ -21,7 +21,8 @@ pub fn encode_pi(cwd: &str) -> String {
 /// inside the temp folder, else pi's form.
 pub fn encode_omp(cwd: &str, host: &HostPaths) -> String {
     let cwd_path = Path::new(cwd);
-    let rel = |base: &Option<PathBuf>| base.as_deref().and_then(|b| cwd_path.strip_prefix(b).ok()).map(|r| r.to_string_lossy().into_owned());
+    let rel =
+        |base: &Option<PathBuf>| base.as_deref().and_then(|b| cwd_path.strip_prefix(b).ok()).map(|r| r.to_string_lossy().into_owned());
     if let Some(r) = rel(&host.home) {
         return if r.is_empty() { "-".to_owned() } else { format!("-{}", replace_separators(&r)) };
     }
@@ -157,7 +158,5 @@ pub fn dialect_of_id(id: &str) -> Option<Dialect> {
 /// A file's dialect: the header id's shape, else the root's agent, else the folder naming
 /// (only omp writes `-…` names).
 pub fn file_dialect(id: Option<&str>, root: Option<Dialect>, folder: &str) -> Option<Dialect> {
-    id.and_then(dialect_of_id)
-        .or(root)
-        .or_else(|| (folder.starts_with('-') && !folder.starts_with("--")).then_some(Dialect::Omp))
+    id.and_then(dialect_of_id).or(root).or_else(|| (folder.starts_with('-') && !folder.starts_with("--")).then_some(Dialect::Omp))
 }

@@ -74,11 +74,7 @@ pub fn default_roots(
     overrides: &RootOverrides,
 ) -> Vec<SessionRoot> {
     if !overrides.only.is_empty() {
-        return overrides
-            .only
-            .iter()
-            .map(|p| SessionRoot { path: p.clone(), dialect: None, origin: RootOrigin::Override })
-            .collect();
+        return overrides.only.iter().map(|p| SessionRoot { path: p.clone(), dialect: None, origin: RootOrigin::Override }).collect();
     }
     let var = |k: &str| env(k).filter(|v| !v.is_empty());
     let mut roots = Vec::new();

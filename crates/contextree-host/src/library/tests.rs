@@ -1,7 +1,7 @@
 //! Folder names, roots, first lines, dialects, grouping, search and dates.
-use super::*;
 use super::folders::*;
 use super::summary::*;
+use super::*;
 use std::collections::HashSet;
 use std::time::Duration;
 
@@ -23,19 +23,29 @@ fn encodes_like_the_agents() {
 
 #[test]
 fn decodes_against_the_disk_with_dashes_in_names() {
-    let dirs: HashSet<PathBuf> = ["/home", "/home/ana", "/home/ana/my-proj", "/home/ana/my", "/srv", "/srv/a-b"].iter().map(PathBuf::from).collect();
+    let dirs: HashSet<PathBuf> =
+        ["/home", "/home/ana", "/home/ana/my-proj", "/home/ana/my", "/srv", "/srv/a-b"].iter().map(PathBuf::from).collect();
     let is_dir = |p: &Path| dirs.contains(p);
     let h = host();
-    assert_eq!(project_path("--home-ana-my-proj--", Some(Dialect::Pi), &[], &h, &is_dir), ("/home/ana/my-proj".to_owned(), ProjectSource::Folder));
+    assert_eq!(
+        project_path("--home-ana-my-proj--", Some(Dialect::Pi), &[], &h, &is_dir),
+        ("/home/ana/my-proj".to_owned(), ProjectSource::Folder)
+    );
     assert_eq!(project_path("-my-proj", Some(Dialect::Omp), &[], &h, &is_dir), ("/home/ana/my-proj".to_owned(), ProjectSource::Folder));
     assert_eq!(project_path("-", Some(Dialect::Omp), &[], &h, &is_dir), ("/home/ana".to_owned(), ProjectSource::Folder));
     assert_eq!(project_path("--srv-a-b--", None, &[], &h, &is_dir), ("/srv/a-b".to_owned(), ProjectSource::Folder));
     // Nothing on disk: a header cwd, else every dash a slash.
-    assert_eq!(project_path("--gone-x--", Some(Dialect::Pi), &["/elsewhere"], &h, &is_dir), ("/elsewhere".to_owned(), ProjectSource::HeaderMismatch));
+    assert_eq!(
+        project_path("--gone-x--", Some(Dialect::Pi), &["/elsewhere"], &h, &is_dir),
+        ("/elsewhere".to_owned(), ProjectSource::HeaderMismatch)
+    );
     assert_eq!(project_path("--gone-x--", Some(Dialect::Pi), &[], &h, &is_dir), ("/gone/x".to_owned(), ProjectSource::Guess));
     assert_eq!(project_path("weird", None, &[], &h, &is_dir), ("weird".to_owned(), ProjectSource::FolderName));
     // A header cwd that encodes to the folder wins over the disk.
-    assert_eq!(project_path("--home-ana-my-proj--", Some(Dialect::Pi), &["/home/ana/my/proj"], &h, &is_dir), ("/home/ana/my/proj".to_owned(), ProjectSource::Header));
+    assert_eq!(
+        project_path("--home-ana-my-proj--", Some(Dialect::Pi), &["/home/ana/my/proj"], &h, &is_dir),
+        ("/home/ana/my/proj".to_owned(), ProjectSource::Header)
+    );
     assert_eq!(project_path("-tmp-q", Some(Dialect::Omp), &["/tmp/q"], &h, &is_dir), ("/tmp/q".to_owned(), ProjectSource::Header));
 }
 
@@ -45,7 +55,10 @@ fn roots_from_environment_and_overrides() {
     let none = |_: &str| None;
     let no = |_: &Path| false;
     let r = default_roots(Some(home), &none, &no, &RootOverrides::default());
-    assert_eq!(r.iter().map(|r| (r.path.clone(), r.dialect)).collect::<Vec<_>>(), vec![(PathBuf::from("/h/.pi/agent/sessions"), Some(Dialect::Pi)), (PathBuf::from("/h/.omp/agent/sessions"), Some(Dialect::Omp))]);
+    assert_eq!(
+        r.iter().map(|r| (r.path.clone(), r.dialect)).collect::<Vec<_>>(),
+        vec![(PathBuf::from("/h/.pi/agent/sessions"), Some(Dialect::Pi)), (PathBuf::from("/h/.omp/agent/sessions"), Some(Dialect::Omp))]
+    );
     let env = |k: &str| match k {
         "PI_CODING_AGENT_DIR" => Some("~/pi".to_owned()),
         "XDG_DATA_HOME" => Some("/data".to_owned()),
@@ -103,9 +116,24 @@ fn summary(path: &str, secs: u64, name: Option<&str>, first: Option<&str>) -> Se
 
 fn scans() -> Vec<FolderScan> {
     vec![
-        FolderScan { folder: "/r/pi/--p--".into(), project: "/p".into(), source: ProjectSource::Guess, sessions: vec![summary("a", 10, Some("Alpha"), None), summary("b", 30, None, Some("fix the parser"))] },
-        FolderScan { folder: "/r/omp/-q".into(), project: "/home/q".into(), source: ProjectSource::Header, sessions: vec![summary("c", 20, None, Some("write docs"))] },
-        FolderScan { folder: "/r/omp/--p--".into(), project: "/p".into(), source: ProjectSource::Header, sessions: vec![summary("d", 5, None, None)] },
+        FolderScan {
+            folder: "/r/pi/--p--".into(),
+            project: "/p".into(),
+            source: ProjectSource::Guess,
+            sessions: vec![summary("a", 10, Some("Alpha"), None), summary("b", 30, None, Some("fix the parser"))],
+        },
+        FolderScan {
+            folder: "/r/omp/-q".into(),
+            project: "/home/q".into(),
+            source: ProjectSource::Header,
+            sessions: vec![summary("c", 20, None, Some("write docs"))],
+        },
+        FolderScan {
+            folder: "/r/omp/--p--".into(),
+            project: "/p".into(),
+            source: ProjectSource::Header,
+            sessions: vec![summary("d", 5, None, None)],
+        },
         FolderScan { folder: "/r/empty".into(), project: "/e".into(), source: ProjectSource::Header, sessions: vec![] },
     ]
 }
@@ -123,7 +151,8 @@ fn groups_merge_folders_and_sort_newest_first() {
 #[test]
 fn search_matches_name_request_and_project() {
     let g = group(scans());
-    let paths = |q: &str| search(&g, q).iter().flat_map(|g| g.sessions.iter().map(|s| s.path.to_string_lossy().into_owned())).collect::<Vec<_>>();
+    let paths =
+        |q: &str| search(&g, q).iter().flat_map(|g| g.sessions.iter().map(|s| s.path.to_string_lossy().into_owned())).collect::<Vec<_>>();
     assert_eq!(paths("alpha"), ["a"]);
     assert_eq!(paths("PARSER"), ["b"]);
     assert_eq!(paths("home/q"), ["c"]);

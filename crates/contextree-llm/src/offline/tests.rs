@@ -42,23 +42,11 @@ Also keep the footer.
 
 #[test]
 fn parts_split_only_at_known_prefixes_after_a_blank_line() {
-    let kinds: Vec<PartKind> = parts(CONVERSATION)
-        .into_iter()
-        .map(|(kind, _)| kind)
-        .collect();
+    let kinds: Vec<PartKind> = parts(CONVERSATION).into_iter().map(|(kind, _)| kind).collect();
     use PartKind::*;
-    assert_eq!(
-        kinds,
-        [
-            User, User, Thinking, Assistant, ToolCalls, ToolResult, User, User, ToolCalls,
-            ToolResult, Assistant, User
-        ]
-    );
+    assert_eq!(kinds, [User, User, Thinking, Assistant, ToolCalls, ToolResult, User, User, ToolCalls, ToolResult, Assistant, User]);
     // Blank lines inside a message stay inside it.
-    assert_eq!(
-        parts(CONVERSATION)[5].1,
-        "aaaa\n\n[... 5 more characters truncated]"
-    );
+    assert_eq!(parts(CONVERSATION)[5].1, "aaaa\n\n[... 5 more characters truncated]");
 }
 
 #[test]
@@ -68,14 +56,8 @@ fn tool_calls_are_read_back_with_their_json_arguments() {
     );
     let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["read", "bash", "noop", "odd"]);
-    assert_eq!(
-        calls[0].args[1],
-        ("offset".to_owned(), serde_json::json!(10))
-    );
-    assert_eq!(
-        calls[0].args[2],
-        ("limit".to_owned(), serde_json::Value::Null)
-    );
+    assert_eq!(calls[0].args[1], ("offset".to_owned(), serde_json::json!(10)));
+    assert_eq!(calls[0].args[2], ("limit".to_owned(), serde_json::Value::Null));
     assert_eq!(calls[1].arg_str("command"), Some("a; b(c)"));
     assert_eq!(calls[3].arg_str("path"), Some("p"));
 }

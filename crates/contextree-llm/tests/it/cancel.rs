@@ -9,10 +9,7 @@ use crate::support::{provider, request, run, Reply, Server};
 fn spawn_summary(
     candidates: Candidates,
     cancel: CancelToken,
-) -> (
-    tokio::task::JoinHandle<Result<String, LlmError>>,
-    mpsc::UnboundedReceiver<String>,
-) {
+) -> (tokio::task::JoinHandle<Result<String, LlmError>>, mpsc::UnboundedReceiver<String>) {
     let (tx, rx) = mpsc::unbounded_channel();
     let task = tokio::spawn(async move {
         let mut on_event = |event: Event<'_>| {
@@ -23,9 +20,7 @@ fn spawn_summary(
             };
             let _ = tx.send(name);
         };
-        summarize_with_env(&request(), &candidates, &mut on_event, &cancel, &|_| None)
-            .await
-            .map(|s| s.text)
+        summarize_with_env(&request(), &candidates, &mut on_event, &cancel, &|_| None).await.map(|s| s.text)
     });
     (task, rx)
 }
@@ -46,12 +41,7 @@ async fn wait_for(rx: &mut mpsc::UnboundedReceiver<String>, prefix: &str) {
 #[tokio::test]
 async fn cancelling_mid_stream_returns_cancelled_at_once_and_drops_the_connection() {
     let first = b"data: {\"choices\":[{\"delta\":{\"content\":\"partial\"}}]}\n\n".to_vec();
-    let server = Server::start(vec![Reply::Stream {
-        chunks: vec![first],
-        pause: Duration::ZERO,
-        stall: true,
-    }])
-    .await;
+    let server = Server::start(vec![Reply::Stream { chunks: vec![first], pause: Duration::ZERO, stall: true }]).await;
     let mut p = provider(ProviderKind::OpenAiCompatible, &server.url, "m");
     p.timeout = Duration::from_secs(30);
     let cancel = CancelToken::new();
@@ -59,16 +49,9 @@ async fn cancelling_mid_stream_returns_cancelled_at_once_and_drops_the_connectio
     wait_for(&mut rx, "delta partial").await;
     let started = Instant::now();
     cancel.cancel();
-    let res = tokio::time::timeout(Duration::from_secs(2), task)
-        .await
-        .unwrap()
-        .unwrap();
+    let res = tokio::time::timeout(Duration::from_secs(2), task).await.unwrap().unwrap();
     assert!(matches!(res, Err(LlmError::Cancelled)), "{res:?}");
-    assert!(
-        started.elapsed() < Duration::from_millis(500),
-        "{:?}",
-        started.elapsed()
-    );
+    assert!(started.elapsed() < Duration::from_millis(500), "{:?}", started.elapsed());
     // The server notices the client went away.
     tokio::time::timeout(Duration::from_secs(2), async {
         while server.n_closed() == 0 {
@@ -95,10 +78,7 @@ async fn cancelling_while_waiting_for_an_answer_returns_cancelled() {
     .await
     .unwrap();
     cancel.cancel();
-    let res = tokio::time::timeout(Duration::from_secs(1), task)
-        .await
-        .unwrap()
-        .unwrap();
+    let res = tokio::time::timeout(Duration::from_secs(1), task).await.unwrap().unwrap();
     assert!(matches!(res, Err(LlmError::Cancelled)), "{res:?}");
     assert_eq!(server.received().len(), 1);
 }
@@ -113,10 +93,7 @@ async fn cancelling_during_the_retry_sleep_returns_cancelled_without_retrying() 
     let (task, mut rx) = spawn_summary(Candidates::new(vec![p]), cancel.clone());
     wait_for(&mut rx, "retry").await;
     cancel.cancel();
-    let res = tokio::time::timeout(Duration::from_secs(1), task)
-        .await
-        .unwrap()
-        .unwrap();
+    let res = tokio::time::timeout(Duration::from_secs(1), task).await.unwrap().unwrap();
     assert!(matches!(res, Err(LlmError::Cancelled)), "{res:?}");
     assert_eq!(server.received().len(), 1);
 }
@@ -126,11 +103,7 @@ async fn an_already_cancelled_token_sends_nothing() {
     let server = Server::start(vec![Reply::status(200, "")]).await;
     let cancel = CancelToken::new();
     cancel.cancel();
-    let (res, _) = run(
-        vec![provider(ProviderKind::OpenAiCompatible, &server.url, "m")],
-        &cancel,
-    )
-    .await;
+    let (res, _) = run(vec![provider(ProviderKind::OpenAiCompatible, &server.url, "m")], &cancel).await;
     assert!(matches!(res, Err(LlmError::Cancelled)));
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert!(server.received().is_empty());

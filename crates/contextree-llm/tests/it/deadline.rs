@@ -23,10 +23,7 @@ fn patient(kind: ProviderKind, url: &str) -> ProviderConfig {
 }
 
 fn with_deadline(providers: Vec<ProviderConfig>, deadline: Duration) -> Candidates {
-    Candidates {
-        providers,
-        deadline,
-    }
+    Candidates { providers, deadline }
 }
 
 #[tokio::test]
@@ -34,24 +31,12 @@ async fn a_server_that_accepts_and_never_answers_fails_at_the_deadline() {
     let server = Server::start(vec![Reply::Hang]).await;
     let deadline = Duration::from_millis(1000);
     let started = Instant::now();
-    let (res, log) = run_candidates(
-        &with_deadline(
-            vec![patient(ProviderKind::OpenAiCompatible, &server.url)],
-            deadline,
-        ),
-        &CancelToken::new(),
-    )
-    .await;
+    let (res, log) =
+        run_candidates(&with_deadline(vec![patient(ProviderKind::OpenAiCompatible, &server.url)], deadline), &CancelToken::new()).await;
     let took = started.elapsed();
     let err = res.unwrap_err();
-    assert!(
-        matches!(err, LlmError::Deadline { after, last: None } if after == deadline),
-        "{err:?}"
-    );
-    assert_eq!(
-        err.to_string(),
-        "no summary within the deadline of 1s (summaryDeadlineSecs in contextree's config)"
-    );
+    assert!(matches!(err, LlmError::Deadline { after, last: None } if after == deadline), "{err:?}");
+    assert_eq!(err.to_string(), "no summary within the deadline of 1s (summaryDeadlineSecs in contextree's config)");
     assert!(took >= deadline && took < deadline + MARGIN, "{took:?}");
     assert_eq!(server.received().len(), 1);
     // The attempt said how much time it had.
@@ -73,14 +58,8 @@ async fn a_stream_that_trickles_forever_fails_at_the_deadline() {
     .await;
     let deadline = Duration::from_millis(1000);
     let started = Instant::now();
-    let (res, log) = run_candidates(
-        &with_deadline(
-            vec![patient(ProviderKind::Anthropic, &server.url)],
-            deadline,
-        ),
-        &CancelToken::new(),
-    )
-    .await;
+    let (res, log) =
+        run_candidates(&with_deadline(vec![patient(ProviderKind::Anthropic, &server.url)], deadline), &CancelToken::new()).await;
     let took = started.elapsed();
     assert!(matches!(res, Err(LlmError::Deadline { .. })), "{res:?}");
     assert!(took >= deadline && took < deadline + MARGIN, "{took:?}");
@@ -104,11 +83,7 @@ async fn retries_and_backoff_count_against_the_deadline() {
         matches!(&err, LlmError::Deadline { last: Some(last), .. } if matches!(**last, LlmError::Status { status: 503, .. })),
         "{err:?}"
     );
-    assert!(
-        err.to_string()
-            .ends_with("last error: HTTP 503 Service Unavailable: busy"),
-        "{err}"
-    );
+    assert!(err.to_string().ends_with("last error: HTTP 503 Service Unavailable: busy"), "{err}");
     assert!(server.received().len() >= 2, "{:?}", log.events);
     assert!(took < deadline, "{took:?}");
     // Each attempt had less time left than the one before.
@@ -122,10 +97,7 @@ async fn the_deadline_is_the_whole_calls_and_no_other_candidate_starts() {
     let never = Server::start(vec![Reply::status(500, "unused")]).await;
     let deadline = Duration::from_millis(1000);
     let candidates = with_deadline(
-        vec![
-            patient(ProviderKind::OpenAiCompatible, &hang.url),
-            patient(ProviderKind::OpenAiCompatible, &never.url),
-        ],
+        vec![patient(ProviderKind::OpenAiCompatible, &hang.url), patient(ProviderKind::OpenAiCompatible, &never.url)],
         deadline,
     );
     let started = Instant::now();
@@ -144,32 +116,16 @@ async fn a_key_echoed_in_any_form_is_redacted_from_errors() {
         ("lower-cased", key.to_lowercase()),
         ("upper-cased", key.to_uppercase()),
         ("JSON-escaped slash", key.replace('/', "\\/")),
-        (
-            "JSON \\u escapes",
-            key.chars()
-                .map(|c| format!("\\u{:04x}", u32::from(c)))
-                .collect(),
-        ),
-        (
-            "percent-encoded",
-            key.replace('/', "%2F")
-                .replace('+', "%2B")
-                .replace('=', "%3d"),
-        ),
-        (
-            "percent-encoded twice",
-            key.replace('/', "%252F").replace('+', "%252B"),
-        ),
+        ("JSON \\u escapes", key.chars().map(|c| format!("\\u{:04x}", u32::from(c))).collect()),
+        ("percent-encoded", key.replace('/', "%2F").replace('+', "%2B").replace('=', "%3d")),
+        ("percent-encoded twice", key.replace('/', "%252F").replace('+', "%252B")),
         ("truncated", key[..20].to_owned()),
     ];
     for (what, echo) in forms {
         // Written raw into the body: the server's own escaping is what is tested.
-        let body = format!(
-            r#"{{"error":{{"message":"Incorrect API key provided: {echo}.","type":"invalid_request_error"}}}}"#
-        );
+        let body = format!(r#"{{"error":{{"message":"Incorrect API key provided: {echo}.","type":"invalid_request_error"}}}}"#);
         let status = Server::start(vec![Reply::status(401, &body)]).await;
-        let stream =
-            format!("data: {{\"error\":{{\"message\":\"bad key {echo}\",\"type\":\"auth\"}}}}\n\n");
+        let stream = format!("data: {{\"error\":{{\"message\":\"bad key {echo}\",\"type\":\"auth\"}}}}\n\n");
         let in_stream = Server::start(vec![Reply::sse(stream.as_bytes(), 4096)]).await;
         for server in [&status, &in_stream] {
             let mut p = provider(ProviderKind::OpenAiCompatible, &server.url, "m");

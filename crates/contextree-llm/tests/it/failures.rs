@@ -9,11 +9,7 @@ const OPENAI: &[u8] = include_bytes!("../fixtures/openai_ollama.sse");
 #[tokio::test]
 async fn retries_429_and_503_with_backoff_then_succeeds() {
     let server = Server::start(vec![
-        Reply::Full {
-            status: 429,
-            headers: vec![("retry-after-ms", "30".into())],
-            body: "slow down".into(),
-        },
+        Reply::Full { status: 429, headers: vec![("retry-after-ms", "30".into())], body: "slow down".into() },
         Reply::status(503, ""),
         Reply::sse(OPENAI, 4096),
     ])
@@ -24,12 +20,7 @@ async fn retries_429_and_503_with_backoff_then_succeeds() {
     assert_eq!(res.unwrap().text, "## Goal\nPort the parser 😀.");
     assert_eq!(server.received().len(), 3);
     // 10 ms × 2⁰ raised to the server's 30 ms, then 10 ms × 2¹.
-    let events: Vec<&str> = log
-        .events
-        .iter()
-        .map(String::as_str)
-        .filter(|e| *e != "delta")
-        .collect();
+    let events: Vec<&str> = log.events.iter().map(String::as_str).filter(|e| *e != "delta").collect();
     assert_eq!(
         events,
         [
@@ -44,19 +35,12 @@ async fn retries_429_and_503_with_backoff_then_succeeds() {
 
 #[tokio::test]
 async fn a_400_is_not_retried_and_keeps_the_body() {
-    let server = Server::start(vec![
-        Reply::status(400, r#"{"error":"bad model"}"#),
-        Reply::sse(OPENAI, 4096),
-    ])
-    .await;
+    let server = Server::start(vec![Reply::status(400, r#"{"error":"bad model"}"#), Reply::sse(OPENAI, 4096)]).await;
     let mut p = provider(ProviderKind::OpenAiCompatible, &server.url, "m");
     p.max_retries = 3;
     let (res, _) = run(vec![p], &CancelToken::new()).await;
     let err = res.unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        r#"HTTP 400 Bad Request: {"error":"bad model"}"#
-    );
+    assert_eq!(err.to_string(), r#"HTTP 400 Bad Request: {"error":"bad model"}"#);
     assert!(!err.is_retryable());
     assert_eq!(server.received().len(), 1);
 }
@@ -83,55 +67,25 @@ async fn when_every_candidate_fails_each_is_listed_in_order() {
     ];
     let (res, log) = run(candidates, &CancelToken::new()).await;
     let err = res.unwrap_err();
-    let LlmError::AllFailed(failures) = &err else {
-        panic!("{err:?}")
-    };
-    let kinds: Vec<String> = failures
-        .iter()
-        .map(|f| format!("{} {}", f.provider, f.model))
-        .collect();
-    assert_eq!(
-        kinds,
-        [
-            "openai-compatible m1",
-            "anthropic claude",
-            "openai-compatible m2",
-            "openai-compatible m3",
-            "remote "
-        ]
-    );
-    assert!(matches!(
-        failures[0].error,
-        LlmError::Status { status: 401, .. }
-    ));
+    let LlmError::AllFailed(failures) = &err else { panic!("{err:?}") };
+    let kinds: Vec<String> = failures.iter().map(|f| format!("{} {}", f.provider, f.model)).collect();
+    assert_eq!(kinds, ["openai-compatible m1", "anthropic claude", "openai-compatible m2", "openai-compatible m3", "remote "]);
+    assert!(matches!(failures[0].error, LlmError::Status { status: 401, .. }));
     assert!(matches!(failures[1].error, LlmError::MissingApiKey { .. }));
-    assert!(matches!(
-        failures[2].error,
-        LlmError::Status { status: 503, .. }
-    ));
-    assert!(
-        matches!(failures[3].error, LlmError::Transport { .. }),
-        "{:?}",
-        failures[3].error
-    );
+    assert!(matches!(failures[2].error, LlmError::Status { status: 503, .. }));
+    assert!(matches!(failures[3].error, LlmError::Transport { .. }), "{:?}", failures[3].error);
     assert!(matches!(failures[4].error, LlmError::RemoteMissingSummary));
     let text = err.to_string();
     assert!(text.starts_with("all 5 candidate models failed: [1] openai-compatible m1: HTTP 401 Unauthorized: no; [2] anthropic claude: no API key for anthropic (set ANTHROPIC_API_KEY"), "{text}");
-    assert!(text.contains("[3] openai-compatible m2: HTTP 503 Service Unavailable: busy; [4] openai-compatible m3: connection failed: "), "{text}");
     assert!(
-        text.ends_with("[5] remote: Remote compaction response missing summary"),
+        text.contains("[3] openai-compatible m2: HTTP 503 Service Unavailable: busy; [4] openai-compatible m3: connection failed: "),
         "{text}"
     );
+    assert!(text.ends_with("[5] remote: Remote compaction response missing summary"), "{text}");
     // One request to the 401 server (the Anthropic candidate never connected), two to the 503 one.
     assert_eq!(unauthorized.received().len(), 1);
     assert_eq!(overloaded.received().len(), 2);
-    assert_eq!(
-        log.events
-            .iter()
-            .filter(|e| e.starts_with("fallback"))
-            .count(),
-        4
-    );
+    assert_eq!(log.events.iter().filter(|e| e.starts_with("fallback")).count(), 4);
 }
 
 #[tokio::test]
@@ -140,41 +94,19 @@ async fn the_next_candidate_answers_when_the_first_fails() {
     let good = Server::start(vec![Reply::sse(OPENAI, 4096)]).await;
     let mut second = provider(ProviderKind::OpenAiCompatible, &good.url, "m2");
     second.name = Some("backup".into());
-    let (res, log) = run(
-        vec![
-            provider(ProviderKind::OpenAiCompatible, &broken.url, "m1"),
-            second,
-        ],
-        &CancelToken::new(),
-    )
-    .await;
+    let (res, log) = run(vec![provider(ProviderKind::OpenAiCompatible, &broken.url, "m1"), second], &CancelToken::new()).await;
     let summary = res.unwrap();
-    assert_eq!(
-        (summary.provider.as_str(), summary.model.as_str()),
-        ("backup", "m2")
-    );
-    assert!(log
-        .events
-        .contains(&"fallback from openai-compatible".to_owned()));
+    assert_eq!((summary.provider.as_str(), summary.model.as_str()), ("backup", "m2"));
+    assert!(log.events.contains(&"fallback from openai-compatible".to_owned()));
 }
 
 #[tokio::test]
 async fn a_single_failing_candidate_returns_its_own_error() {
     let server = Server::start(vec![Reply::status(503, "")]).await;
-    let (res, _) = run(
-        vec![provider(ProviderKind::Remote, &server.url, "")],
-        &CancelToken::new(),
-    )
-    .await;
-    assert_eq!(
-        res.unwrap_err().to_string(),
-        "Remote compaction failed (503 Service Unavailable)"
-    );
+    let (res, _) = run(vec![provider(ProviderKind::Remote, &server.url, "")], &CancelToken::new()).await;
+    assert_eq!(res.unwrap_err().to_string(), "Remote compaction failed (503 Service Unavailable)");
     let (res, _) = run(Vec::new(), &CancelToken::new()).await;
-    assert_eq!(
-        res.unwrap_err().to_string(),
-        "no available model (no provider is configured)"
-    );
+    assert_eq!(res.unwrap_err().to_string(), "no available model (no provider is configured)");
 }
 
 #[tokio::test]
@@ -185,12 +117,7 @@ async fn malformed_sse_is_a_clear_error_and_not_retried() {
     p.max_retries = 2;
     let (res, log) = run(vec![p], &CancelToken::new()).await;
     let err = res.unwrap_err();
-    assert!(
-        err.to_string().starts_with(
-            "malformed stream event at byte 48: invalid JSON in event data: EOF while parsing"
-        ),
-        "{err}"
-    );
+    assert!(err.to_string().starts_with("malformed stream event at byte 48: invalid JSON in event data: EOF while parsing"), "{err}");
     assert_eq!(log.deltas, ["ok"]);
     assert_eq!(server.received().len(), 1);
 }
@@ -204,11 +131,7 @@ async fn a_stream_closed_before_its_end_is_truncated_and_retried() {
     let (res, log) = run(vec![p], &CancelToken::new()).await;
     // The summary holds only the successful attempt; the events say the first one was void.
     assert_eq!(res.unwrap().text, "## Goal\nPort the parser 😀.");
-    assert!(
-        log.events.contains(&"retry after 10ms".to_owned()),
-        "{:?}",
-        log.events
-    );
+    assert!(log.events.contains(&"retry after 10ms".to_owned()), "{:?}", log.events);
     assert_eq!(server.received().len(), 2);
 }
 
@@ -222,10 +145,7 @@ async fn no_response_in_time_is_a_retryable_timeout() {
     let started = Instant::now();
     let (res, _) = run(vec![p], &CancelToken::new()).await;
     let err = res.unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "request timed out: nothing received for 200ms"
-    );
+    assert_eq!(err.to_string(), "request timed out: nothing received for 200ms");
     assert!(err.is_retryable());
     assert_eq!(server.received().len(), 2);
     assert!(started.elapsed() < Duration::from_secs(2));
@@ -234,12 +154,7 @@ async fn no_response_in_time_is_a_retryable_timeout() {
 #[tokio::test]
 async fn a_stream_that_stalls_times_out_too() {
     let first = b"data: {\"choices\":[{\"delta\":{\"content\":\"half\"}}]}\n\n".to_vec();
-    let server = Server::start(vec![Reply::Stream {
-        chunks: vec![first],
-        pause: Duration::ZERO,
-        stall: true,
-    }])
-    .await;
+    let server = Server::start(vec![Reply::Stream { chunks: vec![first], pause: Duration::ZERO, stall: true }]).await;
     let mut p = provider(ProviderKind::OpenAiCompatible, &server.url, "m");
     p.timeout = Duration::from_millis(200);
     let (res, log) = run(vec![p], &CancelToken::new()).await;
@@ -251,13 +166,8 @@ async fn a_stream_that_stalls_times_out_too() {
 async fn api_keys_never_appear_in_errors() {
     let key = "sk-very-secret-0123456789";
     // A server that echoes the key it rejected, in the body and in an in-stream error.
-    let echo = Server::start(vec![Reply::status(
-        401,
-        &format!(r#"{{"error":"invalid key {key}"}}"#),
-    )])
-    .await;
-    let stream =
-        format!("data: {{\"error\":{{\"message\":\"bad key {key}\",\"type\":\"auth\"}}}}\n\n");
+    let echo = Server::start(vec![Reply::status(401, &format!(r#"{{"error":"invalid key {key}"}}"#))]).await;
+    let stream = format!("data: {{\"error\":{{\"message\":\"bad key {key}\",\"type\":\"auth\"}}}}\n\n");
     let in_stream = Server::start(vec![Reply::sse(stream.as_bytes(), 4096)]).await;
     let refused = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -276,8 +186,5 @@ async fn api_keys_never_appear_in_errors() {
     assert!(text.contains("invalid key [redacted]"), "{text}");
     assert!(!format!("{candidates:?}").contains(key));
     // The key did go where it belongs.
-    assert_eq!(
-        echo.received()[0].header("authorization"),
-        Some(format!("Bearer {key}").as_str())
-    );
+    assert_eq!(echo.received()[0].header("authorization"), Some(format!("Bearer {key}").as_str()));
 }

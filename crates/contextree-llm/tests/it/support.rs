@@ -6,10 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use contextree_llm::{
-    summarize_with_env, CancelToken, Candidates, Event, LlmError, ProviderConfig, ProviderKind,
-    Summary, SummaryRequest,
-};
+use contextree_llm::{summarize_with_env, CancelToken, Candidates, Event, LlmError, ProviderConfig, ProviderKind, Summary, SummaryRequest};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -17,46 +14,26 @@ use tokio::net::{TcpListener, TcpStream};
 #[derive(Clone)]
 pub enum Reply {
     /// A complete response with a `content-length` body.
-    Full {
-        status: u16,
-        headers: Vec<(&'static str, String)>,
-        body: String,
-    },
+    Full { status: u16, headers: Vec<(&'static str, String)>, body: String },
     /// `200`, `text/event-stream`, the chunks written one by one (`pause` between them),
     /// then the connection is closed, or held open forever when `stall` is set.
-    Stream {
-        chunks: Vec<Vec<u8>>,
-        pause: Duration,
-        stall: bool,
-    },
+    Stream { chunks: Vec<Vec<u8>>, pause: Duration, stall: bool },
     /// Reads the request and never answers.
     Hang,
 }
 
 impl Reply {
     pub fn status(status: u16, body: &str) -> Reply {
-        Reply::Full {
-            status,
-            headers: Vec::new(),
-            body: body.to_owned(),
-        }
+        Reply::Full { status, headers: Vec::new(), body: body.to_owned() }
     }
 
     pub fn json(body: &str) -> Reply {
-        Reply::Full {
-            status: 200,
-            headers: vec![("content-type", "application/json".to_owned())],
-            body: body.to_owned(),
-        }
+        Reply::Full { status: 200, headers: vec![("content-type", "application/json".to_owned())], body: body.to_owned() }
     }
 
     /// The whole transcript cut into pieces of `piece` bytes.
     pub fn sse(transcript: &[u8], piece: usize) -> Reply {
-        Reply::Stream {
-            chunks: transcript.chunks(piece).map(<[u8]>::to_vec).collect(),
-            pause: Duration::from_millis(1),
-            stall: false,
-        }
+        Reply::Stream { chunks: transcript.chunks(piece).map(<[u8]>::to_vec).collect(), pause: Duration::from_millis(1), stall: false }
     }
 }
 
@@ -72,10 +49,7 @@ pub struct Received {
 
 impl Received {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }
 }
 
@@ -105,11 +79,7 @@ impl Server {
                 });
             }
         });
-        Server {
-            url,
-            received,
-            closed,
-        }
+        Server { url, received, closed }
     }
 
     pub fn received(&self) -> Vec<Received> {
@@ -128,11 +98,7 @@ async fn serve(mut socket: TcpStream, reply: Reply, received: Arc<Mutex<Vec<Rece
     };
     received.lock().unwrap().push(request);
     match reply {
-        Reply::Full {
-            status,
-            headers,
-            body,
-        } => {
+        Reply::Full { status, headers, body } => {
             let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
             if !headers.iter().any(|(n, _)| *n == "content-type") {
                 head.push_str("content-type: text/plain\r\n");
@@ -140,19 +106,12 @@ async fn serve(mut socket: TcpStream, reply: Reply, received: Arc<Mutex<Vec<Rece
             for (name, value) in headers {
                 head.push_str(&format!("{name}: {value}\r\n"));
             }
-            head.push_str(&format!(
-                "content-length: {}\r\nconnection: close\r\n\r\n",
-                body.len()
-            ));
+            head.push_str(&format!("content-length: {}\r\nconnection: close\r\n\r\n", body.len()));
             let _ = socket.write_all(head.as_bytes()).await;
             let _ = socket.write_all(body.as_bytes()).await;
             let _ = socket.shutdown().await;
         }
-        Reply::Stream {
-            chunks,
-            pause,
-            stall,
-        } => {
+        Reply::Stream { chunks, pause, stall } => {
             let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n";
             if socket.write_all(head.as_bytes()).await.is_err() {
                 return;
@@ -199,15 +158,9 @@ async fn read_request(socket: &mut TcpStream) -> Option<Received> {
     let mut lines = head.split("\r\n");
     let mut start = lines.next()?.split(' ');
     let (method, path) = (start.next()?.to_owned(), start.next()?.to_owned());
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect();
-    let length: usize = headers
-        .iter()
-        .find(|(n, _)| n == "content-length")
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(0);
+    let headers: Vec<(String, String)> =
+        lines.filter_map(|line| line.split_once(':')).map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned())).collect();
+    let length: usize = headers.iter().find(|(n, _)| n == "content-length").and_then(|(_, v)| v.parse().ok()).unwrap_or(0);
     let mut body = buf[head_end + 4..].to_vec();
     while body.len() < length {
         let n = socket.read(&mut piece).await.ok()?;
@@ -216,12 +169,7 @@ async fn read_request(socket: &mut TcpStream) -> Option<Received> {
         }
         body.extend_from_slice(&piece[..n]);
     }
-    Some(Received {
-        method,
-        path,
-        headers,
-        body: String::from_utf8(body).ok()?,
-    })
+    Some(Received { method, path, headers, body: String::from_utf8(body).ok()? })
 }
 
 fn reason(status: u16) -> &'static str {
@@ -265,36 +213,23 @@ pub struct Log {
 
 /// Runs `summarize_with_env` with an empty environment and the default deadline, collecting
 /// every event.
-pub async fn run(
-    candidates: Vec<ProviderConfig>,
-    cancel: &CancelToken,
-) -> (Result<Summary, LlmError>, Log) {
+pub async fn run(candidates: Vec<ProviderConfig>, cancel: &CancelToken) -> (Result<Summary, LlmError>, Log) {
     run_candidates(&Candidates::new(candidates), cancel).await
 }
 
 /// [`run`] with the candidates (and their deadline) given whole.
-pub async fn run_candidates(
-    candidates: &Candidates,
-    cancel: &CancelToken,
-) -> (Result<Summary, LlmError>, Log) {
+pub async fn run_candidates(candidates: &Candidates, cancel: &CancelToken) -> (Result<Summary, LlmError>, Log) {
     let mut log = Log::default();
     let mut on_event = |event: Event<'_>| match event {
         Event::Delta(text) => {
             log.deltas.push(text.to_owned());
             log.events.push("delta".into());
         }
-        Event::Attempt {
-            provider,
-            attempt,
-            deadline_left,
-            ..
-        } => {
+        Event::Attempt { provider, attempt, deadline_left, .. } => {
             log.events.push(format!("attempt {provider} {attempt}"));
             log.deadline_left.push(deadline_left);
         }
-        Event::Retry { delay, .. } => log
-            .events
-            .push(format!("retry after {}ms", delay.as_millis())),
+        Event::Retry { delay, .. } => log.events.push(format!("retry after {}ms", delay.as_millis())),
         Event::Fallback { provider, .. } => log.events.push(format!("fallback from {provider}")),
         _ => log.events.push("other".into()),
     };

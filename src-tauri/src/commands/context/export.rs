@@ -25,9 +25,7 @@ impl FromStr for Format {
             "json" => Ok(Format::Json),
             "markdown" | "md" => Ok(Format::Markdown),
             "html" => Ok(Format::Html),
-            other => Err(CommandError::InvalidArgument(format!(
-                "unknown export format `{other}` (expected `json`, `markdown` or `html`)"
-            ))),
+            other => Err(CommandError::InvalidArgument(format!("unknown export format `{other}` (expected `json`, `markdown` or `html`)"))),
         }
     }
 }
@@ -200,12 +198,7 @@ fn to_markdown(head: &Head, messages: &[Message]) -> String {
             Some(role) => format!("sent as {role} · {} tokens", m.llm_tokens),
             None => "not sent".to_owned(),
         };
-        out.push_str(&format!(
-            "\n## {}. {} · entry {} · {sent}\n\n",
-            i + 1,
-            m.role,
-            m.entry_id
-        ));
+        out.push_str(&format!("\n## {}. {} · entry {} · {sent}\n\n", i + 1, m.role, m.entry_id));
         let fence = fence(&m.text);
         out.push_str(&fence);
         out.push('\n');
@@ -243,7 +236,10 @@ mod tests {
             llm_count: 1,
             llm_tokens: 7,
             rules: "pi@0.73 (asked for explicitly)".into(),
-            branch: vec![BranchRow { entry_id: "u1".into(), kind: "user".into(), state: "kept" }, BranchRow { entry_id: "b1".into(), kind: "bashExecution".into(), state: "excluded" }],
+            branch: vec![
+                BranchRow { entry_id: "u1".into(), kind: "user".into(), state: "kept" },
+                BranchRow { entry_id: "b1".into(), kind: "bashExecution".into(), state: "excluded" },
+            ],
         }
     }
 
@@ -298,10 +294,7 @@ mod tests {
         assert_eq!(doc["leafId"], "a2");
         assert_eq!(doc["messageCount"], 2);
         assert_eq!(doc["llmTokens"], 7);
-        assert_eq!(
-            doc["messages"][0]["message"]["content"],
-            "run ```js\nx``` and ````"
-        );
+        assert_eq!(doc["messages"][0]["message"]["content"], "run ```js\nx``` and ````");
         assert_eq!(doc["messages"][0]["sent"], true);
         assert_eq!(doc["messages"][1]["sent"], false);
         assert_eq!(doc["messages"][1]["llmRole"], Value::Null);

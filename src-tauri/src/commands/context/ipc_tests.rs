@@ -25,8 +25,7 @@ fn tree_table_counts_texts_and_exports_over_ipc() {
         .filter(|v| v["type"] != "session")
         .map(|v| v["id"].as_str().unwrap().to_owned())
         .collect();
-    let InvokeResponseBody::Raw(bytes) = invoke_raw(&webview, "tree_table", json!({})).unwrap()
-    else {
+    let InvokeResponseBody::Raw(bytes) = invoke_raw(&webview, "tree_table", json!({})).unwrap() else {
         panic!("tree_table must answer with bytes");
     };
     assert_eq!(&bytes[..4], b"CTR1");
@@ -45,39 +44,25 @@ fn tree_table_counts_texts_and_exports_over_ipc() {
 
     // Counts: one per message, the sent ones summed; not sent: null.
     let ctx = invoke(&webview, "context_view", json!({})).unwrap();
-    let counts = invoke(
-        &webview,
-        "token_counts",
-        json!({ "tokenizer": "o200k_base" }),
-    )
-    .unwrap();
+    let counts = invoke(&webview, "token_counts", json!({ "tokenizer": "o200k_base" })).unwrap();
     let messages = ctx["messages"].as_array().unwrap();
     let per = counts["messages"].as_array().unwrap();
     assert_eq!(per.len(), messages.len());
     for (m, c) in messages.iter().zip(per) {
         assert_eq!(m["llmRole"].is_null(), c.is_null(), "{m} {c}");
     }
-    assert_eq!(
-        counts["total"],
-        json!(per.iter().filter_map(Value::as_u64).sum::<u64>())
-    );
+    assert_eq!(counts["total"], json!(per.iter().filter_map(Value::as_u64).sum::<u64>()));
     assert_eq!(counts["tokenizer"], "o200k_base");
     let err = invoke(&webview, "token_counts", json!({ "tokenizer": "gpt2" })).unwrap_err();
     assert_eq!(err["kind"], "invalid-argument", "{err}");
 
     // Whole texts: the cut one is longer than the panel's, an uncut one the same.
-    let cut = messages
-        .iter()
-        .position(|m| m["truncated"] == true)
-        .expect("the demo has a cut message");
+    let cut = messages.iter().position(|m| m["truncated"] == true).expect("the demo has a cut message");
     let full = invoke(&webview, "message_text", json!({ "index": cut })).unwrap();
     let shown = messages[cut]["text"].as_str().unwrap();
     assert!(full["text"].as_str().unwrap().starts_with(shown));
     assert!(full["text"].as_str().unwrap().chars().count() > shown.chars().count());
-    let whole = messages
-        .iter()
-        .position(|m| m["truncated"] == false)
-        .unwrap();
+    let whole = messages.iter().position(|m| m["truncated"] == false).unwrap();
     let same = invoke(&webview, "message_text", json!({ "index": whole })).unwrap();
     assert_eq!(same["text"], messages[whole]["text"]);
     let err = invoke(&webview, "message_text", json!({ "index": messages.len() })).unwrap_err();
@@ -89,10 +74,7 @@ fn tree_table_counts_texts_and_exports_over_ipc() {
     assert_eq!(doc["messageCount"], ctx["messageCount"]);
     assert_eq!(doc["llmTokens"], ctx["llmTokens"]);
     let md = invoke(&webview, "export_context", json!({ "format": "markdown" })).unwrap();
-    assert!(md
-        .as_str()
-        .unwrap()
-        .contains(full["text"].as_str().unwrap()));
+    assert!(md.as_str().unwrap().contains(full["text"].as_str().unwrap()));
     let html = invoke(&webview, "export_context", json!({ "format": "html" })).unwrap();
     let html = html.as_str().unwrap();
     assert!(html.starts_with("<!doctype html>") && !html.contains("<script"), "{html}");

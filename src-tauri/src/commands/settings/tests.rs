@@ -14,10 +14,7 @@ use crate::test_support::{app, invoke, webview, TempDir};
 pub(super) static CONFIG_PATH: Mutex<Option<PathBuf>> = Mutex::new(None);
 
 fn files_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut names: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();
     names
 }
@@ -27,11 +24,7 @@ fn dark_200k() -> AppSettings {
         theme: Theme::Dark,
         tokenizer: Tokenizer::Cl100k,
         context_window: Some(200_000),
-        library: LibraryRoots {
-            pi: Some("~/pi-sessions".into()),
-            omp: None,
-            only: vec![],
-        },
+        library: LibraryRoots { pi: Some("~/pi-sessions".into()), omp: None, only: vec![] },
     }
 }
 
@@ -76,22 +69,13 @@ fn saving_keeps_providers_hooks_unknown_keys_and_their_order() {
     write(&path, &dark_200k()).unwrap();
 
     let after: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let keys: Vec<&str> = after
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let keys: Vec<&str> = after.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(keys, ["providers", "zeta", "app", "hooks"], "order kept");
     let old: Value = serde_json::from_str(before).unwrap();
     assert_eq!(after["providers"], old["providers"]);
     assert_eq!(after["hooks"], old["hooks"]);
     assert_eq!(after["zeta"], 1);
-    assert_eq!(
-        after["app"]["future"],
-        json!({ "x": [1, 2.5] }),
-        "unknown app keys kept"
-    );
+    assert_eq!(after["app"]["future"], json!({ "x": [1, 2.5] }), "unknown app keys kept");
     assert_eq!(after["app"]["theme"], "dark");
     assert_eq!(after["app"]["contextWindow"], 200000);
     assert_eq!(read(&path), (dark_200k(), None));
@@ -152,19 +136,10 @@ fn invalid_settings_are_refused_before_the_file_is_touched() {
     let dir = TempDir::new("invalid");
     let path = dir.0.join("config.json");
     for bad in [
+        AppSettings { context_window: Some(0), ..AppSettings::default() },
+        AppSettings { context_window: Some(MAX_WINDOW + 1), ..AppSettings::default() },
         AppSettings {
-            context_window: Some(0),
-            ..AppSettings::default()
-        },
-        AppSettings {
-            context_window: Some(MAX_WINDOW + 1),
-            ..AppSettings::default()
-        },
-        AppSettings {
-            library: LibraryRoots {
-                only: vec!["relative/sessions".into()],
-                ..LibraryRoots::default()
-            },
+            library: LibraryRoots { only: vec!["relative/sessions".into()], ..LibraryRoots::default() },
             ..AppSettings::default()
         },
     ] {
@@ -177,11 +152,7 @@ fn invalid_settings_are_refused_before_the_file_is_touched() {
 #[test]
 fn library_folders_expand_the_home_folder_and_skip_empty_ones() {
     let s = AppSettings {
-        library: LibraryRoots {
-            pi: Some("  ".into()),
-            omp: Some("/srv/omp".into()),
-            only: vec!["~/a".into(), String::new()],
-        },
+        library: LibraryRoots { pi: Some("  ".into()), omp: Some("/srv/omp".into()), only: vec!["~/a".into(), String::new()] },
         ..AppSettings::default()
     };
     let o = s.root_overrides();
@@ -220,18 +191,9 @@ fn settings_library_folders_and_a_forced_dialect_over_ipc() {
     .unwrap();
     assert_eq!(saved["settings"]["theme"], "dark");
     assert_eq!(current().tokenizer_kind(), None);
-    let err = invoke(
-        &webview,
-        "save_settings",
-        json!({ "settings": { "contextWindow": 0 } }),
-    )
-    .unwrap_err();
+    let err = invoke(&webview, "save_settings", json!({ "settings": { "contextWindow": 0 } })).unwrap_err();
     assert_eq!(err["kind"], "settings", "{err}");
-    assert_eq!(
-        current().context_window,
-        Some(1000),
-        "a refused save changes nothing"
-    );
+    assert_eq!(current().context_window, Some(1000), "a refused save changes nothing");
 
     let lib = invoke(&webview, "list_sessions", json!({})).unwrap();
     assert_eq!(lib["roots"][0]["origin"], "override", "{lib}");
@@ -241,28 +203,12 @@ fn settings_library_folders_and_a_forced_dialect_over_ipc() {
 
     // Opening it from the library, then forcing omp's rules on it.
     let pi = invoke(&webview, "open_session", json!({ "path": item["path"] })).unwrap();
-    assert_eq!(
-        (&pi["dialect"], &pi["detectedDialect"]),
-        (&json!("pi"), &json!("pi"))
-    );
-    let omp = invoke(
-        &webview,
-        "open_session",
-        json!({ "path": item["path"], "dialect": "omp" }),
-    )
-    .unwrap();
-    assert_eq!(
-        (&omp["dialect"], &omp["detectedDialect"]),
-        (&json!("omp"), &json!("pi"))
-    );
+    assert_eq!((&pi["dialect"], &pi["detectedDialect"]), (&json!("pi"), &json!("pi")));
+    let omp = invoke(&webview, "open_session", json!({ "path": item["path"], "dialect": "omp" })).unwrap();
+    assert_eq!((&omp["dialect"], &omp["detectedDialect"]), (&json!("omp"), &json!("pi")));
     let ctx = invoke(&webview, "context_view", json!({})).unwrap();
     assert_eq!(ctx["dialect"], "omp", "the open session is the forced one");
-    let err = invoke(
-        &webview,
-        "open_session",
-        json!({ "path": item["path"], "dialect": "vim" }),
-    )
-    .unwrap_err();
+    let err = invoke(&webview, "open_session", json!({ "path": item["path"], "dialect": "vim" })).unwrap_err();
     assert_eq!(err["kind"], "settings", "{err}");
     *CONFIG_PATH.lock().unwrap() = None;
 }

@@ -46,13 +46,7 @@ pub const CONNECTOR_SHIFT: u8 = 3;
 /// Encodes `layout` with the `states` (per entry, file order) of the leaf `leaf`; `prepare_us`
 /// (the time it took to compute them) goes into the header with the time of the encoding, for
 /// scripts/bench-app.sh.
-pub fn encode(
-    s: &Session,
-    layout: &TreeLayout,
-    states: &[EntryState],
-    leaf: Option<NodeId>,
-    prepare_us: u32,
-) -> Vec<u8> {
+pub fn encode(s: &Session, layout: &TreeLayout, states: &[EntryState], leaf: Option<NodeId>, prepare_us: u32) -> Vec<u8> {
     let started = std::time::Instant::now();
     let n = layout.len();
     let mut parent = Vec::with_capacity(n);
@@ -81,10 +75,7 @@ pub fn encode(
         tokens.push(u32::try_from(s.entry_tokens(node)).unwrap_or(u32::MAX));
         line.push(e.line);
         let entry_type: &str = &e.entry_type;
-        let k = (
-            entry_type,
-            e.message().map_or(entry_type, |m| m.role.as_str()),
-        );
+        let k = (entry_type, e.message().map_or(entry_type, |m| m.role.as_str()));
         let code = *kind_codes.entry(k).or_insert_with(|| {
             kinds.push(k);
             kinds.len() as u32 - 1
@@ -130,10 +121,7 @@ pub fn encode(
         }
     }
     labels.sort_unstable_by_key(|&(row, _)| row);
-    let labels: Vec<_> = labels
-        .iter()
-        .map(|&(row, label)| json!([row, label]))
-        .collect();
+    let labels: Vec<_> = labels.iter().map(|&(row, label)| json!([row, label])).collect();
     let meta = json!({
         "leafId": leaf.map(|l| s.entry(l).id.to_string()),
         "states": state_names,
@@ -143,16 +131,7 @@ pub fn encode(
     .to_string();
 
     let mut out = Vec::with_capacity(32 + n * 26 + ids.len() + meta.len() + 8);
-    for v in [
-        MAGIC,
-        VERSION,
-        n as u32,
-        leaf_row,
-        ids.len() as u32,
-        meta.len() as u32,
-        prepare_us,
-        0,
-    ] {
+    for v in [MAGIC, VERSION, n as u32, leaf_row, ids.len() as u32, meta.len() as u32, prepare_us, 0] {
         out.extend_from_slice(&v.to_le_bytes());
     }
     for col in [&parent, &indent, &tokens, &line, &id_end, &kind] {
@@ -213,10 +192,7 @@ pub(crate) mod read {
         let state = b[at..at + n].to_vec();
         let flags = b[at + n..at + 2 * n].to_vec();
         at += (2 * n).div_ceil(4) * 4;
-        let text: Vec<u16> = std::str::from_utf8(&b[at..at + id_len])
-            .unwrap()
-            .encode_utf16()
-            .collect();
+        let text: Vec<u16> = std::str::from_utf8(&b[at..at + id_len]).unwrap().encode_utf16().collect();
         let mut ids = Vec::new();
         let mut start = 0;
         for &end in &cols[4] {
@@ -226,16 +202,7 @@ pub(crate) mod read {
         at += id_len.div_ceil(4) * 4;
         assert_eq!(b.len(), at + meta_len);
         let meta = serde_json::from_slice(&b[at..]).unwrap();
-        Table {
-            n,
-            leaf_row: u32_at(b, 12),
-            prepare_us: u32_at(b, 24),
-            cols,
-            state,
-            flags,
-            ids,
-            meta,
-        }
+        Table { n, leaf_row: u32_at(b, 12), prepare_us: u32_at(b, 24), cols, state, flags, ids, meta }
     }
 }
 
@@ -279,10 +246,7 @@ mod tests {
             let rows = tree_rows(&s, &states, ctx.leaf);
             let t = decode7(&encode(&s, &tree_layout(&s), &states, ctx.leaf, 7));
             assert_eq!(t.n, rows.len());
-            assert_eq!(
-                t.meta["leafId"],
-                json!(ctx.leaf.map(|l| s.entry(l).id.to_string()))
-            );
+            assert_eq!(t.meta["leafId"], json!(ctx.leaf.map(|l| s.entry(l).id.to_string())));
             for (i, r) in rows.iter().enumerate() {
                 let e = s.entry(r.node);
                 assert_eq!(t.ids[i], &*e.id);
@@ -300,10 +264,7 @@ mod tests {
                 assert_eq!(i as u32 == t.leaf_row, r.is_leaf);
                 assert_eq!(f & CHILDLESS != 0, r.childless);
                 assert_eq!(f & ON_PATH != 0, r.on_active_path);
-                assert_eq!(
-                    ["none", "tee", "end"][usize::from(f >> CONNECTOR_SHIFT)],
-                    r.connector.name()
-                );
+                assert_eq!(["none", "tee", "end"][usize::from(f >> CONNECTOR_SHIFT)], r.connector.name());
             }
             assert_eq!(t.meta["labels"], json!([[1, "<b>try</b>"]]));
         }
@@ -313,13 +274,7 @@ mod tests {
     fn an_empty_session_is_a_header_and_meta() {
         let s = Session::parse(b"", None);
         let ctx = build(&s, Leaf::Last);
-        let t = decode7(&encode(
-            &s,
-            &tree_layout(&s),
-            &entry_states(&s, &ctx),
-            ctx.leaf,
-            7,
-        ));
+        let t = decode7(&encode(&s, &tree_layout(&s), &entry_states(&s, &ctx), ctx.leaf, 7));
         assert_eq!((t.n, t.leaf_row), (0, NO_ROW));
         assert_eq!(t.meta["leafId"], Value::Null);
     }

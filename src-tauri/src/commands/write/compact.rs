@@ -39,12 +39,7 @@ pub async fn compact(
             provider: flags,
         };
         let done = compact::run(&open.loaded, &opts, &mut reporter(on_event), cancel)?;
-        Ok(Applied::appended(
-            "compact",
-            vec![done.line],
-            Some(done.summarizer),
-            done.warnings,
-        ))
+        Ok(Applied::appended("compact", vec![done.line], Some(done.summarizer), done.warnings))
     })
     .await
 }

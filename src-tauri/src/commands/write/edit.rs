@@ -12,17 +12,8 @@ use crate::{AppState, CommandError};
 /// What `edit_summary` would write for `compaction_id` (refused unless it is the compaction in
 /// effect for the file's leaf).
 #[tauri::command]
-pub async fn edit_summary_preview(
-    state: State<'_, AppState>,
-    compaction_id: String,
-) -> Result<EditPreview, CommandError> {
-    blocking(state.session()?, move |open| {
-        Ok(edit_summary::preview(
-            &open.loaded,
-            node(open, &compaction_id)?,
-        )?)
-    })
-    .await
+pub async fn edit_summary_preview(state: State<'_, AppState>, compaction_id: String) -> Result<EditPreview, CommandError> {
+    blocking(state.session()?, move |open| Ok(edit_summary::preview(&open.loaded, node(open, &compaction_id)?)?)).await
 }
 
 /// Appends a corrected copy of `compaction_id` with `summary`, marked as supplied by the user.
@@ -35,29 +26,15 @@ pub async fn edit_summary(
 ) -> Result<WriteResult, CommandError> {
     apply(&state, &writes, move |open, _| {
         let done = edit_summary::run(&open.loaded, node(open, &compaction_id)?, &summary)?;
-        Ok(Applied::appended(
-            "edit-summary",
-            vec![done.line],
-            Some(json!({"kind": "supplied"})),
-            done.warnings,
-        ))
+        Ok(Applied::appended("edit-summary", vec![done.line], Some(json!({"kind": "supplied"})), done.warnings))
     })
     .await
 }
 
 /// What `undo_compaction` would write: the D14 marker under the compaction's parent.
 #[tauri::command]
-pub async fn undo_compaction_preview(
-    state: State<'_, AppState>,
-    compaction_id: String,
-) -> Result<UndoPreview, CommandError> {
-    blocking(state.session()?, move |open| {
-        Ok(undo_compaction::preview(
-            &open.loaded,
-            node(open, &compaction_id)?,
-        )?)
-    })
-    .await
+pub async fn undo_compaction_preview(state: State<'_, AppState>, compaction_id: String) -> Result<UndoPreview, CommandError> {
+    blocking(state.session()?, move |open| Ok(undo_compaction::preview(&open.loaded, node(open, &compaction_id)?)?)).await
 }
 
 /// Continues from the entry before `compaction_id` (no summary, the full history).
@@ -69,12 +46,7 @@ pub async fn undo_compaction(
 ) -> Result<WriteResult, CommandError> {
     apply(&state, &writes, move |open, _| {
         let done = undo_compaction::run(&open.loaded, node(open, &compaction_id)?)?;
-        Ok(Applied::appended(
-            "undo-compaction",
-            vec![done.line],
-            None,
-            done.warnings,
-        ))
+        Ok(Applied::appended("undo-compaction", vec![done.line], None, done.warnings))
     })
     .await
 }

@@ -45,23 +45,13 @@ impl WriteState {
             return Err(CommandError::Busy);
         }
         let cancel = CancelToken::new();
-        *self
-            .cancel
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(cancel.clone());
-        Ok(Slot {
-            state: self,
-            cancel,
-        })
+        *self.cancel.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(cancel.clone());
+        Ok(Slot { state: self, cancel })
     }
 
     /// Cancels the running summary; whether one was running.
     pub fn cancel(&self) -> bool {
-        match &*self
-            .cancel
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-        {
+        match &*self.cancel.lock().unwrap_or_else(std::sync::PoisonError::into_inner) {
             Some(token) if !token.is_cancelled() => {
                 token.cancel();
                 true
@@ -73,11 +63,7 @@ impl WriteState {
 
 impl Drop for Slot<'_> {
     fn drop(&mut self) {
-        *self
-            .state
-            .cancel
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        *self.state.cancel.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
         self.state.busy.store(false, Ordering::SeqCst);
     }
 }
@@ -125,8 +111,7 @@ impl SummarySource {
     pub(crate) fn flags(self) -> Result<ProviderFlags, CommandError> {
         if self.candidate.is_some() && (self.offline || self.provider.is_some()) {
             return Err(CommandError::InvalidArgument(
-                "a summary source names a configured candidate or a provider or offline, not several"
-                    .to_owned(),
+                "a summary source names a configured candidate or a provider or offline, not several".to_owned(),
             ));
         }
         let candidate = self.candidate.map(|c| match c {
@@ -134,20 +119,10 @@ impl SummarySource {
             CandidateChoice::Name(n) => CandidatePick::Name(n),
         });
         let (provider, model, base_url) = match self.provider {
-            Some(p) => (
-                Some(p.kind),
-                p.model.filter(|m| !m.is_empty()),
-                p.base_url.filter(|u| !u.is_empty()),
-            ),
+            Some(p) => (Some(p.kind), p.model.filter(|m| !m.is_empty()), p.base_url.filter(|u| !u.is_empty())),
             None => (None, None, None),
         };
-        Ok(ProviderFlags {
-            offline: self.offline,
-            provider,
-            model,
-            base_url,
-            candidate,
-        })
+        Ok(ProviderFlags { offline: self.offline, provider, model, base_url, candidate })
     }
 }
 
@@ -232,29 +207,14 @@ pub(crate) struct Applied {
 
 impl Applied {
     /// An append of `lines` (every flow but prune).
-    pub fn appended(
-        action: &'static str,
-        lines: Vec<String>,
-        summarizer: Option<Value>,
-        warnings: Vec<String>,
-    ) -> Self {
-        Self {
-            action,
-            lines,
-            summarizer,
-            rewrite: None,
-            warnings,
-        }
+    pub fn appended(action: &'static str, lines: Vec<String>, summarizer: Option<Value>, warnings: Vec<String>) -> Self {
+        Self { action, lines, summarizer, rewrite: None, warnings }
     }
 }
 
 /// Runs `flow` on the open session on a blocking thread while holding the write slot, then
 /// re-reads the file and makes it the open session (unless another session was opened since).
-pub(crate) async fn apply<F>(
-    state: &AppState,
-    writes: &WriteState,
-    flow: F,
-) -> Result<WriteResult, CommandError>
+pub(crate) async fn apply<F>(state: &AppState, writes: &WriteState, flow: F) -> Result<WriteResult, CommandError>
 where
     F: FnOnce(&OpenSession, &CancelToken) -> Result<Applied, CommandError> + Send + 'static,
 {
@@ -283,14 +243,7 @@ pub(crate) async fn apply_summarized<F>(
     flow: F,
 ) -> Result<WriteResult, CommandError>
 where
-    F: FnOnce(
-            &OpenSession,
-            ProviderFlags,
-            &PackFn<'_>,
-            &CancelToken,
-        ) -> Result<Applied, CommandError>
-        + Send
-        + 'static,
+    F: FnOnce(&OpenSession, ProviderFlags, &PackFn<'_>, &CancelToken) -> Result<Applied, CommandError> + Send + 'static,
 {
     let flags = source.unwrap_or_default().flags()?;
     apply(state, writes, move |open, cancel| {
@@ -302,10 +255,8 @@ where
 }
 
 /// How the flows ask for a dialect's prompt pack.
-pub(crate) type PackFn<'a> = dyn Fn(
-        contextree_core::Dialect,
-    ) -> Result<contextree_core::prompts::PromptPack, contextree_ops::OpsError>
-    + 'a;
+pub(crate) type PackFn<'a> =
+    dyn Fn(contextree_core::Dialect) -> Result<contextree_core::prompts::PromptPack, contextree_ops::OpsError> + 'a;
 
 /// The file of `open` read again, with the same dialect rule (a forced dialect stays) and pack.
 fn reread(open: &OpenSession) -> Result<OpenSession, CommandError> {
@@ -350,10 +301,7 @@ pub(crate) fn reporter(channel: Channel<Progress>) -> impl FnMut(Progress) + Sen
 /// The open session's pack, as the flows ask for it.
 pub(crate) fn pack_of(
     open: &OpenSession,
-) -> impl Fn(
-    contextree_core::Dialect,
-) -> Result<contextree_core::prompts::PromptPack, contextree_ops::OpsError>
-       + '_ {
+) -> impl Fn(contextree_core::Dialect) -> Result<contextree_core::prompts::PromptPack, contextree_ops::OpsError> + '_ {
     move |_| Ok(open.pack.clone())
 }
 
@@ -362,9 +310,7 @@ pub(crate) fn pack_of(
 /// reason for each that contextree cannot use — the open session's agent's, or both agents'
 /// (pi's first) when no session is open.
 #[tauri::command]
-pub async fn providers(
-    state: State<'_, AppState>,
-) -> Result<contextree_ops::summarizer::Providers, CommandError> {
+pub async fn providers(state: State<'_, AppState>) -> Result<contextree_ops::summarizer::Providers, CommandError> {
     use contextree_core::Dialect;
     let dialect = state.session().ok().map(|s| s.loaded.session.dialect());
     tauri::async_runtime::spawn_blocking(move || {
@@ -373,8 +319,7 @@ pub async fn providers(
         match dialect {
             Some(Dialect::Omp) => {}
             Some(Dialect::Pi) => {
-                agent.models =
-                    contextree_host::settings::agent_settings_from_env(Dialect::Pi).models;
+                agent.models = contextree_host::settings::agent_settings_from_env(Dialect::Pi).models;
             }
             None => {
                 let mut pi = contextree_host::settings::agent_settings_from_env(Dialect::Pi).models;

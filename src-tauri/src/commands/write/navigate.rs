@@ -6,9 +6,7 @@ use contextree_ops::Progress;
 use tauri::ipc::Channel;
 use tauri::State;
 
-use super::{
-    apply_summarized, pack_of, reporter, Applied, PackFn, SummarySource, WriteResult, WriteState,
-};
+use super::{apply_summarized, pack_of, reporter, Applied, PackFn, SummarySource, WriteResult, WriteState};
 use crate::commands::{blocking, node};
 use crate::state::OpenSession;
 use crate::{AppState, CommandError};
@@ -47,14 +45,7 @@ pub async fn navigate_preview(
 ) -> Result<NavigatePreview, CommandError> {
     blocking(state.session()?, move |open| {
         let pack = pack_of(open);
-        let opts = options(
-            open,
-            &target_id,
-            summarize,
-            instructions,
-            ProviderFlags::default(),
-            &pack,
-        )?;
+        let opts = options(open, &target_id, summarize, instructions, ProviderFlags::default(), &pack)?;
         Ok(navigate::preview(&open.loaded, &opts)?)
     })
     .await
@@ -77,18 +68,10 @@ pub async fn navigate(
         let done = navigate::run(&open.loaded, &opts, &mut reporter(on_event), cancel)?;
         let action = done.action();
         let Some(w) = done.written else {
-            return Err(contextree_ops::OpsError::Refused(
-                "the target is the leaf already; nothing was written".to_owned(),
-            )
-            .into());
+            return Err(contextree_ops::OpsError::Refused("the target is the leaf already; nothing was written".to_owned()).into());
         };
         let summarizer = Some(w.summarizer).filter(|s| !s.is_null());
-        Ok(Applied::appended(
-            action,
-            w.lines,
-            summarizer,
-            done.warnings,
-        ))
+        Ok(Applied::appended(action, w.lines, summarizer, done.warnings))
     })
     .await
 }

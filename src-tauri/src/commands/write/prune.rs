@@ -57,18 +57,19 @@ fn notes(pv: &prune::TurnPreview) -> Vec<String> {
 
 /// The plan for `leaf_id` (the file's leaf when `None`), with the agent's defaults. Writes nothing.
 #[tauri::command]
-pub async fn prune_preview(
-    state: State<'_, AppState>,
-    leaf_id: Option<String>,
-) -> Result<PrunePreviewView, CommandError> {
+pub async fn prune_preview(state: State<'_, AppState>, leaf_id: Option<String>) -> Result<PrunePreviewView, CommandError> {
     blocking(state.session()?, move |open| {
         let s = &open.loaded.session;
         let pv = turn(open, leaf_id.as_deref())?;
         let pruned_ids: Vec<String> = pv.targets().iter().map(|(n, _)| s.entry(*n).id.to_string()).collect();
         let notes = notes(&pv);
-        let reason = pruned_ids.is_empty().then(|| match pv.overflow.as_ref().and_then(|p| p.below_minimum_savings().map(|b| (b, p.config.minimum_savings))) {
-            Some(((n, saved), minimum)) if n > 0 => format!("{n} outputs could be pruned, but they would save only {saved} tokens, below the minimum of {minimum}"),
-            _ => "Nothing to prune: no tool output is old enough".to_owned(),
+        let reason = pruned_ids.is_empty().then(|| {
+            match pv.overflow.as_ref().and_then(|p| p.below_minimum_savings().map(|b| (b, p.config.minimum_savings))) {
+                Some(((n, saved), minimum)) if n > 0 => {
+                    format!("{n} outputs could be pruned, but they would save only {saved} tokens, below the minimum of {minimum}")
+                }
+                _ => "Nothing to prune: no tool output is old enough".to_owned(),
+            }
         });
         let leaf = pv.overflow.as_ref().and_then(|p| p.leaf).or(pv.stale.as_ref().and_then(|p| p.leaf));
         Ok(PrunePreviewView {
@@ -110,13 +111,7 @@ pub async fn prune(
         };
         let mut warnings = notes(&pv);
         warnings.extend(prune::warnings(&done));
-        Ok(Applied {
-            action: "prune",
-            lines: Vec::new(),
-            summarizer: None,
-            rewrite: Some(rewrite),
-            warnings,
-        })
+        Ok(Applied { action: "prune", lines: Vec::new(), summarizer: None, rewrite: Some(rewrite), warnings })
     })
     .await
 }

@@ -5,7 +5,10 @@
 
 use serde_json::Value;
 
-use super::render::{call_args, call_name, delimited_thinking, escape_xml_attr, escape_xml_text, text_layout, tool_response_results, Msg, TextLayout, ToolResult};
+use super::render::{
+    call_args, call_name, delimited_thinking, escape_xml_attr, escape_xml_text, text_layout, tool_response_results, Msg, TextLayout,
+    ToolResult,
+};
 use crate::js::stringify;
 
 #[derive(Clone, Copy, PartialEq, Eq)]

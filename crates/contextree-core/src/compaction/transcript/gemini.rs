@@ -24,7 +24,8 @@ fn call(c: &Value) -> String {
 }
 
 fn calls_block(calls: &[&Value]) -> String {
-    let body = if calls.len() == 1 { call(calls[0]) } else { format!("[{}]", calls.iter().map(|c| call(c)).collect::<Vec<_>>().join(", ")) };
+    let body =
+        if calls.len() == 1 { call(calls[0]) } else { format!("[{}]", calls.iter().map(|c| call(c)).collect::<Vec<_>>().join(", ")) };
     format!("```tool_code\n{body}\n```")
 }
 

@@ -125,15 +125,17 @@ pub fn model_class(model: &str) -> &'static str {
     }
     let lower = model.to_lowercase();
     let lower_bare = bare_of(&lower);
-    let suffix = SUFFIXES
-        .iter()
-        .filter(|(s, except)| lower.ends_with(s) && !except.is_some_and(|p| lower_bare.starts_with(p)))
-        .fold(None::<&str>, |best, (s, _)| match best {
+    let suffix = SUFFIXES.iter().filter(|(s, except)| lower.ends_with(s) && !except.is_some_and(|p| lower_bare.starts_with(p))).fold(
+        None::<&str>,
+        |best, (s, _)| match best {
             Some(b) if b.len() >= s.len() => Some(b),
             _ => Some(s),
-        });
+        },
+    );
     match suffix {
-        Some(s) if model.len() >= s.len() && model.is_char_boundary(model.len() - s.len()) => class_by_rank(&model[..model.len() - s.len()]),
+        Some(s) if model.len() >= s.len() && model.is_char_boundary(model.len() - s.len()) => {
+            class_by_rank(&model[..model.len() - s.len()])
+        }
         _ => class_by_rank(model),
     }
 }

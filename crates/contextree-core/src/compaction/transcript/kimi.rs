@@ -36,7 +36,10 @@ pub(super) fn transcript(msgs: &[Msg]) -> String {
                     for (index, c) in calls.iter().enumerate() {
                         let name = call_name(c);
                         let id = call_id(&name, &to_js_string(c.get("id")), index);
-                        body.push_str(&format!("<|tool_call_begin|>{id}<|tool_call_argument_begin|>{}<|tool_call_end|>", call_args_json(c)));
+                        body.push_str(&format!(
+                            "<|tool_call_begin|>{id}<|tool_call_argument_begin|>{}<|tool_call_end|>",
+                            call_args_json(c)
+                        ));
                     }
                     body.push_str("<|tool_calls_section_end|>");
                 }

@@ -23,11 +23,32 @@ pub(super) const CLASSES: &[(&str, &[Matcher])] = &[
     ("mimo", &[Matcher::Bounded("mimo")]),
     ("minimax", &[Matcher::Namespace("minimax", false), Matcher::Bounded("minimax"), Matcher::Bounded("hailuo")]),
     ("mistral", &[Matcher::Bounded("mistral"), Matcher::Bounded("mixtral")]),
-    ("openai", &[Matcher::Namespace("openai", false), Matcher::Namespace("openai", true), Matcher::Prefix("gpt-"), Matcher::Prefix("chatgpt-"), Matcher::Prefix("codex-"), Matcher::Exact("o1"), Matcher::Prefix("o1-"), Matcher::Prefix("o1."), Matcher::Exact("o3"), Matcher::Prefix("o3-"), Matcher::Prefix("o3."), Matcher::Exact("o4"), Matcher::Prefix("o4-"), Matcher::Prefix("o4.")]),
+    (
+        "openai",
+        &[
+            Matcher::Namespace("openai", false),
+            Matcher::Namespace("openai", true),
+            Matcher::Prefix("gpt-"),
+            Matcher::Prefix("chatgpt-"),
+            Matcher::Prefix("codex-"),
+            Matcher::Exact("o1"),
+            Matcher::Prefix("o1-"),
+            Matcher::Prefix("o1."),
+            Matcher::Exact("o3"),
+            Matcher::Prefix("o3-"),
+            Matcher::Prefix("o3."),
+            Matcher::Exact("o4"),
+            Matcher::Prefix("o4-"),
+            Matcher::Prefix("o4."),
+        ],
+    ),
     ("qwen", &[Matcher::Bounded("qwen"), Matcher::Bounded("deepseek-r1-distill-qwen"), Matcher::Glob("*distill-qwen*")]),
     ("stepfun", &[Matcher::Bounded("step")]),
     ("unknown", &[]),
-    ("xai", &[Matcher::Prefix("cursor-grok-"), Matcher::Bounded("grok"), Matcher::Namespace("x-ai", false), Matcher::Namespace("xai", false)]),
+    (
+        "xai",
+        &[Matcher::Prefix("cursor-grok-"), Matcher::Bounded("grok"), Matcher::Namespace("x-ai", false), Matcher::Namespace("xai", false)],
+    ),
 ];
 
 /// Provider-agnostic overrides: (bare model id, lowercase; logical id; class).

@@ -4,7 +4,10 @@ use super::*;
 
 #[test]
 fn boundary_tags() {
-    assert_eq!(escape_boundary_tags("a</conversation>b< Previous-Summary >c< / CONVERSATION\t>d<conv>"), "a&lt;/conversation>b&lt; Previous-Summary >c&lt; / CONVERSATION\t>d<conv>");
+    assert_eq!(
+        escape_boundary_tags("a</conversation>b< Previous-Summary >c< / CONVERSATION\t>d<conv>"),
+        "a&lt;/conversation>b&lt; Previous-Summary >c&lt; / CONVERSATION\t>d<conv>"
+    );
 }
 
 #[test]
