@@ -5,7 +5,7 @@
 # WebKitGTK/GTK: building the app; xvfb, xauth, webkit2gtk-driver: the end-to-end test and the
 # package check (scripts/test.sh); fonts-dejavu-core, fonts-noto-cjk, fonts-noto-color-emoji:
 # the UI's font lists (ui/styles.css: Latin, CJK, emoji); strace: the test that contextree
-# starts no other program (crates/contextree-cli/tests/no_spawn.rs).
+# starts no other program (crates/contextree-cli/tests/it/no_spawn.rs).
 set -euo pipefail
 
 # Pinned: crates.io also carries tauri-driver 3 alphas (tauri 3), which we do not use.

@@ -5,13 +5,13 @@
 //! same settings; `tests/golden-cut-window/` adds the threshold rule
 //! (`--window`). Unlike `oracle_parity.rs`, no agent package is needed.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 
+use crate::support::parity::{compare_cut, cut_flags as flags};
+use crate::support::{fixture, json_files, repo, split_name, Report};
 use serde_json::Value;
-use support::parity::{compare_cut, cut_flags as flags};
-use support::{fixture, json_files, repo, split_name, Report};
 
 fn cut(file: &Path, dialect: &str, extra: &[String]) -> Result<Value, String> {
     let extra: Vec<&str> = extra.iter().map(String::as_str).collect();

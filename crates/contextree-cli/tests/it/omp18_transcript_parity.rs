@@ -9,14 +9,14 @@
 //! `folds/` (histories the agent splits into windows) with the dry run's `foldCalls`.
 //! `--nocapture` prints how many files match per dialect.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::support::oracle::agent_pack;
+use crate::support::{json_files, repo, Report};
 use serde_json::Value;
-use support::oracle::agent_pack;
-use support::{json_files, repo, Report};
 
 /// `(fixture stem, why)`: files whose transcripts are known not to match (in every dialect); the
 /// test fails when one matches again, so the list stays true.

@@ -13,12 +13,12 @@
 //! without the agent this cannot show that it accepts what was written, so
 //! it fails rather than skip.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 
+use crate::support::oracle::{contextree, oracle_dir, oracle_impl, pi16_pack, TempDir};
 use serde_json::Value;
-use support::oracle::{contextree, oracle_dir, oracle_impl, pi16_pack, TempDir};
 
 const RULES: &str = "pi@1.6";
 

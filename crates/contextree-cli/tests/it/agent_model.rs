@@ -6,11 +6,9 @@
 //! login and a `!command` key are reported as unusable with the reason, and the command is
 //! never run.
 
-mod support;
-
+use crate::support::sandbox::{json_out, Sandbox};
+use crate::support::server::{serve, Server};
 use serde_json::{json, Value};
-use support::sandbox::{json_out, Sandbox};
-use support::server::{serve, Server};
 
 const CANARY: &str = "sk-canary-7f3a9c1e5b2d4f6a8c0e";
 

@@ -10,14 +10,14 @@
 //! (so the list stays true). It prints how many files match per job
 //! (`--nocapture`; `OMP18_PARITY_ALL=1` also prints the allowed mismatches).
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::support::oracle::agent_pack;
+use crate::support::{fixture, json_files, pick, repo, Report};
 use serde_json::{json, Value};
-use support::oracle::agent_pack;
-use support::{fixture, json_files, pick, repo, Report};
 
 const RULES: &str = "omp@18";
 

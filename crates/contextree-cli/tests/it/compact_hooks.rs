@@ -2,11 +2,11 @@
 //! HOME and XDG config folder, so the user's real settings, hooks and
 //! providers never take part. The hooks are tiny `sh -c` scripts.
 
-mod support;
+use crate::support;
 
+use crate::support::sandbox::{json_out, read, sh, Sandbox};
+use crate::support::server::{json_response, serve, Server};
 use serde_json::{json, Value};
-use support::sandbox::{json_out, read, sh, Sandbox};
-use support::server::{json_response, serve, Server};
 
 #[test]
 fn a_cancelling_hook_leaves_the_file_untouched() {

@@ -4,11 +4,9 @@
 //! contextree's own, and every `clone` makes a thread, not a process. Skipped, with a message,
 //! where strace is missing or cannot trace (no ptrace in a container).
 
-mod support;
-
 use std::process::Command;
 
-use support::repo;
+use crate::support::repo;
 
 /// Whether `strace -f` works here; the reason when it does not.
 fn strace_works() -> Result<(), String> {

@@ -9,14 +9,14 @@
 //! byte-identical to pi 0.73.1's (pi-1.6.md §2.6), so the 0.73.1 package of
 //! the oracle is used ([`agent_pack`]`("pi")`).
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 
+use crate::support::oracle::agent_pack;
+use crate::support::parity::{compare_branch, compare_cut, compare_info, compare_tree, cut_flags};
+use crate::support::{fixture, json_files, pick, repo, Report};
 use serde_json::{json, Value};
-use support::oracle::agent_pack;
-use support::parity::{compare_branch, compare_cut, compare_info, compare_tree, cut_flags};
-use support::{fixture, json_files, pick, repo, Report};
 
 const RULES: &str = "pi@1.6";
 

@@ -8,14 +8,14 @@
 //! set `ORACLE`): without the agents this test cannot show that they accept
 //! what contextree wrote, so it fails rather than skip.
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 
+use crate::support::oracle::{agent_pack, contextree, oracle, oracle_dir, TempDir};
+use crate::support::repo;
+use crate::support::server::{json_response, serve, Server};
 use serde_json::Value;
-use support::oracle::{agent_pack, contextree, oracle, oracle_dir, TempDir};
-use support::repo;
-use support::server::{json_response, serve, Server};
 
 fn entry_ids(doc: &Value) -> Vec<Value> {
     doc["messages"].as_array().unwrap().iter().map(|m| m["entryId"].clone()).collect()

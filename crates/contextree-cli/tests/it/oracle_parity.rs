@@ -7,14 +7,14 @@
 //! `scripts/install-agents.sh` installs them in `tests/agents`, or set
 //! `CONTEXTREE_PI_PACKAGE` / `CONTEXTREE_OMP_PACKAGE`.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 
+use crate::support::oracle::agent_pack;
+use crate::support::parity::{compare_info, compare_tree};
+use crate::support::{fixture, json_files, pick, repo, split_name, Report};
 use serde_json::{json, Value};
-use support::oracle::agent_pack;
-use support::parity::{compare_info, compare_tree};
-use support::{fixture, json_files, pick, repo, split_name, Report};
 
 /// `contextree CMD FILE` with the agent's own prompt pack.
 fn run(cmd: &str, file: &Path, dialect: &str, extra: &[&str]) -> Result<Value, String> {

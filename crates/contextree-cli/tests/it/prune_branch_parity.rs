@@ -9,11 +9,9 @@
 //! These commands use no prompt texts, so unlike `oracle_parity.rs` this test
 //! does not need the agents' packages.
 
-mod support;
-
+use crate::support::parity::compare_branch;
+use crate::support::{fixture, json_files, pick, repo, run, split_name, Report};
 use serde_json::{json, Value};
-use support::parity::compare_branch;
-use support::{fixture, json_files, pick, repo, run, split_name, Report};
 
 fn goldens() -> Vec<(String, &'static str, Value)> {
     json_files(&repo().join("tests/golden"))

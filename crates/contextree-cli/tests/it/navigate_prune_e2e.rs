@@ -8,13 +8,13 @@
 //! set `ORACLE`): without the agents this test cannot show that they accept
 //! what contextree wrote, so it fails rather than skip.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::Command;
 
+use crate::support::oracle::{agent_pack, contextree, oracle, oracle_dir, TempDir};
 use serde_json::Value;
-use support::oracle::{agent_pack, contextree, oracle, oracle_dir, TempDir};
 
 /// `(entryId, role)` of every context message.
 fn messages(doc: &Value) -> Vec<(Value, Value)> {

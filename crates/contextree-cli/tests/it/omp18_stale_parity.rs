@@ -5,12 +5,12 @@
 //! prune --dry-run --dialect omp@18 --now MS` (both passes, the default under
 //! omp@18), field by field.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 
+use crate::support::{json_files, pick, repo, Report};
 use serde_json::Value;
-use support::{json_files, pick, repo, Report};
 
 #[test]
 fn stale_pass_matches_omp18() {

@@ -5,13 +5,13 @@
 //! E10: old leaf `a4` (path u1 a1 u2 a2 r2 a3 r3 a4); target `a5` on the other
 //! branch below `a1`.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 
+use crate::support::sandbox::{json_out, read, sh, Sandbox};
+use crate::support::server::{json_response, serve, Server};
 use serde_json::{json, Value};
-use support::sandbox::{json_out, read, sh, Sandbox};
-use support::server::{json_response, serve, Server};
 
 /// A hook that saves its payload to `path` and prints `result`.
 fn record(path: &Path, result: &Value) -> Value {

@@ -9,10 +9,10 @@
 //! recovery, context promotion and the method choice, which `auto.rs`'s unit tests check
 //! against the code read; and the system prompt and tools the agent adds to the estimate.
 
-mod support;
+use crate::support;
 
+use crate::support::{json_files, repo, Report};
 use serde_json::Value;
-use support::{json_files, repo, Report};
 
 #[test]
 fn auto_check_matches_omp18() {

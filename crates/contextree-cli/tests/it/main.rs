@@ -1,0 +1,25 @@
+//! The command line's integration tests, one binary: every file is a module (the behaviour of
+//! each command, the parity with the real agents' goldens and oracle, the write flows end to
+//! end). `support/` is what they share. The fault-injection suite is its own binary
+//! (`tests/faults`), since it builds an LD_PRELOAD shim.
+
+mod support;
+
+mod agent_model;
+mod cli_behaviour;
+mod compact_e2e;
+mod compact_hooks;
+mod cut_parity;
+mod navigate_hooks;
+mod navigate_prune_e2e;
+mod no_spawn;
+mod omp18_auto_parity;
+mod omp18_parity;
+mod omp18_stale_parity;
+mod omp18_transcript_parity;
+mod oracle_parity;
+mod pi16_parity;
+mod pi16_write_e2e;
+mod prune_branch_parity;
+mod sessions;
+mod write_failures;
