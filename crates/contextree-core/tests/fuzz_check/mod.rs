@@ -446,7 +446,7 @@ pub fn check_readings(file: &[u8]) -> usize {
     n
 }
 
-/// Everything observable about a session, as text (as `contextree-host/tests/chunks.rs`).
+/// Everything observable about a session, as text (as `contextree-host/tests/it/chunks.rs`).
 pub fn fingerprint(s: &Session) -> String {
     let mut out = format!("{:?} {:?} v{} {:?}\n", s.dialect(), s.rules(), s.original_version(), s.header());
     for (i, e) in s.entries().iter().enumerate() {
