@@ -1,8 +1,7 @@
 //! What the app's tests on the mock runtime share: scratch folders, the app, a webview to call
 //! commands through IPC.
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::path::Path;
 
 use serde_json::Value;
 use tauri::ipc::{CallbackFn, InvokeBody, InvokeResponseBody};
@@ -12,23 +11,17 @@ use tauri::{App, WebviewWindow};
 
 use crate::{build, context, AppState};
 
-/// A fresh directory under the system temp dir, removed when dropped; unique per call, so
-/// tests running in parallel never share one.
-pub(crate) struct TempDir(pub PathBuf);
+/// A fresh directory under the system temp dir (`tempfile`), removed when dropped; unique per
+/// call, so tests running in parallel never share one.
+pub(crate) struct TempDir(tempfile::TempDir);
 
 impl TempDir {
     pub fn new(name: &str) -> Self {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!("contextree-app-{name}-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
+        Self(tempfile::Builder::new().prefix(&format!("contextree-app-{name}-")).tempdir().unwrap())
     }
-}
 
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+    pub fn path(&self) -> &Path {
+        self.0.path()
     }
 }
 

@@ -39,7 +39,7 @@ fn command_error_serializes_as_kind_and_message() {
 #[test]
 fn demo_session_is_written_once_and_kept_identical() {
     let dir = TempDir::new("demo");
-    let cache = dir.0.join("nested/cache");
+    let cache = dir.path().join("nested/cache");
     let path = demo::materialize(&cache).unwrap();
     assert_eq!(path, cache.join(demo::DEMO_FILE_NAME));
     assert_eq!(std::fs::read(&path).unwrap(), demo::DEMO_SESSION);
@@ -54,7 +54,7 @@ fn app_on_the_mock_runtime_opens_a_session_over_ipc() {
     let webview = webview(&app);
 
     let dir = TempDir::new("ipc");
-    let session = dir.0.join("session.jsonl");
+    let session = dir.path().join("session.jsonl");
     std::fs::write(&session, demo::DEMO_SESSION).unwrap();
 
     // Before a session is open, the session commands say so.
@@ -144,7 +144,7 @@ fn app_on_the_mock_runtime_opens_a_session_over_ipc() {
     let err = invoke(&webview, "compaction_preview", json!({ "leafId": "nope" })).unwrap_err();
     assert_eq!(err["kind"], "unknown-entry", "{err}");
 
-    let missing = dir.0.join("missing.jsonl");
+    let missing = dir.path().join("missing.jsonl");
     let err = invoke(&webview, "open_session", json!({ "path": missing })).unwrap_err();
     assert_eq!(err["kind"], "load", "{err}");
 }

@@ -29,7 +29,7 @@ struct Copy {
 impl Copy {
     fn new(name: &str, bytes: &[u8]) -> Copy {
         let dir = TempDir::new("write");
-        let file = dir.0.join(name);
+        let file = dir.path().join(name);
         std::fs::write(&file, bytes).unwrap();
         Copy { _dir: dir, file }
     }

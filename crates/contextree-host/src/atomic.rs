@@ -50,38 +50,35 @@ pub fn write_whole(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<(
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("contextree-atomic-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    fn scratch(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new().prefix(&format!("contextree-atomic-{name}-")).tempdir().unwrap()
     }
 
     #[test]
     fn files_are_replaced_whole_and_nothing_is_left_behind() {
-        let dir = scratch("whole");
+        let tmp = scratch("whole");
+        let dir = tmp.path();
         let path = dir.join("context.md");
         std::fs::write(&path, "old and longer").unwrap();
         write_whole(&path, b"new", None).unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"new");
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "no temporary file left");
+        assert_eq!(std::fs::read_dir(dir).unwrap().count(), 1, "no temporary file left");
         let err = write_whole(&dir.join("missing/x.md"), b"x", None).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::NotFound);
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
-        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(std::fs::read_dir(dir).unwrap().count(), 1);
     }
 
     #[cfg(unix)]
     #[test]
     fn the_new_file_has_the_mode_asked_for() {
         use std::os::unix::fs::PermissionsExt as _;
-        let dir = scratch("mode");
+        let tmp = scratch("mode");
+        let dir = tmp.path();
         let path = dir.join("config.json");
         write_whole(&path, b"{}", Some(0o600)).unwrap();
         assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
         write_whole(&path, b"{\"a\":1}", Some(0o640)).unwrap();
         assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o640);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[cfg(unix)]
@@ -91,15 +88,15 @@ mod tests {
         if is_root() {
             return; // root writes into a read-only folder anyway
         }
-        let dir = scratch("fail");
+        let tmp = scratch("fail");
+        let dir = tmp.path();
         let path = dir.join("settings.json");
         std::fs::write(&path, "old").unwrap();
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o500)).unwrap();
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o500)).unwrap();
         assert!(write_whole(&path, b"new", None).is_err());
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"old");
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
-        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(std::fs::read_dir(dir).unwrap().count(), 1);
     }
 
     /// Whether this process runs as root (from /proc, no libc call).

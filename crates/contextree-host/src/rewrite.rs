@@ -546,22 +546,13 @@ mod tests {
     use crate::load_session;
     use contextree_core::context::Leaf;
     use contextree_core::prune::{plan_prune, PruneConfig};
-    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::atomic::Ordering;
 
-    /// A private temporary folder, removed on drop.
-    struct TempDir(PathBuf);
+    use tempfile::TempDir;
 
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-
+    /// A private temporary folder (`tempfile`), removed on drop.
     fn temp_dir() -> TempDir {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!("contextree-rewrite-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
+        tempfile::Builder::new().prefix("contextree-rewrite-").tempdir().unwrap()
     }
 
     fn fixture(name: &str) -> Vec<u8> {
@@ -594,7 +585,7 @@ mod tests {
 
     fn prune_copy(bytes: &[u8]) -> (TempDir, PathBuf, crate::LoadedSession, PrunePlan) {
         let dir = temp_dir();
-        let path = dir.0.join("s.jsonl");
+        let path = dir.path().join("s.jsonl");
         std::fs::write(&path, bytes).unwrap();
         let loaded = load_session(&path, Some(contextree_core::RuleSet::Omp13.into())).unwrap();
         let plan = plan_prune(&loaded.session, Leaf::Last, &PruneConfig::default());
@@ -626,7 +617,7 @@ mod tests {
         assert_eq!((plan.pruned_count(), plan.already_pruned().count()), (0, 1));
         // No temporary file is left behind.
         let names: Vec<String> =
-            std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+            std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         assert_eq!(names.len(), 2, "{names:?}");
         // A second rewrite never overwrites the first backup.
         let b2 = rewrite_lines(&path, &done.rewritten.fingerprint, &[]).unwrap().backup;
@@ -647,7 +638,7 @@ mod tests {
         assert_eq!(slot.len(), 256);
         let before = [slot.as_bytes(), &fixture("E13b.jsonl")].concat();
         let dir = temp_dir();
-        let path = dir.0.join("s.jsonl");
+        let path = dir.path().join("s.jsonl");
         std::fs::write(&path, &before).unwrap();
         let loaded = load_session(&path, Some(contextree_core::RuleSet::Omp18.into())).unwrap();
         assert_eq!(loaded.session.title_slot().map(|t| t.title.as_str()), Some("Prune me — ✓"));
@@ -678,7 +669,7 @@ mod tests {
         let err = prune_loaded(&loaded, &plan, 1).unwrap_err();
         assert!(matches!(err, RewriteError::Write(WriteError::Changed { change: Change::Grew, .. })), "{err}");
         assert_eq!(std::fs::read(&path).unwrap(), snapshot);
-        assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 1, "no backup, no temporary file");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no backup, no temporary file");
     }
 
     #[test]
@@ -697,7 +688,7 @@ mod tests {
         let mut expected = fixture("E13b.jsonl");
         expected.extend_from_slice(agent);
         assert_eq!(std::fs::read(&path).unwrap(), expected);
-        assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 1, "no backup, no temporary file");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no backup, no temporary file");
     }
 
     #[test]
@@ -728,7 +719,7 @@ mod tests {
         // we rewrite repeatedly: every line it wrote must end up in the file,
         // whether a rewrite was refused, won, or raced the rename.
         let dir = temp_dir();
-        let path = dir.0.join("s.jsonl");
+        let path = dir.path().join("s.jsonl");
         std::fs::write(&path, fixture("E13b.jsonl")).unwrap();
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let writer = {
@@ -814,7 +805,7 @@ mod tests {
             "{message}"
         );
         assert_eq!(std::fs::read(&path).unwrap(), before);
-        assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 1, "no backup, no temporary file");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no backup, no temporary file");
         // Once it lets go, the same plan goes through.
         drop(holder);
         assert!(prune_loaded(&loaded, &plan, 1).unwrap().is_some());
@@ -835,8 +826,8 @@ mod tests {
                     if remove {
                         std::fs::remove_file(&path).unwrap();
                     } else {
-                        std::fs::write(dir.0.join("other"), &replacement).unwrap();
-                        std::fs::rename(dir.0.join("other"), &path).unwrap();
+                        std::fs::write(dir.path().join("other"), &replacement).unwrap();
+                        std::fs::rename(dir.path().join("other"), &path).unwrap();
                     }
                 }
             };
@@ -847,11 +838,11 @@ mod tests {
                     "{err}"
                 );
                 assert!(!path.exists(), "not put back");
-                assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 0, "no backup, no temporary file");
+                assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "no backup, no temporary file");
             } else {
                 assert!(matches!(err, RewriteError::Write(WriteError::Changed { change: Change::Rewritten, .. })), "{err}");
                 assert_eq!(std::fs::read(&path).unwrap(), replacement, "the replacement stays the session");
-                assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 1, "no backup, no temporary file");
+                assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no backup, no temporary file");
             }
         }
     }
@@ -873,7 +864,7 @@ mod tests {
         let RewriteError::HeldOpen { writers, .. } = &err else { panic!("{err}") };
         assert_eq!(writers.iter().map(|w| w.pid).collect::<Vec<_>>(), [std::process::id()]);
         assert_eq!(std::fs::read(&path).unwrap(), before);
-        assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 1, "no backup, no temporary file");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no backup, no temporary file");
         drop(agent);
     }
 
@@ -936,7 +927,7 @@ mod tests {
         let (dir, _path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
         let me = std::process::id();
         // 999999999 is above any pid_max, so never a running process.
-        let stale = dir.0.join(".s.jsonl.contextree-tmp-999999999-0badf00d");
+        let stale = dir.path().join(".s.jsonl.contextree-tmp-999999999-0badf00d");
         let kept = [
             format!(".s.jsonl.contextree-tmp-{me}-0badf00d"),        // a running process's
             ".t.jsonl.contextree-tmp-999999999-0badf00d".to_owned(), // another session's
@@ -944,20 +935,20 @@ mod tests {
         ];
         std::fs::write(&stale, fixture("E13b.jsonl")).unwrap();
         for k in &kept {
-            std::fs::write(dir.0.join(k), b"x").unwrap();
+            std::fs::write(dir.path().join(k), b"x").unwrap();
         }
         let done = prune_loaded(&loaded, &plan, 1).unwrap().unwrap();
         assert_eq!(done.rewritten.removed_temporaries, std::slice::from_ref(&stale));
         assert!(!stale.exists());
         for k in &kept {
-            assert!(dir.0.join(k).exists(), "{k} is kept");
+            assert!(dir.path().join(k).exists(), "{k} is kept");
         }
     }
 
     /// The folder's entries, sorted.
     fn names(dir: &TempDir) -> Vec<String> {
         let mut names: Vec<String> =
-            std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+            std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         names.sort();
         names
     }
@@ -965,11 +956,11 @@ mod tests {
     #[test]
     fn through_a_symlink_the_real_file_is_rewritten_and_the_link_stays() {
         let dir = temp_dir();
-        let real_dir = dir.0.join("real");
+        let real_dir = dir.path().join("real");
         std::fs::create_dir(&real_dir).unwrap();
         let real = real_dir.join("s.jsonl");
         std::fs::write(&real, fixture("E13b.jsonl")).unwrap();
-        let link = dir.0.join("link.jsonl");
+        let link = dir.path().join("link.jsonl");
         std::os::unix::fs::symlink(&real, &link).unwrap();
         let loaded = load_session(&link, Some(contextree_core::RuleSet::Omp13.into())).unwrap();
         let plan = plan_prune(&loaded.session, Leaf::Last, &PruneConfig::default());
@@ -996,7 +987,7 @@ mod tests {
     #[test]
     fn a_file_with_hard_links_is_refused_before_writing() {
         let (dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
-        std::fs::hard_link(&path, dir.0.join("other-name.jsonl")).unwrap();
+        std::fs::hard_link(&path, dir.path().join("other-name.jsonl")).unwrap();
         let err = prune_loaded(&loaded, &plan, 1).unwrap_err();
         assert!(matches!(err, RewriteError::HardLinks { links: 2, .. }), "{err}");
         assert!(err.to_string().contains("2 hard links"), "{err}");

@@ -302,31 +302,24 @@ fn count(v: &Value) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicU32, Ordering};
 
-    /// A temporary folder, removed when dropped.
-    struct TempDir(PathBuf);
+    /// A temporary folder (`tempfile`), removed when dropped.
+    struct TempDir(tempfile::TempDir);
 
     impl TempDir {
         fn new() -> TempDir {
-            static N: AtomicU32 = AtomicU32::new(0);
-            let dir =
-                std::env::temp_dir().join(format!("contextree-settings-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
-            std::fs::create_dir_all(&dir).unwrap();
-            TempDir(dir)
+            TempDir(tempfile::Builder::new().prefix("contextree-settings-").tempdir().unwrap())
+        }
+
+        fn path(&self) -> &Path {
+            self.0.path()
         }
 
         fn write(&self, rel: &str, text: &str) -> PathBuf {
-            let p = self.0.join(rel);
+            let p = self.path().join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(&p, text).unwrap();
             p
-        }
-    }
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
         }
     }
 
@@ -338,12 +331,12 @@ mod tests {
     fn omp18_method_order_and_stale_switches() {
         let t = TempDir::new();
         t.write("home/.omp/agent/config.yml", "compaction:\n  methodOrder: [soft, bogus, shake]\n  reserveTokens: 16384\n  supersedeReads: false\n  dropUseless: 1\n  remoteEndpoint: https://c.example\n");
-        let s = agent_settings(Dialect::Omp, &t.0.join("home"), &no_env, &t.0.join("proj"));
+        let s = agent_settings(Dialect::Omp, &t.path().join("home"), &no_env, &t.path().join("proj"));
         let c = s.compaction;
         assert_eq!(c.method_order, MethodOrder::resolve(["soft", "shake"]));
         assert!(c.reserve_tokens_set && c.remote_endpoint && !c.supersede_reads && c.drop_useless);
         assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
-        let d = agent_settings(Dialect::Omp, &t.0.join("nohome"), &no_env, &t.0.join("proj")).compaction;
+        let d = agent_settings(Dialect::Omp, &t.path().join("nohome"), &no_env, &t.path().join("proj")).compaction;
         assert!(!d.reserve_tokens_set && d.method_order == MethodOrder::default());
     }
 
@@ -351,7 +344,7 @@ mod tests {
     fn defaults_when_no_file_exists() {
         let t = TempDir::new();
         for d in [Dialect::Pi, Dialect::Omp] {
-            let s = agent_settings(d, &t.0.join("home"), &no_env, &t.0.join("proj"));
+            let s = agent_settings(d, &t.path().join("home"), &no_env, &t.path().join("proj"));
             assert_eq!(s, AgentSettings::default());
         }
     }
@@ -361,7 +354,7 @@ mod tests {
         let t = TempDir::new();
         let g = t.write("home/.pi/agent/settings.json", r#"{"compaction": {"reserveTokens": 8000, "keepRecentTokens": 1000}, "branchSummary": {"reserveTokens": 4000}, "theme": "dark"}"#);
         let p = t.write("proj/.pi/settings.json", r#"{"compaction": {"keepRecentTokens": 500, "enabled": false, "strategy": "off"}}"#);
-        let s = agent_settings(Dialect::Pi, &t.0.join("home"), &no_env, &t.0.join("proj"));
+        let s = agent_settings(Dialect::Pi, &t.path().join("home"), &no_env, &t.path().join("proj"));
         assert_eq!(s.sources, vec![g, p]);
         assert!(s.warnings.is_empty(), "{:?}", s.warnings);
         assert_eq!(s.compaction.reserve_tokens, 8000, "global value survives the project's partial object");
@@ -376,9 +369,9 @@ mod tests {
         let t = TempDir::new();
         t.write("home/.pi/agent/settings.json", r#"{"compaction": {"reserveTokens": 1}}"#);
         let other = t.write("elsewhere/settings.json", r#"{"compaction": {"reserveTokens": 2}}"#);
-        let dir = t.0.join("elsewhere").display().to_string();
+        let dir = t.path().join("elsewhere").display().to_string();
         let env = move |k: &str| (k == "PI_CODING_AGENT_DIR").then(|| dir.clone());
-        let s = agent_settings(Dialect::Pi, &t.0.join("home"), &env, &t.0.join("proj"));
+        let s = agent_settings(Dialect::Pi, &t.path().join("home"), &env, &t.path().join("proj"));
         assert_eq!(s.compaction.reserve_tokens, 2);
         assert_eq!(s.sources, vec![other]);
     }
@@ -389,12 +382,12 @@ mod tests {
         t.write("home/.pi/agent/settings.json", r#"{"compaction": {"reserveTokens": 1}}"#);
         let other = t.write("home/x/settings.json", r#"{"compaction": {"reserveTokens": 2}}"#);
         let env = |k: &str| (k == "PI_CODING_AGENT_DIR").then(|| "~/x".to_owned());
-        let s = agent_settings(Dialect::Pi, &t.0.join("home"), &env, &t.0.join("proj"));
+        let s = agent_settings(Dialect::Pi, &t.path().join("home"), &env, &t.path().join("proj"));
         assert_eq!(s.compaction.reserve_tokens, 2);
         assert_eq!(s.sources, vec![other]);
         // The session library finds the same folder.
-        let roots = crate::library::default_roots(Some(&t.0.join("home")), &env, &|_| false, &Default::default());
-        assert_eq!(roots[0].path, t.0.join("home/x/sessions"));
+        let roots = crate::library::default_roots(Some(&t.path().join("home")), &env, &|_| false, &Default::default());
+        assert_eq!(roots[0].path, t.path().join("home/x/sessions"));
     }
 
     #[test]
@@ -407,7 +400,7 @@ mod tests {
         // The legacy file is not read while config.yml exists.
         t.write("home/.omp/agent/settings.json", r#"{"compaction": {"reserveTokens": 1}}"#);
         let p = t.write("proj/.omp/settings.json", r#"{"compaction": {"thresholdTokens": 150000, "keepRecentTokens": 3000}}"#);
-        let s = agent_settings(Dialect::Omp, &t.0.join("home"), &no_env, &t.0.join("proj"));
+        let s = agent_settings(Dialect::Omp, &t.path().join("home"), &no_env, &t.path().join("proj"));
         assert!(s.warnings.is_empty(), "{:?}", s.warnings);
         assert_eq!(s.sources, vec![yml, p]);
         let c = s.compaction;
@@ -424,7 +417,7 @@ mod tests {
             "home/.omp/agent/settings.json",
             r#"{"compaction": {"thresholdPercent": -1, "remoteEnabled": false, "remoteEndpoint": "https://x"}}"#,
         );
-        let s = agent_settings(Dialect::Omp, &t.0.join("home"), &no_env, &t.0.join("proj"));
+        let s = agent_settings(Dialect::Omp, &t.path().join("home"), &no_env, &t.path().join("proj"));
         assert_eq!(s.sources, vec![legacy]);
         assert_eq!(s.compaction.threshold_percent, None, "-1 means unset");
         assert_eq!(s.remote_endpoint, None, "remoteEnabled: false turns the endpoint off");
@@ -438,7 +431,7 @@ mod tests {
             "proj/.omp/settings.json",
             r#"{"compaction": {"keepRecentTokens": "many", "enabled": "yes", "strategy": "sometimes", "reserveTokens": 12.5}}"#,
         );
-        let s = agent_settings(Dialect::Omp, &t.0.join("home"), &no_env, &t.0.join("proj"));
+        let s = agent_settings(Dialect::Omp, &t.path().join("home"), &no_env, &t.path().join("proj"));
         assert_eq!(s.compaction, CompactionSettings::default());
         assert_eq!(s.sources.len(), 1, "only the valid project file counts as read");
         let all = s.warnings.join("\n");
@@ -450,7 +443,7 @@ mod tests {
         let t = TempDir::new();
         t.write("home/.pi/agent/settings.json", "{not json");
         t.write("proj/.pi/settings.json", "[1]");
-        let s = agent_settings(Dialect::Pi, &t.0.join("home"), &no_env, &t.0.join("proj"));
+        let s = agent_settings(Dialect::Pi, &t.path().join("home"), &no_env, &t.path().join("proj"));
         assert_eq!(s.compaction, CompactionSettings::default());
         assert!(s.sources.is_empty());
         assert!(s.warnings[0].contains("settings.json: invalid JSON"), "{:?}", s.warnings);
@@ -461,7 +454,7 @@ mod tests {
     fn an_empty_yaml_file_is_empty_settings() {
         let t = TempDir::new();
         let yml = t.write("home/.omp/agent/config.yml", "# nothing yet\n");
-        let s = agent_settings(Dialect::Omp, &t.0.join("home"), &no_env, &t.0.join("proj"));
+        let s = agent_settings(Dialect::Omp, &t.path().join("home"), &no_env, &t.path().join("proj"));
         assert_eq!(s.sources, vec![yml]);
         assert!(s.warnings.is_empty());
     }

@@ -24,7 +24,7 @@ fn entry_ids(doc: &Value) -> Vec<Value> {
 /// Compacts a copy of `fixture` offline and checks it with contextree and the agent.
 fn compact_and_check(fixture: &str, dialect: &str, keep_recent: &str) {
     let tmp = TempDir::new();
-    let file = tmp.0.join(format!("{fixture}.jsonl"));
+    let file = tmp.path().join(format!("{fixture}.jsonl"));
     std::fs::copy(repo().join("tests/fixtures/synthetic").join(format!("{fixture}.jsonl")), &file).unwrap();
     let before = std::fs::read(&file).unwrap();
     let f = file.to_str().unwrap();
@@ -91,7 +91,7 @@ fn offline_compaction_is_loaded_by_contextree_and_the_agents() {
 #[test]
 fn compact_refuses_without_yes_and_when_nothing_to_compact() {
     let tmp = TempDir::new();
-    let file = tmp.0.join("E07b.jsonl");
+    let file = tmp.path().join("E07b.jsonl");
     std::fs::copy(repo().join("tests/fixtures/synthetic/E07b.jsonl"), &file).unwrap();
     let before = std::fs::read(&file).unwrap();
     let run = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_contextree")).arg("compact").arg(&file).args(args).output().unwrap();
@@ -110,7 +110,7 @@ fn compact_refuses_without_yes_and_when_nothing_to_compact() {
 #[test]
 fn supplied_summary_is_stored_verbatim() {
     let tmp = TempDir::new();
-    let file = tmp.0.join("E02.jsonl");
+    let file = tmp.path().join("E02.jsonl");
     std::fs::copy(repo().join("tests/fixtures/synthetic/E02.jsonl"), &file).unwrap();
     let f = file.to_str().unwrap();
     let done = contextree(&["compact", f, "--dialect", "omp@13", "--keep-recent", "45", "--summary", "My own summary.", "--yes", "--json"]);
@@ -136,7 +136,7 @@ fn remote_stub() -> Server {
 #[test]
 fn model_summaries_go_through_the_llm_client() {
     let tmp = TempDir::new();
-    let file = tmp.0.join("E02.jsonl");
+    let file = tmp.path().join("E02.jsonl");
     std::fs::copy(repo().join("tests/fixtures/synthetic/E02.jsonl"), &file).unwrap();
     let f = file.to_str().unwrap();
     let common = ["--dialect", "omp@13", "--keep-recent", "45", "--prompts", "own", "--json"];
@@ -183,7 +183,7 @@ fn omp18_offline_compaction_is_the_context_oh_my_pi_18_builds() {
         ("omp18", "omp18-reset", "20"),
     ] {
         let tmp = TempDir::new();
-        let file = tmp.0.join(format!("{fixture}.jsonl"));
+        let file = tmp.path().join(format!("{fixture}.jsonl"));
         std::fs::copy(repo().join("tests/fixtures").join(dir).join(format!("{fixture}.jsonl")), &file).unwrap();
         let before = std::fs::read(&file).unwrap();
         let f = file.to_str().unwrap();
@@ -223,7 +223,7 @@ fn omp18_offline_compaction_is_the_context_oh_my_pi_18_builds() {
 fn omp18_folded_history_is_asked_window_by_window() {
     let pack = agent_pack("omp18");
     let tmp = TempDir::new();
-    let file = tmp.0.join("g-v3-bigout-s9.jsonl");
+    let file = tmp.path().join("g-v3-bigout-s9.jsonl");
     std::fs::copy(repo().join("tests/fixtures/generated/g-v3-bigout-s9.jsonl"), &file).unwrap();
     let server = serve("/compact", |_, body| {
         let body: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
@@ -231,7 +231,7 @@ fn omp18_folded_history_is_asked_window_by_window() {
         json_response(200, &serde_json::json!({"summary": format!("Summary of {len} bytes.")}))
     });
     // The summary model and its (small) window come from a config file of the test's own.
-    let cfg = tmp.0.join("config");
+    let cfg = tmp.path().join("config");
     std::fs::create_dir_all(cfg.join("contextree")).unwrap();
     let config = serde_json::json!({"providers": [{"kind": "remote", "baseUrl": server.url, "model": "gpt-5.2", "contextWindow": 20000}]});
     std::fs::write(cfg.join("contextree/config.json"), config.to_string()).unwrap();

@@ -5,19 +5,10 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use tempfile::TempDir;
 
 fn temp(tag: &str) -> TempDir {
-    let dir = std::env::temp_dir().join(format!("contextree-cli-sessions-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    TempDir(dir)
+    tempfile::Builder::new().prefix(&format!("contextree-cli-sessions-{tag}-")).tempdir().unwrap()
 }
 
 fn write(path: &Path, text: &str) {
@@ -45,7 +36,7 @@ fn sessions(home: &Path, args: &[&str]) -> Output {
 }
 
 fn fake_home(t: &TempDir) -> PathBuf {
-    let home = t.0.join("home");
+    let home = t.path().join("home");
     write(
         &home.join(".pi/agent/sessions/--srv-app--/2026-01-01T00-00-00-000Z_01890a5d-ac96-774b-bcce-b302099a8057.jsonl"),
         &session("01890a5d-ac96-774b-bcce-b302099a8057", "/srv/app", "fix the parser"),

@@ -9,8 +9,6 @@ use contextree_core::branch_summary::SuppliedBranchSummary;
 use contextree_core::session::Session;
 use contextree_core::Dialect;
 use serde_json::json;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 fn hook(cmd: &str) -> HookCommand {
     HookCommand { command: vec![cmd.to_owned()], timeout: DEFAULT_HOOK_TIMEOUT }
@@ -186,22 +184,9 @@ fn tree_results_and_payloads() {
     }
 }
 
-/// A temporary folder for scripts, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> TempDir {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!("contextree-hooks-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A temporary folder for scripts (`tempfile`), removed when dropped.
+fn temp_dir() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("contextree-hooks-").tempdir().unwrap()
 }
 
 fn sh(script: &str, timeout: Duration) -> HookCommand {
@@ -210,8 +195,8 @@ fn sh(script: &str, timeout: Duration) -> HookCommand {
 
 #[test]
 fn real_processes_get_the_payload_and_their_results_count() {
-    let t = TempDir::new();
-    let seen = t.0.join("payload.json");
+    let t = temp_dir();
+    let seen = t.path().join("payload.json");
     let long = Duration::from_secs(10);
     // The first hook records its stdin and supplies a summary; the second
     // prints nothing, so the first one's result stands.
@@ -229,10 +214,10 @@ fn real_processes_get_the_payload_and_their_results_count() {
 
     let d = dispatch(
         HookEvent::BeforeCompact,
-        &[sh("echo '{\"cancel\": true}'", long), sh(&format!("touch '{}/ran'", t.0.display()), long)],
+        &[sh("echo '{\"cancel\": true}'", long), sh(&format!("touch '{}/ran'", t.path().display()), long)],
         &json!({}),
     );
-    assert!(d.cancelled && !t.0.join("ran").exists());
+    assert!(d.cancelled && !t.path().join("ran").exists());
 
     let d = dispatch(
         HookEvent::Compacting,
@@ -323,8 +308,8 @@ fn endless_output_is_cut_at_the_cap_and_the_hook_killed() {
     // The buffer holds at most the cap (16 MiB) plus the Vec's spare room.
     assert!(grew_mib < 64, "memory stays bounded: grew by {grew_mib} MiB");
 
-    let t = TempDir::new();
-    let pid_file = t.0.join("pid");
+    let t = temp_dir();
+    let pid_file = t.path().join("pid");
     let d = dispatch(
         HookEvent::Compact,
         &[sh(&format!("echo $$ > '{}'; exec yes >&2", pid_file.display()), Duration::from_secs(60))],
@@ -336,8 +321,8 @@ fn endless_output_is_cut_at_the_cap_and_the_hook_killed() {
 
 #[test]
 fn the_time_limit_kills_the_hook_and_its_children() {
-    let t = TempDir::new();
-    let (hook_pid, bg_pid) = (t.0.join("hook"), t.0.join("bg"));
+    let t = temp_dir();
+    let (hook_pid, bg_pid) = (t.path().join("hook"), t.path().join("bg"));
     let script = format!("echo $$ > '{}'; sleep 300 & echo $! > '{}'; sleep 300", hook_pid.display(), bg_pid.display());
     let started = Instant::now();
     let d = dispatch(HookEvent::BeforeCompact, &[sh(&script, Duration::from_millis(500))], &json!({}));
@@ -368,8 +353,8 @@ fn the_time_limit_kills_the_hook_and_its_children() {
 
 #[test]
 fn a_failing_hook_is_reported_at_once_and_its_children_killed() {
-    let t = TempDir::new();
-    let bg_pid = t.0.join("bg");
+    let t = temp_dir();
+    let bg_pid = t.path().join("bg");
     // The child inherits stderr, so the pipe stays open after the hook exits.
     let script = format!("sleep 300 & echo $! > '{}'; echo bad >&2; exit 4", bg_pid.display());
     let started = Instant::now();
@@ -381,20 +366,20 @@ fn a_failing_hook_is_reported_at_once_and_its_children_killed() {
 
 #[test]
 fn a_stop_kills_the_running_hook_and_starts_no_other() {
-    let t = TempDir::new();
-    let (hook_pid, bg_pid) = (t.0.join("hook"), t.0.join("bg"));
+    let t = temp_dir();
+    let (hook_pid, bg_pid) = (t.path().join("hook"), t.path().join("bg"));
     let script = format!("echo $$ > '{}'; sleep 300 & echo $! > '{}'; sleep 300", hook_pid.display(), bg_pid.display());
     let started = Instant::now();
     let stop_at = started + Duration::from_millis(300);
     let d = dispatch_until(
         HookEvent::BeforeCompact,
-        &[sh(&script, Duration::from_secs(60)), sh(&format!("touch '{}/ran'", t.0.display()), Duration::from_secs(60))],
+        &[sh(&script, Duration::from_secs(60)), sh(&format!("touch '{}/ran'", t.path().display()), Duration::from_secs(60))],
         &json!({}),
         &|| Instant::now() >= stop_at,
     );
     assert!(started.elapsed() < Duration::from_secs(3));
     assert_eq!(d.warnings.len(), 2, "{:?}", d.warnings);
     assert!(d.warnings[0].contains("cancelled (killed)") && d.warnings[1].contains("not started"), "{:?}", d.warnings);
-    assert!(!t.0.join("ran").exists());
+    assert!(!t.path().join("ran").exists());
     assert!(gone_soon(read_pid(&hook_pid)) && gone_soon(read_pid(&bg_pid)));
 }

@@ -7,20 +7,18 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use contextree_core::Dialect;
 use contextree_host::library::{default_roots, scan, HostPaths, ProjectSource, RootOverrides, SummaryCache};
 
-struct TempDir(PathBuf);
+/// A temporary folder (`tempfile`, removed when dropped) and its canonical path (the library
+/// compares canonical project paths).
+struct TempDir {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
 
 impl TempDir {
     fn new(tag: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("contextree-library-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(std::fs::canonicalize(&dir).unwrap())
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        let dir = tempfile::Builder::new().prefix(&format!("contextree-library-{tag}-")).tempdir().unwrap();
+        let path = std::fs::canonicalize(dir.path()).unwrap();
+        TempDir { _dir: dir, path }
     }
 }
 
@@ -47,11 +45,11 @@ fn assistant(id: &str, parent: &str, text: &str) -> String {
 #[test]
 fn lists_both_agents_grouped_newest_first_and_searches() {
     let t = TempDir::new("both");
-    let home = t.0.join("home");
+    let home = t.path.join("home");
     let proj = home.join("work/my-app"); // a dash in a folder name
     std::fs::create_dir_all(&proj).unwrap();
     let proj_s = proj.to_string_lossy().into_owned();
-    let host = HostPaths { home: Some(home.clone()), tmp: Some(t.0.join("tmpdir")) };
+    let host = HostPaths { home: Some(home.clone()), tmp: Some(t.path.join("tmpdir")) };
 
     // pi: named twice (the last name wins), a user request with leading blank lines.
     let pi_dir = home.join(".pi/agent/sessions").join(contextree_host::library::encode_pi(&proj_s));
@@ -165,8 +163,8 @@ fn lists_both_agents_grouped_newest_first_and_searches() {
 #[test]
 fn xdg_data_home_and_explicit_roots() {
     let t = TempDir::new("xdg");
-    let home = t.0.join("home");
-    let data = t.0.join("data");
+    let home = t.path.join("home");
+    let data = t.path.join("data");
     let dir = data.join("omp/sessions/--elsewhere--");
     write(&dir.join("a.jsonl"), "{\"type\":\"session\",\"id\":\"0123456789abcdef\",\"cwd\":\"/elsewhere\"}\n", 10);
     let data_s = data.to_string_lossy().into_owned();

@@ -13,7 +13,7 @@ fn tree_table_counts_texts_and_exports_over_ipc() {
     let app = app();
     let webview = webview(&app);
     let dir = TempDir::new("ctx-ipc");
-    let session = dir.0.join("session.jsonl");
+    let session = dir.path().join("session.jsonl");
     std::fs::write(&session, demo::DEMO_SESSION).unwrap();
     invoke(&webview, "open_session", json!({ "path": session })).unwrap();
 

@@ -51,7 +51,7 @@ fn the_wire_names_are_camel_case_and_the_tokenizer_names_are_the_cores() {
 #[test]
 fn saving_keeps_providers_hooks_unknown_keys_and_their_order() {
     let dir = TempDir::new("keep");
-    let path = dir.0.join("contextree/config.json");
+    let path = dir.path().join("contextree/config.json");
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let before = r#"{
   "providers": [{ "kind": "anthropic", "model": "claude-sonnet-4-5", "apiKey": "sk-ant-secret-1234" }],
@@ -95,7 +95,7 @@ fn saving_keeps_providers_hooks_unknown_keys_and_their_order() {
 #[test]
 fn a_missing_file_is_created_with_only_the_app_section() {
     let dir = TempDir::new("create");
-    let path = dir.0.join("new/contextree/config.json");
+    let path = dir.path().join("new/contextree/config.json");
     assert_eq!(read(&path), (AppSettings::default(), None));
     write(&path, &AppSettings::default()).unwrap();
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
@@ -107,14 +107,14 @@ fn a_missing_file_is_created_with_only_the_app_section() {
 #[test]
 fn a_file_that_is_not_json_is_never_overwritten() {
     let dir = TempDir::new("broken");
-    let path = dir.0.join("config.json");
+    let path = dir.path().join("config.json");
     let broken = "{ \"providers\": [ oops";
     std::fs::write(&path, broken).unwrap();
     let err = write(&path, &dark_200k()).unwrap_err();
     assert_eq!(err.kind(), "settings");
     assert!(err.to_string().contains("not overwritten"), "{err}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), broken);
-    assert_eq!(files_in(&dir.0), ["config.json"]);
+    assert_eq!(files_in(dir.path()), ["config.json"]);
     // Reading it gives the defaults and says why.
     let (settings, warning) = read(&path);
     assert_eq!(settings, AppSettings::default());
@@ -124,7 +124,7 @@ fn a_file_that_is_not_json_is_never_overwritten() {
 #[test]
 fn a_bad_app_section_reads_as_defaults_with_a_warning() {
     let dir = TempDir::new("badsection");
-    let path = dir.0.join("config.json");
+    let path = dir.path().join("config.json");
     std::fs::write(&path, r#"{ "app": { "theme": "purple" } }"#).unwrap();
     let (settings, warning) = read(&path);
     assert_eq!(settings, AppSettings::default());
@@ -134,7 +134,7 @@ fn a_bad_app_section_reads_as_defaults_with_a_warning() {
 #[test]
 fn invalid_settings_are_refused_before_the_file_is_touched() {
     let dir = TempDir::new("invalid");
-    let path = dir.0.join("config.json");
+    let path = dir.path().join("config.json");
     for bad in [
         AppSettings { context_window: Some(0), ..AppSettings::default() },
         AppSettings { context_window: Some(MAX_WINDOW + 1), ..AppSettings::default() },
@@ -166,7 +166,7 @@ fn library_folders_expand_the_home_folder_and_skip_empty_ones() {
 #[test]
 fn settings_library_folders_and_a_forced_dialect_over_ipc() {
     let dir = TempDir::new("ipc");
-    let config = dir.0.join("config/contextree/config.json");
+    let config = dir.path().join("config/contextree/config.json");
     *CONFIG_PATH.lock().unwrap() = Some(config.clone());
     let app = app();
     let webview = webview(&app);
@@ -177,7 +177,7 @@ fn settings_library_folders_and_a_forced_dialect_over_ipc() {
     assert_eq!(view["path"], json!(config.display().to_string()));
 
     // A library folder holding one project with one pi session (the demo).
-    let sessions = dir.0.join("sessions");
+    let sessions = dir.path().join("sessions");
     let project = sessions.join("--work-demo--");
     std::fs::create_dir_all(&project).unwrap();
     let file = project.join("2026-01-01T00-00-00-000Z_demo.jsonl");

@@ -4,7 +4,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde_json::Value;
 
@@ -78,15 +77,17 @@ pub fn contextree(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("contextree {args:?}: stdout is not JSON: {e}"))
 }
 
-/// A temporary folder, removed when dropped.
-pub struct TempDir(pub PathBuf);
+/// A temporary folder (`tempfile`), removed when dropped, with fixture copies.
+pub struct TempDir(tempfile::TempDir);
 
 impl TempDir {
     pub fn new() -> TempDir {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!("contextree-e2e-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
+        TempDir(tempfile::Builder::new().prefix("contextree-e2e-").tempdir().unwrap())
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        self.0.path()
     }
 
     /// A copy of a synthetic fixture in this folder.
@@ -96,14 +97,8 @@ impl TempDir {
 
     /// A copy of a fixture of `tests/fixtures/<folder>` in this folder.
     pub fn copy_from(&self, folder: &str, fixture: &str) -> PathBuf {
-        let file = self.0.join(format!("{fixture}.jsonl"));
+        let file = self.path().join(format!("{fixture}.jsonl"));
         std::fs::copy(repo().join("tests/fixtures").join(folder).join(format!("{fixture}.jsonl")), &file).unwrap();
         file
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
