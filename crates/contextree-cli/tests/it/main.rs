@@ -22,4 +22,5 @@ mod pi16_parity;
 mod pi16_write_e2e;
 mod prune_branch_parity;
 mod sessions;
+mod text_snapshots;
 mod write_failures;

@@ -125,26 +125,27 @@ mod tests {
         out
     }
 
+    /// The snapshot of a rendered text. insta trims the newlines around a snapshot, and a
+    /// prompt's leading and trailing newlines are part of what the model gets: the text sits
+    /// between two marker lines, so every byte of it counts.
+    fn framed(text: &str) -> String {
+        format!("[start]\n{text}\n[end]")
+    }
+
+    /// `cargo insta review` (or `INSTA_UPDATE=always`) after changing a text.
     #[test]
     fn own_texts_render_as_snapshotted() {
-        let update = std::env::var_os("UPDATE_SNAPSHOTS").is_some();
-        let mut failures = Vec::new();
         for &(rules, folder) in SNAPSHOT_SETS {
-            for (name, text) in renders(rules) {
-                let path = snapshot_dir().join(folder).join(format!("{name}.txt"));
-                if update {
-                    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                    std::fs::write(&path, &text).unwrap();
-                    continue;
+            let mut settings = insta::Settings::clone_current();
+            settings.set_snapshot_path(snapshot_dir().join(folder));
+            settings.set_prepend_module_to_snapshot(false);
+            settings.set_omit_expression(true);
+            settings.bind(|| {
+                for (name, text) in renders(rules) {
+                    insta::assert_snapshot!(name, framed(&text));
                 }
-                match std::fs::read_to_string(&path) {
-                    Ok(expected) if expected == text => {}
-                    Ok(expected) => failures.push(format!("{}:\n--- expected\n{expected:?}\n--- got\n{text:?}", path.display())),
-                    Err(e) => failures.push(format!("{}: {e}", path.display())),
-                }
-            }
+            });
         }
-        assert!(failures.is_empty(), "rerun with UPDATE_SNAPSHOTS=1 if intended\n{}", failures.join("\n\n"));
     }
 
     #[test]
