@@ -397,7 +397,8 @@ fn the_write_commands_are_registered() {
 /// it has none, so they are indifferent to it. The folder outlives the test on purpose:
 /// another test may read the variable at any time.
 fn configure_two_candidates(strong: &str, cheap: &str) {
-    let dir = std::env::temp_dir().join(format!("contextree-app-candidates-{}", std::process::id()));
+    // Kept on purpose (see above).
+    let dir = tempfile::Builder::new().prefix("contextree-app-candidates-").tempdir().unwrap().keep();
     let file = dir.join("contextree/config.json");
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     let config = json!({"providers": [

@@ -895,7 +895,8 @@ mod tests {
 
     #[test]
     fn omp_reads_models_yml_keys_and_says_what_it_cannot_see() {
-        let t = std::env::temp_dir().join(format!("contextree-agent-models-{}", std::process::id()));
+        let tmp = tempfile::Builder::new().prefix("contextree-agent-models-").tempdir().unwrap();
+        let t = tmp.path().to_path_buf();
         let dir = t.join(".omp/agent");
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("models.yml"), "providers:\n  box:\n    baseUrl: http://127.0.0.1:7/v1\n    api: openai-completions\n    apiKey: BOX_KEY\n    models:\n      - id: m\n").unwrap();

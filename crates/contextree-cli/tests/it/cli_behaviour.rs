@@ -108,7 +108,8 @@ fn rule_set_of(file: &Path, pi_package: &Path, dialect: Option<&str>) -> Value {
 
 #[test]
 fn the_rule_set_follows_the_flag_then_the_installed_agent_then_the_file_then_the_newest() {
-    let dir = std::env::temp_dir().join(format!("contextree-rules-{}", std::process::id()));
+    let tmp = tempfile::Builder::new().prefix("contextree-rules-").tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let package = dir.join("pkg");
     std::fs::create_dir_all(&package).unwrap();
     let plain = fixture("synthetic/E02.jsonl");
@@ -350,7 +351,8 @@ fn usage_totals_are_the_sums_of_the_recorded_usage() {
 /// compaction yet) lists the terms without judging them.
 #[test]
 fn a_summary_that_omits_a_requested_path_flags_the_request() {
-    let dir = std::env::temp_dir().join(format!("contextree-drops-{}", std::process::id()));
+    let tmp = tempfile::Builder::new().prefix("contextree-drops-").tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("s.jsonl");
     let user = |id: &str, parent: &str, text: &str| {

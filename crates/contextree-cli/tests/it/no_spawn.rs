@@ -24,7 +24,8 @@ fn context_json_starts_no_other_program() {
         eprintln!("SKIPPED context_json_starts_no_other_program: {why}");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("contextree-no-spawn-{}", std::process::id()));
+    let tmp = tempfile::Builder::new().prefix("contextree-no-spawn-").tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("strace.log");
     let bin = env!("CARGO_BIN_EXE_contextree");

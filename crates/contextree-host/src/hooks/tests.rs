@@ -50,7 +50,8 @@ fn config_errors_have_kinds_and_sources() {
     assert!(matches!(parse_hooks(r#"{"hooks": []}"#), Err(HookConfigError::NotAnObject)));
     let e = parse_hooks("{").unwrap_err();
     assert!(matches!(e, HookConfigError::Json(_)) && std::error::Error::source(&e).is_some(), "{e}");
-    let dir = std::env::temp_dir().join(format!("contextree-hook-config-{}", std::process::id()));
+    let tmp = tempfile::Builder::new().prefix("contextree-hook-config-").tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     assert!(load_hooks(&dir.join("missing.json")).unwrap().is_empty(), "no file, no hooks");
     let path = dir.join("config.json");

@@ -46,7 +46,8 @@ fn pid_in(path: &Path) -> u32 {
 
 #[test]
 fn a_cancel_kills_the_running_hook_and_its_children_and_writes_nothing() {
-    let dir = std::env::temp_dir().join(format!("contextree-hook-cancel-{}", std::process::id()));
+    let tmp = tempfile::Builder::new().prefix("contextree-hook-cancel-").tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     std::fs::create_dir_all(dir.join("xdg/contextree")).unwrap();
     let (hook_pid, bg_pid, later) = (dir.join("hook.pid"), dir.join("bg.pid"), dir.join("later-ran"));
     let script = format!("echo $$ > '{}'; sleep 300 & echo $! > '{}'; sleep 300", hook_pid.display(), bg_pid.display());
