@@ -172,10 +172,7 @@ impl SessionArgs {
         let dialect = rules.dialect();
         match self.prompts.as_str() {
             "own" => Ok(PromptPack::own_for(rules)),
-            "auto" => Ok(match contextree_host::agent::load_agent_pack_for(rules) {
-                Some(Ok(pack)) => pack,
-                _ => PromptPack::own_for(rules),
-            }),
+            "auto" => Ok(contextree_host::agent::default_pack(rules)),
             dir => {
                 contextree_host::agent::load_pack_from_dir(dialect, std::path::Path::new(dir)).map_err(|e| CliError::Input(e.to_string()))
             }

@@ -324,6 +324,16 @@ pub fn load_agent_pack_for(rules: RuleSet) -> Option<Result<PromptPack, AgentLoa
     load_pack_among(rules.dialect(), Some(rules))
 }
 
+/// The texts a session under `rules` is rendered with by default: the installed agent's
+/// ([`load_agent_pack_for`]), else contextree's own wording for `rules` (an agent that is not
+/// installed, or whose texts do not load, leaves the own wording).
+pub fn default_pack(rules: RuleSet) -> PromptPack {
+    match load_agent_pack_for(rules) {
+        Some(Ok(pack)) => pack,
+        _ => PromptPack::own_for(rules),
+    }
+}
+
 fn load_pack_among(dialect: Dialect, rules: Option<RuleSet>) -> Option<Result<PromptPack, AgentLoadError>> {
     let candidates = candidate_dirs(dialect);
     if let [(dir, FoundVia::EnvVar(var))] = candidates.as_slice() {

@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use contextree_core::prompts::PromptPack;
 use contextree_core::RuleRequest;
 
 use tauri::{AppHandle, Manager as _, Runtime, State};
@@ -62,10 +61,7 @@ fn load(source: Source, forced: Option<RuleRequest>) -> Result<OpenSession, Comm
     };
     let stamp = crate::state::stamp(&path);
     let loaded = contextree_host::load_session(&path, forced)?;
-    let dialect = loaded.session.dialect();
-    let pack = match contextree_host::agent::load_agent_pack(dialect) {
-        Some(Ok(pack)) => pack,
-        _ => PromptPack::own(dialect),
-    };
+    // The installed agent's texts for the session's rule set, else contextree's own for it.
+    let pack = contextree_host::agent::default_pack(loaded.session.rules());
     Ok(OpenSession { loaded, pack, stamp, request: forced })
 }
