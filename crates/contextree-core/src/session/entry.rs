@@ -33,8 +33,8 @@ pub enum Role {
     PythonExecution,
     /// pi ≥ 0.86: the system prompt and tool declarations, or a patch of them.
     System,
-    /// Any other role, kept verbatim.
-    Other(Box<str>),
+    /// Any other role, kept verbatim (inline up to 15 bytes: `Role` is 16 bytes).
+    Other(Name),
 }
 
 impl Role {
@@ -129,20 +129,79 @@ pub struct MessageMeta {
     pub omp18_tokens: u64,
     /// Image blocks of a user message (pi ≥ 0.76 counts them).
     pub images: u32,
-    /// Usage of an assistant message.
-    pub usage: Option<Usage>,
-    /// `stopReason` of an assistant message.
-    pub stop_reason: Option<Name>,
-    /// `provider` and `model` of an assistant message.
-    pub model: Option<(Name, Name)>,
+    /// `usage`, `stopReason`, `provider` and `model`: out of line, and no allocation at all
+    /// for a message that has none of them (`m.reply.usage` reads through).
+    pub reply: Facts<ReplyFacts>,
     /// `excludeFromContext` of bash/python executions.
     pub exclude_from_context: bool,
     /// omp: the tool result's output was pruned (`prunedAt` is set).
     pub pruned: bool,
     /// `toolName` of a tool result.
     pub tool_name: Option<Name>,
-    /// What omp ≥ 18's context needs of a turn (omp-18.md §2.3, §2.4).
-    pub turn: TurnFacts,
+    /// What omp ≥ 18's context needs of a turn (omp-18.md §2.3, §2.4); out of line, and
+    /// nothing allocated when they are all empty (all but omp 18's assistant turns and tool
+    /// results).
+    pub turn: Facts<TurnFacts>,
+}
+
+/// What an assistant message reports beyond its text: kept out of the entry record, which a
+/// million-entry file holds a million of (docs/benchmarks.md "Memory with many small entries").
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ReplyFacts {
+    /// Usage of an assistant message.
+    pub usage: Option<Usage>,
+    /// `stopReason` of the message.
+    pub stop_reason: Option<Name>,
+    /// `provider` and `model` of an assistant message.
+    pub model: Option<(Name, Name)>,
+}
+
+impl ReplyFacts {
+    const EMPTY: ReplyFacts = ReplyFacts { usage: None, stop_reason: None, model: None };
+}
+
+/// Facts of an entry kept out of line: one pointer in the record, nothing allocated when they
+/// equal their default (which reading them through `Deref` then returns).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Facts<T: Empty>(Option<Box<T>>);
+
+/// A facts type with a shared empty value.
+pub trait Empty: Default + PartialEq + 'static {
+    /// The empty (default) value.
+    fn empty() -> &'static Self;
+}
+
+impl Empty for ReplyFacts {
+    fn empty() -> &'static Self {
+        &ReplyFacts::EMPTY
+    }
+}
+
+impl Empty for TurnFacts {
+    fn empty() -> &'static Self {
+        static EMPTY: std::sync::OnceLock<TurnFacts> = std::sync::OnceLock::new();
+        EMPTY.get_or_init(TurnFacts::default)
+    }
+}
+
+impl<T: Empty> Facts<T> {
+    /// Keeps `facts`, allocating only when they are not empty.
+    pub fn new(facts: T) -> Facts<T> {
+        Facts((facts != T::default()).then(|| Box::new(facts)))
+    }
+}
+
+impl<T: Empty> From<T> for Facts<T> {
+    fn from(facts: T) -> Facts<T> {
+        Facts::new(facts)
+    }
+}
+
+impl<T: Empty> std::ops::Deref for Facts<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.0.as_deref().unwrap_or_else(|| T::empty())
+    }
 }
 
 /// What omp 18's `buildSessionContext` reads of a message beyond the index:
@@ -155,7 +214,8 @@ pub struct TurnFacts {
     /// Tool result: its `toolCallId`.
     pub tool_call_id: Option<u64>,
     /// Assistant: blocks that are neither `toolCall` nor `redactedThinking`
-    /// (what is left when every call is stripped).
+    /// (what is left when every call is stripped); 0 for a turn without calls,
+    /// whose facts then stay empty (nothing allocated).
     pub other_blocks: u32,
     /// Assistant: `retryRecovery` is set (truthy).
     pub retry_recovery: bool,
@@ -200,9 +260,9 @@ impl MessageMeta {
 
     /// Whether the assistant usage counts as "usable" (not aborted, not an error).
     pub fn usable_usage(&self) -> Option<Usage> {
-        match self.stop_reason.as_deref() {
+        match self.reply.stop_reason.as_deref() {
             Some("aborted" | "error") => None,
-            _ => self.usage,
+            _ => self.reply.usage,
         }
     }
 }
@@ -287,8 +347,9 @@ mod layout {
     fn entry_records_stay_small() {
         assert_eq!(size_of::<Name>(), 16);
         assert_eq!(size_of::<Option<Name>>(), 16);
-        assert!(size_of::<MessageMeta>() <= 208, "MessageMeta is {} bytes", size_of::<MessageMeta>());
-        assert!(size_of::<Entry>() <= 296, "Entry is {} bytes", size_of::<Entry>());
+        assert_eq!(size_of::<Role>(), 16);
+        assert!(size_of::<MessageMeta>() <= 72, "MessageMeta is {} bytes", size_of::<MessageMeta>());
+        assert!(size_of::<Entry>() <= 160, "Entry is {} bytes", size_of::<Entry>());
         let tokens = size_of::<(crate::context::Item, Name, u64)>();
         assert!(tokens <= 40, "a context message's token row is {tokens} bytes");
     }

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use super::entry::{call_id_hash, EntryKind, MessageMeta, Role, TurnFacts, Usage};
+use super::entry::{call_id_hash, EntryKind, MessageMeta, ReplyFacts, Role, TurnFacts, Usage};
 use super::name::Name;
 use crate::tokens::estimate::estimate_message_chars;
 use crate::RuleSet;
@@ -120,14 +120,17 @@ pub fn message_meta(msg: &Map<String, Value>) -> MessageMeta {
         chars,
         omp18_tokens: crate::tokens::estimate::omp18_message_tokens(msg),
         images,
-        usage: if is_assistant { usage } else { None },
-        stop_reason: text("stopReason"),
-        model: if is_assistant { model } else { None },
+        reply: ReplyFacts {
+            usage: if is_assistant { usage } else { None },
+            stop_reason: text("stopReason"),
+            model: if is_assistant { model } else { None },
+        }
+        .into(),
         exclude_from_context: msg.get("excludeFromContext").and_then(Value::as_bool).unwrap_or(false),
         // omp tests `prunedAt === undefined`: any stored value, even null, counts.
         pruned: msg.contains_key("prunedAt"),
         tool_name: text("toolName"),
-        turn: turn_facts(msg, &role),
+        turn: turn_facts(msg, &role).into(),
         role,
     }
 }
@@ -160,7 +163,10 @@ pub fn turn_facts(msg: &Map<String, Value>, role: &Role) -> TurnFacts {
                     mask
                 }
             });
-            t.other_blocks = blocks.iter().filter(|b| !matches!(ty(b), "toolCall" | "redactedThinking")).count() as u32;
+            if !t.call_ids.is_empty() {
+                // Read only when calls are stripped; 0 otherwise keeps a call-less turn's facts empty.
+                t.other_blocks = blocks.iter().filter(|b| !matches!(ty(b), "toolCall" | "redactedThinking")).count() as u32;
+            }
             t.retry_recovery = crate::js::is_truthy(msg.get("retryRecovery"));
             let filled = |b: &Value, k: &str| b.get(k).and_then(Value::as_str).is_some_and(|s| !crate::js::js_trim(s).is_empty());
             t.empty_error = msg.get("stopReason").and_then(Value::as_str) == Some("error")
