@@ -747,7 +747,7 @@ pub fn auto_check_with(
     if current_model.is_none() {
         out.notes.push("no current model given: assumed to be the assistant message's own model".into());
     }
-    let compaction_ms = latest_compaction(session, ctx).map(|c| session.entry(c).timestamp_ms.unwrap_or(f64::NAN));
+    let compaction_ms = latest_compaction(session, ctx).map(|c| session.entry(c).timestamp_ms.get().unwrap_or(f64::NAN));
     if rules.floors_threshold_with_estimate() {
         out.overflow =
             omp18_overflow(a.meta.reply.stop_reason.as_deref(), a.error_message.as_deref(), a.error_id, a.meta.reply.usage, window);
@@ -1304,7 +1304,7 @@ fn recovery_attempted(
         }
         let e = session.entry(n);
         if &*e.entry_type == "compaction" {
-            compaction_ms = Some(e.timestamp_ms.unwrap_or(f64::NAN));
+            compaction_ms = Some(e.timestamp_ms.get().unwrap_or(f64::NAN));
             continue;
         }
         let Some(m) = e.message() else { continue };

@@ -267,6 +267,49 @@ impl MessageMeta {
     }
 }
 
+/// An optional time in ms since the epoch in 8 bytes (`Option<f64>` takes 16): "none" is a
+/// NaN with a payload no date parser or arithmetic produces.
+#[derive(Clone, Copy)]
+pub struct Timestamp(f64);
+
+impl Timestamp {
+    const NONE_BITS: u64 = 0x7ff8_dead_beef_0001;
+    /// No timestamp.
+    pub const NONE: Timestamp = Timestamp(f64::from_bits(Timestamp::NONE_BITS));
+
+    /// Keeps `ms`.
+    pub fn new(ms: Option<f64>) -> Timestamp {
+        match ms {
+            Some(v) if v.to_bits() != Timestamp::NONE_BITS => Timestamp(v),
+            Some(_) => Timestamp(f64::NAN),
+            None => Timestamp::NONE,
+        }
+    }
+
+    /// The time, when there is one.
+    pub fn get(self) -> Option<f64> {
+        (self.0.to_bits() != Timestamp::NONE_BITS).then_some(self.0)
+    }
+}
+
+impl From<Option<f64>> for Timestamp {
+    fn from(ms: Option<f64>) -> Timestamp {
+        Timestamp::new(ms)
+    }
+}
+
+impl PartialEq for Timestamp {
+    fn eq(&self, other: &Timestamp) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl std::fmt::Debug for Timestamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
 /// The payload of an entry.
 #[derive(Debug, Clone, PartialEq)]
 pub enum EntryKind {
@@ -292,7 +335,7 @@ pub struct Entry {
     /// Byte span of the entry's JSON value in the file.
     pub span: Span,
     /// The entry `timestamp` as ms since the epoch, when it parses as a date.
-    pub timestamp_ms: Option<f64>,
+    pub timestamp_ms: Timestamp,
     /// Payload.
     pub kind: EntryKind,
     /// Migration changed this entry (ids assigned, `hookMessage` renamed,
@@ -349,7 +392,7 @@ mod layout {
         assert_eq!(size_of::<Option<Name>>(), 16);
         assert_eq!(size_of::<Role>(), 16);
         assert!(size_of::<MessageMeta>() <= 72, "MessageMeta is {} bytes", size_of::<MessageMeta>());
-        assert!(size_of::<Entry>() <= 160, "Entry is {} bytes", size_of::<Entry>());
+        assert!(size_of::<Entry>() <= 152, "Entry is {} bytes", size_of::<Entry>());
         let tokens = size_of::<(crate::context::Item, Name, u64)>();
         assert!(tokens <= 40, "a context message's token row is {tokens} bytes");
     }

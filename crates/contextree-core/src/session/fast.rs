@@ -96,7 +96,7 @@ pub fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
         entry_type: Some("message".into()),
         id: line.id.map(Into::into),
         parent: line.parent,
-        timestamp_ms: line.timestamp.as_deref().and_then(parse_iso_ms),
+        timestamp_ms: line.timestamp.as_deref().and_then(parse_iso_ms).into(),
         kind: EntryKind::Message(meta),
     })
 }

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use super::entry::{call_id_hash, EntryKind, MessageMeta, ReplyFacts, Role, TurnFacts, Usage};
+use super::entry::{call_id_hash, EntryKind, MessageMeta, ReplyFacts, Role, Timestamp, TurnFacts, Usage};
 use super::name::Name;
 use crate::tokens::estimate::estimate_message_chars;
 use crate::RuleSet;
@@ -23,7 +23,7 @@ pub struct Probe {
     /// `parentId` as written.
     pub parent: Parent,
     /// Entry timestamp in ms, when it parses as an ISO date.
-    pub timestamp_ms: Option<f64>,
+    pub timestamp_ms: Timestamp,
     /// Payload facts.
     pub kind: EntryKind,
 }
@@ -78,7 +78,7 @@ pub fn probe_object(mut map: Map<String, Value>) -> Probe {
         (Some("message"), Some(Value::Object(msg))) => EntryKind::Message(message_meta(msg)),
         _ => EntryKind::Other(Box::new(map)),
     };
-    Probe { entry_type, id, parent, timestamp_ms, kind }
+    Probe { entry_type, id, parent, timestamp_ms: timestamp_ms.into(), kind }
 }
 
 /// The facts of a message object (reference reading, on a `Value`).
