@@ -153,7 +153,7 @@ pub fn spend(session: &Session, source: &dyn Source) -> Result<Spend, ReadBackEr
     let mut by_node: Vec<Option<usize>> = vec![None; session.entries().len()];
     for (i, e) in session.entries().iter().enumerate() {
         let kind = match (&e.kind, &*e.entry_type) {
-            (EntryKind::Message(m), _) if m.role == Role::Assistant && m.usage.is_some() => CallKind::Assistant,
+            (EntryKind::Message(m), _) if m.role == Role::Assistant && m.reply.usage.is_some() => CallKind::Assistant,
             (EntryKind::Message(m), _) if m.role == Role::ToolResult => CallKind::Tool,
             (EntryKind::Other(_), "usage" | "model_usage") => CallKind::SideCall,
             (EntryKind::Other(_), "compaction" | "branch_summary") => CallKind::Summary,

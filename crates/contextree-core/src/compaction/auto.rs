@@ -586,7 +586,7 @@ fn omp18_payload_rejection(a: &Assistant) -> Option<String> {
     if let Some(id) = a.error_id.filter(|id| id & FLAG_PAYLOAD_REJECTED != 0) {
         return Some(format!("errorId {id:#x} has the PayloadRejected flag"));
     }
-    let message = a.error_message.as_deref().filter(|m| !m.is_empty() && a.meta.stop_reason.as_deref() == Some("error"))?;
+    let message = a.error_message.as_deref().filter(|m| !m.is_empty() && a.meta.reply.stop_reason.as_deref() == Some("error"))?;
     omp18_payload_pattern(message).map(|p| format!("error message matches {p}"))
 }
 
@@ -738,8 +738,8 @@ pub fn auto_check_with(
     };
     let a = read_assistant(session, a_node, source)?;
     out.assistant = Some(a.node);
-    out.stop_reason = a.meta.stop_reason.as_deref().map(str::to_owned);
-    let a_model = a.meta.model.as_ref().map(|(p, m)| (&**p, &**m));
+    out.stop_reason = a.meta.reply.stop_reason.as_deref().map(str::to_owned);
+    let a_model = a.meta.reply.model.as_ref().map(|(p, m)| (&**p, &**m));
     out.same_model = match current_model {
         Some(cur) => a_model == Some(cur),
         None => true,
@@ -747,12 +747,13 @@ pub fn auto_check_with(
     if current_model.is_none() {
         out.notes.push("no current model given: assumed to be the assistant message's own model".into());
     }
-    let compaction_ms = latest_compaction(session, ctx).map(|c| session.entry(c).timestamp_ms.unwrap_or(f64::NAN));
+    let compaction_ms = latest_compaction(session, ctx).map(|c| session.entry(c).timestamp_ms.get().unwrap_or(f64::NAN));
     if rules.floors_threshold_with_estimate() {
-        out.overflow = omp18_overflow(a.meta.stop_reason.as_deref(), a.error_message.as_deref(), a.error_id, a.meta.usage, window);
+        out.overflow =
+            omp18_overflow(a.meta.reply.stop_reason.as_deref(), a.error_message.as_deref(), a.error_id, a.meta.reply.usage, window);
         return omp18_check(session, ctx, settings, &a, compaction_ms, inputs, source, out);
     }
-    out.overflow = context_overflow(dialect, a.meta.stop_reason.as_deref(), a.error_message.as_deref(), a.meta.usage, window);
+    out.overflow = context_overflow(dialect, a.meta.reply.stop_reason.as_deref(), a.error_message.as_deref(), a.meta.reply.usage, window);
     if rules.recovers_length_stops() {
         out.overflow = pi16_overflow(a.meta, a.error_message.as_deref(), window);
         // `assistantUsageMatchesProjection`: a context edit after the reply makes its usage
@@ -823,7 +824,7 @@ fn omp_check(
 ) -> Result<AutoCheck, ReadBackError> {
     const PROMOTION: &str = "would try context promotion first if a larger model is configured (contextPromotion.enabled, default true)";
     // 1. Aborted messages are skipped after a run.
-    if a.meta.stop_reason.as_deref() == Some("aborted") {
+    if a.meta.reply.stop_reason.as_deref() == Some("aborted") {
         return Ok(out.stop(
             Skip::Aborted,
             "the last assistant message was aborted: skipped after the run (the check before the next prompt does not skip it)",
@@ -855,7 +856,7 @@ fn omp_check(
     if settings.strategy == Strategy::Off {
         return Ok(out.stop(Skip::StrategyOff, "compaction strategy off"));
     }
-    if a.meta.stop_reason.as_deref() == Some("error") {
+    if a.meta.reply.stop_reason.as_deref() == Some("error") {
         return Ok(out.stop(
             Skip::ErrorWithoutOverflow,
             "the last assistant message is an error that is not a context overflow: no threshold check",
@@ -865,7 +866,7 @@ fn omp_check(
     let prune = plan_prune_in(session, ctx, &PruneConfig::default());
     out.pruning_savings = prune.tokens_saved();
     out.pruned_count = prune.pruned_count();
-    let usage = a.meta.usage.map_or(0.0, |u| u.context_tokens());
+    let usage = a.meta.reply.usage.map_or(0.0, |u| u.context_tokens());
     out.usage_tokens = Some(usage);
     let tokens = (usage - out.pruning_savings as f64).max(0.0);
     let what = if out.pruning_savings > 0 {
@@ -976,19 +977,19 @@ fn omp18_check(
     const PROMOTION: &str = "would try context promotion first if a larger model is configured (contextPromotion.enabled)";
     out.notes.push("omp 18 also adds the system prompt and the tool definitions to the stored estimate; the file holds neither, so the estimate here counts the messages only".into());
     // 1. Aborted messages are skipped after a run.
-    if a.meta.stop_reason.as_deref() == Some("aborted") {
+    if a.meta.reply.stop_reason.as_deref() == Some("aborted") {
         return Ok(out.stop(
             Skip::Aborted,
             "the last assistant message was aborted: skipped after the run (the check before the next prompt does not skip it)",
         ));
     }
-    let stop = a.meta.stop_reason.as_deref();
+    let stop = a.meta.reply.stop_reason.as_deref();
     out.stale = before(a.timestamp, compaction_ms, false);
     let window = out.window;
     let fresh = out.same_model && !out.stale;
     // 2. Payload rejection (HTTP 413 bytes/media): with local headroom, a notice and no compaction.
     let payload = omp18_payload_rejection(a).filter(|_| fresh);
-    let usage = a.meta.usage.unwrap_or_default();
+    let usage = a.meta.reply.usage.unwrap_or_default();
     let reported_input = usage.input + usage.cache_read + usage.cache_write;
     let usage_backed = window > 0 && reported_input > window as f64;
     let mut exclude_media = false;
@@ -1122,22 +1123,22 @@ fn last_message_ms(session: &Session, ctx: &Context, source: &dyn Source) -> Res
 /// pi 1.6's `isContextOverflow(A, window)`: its own pattern list (and the
 /// Cerebras no-body pattern), the usage rules of 0.73.
 fn pi16_overflow(meta: &MessageMeta, error_message: Option<&str>, window: u64) -> Option<Overflow> {
-    let stop = meta.stop_reason.as_deref();
-    let provider = meta.model.as_ref().map(|(p, _)| &**p);
+    let stop = meta.reply.stop_reason.as_deref();
+    let provider = meta.reply.model.as_ref().map(|(p, _)| &**p);
     let by_text = error_message
         .filter(|_| stop == Some("error"))
         .and_then(|m| pi16_overflow_pattern(m, provider))
         .map(|pattern| Overflow::ErrorMessage { pattern });
-    by_text.or_else(|| context_overflow(Dialect::Pi, stop, None, meta.usage, window))
+    by_text.or_else(|| context_overflow(Dialect::Pi, stop, None, meta.reply.usage, window))
 }
 
 /// pi 1.6's `isRecoverableLength(A, model.maxTokens)`: a `length` stop whose
 /// output stayed below the model's output limit (None: the limit is unknown).
 fn pi16_recoverable_length(meta: &MessageMeta, max_output: Option<u64>) -> Option<bool> {
-    if meta.stop_reason.as_deref() != Some("length") {
+    if meta.reply.stop_reason.as_deref() != Some("length") {
         return Some(false);
     }
-    let output = meta.usage.map_or(0.0, |u| u.output);
+    let output = meta.reply.usage.map_or(0.0, |u| u.output);
     max_output.map(|m| m > 0 && output < m as f64)
 }
 
@@ -1157,7 +1158,7 @@ fn pi_check(
         return Ok(out.stop(Skip::Disabled, "compaction disabled (pi: the overflow path too)"));
     }
     // 2. Aborted.
-    if a.meta.stop_reason.as_deref() == Some("aborted") {
+    if a.meta.reply.stop_reason.as_deref() == Some("aborted") {
         return Ok(out.stop(
             Skip::Aborted,
             "the last assistant message was aborted: skipped after the run (the check before the next prompt does not skip it)",
@@ -1179,7 +1180,7 @@ fn pi_check(
     let recoverable_length = length == Some(true);
     if out.same_model && (out.overflow.is_some() || recoverable_length) {
         let what = if out.overflow.is_some() { out.overflow_text() } else { "length stop below the model's output limit".to_owned() };
-        if pi16 && a.meta.stop_reason.as_deref() == Some("stop") {
+        if pi16 && a.meta.reply.stop_reason.as_deref() == Some("stop") {
             out.decision = AutoDecision::Overflow;
             out.reason = format!("context overflow of a successful reply ({what}): auto-compaction, reason overflow, willRetry false (a completed reply cannot be continued)");
             return Ok(out);
@@ -1206,7 +1207,7 @@ fn pi_check(
     if session.rules().thresholds_projected_context() {
         return pi16_threshold(session, ctx, settings, a, compaction_ms, source, out);
     }
-    if a.meta.stop_reason.as_deref() == Some("error") {
+    if a.meta.reply.stop_reason.as_deref() == Some("error") {
         out.notes
             .push("pi retries retryable errors (overloaded, rate limit, 5xx, network...) before this check when retry is enabled".into());
         let Some((tokens, usage_node)) = pi_estimate(session, &ctx.items[..]) else {
@@ -1219,7 +1220,7 @@ fn pi_check(
         out.usage_tokens = Some(tokens);
         return Ok(out.threshold_test(tokens, settings, "estimated context tokens (error message)"));
     }
-    let usage = a.meta.usage.map_or(0.0, |u| u.context_tokens());
+    let usage = a.meta.reply.usage.map_or(0.0, |u| u.context_tokens());
     out.usage_tokens = Some(usage);
     Ok(out.threshold_test(usage, settings, "context tokens"))
 }
@@ -1239,8 +1240,8 @@ fn pi16_threshold(
     mut out: AutoCheck,
 ) -> Result<AutoCheck, ReadBackError> {
     let has_edits = ctx.projected.iter().any(|p| &*session.entry(p.node).entry_type == "context_edit");
-    let direct = a.meta.usage.map_or(0.0, |u| u.context_tokens());
-    let error = a.meta.stop_reason.as_deref() == Some("error");
+    let direct = a.meta.reply.usage.map_or(0.0, |u| u.context_tokens());
+    let error = a.meta.reply.stop_reason.as_deref() == Some("error");
     if !has_edits && !error && direct != 0.0 {
         out.usage_tokens = Some(direct);
         return Ok(out.threshold_test(direct, settings, "context tokens"));
@@ -1303,22 +1304,23 @@ fn recovery_attempted(
         }
         let e = session.entry(n);
         if &*e.entry_type == "compaction" {
-            compaction_ms = Some(e.timestamp_ms.unwrap_or(f64::NAN));
+            compaction_ms = Some(e.timestamp_ms.get().unwrap_or(f64::NAN));
             continue;
         }
         let Some(m) = e.message() else { continue };
         match m.role {
             Role::User => attempted = false,
-            Role::Assistant if pi16 && !matches!(m.stop_reason.as_deref(), Some("error" | "length")) => attempted = false,
-            Role::Assistant if !pi16 && m.stop_reason.as_deref() != Some("error") => attempted = false,
+            Role::Assistant if pi16 && !matches!(m.reply.stop_reason.as_deref(), Some("error" | "length")) => attempted = false,
+            Role::Assistant if !pi16 && m.reply.stop_reason.as_deref() != Some("error") => attempted = false,
             Role::Assistant => {
                 let prior = read_assistant(session, n, source)?;
-                let same = m.model == a.meta.model;
+                let same = m.reply.model == a.meta.reply.model;
                 let overflow = if pi16 {
                     pi16_overflow(m, prior.error_message.as_deref(), window).is_some()
                         || pi16_recoverable_length(m, max_output) == Some(true)
                 } else {
-                    context_overflow(Dialect::Pi, m.stop_reason.as_deref(), prior.error_message.as_deref(), m.usage, window).is_some()
+                    context_overflow(Dialect::Pi, m.reply.stop_reason.as_deref(), prior.error_message.as_deref(), m.reply.usage, window)
+                        .is_some()
                 };
                 if same && overflow && !before(prior.timestamp, compaction_ms, true) {
                     attempted = true;

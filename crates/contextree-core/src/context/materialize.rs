@@ -150,7 +150,7 @@ fn read_message(e: &Entry, source: &dyn Source) -> Result<Value, ReadBackError> 
 /// `new Date(entry.timestamp).getTime()`: integral ms print as integers, and
 /// NaN (an unparseable timestamp) becomes null in JSON.
 fn iso_ms_value(e: &Entry) -> Value {
-    match e.timestamp_ms {
+    match e.timestamp_ms.get() {
         Some(ms) if ms.fract() == 0.0 => Value::from(ms as i64),
         Some(ms) => serde_json::Number::from_f64(ms).map_or(Value::Null, Value::Number),
         None => Value::Null,

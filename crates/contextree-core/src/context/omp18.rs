@@ -131,7 +131,7 @@ fn finish(session: &Session, mut items: Vec<Item>, stripped: &mut Vec<(NodeId, u
     while i > 0 {
         i -= 1;
         let Some(m) = meta(&items[i]).filter(|m| m.role == Role::Assistant) else { continue };
-        if !matches!(m.stop_reason.as_deref(), Some("aborted" | "error")) {
+        if !matches!(m.reply.stop_reason.as_deref(), Some("aborted" | "error")) {
             continue;
         }
         let next_is_note = items.get(i + 1).is_some_and(|next| {

@@ -37,7 +37,7 @@ fn usage_of(session: &Session, item: Item) -> Option<Usage> {
     let m = session.entry(n).message()?;
     match session.dialect() {
         Dialect::Pi => m.usable_usage_under(session.rules()),
-        Dialect::Omp => m.usage,
+        Dialect::Omp => m.reply.usage,
     }
 }
 

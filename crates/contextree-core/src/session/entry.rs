@@ -33,8 +33,8 @@ pub enum Role {
     PythonExecution,
     /// pi ≥ 0.86: the system prompt and tool declarations, or a patch of them.
     System,
-    /// Any other role, kept verbatim.
-    Other(Box<str>),
+    /// Any other role, kept verbatim (inline up to 15 bytes: `Role` is 16 bytes).
+    Other(Name),
 }
 
 impl Role {
@@ -129,20 +129,79 @@ pub struct MessageMeta {
     pub omp18_tokens: u64,
     /// Image blocks of a user message (pi ≥ 0.76 counts them).
     pub images: u32,
-    /// Usage of an assistant message.
-    pub usage: Option<Usage>,
-    /// `stopReason` of an assistant message.
-    pub stop_reason: Option<Name>,
-    /// `provider` and `model` of an assistant message.
-    pub model: Option<(Name, Name)>,
+    /// `usage`, `stopReason`, `provider` and `model`: out of line, and no allocation at all
+    /// for a message that has none of them (`m.reply.usage` reads through).
+    pub reply: Facts<ReplyFacts>,
     /// `excludeFromContext` of bash/python executions.
     pub exclude_from_context: bool,
     /// omp: the tool result's output was pruned (`prunedAt` is set).
     pub pruned: bool,
     /// `toolName` of a tool result.
     pub tool_name: Option<Name>,
-    /// What omp ≥ 18's context needs of a turn (omp-18.md §2.3, §2.4).
-    pub turn: TurnFacts,
+    /// What omp ≥ 18's context needs of a turn (omp-18.md §2.3, §2.4); out of line, and
+    /// nothing allocated when they are all empty (all but omp 18's assistant turns and tool
+    /// results).
+    pub turn: Facts<TurnFacts>,
+}
+
+/// What an assistant message reports beyond its text: kept out of the entry record, which a
+/// million-entry file holds a million of (docs/benchmarks.md "Memory with many small entries").
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ReplyFacts {
+    /// Usage of an assistant message.
+    pub usage: Option<Usage>,
+    /// `stopReason` of the message.
+    pub stop_reason: Option<Name>,
+    /// `provider` and `model` of an assistant message.
+    pub model: Option<(Name, Name)>,
+}
+
+impl ReplyFacts {
+    const EMPTY: ReplyFacts = ReplyFacts { usage: None, stop_reason: None, model: None };
+}
+
+/// Facts of an entry kept out of line: one pointer in the record, nothing allocated when they
+/// equal their default (which reading them through `Deref` then returns).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Facts<T: Empty>(Option<Box<T>>);
+
+/// A facts type with a shared empty value.
+pub trait Empty: Default + PartialEq + 'static {
+    /// The empty (default) value.
+    fn empty() -> &'static Self;
+}
+
+impl Empty for ReplyFacts {
+    fn empty() -> &'static Self {
+        &ReplyFacts::EMPTY
+    }
+}
+
+impl Empty for TurnFacts {
+    fn empty() -> &'static Self {
+        static EMPTY: std::sync::OnceLock<TurnFacts> = std::sync::OnceLock::new();
+        EMPTY.get_or_init(TurnFacts::default)
+    }
+}
+
+impl<T: Empty> Facts<T> {
+    /// Keeps `facts`, allocating only when they are not empty.
+    pub fn new(facts: T) -> Facts<T> {
+        Facts((facts != T::default()).then(|| Box::new(facts)))
+    }
+}
+
+impl<T: Empty> From<T> for Facts<T> {
+    fn from(facts: T) -> Facts<T> {
+        Facts::new(facts)
+    }
+}
+
+impl<T: Empty> std::ops::Deref for Facts<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.0.as_deref().unwrap_or_else(|| T::empty())
+    }
 }
 
 /// What omp 18's `buildSessionContext` reads of a message beyond the index:
@@ -155,7 +214,8 @@ pub struct TurnFacts {
     /// Tool result: its `toolCallId`.
     pub tool_call_id: Option<u64>,
     /// Assistant: blocks that are neither `toolCall` nor `redactedThinking`
-    /// (what is left when every call is stripped).
+    /// (what is left when every call is stripped); 0 for a turn without calls,
+    /// whose facts then stay empty (nothing allocated).
     pub other_blocks: u32,
     /// Assistant: `retryRecovery` is set (truthy).
     pub retry_recovery: bool,
@@ -200,10 +260,53 @@ impl MessageMeta {
 
     /// Whether the assistant usage counts as "usable" (not aborted, not an error).
     pub fn usable_usage(&self) -> Option<Usage> {
-        match self.stop_reason.as_deref() {
+        match self.reply.stop_reason.as_deref() {
             Some("aborted" | "error") => None,
-            _ => self.usage,
+            _ => self.reply.usage,
         }
+    }
+}
+
+/// An optional time in ms since the epoch in 8 bytes (`Option<f64>` takes 16): "none" is a
+/// NaN with a payload no date parser or arithmetic produces.
+#[derive(Clone, Copy)]
+pub struct Timestamp(f64);
+
+impl Timestamp {
+    const NONE_BITS: u64 = 0x7ff8_dead_beef_0001;
+    /// No timestamp.
+    pub const NONE: Timestamp = Timestamp(f64::from_bits(Timestamp::NONE_BITS));
+
+    /// Keeps `ms`.
+    pub fn new(ms: Option<f64>) -> Timestamp {
+        match ms {
+            Some(v) if v.to_bits() != Timestamp::NONE_BITS => Timestamp(v),
+            Some(_) => Timestamp(f64::NAN),
+            None => Timestamp::NONE,
+        }
+    }
+
+    /// The time, when there is one.
+    pub fn get(self) -> Option<f64> {
+        (self.0.to_bits() != Timestamp::NONE_BITS).then_some(self.0)
+    }
+}
+
+impl From<Option<f64>> for Timestamp {
+    fn from(ms: Option<f64>) -> Timestamp {
+        Timestamp::new(ms)
+    }
+}
+
+impl PartialEq for Timestamp {
+    fn eq(&self, other: &Timestamp) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl std::fmt::Debug for Timestamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
     }
 }
 
@@ -232,7 +335,7 @@ pub struct Entry {
     /// Byte span of the entry's JSON value in the file.
     pub span: Span,
     /// The entry `timestamp` as ms since the epoch, when it parses as a date.
-    pub timestamp_ms: Option<f64>,
+    pub timestamp_ms: Timestamp,
     /// Payload.
     pub kind: EntryKind,
     /// Migration changed this entry (ids assigned, `hookMessage` renamed,
@@ -287,8 +390,9 @@ mod layout {
     fn entry_records_stay_small() {
         assert_eq!(size_of::<Name>(), 16);
         assert_eq!(size_of::<Option<Name>>(), 16);
-        assert!(size_of::<MessageMeta>() <= 208, "MessageMeta is {} bytes", size_of::<MessageMeta>());
-        assert!(size_of::<Entry>() <= 296, "Entry is {} bytes", size_of::<Entry>());
+        assert_eq!(size_of::<Role>(), 16);
+        assert!(size_of::<MessageMeta>() <= 72, "MessageMeta is {} bytes", size_of::<MessageMeta>());
+        assert!(size_of::<Entry>() <= 152, "Entry is {} bytes", size_of::<Entry>());
         let tokens = size_of::<(crate::context::Item, Name, u64)>();
         assert!(tokens <= 40, "a context message's token row is {tokens} bytes");
     }

@@ -9,7 +9,7 @@
 //! type — so that the reference reading ([`super::probe`]) decides. The test
 //! `fast_and_reference_readings_agree` holds the two readings together.
 
-use super::entry::{call_id_hash, EntryKind, MessageMeta, Role, TurnFacts, Usage};
+use super::entry::{call_id_hash, EntryKind, MessageMeta, ReplyFacts, Role, TurnFacts, Usage};
 use super::probe::{parse_iso_ms, Parent, Probe};
 use crate::js;
 
@@ -71,28 +71,32 @@ pub fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
         chars,
         omp18_tokens,
         images: if role == Role::User { c.images as u32 } else { 0 },
-        usage: msg.usage.filter(|_| is_assistant),
-        stop_reason: msg.stop_reason.map(Into::into),
-        model: model.filter(|_| is_assistant),
+        reply: ReplyFacts {
+            usage: msg.usage.filter(|_| is_assistant),
+            stop_reason: msg.stop_reason.map(Into::into),
+            model: model.filter(|_| is_assistant),
+        }
+        .into(),
         exclude_from_context: msg.exclude_from_context,
         pruned: msg.pruned_at,
         tool_name: msg.tool_name.map(Into::into),
         turn: TurnFacts {
             call_ids: if is_assistant { c.call_ids.clone().into() } else { Box::default() },
             tool_call_id: msg.tool_call_id.filter(|_| role == Role::ToolResult),
-            other_blocks: if is_assistant { c.other_blocks } else { 0 },
+            other_blocks: if is_assistant && !c.call_ids.is_empty() { c.other_blocks } else { 0 },
             retry_recovery: false,
             empty_error: false,
             useless: false,
             skill_reads: 0,
-        },
+        }
+        .into(),
         role,
     };
     Some(Probe {
         entry_type: Some("message".into()),
         id: line.id.map(Into::into),
         parent: line.parent,
-        timestamp_ms: line.timestamp.as_deref().and_then(parse_iso_ms),
+        timestamp_ms: line.timestamp.as_deref().and_then(parse_iso_ms).into(),
         kind: EntryKind::Message(meta),
     })
 }

@@ -270,7 +270,7 @@ impl Session {
             }
             links.push(link);
         }
-        let timestamps: Vec<Option<f64>> = self.entries.iter().map(|e| e.timestamp_ms).collect();
+        let timestamps: Vec<Option<f64>> = self.entries.iter().map(|e| e.timestamp_ms.get()).collect();
         self.tree = SessionTree::build(links, &timestamps);
         for i in 0..self.entries.len() {
             if let Link::Cycle(p) = self.tree.link(NodeId(i as u32)) {
@@ -490,7 +490,13 @@ fn read_values(chunks: Vec<ChunkIndex>, rules: RuleSet, diags: &mut Vec<Diagnost
 /// A JSON value that is not an object: the agents keep it in their entry
 /// list, where it has no type, id or parent.
 fn opaque() -> Probe {
-    Probe { entry_type: None, id: None, parent: Parent::Absent, timestamp_ms: None, kind: EntryKind::Other(Box::default()) }
+    Probe {
+        entry_type: None,
+        id: None,
+        parent: Parent::Absent,
+        timestamp_ms: super::entry::Timestamp::NONE,
+        kind: EntryKind::Other(Box::default()),
+    }
 }
 
 fn describe(problem: &ProbeError) -> String {

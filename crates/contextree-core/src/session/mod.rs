@@ -20,7 +20,7 @@ pub mod source;
 pub mod tree;
 
 pub use diagnostic::{Diagnostic, Severity};
-pub use entry::{call_id_hash, Entry, EntryKind, MessageMeta, Role, TurnFacts, Usage};
+pub use entry::{call_id_hash, Empty, Entry, EntryKind, Facts, MessageMeta, ReplyFacts, Role, TurnFacts, Usage};
 pub use load::{NewerEvidence, Row, RulePolicy, Session, TitleSlot};
 pub use name::Name;
 pub use record::{index_chunk, ChunkIndex, LineRecord};

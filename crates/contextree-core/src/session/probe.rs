@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use super::entry::{call_id_hash, EntryKind, MessageMeta, Role, TurnFacts, Usage};
+use super::entry::{call_id_hash, EntryKind, MessageMeta, ReplyFacts, Role, Timestamp, TurnFacts, Usage};
 use super::name::Name;
 use crate::tokens::estimate::estimate_message_chars;
 use crate::RuleSet;
@@ -23,7 +23,7 @@ pub struct Probe {
     /// `parentId` as written.
     pub parent: Parent,
     /// Entry timestamp in ms, when it parses as an ISO date.
-    pub timestamp_ms: Option<f64>,
+    pub timestamp_ms: Timestamp,
     /// Payload facts.
     pub kind: EntryKind,
 }
@@ -78,7 +78,7 @@ pub fn probe_object(mut map: Map<String, Value>) -> Probe {
         (Some("message"), Some(Value::Object(msg))) => EntryKind::Message(message_meta(msg)),
         _ => EntryKind::Other(Box::new(map)),
     };
-    Probe { entry_type, id, parent, timestamp_ms, kind }
+    Probe { entry_type, id, parent, timestamp_ms: timestamp_ms.into(), kind }
 }
 
 /// The facts of a message object (reference reading, on a `Value`).
@@ -120,14 +120,17 @@ pub fn message_meta(msg: &Map<String, Value>) -> MessageMeta {
         chars,
         omp18_tokens: crate::tokens::estimate::omp18_message_tokens(msg),
         images,
-        usage: if is_assistant { usage } else { None },
-        stop_reason: text("stopReason"),
-        model: if is_assistant { model } else { None },
+        reply: ReplyFacts {
+            usage: if is_assistant { usage } else { None },
+            stop_reason: text("stopReason"),
+            model: if is_assistant { model } else { None },
+        }
+        .into(),
         exclude_from_context: msg.get("excludeFromContext").and_then(Value::as_bool).unwrap_or(false),
         // omp tests `prunedAt === undefined`: any stored value, even null, counts.
         pruned: msg.contains_key("prunedAt"),
         tool_name: text("toolName"),
-        turn: turn_facts(msg, &role),
+        turn: turn_facts(msg, &role).into(),
         role,
     }
 }
@@ -160,7 +163,10 @@ pub fn turn_facts(msg: &Map<String, Value>, role: &Role) -> TurnFacts {
                     mask
                 }
             });
-            t.other_blocks = blocks.iter().filter(|b| !matches!(ty(b), "toolCall" | "redactedThinking")).count() as u32;
+            if !t.call_ids.is_empty() {
+                // Read only when calls are stripped; 0 otherwise keeps a call-less turn's facts empty.
+                t.other_blocks = blocks.iter().filter(|b| !matches!(ty(b), "toolCall" | "redactedThinking")).count() as u32;
+            }
             t.retry_recovery = crate::js::is_truthy(msg.get("retryRecovery"));
             let filled = |b: &Value, k: &str| b.get(k).and_then(Value::as_str).is_some_and(|s| !crate::js::js_trim(s).is_empty());
             t.empty_error = msg.get("stopReason").and_then(Value::as_str) == Some("error")
