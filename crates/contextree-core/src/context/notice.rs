@@ -293,20 +293,17 @@ fn diagnostics_notice(d: Option<&Value>, omp18: bool) -> String {
         return String::new();
     }
     let messages: Vec<String> = messages.iter().map(|m| to_js_string(Some(m))).collect();
-    format!(
-        "\n\nLSP Diagnostics ({}):\n{}",
-        to_js_string(d.and_then(|d| d.get("summary"))),
-        if omp18 { group_diagnostics18(&messages) } else { group_diagnostics(&messages) }
-    )
+    format!("\n\nLSP Diagnostics ({}):\n{}", to_js_string(d.and_then(|d| d.get("summary"))), group_diagnostics(&messages, omp18))
 }
 
 /// A file path and the rest (`line:col …`) of each of its messages.
 type FileDiagnostics<'a> = (String, Vec<&'a str>);
 
 /// omp's `formatGroupedDiagnosticMessages`: `path:line:col …` messages grouped
-/// under `# dir` / `## └─ file` headings (files of `.` directly under
-/// `# file`), in first-seen order; other messages last, after a blank line.
-fn group_diagnostics(messages: &[String]) -> String {
+/// by file in first-seen order, each file's messages indented under it; other
+/// messages last, after a blank line. The files are laid out as omp 13 does
+/// ([`dir_headings`]) or as omp 18 does ([`folded_tree`]).
+fn group_diagnostics(messages: &[String], omp18: bool) -> String {
     let mut by_file: Vec<FileDiagnostics> = Vec::new();
     let mut ungrouped: Vec<&str> = Vec::new();
     for msg in messages {
@@ -323,9 +320,19 @@ fn group_diagnostics(messages: &[String]) -> String {
     if by_file.is_empty() {
         return ungrouped.join("\n");
     }
+    let mut lines = if omp18 { folded_tree(&by_file) } else { dir_headings(&by_file) };
+    if !ungrouped.is_empty() {
+        lines.push(String::new());
+        lines.extend(ungrouped.iter().map(|m| (*m).to_owned()));
+    }
+    lines.join("\n")
+}
 
+/// omp 13.19: `# dir` / `## └─ file` headings (files of `.` directly under
+/// `# file`), a blank line between groups.
+fn dir_headings(by_file: &[FileDiagnostics]) -> Vec<String> {
     let mut by_dir: Vec<(String, Vec<&FileDiagnostics>)> = Vec::new();
-    for file in &by_file {
+    for file in by_file {
         let dir = posix_dirname(&file.0).replace('\\', "/");
         match by_dir.iter_mut().find(|(d, _)| *d == dir) {
             Some((_, files)) => files.push(file),
@@ -354,35 +361,14 @@ fn group_diagnostics(messages: &[String]) -> String {
             lines.extend(rests.iter().map(|r| format!("  {r}")));
         }
     }
-    if !ungrouped.is_empty() {
-        lines.push(String::new());
-        lines.extend(ungrouped.iter().map(|m| (*m).to_owned()));
-    }
-    lines.join("\n")
+    lines
 }
 
-/// omp 18's `formatGroupedDiagnosticMessages`: the files' prefix-folded tree
-/// ([`crate::path_tree`], `formatGroupedFiles`): `#` × (depth + 1) before a
-/// folded directory (`dir/`) or a file, each file's messages indented under it,
-/// a blank line before every directory and every top-level file but the first;
-/// other messages last, after a blank line.
-fn group_diagnostics18(messages: &[String]) -> String {
-    let mut by_file: Vec<(String, Vec<&str>)> = Vec::new();
-    let mut ungrouped: Vec<&str> = Vec::new();
-    for msg in messages {
-        let Some((path, rest)) = split_diagnostic(msg) else {
-            ungrouped.push(msg);
-            continue;
-        };
-        let path = path.replace('\\', "/");
-        match by_file.iter_mut().find(|(p, _)| *p == path) {
-            Some((_, rests)) => rests.push(rest),
-            None => by_file.push((path, vec![rest])),
-        }
-    }
-    if by_file.is_empty() {
-        return ungrouped.join("\n");
-    }
+/// omp 18 (`formatGroupedFiles`): the files' prefix-folded tree
+/// ([`crate::path_tree`]), `#` × (depth + 1) before a folded directory
+/// (`dir/`) or a file, a blank line before every directory and every
+/// top-level file but the first.
+fn folded_tree(by_file: &[FileDiagnostics]) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     for step in crate::path_tree::walk(by_file.iter().map(|(p, _)| (p.as_str(), p.as_str()))) {
         if !lines.is_empty() && (step.depth == 0 || step.is_dir) {
@@ -398,11 +384,7 @@ fn group_diagnostics18(messages: &[String]) -> String {
             lines.extend(rests.iter().map(|r| format!("  {r}")));
         }
     }
-    if !ungrouped.is_empty() {
-        lines.push(String::new());
-        lines.extend(ungrouped.iter().map(|m| (*m).to_owned()));
-    }
-    lines.join("\n")
+    lines
 }
 
 /// `/^(.+?):(\d+:\d+\s+.*)$/` → (path, rest).
