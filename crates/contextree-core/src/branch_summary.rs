@@ -336,7 +336,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn synthetic(name: &str) -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/synthetic").join(name)
+        contextree_testkit::fixture(&format!("synthetic/{name}"))
     }
 
     fn golden(stem: &str, dialect: Dialect) -> Value {

@@ -20,7 +20,7 @@ use contextree_core::Dialect;
 use serde_json::Value;
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
+    contextree_testkit::repo().join("tests/fixtures")
 }
 
 fn read_json(path: &Path) -> Value {

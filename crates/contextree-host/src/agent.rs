@@ -389,26 +389,22 @@ fn read_version(dir: &Path) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn temp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("contextree-host-agent-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
+    use contextree_testkit::Scratch;
 
     #[test]
     fn missing_package_json_is_a_pack_error() {
-        let dir = temp_dir("empty");
+        let tmp = Scratch::new("host-agent-empty");
+        let dir = tmp.path().to_path_buf();
         match load_pack_from_dir(Dialect::Pi, &dir) {
             Err(AgentLoadError::Pack { source: AgentPackError::MissingFile(f), .. }) => assert_eq!(f, "package.json"),
             other => panic!("{other:?}"),
         }
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn loads_a_minimal_pi_package() {
-        let dir = temp_dir("pi");
+        let tmp = Scratch::new("host-agent-pi");
+        let dir = tmp.path().to_path_buf();
         let write = |rel: &str, text: &str| {
             let path = dir.join(rel);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -432,12 +428,12 @@ mod tests {
         let pack = load_pack_from_dir(Dialect::Pi, &dir).unwrap();
         assert_eq!(pack.wrap_compaction_summary("S"), "C\nS\n/C");
         assert_eq!(read_version(&dir).as_deref(), Some("0.0.1"));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn the_installed_package_of_the_rule_set_is_picked() {
-        let root = temp_dir("pick");
+        let tmp = Scratch::new("host-agent-pick");
+        let root = tmp.path().to_path_buf();
         let old = root.join("@mariozechner/pi-coding-agent");
         let new = root.join("@earendil-works/pi-coding-agent");
         let missing = root.join("nothing-here");
@@ -452,7 +448,6 @@ mod tests {
         // Only the other release installed: it is used all the same.
         assert_eq!(pick_installed(Dialect::Pi, vec![old.clone()], Some(RuleSet::Pi16)), Some(old.clone()));
         assert_eq!(pick_installed(Dialect::Pi, vec![missing], Some(RuleSet::Pi16)), None);
-        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
@@ -496,7 +491,8 @@ mod tests {
 
     #[test]
     fn node_versions_newest_first() {
-        let dir = temp_dir("versions");
+        let tmp = Scratch::new("host-agent-versions");
+        let dir = tmp.path().to_path_buf();
         for v in ["v18.20.1", "v22.3.0", "v20.9.0", "v22.11.0"] {
             std::fs::create_dir_all(dir.join(v)).unwrap();
         }
@@ -504,13 +500,13 @@ mod tests {
             versions_newest_first(&dir).iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
         assert_eq!(names, ["v22.11.0", "v22.3.0", "v20.9.0", "v18.20.1"]);
         assert!(versions_newest_first(&dir.join("missing")).is_empty());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[cfg(unix)]
     #[test]
     fn the_command_on_path_leads_to_its_package() {
-        let dir = temp_dir("command");
+        let tmp = Scratch::new("host-agent-command");
+        let dir = tmp.path().to_path_buf();
         let package = dir.join("lib/node_modules/@oh-my-pi/pi-coding-agent");
         std::fs::create_dir_all(package.join("dist")).unwrap();
         std::fs::write(package.join("dist/cli.js"), "").unwrap();
@@ -520,6 +516,5 @@ mod tests {
         let found = command_packages(Dialect::Omp, &path);
         assert_eq!(found, [std::fs::canonicalize(&package).unwrap()]);
         assert!(command_packages(Dialect::Pi, &path).is_empty(), "no pi command there");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

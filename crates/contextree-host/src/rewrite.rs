@@ -556,7 +556,7 @@ mod tests {
     }
 
     fn fixture(name: &str) -> Vec<u8> {
-        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/synthetic").join(name)).unwrap()
+        std::fs::read(contextree_testkit::fixture(&format!("synthetic/{name}"))).unwrap()
     }
 
     /// E13b with everything a rewrite must leave alone: a blank line, a

@@ -357,20 +357,10 @@ pub fn now_iso() -> String {
 
 /// `new Date(ms).toISOString()` for years 0–9999: `YYYY-MM-DDTHH:MM:SS.mmmZ`.
 pub fn iso_from_ms(ms: i64) -> String {
-    let days = ms.div_euclid(86_400_000);
-    let in_day = ms.rem_euclid(86_400_000);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    let (h, m, s, milli) = (in_day / 3_600_000, in_day / 60_000 % 60, in_day / 1000 % 60, in_day % 1000);
-    format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{milli:03}Z")
+    // Outside jiff's range (years -9999 to 9999, less a day at either end) only for a broken
+    // clock; the epoch stands in then.
+    let t = jiff::Timestamp::from_millisecond(ms).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
 /// 32 random bits for entry ids (the agents cut a random UUID): from the
@@ -395,40 +385,30 @@ mod tests {
     use contextree_core::context::{build, Item, Leaf};
     use contextree_core::prompts::PromptPack;
     use contextree_core::Dialect;
-    use std::sync::atomic::{AtomicU32, Ordering};
 
     /// A copy of a synthetic fixture in its own temporary folder, removed on drop.
-    struct TempCopy(PathBuf);
+    struct TempCopy {
+        _scratch: contextree_testkit::Scratch,
+        path: PathBuf,
+    }
 
     impl std::ops::Deref for TempCopy {
         type Target = Path;
         fn deref(&self) -> &Path {
-            &self.0
+            &self.path
         }
     }
 
     impl AsRef<Path> for TempCopy {
         fn as_ref(&self) -> &Path {
-            &self.0
-        }
-    }
-
-    impl Drop for TempCopy {
-        fn drop(&mut self) {
-            if let Some(dir) = self.0.parent() {
-                let _ = std::fs::remove_dir_all(dir);
-            }
+            &self.path
         }
     }
 
     fn copy_fixture(name: &str) -> TempCopy {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!("contextree-write-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
-        std::fs::create_dir_all(&dir).unwrap();
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/synthetic").join(name);
-        let dst = dir.join(name);
-        std::fs::copy(src, &dst).unwrap();
-        TempCopy(dst)
+        let scratch = contextree_testkit::Scratch::new("write");
+        let dst = scratch.copy_fixture(&format!("synthetic/{name}"));
+        TempCopy { _scratch: scratch, path: dst }
     }
 
     /// E02's compaction entry line (K = 45) for `dialect`, built from the loaded file.
@@ -670,6 +650,9 @@ mod tests {
         assert_eq!(iso_from_ms(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(iso_from_ms(1_767_225_601_000), "2026-01-01T00:00:01.000Z");
         assert_eq!(iso_from_ms(951_782_400_123), "2000-02-29T00:00:00.123Z");
+        assert_eq!(iso_from_ms(-1), "1969-12-31T23:59:59.999Z");
+        assert_eq!(iso_from_ms(-62_135_596_800_000), "0001-01-01T00:00:00.000Z");
+        assert_eq!(iso_from_ms(253_402_041_600_000), "9999-12-29T00:00:00.000Z");
         assert_eq!(now_iso().len(), 24);
         // Not a proof of randomness; only that the bits are not constant.
         assert!((0..8).map(|_| random_u32()).collect::<std::collections::HashSet<_>>().len() > 1);

@@ -96,10 +96,11 @@ mod tests {
     use super::*;
     use std::fs::{File, OpenOptions};
 
-    fn temp_file(tag: &str) -> std::path::PathBuf {
-        let path = std::env::temp_dir().join(format!("contextree-writers-{}-{tag}", std::process::id()));
-        std::fs::write(&path, b"x\n").unwrap();
-        path
+    /// A one-line file in a scratch folder (removed with the folder).
+    fn temp_file(tag: &str) -> (contextree_testkit::Scratch, std::path::PathBuf) {
+        let scratch = contextree_testkit::Scratch::new(&format!("writers-{tag}"));
+        let path = scratch.write("s.jsonl", b"x\n");
+        (scratch, path)
     }
 
     #[test]
@@ -110,7 +111,7 @@ mod tests {
 
     #[test]
     fn a_descriptor_for_appending_is_found_a_read_only_one_is_not() {
-        let path = temp_file("own");
+        let (_tmp, path) = temp_file("own");
         let me = std::process::id();
         let reader = File::open(&path).unwrap();
         assert!(!writers_of_path(&path).unwrap().iter().any(|w| w.pid == me), "a read-only descriptor is not a writer");
@@ -122,14 +123,12 @@ mod tests {
         drop(appender);
         assert!(!writers_of_path(&path).unwrap().iter().any(|w| w.pid == me), "closed");
         drop(reader);
-        let _ = std::fs::remove_file(&path);
     }
 
     #[test]
     fn another_process_is_named_and_a_hard_link_is_the_same_file() {
-        let path = temp_file("child");
+        let (_tmp, path) = temp_file("child");
         let link = path.with_extension("link");
-        let _ = std::fs::remove_file(&link);
         std::fs::hard_link(&path, &link).unwrap();
         // `exec 3>>` opens O_WRONLY|O_APPEND in the shell itself; `read` waits on stdin.
         let mut child = std::process::Command::new("sh")
@@ -146,7 +145,5 @@ mod tests {
         drop(child.stdin.take());
         child.wait().unwrap();
         assert!(!writers_of_path(&path).unwrap().iter().any(|w| w.pid == child.id()));
-        let _ = std::fs::remove_file(&path);
-        let _ = std::fs::remove_file(&link);
     }
 }

@@ -206,9 +206,7 @@ fn binary() -> PathBuf {
         .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_contextree")), PathBuf::from)
 }
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use contextree_testkit::repo;
 
 /// The shim, compiled once per test process.
 fn shim() -> &'static Path {

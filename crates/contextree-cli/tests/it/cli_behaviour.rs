@@ -4,11 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use contextree_testkit::{fixture, Scratch};
 use serde_json::Value;
-
-fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(rel)
-}
 
 fn contextree(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_contextree")).args(args).output().unwrap()
@@ -108,7 +105,7 @@ fn rule_set_of(file: &Path, pi_package: &Path, dialect: Option<&str>) -> Value {
 
 #[test]
 fn the_rule_set_follows_the_flag_then_the_installed_agent_then_the_file_then_the_newest() {
-    let tmp = tempfile::Builder::new().prefix("contextree-rules-").tempdir().unwrap();
+    let tmp = Scratch::new("rules");
     let dir = tmp.path().to_path_buf();
     let package = dir.join("pkg");
     std::fs::create_dir_all(&package).unwrap();
@@ -153,23 +150,20 @@ fn the_rule_set_follows_the_flag_then_the_installed_agent_then_the_file_then_the
         assert_eq!(doc["ruleSet"]["name"], "pi@1.6", "{cmd}");
         assert_eq!(doc["dialect"], "pi", "{cmd}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A private copy of a fixture in its own folder, removed on drop.
+/// A private copy of a fixture (`s.jsonl`) in its own folder, removed on drop.
 struct Copy {
+    scratch: Scratch,
     dir: PathBuf,
     file: PathBuf,
 }
 
 impl Copy {
     fn of(rel: &str, tag: &str) -> Copy {
-        let dir = std::env::temp_dir().join(format!("contextree-cli-behaviour-{}-{tag}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("s.jsonl");
-        std::fs::copy(fixture(rel), &file).unwrap();
-        Copy { dir, file }
+        let scratch = Scratch::new(&format!("cli-behaviour-{tag}"));
+        let file = scratch.copy_fixture_as(rel, "s.jsonl");
+        Copy { dir: scratch.path().to_owned(), file, scratch }
     }
 
     fn path(&self) -> &str {
@@ -177,16 +171,7 @@ impl Copy {
     }
 
     fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> =
-            std::fs::read_dir(&self.dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-        names.sort();
-        names
-    }
-}
-
-impl Drop for Copy {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
+        self.scratch.names()
     }
 }
 
@@ -351,7 +336,7 @@ fn usage_totals_are_the_sums_of_the_recorded_usage() {
 /// compaction yet) lists the terms without judging them.
 #[test]
 fn a_summary_that_omits_a_requested_path_flags_the_request() {
-    let tmp = tempfile::Builder::new().prefix("contextree-drops-").tempdir().unwrap();
+    let tmp = Scratch::new("drops");
     let dir = tmp.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("s.jsonl");
@@ -392,5 +377,4 @@ fn a_summary_that_omits_a_requested_path_flags_the_request() {
     let out = contextree(&["drops", file.to_str().unwrap(), "--compaction", "u1"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("u1"), "{}", stderr(&out));
-    let _ = std::fs::remove_dir_all(&dir);
 }

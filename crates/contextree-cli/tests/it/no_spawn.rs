@@ -24,7 +24,7 @@ fn context_json_starts_no_other_program() {
         eprintln!("SKIPPED context_json_starts_no_other_program: {why}");
         return;
     }
-    let tmp = tempfile::Builder::new().prefix("contextree-no-spawn-").tempdir().unwrap();
+    let tmp = contextree_testkit::Scratch::new("no-spawn");
     let dir = tmp.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("strace.log");

@@ -77,7 +77,7 @@ fn prune_passes_cli_shape_and_apply() {
     let overflow = support::run_rules("prune", &fixture, "omp@18", &["--dry-run", "--pass", "overflow"]).unwrap();
     assert!(overflow["stale"].is_null() && overflow["passes"] == serde_json::json!(["overflow"]));
 
-    let tmp = tempfile::Builder::new().prefix("contextree-stale-").tempdir().unwrap();
+    let tmp = contextree_testkit::Scratch::new("stale");
     let dir = tmp.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     let copy = dir.join("stale-reads.jsonl");

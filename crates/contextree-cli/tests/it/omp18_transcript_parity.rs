@@ -236,7 +236,8 @@ fn folded_history_matches_the_agent() {
     let dir = repo().join("tests/golden-omp18-transcript/folds");
     let mut report = Report::default();
     let (mut files, mut exact) = (0, 0);
-    let cfg = std::env::temp_dir().join(format!("contextree-fold-{}", std::process::id()));
+    let scratch = contextree_testkit::Scratch::new("fold");
+    let cfg = scratch.path();
     for golden in json_files(&dir) {
         files += 1;
         let g: Value = serde_json::from_slice(&std::fs::read(&golden).unwrap()).unwrap();
@@ -261,7 +262,7 @@ fn folded_history_matches_the_agent() {
                 &g["reserve"].to_string(),
             ])
             .args(["--prompts", pack.to_str().unwrap()])
-            .env("XDG_CONFIG_HOME", &cfg)
+            .env("XDG_CONFIG_HOME", cfg)
             .output()
             .unwrap();
         if !out.status.success() {
@@ -304,7 +305,6 @@ fn folded_history_matches_the_agent() {
             exact += 1;
         }
     }
-    let _ = std::fs::remove_dir_all(&cfg);
     println!("{exact}/{files} folded compactions: every request byte-exact");
     assert!(files > 0);
     report.assert_clean(&format!("{files} folded compactions"));

@@ -3,12 +3,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use contextree_testkit::Scratch;
 use serde_json::Value;
 
-use tempfile::TempDir;
-
-fn temp(tag: &str) -> TempDir {
-    tempfile::Builder::new().prefix(&format!("contextree-cli-sessions-{tag}-")).tempdir().unwrap()
+fn temp(tag: &str) -> Scratch {
+    Scratch::new(&format!("cli-sessions-{tag}"))
 }
 
 fn write(path: &Path, text: &str) {
@@ -35,7 +34,7 @@ fn sessions(home: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn fake_home(t: &TempDir) -> PathBuf {
+fn fake_home(t: &Scratch) -> PathBuf {
     let home = t.path().join("home");
     write(
         &home.join(".pi/agent/sessions/--srv-app--/2026-01-01T00-00-00-000Z_01890a5d-ac96-774b-bcce-b302099a8057.jsonl"),

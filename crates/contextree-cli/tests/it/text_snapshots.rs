@@ -42,7 +42,7 @@ fn text(home: &Path, args: &[&str]) -> String {
 
 #[test]
 fn text_outputs_are_as_snapshotted() {
-    let home = tempfile::tempdir().unwrap();
+    let home = contextree_testkit::Scratch::new("snapshots");
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(repo().join("crates/contextree-cli/tests/it/snapshots"));
     settings.set_prepend_module_to_snapshot(false);

@@ -2,12 +2,15 @@
 //! line is not joined to a torn one of ours.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
+
+use contextree_testkit::Scratch;
 
 /// A private HOME (no user config or hooks) holding a copy of E02 padded so its size ends
 /// `room` bytes below a 1024-byte block: a file size limit there stops the append mid-line.
 struct Padded {
+    _scratch: Scratch,
     dir: PathBuf,
     file: PathBuf,
     blocks: u64,
@@ -15,18 +18,18 @@ struct Padded {
 
 impl Padded {
     fn new(tag: &str, room: usize) -> Padded {
-        let dir = std::env::temp_dir().join(format!("contextree-write-failures-{}-{tag}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let scratch = Scratch::new(&format!("write-failures-{tag}"));
+        let dir = scratch.path().to_owned();
         std::fs::create_dir_all(dir.join("xdg")).unwrap();
         let file = dir.join("s.jsonl");
-        let mut bytes = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/synthetic/E02.jsonl")).unwrap();
+        let mut bytes = std::fs::read(contextree_testkit::fixture("synthetic/E02.jsonl")).unwrap();
         let blocks = (bytes.len() + room).div_ceil(1024) as u64;
         // A line of spaces: blank, so both agents skip it.
         let pad = blocks as usize * 1024 - room - bytes.len();
         bytes.extend(std::iter::repeat_n(b' ', pad - 1));
         bytes.push(b'\n');
         std::fs::write(&file, &bytes).unwrap();
-        Padded { dir, file, blocks }
+        Padded { _scratch: scratch, dir, file, blocks }
     }
 
     /// `contextree ARGS…` under `ulimit -f` (RLIMIT_FSIZE) with SIGXFSZ ignored, so a write
@@ -51,12 +54,6 @@ impl Padded {
             .env("XDG_CONFIG_HOME", self.dir.join("xdg"))
             .output()
             .unwrap()
-    }
-}
-
-impl Drop for Padded {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

@@ -1421,7 +1421,7 @@ mod tests {
 
     #[test]
     fn golden_overflow_patterns() {
-        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/golden-overflow/overflow.json");
+        let file = contextree_testkit::repo().join("tests/golden-overflow/overflow.json");
         let rows: Vec<Value> = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
         assert!(rows.len() > 50);
         for row in rows {
@@ -1475,7 +1475,7 @@ mod tests {
 
     #[test]
     fn golden_overflow_patterns_pi16() {
-        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/golden-overflow/overflow.json");
+        let file = contextree_testkit::repo().join("tests/golden-overflow/overflow.json");
         let rows: Vec<Value> = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
         for row in rows {
             let m = row["message"].as_str().unwrap();
@@ -1736,7 +1736,7 @@ mod tests {
 
     #[test]
     fn golden_overflow_patterns_omp18() {
-        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/golden-overflow/overflow.json");
+        let file = contextree_testkit::repo().join("tests/golden-overflow/overflow.json");
         let rows: Vec<Value> = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
         for row in rows {
             let m = row["message"].as_str().unwrap();

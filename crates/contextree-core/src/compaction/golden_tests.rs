@@ -54,7 +54,7 @@ const STUBS: &[Stub] = &[
 ];
 
 fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/synthetic")
+    contextree_testkit::repo().join("tests/fixtures/synthetic")
 }
 
 /// Every expected file that has `compact.calls`, as (example, dialect, document).

@@ -13,8 +13,8 @@ struct Case {
 
 impl Case {
     fn new(stem: &str, dialect: Dialect, keep_recent_tokens: u64) -> Case {
-        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/synthetic/").to_owned() + stem + ".jsonl";
-        let bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let file = contextree_testkit::fixture(&format!("synthetic/{stem}.jsonl"));
+        let bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let session = Session::parse(&bytes, Some(crate::RuleSet::oldest(dialect)));
         let ctx = build(&session, Leaf::Last);
         let settings = CompactionSettings { keep_recent_tokens, ..Default::default() };
@@ -181,7 +181,7 @@ fn e17_file_lists_accumulate() {
 
 #[test]
 fn empty_path_has_nothing_to_compact() {
-    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/synthetic/E02.jsonl")).unwrap();
+    let bytes = std::fs::read(contextree_testkit::fixture("synthetic/E02.jsonl")).unwrap();
     for d in Dialect::ALL {
         let session = Session::parse(&bytes, Some(crate::RuleSet::oldest(d)));
         let ctx = build(&session, Leaf::Reset);

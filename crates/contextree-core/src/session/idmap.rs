@@ -1,6 +1,6 @@
 //! The id → entry index. Entry ids are short random strings the file owner
-//! controls only through their agent; a fast multiplicative hash (FxHash's) is
-//! enough, and SipHash showed up in profiles of large files.
+//! controls only through their agent; a fast multiplicative hash (rustc-hash's
+//! FxHasher) is enough, and SipHash showed up in profiles of large files.
 //!
 //! The index holds entry numbers only (4 bytes a slot), never the ids: the
 //! ids live in the entries, which every lookup is given. A map keyed by a
@@ -8,49 +8,15 @@
 
 use std::hash::Hasher;
 
+use rustc_hash::FxHasher;
+
 use super::entry::Entry;
 use super::tree::NodeId;
-
-/// FxHash: rotate, xor, multiply per word.
-#[derive(Default, Clone, Copy)]
-pub struct IdHasher(u64);
-
-const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-impl IdHasher {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(SEED);
-    }
-}
-
-impl Hasher for IdHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for w in &mut words {
-            self.add(u64::from_le_bytes(w.try_into().unwrap_or_default()));
-        }
-        let mut tail = [0u8; 8];
-        tail[..words.remainder().len()].copy_from_slice(words.remainder());
-        self.add(u64::from_le_bytes(tail));
-    }
-
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
 
 /// The slot an id starts probing at: FxHash's low bits are weak, so its
 /// result is mixed (splitmix64's finalizer) and the high bits taken.
 fn start(id: &str, shift: u32) -> usize {
-    let mut h = IdHasher::default();
+    let mut h = FxHasher::default();
     h.write(id.as_bytes());
     let mut x = h.finish();
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);

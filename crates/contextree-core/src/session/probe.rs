@@ -389,7 +389,8 @@ mod tests {
 
     #[test]
     fn fast_and_reference_readings_agree() {
-        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures");
+        let root = contextree_testkit::repo().join("tests/fixtures");
+        let root = root.display();
         let mut checked = 0;
         for dir in ["synthetic", "real", "generated", "edge", "omp18"] {
             let Ok(files) = std::fs::read_dir(format!("{root}/{dir}")) else { continue };

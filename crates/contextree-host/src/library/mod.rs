@@ -286,9 +286,8 @@ pub fn scan_default(overrides: &RootOverrides, cache: Option<&SummaryCache>) -> 
 /// `2026-01-01T00:00:00Z` for a time (UTC, whole seconds).
 pub fn iso_utc(t: SystemTime) -> String {
     let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let ms = crate::write::iso_from_ms(i64::try_from(secs).unwrap_or(i64::MAX / 1000) * 1000);
-    // `YYYY-MM-DDTHH:MM:SS.000Z` without the milliseconds.
-    format!("{}Z", &ms[..19])
+    let t = i64::try_from(secs).ok().and_then(|s| jiff::Timestamp::from_second(s).ok()).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 #[cfg(test)]

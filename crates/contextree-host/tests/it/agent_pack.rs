@@ -7,19 +7,13 @@
 //! installed copy; `scripts/install-agents.sh` installs them). Without either the test fails on purpose: a
 //! silently skipped test would hide that the exact-output path is untested.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use contextree_core::prompts::{HashedForm, PackOrigin, PromptId, PromptPack};
 use contextree_core::Dialect;
 use contextree_host::agent::{load_agent_pack, load_pack_from_dir, package_env_var};
 
-/// The pinned agents (`tests/agents`), or the folder `ORACLE` names.
-fn agents_root() -> PathBuf {
-    std::env::var_os("ORACLE")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/agents"))
-}
+use contextree_testkit::paths::agents_root;
 
 fn oracle_fallback(dialect: Dialect) -> PathBuf {
     let oracle = agents_root();

@@ -16,11 +16,7 @@ use contextree_core::{Dialect, RuleSet};
 use contextree_host::agent::{load_pack_from_dir, pick_installed};
 
 fn oracle() -> PathBuf {
-    std::env::var_os("ORACLE")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/agents"))
-        .join("node_modules")
+    contextree_testkit::paths::agents_root().join("node_modules")
 }
 
 fn pi16_dir() -> Option<PathBuf> {

@@ -3,14 +3,14 @@
 //! chunk boundaries (omp's recovery from a malformed line never crosses a
 //! line it could not see, so every fixture is checked with tiny chunks too).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use contextree_core::session::{NodeId, Session};
 use contextree_core::Dialect;
 use contextree_host::load::load_in_chunks;
 
 fn fixtures() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+    let root = contextree_testkit::repo().join("tests/fixtures");
     let mut files = Vec::new();
     for dir in ["synthetic", "real", "generated", "edge"] {
         for f in std::fs::read_dir(root.join(dir)).unwrap().flatten() {

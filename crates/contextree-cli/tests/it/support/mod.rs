@@ -14,20 +14,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-/// The repository root.
-pub fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
-
-/// The session file a golden file was made from.
-pub fn fixture(stem: &str) -> PathBuf {
-    let root = repo().join("tests/fixtures");
-    ["synthetic", "real", "generated", "edge", "pi16", "omp18"]
-        .iter()
-        .map(|d| root.join(d).join(format!("{stem}.jsonl")))
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| panic!("no fixture for golden {stem}"))
-}
+pub use contextree_testkit::paths::{fixture_stem as fixture, repo};
 
 /// The rule set the goldens of `dialect` (`pi`, `omp`) were made with: the
 /// seed's (pi 0.73.1, oh-my-pi 13.19.0). Passed explicitly, since a bare

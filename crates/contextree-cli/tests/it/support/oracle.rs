@@ -5,20 +5,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use contextree_testkit::Scratch;
 use serde_json::Value;
-
-use super::repo;
 
 /// The oracle's folder. Tests that need the agents fail without it: they
 /// cannot show that the agents accept what contextree wrote, so they must not skip.
 pub fn oracle_dir() -> PathBuf {
-    let dir = std::env::var_os("ORACLE").filter(|v| !v.is_empty()).map(PathBuf::from).unwrap_or_else(|| repo().join("tests/agents"));
-    assert!(
-        dir.join("oracle.mjs").is_file() && dir.join("node_modules").is_dir() && dir.join("omp13/node_modules").is_dir(),
-        "the agents are not installed in {} — run scripts/install-agents.sh (or set ORACLE)",
-        dir.display()
-    );
-    dir
+    contextree_testkit::agents()
 }
 
 /// The agent's own package (its prompt pack): `CONTEXTREE_PI_PACKAGE` /
@@ -77,12 +70,12 @@ pub fn contextree(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("contextree {args:?}: stdout is not JSON: {e}"))
 }
 
-/// A temporary folder (`tempfile`), removed when dropped, with fixture copies.
-pub struct TempDir(tempfile::TempDir);
+/// A temporary folder (the testkit's [`Scratch`]), removed when dropped, with fixture copies.
+pub struct TempDir(Scratch);
 
 impl TempDir {
     pub fn new() -> TempDir {
-        TempDir(tempfile::Builder::new().prefix("contextree-e2e-").tempdir().unwrap())
+        TempDir(Scratch::new("e2e"))
     }
 
     /// The folder.
@@ -97,8 +90,6 @@ impl TempDir {
 
     /// A copy of a fixture of `tests/fixtures/<folder>` in this folder.
     pub fn copy_from(&self, folder: &str, fixture: &str) -> PathBuf {
-        let file = self.path().join(format!("{fixture}.jsonl"));
-        std::fs::copy(repo().join("tests/fixtures").join(folder).join(format!("{fixture}.jsonl")), &file).unwrap();
-        file
+        self.0.copy_fixture(&format!("{folder}/{fixture}.jsonl"))
     }
 }

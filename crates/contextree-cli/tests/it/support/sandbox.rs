@@ -4,27 +4,24 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicU32, Ordering};
 
+use contextree_testkit::Scratch;
 use serde_json::{json, Value};
-
-use super::repo;
 
 /// A temporary HOME with a copy of a fixture, removed when dropped.
 pub struct Sandbox {
+    scratch: Scratch,
     pub dir: PathBuf,
     pub file: PathBuf,
 }
 
 impl Sandbox {
     pub fn new(fixture: &str) -> Sandbox {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!("contextree-sandbox-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
-        std::fs::create_dir_all(dir.join("xdg/contextree")).unwrap();
-        std::fs::create_dir_all(dir.join("work")).unwrap();
-        let file = dir.join(format!("{fixture}.jsonl"));
-        std::fs::copy(repo().join("tests/fixtures/synthetic").join(format!("{fixture}.jsonl")), &file).unwrap();
-        Sandbox { dir, file }
+        let scratch = Scratch::new("sandbox");
+        std::fs::create_dir_all(scratch.join("xdg/contextree")).unwrap();
+        std::fs::create_dir_all(scratch.join("work")).unwrap();
+        let file = scratch.copy_fixture(&format!("synthetic/{fixture}.jsonl"));
+        Sandbox { dir: scratch.path().to_owned(), file, scratch }
     }
 
     /// Writes contextree's config file.
@@ -40,7 +37,7 @@ impl Sandbox {
     }
 
     pub fn path(&self, rel: &str) -> PathBuf {
-        self.dir.join(rel)
+        self.scratch.join(rel)
     }
 
     /// `contextree CMD FILE ARGS…` in the sandbox (HOME, XDG config, cwd).
@@ -61,12 +58,6 @@ impl Sandbox {
     pub fn last_line(&self) -> Value {
         let text = std::fs::read_to_string(&self.file).unwrap();
         serde_json::from_str(text.lines().last().unwrap()).unwrap()
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
