@@ -24,6 +24,7 @@ test('the usage table: session, kinds, models, branches', () => {
   assert.equal(rows[0].cost, '$0.0123');
   assert.equal(rows[0].input, '3,000');
   assert.equal(dollars(undefined), '$0.0000');
+  assert.equal(dollars(1234.5), '$1,234.5000');
 });
 
 test('the chart: replies that report a context size, compactions as marks', () => {

@@ -2,9 +2,11 @@
 
 import { formatCount } from '../entries/format.js';
 
-/** `$0.0123`: the recorded cost, four decimals (a cent is too coarse for one reply). */
+const USD = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 4, maximumFractionDigits: 4 });
+
+/** `$0.0123`, `$1,234.5000`: the recorded cost, four decimals (a cent is too coarse for one reply). */
 export function dollars(cost) {
-  return `$${Number(cost ?? 0).toFixed(4)}`;
+  return USD.format(Number(cost ?? 0) + 0);
 }
 
 /** The table: `[{ name, records, input, output, cacheRead, cacheWrite, cost }]`, session first. */
