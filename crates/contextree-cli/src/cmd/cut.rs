@@ -77,7 +77,7 @@ pub fn run(args: &CutArgs) -> Result<(), CliError> {
             max_output_tokens: args.max_output,
         };
         let check = auto_check_with(s, &ctx, &settings, w, model, &inputs, &loaded.source).map_err(read_back)?;
-        doc["autoCheck"] = contextree_ops::auto_check::auto_check_json(s, &check);
+        doc["autoCheck"] = super::compact::to_value(&contextree_ops::auto_check::auto_check_report(s, &check))?;
     }
     if a.json {
         print_session_json(s, &doc);
