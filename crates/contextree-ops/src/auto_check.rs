@@ -85,9 +85,9 @@ pub struct MethodStep {
 /// The check `c` of session `s`, as reported.
 pub fn auto_check_report(s: &Session, c: &AutoCheck) -> AutoCheckReport {
     let overflow = c.overflow.as_ref().map(|o| match o {
-        Overflow::ErrorMessage { pattern } => OverflowReport::ErrorMessage { pattern: *pattern },
+        Overflow::ErrorMessage { pattern } => OverflowReport::ErrorMessage { pattern },
         Overflow::ErrorId { error_id } => OverflowReport::ErrorId { error_id: *error_id },
-        Overflow::Usage { input_tokens, rule } => OverflowReport::Usage { input_tokens: JsNumber(*input_tokens), rule: *rule },
+        Overflow::Usage { input_tokens, rule } => OverflowReport::Usage { input_tokens: JsNumber(*input_tokens), rule },
     });
     AutoCheckReport {
         rule_set: c.rules.name(),

@@ -262,7 +262,7 @@ impl Serialize for ConfiguredHooks {
 #[serde(untagged)]
 pub enum DryRun {
     /// The agent would not compact.
-    Nothing(NothingDoc),
+    Nothing(Box<NothingDoc>),
     /// The plan.
     Plan(Box<PlanDoc>),
 }
@@ -448,7 +448,7 @@ pub fn dry_run(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<DryR
     let auto = auto_check_report(loaded, &st.ctx, &st.plan)?;
     let dialect = pv.dialect.name();
     Ok(match pv.planned {
-        Err(reason) => DryRun::Nothing(NothingDoc {
+        Err(reason) => DryRun::Nothing(Box::new(NothingDoc {
             dialect,
             leaf_id: pv.leaf_id,
             dry_run: true,
@@ -457,7 +457,7 @@ pub fn dry_run(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<DryR
             settings_files: pv.settings_files,
             warnings: pv.warnings,
             auto_check: auto,
-        }),
+        })),
         Ok(mut planned) => DryRun::Plan(Box::new(PlanDoc {
             dialect,
             leaf_id: pv.leaf_id,

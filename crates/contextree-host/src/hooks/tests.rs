@@ -160,9 +160,9 @@ fn tree_results_and_payloads() {
     fn value(p: impl serde::Serialize) -> serde_json::Value {
         serde_json::to_value(p).unwrap()
     }
-    assert_eq!(value(&tree_payload(Some("n"), None, None)), json!({"type": "session_tree", "newLeafId": "n", "oldLeafId": null}));
+    assert_eq!(value(tree_payload(Some("n"), None, None)), json!({"type": "session_tree", "newLeafId": "n", "oldLeafId": null}));
     let e = crate::RawJson::from_serialize(&json!({"type": "branch_summary"})).unwrap();
-    assert_eq!(value(&tree_payload(Some("n"), Some("o"), Some((&e, true))))["fromExtension"], true);
+    assert_eq!(value(tree_payload(Some("n"), Some("o"), Some((&e, true))))["fromExtension"], true);
 
     let bytes = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/\"}\n{\"type\":\"message\",\"id\":\"u1\",\"parentId\":null,\"timestamp\":\"t\",\"message\":{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}}\n";
     for dialect in Dialect::ALL {
