@@ -162,3 +162,29 @@ pub struct PiCost {
     pub cache_write: u64,
     pub total: u64,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn summarizers_and_numbers_serialize_as_the_faces_show_them() {
+        let wire = |s: Summarizer| serde_json::to_value(s).unwrap();
+        let answer = ModelAnswer { call: Call::TurnPrefix, provider: "p".into(), model: "m".into(), stop_reason: None };
+        assert_eq!(
+            wire(Summarizer::Models { calls: vec![answer] }),
+            json!({"kind": "model", "calls": [{"call": "turnPrefix", "provider": "p", "model": "m", "stopReason": null}]})
+        );
+        assert_eq!(
+            wire(Summarizer::Model { provider: "p".into(), model: "m".into(), stop_reason: Some("stop".into()) }),
+            json!({"kind": "model", "provider": "p", "model": "m", "stopReason": "stop"})
+        );
+        assert_eq!(wire(Summarizer::Offline { why: "--offline".into() }), json!({"kind": "offline", "why": "--offline"}));
+        assert_eq!(wire(Summarizer::Supplied), json!({"kind": "supplied"}));
+        assert_eq!(wire(Summarizer::Hook { event: "session_before_tree" }), json!({"kind": "hook", "event": "session_before_tree"}));
+        assert_eq!(wire(Summarizer::None { why: "w".into() }), json!({"kind": "none", "why": "w"}));
+        let text = |x: f64| serde_json::to_string(&JsNumber(x)).unwrap();
+        assert_eq!((text(12.0), text(0.5), text(f64::NAN), text(1e300)), ("12".into(), "0.5".into(), "null".into(), "1e+300".into()));
+    }
+}
