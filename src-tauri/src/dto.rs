@@ -544,17 +544,19 @@ pub struct CompactionPreviewView {
 }
 
 impl CompactionPreviewView {
-    fn base(s: &Session, plan: &contextree_core::compaction::CompactionPlan, warnings: Vec<String>) -> Self {
-        Self {
-            dialect: plan.dialect.name(),
-            leaf_id: plan.leaf.map(|n| s.entry(n).id.to_string()),
+    /// contextree-ops' preview of a compaction, as the plan panel shows it; `requests` are the
+    /// user requests it would summarize.
+    pub fn new(pv: contextree_ops::compact::PlanPreview, requests: Vec<contextree_core::drops::Request>) -> Self {
+        let mut v = Self {
+            dialect: pv.dialect.name(),
+            leaf_id: pv.leaf_id,
             nothing_to_compact: true,
             reason: None,
             prompt_pack: None,
             first_kept_entry_id: None,
             is_split_turn: false,
-            tokens_before: plan.tokens_before,
-            keep_recent_tokens_used: plan.keep_recent.used,
+            tokens_before: pv.tokens_before,
+            keep_recent_tokens_used: pv.keep_recent_tokens_used,
             kept_tokens: 0,
             summary_budget: 0,
             estimated_tokens_after: None,
@@ -563,53 +565,39 @@ impl CompactionPreviewView {
             kept_ids: vec![],
             dropped_ids: vec![],
             history_literal: None,
-            warnings,
+            warnings: pv.warnings,
             calls: vec![],
-            requests: vec![],
-        }
-    }
-
-    /// The agent would not compact this leaf.
-    pub fn nothing(s: &Session, plan: &contextree_core::compaction::CompactionPlan, warnings: Vec<String>) -> Self {
-        let mut v = Self::base(s, plan, warnings);
-        v.reason = plan.outcome.as_ref().err().map(ToString::to_string);
-        v
-    }
-
-    /// A plan and its preview.
-    pub fn new(
-        s: &Session,
-        plan: &contextree_core::compaction::CompactionPlan,
-        pv: &contextree_core::compaction::CompactionPreview,
-        history_literal: Option<String>,
-        pack: &str,
-        warnings: Vec<String>,
-    ) -> Self {
-        let mut v = Self::base(s, plan, warnings);
-        v.history_literal = history_literal;
-        let Some(p) = plan.prepared() else { return v };
-        let ids = |nodes: &[contextree_core::session::NodeId]| nodes.iter().map(|&n| s.entry(n).id.to_string()).collect();
+            requests,
+        };
+        let p = match pv.planned {
+            Err(reason) => {
+                v.reason = Some(reason.to_string());
+                return v;
+            }
+            Ok(p) => p,
+        };
         v.nothing_to_compact = false;
-        v.prompt_pack = Some(pack.to_owned());
-        v.first_kept_entry_id = Some(s.entry(p.first_kept).id.to_string());
-        v.is_split_turn = p.is_split_turn();
-        v.tokens_before = pv.tokens_before;
-        v.kept_tokens = pv.kept_tokens;
-        v.summary_budget = pv.summary_budget;
-        v.estimated_tokens_after = Some(pv.estimated_tokens_after);
-        v.summarized_ids = ids(&p.messages_to_summarize);
-        v.turn_prefix_ids = ids(&p.turn_prefix);
-        v.kept_ids = ids(&p.recent);
-        v.dropped_ids = ids(&p.dropped);
-        v.calls = pv
+        v.prompt_pack = Some(p.prompt_pack);
+        v.first_kept_entry_id = Some(p.first_kept_entry_id);
+        v.is_split_turn = p.is_split_turn;
+        v.tokens_before = p.preview.tokens_before.0;
+        v.kept_tokens = p.preview.kept_tokens;
+        v.summary_budget = p.preview.summary_budget;
+        v.estimated_tokens_after = Some(p.preview.estimated_tokens_after);
+        v.summarized_ids = p.messages_to_summarize_ids;
+        v.turn_prefix_ids = p.turn_prefix_ids;
+        v.kept_ids = p.recent_messages_ids;
+        v.dropped_ids = p.dropped_ids;
+        v.history_literal = p.history_literal;
+        v.calls = p
             .calls
-            .iter()
+            .into_iter()
             .map(|c| SummarizerCallView {
-                kind: c.kind.name(),
-                system_prompt: c.system_prompt.clone(),
-                prompt: c.prompt.clone(),
-                max_tokens: c.max_tokens,
-                reasoning: c.reasoning.clone(),
+                kind: c.kind.unwrap_or_default(),
+                system_prompt: c.system_prompt,
+                prompt: c.prompt,
+                max_tokens: c.budget_tokens,
+                reasoning: c.reasoning,
             })
             .collect();
         v

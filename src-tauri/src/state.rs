@@ -7,7 +7,7 @@ use std::time::SystemTime;
 
 use contextree_core::prompts::PromptPack;
 use contextree_core::RuleRequest;
-use contextree_host::LoadedSession;
+use contextree_host::{HostEnv, LoadedSession};
 
 use crate::CommandError;
 
@@ -48,6 +48,9 @@ impl OpenSession {
 #[derive(Debug)]
 pub struct AppState {
     startup: Option<PathBuf>,
+    /// The machine the write flows and the agent's settings are read through (built once, at
+    /// startup: the process's home, working folder, variables and config file).
+    env: Arc<HostEnv>,
     session: RwLock<Option<Arc<OpenSession>>>,
     /// Bumped by every `set_session`: a file watcher serves one generation only.
     generation: AtomicU64,
@@ -56,7 +59,17 @@ pub struct AppState {
 impl AppState {
     /// `startup` is the session file named on the command line; `None` opens the demo.
     pub fn new(startup: Option<PathBuf>) -> Self {
-        Self { startup, session: RwLock::new(None), generation: AtomicU64::new(0) }
+        Self::with_env(startup, HostEnv::from_process())
+    }
+
+    /// [`AppState::new`] over `env` instead of the process's (tests: a temporary home).
+    pub fn with_env(startup: Option<PathBuf>, env: HostEnv) -> Self {
+        Self { startup, env: Arc::new(env), session: RwLock::new(None), generation: AtomicU64::new(0) }
+    }
+
+    /// The machine the flows read settings, hooks, the config file and keys through.
+    pub fn env(&self) -> Arc<HostEnv> {
+        self.env.clone()
     }
 
     /// The session file named on the command line, if any.

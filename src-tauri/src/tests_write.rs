@@ -17,7 +17,7 @@ use tauri::{App, Manager as _};
 
 use crate::commands::write::{self, SummarySource, WriteState};
 use crate::state::OpenSession;
-use crate::test_support::{app, invoke, webview, TempDir};
+use crate::test_support::{app, app_with_env, invoke, webview, TempDir};
 use crate::{demo, AppState};
 
 /// A fixture copy in a fresh temporary folder, removed when dropped.
@@ -186,12 +186,13 @@ const SECRET_KEY: &str = "sk-contextree-test-0123456789abcdef";
 
 #[test]
 fn a_provider_that_refuses_is_kind_provider_without_the_key() {
-    // The client reads the key of an openai-compatible provider from OPENAI_API_KEY. The
-    // other tests of this binary are indifferent to it (their stand-ins ignore headers), so
-    // setting it here changes nothing for them.
-    std::env::set_var("OPENAI_API_KEY", SECRET_KEY);
+    // The client reads the key of an openai-compatible provider from OPENAI_API_KEY, in the
+    // flow's environment (the app's, here a home of the test's own), not the process's.
+    let home = TempDir::new("key-home");
+    let mut env = contextree_host::HostEnv::isolated(home.path());
+    env.vars.insert("OPENAI_API_KEY".into(), SECRET_KEY.into());
     for status in [400, 401] {
-        let app = app();
+        let app = app_with_env(env.clone());
         let copy = Copy::new("demo.jsonl", demo::DEMO_SESSION);
         open(&app, &copy.file);
         // Like OpenAI's own 401, the answer quotes the key it was sent.
@@ -390,15 +391,12 @@ fn the_write_commands_are_registered() {
     assert_eq!(err["kind"], "refused", "{err}");
 }
 
-/// Points contextree's config file of this test process at a scratch folder listing two
-/// candidates, `strong` then `cheap` (no key needed: the stand-ins ignore headers). The other
-/// tests of this binary never take their summary from the config file (they name a provider,
-/// go offline or supply the text), and the rest read only the app's settings from it, of which
-/// it has none, so they are indifferent to it. The folder outlives the test on purpose:
-/// another test may read the variable at any time.
-fn configure_two_candidates(strong: &str, cheap: &str) {
-    // Kept on purpose (see above).
-    let dir = tempfile::Builder::new().prefix("contextree-app-candidates-").tempdir().unwrap().keep();
+/// A machine of the test's own (a scratch home, removed with the returned folder) whose
+/// contextree config file lists two candidates, `strong` then `cheap` (no key needed: the
+/// stand-ins ignore headers).
+fn configure_two_candidates(strong: &str, cheap: &str) -> (TempDir, contextree_host::HostEnv) {
+    let home = TempDir::new("candidates");
+    let dir = home.path().join("xdg");
     let file = dir.join("contextree/config.json");
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     let config = json!({"providers": [
@@ -406,7 +404,10 @@ fn configure_two_candidates(strong: &str, cheap: &str) {
         {"name": "cheap", "kind": "openai-compatible", "model": "small", "baseUrl": cheap, "maxRetries": 0},
     ]});
     std::fs::write(&file, config.to_string()).unwrap();
-    std::env::set_var("XDG_CONFIG_HOME", &dir);
+    let mut vars = contextree_host::HostEnv::isolated(home.path()).vars;
+    vars.insert("XDG_CONFIG_HOME".into(), dir.display().to_string());
+    let env = contextree_host::HostEnv::with_vars(vars, home.path().to_owned());
+    (home, env)
 }
 
 /// A stand-in that streams `text`, and how many requests it had.
@@ -423,10 +424,10 @@ fn pick(v: Value) -> Option<SummarySource> {
 #[test]
 fn a_picked_configured_candidate_is_the_only_one_asked() {
     let (strong, cheap) = (streaming("## Goal\nBy strong."), streaming("## Goal\nBy cheap."));
-    configure_two_candidates(&strong.url, &cheap.url);
+    let (_home, env) = configure_two_candidates(&strong.url, &cheap.url);
 
     // By name, as the dialog sends it: only the second is asked.
-    let app = app();
+    let app = app_with_env(env);
     let copy = Copy::new("demo.jsonl", demo::DEMO_SESSION);
     open(&app, &copy.file);
     let (ch, seen) = channel(|_| {});

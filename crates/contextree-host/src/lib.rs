@@ -3,12 +3,16 @@
 pub mod agent;
 pub mod agent_models;
 pub mod atomic;
+pub mod env;
 pub mod hooks;
 pub mod library;
 pub mod load;
+mod raw;
 pub mod rewrite;
 pub mod settings;
 pub mod write;
 pub mod writers;
 
+pub use env::HostEnv;
 pub use load::{installed_version, load_session, FileSource, LoadError, LoadedSession};
+pub use raw::RawJson;

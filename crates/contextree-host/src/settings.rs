@@ -133,21 +133,10 @@ pub fn pi_agent_dir(home: Option<&Path>, env: &dyn Fn(&str) -> Option<String>) -
     }
 }
 
-/// [`agent_settings`] with the real home folder, environment and working folder.
+/// [`agent_settings`] with the real home folder, environment and working folder
+/// ([`crate::HostEnv::from_process`]); the flows take a [`crate::HostEnv`] instead.
 pub fn agent_settings_from_env(dialect: Dialect) -> AgentSettings {
-    let env = |k: &str| std::env::var(k).ok();
-    let home = env("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    match home {
-        Some(home) => agent_settings(dialect, &home, &env, &cwd),
-        None => {
-            // Without a home folder only the project file can be found; a
-            // path that cannot exist stands in for the global one.
-            let mut s = agent_settings(dialect, Path::new("/nonexistent-home"), &env, &cwd);
-            s.warnings.push("HOME is not set: the global settings file was not read".to_owned());
-            s
-        }
-    }
+    crate::HostEnv::from_process().agent_settings(dialect)
 }
 
 fn parse(text: &str, format: Format) -> Result<Value, String> {

@@ -24,24 +24,27 @@ use contextree_core::compaction::prompt::{pi_reasoning, PromptBuildError};
 use contextree_core::compaction::{auto_check_with, CheckInputs};
 use contextree_core::compaction::{
     compaction_result, new_entry, plan, preview, summary_requests, supplied_result, Answers, CallKind, CompactingHook, CompactionPlan,
-    CompactionResult, CompactionSettings, HistoryStep, PromptOptions, SummarizerCall, SummaryRequests, SuppliedCompaction,
+    CompactionResult, CompactionSettings, HistoryStep, NothingToCompact, PromptOptions, SummarizerCall, SummaryRequests,
+    SuppliedCompaction,
 };
 use contextree_core::context::{self, Leaf};
-use contextree_core::js::{js_trim_end, json_number, slice_utf16, utf16_len};
+use contextree_core::js::{js_trim_end, slice_utf16, utf16_len};
 use contextree_core::models::{current_model, resolve_window};
 use contextree_core::prompts::PromptPack;
 use contextree_core::session::{NodeId, Session};
 use contextree_core::Dialect;
 use contextree_host::hooks::{self, HookEvent, Hooks};
-use contextree_host::settings::{agent_settings_from_env, AgentSettings};
+use contextree_host::settings::AgentSettings;
 use contextree_host::write::{append_to_loaded, now_iso, random_u32, Appended};
-use contextree_host::LoadedSession;
+use contextree_host::{HostEnv, LoadedSession, RawJson};
 use contextree_llm::offline::{parts, PartKind, OFFLINE_LABEL};
 use contextree_llm::{summarize_offline, CancelToken, Candidates, Summary, SummaryRequest, Usage};
-use serde_json::{json, Map, Value};
+use serde::{Serialize, Serializer};
 
+use crate::auto_check::AutoCheckReport;
 use crate::error::{require_entry_ids, write_error};
 use crate::progress::{llm_error, Asker};
+use crate::report::{CallView, JsNumber, ModelAnswer, PiCost, PiUsage, Summarizer};
 use crate::summarizer::{self, load_hooks, ProviderFlags};
 use crate::{Call, OpsError, Progress, ProgressFn, OFFLINE_DETAILS};
 
@@ -65,6 +68,8 @@ pub struct CompactOptions<'a> {
     pub summary: Option<String>,
     /// Which models to ask.
     pub provider: ProviderFlags,
+    /// The machine: the agent's settings, the hooks and the config file are read through it.
+    pub env: &'a HostEnv,
 }
 
 /// What was written.
@@ -79,21 +84,20 @@ pub struct CompactOutcome {
     /// The appended line.
     pub line: String,
     /// The appended entry.
-    pub entry: Value,
+    pub entry: RawJson,
     /// Where it went.
     pub appended: Appended,
     /// How the summary was written (`{kind: model|offline|supplied|hook, ...}`).
-    pub summarizer: Value,
+    pub summarizer: Summarizer,
     /// The entry's `firstKeptEntryId`.
     pub first_kept_entry_id: String,
     /// Everything worth telling (settings, hooks, a raced append).
     pub warnings: Vec<String>,
 }
 
-/// The settings, the hooks and the plan every path starts from.
+/// The settings and the plan every path starts from.
 struct Start {
     agent: AgentSettings,
-    hooks: Hooks,
     ctx: context::Context,
     plan: CompactionPlan,
     warnings: Vec<String>,
@@ -102,23 +106,20 @@ struct Start {
 fn start(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<Start, OpsError> {
     let s = &loaded.session;
     let ctx = context::build(s, opts.leaf);
-    let agent = agent_settings_from_env(s.dialect());
+    let agent = opts.env.agent_settings(s.dialect());
     let settings = CompactionSettings {
         keep_recent_tokens: opts.keep_recent.unwrap_or(agent.compaction.keep_recent_tokens),
         reserve_tokens: opts.reserve.unwrap_or(agent.compaction.reserve_tokens),
         reserve_tokens_set: opts.reserve.is_some() || agent.compaction.reserve_tokens_set,
         ..agent.compaction
     };
-    // Read before anything is planned: a broken hooks section must stop the
-    // run rather than skip a hook the user relies on (to cancel, say).
-    let hooks = load_hooks()?;
     let plan = plan(s, &ctx, &settings, &loaded.source)?;
     let mut warnings = agent.warnings.clone();
     warnings.extend(plan.warnings.iter().cloned());
     if s.dialect() == Dialect::Pi && !opts.context.is_empty() {
         warnings.push("--context is ignored: pi has no session.compacting hook".to_owned());
     }
-    Ok(Start { agent, hooks, ctx, plan, warnings })
+    Ok(Start { agent, ctx, plan, warnings })
 }
 
 fn prompt_options(opts: &CompactOptions<'_>, ctx: &context::Context) -> PromptOptions {
@@ -142,72 +143,346 @@ fn request_error(e: PromptBuildError) -> OpsError {
 /// What a fold call of the dry run shows for the summary of the call before it.
 pub const FOLD_MARKER: &str = "<<summary returned by the history call before>>";
 
-/// Appends `note` to the document's `warnings`.
-fn warnings_note(doc: &mut Value, note: String) {
-    if let Some(w) = doc.get_mut("warnings").and_then(Value::as_array_mut) {
-        w.push(note.into());
-    } else {
-        doc["warnings"] = json!([note]);
+/// What a compaction of a leaf would do, read only: the plan, the size estimate and the exact
+/// summarizer calls, or why the agent would not compact. `contextree compact --dry-run`
+/// ([`dry_run`]) and the app's plan panel both show it.
+#[derive(Debug, Clone)]
+pub struct PlanPreview {
+    /// Whose rules applied.
+    pub dialect: Dialect,
+    /// The leaf whose path would be compacted.
+    pub leaf_id: Option<String>,
+    /// `tokensBefore` as the dialect computes it.
+    pub tokens_before: f64,
+    /// `keepRecentTokens` as used (omp scales it).
+    pub keep_recent_tokens_used: u64,
+    /// The agent's settings files read, in merge order.
+    pub settings_files: Vec<String>,
+    /// Everything worth telling (settings, the plan, the summary model, omp 18's fold).
+    pub warnings: Vec<String>,
+    /// The plan, or why the agent would not compact (`Display`: its own text).
+    pub planned: Result<Planned, NothingToCompact>,
+}
+
+/// A compaction the agent would make.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Planned {
+    /// The prompt pack the calls are written with.
+    pub prompt_pack: String,
+    pub first_kept_entry_id: String,
+    pub is_split_turn: bool,
+    pub tokens_before: JsNumber,
+    pub keep_recent_tokens_used: u64,
+    /// Entries whose messages the history summary covers.
+    pub messages_to_summarize_ids: Vec<String>,
+    /// The split turn's entries before the cut (summarized separately).
+    pub turn_prefix_ids: Vec<String>,
+    /// Entries kept verbatim after the summary.
+    pub recent_messages_ids: Vec<String>,
+    /// omp: entries the previous compaction kept that this one drops.
+    pub dropped_ids: Vec<String>,
+    /// The agents' `readFiles` / `modifiedFiles`.
+    pub file_ops: FileListsView,
+    /// Tokens before and after, message counts.
+    pub preview: PreviewNumbers,
+    /// omp's history step without a call (`No prior history.`, a reused summary).
+    pub history_literal: Option<String>,
+    /// Every call in order; omp's short call quotes the preview's marker.
+    pub calls: Vec<CallView>,
+    /// Says what the short call's marker stands for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub short_summary_note: Option<String>,
+    /// omp@18's summary input format.
+    #[serde(skip)]
+    pub transcript: Option<TranscriptView>,
+    /// omp 18's fold: the history calls after the first, each quoting the answer of the one
+    /// before it (shown as [`FOLD_MARKER`]).
+    #[serde(skip)]
+    pub fold_calls: Vec<CallView>,
+    /// The entries summarized (history, then the turn prefix).
+    #[serde(skip)]
+    pub summarized: Vec<NodeId>,
+}
+
+/// The agents' file lists of a cut.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileListsView {
+    pub read_files: Vec<String>,
+    pub modified_files: Vec<String>,
+}
+
+/// The size estimate of a compaction (core `CompactionPreview`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreviewNumbers {
+    pub tokens_before: JsNumber,
+    pub kept_tokens: u64,
+    pub summary_budget: u64,
+    pub estimated_tokens_after: u64,
+    pub messages_summarized: usize,
+    pub turn_prefix_messages: usize,
+    pub messages_kept: usize,
+    pub messages_dropped: usize,
+}
+
+/// omp@18's summary input format: `{format, model, budgetTokens, fit: {by, size}, windows}`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TranscriptView {
+    pub format: &'static str,
+    pub model: Option<String>,
+    pub budget_tokens: u64,
+    pub fit: FitView,
+    /// The history's windows: more than one when the agent folds it (`foldCalls`).
+    pub windows: usize,
+}
+
+/// How the history was found to fit the input budget.
+#[derive(Debug, Clone, Serialize)]
+pub struct FitView {
+    pub by: &'static str,
+    pub size: u64,
+}
+
+/// Event → number of hooks configured, in the events' order (a dry run runs none of them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConfiguredHooks(pub Vec<(&'static str, usize)>);
+
+impl Serialize for ConfiguredHooks {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
     }
 }
 
-/// omp@18's summary input format for the dry run's document.
-fn transcript_json(requests: &SummaryRequests) -> Value {
-    requests.transcript.as_ref().map_or(Value::Null, |t| {
-        let mut v = json!({"format": t.dialect.name(), "model": t.model, "budgetTokens": t.budget_tokens, "fit": t.fit.to_json()});
-        // The history's windows: more than one when the agent folds it (`foldCalls`).
-        v["windows"] = (1 + t.fold.len()).into();
-        v
-    })
+/// `contextree compact --dry-run`'s document: the plan and the exact prompts, the settings
+/// files, the hooks that would run and the agent's own automatic check.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum DryRun {
+    /// The agent would not compact.
+    Nothing(Box<NothingDoc>),
+    /// The plan.
+    Plan(Box<PlanDoc>),
 }
 
-/// The plan and the exact prompts as one JSON document (`contextree compact --dry-run`);
-/// calls nothing, writes nothing, runs no hook.
-pub fn dry_run(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<Value, OpsError> {
+/// [`DryRun`] when the agent would not compact.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NothingDoc {
+    pub dialect: &'static str,
+    pub leaf_id: Option<String>,
+    pub dry_run: bool,
+    /// Always true.
+    pub nothing_to_compact: bool,
+    /// The agent's own text.
+    pub reason: String,
+    pub settings_files: Vec<String>,
+    pub warnings: Vec<String>,
+    pub auto_check: AutoCheckReport,
+}
+
+/// [`DryRun`] with a plan.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanDoc {
+    pub dialect: &'static str,
+    pub leaf_id: Option<String>,
+    pub dry_run: bool,
+    /// Always false.
+    pub nothing_to_compact: bool,
+    #[serde(flatten)]
+    pub planned: Planned,
+    pub warnings: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<TranscriptView>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fold_calls: Vec<CallView>,
+    pub settings_files: Vec<String>,
+    pub hooks: ConfiguredHooks,
+    pub auto_check: AutoCheckReport,
+}
+
+impl DryRun {
+    /// The settings files, the warnings and the automatic check, whichever the document is.
+    pub fn settings_files(&self) -> &[String] {
+        match self {
+            DryRun::Nothing(d) => &d.settings_files,
+            DryRun::Plan(d) => &d.settings_files,
+        }
+    }
+
+    /// The automatic check.
+    pub fn auto_check(&self) -> &AutoCheckReport {
+        match self {
+            DryRun::Nothing(d) => &d.auto_check,
+            DryRun::Plan(d) => &d.auto_check,
+        }
+    }
+}
+
+/// The plan and the exact prompts of compacting `opts.leaf`, with the agent's settings; calls
+/// nothing, writes nothing, runs and reads no hook. Under omp@18 the conversation is written in
+/// the transcript format of the model the run would ask first (a broken configuration shows the
+/// path's model).
+pub fn preview_plan(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<PlanPreview, OpsError> {
+    plan_preview(loaded, opts).map(|(pv, _)| pv)
+}
+
+/// [`preview_plan`], and the context and plan it was made from.
+fn plan_preview(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<(PlanPreview, Start), OpsError> {
     let s = &loaded.session;
-    let Start { agent, hooks, ctx, plan, warnings } = start(loaded, opts)?;
-    let auto = auto_check_document(loaded, &ctx, &plan)?;
-    if let Err(reason) = &plan.outcome {
-        return Ok(
-            json!({"dialect": plan.dialect.name(), "leafId": leaf_id(s, &plan), "dryRun": true, "nothingToCompact": true, "reason": reason.to_string(), "settingsFiles": settings_files(&agent), "warnings": warnings, "autoCheck": auto}),
-        );
-    }
+    let mut st = start(loaded, opts)?;
+    let mut warnings = std::mem::take(&mut st.warnings);
+    let planned = preview_of(loaded, opts, &st.agent, &st.ctx, &st.plan, &mut warnings)?;
+    let pv = PlanPreview {
+        dialect: st.plan.dialect,
+        leaf_id: leaf_id(s, &st.plan),
+        tokens_before: st.plan.tokens_before,
+        keep_recent_tokens_used: st.plan.keep_recent.used,
+        settings_files: settings_files(&st.agent),
+        warnings,
+        planned,
+    };
+    Ok((pv, st))
+}
+
+fn preview_of(
+    loaded: &LoadedSession,
+    opts: &CompactOptions<'_>,
+    agent: &AgentSettings,
+    ctx: &context::Context,
+    plan: &CompactionPlan,
+    warnings: &mut Vec<String>,
+) -> Result<Result<Planned, NothingToCompact>, OpsError> {
+    let s = &loaded.session;
+    let p = match &plan.outcome {
+        Err(reason) => return Ok(Err(*reason)),
+        Ok(p) => p,
+    };
     let pack = (opts.pack)(s.dialect())?;
-    let mut warnings = warnings;
-    let mut prompt_opts = prompt_options(opts, &ctx);
+    let mut prompt_opts = prompt_options(opts, ctx);
     // The model the run would ask first (a broken configuration shows the path's model).
     let mut candidates = if s.rules().summarizes_with_model_transcript() {
-        summarizer::candidates(&opts.provider, &agent).unwrap_or_default()
+        summarizer::candidates(&opts.provider, agent, opts.env).unwrap_or_default()
     } else {
         Candidates::default()
     };
-    prompt_opts.summary_model = summarizer::omp18_summary_model(s, current_model(&ctx.model, s.dialect()), &mut candidates, &mut warnings);
-    let requests = summary_requests(s, &plan, &loaded.source, &pack, &prompt_opts).map_err(request_error)?;
-    let mut doc = dry_run_document(s, &plan, &requests, &pack.origin().to_string(), &warnings);
-    if requests.transcript.is_some() {
-        doc["transcript"] = transcript_json(&requests);
+    prompt_opts.summary_model = summarizer::omp18_summary_model(s, current_model(&ctx.model, s.dialect()), &mut candidates, warnings);
+    let requests = summary_requests(s, plan, &loaded.source, &pack, &prompt_opts).map_err(request_error)?;
+    let pv = preview(s, plan, &requests).map_err(|r| OpsError::Refused(r.to_string()))?;
+    let id = |n: NodeId| s.entry(n).id.to_string();
+    let ids = |nodes: &[NodeId]| nodes.iter().map(|&n| id(n)).collect::<Vec<_>>();
+    let lists = p.file_ops.lists();
+    let fold_calls: Vec<CallView> =
+        (0..requests.fold_len()).filter_map(|i| requests.fold_call(i, FOLD_MARKER)).map(|c| CallView::of(&c)).collect();
+    if !fold_calls.is_empty() {
+        warnings.push(format!("oh-my-pi 18 summarizes this history in {} windows, one call after the other, each updating the summary of the one before (`foldCalls`)", requests.fold_len() + 1));
     }
-    if requests.fold_len() > 0 {
-        // omp 18's fold: the history calls after the first, each quoting the answer of the one
-        // before it (shown as FOLD_MARKER).
-        doc["foldCalls"] = (0..requests.fold_len()).filter_map(|i| requests.fold_call(i, FOLD_MARKER)).map(|c| call_json(&c)).collect();
-        warnings_note(&mut doc, format!("oh-my-pi 18 summarizes this history in {} windows, one call after the other, each updating the summary of the one before (`foldCalls`)", requests.fold_len() + 1));
+    Ok(Ok(Planned {
+        prompt_pack: pack.origin().to_string(),
+        first_kept_entry_id: id(p.first_kept),
+        is_split_turn: p.is_split_turn(),
+        tokens_before: JsNumber(plan.tokens_before),
+        keep_recent_tokens_used: plan.keep_recent.used,
+        messages_to_summarize_ids: ids(&p.messages_to_summarize),
+        turn_prefix_ids: ids(&p.turn_prefix),
+        recent_messages_ids: ids(&p.recent),
+        dropped_ids: ids(&p.dropped),
+        file_ops: FileListsView { read_files: lists.read_files, modified_files: lists.modified_files },
+        preview: PreviewNumbers {
+            tokens_before: JsNumber(pv.tokens_before),
+            kept_tokens: pv.kept_tokens,
+            summary_budget: pv.summary_budget,
+            estimated_tokens_after: pv.estimated_tokens_after,
+            messages_summarized: pv.messages_summarized,
+            turn_prefix_messages: pv.turn_prefix_messages,
+            messages_kept: pv.messages_kept,
+            messages_dropped: pv.messages_dropped,
+        },
+        history_literal: match &requests.history {
+            HistoryStep::Literal(t) => Some(t.clone()),
+            HistoryStep::Call(_) => None,
+        },
+        calls: pv.calls.iter().map(CallView::of).collect(),
+        short_summary_note: requests.has_short().then(|| {
+            format!(
+                "the short-summary prompt quotes the summary the calls before it return; shown here as {}",
+                contextree_core::compaction::preview::SHORT_PREVIEW_MARKER
+            )
+        }),
+        transcript: requests.transcript.as_ref().map(|t| {
+            let (by, size) = fit_parts(t.fit);
+            TranscriptView {
+                format: t.dialect.name(),
+                model: t.model.clone(),
+                budget_tokens: t.budget_tokens,
+                fit: FitView { by, size },
+                windows: 1 + t.fold.len(),
+            }
+        }),
+        fold_calls,
+        summarized: p.messages_to_summarize.iter().chain(&p.turn_prefix).copied().collect(),
+    }))
+}
+
+fn fit_parts(fit: contextree_core::compaction::prompt::Fit) -> (&'static str, u64) {
+    use contextree_core::compaction::prompt::Fit;
+    match fit {
+        Fit::Bytes(n) => ("bytes", n),
+        Fit::Tokens(n) => ("tokens", n),
+        Fit::Approximate(n) => ("approximate", n),
+        Fit::Folded(n) => ("folded", n),
     }
-    doc["settingsFiles"] = settings_files(&agent);
-    doc["hooks"] = configured_hooks(&hooks);
-    doc["autoCheck"] = auto;
-    Ok(doc)
+}
+
+/// The plan and the exact prompts as one document (`contextree compact --dry-run`): the
+/// [`preview_plan`], the hooks that would run and the agent's own automatic check; calls
+/// nothing, writes nothing, runs no hook.
+pub fn dry_run(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<DryRun, OpsError> {
+    // Read before anything is planned: a broken hooks section must stop the run rather than
+    // skip a hook the user relies on (to cancel, say).
+    let hooks = load_hooks(opts.env)?;
+    let (pv, st) = plan_preview(loaded, opts)?;
+    let auto = auto_check_report(loaded, &st.ctx, &st.plan)?;
+    let dialect = pv.dialect.name();
+    Ok(match pv.planned {
+        Err(reason) => DryRun::Nothing(Box::new(NothingDoc {
+            dialect,
+            leaf_id: pv.leaf_id,
+            dry_run: true,
+            nothing_to_compact: true,
+            reason: reason.to_string(),
+            settings_files: pv.settings_files,
+            warnings: pv.warnings,
+            auto_check: auto,
+        })),
+        Ok(mut planned) => DryRun::Plan(Box::new(PlanDoc {
+            dialect,
+            leaf_id: pv.leaf_id,
+            dry_run: true,
+            nothing_to_compact: false,
+            transcript: planned.transcript.take(),
+            fold_calls: std::mem::take(&mut planned.fold_calls),
+            planned,
+            warnings: pv.warnings,
+            settings_files: pv.settings_files,
+            hooks: configured_hooks(&hooks),
+            auto_check: auto,
+        })),
+    })
 }
 
 /// Whether and how the agent itself would compact after its last run, with the agent's settings
 /// and the model table's window (`autoCheck` of the dry run): under omp 18 also its stale pass
 /// and the method it would pick; contextree writes an LLM summary (`soft`) either way.
-fn auto_check_document(loaded: &LoadedSession, ctx: &context::Context, plan: &CompactionPlan) -> Result<Value, OpsError> {
+fn auto_check_report(loaded: &LoadedSession, ctx: &context::Context, plan: &CompactionPlan) -> Result<AutoCheckReport, OpsError> {
     let s = &loaded.session;
     let model = current_model(&ctx.model, s.dialect());
     let (window, _) = resolve_window(None, model.as_deref());
     let check = auto_check_with(s, ctx, &plan.settings, window, None, &CheckInputs::default(), &loaded.source)?;
-    Ok(crate::auto_check::auto_check_json(s, &check))
+    Ok(crate::auto_check::auto_check_report(s, &check))
 }
 
 /// Compacts `opts.leaf` and appends the entry. `cancel` stops a model call (nothing is
@@ -219,7 +494,10 @@ pub fn run(
     cancel: &CancelToken,
 ) -> Result<CompactOutcome, OpsError> {
     let s = &loaded.session;
-    let Start { agent, hooks, ctx, plan, mut warnings } = start(loaded, opts)?;
+    // Read before anything is planned: a broken hooks section must stop the
+    // run rather than skip a hook the user relies on (to cancel, say).
+    let hooks = load_hooks(opts.env)?;
+    let Start { agent, ctx, plan, mut warnings } = start(loaded, opts)?;
     if let Err(reason) = &plan.outcome {
         // The agents' own refusal texts ("Already compacted", ...).
         return Err(OpsError::Refused(reason.to_string()));
@@ -266,15 +544,15 @@ pub fn run(
 
     // The user's summary is their answer here and now, so it wins over a hook's.
     let supplied = match (&opts.summary, hook_supplied) {
-        (Some(text), _) => Some((SuppliedCompaction { summary: text.clone(), ..Default::default() }, json!({"kind": "supplied"}))),
-        (None, Some(c)) => Some((c, json!({"kind": "hook", "event": HookEvent::BeforeCompact.name()}))),
+        (Some(text), _) => Some((SuppliedCompaction { summary: text.clone(), ..Default::default() }, Summarizer::Supplied)),
+        (None, Some(c)) => Some((c, Summarizer::Hook { event: HookEvent::BeforeCompact.name() })),
         (None, None) => None,
     };
     let from_extension = supplied.is_some();
     let (mut result, summarizer) = match supplied {
         Some((supplied, summarizer)) => (supplied_result(s, &plan, &supplied).map_err(|e| OpsError::Failed(e.to_string()))?, summarizer),
         None => {
-            let mut candidates = summarizer::candidates(&opts.provider, &agent)?;
+            let mut candidates = summarizer::candidates(&opts.provider, &agent, opts.env)?;
             prompt_opts.summary_model =
                 summarizer::omp18_summary_model(s, current_model(&ctx.model, s.dialect()), &mut candidates, &mut warnings);
             let requests = summary_requests(s, &plan, &loaded.source, &pack, &prompt_opts).map_err(request_error)?;
@@ -283,17 +561,17 @@ pub fn run(
                 for call in calls(&requests) {
                     progress(Progress::Offline { call });
                 }
-                (offline_answers(s, &plan, &requests), json!({"kind": "offline", "why": why}), None)
+                (offline_answers(s, &plan, &requests), Summarizer::Offline { why }, None)
             } else {
-                ask_models(&requests, &candidates, progress, cancel)?
+                ask_models(&requests, &candidates, opts.env, progress, cancel)?
             };
             let mut result =
                 compaction_result(s, &plan, &requests, &answers, &prompt_opts.hook).map_err(|e| OpsError::Failed(e.to_string()))?;
-            if summarizer["kind"] == "offline" {
+            if summarizer.is_offline() {
                 label_offline(&mut result, &plan);
             }
             // pi ≥ 0.81 stores the calls' usage with the entry.
-            result.usage = usage.filter(|_| s.rules().projects_context_edits());
+            result.usage = usage.filter(|_| s.rules().projects_context_edits()).and_then(|u| serde_json::to_value(u).ok());
             (result, summarizer)
         }
     };
@@ -314,7 +592,7 @@ pub fn run(
         );
     }
     warnings.extend(appended.sync_warning());
-    let entry_value: Value = serde_json::from_str(&entry.line).map_err(|e| OpsError::Failed(e.to_string()))?;
+    let entry_value = RawJson::from_text(&entry.line).map_err(|e| OpsError::Failed(e.to_string()))?;
     if !hooks.for_event(HookEvent::Compact).is_empty() {
         // A notification: the entry is written whatever the hooks do, so a cancel
         // (meant for the summary) no longer stops them; their time limit still does.
@@ -344,85 +622,17 @@ fn calls(requests: &SummaryRequests) -> Vec<Call> {
     v
 }
 
-fn settings_files(agent: &AgentSettings) -> Value {
-    agent.sources.iter().map(|p| Value::from(p.display().to_string())).collect()
+fn settings_files(agent: &AgentSettings) -> Vec<String> {
+    agent.sources.iter().map(|p| p.display().to_string()).collect()
 }
 
 /// Event → number of hooks, for the dry run (which runs none of them).
-fn configured_hooks(hooks: &Hooks) -> Value {
-    let mut map = Map::new();
-    for event in HookEvent::ALL {
-        let n = hooks.for_event(event).len();
-        if n > 0 {
-            map.insert(event.name().into(), n.into());
-        }
-    }
-    Value::Object(map)
+fn configured_hooks(hooks: &Hooks) -> ConfiguredHooks {
+    ConfiguredHooks(HookEvent::ALL.into_iter().map(|e| (e.name(), hooks.for_event(e).len())).filter(|(_, n)| *n > 0).collect())
 }
 
-fn leaf_id(s: &Session, plan: &CompactionPlan) -> Value {
-    plan.leaf.map_or(Value::Null, |n| s.entry(n).id.to_string().into())
-}
-
-fn call_json(c: &SummarizerCall) -> Value {
-    let mut v = c.to_json();
-    v["kind"] = c.kind.name().into();
-    v
-}
-
-/// The plan, the size estimate and every call, as the dry run shows them.
-fn dry_run_document(s: &Session, plan: &CompactionPlan, requests: &SummaryRequests, pack: &str, warnings: &[String]) -> Value {
-    let id = |n: NodeId| Value::from(s.entry(n).id.to_string());
-    let ids = |nodes: &[NodeId]| Value::Array(nodes.iter().map(|&n| id(n)).collect());
-    let mut doc = Map::new();
-    doc.insert("dialect".into(), plan.dialect.name().into());
-    doc.insert("leafId".into(), leaf_id(s, plan));
-    doc.insert("dryRun".into(), true.into());
-    doc.insert("nothingToCompact".into(), false.into());
-    doc.insert("promptPack".into(), pack.into());
-    if let (Ok(p), Ok(pv)) = (&plan.outcome, preview(s, plan, requests)) {
-        let lists = p.file_ops.lists();
-        doc.insert("firstKeptEntryId".into(), id(p.first_kept));
-        doc.insert("isSplitTurn".into(), p.is_split_turn().into());
-        doc.insert("tokensBefore".into(), json_number(plan.tokens_before));
-        doc.insert("keepRecentTokensUsed".into(), plan.keep_recent.used.into());
-        doc.insert("messagesToSummarizeIds".into(), ids(&p.messages_to_summarize));
-        doc.insert("turnPrefixIds".into(), ids(&p.turn_prefix));
-        doc.insert("recentMessagesIds".into(), ids(&p.recent));
-        doc.insert("droppedIds".into(), ids(&p.dropped));
-        doc.insert("fileOps".into(), json!({"readFiles": lists.read_files, "modifiedFiles": lists.modified_files}));
-        doc.insert(
-            "preview".into(),
-            json!({
-                "tokensBefore": json_number(pv.tokens_before),
-                "keptTokens": pv.kept_tokens,
-                "summaryBudget": pv.summary_budget,
-                "estimatedTokensAfter": pv.estimated_tokens_after,
-                "messagesSummarized": pv.messages_summarized,
-                "turnPrefixMessages": pv.turn_prefix_messages,
-                "messagesKept": pv.messages_kept,
-                "messagesDropped": pv.messages_dropped,
-            }),
-        );
-        let literal = match &requests.history {
-            HistoryStep::Literal(t) => Value::from(t.clone()),
-            HistoryStep::Call(_) => Value::Null,
-        };
-        doc.insert("historyLiteral".into(), literal);
-        doc.insert("calls".into(), pv.calls.iter().map(call_json).collect());
-        if requests.has_short() {
-            doc.insert(
-                "shortSummaryNote".into(),
-                format!(
-                    "the short-summary prompt quotes the summary the calls before it return; shown here as {}",
-                    contextree_core::compaction::preview::SHORT_PREVIEW_MARKER
-                )
-                .into(),
-            );
-        }
-    }
-    doc.insert("warnings".into(), warnings.to_vec().into());
-    Value::Object(doc)
+fn leaf_id(s: &Session, plan: &CompactionPlan) -> Option<String> {
+    plan.leaf.map(|n| s.entry(n).id.to_string())
 }
 
 fn summary_request(call: &SummarizerCall) -> SummaryRequest {
@@ -449,7 +659,7 @@ pub(crate) fn token_cap_failure(label: &str) -> String {
 /// providers reported: input and output tokens, no cache or cost figures
 /// (contextree does not know them); summed over the calls as pi's
 /// `combineUsage` does. `None` when no call reported usage.
-pub(crate) fn pi_usage<'a>(reports: impl IntoIterator<Item = &'a Usage>) -> Option<Value> {
+pub(crate) fn pi_usage<'a>(reports: impl IntoIterator<Item = &'a Usage>) -> Option<PiUsage> {
     let mut any = false;
     let (mut input, mut output) = (0u64, 0u64);
     for u in reports {
@@ -457,11 +667,13 @@ pub(crate) fn pi_usage<'a>(reports: impl IntoIterator<Item = &'a Usage>) -> Opti
         input += u.input_tokens.unwrap_or(0);
         output += u.output_tokens.unwrap_or(0);
     }
-    any.then(|| {
-        json!({
-            "input": input, "output": output, "cacheRead": 0, "cacheWrite": 0, "totalTokens": input + output,
-            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
-        })
+    any.then(|| PiUsage {
+        input,
+        output,
+        cache_read: 0,
+        cache_write: 0,
+        total_tokens: input + output,
+        cost: PiCost { input: 0, output: 0, cache_read: 0, cache_write: 0, total: 0 },
     })
 }
 
@@ -479,10 +691,11 @@ fn call_of(kind: CallKind) -> Call {
 fn ask_models(
     requests: &SummaryRequests,
     candidates: &Candidates,
+    env: &HostEnv,
     progress: ProgressFn<'_>,
     cancel: &CancelToken,
-) -> Result<(Answers, Value, Option<Value>), OpsError> {
-    let asker = Asker::new(candidates, cancel, progress)?;
+) -> Result<(Answers, Summarizer, Option<PiUsage>), OpsError> {
+    let asker = Asker::new(candidates, cancel, progress, env)?;
     // pi's wording for a failed manual compaction (hooks-and-settings.md §2).
     fn failed(what: &'static str) -> impl Fn(contextree_llm::LlmError) -> OpsError {
         move |e| llm_error(e, |e| format!("Compaction failed: {e} (the {what} summary)"))
@@ -536,15 +749,20 @@ fn ask_models(
         Some(call) => asker.block_on(ask(Some(&call))).map_err(failed("short"))?,
         None => None,
     };
-    let used: Vec<Value> = [(Call::History.name(), &history), (Call::TurnPrefix.name(), &prefix), (Call::Short.name(), &short)]
+    let used: Vec<ModelAnswer> = [(Call::History, &history), (Call::TurnPrefix, &prefix), (Call::Short, &short)]
         .iter()
-        .filter_map(|(kind, s)| {
-            s.as_ref().map(|s| json!({"call": kind, "provider": s.provider, "model": s.model, "stopReason": s.stop_reason}))
+        .filter_map(|&(call, s)| {
+            s.as_ref().map(|s| ModelAnswer {
+                call,
+                provider: s.provider.clone(),
+                model: s.model.clone(),
+                stop_reason: s.stop_reason.clone(),
+            })
         })
         .collect();
     let answers = Answers { history: text(&history), turn_prefix: text(&prefix), short: text(&short) };
     let usage = pi_usage([&history, &prefix].into_iter().flatten().filter_map(|s| s.usage.as_ref()));
-    Ok((answers, json!({"kind": "model", "calls": used}), usage))
+    Ok((answers, Summarizer::Models { calls: used }, usage))
 }
 
 /// Answers written without a model (contextree-llm's extractive summary).

@@ -18,7 +18,7 @@ use contextree_core::compaction::CompactionResult;
 use contextree_core::context::{self, Leaf};
 use contextree_core::session::{NodeId, Source as _};
 use contextree_host::write::{now_iso, random_u32};
-use contextree_host::LoadedSession;
+use contextree_host::{LoadedSession, RawJson};
 use serde_json::Value;
 
 use crate::one_line::{self, OneLine};
@@ -34,8 +34,8 @@ pub struct EditPreview {
     pub summary: String,
     /// The boundary the new entry keeps.
     pub first_kept_entry_id: String,
-    /// The size the new entry keeps.
-    pub tokens_before: Value,
+    /// The size the new entry keeps: the old entry's `tokensBefore` as stored.
+    pub tokens_before: RawJson,
     /// The new entry's parent: the file's leaf.
     pub parent_id: String,
     /// What the write does, in words.
@@ -84,7 +84,7 @@ pub fn preview(loaded: &LoadedSession, compaction: NodeId) -> Result<EditPreview
         compaction_id: s.entry(compaction).id.to_string(),
         summary: old["summary"].as_str().unwrap_or_default().to_owned(),
         first_kept_entry_id: old["firstKeptEntryId"].as_str().unwrap_or_default().to_owned(),
-        tokens_before: old["tokensBefore"].clone(),
+        tokens_before: RawJson::from_serialize(&old["tokensBefore"]).map_err(|e| OpsError::Failed(e.to_string()))?,
         parent_id: s.entry(leaf).id.to_string(),
         note: format!(
             "appends a new compaction entry under the file's leaf {} with the same boundary, size and details and your summary, marked {flag}: true as a hook's; the old entry stays in the file",

@@ -16,6 +16,7 @@ pub mod navigate;
 mod one_line;
 mod progress;
 pub mod prune;
+mod report;
 pub mod summarizer;
 pub mod undo_compaction;
 
@@ -23,6 +24,7 @@ pub use contextree_llm::CancelToken;
 pub use error::OpsError;
 pub use one_line::OneLine;
 pub use progress::{Call, Progress, ProgressFn};
+pub use report::{CallView, JsNumber, ModelAnswer, PiCost, PiUsage, Summarizer};
 
 /// The `details.summarizer` value of an entry whose summary no model wrote.
 pub(crate) const OFFLINE_DETAILS: &str = "contextree-offline";

@@ -41,14 +41,16 @@ use contextree_core::prompts::PromptPack;
 use contextree_core::session::{NodeId, Session};
 use contextree_core::{Dialect, RuleSet};
 use contextree_host::hooks::{self, HookEvent, TreePreparation};
-use contextree_host::settings::{agent_settings_from_env, AgentSettings};
+use contextree_host::settings::AgentSettings;
 use contextree_host::write::{append_to_loaded, now_iso, random_u32, Appended};
-use contextree_host::LoadedSession;
+use contextree_host::{HostEnv, LoadedSession, RawJson};
 use contextree_llm::{summarize_offline, CancelToken, Candidates, SummaryRequest};
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::error::{require_entry_ids, write_error};
 use crate::progress::{llm_error, Asker};
+use crate::report::{CallView, PiUsage, Summarizer};
 use crate::summarizer::{self, load_hooks, ProviderFlags};
 use crate::{Call, OpsError, Progress, ProgressFn, CONTINUE_TYPE, OFFLINE_DETAILS};
 
@@ -77,6 +79,22 @@ pub struct NavigateOptions<'a> {
     pub model_reasons: bool,
     /// The prompt pack, asked for only when a summary is written.
     pub pack: &'a dyn Fn(Dialect) -> Result<PromptPack, OpsError>,
+    /// The machine: the agent's settings, the hooks and the config file are read through it.
+    pub env: &'a HostEnv,
+}
+
+/// The summarizer's budget of a navigation with a summary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BranchBudget {
+    /// The summarizing model's window (the option, else 128000).
+    pub window: u64,
+    /// `branchSummary.reserveTokens`.
+    pub reserve_tokens: u64,
+    /// `window − reserveTokens`.
+    pub token_budget: u64,
+    /// The agent's settings files read.
+    pub settings_files: Vec<String>,
 }
 
 /// What a navigation did.
@@ -88,11 +106,12 @@ pub struct NavigateOutcome {
     pub old_leaf_id: Option<String>,
     /// The entry continued from.
     pub target_id: String,
-    /// The summarizer's budget (`{window, reserveTokens, tokenBudget, settingsFiles}`), when
-    /// a summary was asked for.
-    pub budget: Option<Value>,
-    /// The text the agents put back in the editor (a user or custom message target).
-    pub editor_text: Option<Value>,
+    /// The summarizer's budget, when a summary was asked for.
+    pub budget: Option<BranchBudget>,
+    /// The text the agents put back in the editor (a user or custom message target): `Some`
+    /// when the target is one, holding its text (`None` inside: content neither a string nor
+    /// blocks, `null` to the agents).
+    pub editor_text: Option<Option<String>>,
     /// `None`: the target is the leaf already, nothing was written.
     pub written: Option<Navigated>,
     /// Everything worth telling.
@@ -114,17 +133,19 @@ pub struct Navigated {
     pub label: Option<(String, String)>,
     /// The file's leaf now.
     pub new_leaf_id: String,
-    /// How the summary was written (`null`: no summary).
-    pub summarizer: Value,
+    /// How the summary was written (`None`: no summary).
+    pub summarizer: Option<Summarizer>,
+    /// The first appended entry's type: `branch_summary` or `custom`.
+    pub entry_type: &'static str,
     /// The first appended entry.
-    pub entry: Value,
+    pub entry: RawJson,
 }
 
 impl NavigateOutcome {
     /// The action the app reports: `navigate` with a branch summary, else `continue`.
     pub fn action(&self) -> &'static str {
         match &self.written {
-            Some(w) if w.entry["type"] == "branch_summary" => "navigate",
+            Some(w) if w.entry_type == "branch_summary" => "navigate",
             _ => "continue",
         }
     }
@@ -146,8 +167,8 @@ pub struct NavigatePreview {
     pub placement_parent_id: Option<String>,
     /// `branch_summary` or `custom`.
     pub entry_type: &'static str,
-    /// The summarizer call (`{systemPrompt, prompt, maxTokens}`), when one is made.
-    pub call: Option<Value>,
+    /// The summarizer call (`{systemPrompt, prompt, maxTokens?, reasoning?}`), when one is made.
+    pub call: Option<CallView>,
     /// The summarizer's budget.
     pub token_budget: u64,
     /// A summary was asked for but nothing is abandoned (the agents skip it too).
@@ -163,7 +184,7 @@ pub fn preview(loaded: &LoadedSession, opts: &NavigateOptions<'_>) -> Result<Nav
     let s = &loaded.session;
     let target = opts.target;
     let old_leaf = opts.from.or_else(|| s.leaf());
-    let agent = agent_settings_from_env(s.dialect());
+    let agent = opts.env.agent_settings(s.dialect());
     let mut warnings = agent.warnings.clone();
     let window = opts.window.filter(|&w| w != 0).unwrap_or(DEFAULT_CONTEXT_WINDOW);
     let budget = token_budget(Some(window), opts.reserve.unwrap_or(agent.branch_summary_reserve_tokens));
@@ -178,7 +199,7 @@ pub fn preview(loaded: &LoadedSession, opts: &NavigateOptions<'_>) -> Result<Nav
         let prep = prepare_branch_entries(s, &collected.entries, budget, &loaded.source)?;
         let pack = (opts.pack)(s.dialect())?;
         let mut candidates = if s.rules().summarizes_with_model_transcript() {
-            summarizer::candidates(&opts.provider, &agent).unwrap_or_default()
+            summarizer::candidates(&opts.provider, &agent, opts.env).unwrap_or_default()
         } else {
             Candidates::default()
         };
@@ -189,7 +210,9 @@ pub fn preview(loaded: &LoadedSession, opts: &NavigateOptions<'_>) -> Result<Nav
             reasoning: branch_reasoning(s, opts),
             summary_model,
         };
-        call = summary_call(s, &prep, &loaded.source, &pack, &bopts).map_err(|e| OpsError::Failed(e.to_string()))?.map(|c| c.to_json());
+        call = summary_call(s, &prep, &loaded.source, &pack, &bopts)
+            .map_err(|e| OpsError::Failed(e.to_string()))?
+            .map(|c| CallView::of_branch(&c));
     }
     if nothing_to_summarize {
         warnings.push("nothing is abandoned by this move, so there is nothing to summarize (the agents skip the summary too)".to_owned());
@@ -243,10 +266,10 @@ pub fn run(
     }
     require_entry_ids(loaded)?;
 
-    let agent = agent_settings_from_env(s.dialect());
+    let agent = opts.env.agent_settings(s.dialect());
     let mut warnings = agent.warnings.clone();
     // Read before anything is done: a broken hooks section must stop the run.
-    let hooks = load_hooks()?;
+    let hooks = load_hooks(opts.env)?;
     let collected = collect_entries_for_branch_summary(s, old_leaf, target);
     let mut nav = NavOptions {
         custom_instructions: opts.instructions.clone(),
@@ -315,7 +338,7 @@ pub fn run(
         (
             parent_id.clone(),
             branch_summary::supplied_entry_line(meta, &id, parent_id.as_deref(), &now, &sup),
-            json!({"kind": "hook", "event": HookEvent::BeforeTree.name()}),
+            Some(Summarizer::Hook { event: HookEvent::BeforeTree.name() }),
         )
     } else {
         let summary = if opts.summarize {
@@ -327,13 +350,14 @@ pub fn run(
             Some((text, details, summarizer, usage)) => {
                 let parent_id = summary_parent(loaded, target, &mut out, &mut warnings)?;
                 summary_written = Some(false);
+                let usage = usage.and_then(|u| serde_json::to_value(u).ok());
                 let meta = EntryMeta { rules: s.rules(), old_leaf: out.old_leaf_id.as_deref(), usage: usage.as_ref() };
                 let line = branch_summary::entry_line(meta, &id, parent_id.as_deref(), &now, &text, Some(&details), Some(false));
-                (parent_id, line, summarizer)
+                (parent_id, line, Some(summarizer))
             }
             None => {
                 let parent_id = id_of(s, target);
-                (Some(parent_id.clone()), continue_line(&id, &parent_id, old_leaf.map(|n| id_of(s, n)), &now), Value::Null)
+                (Some(parent_id.clone()), continue_line(&id, &parent_id, old_leaf.map(|n| id_of(s, n)), &now), None)
             }
         }
     };
@@ -357,7 +381,8 @@ pub fn run(
         warnings.push("another process appended to the file during the write: both lines are whole, but the new entry follows its lines, so the agent that wrote them may continue from its own leaf".to_owned());
     }
     warnings.extend(appended.sync_warning());
-    let entry: Value = serde_json::from_str(&lines[0]).map_err(|e| OpsError::Failed(e.to_string()))?;
+    let entry = RawJson::from_text(&lines[0]).map_err(|e| OpsError::Failed(e.to_string()))?;
+    let entry_type = if summary_written.is_some() { "branch_summary" } else { "custom" };
     let new_leaf_id = label.as_ref().map_or_else(|| id.clone(), |(l, _)| l.clone());
     if !hooks.for_event(HookEvent::Tree).is_empty() {
         // A notification: the entry is written whatever the hooks do.
@@ -366,7 +391,7 @@ pub fn run(
         let d = hooks::dispatch(HookEvent::Tree, hooks.for_event(HookEvent::Tree), &payload);
         warnings.extend(d.warnings);
     }
-    out.written = Some(Navigated { id, parent_id: parent, lines, appended, label, new_leaf_id, summarizer, entry });
+    out.written = Some(Navigated { id, parent_id: parent, lines, appended, label, new_leaf_id, summarizer, entry_type, entry });
     out.warnings = warnings;
     Ok(out)
 }
@@ -423,12 +448,12 @@ pub(crate) fn continue_line(id: &str, parent_id: &str, from: Option<String>, tim
 
 /// The user text `navigateTree` returns as `editorText`: string content, or
 /// the text blocks joined with no separator.
-fn editor_text(loaded: &LoadedSession, target: NodeId) -> Result<Value, OpsError> {
+fn editor_text(loaded: &LoadedSession, target: NodeId) -> Result<Option<String>, OpsError> {
     let msg = agent_message(&loaded.session, Item::Entry(target), &loaded.source)?;
     Ok(match &msg["content"] {
-        Value::String(t) => t.clone().into(),
-        Value::Array(blocks) => blocks.iter().filter(|b| b["type"] == "text").filter_map(|b| b["text"].as_str()).collect::<String>().into(),
-        _ => Value::Null,
+        Value::String(t) => Some(t.clone()),
+        Value::Array(blocks) => Some(blocks.iter().filter(|b| b["type"] == "text").filter_map(|b| b["text"].as_str()).collect::<String>()),
+        _ => None,
     })
 }
 
@@ -440,9 +465,9 @@ fn branch_reasoning(s: &Session, opts: &NavigateOptions<'_>) -> Option<String> {
     pi_reasoning(opts.model_reasons, &level)
 }
 
-/// A generated branch summary: its text, the summarizer's description, the entry's details and
-/// the calls' usage.
-type SummaryParts = (String, Value, Value, Option<Value>);
+/// A generated branch summary: its text, the entry's details (JSON the agents store), how it
+/// was written and the call's usage.
+type SummaryParts = (String, Value, Summarizer, Option<PiUsage>);
 
 /// The summary text, its details, how it was written and (pi 1.6) the
 /// call's usage; `None` when there is nothing abandoned (the agents then
@@ -464,7 +489,7 @@ fn summarize(
     let reserve = opts.reserve.unwrap_or(agent.branch_summary_reserve_tokens);
     let budget = token_budget(Some(window), reserve);
     let files: Vec<String> = agent.sources.iter().map(|p| p.display().to_string()).collect();
-    out.budget = Some(json!({"window": window, "reserveTokens": reserve, "tokenBudget": budget, "settingsFiles": files}));
+    out.budget = Some(BranchBudget { window, reserve_tokens: reserve, token_budget: budget, settings_files: files });
     if collected.entries.is_empty() {
         warnings.push("nothing is abandoned by this move, so there is nothing to summarize (the agents skip the summary too)".to_owned());
         return Ok(None);
@@ -472,7 +497,7 @@ fn summarize(
     let prep = prepare_branch_entries(s, &collected.entries, budget, &loaded.source)?;
     let pack = (opts.pack)(s.dialect())?;
     // Read only when a call is made (a broken configuration does not stop a move that needs none).
-    let mut candidates = summarizer::candidates(&opts.provider, agent);
+    let mut candidates = summarizer::candidates(&opts.provider, agent, opts.env);
     let summary_model = match &mut candidates {
         Ok(c) => summarizer::omp18_summary_model(s, path_model(s, old_leaf_of(opts, s)), c, warnings).map(|m| m.id),
         Err(_) => None,
@@ -486,20 +511,20 @@ fn summarize(
     let call = summary_call(s, &prep, &loaded.source, &pack, &bopts).map_err(|e| OpsError::Failed(e.to_string()))?;
     let (answer, summarizer, usage) = match &call {
         // No message selected: the agents store their literal without asking.
-        None => (String::new(), json!({"kind": "none", "why": "no messages selected"}), None),
+        None => (String::new(), Summarizer::None { why: "no messages selected".to_owned() }, None),
         Some(call) => {
             let candidates = candidates?;
             if candidates.is_empty() {
                 let why = summarizer::offline_why(&opts.provider, agent);
                 progress(Progress::Offline { call: Call::Branch });
-                (summarize_offline(call.conversation()), json!({"kind": "offline", "why": why}), None)
+                (summarize_offline(call.conversation()), Summarizer::Offline { why }, None)
             } else {
-                ask_model(s, call, &candidates, progress, cancel)?
+                ask_model(s, call, &candidates, opts.env, progress, cancel)?
             }
         }
     };
     let (text, mut details) = generated(s.dialect(), &pack, &prep, &answer).map_err(|e| OpsError::Failed(e.to_string()))?;
-    if summarizer["kind"] == "offline" {
+    if summarizer.is_offline() {
         // The agents read only the two lists; the label says no model wrote it.
         details["summarizer"] = OFFLINE_DETAILS.into();
     }
@@ -513,22 +538,24 @@ fn ask_model(
     s: &Session,
     call: &BranchSummaryCall,
     candidates: &Candidates,
+    env: &HostEnv,
     progress: ProgressFn<'_>,
     cancel: &CancelToken,
-) -> Result<(String, Value, Option<Value>), OpsError> {
+) -> Result<(String, Summarizer, Option<PiUsage>), OpsError> {
     let request = SummaryRequest {
         system_prompt: call.system_prompt.clone(),
         prompt: call.prompt.clone(),
         max_tokens: call.sent_max_tokens().map(|m| u32::try_from(m).unwrap_or(u32::MAX)),
         reasoning: call.reasoning.clone(),
     };
-    let asker = Asker::new(candidates, cancel, progress)?;
+    let asker = Asker::new(candidates, cancel, progress, env)?;
     let summary = asker.block_on(asker.ask(Call::Branch, &request)).map_err(|e| llm_error(e, |e| format!("branch summary failed: {e}")))?;
     let pi16 = s.rules() == RuleSet::Pi16;
     if pi16 && matches!(summary.stop_reason.as_deref(), Some("length" | "max_tokens")) {
         return Err(OpsError::Provider(crate::compact::token_cap_failure("Branch summarization")));
     }
-    let used = json!({"kind": "model", "provider": summary.provider, "model": summary.model, "stopReason": summary.stop_reason});
+    let used =
+        Summarizer::Model { provider: summary.provider.clone(), model: summary.model.clone(), stop_reason: summary.stop_reason.clone() };
     let usage = if pi16 { crate::compact::pi_usage(summary.usage.as_ref()) } else { None };
     Ok((summary.text, used, usage))
 }

@@ -120,6 +120,7 @@ pub(crate) struct Asker<'a, 'p> {
     candidates: &'a Candidates,
     cancel: &'a CancelToken,
     progress: Mutex<&'a mut (dyn FnMut(Progress) + Send + 'p)>,
+    env: &'a contextree_host::HostEnv,
 }
 
 impl<'a, 'p> Asker<'a, 'p> {
@@ -127,10 +128,11 @@ impl<'a, 'p> Asker<'a, 'p> {
         candidates: &'a Candidates,
         cancel: &'a CancelToken,
         progress: &'a mut (dyn FnMut(Progress) + Send + 'p),
+        env: &'a contextree_host::HostEnv,
     ) -> Result<Self, crate::OpsError> {
         let runtime =
             tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| crate::OpsError::Failed(e.to_string()))?;
-        Ok(Asker { runtime, candidates, cancel, progress: Mutex::new(progress) })
+        Ok(Asker { runtime, candidates, cancel, progress: Mutex::new(progress), env })
     }
 
     /// Runs `f` to completion on the runtime.
@@ -146,7 +148,9 @@ impl<'a, 'p> Asker<'a, 'p> {
                 report(p);
             }
         };
-        let summary = contextree_llm::summarize_with_events(request, self.candidates, &mut on_event, self.cancel).await?;
+        // Keys named by a variable come from the flow's environment, not the process's.
+        let env = |var: &str| self.env.var(var);
+        let summary = contextree_llm::summarize_with_env(request, self.candidates, &mut on_event, self.cancel, &env).await?;
         let mut report = self.progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         report(Progress::Done { call });
         Ok(summary)

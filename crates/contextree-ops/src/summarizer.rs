@@ -5,16 +5,18 @@
 use std::path::PathBuf;
 
 use contextree_host::agent_models::{AgentModel, Wire};
-use contextree_host::hooks::{self, Hooks};
+use contextree_host::hooks::Hooks;
 use contextree_host::settings::AgentSettings;
+use contextree_host::HostEnv;
 use contextree_llm::config::ApiKey;
 use contextree_llm::{Candidates, ProviderConfig, ProviderKind};
 use serde::Serialize;
 
 use crate::OpsError;
 
-/// contextree's config file: `$XDG_CONFIG_HOME/contextree/config.json`, else
-/// `$HOME/.config/contextree/config.json` (providers, hooks, and the app's settings).
+/// contextree's config file of the process: `$XDG_CONFIG_HOME/contextree/config.json`, else
+/// `$HOME/.config/contextree/config.json` (providers, hooks, and the app's settings). The flows
+/// read the one of their [`HostEnv`] (`config_path`).
 pub use contextree_llm::config::default_path as config_path;
 
 /// The name the candidate made from omp's `compaction.remoteEndpoint` goes by.
@@ -112,9 +114,12 @@ pub fn pick_candidate_or_agent(configured: Candidates, pick: &CandidatePick, age
     }
 }
 
-/// The candidates of contextree's config file (none when it does not exist).
-pub fn configured() -> Result<Candidates, OpsError> {
-    Candidates::load_default().map_err(|e| OpsError::Config(e.to_string()))
+/// The candidates of `env`'s config file (none when it does not exist).
+pub fn configured(env: &HostEnv) -> Result<Candidates, OpsError> {
+    match &env.config_path {
+        Some(path) if path.exists() => Candidates::load(path).map_err(|e| OpsError::Config(e.to_string())),
+        _ => Ok(Candidates::default()),
+    }
 }
 
 /// The models to ask, in order:
@@ -131,12 +136,12 @@ pub fn configured() -> Result<Candidates, OpsError> {
 ///    use ([`contextree_host::agent_models`]).
 ///
 /// Empty: the caller writes the offline summary.
-pub fn candidates(flags: &ProviderFlags, agent: &AgentSettings) -> Result<Candidates, OpsError> {
+pub fn candidates(flags: &ProviderFlags, agent: &AgentSettings, env: &HostEnv) -> Result<Candidates, OpsError> {
     if flags.offline {
         return Ok(Candidates::default());
     }
     let Some(kind) = flags.provider.as_deref() else {
-        let configured = configured()?;
+        let configured = configured(env)?;
         return match &flags.candidate {
             Some(pick) => Ok(pick_candidate_or_agent(configured, pick, &agent.models.models)?),
             None => Ok(with_agent_models(with_remote_endpoint(configured, agent), agent)),
@@ -158,7 +163,7 @@ pub fn candidates(flags: &ProviderFlags, agent: &AgentSettings) -> Result<Candid
     // The call's deadline is still the config file's (`summaryDeadlineSecs`). A file that
     // cannot be read leaves the default: these flags never needed the file before, and its
     // providers section is reported wherever it is used.
-    let deadline = configured().map_or(contextree_llm::config::DEFAULT_DEADLINE, |c| c.deadline);
+    let deadline = configured(env).map_or(contextree_llm::config::DEFAULT_DEADLINE, |c| c.deadline);
     Ok(Candidates { providers: vec![ProviderConfig::new(kind, base, model)], deadline })
 }
 
@@ -221,14 +226,11 @@ pub fn agent_candidate(m: &AgentModel) -> Result<ProviderConfig, Unusable> {
     Ok(p)
 }
 
-/// The hooks in contextree's config file (none when it does not exist). A
+/// The hooks in `env`'s config file (none when it does not exist). A
 /// broken hooks section is an error: a hook the user relies on (to cancel,
 /// say) must not be skipped silently.
-pub fn load_hooks() -> Result<Hooks, OpsError> {
-    match config_path() {
-        Some(path) => Ok(hooks::load_hooks(&path)?),
-        None => Ok(Hooks::default()),
-    }
+pub fn load_hooks(env: &HostEnv) -> Result<Hooks, OpsError> {
+    Ok(env.hooks()?)
 }
 
 /// The configured summarizers, for display: never a whole key.
@@ -315,16 +317,18 @@ pub struct ProviderInfo {
     pub key_source: &'static str,
 }
 
-/// Reads contextree's config file, omp's remote endpoint and the agent's own models (from
-/// `agent`, pi's and omp's together when the caller merged them); `env` looks up variables.
-pub fn providers(agent: &AgentSettings, env: &dyn Fn(&str) -> Option<String>) -> Result<Providers, OpsError> {
-    let path: Option<PathBuf> = config_path();
-    let configured = configured()?;
+/// Reads `env`'s config file, omp's remote endpoint and the agent's own models (from
+/// `agent`, pi's and omp's together when the caller merged them); keys named by a variable are
+/// looked up in `env`.
+pub fn providers(agent: &AgentSettings, env: &HostEnv) -> Result<Providers, OpsError> {
+    let path: Option<PathBuf> = env.config_path.clone();
+    let configured = configured(env)?;
+    let env = |var: &str| env.var(var);
     let candidates = configured
         .providers
         .iter()
         .map(|p| {
-            let (key, key_source) = match (&p.api_key, p.resolve_api_key(env)) {
+            let (key, key_source) = match (&p.api_key, p.resolve_api_key(&env)) {
                 (Some(k), _) => (Some(mask(k.expose())), "config"),
                 (None, Some(k)) => (Some(mask(k.expose())), "environment"),
                 (None, None) => (None, "none"),
@@ -425,11 +429,14 @@ mod tests {
         let c = with_remote_endpoint(configured, &agent);
         assert_eq!((c.providers.len(), c.providers[0].kind), (1, ProviderKind::Anthropic), "the config file wins");
         assert!(with_remote_endpoint(Candidates::default(), &AgentSettings::default()).is_empty());
-        let offline = candidates(&ProviderFlags { offline: true, ..Default::default() }, &agent).unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let env = HostEnv::isolated(home.path());
+        let offline = candidates(&ProviderFlags { offline: true, ..Default::default() }, &agent, &env).unwrap();
         assert!(offline.is_empty(), "offline asks nobody");
         let flagged = candidates(
             &ProviderFlags { provider: Some("remote".into()), base_url: Some("http://h/c".into()), ..Default::default() },
             &agent,
+            &env,
         )
         .unwrap();
         assert_eq!(flagged.providers[0].base_url, "http://h/c", "flags win");

@@ -8,7 +8,6 @@ use contextree_core::compaction::entry::new_entry_id;
 use contextree_core::session::NodeId;
 use contextree_host::write::{now_iso, random_u32};
 use contextree_host::LoadedSession;
-use serde_json::{json, Value};
 
 use crate::navigate::continue_line;
 use crate::one_line::{self, OneLine};
@@ -23,9 +22,18 @@ pub struct UndoPreview {
     /// Its parent, where the marker goes.
     pub target_id: String,
     /// The entry written (`{type: 'custom', customType: 'contextree-continue'}`).
-    pub entry: Value,
+    pub entry: MarkerKind,
     /// What the write does, in words.
     pub note: String,
+}
+
+/// The kind of entry an undo writes: `{type: 'custom', customType: 'contextree-continue'}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MarkerKind {
+    #[serde(rename = "type")]
+    pub entry_type: &'static str,
+    pub custom_type: &'static str,
 }
 
 /// What an undo wrote.
@@ -45,7 +53,7 @@ pub fn preview(loaded: &LoadedSession, compaction: NodeId) -> Result<UndoPreview
     Ok(UndoPreview {
         compaction_id: cid.clone(),
         target_id: pid.clone(),
-        entry: json!({"type": "custom", "customType": CONTINUE_TYPE}),
+        entry: MarkerKind { entry_type: "custom", custom_type: CONTINUE_TYPE },
         note: format!("appends a {CONTINUE_TYPE} marker under {pid}, the entry before compaction {cid}: the agents continue from there with the full history and no summary; the compaction stays in the file on its own branch"),
     })
 }

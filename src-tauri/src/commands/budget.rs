@@ -14,13 +14,14 @@ use crate::{AppState, CommandError};
 /// Compaction settings are the agent's own (its settings files), with the defaults.
 #[tauri::command]
 pub async fn budget(state: State<'_, AppState>, leaf_id: Option<String>, window: Option<u64>) -> Result<BudgetView, CommandError> {
+    let env = state.env();
     blocking(state.session()?, move |open| {
         let (s, src, pack) = (&open.loaded.session, &open.loaded.source, &open.pack);
         let ctx = build(s, leaf(open, leaf_id.as_deref())?);
         let tokens = context_tokens(s, &ctx, pack, src)?;
         // What the agent shows (pi ≥ 0.86: the projected estimate, pi-1.6.md §3.4).
         let estimate = estimate_projected_context_tokens(s, &ctx, &tokens, src)?;
-        let settings = contextree_host::settings::agent_settings_from_env(s.dialect()).compaction;
+        let settings = env.agent_settings(s.dialect()).compaction;
         let per_message: Vec<u64> = tokens.messages.iter().map(|m| m.2).collect();
         let b = compute(s, &ctx, &estimate, &per_message, &settings, window, src)?;
         Ok(BudgetView::new(s, ctx.leaf, b))

@@ -1,13 +1,12 @@
 //! The PLAN panel: what a compaction of a leaf would do, read only (nothing is called or written).
 //!
-//! The same core calls as `contextree compact --dry-run`: `plan`, `summary_requests`, `preview`,
-//! with the agent's own settings (its settings files) and the open session's prompt pack.
+//! contextree-ops' `compact::preview_plan`, the plan `contextree compact --dry-run` shows, with
+//! the agent's own settings (its settings files) and the open session's prompt pack.
 
-use contextree_core::compaction::prompt::pi_reasoning;
-use contextree_core::compaction::{plan, preview, summary_requests, CompactionSettings, HistoryStep, PromptOptions};
-use contextree_core::context::build;
+use contextree_ops::compact::{preview_plan, CompactOptions};
 use tauri::State;
 
+use super::write::pack_of;
 use super::{blocking, leaf};
 use crate::dto::CompactionPreviewView;
 use crate::{AppState, CommandError};
@@ -23,45 +22,30 @@ pub async fn compaction_preview(
     keep_recent: Option<u64>,
     instructions: Option<String>,
 ) -> Result<CompactionPreviewView, CommandError> {
+    let env = state.env();
     blocking(state.session()?, move |open| {
-        let (s, src, pack) = (&open.loaded.session, &open.loaded.source, &open.pack);
-        let ctx = build(s, leaf(open, leaf_id.as_deref())?);
-        let agent = contextree_host::settings::agent_settings_from_env(s.dialect());
-        let settings =
-            CompactionSettings { keep_recent_tokens: keep_recent.unwrap_or(agent.compaction.keep_recent_tokens), ..agent.compaction };
-        let plan = plan(s, &ctx, &settings, src)?;
-        let mut warnings = agent.warnings.clone();
-        warnings.extend(plan.warnings.iter().cloned());
-        if plan.outcome.is_err() {
-            return Ok(CompactionPreviewView::nothing(s, &plan, warnings));
-        }
-        // omp@18 writes the conversation in the summary model's transcript format: the model a
-        // compaction would ask first (contextree's candidates), else the path's.
-        let mut candidates = if s.rules().summarizes_with_model_transcript() {
-            contextree_ops::summarizer::candidates(&Default::default(), &agent).unwrap_or_default()
-        } else {
-            Default::default()
+        let pack = pack_of(open);
+        let opts = CompactOptions {
+            leaf: leaf(open, leaf_id.as_deref())?,
+            pack: &pack,
+            instructions: instructions.filter(|t| !t.trim().is_empty()),
+            keep_recent,
+            reserve: None,
+            model_reasons: false,
+            context: Vec::new(),
+            summary: None,
+            // omp@18 writes the conversation in the transcript format of the model a
+            // compaction would ask first (contextree's candidates), else the path's.
+            provider: Default::default(),
+            env: &env,
         };
-        let path_model = contextree_core::models::current_model(&ctx.model, s.dialect());
-        let summary_model = contextree_ops::summarizer::omp18_summary_model(s, path_model, &mut candidates, &mut warnings);
-        let opts = PromptOptions {
-            custom_instructions: instructions.filter(|t| !t.trim().is_empty()),
-            pi_reasoning: pi_reasoning(false, &ctx.thinking_level),
-            summary_model,
-            ..Default::default()
+        let pv = preview_plan(&open.loaded, &opts)?;
+        let (s, src) = (&open.loaded.session, &open.loaded.source);
+        let requests = match &pv.planned {
+            Ok(p) => contextree_core::drops::check_requests(s, &p.summarized, None, src)?,
+            Err(_) => Vec::new(),
         };
-        let requests = summary_requests(s, &plan, src, pack, &opts)?;
-        let pv = preview(s, &plan, &requests).map_err(|e| CommandError::Compaction(e.to_string()))?;
-        let literal = match &requests.history {
-            HistoryStep::Literal(text) => Some(text.clone()),
-            HistoryStep::Call(_) => None,
-        };
-        let mut view = CompactionPreviewView::new(s, &plan, &pv, literal, &pack.origin().to_string(), warnings);
-        if let Some(p) = plan.prepared() {
-            let summarized: Vec<_> = p.messages_to_summarize.iter().chain(&p.turn_prefix).copied().collect();
-            view.requests = contextree_core::drops::check_requests(s, &summarized, None, src)?;
-        }
-        Ok(view)
+        Ok(CompactionPreviewView::new(pv, requests))
     })
     .await
 }

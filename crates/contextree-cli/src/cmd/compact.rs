@@ -26,9 +26,12 @@
 //!    see `contextree_ops::summarizer::candidates`), through contextree-llm.
 
 use clap::Args;
+use contextree_host::write::Appended;
+use contextree_host::{HostEnv, RawJson};
 use contextree_ops::compact::{self, CompactOptions};
-use contextree_ops::CancelToken;
-use serde_json::{json, Value};
+use contextree_ops::{CancelToken, Summarizer};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::common::{print_progress, print_session_json, CliError, ProviderArgs, SessionArgs};
 
@@ -79,6 +82,7 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
     if let Some(id) = &args.edit {
         return edit(args, &loaded, id);
     }
+    let env = HostEnv::from_process();
     let pack = a.pack_fn(loaded.session.rules());
     let opts = CompactOptions {
         leaf: a.leaf(&loaded)?,
@@ -90,9 +94,10 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
         context: args.context.clone(),
         summary: args.summary.clone(),
         provider: args.provider.flags(),
+        env: &env,
     };
     if args.dry_run {
-        let doc = compact::dry_run(&loaded, &opts)?;
+        let doc = to_value(&compact::dry_run(&loaded, &opts)?)?;
         print_doc(&loaded.session, a.json, &doc, || {
             print_settings_files(&doc);
             if doc["nothingToCompact"] == true {
@@ -105,20 +110,15 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
         return Ok(());
     }
     let done = compact::run(&loaded, &opts, &mut print_progress(a.json), &CancelToken::new())?;
-    let doc = json!({
-        "dialect": done.dialect.name(),
-        "file": a.file.display().to_string(),
-        "appended": {
-            "id": done.id,
-            "parentId": done.parent_id,
-            "offset": done.appended.offset,
-            "bytes": done.appended.bytes,
-            "addedNewline": done.appended.added_newline,
-        },
-        "summarizer": done.summarizer,
-        "entry": done.entry,
-        "warnings": done.warnings,
-    });
+    let doc = to_value(&Written {
+        dialect: done.dialect.name(),
+        file: a.file.display().to_string(),
+        edited: None,
+        appended: AppendedDoc::of(&done.id, done.parent_id.as_deref(), &done.appended),
+        summarizer: &done.summarizer,
+        entry: &done.entry,
+        warnings: &done.warnings,
+    })?;
     print_doc(&loaded.session, a.json, &doc, || {
         outln!(
             "appended compaction {} (parent {}) at byte {} of {}",
@@ -127,7 +127,7 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
             done.appended.offset,
             a.file.display()
         );
-        outln!("summarizer: {}", summarizer_text(&doc["summarizer"]));
+        outln!("summarizer: {}", summarizer_text(&done.summarizer));
         outln!("first kept entry {} · tokensBefore {}", done.first_kept_entry_id, doc["entry"]["tokensBefore"]);
         for w in &done.warnings {
             outln!("warning: {w}");
@@ -143,22 +143,22 @@ fn edit(args: &CompactArgs, loaded: &contextree_host::LoadedSession, id: &str) -
     let node = loaded.session.node(id).ok_or_else(|| CliError::Input(format!("{}: Entry {id} not found", a.file.display())))?;
     if args.dry_run {
         let pv = contextree_ops::edit_summary::preview(loaded, node)?;
-        let doc = serde_json::to_value(&pv).map_err(|e| CliError::Failed(e.to_string()))?;
+        let doc = to_value(&pv)?;
         print_doc(&loaded.session, a.json, &doc, || outln!("{}", pv.note));
         return Ok(());
     }
     let summary = args.summary.as_deref().unwrap_or_default();
     let done = contextree_ops::edit_summary::run(loaded, node, summary)?;
-    let entry: Value = serde_json::from_str(&done.line).map_err(|e| CliError::Failed(e.to_string()))?;
-    let doc = json!({
-        "dialect": loaded.session.dialect().name(),
-        "file": a.file.display().to_string(),
-        "edited": id,
-        "appended": {"id": done.id, "parentId": done.parent_id, "offset": done.appended.offset, "bytes": done.appended.bytes, "addedNewline": done.appended.added_newline},
-        "summarizer": {"kind": "supplied"},
-        "entry": entry,
-        "warnings": done.warnings,
-    });
+    let entry = RawJson::from_text(&done.line).map_err(|e| CliError::Failed(e.to_string()))?;
+    let doc = to_value(&Written {
+        dialect: loaded.session.dialect().name(),
+        file: a.file.display().to_string(),
+        edited: Some(id),
+        appended: AppendedDoc::of(&done.id, Some(&done.parent_id), &done.appended),
+        summarizer: &Summarizer::Supplied,
+        entry: &entry,
+        warnings: &done.warnings,
+    })?;
     print_doc(&loaded.session, a.json, &doc, || {
         outln!(
             "appended compaction {} (parent {}), a corrected copy of {id}, at byte {} of {}",
@@ -283,26 +283,60 @@ fn print_auto_check(c: &Value) {
     }
 }
 
-fn summarizer_text(v: &Value) -> String {
-    match v["kind"].as_str() {
-        Some("offline") => format!("offline extractive summary, no model ({})", v["why"].as_str().unwrap_or("")),
-        Some("supplied") => "supplied with --summary (stored as a hook's summary)".to_owned(),
-        Some("hook") => format!("supplied by a {} hook", v["event"].as_str().unwrap_or("")),
-        _ => {
-            let calls: Vec<String> = v["calls"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|c| {
-                    format!(
-                        "{} by {} {}",
-                        c["call"].as_str().unwrap_or(""),
-                        c["provider"].as_str().unwrap_or(""),
-                        c["model"].as_str().unwrap_or("")
-                    )
-                })
-                .collect();
+fn summarizer_text(v: &Summarizer) -> String {
+    match v {
+        Summarizer::Offline { why } => format!("offline extractive summary, no model ({why})"),
+        Summarizer::Supplied => "supplied with --summary (stored as a hook's summary)".to_owned(),
+        Summarizer::Hook { event } => format!("supplied by a {event} hook"),
+        Summarizer::Models { calls } => {
+            let calls: Vec<String> = calls.iter().map(|c| format!("{} by {} {}", c.call.name(), c.provider, c.model)).collect();
             calls.join(", ")
         }
+        Summarizer::Model { .. } | Summarizer::None { .. } => String::new(),
     }
+}
+
+/// What `compact` (and `compact --edit`) wrote, as `--json` prints it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Written<'a> {
+    dialect: &'static str,
+    file: String,
+    /// `--edit`: the compaction corrected.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    edited: Option<&'a str>,
+    appended: AppendedDoc<'a>,
+    summarizer: &'a Summarizer,
+    entry: &'a RawJson,
+    warnings: &'a [String],
+}
+
+/// Where an appended entry went.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct AppendedDoc<'a> {
+    id: &'a str,
+    /// `navigate`: the entry's type.
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    entry_type: Option<&'a str>,
+    parent_id: Option<&'a str>,
+    offset: u64,
+    bytes: u64,
+    added_newline: bool,
+}
+
+impl<'a> AppendedDoc<'a> {
+    pub(crate) fn of(id: &'a str, parent_id: Option<&'a str>, a: &Appended) -> Self {
+        AppendedDoc { id, entry_type: None, parent_id, offset: a.offset, bytes: a.bytes, added_newline: a.added_newline }
+    }
+
+    pub(crate) fn typed(mut self, entry_type: &'a str) -> Self {
+        self.entry_type = Some(entry_type);
+        self
+    }
+}
+
+/// A typed document as the JSON the printers read.
+pub(crate) fn to_value(doc: &impl Serialize) -> Result<Value, CliError> {
+    serde_json::to_value(doc).map_err(|e| CliError::Failed(e.to_string()))
 }

@@ -5,10 +5,13 @@ use clap::Args;
 use contextree_core::compaction::{
     auto_check_with, plan, should_compact_under, threshold_tokens_under, CheckInputs, CompactionPlan, CompactionSettings, FileOps, Prepared,
 };
-use contextree_core::js::json_number;
 use contextree_core::session::{NodeId, Session};
-use serde_json::{json, Map, Value};
+use contextree_ops::auto_check::{auto_check_report, AutoCheckReport};
+use contextree_ops::JsNumber;
+use serde::Serialize;
+use serde_json::Value;
 
+use super::compact::to_value;
 use crate::common::{file_ops_json, print_session_json, read_back, CliError, SessionArgs};
 
 #[derive(Debug, Args)]
@@ -77,8 +80,9 @@ pub fn run(args: &CutArgs) -> Result<(), CliError> {
             max_output_tokens: args.max_output,
         };
         let check = auto_check_with(s, &ctx, &settings, w, model, &inputs, &loaded.source).map_err(read_back)?;
-        doc["autoCheck"] = contextree_ops::auto_check::auto_check_json(s, &check);
+        doc.auto_check = Some(auto_check_report(s, &check));
     }
+    let doc = to_value(&doc)?;
     if a.json {
         print_session_json(s, &doc);
     } else {
@@ -88,41 +92,110 @@ pub fn run(args: &CutArgs) -> Result<(), CliError> {
 }
 
 /// The contract's fields plus the cut's details.
-fn document(s: &Session, plan: &CompactionPlan, window: Option<u64>) -> Value {
-    let id = |n: NodeId| Value::from(s.entry(n).id.to_string());
-    let ids = |nodes: &[NodeId]| Value::Array(nodes.iter().map(|&n| id(n)).collect());
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CutDoc {
+    dialect: &'static str,
+    leaf_id: Option<String>,
+    settings: SettingsDoc,
+    nothing_to_compact: bool,
+    reason: Option<String>,
+    first_kept_entry_id: Option<String>,
+    first_kept_entry_index: Option<u32>,
+    is_split_turn: Option<bool>,
+    turn_start_entry_id: Option<String>,
+    tokens_before: JsNumber,
+    keep_recent_tokens_used: u64,
+    previous_compaction_id: Option<String>,
+    messages_to_summarize_ids: Vec<String>,
+    turn_prefix_ids: Vec<String>,
+    recent_messages_ids: Vec<String>,
+    dropped_ids: Vec<String>,
+    /// The raw sets sorted and the agents' lists (`common::file_ops_json`).
+    file_ops: Value,
+    find_cut_point: FindCutPoint,
+    warnings: Vec<String>,
+    /// `--window`: the dialect's threshold rule.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    threshold: Option<Threshold>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    auto_check: Option<AutoCheckReport>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SettingsDoc {
+    keep_recent_tokens: u64,
+    reserve_tokens: u64,
+}
+
+/// The number the agents test after a run (omp's last usage, pi's context estimate, which is
+/// what `tokensBefore` holds) against the window.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Threshold {
+    window: u64,
+    threshold_tokens: Option<JsNumber>,
+    should_compact: bool,
+}
+
+/// Raw `findCutPoint` facts (see [`find_cut_point`]).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FindCutPoint {
+    index_space: &'static str,
+    boundary_start: usize,
+    boundary_end: usize,
+    estimated_tokens: Option<u64>,
+    prompt_tokens: Option<JsNumber>,
+    keep_recent_tokens_used: u64,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    cut: Option<CutAt>,
+}
+
+/// Where `findCutPoint` cut.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CutAt {
+    first_kept_entry_index: usize,
+    /// -1: none.
+    turn_start_index: i64,
+    is_split_turn: bool,
+    first_kept_entry_id: Option<String>,
+    turn_start_entry_id: Option<String>,
+}
+
+fn document(s: &Session, plan: &CompactionPlan, window: Option<u64>) -> CutDoc {
+    let id = |n: NodeId| s.entry(n).id.to_string();
+    let ids = |nodes: &[NodeId]| nodes.iter().map(|&n| id(n)).collect::<Vec<_>>();
     let prepared = plan.prepared();
-    let mut doc = Map::new();
-    doc.insert("dialect".into(), plan.dialect.name().into());
-    doc.insert("leafId".into(), plan.leaf.map_or(Value::Null, id));
-    doc.insert(
-        "settings".into(),
-        json!({"keepRecentTokens": plan.settings.keep_recent_tokens, "reserveTokens": plan.settings.reserve_tokens}),
-    );
-    doc.insert("nothingToCompact".into(), prepared.is_none().into());
-    doc.insert("reason".into(), plan.outcome.as_ref().err().map_or(Value::Null, |r| r.to_string().into()));
-    doc.insert("firstKeptEntryId".into(), prepared.map_or(Value::Null, |p| id(p.first_kept)));
-    doc.insert("firstKeptEntryIndex".into(), prepared.map_or(Value::Null, |p| p.first_kept.0.into()));
-    doc.insert("isSplitTurn".into(), prepared.map_or(Value::Null, |p| p.is_split_turn().into()));
-    doc.insert("turnStartEntryId".into(), prepared.and_then(turn_start_with_prefix).map_or(Value::Null, id));
-    doc.insert("tokensBefore".into(), json_number(plan.tokens_before));
-    doc.insert("keepRecentTokensUsed".into(), plan.keep_recent.used.into());
-    doc.insert("previousCompactionId".into(), plan.previous.map_or(Value::Null, |p| id(p.node)));
-    doc.insert("messagesToSummarizeIds".into(), prepared.map_or(json!([]), |p| ids(&p.messages_to_summarize)));
-    doc.insert("turnPrefixIds".into(), prepared.map_or(json!([]), |p| ids(&p.turn_prefix)));
-    doc.insert("recentMessagesIds".into(), prepared.map_or(json!([]), |p| ids(&p.recent)));
-    doc.insert("droppedIds".into(), prepared.map_or(json!([]), |p| ids(&p.dropped)));
-    doc.insert("fileOps".into(), prepared.map_or_else(|| file_ops_json(&FileOps::default()), |p| file_ops_json(&p.file_ops)));
-    doc.insert("findCutPoint".into(), find_cut_point(s, &plan.entries, plan));
-    doc.insert("warnings".into(), plan.warnings.clone().into());
-    if let Some(w) = window {
-        // The number the agents test after a run: omp's last usage, pi's
-        // context estimate, which is what `tokensBefore` holds.
-        doc.insert("window".into(), w.into());
-        doc.insert("thresholdTokens".into(), threshold_tokens_under(w, &plan.settings, s.rules()).map_or(Value::Null, json_number));
-        doc.insert("shouldCompact".into(), should_compact_under(plan.tokens_before, w, &plan.settings, s.rules()).into());
+    CutDoc {
+        dialect: plan.dialect.name(),
+        leaf_id: plan.leaf.map(id),
+        settings: SettingsDoc { keep_recent_tokens: plan.settings.keep_recent_tokens, reserve_tokens: plan.settings.reserve_tokens },
+        nothing_to_compact: prepared.is_none(),
+        reason: plan.outcome.as_ref().err().map(|r| r.to_string()),
+        first_kept_entry_id: prepared.map(|p| id(p.first_kept)),
+        first_kept_entry_index: prepared.map(|p| p.first_kept.0),
+        is_split_turn: prepared.map(Prepared::is_split_turn),
+        turn_start_entry_id: prepared.and_then(turn_start_with_prefix).map(id),
+        tokens_before: JsNumber(plan.tokens_before),
+        keep_recent_tokens_used: plan.keep_recent.used,
+        previous_compaction_id: plan.previous.map(|p| id(p.node)),
+        messages_to_summarize_ids: prepared.map(|p| ids(&p.messages_to_summarize)).unwrap_or_default(),
+        turn_prefix_ids: prepared.map(|p| ids(&p.turn_prefix)).unwrap_or_default(),
+        recent_messages_ids: prepared.map(|p| ids(&p.recent)).unwrap_or_default(),
+        dropped_ids: prepared.map(|p| ids(&p.dropped)).unwrap_or_default(),
+        file_ops: prepared.map_or_else(|| file_ops_json(&FileOps::default()), |p| file_ops_json(&p.file_ops)),
+        find_cut_point: find_cut_point(s, &plan.entries, plan),
+        warnings: plan.warnings.clone(),
+        threshold: window.map(|w| Threshold {
+            window: w,
+            threshold_tokens: threshold_tokens_under(w, &plan.settings, s.rules()).map(JsNumber),
+            should_compact: should_compact_under(plan.tokens_before, w, &plan.settings, s.rules()),
+        }),
+        auto_check: None,
     }
-    Value::Object(doc)
 }
 
 /// The oracle's `turnStartEntryId`: the first turn-prefix message's entry, so
@@ -134,25 +207,24 @@ fn turn_start_with_prefix(p: &Prepared) -> Option<NodeId> {
 /// Raw `findCutPoint` facts with indices into the plan's entries (the path;
 /// pi ≥ 0.87 the projected context entries, `indexSpace: "contextEntries"`),
 /// also when the agent would not compact (as the oracle's `findCutPoint`).
-fn find_cut_point(s: &Session, path: &[NodeId], plan: &CompactionPlan) -> Value {
+fn find_cut_point(s: &Session, path: &[NodeId], plan: &CompactionPlan) -> FindCutPoint {
     let k = &plan.keep_recent;
-    let mut v = json!({
-        "indexSpace": if s.rules().cuts_projected_entries() { "contextEntries" } else { "path" },
-        "boundaryStart": plan.boundary.start,
-        "boundaryEnd": plan.boundary.end,
-        "estimatedTokens": k.estimated_tokens,
-        "promptTokens": k.prompt_tokens.map(json_number),
-        "keepRecentTokensUsed": k.used,
-    });
-    if let Some(cut) = plan.cut {
-        let id = |i: usize| path.get(i).map_or(Value::Null, |&n| s.entry(n).id.to_string().into());
-        v["firstKeptEntryIndex"] = cut.first_kept.into();
-        v["turnStartIndex"] = cut.turn_start.map_or(json!(-1), Value::from);
-        v["isSplitTurn"] = cut.is_split_turn().into();
-        v["firstKeptEntryId"] = id(cut.first_kept);
-        v["turnStartEntryId"] = cut.turn_start.map_or(Value::Null, id);
+    let id = |i: usize| path.get(i).map(|&n| s.entry(n).id.to_string());
+    FindCutPoint {
+        index_space: if s.rules().cuts_projected_entries() { "contextEntries" } else { "path" },
+        boundary_start: plan.boundary.start,
+        boundary_end: plan.boundary.end,
+        estimated_tokens: k.estimated_tokens,
+        prompt_tokens: k.prompt_tokens.map(JsNumber),
+        keep_recent_tokens_used: k.used,
+        cut: plan.cut.map(|cut| CutAt {
+            first_kept_entry_index: cut.first_kept,
+            turn_start_index: cut.turn_start.map_or(-1, |t| t as i64),
+            is_split_turn: cut.is_split_turn(),
+            first_kept_entry_id: id(cut.first_kept),
+            turn_start_entry_id: cut.turn_start.and_then(id),
+        }),
     }
-    v
 }
 
 fn print_text(s: &Session, plan: &CompactionPlan, doc: &Value) {

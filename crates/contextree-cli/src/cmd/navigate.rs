@@ -35,11 +35,13 @@
 use clap::Args;
 use contextree_core::js::stringify;
 use contextree_core::session::NodeId;
-use contextree_host::LoadedSession;
-use contextree_ops::navigate::{self, NavigateOptions};
-use contextree_ops::CancelToken;
-use serde_json::{json, Map, Value};
+use contextree_host::{HostEnv, LoadedSession, RawJson};
+use contextree_ops::navigate::{self, BranchBudget, NavigateOptions};
+use contextree_ops::{CancelToken, Summarizer};
+use serde::Serialize;
+use serde_json::Value;
 
+use super::compact::{to_value, AppendedDoc};
 use crate::common::{print_progress, print_session_json, CliError, ProviderArgs, SessionArgs};
 
 #[derive(Debug, Args)]
@@ -100,6 +102,7 @@ pub fn run(args: &NavigateArgs) -> Result<(), CliError> {
         None => None,
     };
     let pack = a.pack_fn(loaded.session.rules());
+    let env = HostEnv::from_process();
     let opts = NavigateOptions {
         target,
         from,
@@ -112,36 +115,88 @@ pub fn run(args: &NavigateArgs) -> Result<(), CliError> {
         label: args.label.clone(),
         provider: args.provider.flags(),
         pack: &pack,
+        env: &env,
     };
     let done = navigate::run(&loaded, &opts, &mut print_progress(a.json), &CancelToken::new())?;
-    let mut doc = Map::new();
-    doc.insert("dialect".into(), done.dialect.name().into());
-    doc.insert("file".into(), a.file.display().to_string().into());
-    doc.insert("oldLeafId".into(), done.old_leaf_id.clone().map_or(Value::Null, Value::from));
-    doc.insert("targetId".into(), to.into());
-    let Some(w) = done.written else {
-        doc.insert("appended".into(), Value::Null);
-        doc.insert("note".into(), "the target is the leaf already; nothing was written".into());
-        return finish(&loaded.session, a.json, &Value::Object(doc));
+    let head =
+        Head { dialect: done.dialect.name(), file: a.file.display().to_string(), old_leaf_id: done.old_leaf_id.as_deref(), target_id: &to };
+    let Some(w) = &done.written else {
+        let doc = Unmoved { head, appended: None, note: "the target is the leaf already; nothing was written" };
+        return finish(&loaded.session, a.json, &to_value(&doc)?);
     };
-    if let Some(budget) = done.budget {
-        doc.insert("budget".into(), budget);
-    }
-    if let Some(text) = done.editor_text {
-        doc.insert("editorText".into(), text);
-    }
-    doc.insert("newLeafId".into(), w.new_leaf_id.into());
-    doc.insert(
-        "appended".into(),
-        json!({"id": w.id, "type": w.entry["type"], "parentId": w.parent_id, "offset": w.appended.offset, "bytes": w.appended.bytes, "addedNewline": w.appended.added_newline}),
-    );
-    if let Some((label_id, label)) = &w.label {
-        doc.insert("label".into(), json!({"id": label_id, "label": label}));
-    }
-    doc.insert("summarizer".into(), w.summarizer);
-    doc.insert("entry".into(), w.entry);
-    doc.insert("warnings".into(), done.warnings.into());
-    finish(&loaded.session, a.json, &Value::Object(doc))
+    let doc = Moved {
+        head,
+        budget: done.budget.as_ref(),
+        editor_text: done.editor_text.as_ref(),
+        new_leaf_id: &w.new_leaf_id,
+        appended: AppendedDoc::of(&w.id, w.parent_id.as_deref(), &w.appended).typed(w.entry_type),
+        label: w.label.as_ref().map(|(id, label)| LabelDoc { id, label }),
+        summarizer: w.summarizer.as_ref(),
+        entry: &w.entry,
+        warnings: &done.warnings,
+    };
+    finish(&loaded.session, a.json, &to_value(&doc)?)
+}
+
+/// What every navigate document starts with.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Head<'a> {
+    dialect: &'static str,
+    file: String,
+    old_leaf_id: Option<&'a str>,
+    target_id: &'a str,
+}
+
+/// The target is the leaf already.
+#[derive(Serialize)]
+struct Unmoved<'a> {
+    #[serde(flatten)]
+    head: Head<'a>,
+    /// `null`.
+    appended: Option<()>,
+    note: &'static str,
+}
+
+/// The leaf moved.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Moved<'a> {
+    #[serde(flatten)]
+    head: Head<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    budget: Option<&'a BranchBudget>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    editor_text: Option<&'a Option<String>>,
+    new_leaf_id: &'a str,
+    appended: AppendedDoc<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    label: Option<LabelDoc<'a>>,
+    summarizer: Option<&'a Summarizer>,
+    entry: &'a RawJson,
+    warnings: &'a [String],
+}
+
+/// pi's label entry.
+#[derive(Serialize)]
+struct LabelDoc<'a> {
+    id: &'a str,
+    label: &'a str,
+}
+
+/// `--undo-compaction`'s document.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Undone<'a> {
+    #[serde(flatten)]
+    head: Head<'a>,
+    undone_compaction_id: &'a str,
+    new_leaf_id: &'a str,
+    appended: AppendedDoc<'a>,
+    /// `null`: no summary.
+    summarizer: Option<&'a Summarizer>,
+    entry: &'a RawJson,
+    warnings: &'a [String],
 }
 
 /// `--undo-compaction ID`: contextree_ops::undo_compaction.
@@ -149,20 +204,23 @@ fn undo(a: &SessionArgs, loaded: &LoadedSession, id: &str) -> Result<(), CliErro
     let s = &loaded.session;
     let compaction = node(loaded, a, id)?;
     let done = contextree_ops::undo_compaction::run(loaded, compaction)?;
-    let entry: Value = serde_json::from_str(&done.line).map_err(|e| CliError::Failed(e.to_string()))?;
-    let doc = json!({
-        "dialect": s.dialect().name(),
-        "file": a.file.display().to_string(),
-        "oldLeafId": s.leaf().map(|n| s.entry(n).id.to_string()),
-        "targetId": done.parent_id,
-        "undoneCompactionId": id,
-        "newLeafId": done.id,
-        "appended": {"id": done.id, "type": "custom", "parentId": done.parent_id, "offset": done.appended.offset, "bytes": done.appended.bytes, "addedNewline": done.appended.added_newline},
-        "summarizer": null,
-        "entry": entry,
-        "warnings": done.warnings,
-    });
-    finish(&loaded.session, a.json, &doc)
+    let entry = RawJson::from_text(&done.line).map_err(|e| CliError::Failed(e.to_string()))?;
+    let old_leaf = s.leaf().map(|n| s.entry(n).id.to_string());
+    let doc = Undone {
+        head: Head {
+            dialect: s.dialect().name(),
+            file: a.file.display().to_string(),
+            old_leaf_id: old_leaf.as_deref(),
+            target_id: &done.parent_id,
+        },
+        undone_compaction_id: id,
+        new_leaf_id: &done.id,
+        appended: AppendedDoc::of(&done.id, Some(&done.parent_id), &done.appended).typed("custom"),
+        summarizer: None,
+        entry: &entry,
+        warnings: &done.warnings,
+    };
+    finish(&loaded.session, a.json, &to_value(&doc)?)
 }
 
 fn finish(s: &contextree_core::session::Session, json: bool, doc: &Value) -> Result<(), CliError> {

@@ -26,13 +26,16 @@ mod run;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 pub use config::{load_hooks, parse_hooks, HookConfigError};
-pub use payloads::{before_compact_payload, before_tree_payload, compact_payload, compacting_payload, tree_payload, TreePreparation};
-pub use replies::{
-    before_compact, before_tree, compacting, supplied_branch_summary, supplied_compaction, BeforeCompact, BeforeTree, ReplyError,
+pub use payloads::{
+    before_compact_payload, before_tree_payload, compact_payload, compacting_payload, tree_payload, BeforeCompactPayload,
+    BeforeTreePayload, CompactPayload, CompactPreparation, CompactingPayload, PayloadFileOps, PayloadSettings, TreePayload,
+    TreePreparation, TreePreparationPayload,
 };
+pub use replies::{before_compact, before_tree, compacting, BeforeCompact, BeforeTree, Reply, ReplyError};
 pub use run::{run_command, run_command_until, HookRunError};
 
 /// The time limit of a hook that names none.
@@ -143,9 +146,9 @@ pub type Runner<'a> = dyn FnMut(&HookCommand, &[u8]) -> Result<Vec<u8>, HookRunE
 /// What a dispatch ended with.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Dispatch {
-    /// The winning result: the cancelling one, else the last non-empty one.
+    /// The winning result, read: the cancelling one, else the last non-empty one.
     /// Always `None` for notification events.
-    pub result: Option<Map<String, Value>>,
+    pub result: Option<Reply>,
     /// A hook returned `cancel: true` (the hooks after it did not run).
     pub cancelled: bool,
     /// One line per hook that failed or printed something unusable.
@@ -160,8 +163,10 @@ pub struct Dispatch {
 ///
 /// Empty output, `null` and `{}` are "no result", so a hook that has nothing
 /// to say does not undo an earlier hook's result.
-pub fn dispatch_with(event: HookEvent, hooks: &[HookCommand], payload: &Value, run: &mut Runner<'_>) -> Dispatch {
-    let input = payload.to_string().into_bytes();
+pub fn dispatch_with(event: HookEvent, hooks: &[HookCommand], payload: &impl Serialize, run: &mut Runner<'_>) -> Dispatch {
+    // A payload that cannot be serialized (a map with non-string keys) has no JSON form: the
+    // hooks get `null`, as they would from the agents' `JSON.stringify` of nothing.
+    let input = serde_json::to_vec(payload).unwrap_or_else(|_| b"null".to_vec());
     let mut out = Dispatch::default();
     for (i, hook) in hooks.iter().enumerate() {
         let warn = |why: &str| format!("hook {} #{} ({}): {why}; ignored", event.name(), i + 1, hook.display());
@@ -195,12 +200,16 @@ pub fn dispatch_with(event: HookEvent, hooks: &[HookCommand], payload: &Value, r
                 continue;
             }
         };
-        if let Err(why) = replies::check_result(event, &map) {
-            out.warnings.push(warn(&why.to_string()));
-            continue;
-        }
+        let reply = match replies::read_result(event, &map) {
+            Ok(Some(reply)) => reply,
+            Ok(None) => continue,
+            Err(why) => {
+                out.warnings.push(warn(&why.to_string()));
+                continue;
+            }
+        };
         let cancel = event.can_cancel() && map.get("cancel") == Some(&Value::Bool(true));
-        out.result = Some(map);
+        out.result = Some(reply);
         if cancel {
             out.cancelled = true;
             break;
@@ -210,7 +219,7 @@ pub fn dispatch_with(event: HookEvent, hooks: &[HookCommand], payload: &Value, r
 }
 
 /// [`dispatch_with`] running each hook as a process ([`run_command`]).
-pub fn dispatch(event: HookEvent, hooks: &[HookCommand], payload: &Value) -> Dispatch {
+pub fn dispatch(event: HookEvent, hooks: &[HookCommand], payload: &impl Serialize) -> Dispatch {
     dispatch_with(event, hooks, payload, &mut run_command)
 }
 
@@ -218,7 +227,7 @@ pub fn dispatch(event: HookEvent, hooks: &[HookCommand], payload: &Value) -> Dis
 /// process group is killed and no later hook starts (each is a warning). The
 /// caller checks its own flag afterwards; the dispatch does not decide what a
 /// cancelled run means.
-pub fn dispatch_until(event: HookEvent, hooks: &[HookCommand], payload: &Value, stop: &dyn Fn() -> bool) -> Dispatch {
+pub fn dispatch_until(event: HookEvent, hooks: &[HookCommand], payload: &impl Serialize, stop: &dyn Fn() -> bool) -> Dispatch {
     dispatch_with(event, hooks, payload, &mut |hook, input| {
         if stop() {
             Err(HookRunError::NotStarted)

@@ -6,17 +6,92 @@ use contextree_core::context::materialize::{agent_message, ReadBackError};
 use contextree_core::context::Item;
 use contextree_core::session::{NodeId, Session, Source};
 use contextree_core::Dialect;
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::HookEvent;
+use crate::RawJson;
 
 /// An entry as written in the file (the agents hand hooks their entry
 /// objects); `null` when its line cannot be read back as JSON.
-fn raw_entry(session: &Session, node: NodeId, source: &dyn Source) -> Value {
+fn raw_entry(session: &Session, node: NodeId, source: &dyn Source) -> RawJson {
     let e = session.entry(node);
-    let Ok(bytes) = source.bytes(e.span) else { return Value::Null };
+    let Ok(bytes) = source.bytes(e.span) else { return RawJson::null() };
     // Like omp's reading of a line: the first JSON value counts.
-    serde_json::Deserializer::from_slice(&bytes).into_iter::<Value>().next().and_then(Result::ok).unwrap_or(Value::Null)
+    serde_json::Deserializer::from_slice(&bytes)
+        .into_iter::<Value>()
+        .next()
+        .and_then(Result::ok)
+        .and_then(|v| RawJson::from_serialize(&v).ok())
+        .unwrap_or_else(RawJson::null)
+}
+
+/// Agent messages (as the agents hand them to hooks).
+fn messages(session: &Session, nodes: &[NodeId], source: &dyn Source) -> Result<Vec<RawJson>, ReadBackError> {
+    nodes
+        .iter()
+        .map(|&n| agent_message(session, Item::Entry(n), source).map(|m| RawJson::from_serialize(&m).unwrap_or_else(|_| RawJson::null())))
+        .collect()
+}
+
+/// `session_before_compact`'s payload.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BeforeCompactPayload {
+    /// `session_before_compact`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// What prepareCompaction returns.
+    pub preparation: CompactPreparation,
+    /// The path root → leaf, as stored.
+    pub branch_entries: Vec<RawJson>,
+    /// `/compact TEXT`'s instructions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub custom_instructions: Option<String>,
+}
+
+/// `preparation` of [`BeforeCompactPayload`]: the cut's fields only when there is a cut.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactPreparation {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_kept_entry_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub messages_to_summarize: Option<Vec<RawJson>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turn_prefix_messages: Option<Vec<RawJson>>,
+    /// omp only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recent_messages: Option<Vec<RawJson>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_split_turn: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_ops: Option<PayloadFileOps>,
+    /// `null` when not finite.
+    pub tokens_before: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous_summary: Option<String>,
+    /// omp only: the previous compaction's `preserveData`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous_preserve_data: Option<RawJson>,
+    pub settings: PayloadSettings,
+}
+
+/// The raw file-operation sets of a cut.
+#[derive(Debug, Clone, Serialize)]
+pub struct PayloadFileOps {
+    pub read: Vec<String>,
+    pub written: Vec<String>,
+    pub edited: Vec<String>,
+}
+
+/// The compaction settings the plan used.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PayloadSettings {
+    pub enabled: bool,
+    pub reserve_tokens: u64,
+    pub keep_recent_tokens: u64,
 }
 
 /// The `session_before_compact` payload (spec §2) with contextree's data:
@@ -29,64 +104,87 @@ pub fn before_compact_payload(
     plan: &CompactionPlan,
     source: &dyn Source,
     custom_instructions: Option<&str>,
-) -> Result<Value, ReadBackError> {
-    let messages = |nodes: &[NodeId]| -> Result<Value, ReadBackError> {
-        Ok(Value::Array(nodes.iter().map(|&n| agent_message(session, Item::Entry(n), source)).collect::<Result<_, _>>()?))
-    };
+) -> Result<BeforeCompactPayload, ReadBackError> {
     let omp = session.dialect() == Dialect::Omp;
-    let mut prep = Map::new();
-    if let Some(p) = plan.prepared() {
-        prep.insert("firstKeptEntryId".into(), session.entry(p.first_kept).id.to_string().into());
-        prep.insert("messagesToSummarize".into(), messages(&p.messages_to_summarize)?);
-        prep.insert("turnPrefixMessages".into(), messages(&p.turn_prefix)?);
-        if omp {
-            prep.insert("recentMessages".into(), messages(&p.recent)?);
-        }
-        prep.insert("isSplitTurn".into(), p.is_split_turn().into());
-        prep.insert(
-            "fileOps".into(),
-            json!({"read": p.file_ops.read.as_slice(), "written": p.file_ops.written.as_slice(), "edited": p.file_ops.edited.as_slice()}),
-        );
-    }
-    prep.insert("tokensBefore".into(), serde_json::Number::from_f64(plan.tokens_before).map_or(Value::Null, Value::Number));
     let previous = plan.previous.map(|p| session.entry(p.node));
-    if let Some(summary) = previous.and_then(|e| e.str_field("summary")) {
-        prep.insert("previousSummary".into(), summary.into());
-    }
-    if omp {
-        if let Some(data) = previous.and_then(|e| e.object()).and_then(|m| m.get("preserveData")) {
-            prep.insert("previousPreserveData".into(), data.clone());
-        }
-    }
     let st = &plan.settings;
-    prep.insert(
-        "settings".into(),
-        json!({"enabled": st.enabled, "reserveTokens": st.reserve_tokens, "keepRecentTokens": st.keep_recent_tokens}),
-    );
-    let mut payload = Map::new();
-    payload.insert("type".into(), HookEvent::BeforeCompact.name().into());
-    payload.insert("preparation".into(), Value::Object(prep));
-    payload.insert("branchEntries".into(), path.iter().map(|&n| raw_entry(session, n, source)).collect());
-    if let Some(text) = custom_instructions {
-        payload.insert("customInstructions".into(), text.into());
+    let mut prep = CompactPreparation {
+        first_kept_entry_id: None,
+        messages_to_summarize: None,
+        turn_prefix_messages: None,
+        recent_messages: None,
+        is_split_turn: None,
+        file_ops: None,
+        tokens_before: plan.tokens_before,
+        previous_summary: previous.and_then(|e| e.str_field("summary")).map(str::to_owned),
+        previous_preserve_data: previous
+            .filter(|_| omp)
+            .and_then(|e| e.object())
+            .and_then(|m| m.get("preserveData"))
+            .and_then(|d| RawJson::from_serialize(d).ok()),
+        settings: PayloadSettings { enabled: st.enabled, reserve_tokens: st.reserve_tokens, keep_recent_tokens: st.keep_recent_tokens },
+    };
+    if let Some(p) = plan.prepared() {
+        prep.first_kept_entry_id = Some(session.entry(p.first_kept).id.to_string());
+        prep.messages_to_summarize = Some(messages(session, &p.messages_to_summarize, source)?);
+        prep.turn_prefix_messages = Some(messages(session, &p.turn_prefix, source)?);
+        if omp {
+            prep.recent_messages = Some(messages(session, &p.recent, source)?);
+        }
+        prep.is_split_turn = Some(p.is_split_turn());
+        prep.file_ops = Some(PayloadFileOps {
+            read: p.file_ops.read.as_slice().to_vec(),
+            written: p.file_ops.written.as_slice().to_vec(),
+            edited: p.file_ops.edited.as_slice().to_vec(),
+        });
     }
-    Ok(Value::Object(payload))
+    Ok(BeforeCompactPayload {
+        kind: HookEvent::BeforeCompact.name(),
+        preparation: prep,
+        branch_entries: path.iter().map(|&n| raw_entry(session, n, source)).collect(),
+        custom_instructions: custom_instructions.map(str::to_owned),
+    })
+}
+
+/// omp's `session.compacting` payload.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactingPayload {
+    /// `session.compacting`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The header's `id` as stored (`null` without one).
+    pub session_id: RawJson,
+    /// `messagesToSummarize ++ turnPrefixMessages`, agent messages.
+    pub messages: Vec<RawJson>,
 }
 
 /// omp's `session.compacting` payload: `messages = messagesToSummarize ++
 /// turnPrefixMessages`.
-pub fn compacting_payload(session: &Session, plan: &CompactionPlan, source: &dyn Source) -> Result<Value, ReadBackError> {
+pub fn compacting_payload(session: &Session, plan: &CompactionPlan, source: &dyn Source) -> Result<CompactingPayload, ReadBackError> {
     let nodes: Vec<NodeId> =
         plan.prepared().map(|p| p.messages_to_summarize.iter().chain(&p.turn_prefix).copied().collect()).unwrap_or_default();
-    let messages = nodes.iter().map(|&n| agent_message(session, Item::Entry(n), source)).collect::<Result<Vec<_>, _>>()?;
-    let session_id = session.header().and_then(|h| h.get("id")).cloned().unwrap_or(Value::Null);
-    Ok(json!({"type": HookEvent::Compacting.name(), "sessionId": session_id, "messages": messages}))
+    let session_id = session.header().and_then(|h| h.get("id")).and_then(|v| RawJson::from_serialize(v).ok()).unwrap_or_else(RawJson::null);
+    Ok(CompactingPayload { kind: HookEvent::Compacting.name(), session_id, messages: messages(session, &nodes, source)? })
+}
+
+/// The `session_compact` payload.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactPayload<'a> {
+    /// `session_compact`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The entry as written.
+    pub compaction_entry: &'a RawJson,
+    /// A hook (or the user) supplied it.
+    pub from_extension: bool,
 }
 
 /// The `session_compact` payload: the entry as written and whether a hook
 /// supplied it.
-pub fn compact_payload(compaction_entry: &Value, from_extension: bool) -> Value {
-    json!({"type": HookEvent::Compact.name(), "compactionEntry": compaction_entry, "fromExtension": from_extension})
+pub fn compact_payload(compaction_entry: &RawJson, from_extension: bool) -> CompactPayload<'_> {
+    CompactPayload { kind: HookEvent::Compact.name(), compaction_entry, from_extension }
 }
 
 /// What `navigateTree` hands `session_before_tree` as `preparation`
@@ -111,42 +209,87 @@ pub struct TreePreparation<'a> {
     pub label: Option<&'a str>,
 }
 
+/// `session_before_tree`'s payload.
+#[derive(Debug, Clone, Serialize)]
+pub struct BeforeTreePayload {
+    /// `session_before_tree`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub preparation: TreePreparationPayload,
+}
+
+/// `preparation` of [`BeforeTreePayload`].
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TreePreparationPayload {
+    pub target_id: Option<String>,
+    pub old_leaf_id: Option<String>,
+    pub common_ancestor_id: Option<String>,
+    /// As stored in the file.
+    pub entries_to_summarize: Vec<RawJson>,
+    pub user_wants_summary: bool,
+    /// pi only, as given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub custom_instructions: Option<String>,
+    /// pi only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replace_instructions: Option<bool>,
+    /// pi only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
 /// The `session_before_tree` payload: `{type, preparation: {targetId,
 /// oldLeafId, commonAncestorId, entriesToSummarize, userWantsSummary, (pi)
 /// customInstructions?, replaceInstructions?, label?}}`, the entries as
 /// stored in the file. `signal` has no JSON form (the time limit stands in).
-pub fn before_tree_payload(session: &Session, prep: &TreePreparation<'_>, source: &dyn Source) -> Value {
-    let id = |n: Option<NodeId>| n.map_or(Value::Null, |n| Value::from(session.entry(n).id.to_string()));
-    let mut p = Map::new();
-    p.insert("targetId".into(), id(Some(prep.target)));
-    p.insert("oldLeafId".into(), id(prep.old_leaf));
-    p.insert("commonAncestorId".into(), id(prep.common_ancestor));
-    p.insert("entriesToSummarize".into(), prep.entries_to_summarize.iter().map(|&n| raw_entry(session, n, source)).collect());
-    p.insert("userWantsSummary".into(), prep.user_wants_summary.into());
-    if session.dialect() == Dialect::Pi {
-        if let Some(c) = prep.custom_instructions {
-            p.insert("customInstructions".into(), c.into());
-        }
-        if let Some(r) = prep.replace_instructions {
-            p.insert("replaceInstructions".into(), r.into());
-        }
-        if let Some(l) = prep.label {
-            p.insert("label".into(), l.into());
-        }
+pub fn before_tree_payload(session: &Session, prep: &TreePreparation<'_>, source: &dyn Source) -> BeforeTreePayload {
+    let id = |n: Option<NodeId>| n.map(|n| session.entry(n).id.to_string());
+    let pi = session.dialect() == Dialect::Pi;
+    BeforeTreePayload {
+        kind: HookEvent::BeforeTree.name(),
+        preparation: TreePreparationPayload {
+            target_id: id(Some(prep.target)),
+            old_leaf_id: id(prep.old_leaf),
+            common_ancestor_id: id(prep.common_ancestor),
+            entries_to_summarize: prep.entries_to_summarize.iter().map(|&n| raw_entry(session, n, source)).collect(),
+            user_wants_summary: prep.user_wants_summary,
+            custom_instructions: prep.custom_instructions.filter(|_| pi).map(str::to_owned),
+            replace_instructions: prep.replace_instructions.filter(|_| pi),
+            label: prep.label.filter(|_| pi).map(str::to_owned),
+        },
     }
-    json!({"type": HookEvent::BeforeTree.name(), "preparation": p})
+}
+
+/// The `session_tree` payload.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TreePayload<'a> {
+    /// `session_tree`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub new_leaf_id: Option<&'a str>,
+    pub old_leaf_id: Option<&'a str>,
+    /// The summary entry written, when one was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary_entry: Option<&'a RawJson>,
+    /// With `summaryEntry`: a hook supplied the summary.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from_extension: Option<bool>,
 }
 
 /// The `session_tree` payload: `{type, newLeafId, oldLeafId, summaryEntry?,
 /// fromExtension?}`, the last two only when a summary entry was written.
-pub fn tree_payload(new_leaf_id: Option<&str>, old_leaf_id: Option<&str>, summary: Option<(&Value, bool)>) -> Value {
-    let mut m = Map::new();
-    m.insert("type".into(), HookEvent::Tree.name().into());
-    m.insert("newLeafId".into(), new_leaf_id.map_or(Value::Null, Value::from));
-    m.insert("oldLeafId".into(), old_leaf_id.map_or(Value::Null, Value::from));
-    if let Some((entry, from_extension)) = summary {
-        m.insert("summaryEntry".into(), entry.clone());
-        m.insert("fromExtension".into(), from_extension.into());
+pub fn tree_payload<'a>(
+    new_leaf_id: Option<&'a str>,
+    old_leaf_id: Option<&'a str>,
+    summary: Option<(&'a RawJson, bool)>,
+) -> TreePayload<'a> {
+    TreePayload {
+        kind: HookEvent::Tree.name(),
+        new_leaf_id,
+        old_leaf_id,
+        summary_entry: summary.map(|(e, _)| e),
+        from_extension: summary.map(|(_, f)| f),
     }
-    Value::Object(m)
 }

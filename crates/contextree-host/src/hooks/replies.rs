@@ -26,9 +26,52 @@ impl ReplyError {
     }
 }
 
+/// A hook's result, read after its shape was checked as a whole.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// `session_before_compact`: `{cancel?, compaction?}`.
+    BeforeCompact(BeforeCompact),
+    /// `session.compacting`: `{prompt?, context?, preserveData?}`.
+    Compacting(CompactingHook),
+    /// `session_before_tree`: `{cancel?, summary?, customInstructions?, replaceInstructions?, label?}`.
+    BeforeTree(BeforeTree),
+}
+
+/// The typed reading of one hook's result for `event`, or why it is not used (a malformed one
+/// is rejected as a whole, so that an earlier good result stands); `None` for a notification
+/// event, whose results count for nothing.
+pub(super) fn read_result(event: HookEvent, m: &Map<String, Value>) -> Result<Option<Reply>, ReplyError> {
+    check_result(event, m)?;
+    let text = |k: &str| m.get(k).and_then(Value::as_str).map(str::to_owned);
+    let cancel = m.get("cancel") == Some(&Value::Bool(true));
+    Ok(match event {
+        HookEvent::BeforeCompact => Some(Reply::BeforeCompact(BeforeCompact {
+            cancel,
+            compaction: m.get("compaction").filter(|v| !v.is_null()).map(supplied_compaction).transpose()?,
+        })),
+        HookEvent::Compacting => Some(Reply::Compacting(CompactingHook {
+            prompt: text("prompt"),
+            context: m
+                .get("context")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+                .unwrap_or_default(),
+            preserve_data: m.get("preserveData").filter(|v| v.is_object()).cloned(),
+        })),
+        HookEvent::BeforeTree => Some(Reply::BeforeTree(BeforeTree {
+            cancel,
+            summary: m.get("summary").filter(|v| !v.is_null()).map(supplied_branch_summary).transpose()?,
+            custom_instructions: text("customInstructions"),
+            replace_instructions: m.get("replaceInstructions").and_then(Value::as_bool),
+            label: text("label"),
+        })),
+        HookEvent::Compact | HookEvent::Tree => None,
+    })
+}
+
 /// The shape checks of a result, so that a malformed one is rejected as a
 /// whole (and an earlier good result stands) rather than half used.
-pub(super) fn check_result(event: HookEvent, m: &Map<String, Value>) -> Result<(), ReplyError> {
+fn check_result(event: HookEvent, m: &Map<String, Value>) -> Result<(), ReplyError> {
     let is = |key: &str, ok: fn(&Value) -> bool, want: &'static str| match m.get(key) {
         Some(v) if !v.is_null() && !ok(v) => Err(ReplyError::Wrong { field: key.to_owned(), want }),
         _ => Ok(()),
@@ -62,7 +105,7 @@ pub(super) fn check_result(event: HookEvent, m: &Map<String, Value>) -> Result<(
 
 /// A `session_before_compact` result's `compaction` (`CompactionResult`) as a
 /// supplied compaction; `summary` is required, the rest default to the plan's.
-pub fn supplied_compaction(v: &Value) -> Result<SuppliedCompaction, ReplyError> {
+fn supplied_compaction(v: &Value) -> Result<SuppliedCompaction, ReplyError> {
     let m = v.as_object().ok_or_else(|| ReplyError::wrong("compaction", "an object"))?;
     let field = |k: &str| m.get(k).filter(|v| !v.is_null());
     let string = |k: &str| match field(k) {
@@ -101,32 +144,22 @@ pub struct BeforeCompact {
 
 /// The typed reading of a `session_before_compact` dispatch.
 pub fn before_compact(d: &Dispatch) -> BeforeCompact {
-    let Some(m) = &d.result else { return BeforeCompact::default() };
-    BeforeCompact {
-        cancel: d.cancelled,
-        // Checked by `check_result` already; a failure here cannot happen.
-        compaction: m.get("compaction").filter(|v| !v.is_null()).and_then(|c| supplied_compaction(c).ok()),
-    }
+    let Some(Reply::BeforeCompact(r)) = &d.result else { return BeforeCompact::default() };
+    BeforeCompact { cancel: d.cancelled, compaction: r.compaction.clone() }
 }
 
 /// The typed reading of a `session.compacting` dispatch.
 pub fn compacting(d: &Dispatch) -> CompactingHook {
-    let Some(m) = &d.result else { return CompactingHook::default() };
-    CompactingHook {
-        prompt: m.get("prompt").and_then(Value::as_str).map(str::to_owned),
-        context: m
-            .get("context")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
-            .unwrap_or_default(),
-        preserve_data: m.get("preserveData").filter(|v| v.is_object()).cloned(),
+    match &d.result {
+        Some(Reply::Compacting(c)) => c.clone(),
+        _ => CompactingHook::default(),
     }
 }
 
 /// A `session_before_tree` result's `summary` (`{summary, details?}`).
 /// `details` is kept as given, `null` included (JavaScript stores it so);
 /// only a missing key leaves it out.
-pub fn supplied_branch_summary(v: &Value) -> Result<SuppliedBranchSummary, ReplyError> {
+fn supplied_branch_summary(v: &Value) -> Result<SuppliedBranchSummary, ReplyError> {
     let m = v.as_object().ok_or_else(|| ReplyError::wrong("summary", "an object {summary, details?}"))?;
     let summary = match m.get("summary") {
         Some(Value::String(s)) => s.clone(),
@@ -154,14 +187,6 @@ pub struct BeforeTree {
 /// The typed reading of a `session_before_tree` dispatch. The overrides are
 /// read for both dialects; omp has none, so its caller ignores them.
 pub fn before_tree(d: &Dispatch) -> BeforeTree {
-    let Some(m) = &d.result else { return BeforeTree::default() };
-    let text = |k: &str| m.get(k).and_then(Value::as_str).map(str::to_owned);
-    BeforeTree {
-        cancel: d.cancelled,
-        // Checked by `check_result` already.
-        summary: m.get("summary").filter(|v| !v.is_null()).and_then(|v| supplied_branch_summary(v).ok()),
-        custom_instructions: text("customInstructions"),
-        replace_instructions: m.get("replaceInstructions").and_then(Value::as_bool),
-        label: text("label"),
-    }
+    let Some(Reply::BeforeTree(r)) = &d.result else { return BeforeTree::default() };
+    BeforeTree { cancel: d.cancelled, ..r.clone() }
 }

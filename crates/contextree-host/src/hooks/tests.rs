@@ -157,9 +157,12 @@ fn tree_results_and_payloads() {
     );
     assert!(before_tree(&d).cancel);
 
-    assert_eq!(tree_payload(Some("n"), None, None), json!({"type": "session_tree", "newLeafId": "n", "oldLeafId": null}));
-    let e = json!({"type": "branch_summary"});
-    assert_eq!(tree_payload(Some("n"), Some("o"), Some((&e, true)))["fromExtension"], true);
+    fn value(p: impl serde::Serialize) -> serde_json::Value {
+        serde_json::to_value(p).unwrap()
+    }
+    assert_eq!(value(tree_payload(Some("n"), None, None)), json!({"type": "session_tree", "newLeafId": "n", "oldLeafId": null}));
+    let e = crate::RawJson::from_serialize(&json!({"type": "branch_summary"})).unwrap();
+    assert_eq!(value(tree_payload(Some("n"), Some("o"), Some((&e, true))))["fromExtension"], true);
 
     let bytes = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/\"}\n{\"type\":\"message\",\"id\":\"u1\",\"parentId\":null,\"timestamp\":\"t\",\"message\":{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}}\n";
     for dialect in Dialect::ALL {
@@ -175,7 +178,7 @@ fn tree_results_and_payloads() {
             replace_instructions: None,
             label: None,
         };
-        let p = before_tree_payload(&s, &prep, &bytes.to_vec());
+        let p = serde_json::to_value(before_tree_payload(&s, &prep, &bytes.to_vec())).unwrap();
         assert_eq!(p["type"], "session_before_tree");
         assert_eq!(p["preparation"]["entriesToSummarize"][0]["id"], "u1");
         assert_eq!(p["preparation"]["userWantsSummary"], true);

@@ -2,7 +2,7 @@
 //! the hook and the process it started are killed (its whole process group), no later hook
 //! starts and the file is untouched.
 //!
-//! One test in its own binary: it points XDG_CONFIG_HOME and HOME at a temporary folder, so
+//! The flow's environment ([`HostEnv`]) has XDG_CONFIG_HOME and HOME in a temporary folder, so
 //! the user's real config, hooks and agent settings never take part.
 
 use std::path::{Path, PathBuf};
@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use contextree_core::context::Leaf;
 use contextree_core::prompts::PromptPack;
 use contextree_core::Dialect;
+use contextree_host::HostEnv;
 use contextree_ops::compact::{self, CompactOptions};
 use contextree_ops::summarizer::ProviderFlags;
 use contextree_ops::{CancelToken, OpsError};
@@ -56,8 +57,8 @@ fn a_cancel_kills_the_running_hook_and_its_children_and_writes_nothing() {
         {"command": ["touch", later.display().to_string()]},
     ]}});
     std::fs::write(dir.join("xdg/contextree/config.json"), config.to_string()).unwrap();
-    std::env::set_var("XDG_CONFIG_HOME", dir.join("xdg"));
-    std::env::set_var("HOME", &dir);
+    let vars = [("XDG_CONFIG_HOME", dir.join("xdg")), ("HOME", dir.clone())];
+    let env = HostEnv::with_vars(vars.iter().map(|(k, v)| (k.to_string(), v.display().to_string())).collect(), dir.clone());
     let file = dir.join("E02.jsonl");
     std::fs::copy(repo().join("tests/fixtures/synthetic/E02.jsonl"), &file).unwrap();
     let before = std::fs::read(&file).unwrap();
@@ -84,6 +85,7 @@ fn a_cancel_kills_the_running_hook_and_its_children_and_writes_nothing() {
         context: Vec::new(),
         summary: None,
         provider: ProviderFlags { offline: true, ..ProviderFlags::default() },
+        env: &env,
     };
     let started = Instant::now();
     let res = compact::run(&loaded, &opts, &mut |_| {}, &cancel);

@@ -26,7 +26,7 @@ pub async fn compact(
     summary: Option<String>,
     on_event: Channel<Progress>,
 ) -> Result<WriteResult, CommandError> {
-    apply_summarized(&state, &writes, source, move |open, flags, pack, cancel| {
+    apply_summarized(&state, &writes, source, move |open, flags, pack, env, cancel| {
         let opts = CompactOptions {
             leaf: leaf(open, leaf_id.as_deref())?,
             pack,
@@ -37,6 +37,7 @@ pub async fn compact(
             context: Vec::new(),
             summary: summary.filter(|t| !t.trim().is_empty()),
             provider: flags,
+            env,
         };
         let done = compact::run(&open.loaded, &opts, &mut reporter(on_event), cancel)?;
         Ok(Applied::appended("compact", vec![done.line], Some(done.summarizer), done.warnings))

@@ -2,7 +2,6 @@
 
 use contextree_ops::edit_summary::{self, EditPreview};
 use contextree_ops::undo_compaction::{self, UndoPreview};
-use serde_json::json;
 use tauri::State;
 
 use super::{apply, Applied, WriteResult, WriteState};
@@ -26,7 +25,7 @@ pub async fn edit_summary(
 ) -> Result<WriteResult, CommandError> {
     apply(&state, &writes, move |open, _| {
         let done = edit_summary::run(&open.loaded, node(open, &compaction_id)?, &summary)?;
-        Ok(Applied::appended("edit-summary", vec![done.line], Some(json!({"kind": "supplied"})), done.warnings))
+        Ok(Applied::appended("edit-summary", vec![done.line], Some(contextree_ops::Summarizer::Supplied), done.warnings))
     })
     .await
 }

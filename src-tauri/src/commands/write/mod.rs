@@ -14,8 +14,9 @@ pub mod prune;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use contextree_host::HostEnv;
 use contextree_ops::summarizer::{CandidatePick, ProviderFlags};
-use contextree_ops::{CancelToken, Progress};
+use contextree_ops::{CancelToken, Progress, Summarizer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tauri::ipc::Channel;
@@ -130,11 +131,11 @@ impl SummarySource {
 /// would fail on it too, as a `provider` error; this is the caller's mistake, not the
 /// provider's). A config file that does not read is left to the flow to report. Reads the
 /// file: call it off the main thread.
-pub(crate) fn check_candidate(flags: &ProviderFlags) -> Result<(), CommandError> {
+pub(crate) fn check_candidate(flags: &ProviderFlags, env: &HostEnv) -> Result<(), CommandError> {
     let Some(pick) = &flags.candidate else {
         return Ok(());
     };
-    match contextree_ops::summarizer::configured() {
+    match contextree_ops::summarizer::configured(env) {
         // A name may be one of the agent's own models; the flow checks that one (it knows the
         // session's agent), so only the config file's entries are checked here.
         Ok(configured) => match contextree_ops::summarizer::pick_candidate(configured, pick) {
@@ -187,7 +188,7 @@ pub struct WriteResult {
     /// The file's leaf after the write.
     pub leaf_id: Option<String>,
     /// How the summary was written (`{kind: model|offline|supplied|hook, ...}`), if any.
-    pub summarizer: Option<Value>,
+    pub summarizer: Option<Summarizer>,
     /// Prune only.
     pub rewrite: Option<RewriteView>,
     /// Everything worth telling.
@@ -200,14 +201,14 @@ pub struct WriteResult {
 pub(crate) struct Applied {
     pub action: &'static str,
     pub lines: Vec<String>,
-    pub summarizer: Option<Value>,
+    pub summarizer: Option<Summarizer>,
     pub rewrite: Option<RewriteView>,
     pub warnings: Vec<String>,
 }
 
 impl Applied {
     /// An append of `lines` (every flow but prune).
-    pub fn appended(action: &'static str, lines: Vec<String>, summarizer: Option<Value>, warnings: Vec<String>) -> Self {
+    pub fn appended(action: &'static str, lines: Vec<String>, summarizer: Option<Summarizer>, warnings: Vec<String>) -> Self {
         Self { action, lines, summarizer, rewrite: None, warnings }
     }
 }
@@ -243,13 +244,14 @@ pub(crate) async fn apply_summarized<F>(
     flow: F,
 ) -> Result<WriteResult, CommandError>
 where
-    F: FnOnce(&OpenSession, ProviderFlags, &PackFn<'_>, &CancelToken) -> Result<Applied, CommandError> + Send + 'static,
+    F: FnOnce(&OpenSession, ProviderFlags, &PackFn<'_>, &HostEnv, &CancelToken) -> Result<Applied, CommandError> + Send + 'static,
 {
     let flags = source.unwrap_or_default().flags()?;
+    let env = state.env();
     apply(state, writes, move |open, cancel| {
-        check_candidate(&flags)?;
+        check_candidate(&flags, &env)?;
         let pack = pack_of(open);
-        flow(open, flags, &pack, cancel)
+        flow(open, flags, &pack, &env, cancel)
     })
     .await
 }
@@ -313,22 +315,22 @@ pub(crate) fn pack_of(
 pub async fn providers(state: State<'_, AppState>) -> Result<contextree_ops::summarizer::Providers, CommandError> {
     use contextree_core::Dialect;
     let dialect = state.session().ok().map(|s| s.loaded.session.dialect());
+    let env = state.env();
     tauri::async_runtime::spawn_blocking(move || {
         // omp's remote endpoint is the only other agent setting a summarizer list uses.
-        let mut agent = contextree_host::settings::agent_settings_from_env(Dialect::Omp);
+        let mut agent = env.agent_settings(Dialect::Omp);
         match dialect {
             Some(Dialect::Omp) => {}
             Some(Dialect::Pi) => {
-                agent.models = contextree_host::settings::agent_settings_from_env(Dialect::Pi).models;
+                agent.models = env.agent_settings(Dialect::Pi).models;
             }
             None => {
-                let mut pi = contextree_host::settings::agent_settings_from_env(Dialect::Pi).models;
+                let mut pi = env.agent_settings(Dialect::Pi).models;
                 pi.models.append(&mut agent.models.models);
                 pi.warnings.append(&mut agent.models.warnings);
                 agent.models = pi;
             }
         }
-        let env = |var: &str| std::env::var(var).ok();
         Ok(contextree_ops::summarizer::providers(&agent, &env)?)
     })
     .await?

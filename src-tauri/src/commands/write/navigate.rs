@@ -1,5 +1,6 @@
 //! `navigate_preview` / `navigate`: move the file's leaf (D14), with or without a branch summary.
 
+use contextree_host::HostEnv;
 use contextree_ops::navigate::{self, NavigateOptions, NavigatePreview};
 use contextree_ops::summarizer::ProviderFlags;
 use contextree_ops::Progress;
@@ -18,6 +19,7 @@ fn options<'a>(
     instructions: Option<String>,
     provider: ProviderFlags,
     pack: &'a PackFn<'a>,
+    env: &'a HostEnv,
 ) -> Result<NavigateOptions<'a>, CommandError> {
     Ok(NavigateOptions {
         target: node(open, target_id)?,
@@ -32,6 +34,7 @@ fn options<'a>(
         // The app does not know whether the configured model reasons.
         model_reasons: false,
         pack,
+        env,
     })
 }
 
@@ -43,9 +46,10 @@ pub async fn navigate_preview(
     summarize: bool,
     instructions: Option<String>,
 ) -> Result<NavigatePreview, CommandError> {
+    let env = state.env();
     blocking(state.session()?, move |open| {
         let pack = pack_of(open);
-        let opts = options(open, &target_id, summarize, instructions, ProviderFlags::default(), &pack)?;
+        let opts = options(open, &target_id, summarize, instructions, ProviderFlags::default(), &pack, &env)?;
         Ok(navigate::preview(&open.loaded, &opts)?)
     })
     .await
@@ -63,15 +67,14 @@ pub async fn navigate(
     source: Option<SummarySource>,
     on_event: Channel<Progress>,
 ) -> Result<WriteResult, CommandError> {
-    apply_summarized(&state, &writes, source, move |open, flags, pack, cancel| {
-        let opts = options(open, &target_id, summarize, instructions, flags, pack)?;
+    apply_summarized(&state, &writes, source, move |open, flags, pack, env, cancel| {
+        let opts = options(open, &target_id, summarize, instructions, flags, pack, env)?;
         let done = navigate::run(&open.loaded, &opts, &mut reporter(on_event), cancel)?;
         let action = done.action();
         let Some(w) = done.written else {
             return Err(contextree_ops::OpsError::Refused("the target is the leaf already; nothing was written".to_owned()).into());
         };
-        let summarizer = Some(w.summarizer).filter(|s| !s.is_null());
-        Ok(Applied::appended(action, w.lines, summarizer, done.warnings))
+        Ok(Applied::appended(action, w.lines, w.summarizer, done.warnings))
     })
     .await
 }
