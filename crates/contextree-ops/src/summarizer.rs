@@ -429,7 +429,7 @@ mod tests {
         let c = with_remote_endpoint(configured, &agent);
         assert_eq!((c.providers.len(), c.providers[0].kind), (1, ProviderKind::Anthropic), "the config file wins");
         assert!(with_remote_endpoint(Candidates::default(), &AgentSettings::default()).is_empty());
-        let home = tempfile::tempdir().unwrap();
+        let home = contextree_testkit::Scratch::new("ops-summarizer");
         let env = HostEnv::isolated(home.path());
         let offline = candidates(&ProviderFlags { offline: true, ..Default::default() }, &agent, &env).unwrap();
         assert!(offline.is_empty(), "offline asks nobody");

@@ -10,7 +10,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use contextree_core::context::{self, Leaf};
 use contextree_core::Dialect;
@@ -18,19 +17,7 @@ use contextree_host::LoadedSession;
 use contextree_ops::{edit_summary, undo_compaction};
 use serde_json::Value;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn oracle_dir() -> PathBuf {
-    let dir = std::env::var_os("ORACLE").filter(|v| !v.is_empty()).map(PathBuf::from).unwrap_or_else(|| repo().join("tests/agents"));
-    assert!(
-        dir.join("oracle.mjs").is_file() && dir.join("omp13/node_modules").is_dir(),
-        "the agents are not installed in {} — run scripts/install-agents.sh (or set ORACLE)",
-        dir.display()
-    );
-    dir
-}
+use contextree_testkit::{agents as oracle_dir, repo, Scratch};
 
 /// `node oracle.mjs --impl pi|omp13 context FILE --full EXTRA…`, parsed.
 fn agent_context(dialect: &str, file: &Path, extra: &[&str]) -> Value {
@@ -49,24 +36,15 @@ fn agent_context(dialect: &str, file: &Path, extra: &[&str]) -> Value {
 
 /// A copy of a fixture in a fresh temporary folder (removed when dropped).
 struct Copy {
-    dir: PathBuf,
+    _scratch: Scratch,
     file: PathBuf,
 }
 
 impl Copy {
     fn new(fixture: &str) -> Copy {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!("contextree-ops-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join(Path::new(fixture).file_name().unwrap());
-        std::fs::copy(repo().join("tests/fixtures").join(fixture), &file).unwrap();
-        Copy { dir, file }
-    }
-}
-
-impl Drop for Copy {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
+        let scratch = Scratch::new("ops");
+        let file = scratch.copy_fixture(fixture);
+        Copy { _scratch: scratch, file }
     }
 }
 

@@ -5,7 +5,7 @@
 //! The flow's environment ([`HostEnv`]) has XDG_CONFIG_HOME and HOME in a temporary folder, so
 //! the user's real config, hooks and agent settings never take part.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use contextree_core::context::Leaf;
@@ -15,11 +15,8 @@ use contextree_host::HostEnv;
 use contextree_ops::compact::{self, CompactOptions};
 use contextree_ops::summarizer::ProviderFlags;
 use contextree_ops::{CancelToken, OpsError};
+use contextree_testkit::Scratch;
 use serde_json::json;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// Waits up to `limit` for `check`.
 fn eventually(limit: Duration, check: impl Fn() -> bool) -> bool {
@@ -47,7 +44,7 @@ fn pid_in(path: &Path) -> u32 {
 
 #[test]
 fn a_cancel_kills_the_running_hook_and_its_children_and_writes_nothing() {
-    let tmp = tempfile::Builder::new().prefix("contextree-hook-cancel-").tempdir().unwrap();
+    let tmp = Scratch::new("hook-cancel");
     let dir = tmp.path().to_path_buf();
     std::fs::create_dir_all(dir.join("xdg/contextree")).unwrap();
     let (hook_pid, bg_pid, later) = (dir.join("hook.pid"), dir.join("bg.pid"), dir.join("later-ran"));
@@ -59,8 +56,7 @@ fn a_cancel_kills_the_running_hook_and_its_children_and_writes_nothing() {
     std::fs::write(dir.join("xdg/contextree/config.json"), config.to_string()).unwrap();
     let vars = [("XDG_CONFIG_HOME", dir.join("xdg")), ("HOME", dir.clone())];
     let env = HostEnv::with_vars(vars.iter().map(|(k, v)| (k.to_string(), v.display().to_string())).collect(), dir.clone());
-    let file = dir.join("E02.jsonl");
-    std::fs::copy(repo().join("tests/fixtures/synthetic/E02.jsonl"), &file).unwrap();
+    let file = tmp.copy_fixture("synthetic/E02.jsonl");
     let before = std::fs::read(&file).unwrap();
     let loaded = contextree_host::load_session(&file, Some(contextree_core::RuleSet::Pi073.into())).unwrap();
 
