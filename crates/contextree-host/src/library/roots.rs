@@ -5,8 +5,9 @@ use std::path::{Path, PathBuf};
 
 use contextree_core::Dialect;
 
-/// Where a session root came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where a session root came from (`default`, `environment`, `override` in JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum RootOrigin {
     /// The agent's default location.
     Default,
