@@ -8,44 +8,43 @@ use clap::Args;
 use contextree_core::context::{self, Context, Leaf};
 use contextree_core::prompts::PromptPack;
 use contextree_core::{Dialect, RuleRequest, RuleSet};
-use contextree_host::LoadedSession;
+use contextree_host::{ErrorKind, LoadedSession};
 use serde::Serialize;
 
-/// A failure, with the exit code it maps to.
-#[derive(Debug)]
+/// A failure; its [`ErrorKind`] gives the exit code (2 for bad input, else 1: README, docs/reliability.md).
+#[derive(Debug, thiserror::Error)]
 pub enum CliError {
     /// Bad input: a missing file, an unknown id, a bad flag value (exit 2).
+    #[error("{0}")]
     Input(String),
     /// Anything else (exit 1).
+    #[error("{0}")]
     Failed(String),
+    /// A flow of contextree-ops failed; its kind says how.
+    #[error(transparent)]
+    Ops(#[from] contextree_ops::OpsError),
 }
 
 impl CliError {
+    /// What kind of failure it is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            CliError::Input(_) => ErrorKind::Input,
+            CliError::Failed(_) => ErrorKind::Io,
+            CliError::Ops(e) => e.kind(),
+        }
+    }
+
+    /// The exit code of `contextree` for it: its kind's.
     pub fn exit_code(&self) -> u8 {
-        match self {
-            CliError::Input(_) => 2,
-            CliError::Failed(_) => 1,
-        }
+        self.kind().exit_code()
     }
-}
 
-impl fmt::Display for CliError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    /// Warnings that came with it (a hook's cancel: the hooks that ran), for stderr.
+    pub fn warnings(&self) -> &[String] {
         match self {
-            CliError::Input(m) | CliError::Failed(m) => f.write_str(m),
-        }
-    }
-}
-
-impl From<contextree_ops::OpsError> for CliError {
-    fn from(e: contextree_ops::OpsError) -> Self {
-        // A hook's cancel is all the caller sees: its warnings go to stderr first.
-        for w in e.warnings() {
-            eprintln!("contextree: warning: {w}");
-        }
-        match e.exit_code() {
-            2 => CliError::Input(e.to_string()),
-            _ => CliError::Failed(e.to_string()),
+            CliError::Ops(e) => e.warnings(),
+            _ => &[],
         }
     }
 }
@@ -162,6 +161,7 @@ impl SessionArgs {
             self.pack(rules).map_err(|e| match e {
                 CliError::Input(m) => contextree_ops::OpsError::Input(m),
                 CliError::Failed(m) => contextree_ops::OpsError::Failed(m),
+                CliError::Ops(e) => e,
             })
         }
     }

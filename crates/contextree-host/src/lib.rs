@@ -3,6 +3,8 @@
 pub mod agent;
 pub mod agent_models;
 pub mod atomic;
+pub mod config;
+mod error_kind;
 pub mod hooks;
 pub mod library;
 pub mod load;
@@ -11,4 +13,5 @@ pub mod settings;
 pub mod write;
 pub mod writers;
 
+pub use error_kind::ErrorKind;
 pub use load::{installed_version, load_session, FileSource, LoadError, LoadedSession};
