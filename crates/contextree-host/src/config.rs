@@ -166,8 +166,11 @@ impl AppSettings {
     }
 }
 
-/// The config file's top-level object and its permission bits; `None` when there is no file.
-fn read_top(path: &Path) -> Result<Option<(Map<String, Value>, Option<u32>)>, ConfigError> {
+/// The config file's top-level object and its permission bits (when they could be read).
+type Top = (Map<String, Value>, Option<u32>);
+
+/// The config file's [`Top`]; `None` when there is no file.
+fn read_top(path: &Path) -> Result<Option<Top>, ConfigError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
