@@ -1,13 +1,15 @@
 //! Wire types returned by the commands: camelCase JSON, converted from core values here.
 //!
-//! The core types do not derive `Serialize` for IPC; only this module knows the wire.
+//! A value the CLI's `--json` prints too serializes itself in core or host, and both faces
+//! use it (`RuleChoice`, `Diagnostic`; the library's `RootStatus`); the app's own shapes are
+//! converted here.
 
 use contextree_core::context::materialize::ContextTokens;
 use contextree_core::context::usage::ContextEstimate;
 use contextree_core::prompts::PackOrigin;
-use contextree_core::session::{Diagnostic, Session, Severity};
+use contextree_core::session::{Diagnostic, Session};
 use contextree_core::view::ContextMessage;
-use contextree_core::Dialect;
+use contextree_core::{Dialect, RuleChoice};
 use serde::Serialize;
 
 use crate::state::OpenSession;
@@ -25,7 +27,7 @@ pub struct SessionView {
     /// The dialect the file itself says; differs from `dialect` when it was forced.
     pub detected_dialect: &'static str,
     /// The rule set that ran and why (docs/decisions.md D22).
-    pub rule_set: RuleSetView,
+    pub rule_set: RuleChoice,
     /// What the user forced (`pi`, `omp@18`, …), `None` when detected.
     pub requested: Option<String>,
     /// Number of entries.
@@ -35,27 +37,7 @@ pub struct SessionView {
     /// The file's own leaf (its last entry), the leaf shown first.
     pub leaf_id: Option<String>,
     /// Problems found while reading the file.
-    pub diagnostics: Vec<DiagnosticView>,
-}
-
-/// A rule set as the title bar shows it: `pi@1.6`, the release it follows, and why it ran.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RuleSetView {
-    /// `pi@0.73`, `pi@1.6`, `omp@13`, `omp@18`.
-    pub name: &'static str,
-    /// The release its rules were taken from (`pi 1.6.0`).
-    pub reference: &'static str,
-    /// Why it was chosen: asked for, the installed agent, the file, or the newest.
-    pub why: String,
-}
-
-impl RuleSetView {
-    /// The rule set `s` was read with.
-    pub fn of(s: &contextree_core::session::Session) -> Self {
-        let choice = s.rule_choice();
-        Self { name: choice.rules.name(), reference: choice.rules.reference(), why: choice.why() }
-    }
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 impl SessionView {
@@ -69,37 +51,12 @@ impl SessionView {
             file_name: loaded.path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default(),
             dialect: s.dialect().name(),
             detected_dialect: s.detection().detected.name(),
-            rule_set: RuleSetView::of(s),
+            rule_set: s.rule_choice().clone(),
             requested: open.request.map(|r| r.to_string()),
             entry_count: n,
             total_tokens: (0..n as u32).map(|i| s.entry_tokens(contextree_core::session::NodeId(i))).sum(),
             leaf_id: s.leaf().map(|n| s.entry(n).id.to_string()),
-            diagnostics: s.diagnostics().iter().map(DiagnosticView::from).collect(),
-        }
-    }
-}
-
-/// A problem at a line of the file.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DiagnosticView {
-    /// 1-based line (0: the whole file).
-    pub line: u32,
-    /// `error` or `warning`.
-    pub severity: &'static str,
-    /// What is wrong and what the dialect does about it.
-    pub message: String,
-}
-
-impl From<&Diagnostic> for DiagnosticView {
-    fn from(d: &Diagnostic) -> Self {
-        Self {
-            line: d.line,
-            severity: match d.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-            },
-            message: d.message.clone(),
+            diagnostics: s.diagnostics().to_vec(),
         }
     }
 }
@@ -137,7 +94,7 @@ pub struct ContextView {
     /// One per agent message, in order.
     pub messages: Vec<MessageView>,
     /// The rule set that built it and why.
-    pub rule_set: RuleSetView,
+    pub rule_set: RuleChoice,
     /// pi ≥ 0.86: the system prompt and tools the request leads with, as the file
     /// determines them (the system messages replayed); `None` when there are none.
     pub system: Option<SystemView>,
@@ -312,7 +269,7 @@ impl ContextView {
                     },
                 })
                 .collect(),
-            rule_set: RuleSetView::of(s),
+            rule_set: s.rule_choice().clone(),
             system: None,
             edits: Vec::new(),
             not_reproducible: Vec::new(),
@@ -420,7 +377,7 @@ pub struct EntryDetailView {
     /// Migration changed the entry: the agents see it differently from the file's bytes.
     pub migrated: bool,
     /// Diagnostics on this line.
-    pub diagnostics: Vec<DiagnosticView>,
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 /// The budget bar of a leaf, as `budget` returns it (see `contextree_core::budget::Budget`).

@@ -5,6 +5,8 @@
 
 use std::path::PathBuf;
 
+use contextree_host::ErrorKind;
+
 /// An error returned by a command.
 #[derive(Debug, thiserror::Error)]
 pub enum CommandError {
@@ -36,9 +38,15 @@ pub enum CommandError {
     /// Tauri itself failed (path resolution, a background task that panicked).
     #[error(transparent)]
     Tauri(#[from] tauri::Error),
-    /// The app's settings are invalid or the config file cannot be written.
-    #[error("{0}")]
-    Settings(String),
+    /// The app's settings are invalid or the config file cannot be read or written.
+    #[error(transparent)]
+    Config(#[from] contextree_host::config::ConfigError),
+    /// There is no home folder to keep the config file in.
+    #[error("no home folder to keep settings in")]
+    NoConfigFolder,
+    /// The rule set asked for (`open_session`'s dialect) does not exist.
+    #[error(transparent)]
+    UnknownDialect(#[from] contextree_core::dialect::UnknownDialect),
     /// A write flow failed; its kind says how (`changed`, `held`, `cancelled`, `provider`,
     /// `refused`, ...).
     #[error(transparent)]
@@ -61,19 +69,20 @@ pub enum CommandError {
 }
 
 impl CommandError {
-    /// Stable identifier the UI may branch on; add a kind only when the UI uses it.
-    pub fn kind(&self) -> &'static str {
+    /// Stable identifier the UI may branch on (its name is [`ErrorKind::as_str`]); add a kind
+    /// only when the UI uses it.
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            Self::Load(_) => "load",
-            Self::Demo { .. } | Self::ReadBack(_) | Self::Save { .. } => "io",
-            Self::NoSession => "no-session",
-            Self::UnknownEntry(_) => "unknown-entry",
-            Self::Compaction(_) => "compaction",
-            Self::Tauri(_) => "internal",
-            Self::Settings(_) => "settings",
+            Self::Load(_) => ErrorKind::Load,
+            Self::Demo { .. } | Self::ReadBack(_) | Self::Save { .. } => ErrorKind::Io,
+            Self::NoSession => ErrorKind::NoSession,
+            Self::UnknownEntry(_) => ErrorKind::UnknownEntry,
+            Self::Compaction(_) => ErrorKind::Compaction,
+            Self::Tauri(_) => ErrorKind::Internal,
+            Self::Config(_) | Self::NoConfigFolder | Self::UnknownDialect(_) => ErrorKind::Settings,
             Self::Write(e) => e.kind(),
-            Self::Busy => "busy",
-            Self::InvalidArgument(_) => "invalid-argument",
+            Self::Busy => ErrorKind::Busy,
+            Self::InvalidArgument(_) => ErrorKind::InvalidArgument,
         }
     }
 }
@@ -82,7 +91,7 @@ impl serde::Serialize for CommandError {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct as _;
         let mut s = serializer.serialize_struct("CommandError", 2)?;
-        s.serialize_field("kind", self.kind())?;
+        s.serialize_field("kind", &self.kind())?;
         s.serialize_field("message", &error_chain(self))?;
         s.end()
     }
@@ -90,14 +99,14 @@ impl serde::Serialize for CommandError {
 
 /// `"a: b: c"` for an error and its sources, like anyhow's `{:#}`.
 ///
-/// A cause whose text already ends the message is skipped: transparent variants and errors
-/// written as `"{path}: {source}"` would otherwise repeat it.
+/// A cause whose text is already in the message is skipped: transparent variants and errors
+/// written as `"{path}: {source}"` or `"{source}; not overwritten"` would otherwise repeat it.
 fn error_chain(err: &dyn std::error::Error) -> String {
     let mut res = err.to_string();
     let mut source = err.source();
     while let Some(cause) = source {
         let text = cause.to_string();
-        if !res.ends_with(&text) {
+        if !res.contains(&text) {
             res.push_str(": ");
             res.push_str(&text);
         }

@@ -30,6 +30,11 @@ pub(crate) fn app() -> App<MockRuntime> {
     build(mock_builder(), AppState::new(None)).build(context()).expect("app builds with the mock runtime")
 }
 
+/// [`app`] on a machine of its own (`env`: a temporary home, its own config file).
+pub(crate) fn app_in(env: contextree_host::HostEnv) -> App<MockRuntime> {
+    build(mock_builder(), AppState::with_env(None, env)).build(context()).expect("app builds with the mock runtime")
+}
+
 /// [`app`] whose flows see the machine `env` (a home, variables and config file of the test's
 /// own) instead of the process's.
 pub(crate) fn app_with_env(env: contextree_host::HostEnv) -> App<MockRuntime> {

@@ -1,5 +1,6 @@
 //! What every subcommand shares: options, loading, the prompt pack, errors.
 
+use std::cell::Cell;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -7,43 +8,43 @@ use clap::Args;
 use contextree_core::context::{self, Context, Leaf};
 use contextree_core::prompts::PromptPack;
 use contextree_core::{Dialect, RuleRequest, RuleSet};
-use contextree_host::LoadedSession;
+use contextree_host::{ErrorKind, LoadedSession};
+use serde::Serialize;
 
-/// A failure, with the exit code it maps to.
-#[derive(Debug)]
+/// A failure; its [`ErrorKind`] gives the exit code (2 for bad input, else 1: README, docs/reliability.md).
+#[derive(Debug, thiserror::Error)]
 pub enum CliError {
     /// Bad input: a missing file, an unknown id, a bad flag value (exit 2).
+    #[error("{0}")]
     Input(String),
     /// Anything else (exit 1).
+    #[error("{0}")]
     Failed(String),
+    /// A flow of contextree-ops failed; its kind says how.
+    #[error(transparent)]
+    Ops(#[from] contextree_ops::OpsError),
 }
 
 impl CliError {
+    /// What kind of failure it is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            CliError::Input(_) => ErrorKind::Input,
+            CliError::Failed(_) => ErrorKind::Io,
+            CliError::Ops(e) => e.kind(),
+        }
+    }
+
+    /// The exit code of `contextree` for it: its kind's.
     pub fn exit_code(&self) -> u8 {
-        match self {
-            CliError::Input(_) => 2,
-            CliError::Failed(_) => 1,
-        }
+        self.kind().exit_code()
     }
-}
 
-impl fmt::Display for CliError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    /// Warnings that came with it (a hook's cancel: the hooks that ran), for stderr.
+    pub fn warnings(&self) -> &[String] {
         match self {
-            CliError::Input(m) | CliError::Failed(m) => f.write_str(m),
-        }
-    }
-}
-
-impl From<contextree_ops::OpsError> for CliError {
-    fn from(e: contextree_ops::OpsError) -> Self {
-        // A hook's cancel is all the caller sees: its warnings go to stderr first.
-        for w in e.warnings() {
-            eprintln!("contextree: warning: {w}");
-        }
-        match e.exit_code() {
-            2 => CliError::Input(e.to_string()),
-            _ => CliError::Failed(e.to_string()),
+            CliError::Ops(e) => e.warnings(),
+            _ => &[],
         }
     }
 }
@@ -160,6 +161,7 @@ impl SessionArgs {
             self.pack(rules).map_err(|e| match e {
                 CliError::Input(m) => contextree_ops::OpsError::Input(m),
                 CliError::Failed(m) => contextree_ops::OpsError::Failed(m),
+                CliError::Ops(e) => e,
             })
         }
     }
@@ -181,8 +183,8 @@ impl SessionArgs {
 }
 
 /// Prints a JSON document on one line.
-pub fn print_json(value: &serde_json::Value) {
-    outln!("{value}");
+pub fn print_json<T: Serialize + ?Sized>(value: &T) {
+    write_json(value);
 }
 
 /// Writes to stdout, or ends the process if stdout is gone: a closed pipe
@@ -195,73 +197,121 @@ pub fn write_stdout(args: fmt::Arguments<'_>, newline: bool) {
     // Flushed here, so a failure is seen here: at exit it would go unnoticed.
     let done = out.write_fmt(args).and_then(|()| if newline { out.write_all(b"\n") } else { Ok(()) }).and_then(|()| out.flush());
     if let Err(e) = done {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(141);
-        }
-        eprintln!("contextree: cannot write the output: {e}");
-        std::process::exit(1);
+        output_failed(e);
     }
 }
 
-/// `"dialect"` (the agent) and `"ruleSet": {"name", "why"}` (docs/decisions.md
-/// D22), the fields every document about a session starts with.
-pub fn rule_set_json(s: &contextree_core::session::Session) -> serde_json::Value {
-    let choice = s.rule_choice();
-    serde_json::json!({"name": choice.rules.name(), "reference": choice.rules.reference(), "why": choice.why()})
+/// Ends the process on a failed write to stdout (see [`write_stdout`]).
+fn output_failed(e: std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(141);
+    }
+    eprintln!("contextree: cannot write the output: {e}");
+    std::process::exit(1);
 }
 
-/// Prints a document about session `s`, led by its dialect and rule set.
-pub fn print_session_json(s: &contextree_core::session::Session, value: &serde_json::Value) {
-    let head = value.as_object().cloned().unwrap_or_default();
-    print_session_json_streamed(s, head, Vec::new());
-}
-
-/// A large array of a document, written one element at a time.
-pub type Stream<'a> = (&'static str, Box<dyn Iterator<Item = serde_json::Value> + 'a>);
-
-/// [`print_session_json`] for a document with large arrays: `head`'s fields, then each of
-/// `arrays` built and written element by element, so memory does not grow with the
-/// session (a million-message context stays a few megabytes of output buffer).
-pub fn print_session_json_streamed(
-    s: &contextree_core::session::Session,
-    head: serde_json::Map<String, serde_json::Value>,
-    arrays: Vec<Stream<'_>>,
-) {
+/// Writes `value` as one line of JSON, serialized straight into a buffered stdout: the
+/// [`Streamed`] arrays in it are written element by element as they are made.
+fn write_json<T: Serialize + ?Sized>(value: &T) {
     use std::io::Write;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let write = || -> std::io::Result<()> {
-        out.write_all(b"{\"dialect\":")?;
-        serde_json::to_writer(&mut out, s.dialect().name())?;
-        out.write_all(b",\"ruleSet\":")?;
-        serde_json::to_writer(&mut out, &rule_set_json(s))?;
-        for (k, v) in head.iter().filter(|(k, _)| *k != "dialect" && *k != "ruleSet") {
-            out.write_all(b",")?;
-            serde_json::to_writer(&mut out, k)?;
-            out.write_all(b":")?;
-            serde_json::to_writer(&mut out, v)?;
+    let done =
+        serde_json::to_writer(&mut out, value).map_err(std::io::Error::from).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush());
+    if let Err(e) = done {
+        output_failed(e);
+    }
+}
+
+/// A document about a session: `"dialect"` (the agent) and `"ruleSet"` (`{name, reference,
+/// why}`, docs/decisions.md D22) first, then the fields of `body`.
+#[derive(Serialize)]
+struct SessionDoc<'a, T: ?Sized> {
+    dialect: &'static str,
+    #[serde(rename = "ruleSet")]
+    rule_set: &'a contextree_core::RuleChoice,
+    #[serde(flatten)]
+    body: &'a T,
+}
+
+/// Prints a document about session `s`, led by its dialect and rule set; `body` is a struct
+/// (or map) without those two fields. Its [`Streamed`] arrays are written element by element,
+/// so memory does not grow with the session (a million-message context stays a few megabytes
+/// of output buffer).
+pub fn print_session_doc<T: Serialize + ?Sized>(s: &contextree_core::session::Session, body: &T) {
+    write_json(&SessionDoc { dialect: s.dialect().name(), rule_set: s.rule_choice(), body });
+}
+
+/// [`print_session_doc`] for a document built as a JSON object: its own `"dialect"` and
+/// `"ruleSet"` fields, if any, give way to the session's.
+pub fn print_session_json(s: &contextree_core::session::Session, value: &serde_json::Value) {
+    struct WithoutHead<'a>(&'a serde_json::Value);
+    impl Serialize for WithoutHead<'_> {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let fields = self.0.as_object().into_iter().flatten();
+            serializer.collect_map(fields.filter(|(k, _)| *k != "dialect" && *k != "ruleSet"))
         }
-        for (name, items) in arrays {
-            out.write_all(b",")?;
-            serde_json::to_writer(&mut out, name)?;
-            out.write_all(b":[")?;
-            for (i, item) in items.enumerate() {
-                if i > 0 {
-                    out.write_all(b",")?;
-                }
-                serde_json::to_writer(&mut out, &item)?;
+    }
+    print_session_doc(s, &WithoutHead(value));
+}
+
+/// A large array of a document, serialized one element at a time as its iterator makes
+/// them: no element is held after it is written. Serializes once (it is the iterator).
+pub struct Streamed<I>(Cell<Option<I>>);
+
+impl<I> Streamed<I> {
+    pub fn new(items: I) -> Self {
+        Self(Cell::new(Some(items)))
+    }
+}
+
+impl<I> Serialize for Streamed<I>
+where
+    I: Iterator,
+    I::Item: Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let items = self.0.take().ok_or_else(|| serde::ser::Error::custom("a streamed array is written once"))?;
+        serializer.collect_seq(items)
+    }
+}
+
+/// Keys in first-seen order, as a JSON object: counts per type, labels per id.
+#[derive(Debug, Default)]
+pub struct Ordered<V>(Vec<(String, V)>);
+
+impl<V> Ordered<V> {
+    /// The value of `key`, added (with `V::default()`) when new.
+    pub fn entry(&mut self, key: &str) -> &mut V
+    where
+        V: Default,
+    {
+        let at = match self.0.iter().position(|(k, _)| k == key) {
+            Some(at) => at,
+            None => {
+                self.0.push((key.to_owned(), V::default()));
+                self.0.len() - 1
             }
-            out.write_all(b"]")?;
-        }
-        out.write_all(b"}\n")?;
-        out.flush()
-    };
-    if let Err(e) = write() {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(141);
-        }
-        eprintln!("contextree: cannot write the output: {e}");
-        std::process::exit(1);
+        };
+        &mut self.0[at].1
+    }
+
+    /// Sets `key` to `value` (a key seen before keeps its place).
+    pub fn set(&mut self, key: &str, value: V)
+    where
+        V: Default,
+    {
+        *self.entry(key) = value;
+    }
+
+    pub fn get(&self, key: &str) -> Option<&V> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+}
+
+impl<V: Serialize> Serialize for Ordered<V> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(k, v)| (k, v)))
     }
 }
 
@@ -272,18 +322,35 @@ pub fn read_back(e: contextree_core::context::materialize::ReadBackError) -> Cli
 
 /// File operations as JSON: the raw sets sorted (as the oracle prints them)
 /// and the agents' own `readFiles` / `modifiedFiles` lists.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileOpsDoc {
+    pub read: Vec<String>,
+    pub written: Vec<String>,
+    pub edited: Vec<String>,
+    pub read_files: Vec<String>,
+    pub modified_files: Vec<String>,
+}
+
+impl FileOpsDoc {
+    pub fn new(ops: &contextree_core::compaction::FileOps) -> Self {
+        let sorted = |set: &contextree_core::compaction::file_ops::PathSet| {
+            let mut v = set.as_slice().to_vec();
+            v.sort_by(|a, b| contextree_core::js::cmp_utf16(a, b));
+            v
+        };
+        let lists = ops.lists();
+        Self {
+            read: sorted(&ops.read),
+            written: sorted(&ops.written),
+            edited: sorted(&ops.edited),
+            read_files: lists.read_files,
+            modified_files: lists.modified_files,
+        }
+    }
+}
+
+/// [`FileOpsDoc`] as a JSON value.
 pub fn file_ops_json(ops: &contextree_core::compaction::FileOps) -> serde_json::Value {
-    let sorted = |set: &contextree_core::compaction::file_ops::PathSet| {
-        let mut v = set.as_slice().to_vec();
-        v.sort_by(|a, b| contextree_core::js::cmp_utf16(a, b));
-        v
-    };
-    let lists = ops.lists();
-    serde_json::json!({
-        "read": sorted(&ops.read),
-        "written": sorted(&ops.written),
-        "edited": sorted(&ops.edited),
-        "readFiles": lists.read_files,
-        "modifiedFiles": lists.modified_files,
-    })
+    serde_json::to_value(FileOpsDoc::new(ops)).expect("lists of strings serialize")
 }

@@ -1,7 +1,8 @@
 //! `contextree`: the command-line face of the core (spec/cli-contract.md).
 //!
 //! Each subcommand loads the session, calls the core, and prints either one
-//! JSON document (`--json`) or text. Bad input exits with code 2.
+//! JSON document (`--json`) or text. Bad input exits with code 2, other failures 1
+//! (`CliError::kind`, contextree-host's `ErrorKind`).
 
 /// `println!` for stdout, through [`common::write_stdout`]: a closed pipe ends the
 /// process quietly instead of panicking.
@@ -27,6 +28,10 @@ fn main() -> ExitCode {
     match cmd::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
+            // A hook's cancel is all the caller sees: its warnings go to stderr first.
+            for w in e.warnings() {
+                eprintln!("contextree: warning: {w}");
+            }
             eprintln!("contextree: {e}");
             ExitCode::from(e.exit_code())
         }

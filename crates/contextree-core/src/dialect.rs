@@ -406,7 +406,8 @@ pub enum RuleReason {
     Newest,
 }
 
-/// The rule set used for a file and why (every JSON document's `ruleSet`).
+/// The rule set used for a file and why (every JSON document's `ruleSet`, the app's title
+/// bar): serialized as `{name, reference, why}` (`pi@1.6`, the release, [`RuleChoice::why`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleChoice {
     /// The rules that ran.
@@ -428,6 +429,17 @@ impl RuleChoice {
             RuleReason::File { evidence } => format!("the file shows {evidence}"),
             RuleReason::Newest => format!("no installed {agent} and nothing in the file tells the version: the newest rules"),
         }
+    }
+}
+
+impl serde::Serialize for RuleChoice {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let mut s = serializer.serialize_struct("RuleChoice", 3)?;
+        s.serialize_field("name", self.rules.name())?;
+        s.serialize_field("reference", self.rules.reference())?;
+        s.serialize_field("why", &self.why())?;
+        s.end()
     }
 }
 

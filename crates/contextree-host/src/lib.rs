@@ -3,7 +3,9 @@
 pub mod agent;
 pub mod agent_models;
 pub mod atomic;
+pub mod config;
 pub mod env;
+mod error_kind;
 pub mod hooks;
 pub mod library;
 pub mod load;
@@ -14,5 +16,6 @@ pub mod write;
 pub mod writers;
 
 pub use env::HostEnv;
+pub use error_kind::ErrorKind;
 pub use load::{installed_version, load_session, FileSource, LoadError, LoadedSession};
 pub use raw::RawJson;

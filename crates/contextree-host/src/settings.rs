@@ -133,12 +133,6 @@ pub fn pi_agent_dir(home: Option<&Path>, env: &dyn Fn(&str) -> Option<String>) -
     }
 }
 
-/// [`agent_settings`] with the real home folder, environment and working folder
-/// ([`crate::HostEnv::from_process`]); the flows take a [`crate::HostEnv`] instead.
-pub fn agent_settings_from_env(dialect: Dialect) -> AgentSettings {
-    crate::HostEnv::from_process().agent_settings(dialect)
-}
-
 fn parse(text: &str, format: Format) -> Result<Value, String> {
     match format {
         Format::Json => serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}")),

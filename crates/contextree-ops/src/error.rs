@@ -4,6 +4,7 @@ use contextree_core::context::materialize::ReadBackError;
 use contextree_host::hooks::HookConfigError;
 use contextree_host::rewrite::RewriteError;
 use contextree_host::write::WriteError;
+use contextree_host::ErrorKind;
 use contextree_host::LoadedSession;
 
 use crate::summarizer::PickError;
@@ -83,35 +84,34 @@ fn changed_hint(e: &WriteError, hint: &str) -> String {
 }
 
 impl OpsError {
-    /// The exit code of `contextree` for this failure: 2 for bad input, else 1.
+    /// The exit code of `contextree` for this failure: its kind's (2 for bad input, else 1).
     pub fn exit_code(&self) -> u8 {
-        match self {
-            OpsError::Input(_) | OpsError::Config(_) | OpsError::Pick(_) | OpsError::Hooks(_) => 2,
-            OpsError::Rewrite(RewriteError::Migrated { .. } | RewriteError::NotASession { .. }) => 2,
-            _ => 1,
-        }
+        self.kind().exit_code()
     }
 
-    /// The app's error kind (ipc-writes contract).
-    pub fn kind(&self) -> &'static str {
+    /// What kind of failure it is: the CLI's exit code, the app's error kind (ipc-writes
+    /// contract).
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            OpsError::Input(_) | OpsError::Hooks(_) | OpsError::Refused(_) | OpsError::HookCancelled { .. } => "refused",
-            OpsError::Config(_) | OpsError::Pick(_) | OpsError::Provider(_) => "provider",
-            OpsError::Cancelled => "cancelled",
-            OpsError::Changed(_) => "changed",
-            OpsError::Held(_) => "held",
+            OpsError::Input(_) | OpsError::Hooks(_) => ErrorKind::Input,
+            OpsError::Config(_) | OpsError::Pick(_) => ErrorKind::Config,
+            OpsError::Refused(_) | OpsError::HookCancelled { .. } => ErrorKind::Refused,
+            OpsError::Provider(_) => ErrorKind::Provider,
+            OpsError::Cancelled => ErrorKind::Cancelled,
+            OpsError::Changed(_) => ErrorKind::Changed,
+            OpsError::Held(_) => ErrorKind::Held,
             OpsError::Append { source, .. } => match source {
-                WriteError::Changed { .. } | WriteError::Replaced { .. } => "changed",
-                _ => "io",
+                WriteError::Changed { .. } | WriteError::Replaced { .. } => ErrorKind::Changed,
+                _ => ErrorKind::Io,
             },
             OpsError::Rewrite(e) => match e {
-                RewriteError::Write(WriteError::Changed { .. }) => "changed",
-                RewriteError::Migrated { .. } | RewriteError::NotASession { .. } => "refused",
-                RewriteError::HeldOpen { .. } => "held",
-                RewriteError::ReadOnly { .. } | RewriteError::HardLinks { .. } | RewriteError::Owner { .. } => "refused",
-                _ => "io",
+                RewriteError::Write(WriteError::Changed { .. }) => ErrorKind::Changed,
+                RewriteError::Migrated { .. } | RewriteError::NotASession { .. } => ErrorKind::Input,
+                RewriteError::HeldOpen { .. } => ErrorKind::Held,
+                RewriteError::ReadOnly { .. } | RewriteError::HardLinks { .. } | RewriteError::Owner { .. } => ErrorKind::Refused,
+                _ => ErrorKind::Io,
             },
-            OpsError::ReadBack(_) | OpsError::Failed(_) => "io",
+            OpsError::ReadBack(_) | OpsError::Failed(_) => ErrorKind::Io,
         }
     }
 

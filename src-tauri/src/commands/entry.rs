@@ -5,7 +5,7 @@ use contextree_core::session::Source as _;
 use tauri::State;
 
 use super::{blocking, node};
-use crate::dto::{DiagnosticView, EntryDetailView};
+use crate::dto::EntryDetailView;
 use crate::{AppState, CommandError};
 
 /// The raw JSON line of entry `id`, pretty-printed, and the diagnostics on its line.
@@ -25,7 +25,7 @@ pub async fn entry_detail(state: State<'_, AppState>, id: String) -> Result<Entr
             entry_type: e.entry_type.to_string(),
             json,
             migrated: e.migrated,
-            diagnostics: s.diagnostics().iter().filter(|d| d.line == e.line).map(DiagnosticView::from).collect(),
+            diagnostics: s.diagnostics().iter().filter(|d| d.line == e.line).cloned().collect(),
         })
     })
     .await

@@ -2,10 +2,11 @@
 
 use std::sync::OnceLock;
 
-use contextree_host::library::{self, iso_utc, Library, ProjectGroup, ProjectSource, RootOrigin, RootStatus, SessionSummary, SummaryCache};
+use contextree_host::library::{self, iso_utc, Library, ProjectGroup, ProjectSource, RootStatus, SessionSummary, SummaryCache};
 use serde::Serialize;
+use tauri::State;
 
-use crate::CommandError;
+use crate::{AppState, CommandError};
 
 /// Summaries read by earlier calls, reused while a file's size and modification time hold.
 fn cache() -> &'static SummaryCache {
@@ -19,11 +20,12 @@ fn cache() -> &'static SummaryCache {
 /// sessions whose name, first request, project or id contain every word. Files are read on a
 /// blocking thread (a header and a newline count each).
 #[tauri::command]
-pub async fn list_sessions(search: Option<String>) -> Result<LibraryView, CommandError> {
+pub async fn list_sessions(state: State<'_, AppState>, search: Option<String>) -> Result<LibraryView, CommandError> {
+    let env = state.env();
     let lib = tauri::async_runtime::spawn_blocking(move || {
         // The settings screen's folders replace the agents' defaults.
-        let roots = super::settings::current().root_overrides();
-        let lib = library::scan_default(&roots, Some(cache()));
+        let roots = super::settings::current(&env).root_overrides(env.home.as_deref());
+        let lib = library::scan_default(&env, &roots, Some(cache()));
         match search.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
             Some(q) => lib.search(q),
             None => lib,
@@ -38,7 +40,8 @@ pub async fn list_sessions(search: Option<String>) -> Result<LibraryView, Comman
 #[serde(rename_all = "camelCase")]
 pub struct LibraryView {
     /// The folders looked in, found or not.
-    pub roots: Vec<RootView>,
+    /// The folders looked in, found or not (`{path, dialect, origin, exists, sessionCount}`).
+    pub roots: Vec<RootStatus>,
     /// Projects, the one with the newest session first.
     pub projects: Vec<ProjectView>,
     /// Number of sessions listed.
@@ -51,39 +54,10 @@ impl LibraryView {
     /// Converts a scanned library.
     pub fn new(lib: &Library) -> Self {
         Self {
-            roots: lib.roots.iter().map(RootView::new).collect(),
+            roots: lib.roots.clone(),
             projects: lib.projects.iter().map(ProjectView::new).collect(),
             session_count: lib.session_count(),
             warnings: lib.warnings.clone(),
-        }
-    }
-}
-
-/// A sessions folder.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RootView {
-    pub path: String,
-    /// `pi`, `omp`, or null for a folder of either.
-    pub dialect: Option<&'static str>,
-    /// `default`, `environment` or `override`.
-    pub origin: &'static str,
-    pub exists: bool,
-    pub session_count: usize,
-}
-
-impl RootView {
-    fn new(r: &RootStatus) -> Self {
-        Self {
-            path: r.root.path.display().to_string(),
-            dialect: r.root.dialect.map(|d| d.name()),
-            origin: match r.root.origin {
-                RootOrigin::Default => "default",
-                RootOrigin::Environment => "environment",
-                RootOrigin::Override => "override",
-            },
-            exists: r.exists,
-            session_count: r.session_count,
         }
     }
 }
@@ -96,7 +70,7 @@ pub struct ProjectView {
     pub path: String,
     /// How it was found: `header` (a session's cwd), `folder` (the folder name decoded to an
     /// existing folder), `header-mismatch`, `guess` (dashes read as slashes), `folder-name`.
-    pub source: &'static str,
+    pub source: ProjectSource,
     /// False when the path is only a guess from the folder name.
     pub certain: bool,
     /// The session folders merged here (one per agent usually).
@@ -111,14 +85,8 @@ impl ProjectView {
     fn new(g: &ProjectGroup) -> Self {
         Self {
             path: g.project.clone(),
-            source: match g.source {
-                ProjectSource::Header => "header",
-                ProjectSource::Folder => "folder",
-                ProjectSource::HeaderMismatch => "header-mismatch",
-                ProjectSource::Guess => "guess",
-                ProjectSource::FolderName => "folder-name",
-            },
-            certain: matches!(g.source, ProjectSource::Header | ProjectSource::Folder | ProjectSource::HeaderMismatch),
+            source: g.source,
+            certain: g.source.certain(),
             folders: g.folders.iter().map(|f| f.display().to_string()).collect(),
             last_activity_ms: g.sessions.iter().filter_map(SessionSummary::modified_ms).max(),
             sessions: g.sessions.iter().map(SessionItem::new).collect(),
@@ -184,7 +152,7 @@ mod tests {
     use std::time::{Duration, UNIX_EPOCH};
 
     use contextree_core::Dialect;
-    use contextree_host::library::SessionRoot;
+    use contextree_host::library::{RootOrigin, SessionRoot};
 
     #[test]
     fn the_wire_is_camel_case() {

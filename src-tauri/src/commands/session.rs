@@ -35,11 +35,7 @@ pub async fn open_session<R: Runtime>(
     path: Option<String>,
     dialect: Option<String>,
 ) -> Result<SessionView, CommandError> {
-    let dialect = dialect
-        .filter(|d| !d.is_empty())
-        .map(|d| d.parse::<RuleRequest>())
-        .transpose()
-        .map_err(|e| CommandError::Settings(e.to_string()))?;
+    let dialect = dialect.filter(|d| !d.is_empty()).map(|d| d.parse::<RuleRequest>()).transpose()?;
     let source = match path.map(PathBuf::from).or_else(|| state.startup().map(Into::into)) {
         Some(path) => Source::File(path),
         None => Source::Demo { cache_dir: app.path().app_cache_dir()? },

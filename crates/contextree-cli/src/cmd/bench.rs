@@ -11,7 +11,8 @@ use contextree_core::context::state::entry_states;
 use contextree_core::context::{self, Leaf};
 use contextree_core::prompts::PromptPack;
 use contextree_core::session::NodeId;
-use serde_json::json;
+use contextree_core::RuleChoice;
+use serde::Serialize;
 
 use crate::common::{print_json, read_back, CliError};
 
@@ -26,6 +27,42 @@ pub struct BenchArgs {
     /// Print one JSON document.
     #[arg(long)]
     json: bool,
+}
+
+/// `bench --json`: `{"runs": [...]}`.
+#[derive(Serialize)]
+struct BenchDoc {
+    runs: Vec<Run>,
+}
+
+/// One file's numbers.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Run {
+    file: String,
+    dialect: &'static str,
+    rule_set: RuleChoice,
+    bytes: u64,
+    entries: usize,
+    leaves: usize,
+    path_length: usize,
+    context_messages: usize,
+    context_tokens: u64,
+    all_entry_tokens: u64,
+    kept_entries: usize,
+    timings_ms: Timings,
+    #[serde(rename = "peakRssMiB")]
+    peak_rss_mib: Option<f64>,
+}
+
+/// Milliseconds per phase.
+#[derive(Serialize)]
+struct Timings {
+    open: f64,
+    tree: f64,
+    context: f64,
+    estimate: f64,
+    total: f64,
 }
 
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
@@ -47,24 +84,30 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         let tokens = context_tokens(s, &ctx, &pack, &loaded.source).map_err(read_back)?;
         let all: u64 = (0..s.entries().len() as u32).map(|i| s.entry_tokens(NodeId(i))).sum();
         let estimate_ms = ms(t);
-        rows.push(json!({
-            "file": file.display().to_string(),
-            "dialect": s.dialect().name(),
-            "ruleSet": crate::common::rule_set_json(s),
-            "bytes": loaded.fingerprint.len,
-            "entries": s.entries().len(),
-            "leaves": leaves,
-            "pathLength": ctx.path.len(),
-            "contextMessages": tokens.messages.len(),
-            "contextTokens": tokens.message_tokens(),
-            "allEntryTokens": all,
-            "keptEntries": states.iter().filter(|st| st.name() == "kept").count(),
-            "timingsMs": {"open": open_ms, "tree": tree_ms, "context": context_ms, "estimate": estimate_ms, "total": open_ms + tree_ms + context_ms + estimate_ms},
-            "peakRssMiB": peak_rss_mib(),
-        }));
+        rows.push(Run {
+            file: file.display().to_string(),
+            dialect: s.dialect().name(),
+            rule_set: s.rule_choice().clone(),
+            bytes: loaded.fingerprint.len,
+            entries: s.entries().len(),
+            leaves,
+            path_length: ctx.path.len(),
+            context_messages: tokens.messages.len(),
+            context_tokens: tokens.message_tokens(),
+            all_entry_tokens: all,
+            kept_entries: states.iter().filter(|st| st.name() == "kept").count(),
+            timings_ms: Timings {
+                open: open_ms,
+                tree: tree_ms,
+                context: context_ms,
+                estimate: estimate_ms,
+                total: open_ms + tree_ms + context_ms + estimate_ms,
+            },
+            peak_rss_mib: peak_rss_mib(),
+        });
     }
     if args.json {
-        print_json(&json!({"runs": rows}));
+        print_json(&BenchDoc { runs: rows });
         return Ok(());
     }
     outln!(
@@ -79,17 +122,17 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         "peak MiB"
     );
     for r in &rows {
-        let t = &r["timingsMs"];
+        let t = &r.timings_ms;
         outln!(
             "{:<40} {:>9.1} {:>9} {:>9.1} {:>8.1} {:>9.1} {:>9.1} {:>9.1}",
-            r["file"].as_str().unwrap_or(""),
-            r["bytes"].as_f64().unwrap_or(0.0) / 1e6,
-            r["entries"],
-            t["open"].as_f64().unwrap_or(0.0),
-            t["tree"].as_f64().unwrap_or(0.0),
-            t["context"].as_f64().unwrap_or(0.0),
-            t["estimate"].as_f64().unwrap_or(0.0),
-            r["peakRssMiB"].as_f64().unwrap_or(0.0),
+            r.file,
+            r.bytes as f64 / 1e6,
+            r.entries,
+            t.open,
+            t.tree,
+            t.context,
+            t.estimate,
+            r.peak_rss_mib.unwrap_or(0.0),
         );
     }
     Ok(())

@@ -10,9 +10,48 @@ use contextree_core::branch_summary::{summary_call, BranchOptions};
 use contextree_core::context::{entry_estimate, Item};
 use contextree_core::session::{NodeId, Session};
 use contextree_host::LoadedSession;
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::Value;
 
-use crate::common::{file_ops_json, print_session_json, read_back, CliError, SessionArgs};
+use crate::common::{print_session_doc, read_back, CliError, FileOpsDoc, SessionArgs};
+
+/// `branch --json` (after `dialect` and `ruleSet`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BranchDoc<'a> {
+    from_id: Option<String>,
+    to_id: Option<String>,
+    budget: u64,
+    common_ancestor_id: Option<String>,
+    entry_ids: Vec<String>,
+    selected_ids: Vec<String>,
+    messages: Vec<Message<'a>>,
+    total_tokens: u64,
+    squeezed_id: Option<String>,
+    stopped_at_id: Option<String>,
+    file_ops: FileOpsDoc,
+    /// With `--summary-model`: the summarizer call and its transcript format.
+    #[serde(flatten)]
+    call: Option<CallDoc>,
+}
+
+#[derive(Serialize)]
+struct CallDoc {
+    call: Option<Value>,
+    transcript: Option<&'static str>,
+}
+
+/// A selected message with the role and estimate the summarizer sees.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Message<'a> {
+    entry_id: String,
+    role: Option<&'a str>,
+    tokens: u64,
+    /// pi 1.6: the context_edit whose replacement it reads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    edited_by: Option<String>,
+}
 
 #[derive(Debug, Args)]
 pub struct BranchArgs {
@@ -50,11 +89,11 @@ pub fn run(args: &BranchArgs) -> Result<(), CliError> {
         let pack = a.pack(s.rules())?;
         let opts = BranchOptions { summary_model: Some(model.clone()), ..Default::default() };
         let call = summary_call(s, &prep, &loaded.source, &pack, &opts).map_err(|e| CliError::Failed(e.to_string()))?;
-        doc["call"] = call.as_ref().map_or(Value::Null, |c| c.to_json());
-        doc["transcript"] = call.and_then(|c| c.transcript).map_or(Value::Null, |d| d.name().into());
+        doc.call =
+            Some(CallDoc { call: call.as_ref().map(|c| c.to_json()), transcript: call.and_then(|c| c.transcript).map(|d| d.name()) });
     }
     if a.json {
-        print_session_json(s, &doc);
+        print_session_doc(s, &doc);
     } else {
         print_text(s, &collected, &prep);
     }
@@ -65,41 +104,46 @@ fn node(loaded: &LoadedSession, a: &SessionArgs, id: &str) -> Result<NodeId, Cli
     loaded.session.node(id).ok_or_else(|| CliError::Input(format!("{}: no entry with id `{id}`", a.file.display())))
 }
 
-fn document(s: &Session, [from, to]: [Option<NodeId>; 2], budget: u64, collected: &BranchEntries, prep: &PreparedBranch) -> Value {
-    let id = |n: NodeId| Value::from(s.entry(n).id.to_string());
-    let opt = |n: Option<NodeId>| n.map_or(Value::Null, id);
-    let ids = |nodes: &[NodeId]| Value::Array(nodes.iter().map(|&n| id(n)).collect());
-    let mut doc = Map::new();
-    doc.insert("dialect".into(), s.dialect().name().into());
-    doc.insert("fromId".into(), opt(from));
-    doc.insert("toId".into(), opt(to));
-    doc.insert("budget".into(), budget.into());
-    doc.insert("commonAncestorId".into(), opt(collected.common_ancestor));
-    doc.insert("entryIds".into(), ids(&collected.entries));
-    doc.insert("selectedIds".into(), ids(&prep.selected));
-    doc.insert("messages".into(), messages(s, prep));
-    doc.insert("totalTokens".into(), prep.total_tokens.into());
-    doc.insert("squeezedId".into(), opt(prep.squeezed));
-    doc.insert("stoppedAtId".into(), opt(prep.stopped_at));
-    doc.insert("fileOps".into(), file_ops_json(&prep.file_ops));
-    Value::Object(doc)
+fn document<'a>(
+    s: &'a Session,
+    [from, to]: [Option<NodeId>; 2],
+    budget: u64,
+    collected: &BranchEntries,
+    prep: &PreparedBranch,
+) -> BranchDoc<'a> {
+    let id = |n: NodeId| s.entry(n).id.to_string();
+    let ids = |nodes: &[NodeId]| nodes.iter().map(|&n| id(n)).collect();
+    BranchDoc {
+        from_id: from.map(id),
+        to_id: to.map(id),
+        budget,
+        common_ancestor_id: collected.common_ancestor.map(id),
+        entry_ids: ids(&collected.entries),
+        selected_ids: ids(&prep.selected),
+        messages: messages(s, prep),
+        total_tokens: prep.total_tokens,
+        squeezed_id: prep.squeezed.map(id),
+        stopped_at_id: prep.stopped_at.map(id),
+        file_ops: FileOpsDoc::new(&prep.file_ops),
+        call: None,
+    }
 }
 
 /// The selected messages with the role and estimate the summarizer sees
 /// (pi 1.6: `editedBy` names the context_edit whose replacement it reads).
-fn messages(s: &Session, prep: &PreparedBranch) -> Value {
+fn messages<'a>(s: &'a Session, prep: &PreparedBranch) -> Vec<Message<'a>> {
     let row = |((&n, item), &tokens): ((&NodeId, &Item), &u64)| {
         let e = s.entry(n);
         // The message's own estimate; a replaced one (pi 1.6) is measured on its replacement.
         // (The selection's budget may count less: omp 18 counts tool results cut to 2000 units.)
         let tokens = if matches!(item, Item::Replaced { .. }) { tokens } else { entry_estimate(e, s.rules()) };
-        let mut m = json!({"entryId": e.id.to_string(), "role": message_role_under(e, s.rules()), "tokens": tokens});
-        if let Item::Replaced { edit, .. } = item {
-            m["editedBy"] = s.entry(*edit).id.to_string().into();
-        }
-        m
+        let edited_by = match item {
+            Item::Replaced { edit, .. } => Some(s.entry(*edit).id.to_string()),
+            _ => None,
+        };
+        Message { entry_id: e.id.to_string(), role: message_role_under(e, s.rules()), tokens, edited_by }
     };
-    Value::Array(prep.selected.iter().zip(&prep.items).zip(&prep.tokens).map(row).collect())
+    prep.selected.iter().zip(&prep.items).zip(&prep.tokens).map(row).collect()
 }
 
 fn print_text(s: &Session, collected: &BranchEntries, prep: &PreparedBranch) {

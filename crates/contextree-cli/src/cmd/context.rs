@@ -8,12 +8,14 @@ use contextree_core::context::system::{current_system, is_system_item};
 use contextree_core::context::usage::{estimate_context_tokens, estimate_projected_context_tokens, ContextEstimate};
 use contextree_core::context::{Context, Item};
 use contextree_core::js::utf16_len;
+use contextree_core::session::Name;
 use contextree_core::session::{Session, Source};
 use contextree_core::tokens::tokenizer::TokenizerKind;
 use contextree_core::Dialect;
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::Value;
 
-use crate::common::{print_session_json_streamed, read_back, CliError, SessionArgs};
+use crate::common::{print_session_doc, read_back, CliError, Ordered, SessionArgs, Streamed};
 
 #[derive(Debug, Args)]
 pub struct ContextArgs {
@@ -22,6 +24,118 @@ pub struct ContextArgs {
     /// Also count the LLM messages with a tokenizer: `o200k_base` or `cl100k_base`.
     #[arg(long)]
     tokenizer: Option<TokenizerKind>,
+}
+
+/// `context --json` (after `dialect` and `ruleSet`); `M` and `L` are the [`Streamed`]
+/// [`MessageRow`]s and [`LlmRow`]s.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ContextDoc<'a, M, L> {
+    leaf_id: Option<String>,
+    leaf_index: Option<u32>,
+    model: ModelDoc<'a>,
+    /// omp: role → model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    models: Option<Ordered<&'a str>>,
+    /// omp's mode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mode: Option<&'a str>,
+    thinking_level: &'a Value,
+    path_length: usize,
+    message_count: usize,
+    message_tokens: u64,
+    llm_count: usize,
+    llm_tokens: u64,
+    estimate_context_tokens: ContextEstimate,
+    estimate_projected_context_tokens: ContextEstimate,
+    /// pi ≥ 0.87.
+    #[serde(flatten)]
+    projection: Option<Projection>,
+    provider_replay: bool,
+    /// omp 18.
+    #[serde(flatten)]
+    omp18: Option<Omp18Doc<'a>>,
+    /// Which pack produced the wrapper text around summaries (docs/decisions.md D8).
+    prompts: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tokenizer: Option<TokenizerDoc>,
+    messages: M,
+    llm: L,
+}
+
+/// The model: pi's `{provider, modelId}`, omp's default role's.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ModelDoc<'a> {
+    Pi(Option<PiModel<'a>>),
+    Omp(Option<&'a str>),
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PiModel<'a> {
+    provider: Option<&'a str>,
+    model_id: Option<&'a str>,
+}
+
+/// omp 18 (omp-18.md §4, docs/decisions.md D17, D23): whose counting the numbers are, and
+/// what the file cannot tell.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Omp18Doc<'a> {
+    token_count: TokenCount<'a>,
+    not_reproducible: Vec<NotReproducible>,
+    configured_thinking_level: Option<&'a str>,
+    reset_boundary_id: Option<String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TokenCount<'a> {
+    model: Option<&'a str>,
+    native_tokenizer: Option<&'static str>,
+    agents_own: bool,
+    method: &'static str,
+    note: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NotReproducible {
+    entry_id: Option<String>,
+    kind: &'static str,
+    reason: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TokenizerDoc {
+    name: &'static str,
+    llm_tokens: usize,
+}
+
+/// One agent message.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MessageRow<'a> {
+    i: usize,
+    role: &'a Name,
+    tokens: u64,
+    /// The summary message stands for its compaction entry, as in the oracle.
+    entry_id: Option<&'a str>,
+    entry_index: u32,
+    #[serde(flatten)]
+    facts: Option<&'a Facts>,
+}
+
+/// One LLM message.
+#[derive(Serialize)]
+struct LlmRow<'a> {
+    i: usize,
+    role: &'a Name,
+    tokens: u64,
+    #[serde(flatten)]
+    facts: Option<&'a Facts>,
 }
 
 pub fn run(args: &ContextArgs) -> Result<(), CliError> {
@@ -34,8 +148,7 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     let est = estimate_context_tokens(s, &ctx, &tokens);
     let projected = estimate_projected_context_tokens(s, &ctx, &tokens, &loaded.source).map_err(read_back)?;
     // The summary message stands for its compaction entry, as in the oracle.
-    let entry_id = |item: Item| json!(s.entry(item.node()).id());
-    let entry_index = |item: Item| Value::from(item.node().0);
+    let entry_id = |item: Item| s.entry(item.node()).id();
     // Built one at a time while printing: a long context must not be held as JSON values.
     // pi ≥ 0.87 adds facts to a few messages (the edited ones, the system messages).
     let (projection, facts) = if s.rules().projects_context_edits() {
@@ -44,14 +157,13 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     } else {
         (None, HashMap::new())
     };
-    let with_facts = |mut v: Value, k: usize| {
-        if let (Some(f), Some(obj)) = (facts.get(&k), v.as_object_mut()) {
-            obj.extend(f.clone());
-        }
-        v
-    };
-    let messages = tokens.messages.iter().enumerate().map(|(i, (item, role, n))| {
-        with_facts(json!({"i": i, "role": role, "tokens": n, "entryId": entry_id(*item), "entryIndex": entry_index(*item)}), i)
+    let messages = tokens.messages.iter().enumerate().map(|(i, (item, role, n))| MessageRow {
+        i,
+        role,
+        tokens: *n,
+        entry_id: entry_id(*item),
+        entry_index: item.node().0,
+        facts: facts.get(&i),
     });
     // LLM messages come in the items' order (dropped ones skipped): a cursor finds each one's item.
     let mut cursor = 0;
@@ -59,77 +171,78 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
         while cursor < ctx.items.len() && ctx.items[cursor] != *item {
             cursor += 1;
         }
-        with_facts(json!({"i": i, "role": role, "tokens": n}), cursor)
+        LlmRow { i, role, tokens: *n, facts: facts.get(&cursor) }
     });
-    let mut doc = Map::new();
-    doc.insert("dialect".into(), s.dialect().name().into());
-    doc.insert("leafId".into(), ctx.leaf.map_or(Value::Null, |n| s.entry(n).id.to_string().into()));
-    doc.insert("leafIndex".into(), ctx.leaf.map_or(Value::Null, |n| n.0.into()));
-    match s.dialect() {
+    let mut models = Ordered::default();
+    for (role, model) in &ctx.model.omp {
+        models.set(role, model.as_str());
+    }
+    let (model, models, mode) = match s.dialect() {
         Dialect::Pi => {
-            let model = ctx.model.pi.as_ref().map_or(Value::Null, |(p, m)| json!({"provider": p, "modelId": m}));
-            doc.insert("model".into(), model);
+            let model = ctx.model.pi.as_ref().map(|(p, m)| PiModel { provider: p.as_deref(), model_id: m.as_deref() });
+            (ModelDoc::Pi(model), None, None)
         }
-        Dialect::Omp => {
-            let models: Map<String, Value> = ctx.model.omp.iter().map(|(r, m)| (r.clone(), Value::String(m.clone()))).collect();
-            doc.insert("model".into(), models.get("default").cloned().unwrap_or(Value::Null));
-            doc.insert("models".into(), Value::Object(models));
-            doc.insert("mode".into(), ctx.omp.mode.clone().into());
-        }
-    }
-    doc.insert("thinkingLevel".into(), ctx.thinking_level.clone());
-    doc.insert("pathLength".into(), ctx.path.len().into());
-    doc.insert("messageCount".into(), tokens.messages.len().into());
-    doc.insert("messageTokens".into(), tokens.message_tokens().into());
-    doc.insert("llmCount".into(), tokens.llm.len().into());
-    doc.insert("llmTokens".into(), tokens.llm_tokens().into());
-    doc.insert("estimateContextTokens".into(), estimate_json(&est));
-    doc.insert("estimateProjectedContextTokens".into(), estimate_json(&projected));
-    for (k, v) in projection.into_iter().flatten() {
-        doc.insert(k, v);
-    }
-    doc.insert("providerReplay".into(), ctx.provider_replay.into());
-    if s.rules().counts_utf8_fragments() {
-        // omp 18 (omp-18.md §4, docs/decisions.md D17, D23): whose counting the numbers are, and
-        // what the file cannot tell.
+        Dialect::Omp => (ModelDoc::Omp(models.get("default").copied()), Some(models), Some(ctx.omp.mode.as_str())),
+    };
+    let omp18 = s.rules().counts_utf8_fragments().then(|| {
         let model = ctx.model.omp.iter().find(|(r, _)| r == "default").map(|(_, m)| m.as_str());
         let family = model.and_then(contextree_core::tokens::family::native_tokenizer);
-        doc.insert(
-            "tokenCount".into(),
-            json!({
-                "model": model,
-                "nativeTokenizer": family,
-                "agentsOwn": family.is_none(),
-                "method": "sum over text fragments of (UTF-8 bytes + 3) >> 2, images 1200",
-                "note": match family {
+        Omp18Doc {
+            token_count: TokenCount {
+                model,
+                native_tokenizer: family,
+                agents_own: family.is_none(),
+                method: "sum over text fragments of (UTF-8 bytes + 3) >> 2, images 1200",
+                note: match family {
                     Some(f) => format!("approximation of the agent's count: oh-my-pi 18 counts this model's tokens with its native `{f}` tokenizer, which is not reproducible from the file"),
                     None => "oh-my-pi 18's own count for this model".to_owned(),
                 },
-            }),
-        );
-        let items: Vec<Value> = contextree_core::context::omp18::not_reproducible(s, &ctx, model)
-            .into_iter()
-            .map(|n| json!({"entryId": n.entry.map(|e| s.entry(e).id.to_string()), "kind": n.kind, "reason": n.reason}))
-            .collect();
-        doc.insert("notReproducible".into(), Value::Array(items));
-        doc.insert("configuredThinkingLevel".into(), ctx.omp.configured_thinking_level.clone().map_or(Value::Null, Value::from));
-        doc.insert("resetBoundaryId".into(), ctx.reset_boundary.map_or(Value::Null, |n| s.entry(n).id.to_string().into()));
-    }
-    // Which pack produced the wrapper text around summaries (docs/decisions.md D8).
-    doc.insert("prompts".into(), pack.origin().to_string().into());
-    if let Some(kind) = args.tokenizer {
-        let msgs = llm_messages(s, &ctx, &pack, &loaded.source).map_err(read_back)?;
-        let n: usize =
-            msgs.iter().filter_map(Value::as_object).map(|m| contextree_core::tokens::count::count_message(kind, m, s.rules())).sum();
-        doc.insert("tokenizer".into(), json!({"name": kind.name(), "llmTokens": n}));
-    }
+            },
+            not_reproducible: contextree_core::context::omp18::not_reproducible(s, &ctx, model)
+                .into_iter()
+                .map(|n| NotReproducible { entry_id: n.entry.map(|e| s.entry(e).id.to_string()), kind: n.kind, reason: n.reason })
+                .collect(),
+            configured_thinking_level: ctx.omp.configured_thinking_level.as_deref(),
+            reset_boundary_id: ctx.reset_boundary.map(|n| s.entry(n).id.to_string()),
+        }
+    });
+    let tokenizer = match args.tokenizer {
+        Some(kind) => {
+            let msgs = llm_messages(s, &ctx, &pack, &loaded.source).map_err(read_back)?;
+            let n: usize =
+                msgs.iter().filter_map(Value::as_object).map(|m| contextree_core::tokens::count::count_message(kind, m, s.rules())).sum();
+            Some(TokenizerDoc { name: kind.name(), llm_tokens: n })
+        }
+        None => None,
+    };
     if a.json {
-        print_session_json_streamed(s, doc, vec![("messages", Box::new(messages)), ("llm", Box::new(llm))]);
+        let doc = ContextDoc {
+            leaf_id: ctx.leaf.map(|n| s.entry(n).id.to_string()),
+            leaf_index: ctx.leaf.map(|n| n.0),
+            model,
+            models,
+            mode,
+            thinking_level: &ctx.thinking_level,
+            path_length: ctx.path.len(),
+            message_count: tokens.messages.len(),
+            message_tokens: tokens.message_tokens(),
+            llm_count: tokens.llm.len(),
+            llm_tokens: tokens.llm_tokens(),
+            estimate_context_tokens: est,
+            estimate_projected_context_tokens: projected,
+            projection,
+            provider_replay: ctx.provider_replay,
+            omp18,
+            prompts: pack.origin().to_string(),
+            tokenizer,
+            messages: Streamed::new(messages),
+            llm: Streamed::new(llm),
+        };
+        print_session_doc(s, &doc);
         return Ok(());
     }
     for (i, (item, role, n)) in tokens.messages.iter().enumerate() {
-        let id = entry_id(*item);
-        outln!("{i:>5}  {role:<18} {:<12} {n:>8}", id.as_str().unwrap_or("(summary)"));
+        outln!("{i:>5}  {role:<18} {:<12} {n:>8}", entry_id(*item).unwrap_or("(summary)"));
     }
     outln!(
         "messages {} · estimate {} · llm messages {} · llm estimate {}",
@@ -142,28 +255,82 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-fn estimate_json(est: &ContextEstimate) -> Value {
-    json!({"tokens": est.tokens, "usageTokens": est.usage_tokens, "trailingTokens": est.trailing_tokens, "lastUsageIndex": est.last_usage_index, "unknownAfterCompaction": est.unknown_after_compaction})
+/// pi ≥ 0.87 (the oracle's pi16 fields): the context edits and what they did, the system
+/// messages and the replayed one.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Projection {
+    context_entry_count: usize,
+    context_edits_on_path: usize,
+    context_edits: Vec<Edit>,
+    omitted_entry_ids: Vec<String>,
+    replaced_entry_ids: Vec<String>,
+    system_message_count: usize,
+    current_system: Option<CurrentSystem>,
 }
 
-/// pi ≥ 0.87 (the oracle's pi16 fields): the context edits and what they
-/// did, the system messages and the replayed one; marks the messages
-/// (`editedBy`, system facts).
-/// The facts of a context (`contextEdits`, …) and of some of its messages, by item index.
-type Facts = (Map<String, Value>, HashMap<usize, Map<String, Value>>);
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Edit {
+    entry_id: String,
+    entry_index: u32,
+    target_id: String,
+    target_index: Option<u32>,
+    action: &'static str,
+    effective: bool,
+}
 
-fn projection_facts(s: &Session, ctx: &Context, source: &dyn Source) -> Result<Facts, ReadBackError> {
-    let id = |n| Value::from(s.entry(n).id.to_string());
-    let index_of = |target: &str| s.node(target).map_or(Value::Null, |n| n.0.into());
-    let edits: Vec<Value> = ctx
+/// The system message the request leads with.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CurrentSystem {
+    tokens: u64,
+    content_length: usize,
+    sections: Vec<String>,
+    tools: Vec<Value>,
+    timestamp: Value,
+}
+
+/// The facts of a message (`editedBy`, system facts), shared by its agent and LLM message.
+#[derive(Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Facts {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    edited_by: Option<String>,
+    #[serde(flatten)]
+    system: Option<SystemFacts>,
+}
+
+/// The oracle's `systemFacts`: section names set and removed, tool names
+/// added and removed, the content's text length.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SystemFacts {
+    system_sections: Vec<String>,
+    removed_sections: Vec<String>,
+    tools_added: Vec<Value>,
+    tools_removed: Vec<Value>,
+    content_length: usize,
+}
+
+/// pi ≥ 0.87: the context's [`Projection`] and the [`Facts`] of some of its messages, by
+/// item index (marks the edited messages and the system messages).
+fn projection_facts(s: &Session, ctx: &Context, source: &dyn Source) -> Result<(Projection, HashMap<usize, Facts>), ReadBackError> {
+    let id = |n: contextree_core::session::NodeId| s.entry(n).id.to_string();
+    let index_of = |target: &str| s.node(target).map(|n| n.0);
+    let edits = ctx
         .edits
         .iter()
-        .map(|e| {
-            json!({"entryId": id(e.edit), "entryIndex": e.edit.0, "targetId": e.target_id, "targetIndex": index_of(&e.target_id),
-                "action": if e.omit { "omit" } else { "replace" }, "effective": e.effective})
+        .map(|e| Edit {
+            entry_id: id(e.edit),
+            entry_index: e.edit.0,
+            target_id: e.target_id.to_string(),
+            target_index: index_of(&e.target_id),
+            action: if e.omit { "omit" } else { "replace" },
+            effective: e.effective,
         })
         .collect();
-    let mut replaced: Vec<Value> = Vec::new();
+    let mut replaced = Vec::new();
     for p in &ctx.projected {
         if ctx.items[p.items.clone()].iter().any(|i| matches!(i, Item::Replaced { .. })) {
             replaced.push(id(p.node));
@@ -172,54 +339,53 @@ fn projection_facts(s: &Session, ctx: &Context, source: &dyn Source) -> Result<F
     // The facts of each item's message, shared by its agent and LLM message.
     let mut facts = HashMap::new();
     for (k, &item) in ctx.items.iter().enumerate() {
-        let mut f = Map::new();
+        let mut f = Facts::default();
         if let Item::Replaced { edit, .. } = item {
-            f.insert("editedBy".into(), id(edit));
+            f.edited_by = Some(id(edit));
         }
         if is_system_item(s, item) {
-            f.extend(system_facts(&agent_message(s, item, source)?));
+            f.system = Some(system_facts(&agent_message(s, item, source)?));
         }
-        if !f.is_empty() {
+        if f.edited_by.is_some() || f.system.is_some() {
             facts.insert(k, f);
         }
     }
-    let current = current_system(s, ctx, source)?.map(|cur| {
-        let names = |key: &str| -> Vec<Value> {
-            cur.get(key).and_then(Value::as_object).map_or_else(Vec::new, |m| m.keys().map(|k| k.as_str().into()).collect())
-        };
-        json!({
-            "tokens": cur.as_object().map_or(0, |m| contextree_core::tokens::estimate::estimate_message(m, s.rules())),
-            "contentLength": content_length(cur.get("content")),
-            "sections": names("sections"),
-            "tools": tool_names(cur.get("toolsAdded")),
-            "timestamp": cur.get("timestamp").cloned().unwrap_or(Value::Null),
-        })
+    let current_system = current_system(s, ctx, source)?.map(|cur| {
+        let names =
+            |key: &str| -> Vec<String> { cur.get(key).and_then(Value::as_object).map_or_else(Vec::new, |m| m.keys().cloned().collect()) };
+        CurrentSystem {
+            tokens: cur.as_object().map_or(0, |m| contextree_core::tokens::estimate::estimate_message(m, s.rules())),
+            content_length: content_length(cur.get("content")),
+            sections: names("sections"),
+            tools: tool_names(cur.get("toolsAdded")),
+            timestamp: cur.get("timestamp").cloned().unwrap_or(Value::Null),
+        }
     });
-    let mut out = Map::new();
-    out.insert("contextEntryCount".into(), ctx.projected.len().into());
-    out.insert("contextEditsOnPath".into(), ctx.path.iter().filter(|&&n| &*s.entry(n).entry_type == "context_edit").count().into());
-    out.insert("contextEdits".into(), Value::Array(edits));
-    out.insert("omittedEntryIds".into(), ctx.omitted.iter().map(|&n| id(n)).collect());
-    out.insert("replacedEntryIds".into(), Value::Array(replaced));
-    out.insert("systemMessageCount".into(), ctx.items.iter().filter(|&&i| is_system_item(s, i)).count().into());
-    out.insert("currentSystem".into(), current.unwrap_or(Value::Null));
-    Ok((out, facts))
+    let projection = Projection {
+        context_entry_count: ctx.projected.len(),
+        context_edits_on_path: ctx.path.iter().filter(|&&n| &*s.entry(n).entry_type == "context_edit").count(),
+        context_edits: edits,
+        omitted_entry_ids: ctx.omitted.iter().map(|&n| id(n)).collect(),
+        replaced_entry_ids: replaced,
+        system_message_count: ctx.items.iter().filter(|&&i| is_system_item(s, i)).count(),
+        current_system,
+    };
+    Ok((projection, facts))
 }
 
-/// The oracle's `systemFacts`: section names set and removed, tool names
-/// added and removed, the content's text length.
-fn system_facts(m: &Value) -> Map<String, Value> {
+/// [`SystemFacts`] of a system message.
+fn system_facts(m: &Value) -> SystemFacts {
     let sections = m.get("sections").and_then(Value::as_object);
-    let keys = |removed: bool| -> Value {
-        sections.into_iter().flatten().filter(|(_, v)| v.is_null() == removed).map(|(k, _)| Value::from(k.as_str())).collect()
+    let keys = |removed: bool| -> Vec<String> {
+        sections.into_iter().flatten().filter(|(_, v)| v.is_null() == removed).map(|(k, _)| k.clone()).collect()
     };
-    let mut f = Map::new();
-    f.insert("systemSections".into(), keys(false));
-    f.insert("removedSections".into(), keys(true));
-    f.insert("toolsAdded".into(), tool_names(m.get("toolsAdded")).into());
-    f.insert("toolsRemoved".into(), tool_names(m.get("toolsRemoved")).into());
-    f.insert("contentLength".into(), content_length(m.get("content")).into());
-    f
+    SystemFacts {
+        system_sections: keys(false),
+        removed_sections: keys(true),
+        tools_added: tool_names(m.get("toolsAdded")),
+        tools_removed: tool_names(m.get("toolsRemoved")),
+        content_length: content_length(m.get("content")),
+    }
 }
 
 fn tool_names(list: Option<&Value>) -> Vec<Value> {

@@ -3,11 +3,21 @@
 
 use clap::Args;
 use contextree_core::compaction::{plan, CompactionSettings};
-use contextree_core::drops::check_requests;
+use contextree_core::drops::{check_requests, Request};
 use contextree_core::session::NodeId;
-use serde_json::json;
+use serde::Serialize;
 
-use crate::common::{print_session_json, read_back, CliError, SessionArgs};
+use crate::common::{print_session_doc, read_back, CliError, SessionArgs};
+
+/// `drops --json` (after `dialect` and `ruleSet`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DropsDoc<'a> {
+    what: &'a str,
+    has_summary: bool,
+    requests: &'a [Request],
+    may_be_lost: usize,
+}
 
 #[derive(Debug, Args)]
 pub struct DropsArgs {
@@ -42,8 +52,7 @@ pub fn run(args: &DropsArgs) -> Result<(), CliError> {
     let requests = check_requests(s, &nodes, summary.as_deref(), &loaded.source).map_err(read_back)?;
     let lost = requests.iter().filter(|r| r.may_be_lost).count();
     if a.json {
-        let doc = json!({"what": what, "hasSummary": summary.is_some(), "requests": requests, "mayBeLost": lost});
-        print_session_json(s, &doc);
+        print_session_doc(s, &DropsDoc { what: &what, has_summary: summary.is_some(), requests: &requests, may_be_lost: lost });
         return Ok(());
     }
     outln!("{what}: {} user requests summarized, {lost} may be lost", requests.len());

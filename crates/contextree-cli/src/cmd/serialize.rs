@@ -4,10 +4,22 @@ use clap::Args;
 use contextree_core::compaction::transcript::{preferred_dialect, SummaryDialect};
 use contextree_core::context::materialize::{serialize_context, summary_transcript};
 use contextree_core::RuleSet;
-use serde_json::json;
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::common::{print_session_json, read_back, CliError, SessionArgs};
+use crate::common::{print_session_doc, read_back, CliError, SessionArgs};
+
+/// `serialize --json` (after `dialect` and `ruleSet`).
+#[derive(Serialize)]
+struct SerializeDoc<'a> {
+    text: &'a str,
+    /// In UTF-16 code units.
+    length: usize,
+    sha256: String,
+    /// The summarizer input's transcript format.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transcript: Option<&'static str>,
+}
 
 #[derive(Debug, Args)]
 pub struct SerializeArgs {
@@ -48,11 +60,9 @@ pub fn run(a: &SerializeArgs) -> Result<(), CliError> {
     if args.json {
         let sha = Sha256::digest(text.as_bytes());
         let hex: String = sha.iter().map(|b| format!("{b:02x}")).collect();
-        let mut doc = json!({"text": text, "length": contextree_core::js::utf16_len(&text), "sha256": hex});
-        if let Some(d) = dialect {
-            doc["transcript"] = d.name().into();
-        }
-        print_session_json(&loaded.session, &doc);
+        let doc =
+            SerializeDoc { text: &text, length: contextree_core::js::utf16_len(&text), sha256: hex, transcript: dialect.map(|d| d.name()) };
+        print_session_doc(&loaded.session, &doc);
         return Ok(());
     }
     out!("{text}");

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use contextree_host::library::{self, iso_utc, Library, ProjectSource, RootOrigin, RootOverrides, SessionSummary};
-use serde_json::{json, Value};
+use contextree_host::library::{self, iso_utc, Library, ProjectGroup, ProjectSource, RootOverrides, RootStatus, SessionSummary};
+use serde::Serialize;
 
 use crate::common::{print_json, CliError};
 
@@ -26,72 +26,95 @@ pub fn run(args: &SessionsArgs) -> Result<(), CliError> {
         return Err(CliError::Input(format!("{}: no such folder", missing.display())));
     }
     let overrides = RootOverrides { only: args.roots.clone(), ..Default::default() };
-    let mut lib = library::scan_default(&overrides, None);
+    let mut lib = library::scan_default(&contextree_host::HostEnv::from_process(), &overrides, None);
     if let Some(q) = &args.search {
         lib = lib.search(q);
     }
     if args.json {
-        print_json(&to_json(&lib));
+        print_json(&to_doc(&lib));
         return Ok(());
     }
     print_text(&lib);
     Ok(())
 }
 
-fn origin(o: RootOrigin) -> &'static str {
-    match o {
-        RootOrigin::Default => "default",
-        RootOrigin::Environment => "environment",
-        RootOrigin::Override => "override",
+/// `sessions --json`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LibraryDoc<'a> {
+    roots: &'a [RootStatus],
+    session_count: usize,
+    projects: Vec<ProjectDoc<'a>>,
+    warnings: &'a [String],
+}
+
+/// One project and its sessions, newest first.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ProjectDoc<'a> {
+    project: &'a str,
+    source: ProjectSource,
+    folders: Vec<String>,
+    last_activity: Option<String>,
+    sessions: Vec<SessionDoc<'a>>,
+}
+
+/// One session file.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SessionDoc<'a> {
+    path: String,
+    dialect: Option<&'static str>,
+    size: u64,
+    entry_count: u64,
+    id: Option<&'a str>,
+    cwd: Option<&'a str>,
+    created: Option<&'a str>,
+    name: Option<&'a str>,
+    first_request: Option<&'a str>,
+    modified: Option<String>,
+    modified_ms: Option<u64>,
+    valid: bool,
+}
+
+impl<'a> SessionDoc<'a> {
+    fn new(s: &'a SessionSummary) -> Self {
+        Self {
+            path: s.path.display().to_string(),
+            dialect: s.dialect.map(|d| d.name()),
+            size: s.size,
+            entry_count: s.entry_count,
+            id: s.id.as_deref(),
+            cwd: s.cwd.as_deref(),
+            created: s.created.as_deref(),
+            name: s.name.as_deref(),
+            first_request: s.first_request.as_deref(),
+            modified: s.modified.map(iso_utc),
+            modified_ms: s.modified_ms(),
+            valid: s.valid,
+        }
     }
 }
 
-fn source(s: ProjectSource) -> &'static str {
-    match s {
-        ProjectSource::Header => "header",
-        ProjectSource::Folder => "folder",
-        ProjectSource::HeaderMismatch => "header-mismatch",
-        ProjectSource::Guess => "guess",
-        ProjectSource::FolderName => "folder-name",
+impl<'a> ProjectDoc<'a> {
+    fn new(g: &'a ProjectGroup) -> Self {
+        Self {
+            project: &g.project,
+            source: g.source,
+            folders: g.folders.iter().map(|f| f.display().to_string()).collect(),
+            last_activity: g.last_activity().map(iso_utc),
+            sessions: g.sessions.iter().map(SessionDoc::new).collect(),
+        }
     }
 }
 
-fn session_json(s: &SessionSummary) -> Value {
-    json!({
-        "path": s.path.display().to_string(),
-        "dialect": s.dialect.map(|d| d.name()),
-        "size": s.size,
-        "entryCount": s.entry_count,
-        "id": s.id,
-        "cwd": s.cwd,
-        "created": s.created,
-        "name": s.name,
-        "firstRequest": s.first_request,
-        "modified": s.modified.map(iso_utc),
-        "modifiedMs": s.modified_ms(),
-        "valid": s.valid,
-    })
-}
-
-fn to_json(lib: &Library) -> Value {
-    json!({
-        "roots": lib.roots.iter().map(|r| json!({
-            "path": r.root.path.display().to_string(),
-            "dialect": r.root.dialect.map(|d| d.name()),
-            "origin": origin(r.root.origin),
-            "exists": r.exists,
-            "sessionCount": r.session_count,
-        })).collect::<Vec<_>>(),
-        "sessionCount": lib.session_count(),
-        "projects": lib.projects.iter().map(|g| json!({
-            "project": g.project,
-            "source": source(g.source),
-            "folders": g.folders.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
-            "lastActivity": g.last_activity().map(iso_utc),
-            "sessions": g.sessions.iter().map(session_json).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-        "warnings": lib.warnings,
-    })
+fn to_doc(lib: &Library) -> LibraryDoc<'_> {
+    LibraryDoc {
+        roots: &lib.roots,
+        session_count: lib.session_count(),
+        projects: lib.projects.iter().map(ProjectDoc::new).collect(),
+        warnings: &lib.warnings,
+    }
 }
 
 fn human_size(n: u64) -> String {

@@ -3,9 +3,38 @@
 use contextree_core::context::materialize::item_estimate;
 use contextree_core::context::Item;
 use contextree_core::session::{Entry, NodeId};
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::Value;
 
-use crate::common::{print_session_json_streamed, read_back, CliError, SessionArgs};
+use crate::common::{print_session_doc, read_back, CliError, Ordered, SessionArgs, Streamed};
+
+/// `tokens --json` (after `dialect` and `ruleSet`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TokensDoc<R> {
+    total_tokens: u64,
+    /// Per `type` (`message:role` for messages), in first-seen order.
+    tokens_by_type: Ordered<u64>,
+    /// [`Row`]s, [`Streamed`].
+    entries: R,
+}
+
+/// One entry.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Row<'a> {
+    i: usize,
+    id: Option<&'a str>,
+    #[serde(rename = "type")]
+    kind: Option<&'a str>,
+    /// The role of the message the entry produces.
+    role: Option<String>,
+    /// Its estimate, when it produces a message.
+    tokens: Option<u64>,
+    /// pi ≥ 0.87: a compaction's system checkpoint (counted in `tokens`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system_tokens: Option<u64>,
+}
 
 pub fn run(args: &SessionArgs) -> Result<(), CliError> {
     let loaded = args.load()?;
@@ -34,7 +63,7 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
         let tokens = produces.then(|| s.entry_tokens(NodeId(i as u32)) + system.unwrap_or(0));
         (role, tokens, system)
     };
-    let mut by_type = Map::new();
+    let mut by_type = Ordered::default();
     let mut total = 0;
     for (i, e) in s.entries().iter().enumerate() {
         let (role, tokens, _) = row(i, e);
@@ -44,23 +73,15 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
                 (Some(r), Some(_)) => format!("{}:{r}", e.entry_type),
                 _ => e.entry_type.to_string(),
             };
-            let acc = by_type.get(&key).and_then(Value::as_u64).unwrap_or(0) + n;
-            by_type.insert(key, acc.into());
+            *by_type.entry(&key) += n;
         }
     }
     if args.json {
-        let mut head = Map::new();
-        head.insert("totalTokens".into(), total.into());
-        head.insert("tokensByType".into(), by_type.into());
         let rows = s.entries().iter().enumerate().map(|(i, e)| {
-            let (role, tokens, system) = row(i, e);
-            let mut row = json!({"i": i, "id": e.id(), "type": e.kind_name(), "role": role, "tokens": tokens});
-            if let Some(n) = system {
-                row["systemTokens"] = n.into();
-            }
-            row
+            let (role, tokens, system_tokens) = row(i, e);
+            Row { i, id: e.id(), kind: e.kind_name(), role, tokens, system_tokens }
         });
-        print_session_json_streamed(s, head, vec![("entries", Box::new(rows))]);
+        print_session_doc(s, &TokensDoc { total_tokens: total, tokens_by_type: by_type, entries: Streamed::new(rows) });
         return Ok(());
     }
     for (i, e) in s.entries().iter().enumerate() {

@@ -3,9 +3,31 @@
 use contextree_core::context::preview::entry_preview;
 use contextree_core::context::state::entry_states;
 use contextree_core::render;
-use serde_json::json;
+use serde::Serialize;
 
-use crate::common::{print_session_json_streamed, CliError, SessionArgs};
+use crate::common::{print_session_doc, CliError, SessionArgs, Streamed};
+
+/// `tree --json` (after `dialect` and `ruleSet`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TreeDoc<R> {
+    leaf_id: Option<String>,
+    /// [`Row`]s in display order, [`Streamed`]: written one at a time.
+    rows: R,
+}
+
+/// One entry of the tree.
+#[derive(Serialize)]
+struct Row<'a> {
+    id: Option<&'a str>,
+    depth: u32,
+    #[serde(rename = "type")]
+    kind: Option<&'a str>,
+    role: Option<&'a str>,
+    state: &'static str,
+    tokens: u64,
+    label: Option<&'a str>,
+}
 
 pub fn run(args: &SessionArgs) -> Result<(), CliError> {
     let loaded = args.load()?;
@@ -16,11 +38,18 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
         // Written row by row: a million-entry tree must not be held as JSON values.
         let rows = s.tree().preorder().into_iter().map(|(n, depth)| {
             let e = s.entry(n);
-            json!({"id": e.id(), "depth": depth, "type": e.kind_name(), "role": e.message().map(|m| m.role.as_str()), "state": states[n.index()].name(), "tokens": s.entry_tokens(n), "label": s.label(n)})
+            Row {
+                id: e.id(),
+                depth,
+                kind: e.kind_name(),
+                role: e.message().map(|m| m.role.as_str()),
+                state: states[n.index()].name(),
+                tokens: s.entry_tokens(n),
+                label: s.label(n),
+            }
         });
-        let mut head = serde_json::Map::new();
-        head.insert("leafId".into(), ctx.leaf.map(|n| s.entry(n).id.to_string()).into());
-        print_session_json_streamed(s, head, vec![("rows", Box::new(rows))]);
+        let leaf_id = ctx.leaf.map(|n| s.entry(n).id.to_string());
+        print_session_doc(s, &TreeDoc { leaf_id, rows: Streamed::new(rows) });
         return Ok(());
     }
     let text = render::tree(s, &states, ctx.leaf, &|n| entry_preview(s, n, &loaded.source, 60));

@@ -2,15 +2,14 @@
 
 use contextree_core::spend::{spend, Totals};
 
-use crate::common::{print_session_json, read_back, CliError, SessionArgs};
+use crate::common::{print_session_doc, read_back, CliError, SessionArgs};
 
 pub fn run(args: &SessionArgs) -> Result<(), CliError> {
     let loaded = args.load()?;
     let s = &loaded.session;
     let report = spend(s, &loaded.source).map_err(read_back)?;
     if args.json {
-        let doc = serde_json::to_value(&report).map_err(|e| CliError::Failed(e.to_string()))?;
-        print_session_json(s, &doc);
+        print_session_doc(s, &report);
         return Ok(());
     }
     let line = |name: &str, t: &Totals| {

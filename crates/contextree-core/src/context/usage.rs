@@ -13,7 +13,8 @@ use crate::tokens::estimate::estimate_message;
 use crate::Dialect;
 
 /// The agents' `estimateContextTokens` of a context.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ContextEstimate {
     /// The estimate.
     pub tokens: u64,

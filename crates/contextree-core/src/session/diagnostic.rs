@@ -2,8 +2,9 @@
 
 use std::fmt;
 
-/// How bad a diagnostic is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How bad a diagnostic is (`error`, `warning` in JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Data was dropped or reinterpreted by the dialect's rules.
     Error,
@@ -11,8 +12,9 @@ pub enum Severity {
     Warning,
 }
 
-/// One problem, at a 1-based file line (0 when it concerns the whole file).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One problem, at a 1-based file line (0 when it concerns the whole file); in JSON (the
+/// CLI's `info`, the app's sessions and entries) `{line, severity, message}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Diagnostic {
     /// 1-based physical line number in the file.
     pub line: u32,

@@ -103,8 +103,10 @@ pub(super) fn naive_decode(folder: &str, host: &HostPaths) -> Option<PathBuf> {
     Some(rest.split('-').filter(|s| !s.is_empty()).fold(base, |p, s| p.join(s)))
 }
 
-/// How a project's path was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// How a project's path was found (`header`, `folder`, `header-mismatch`, `guess`,
+/// `folder-name` in JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum ProjectSource {
     /// A session header's `cwd` that encodes to the folder's name (exact).
     Header,
@@ -116,6 +118,13 @@ pub enum ProjectSource {
     Guess,
     /// Nothing better than the folder's own name.
     FolderName,
+}
+
+impl ProjectSource {
+    /// The path is read from a header or the disk, not guessed from the folder name.
+    pub fn certain(self) -> bool {
+        matches!(self, ProjectSource::Header | ProjectSource::Folder | ProjectSource::HeaderMismatch)
+    }
 }
 
 /// The project path of a session folder: a header `cwd` that encodes to the name, else the

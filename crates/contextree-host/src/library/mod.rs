@@ -18,7 +18,7 @@ mod roots;
 mod summary;
 
 pub use folders::{dialect_of_id, encode_omp, encode_pi, file_dialect, folder_matches, project_path, ProjectSource};
-pub use roots::{default_roots, default_roots_from_env, expand_tilde, HostPaths, RootOrigin, RootOverrides, SessionRoot};
+pub use roots::{default_roots, default_roots_in, expand_tilde, HostPaths, RootOrigin, RootOverrides, SessionRoot};
 pub use summary::{first_line, read_summary, SessionSummary, FIRST_REQUEST_CHARS, SCAN_CAP};
 
 use std::collections::HashMap;
@@ -48,12 +48,26 @@ impl ProjectGroup {
     }
 }
 
-/// A root as scanned.
+/// A root as scanned; in JSON (`contextree sessions`, the app's library)
+/// `{path, dialect, origin, exists, sessionCount}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RootStatus {
     pub root: SessionRoot,
     pub exists: bool,
     pub session_count: usize,
+}
+
+impl serde::Serialize for RootStatus {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let mut s = serializer.serialize_struct("RootStatus", 5)?;
+        s.serialize_field("path", &self.root.path.display().to_string())?;
+        s.serialize_field("dialect", &self.root.dialect.map(|d| d.name()))?;
+        s.serialize_field("origin", &self.root.origin)?;
+        s.serialize_field("exists", &self.exists)?;
+        s.serialize_field("sessionCount", &self.session_count)?;
+        s.end()
+    }
 }
 
 /// Every session under the roots, grouped by project, newest first.
@@ -279,8 +293,8 @@ fn jsonl_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
 }
 
 /// [`scan`] of the default roots with the real environment.
-pub fn scan_default(overrides: &RootOverrides, cache: Option<&SummaryCache>) -> Library {
-    scan(&default_roots_from_env(overrides), &HostPaths::from_env(), cache)
+pub fn scan_default(env: &crate::HostEnv, overrides: &RootOverrides, cache: Option<&SummaryCache>) -> Library {
+    scan(&default_roots_in(env, overrides), &HostPaths::of(env), cache)
 }
 
 /// `2026-01-01T00:00:00Z` for a time (UTC, whole seconds).

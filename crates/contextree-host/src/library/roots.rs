@@ -1,12 +1,14 @@
 //! Where the agents keep their sessions: the default roots from the environment and the
 //! home folder (passed in, so tests need no real HOME), and the overrides that replace them.
 
+use crate::HostEnv;
 use std::path::{Path, PathBuf};
 
 use contextree_core::Dialect;
 
-/// Where a session root came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where a session root came from (`default`, `environment`, `override` in JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum RootOrigin {
     /// The agent's default location.
     Default,
@@ -45,9 +47,9 @@ pub struct HostPaths {
 }
 
 impl HostPaths {
-    /// `HOME` and the OS temporary folder (canonical, as omp resolves cwds).
-    pub fn from_env() -> HostPaths {
-        let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    /// `env`'s home folder and the OS temporary folder (canonical, as omp resolves cwds).
+    pub fn of(env: &HostEnv) -> HostPaths {
+        let home = env.home.clone();
         let tmp = std::env::temp_dir();
         let tmp = std::fs::canonicalize(&tmp).unwrap_or(tmp);
         HostPaths { home, tmp: Some(tmp) }
@@ -101,8 +103,7 @@ pub fn default_roots(
     roots
 }
 
-/// [`default_roots`] with the real environment and file system.
-pub fn default_roots_from_env(overrides: &RootOverrides) -> Vec<SessionRoot> {
-    let home = HostPaths::from_env().home;
-    default_roots(home.as_deref(), &|k| std::env::var(k).ok(), &|p| p.is_dir(), overrides)
+/// [`default_roots`] with `env`'s home folder and variables and the real file system.
+pub fn default_roots_in(env: &HostEnv, overrides: &RootOverrides) -> Vec<SessionRoot> {
+    default_roots(env.home.as_deref(), &|k| env.var(k), &|p| p.is_dir(), overrides)
 }

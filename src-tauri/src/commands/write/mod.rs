@@ -127,22 +127,23 @@ impl SummarySource {
     }
 }
 
-/// `invalid-argument` when `flags` pick a candidate the config file does not list (the flow
-/// would fail on it too, as a `provider` error; this is the caller's mistake, not the
-/// provider's). A config file that does not read is left to the flow to report. Reads the
-/// file: call it off the main thread.
-pub(crate) fn check_candidate(flags: &ProviderFlags, env: &HostEnv) -> Result<(), CommandError> {
-    let Some(pick) = &flags.candidate else {
+/// `invalid-argument` when `flags` pick a candidate that neither the config file nor the
+/// agent of the session lists: contextree-ops decides (`summarizer::candidates`, as the flow
+/// will), and the flow would fail on it too, as a `provider` error, but only after its hooks
+/// ran; this is the caller's mistake, not the provider's. Anything else (a config file that
+/// does not read, an agent's model that cannot be used) is left to the flow to report. Reads
+/// the config file and the agent's settings: call it off the main thread.
+pub(crate) fn check_candidate(flags: &ProviderFlags, dialect: contextree_core::Dialect, env: &HostEnv) -> Result<(), CommandError> {
+    use contextree_ops::summarizer::PickError;
+    if flags.candidate.is_none() {
         return Ok(());
-    };
-    match contextree_ops::summarizer::configured(env) {
-        // A name may be one of the agent's own models; the flow checks that one (it knows the
-        // session's agent), so only the config file's entries are checked here.
-        Ok(configured) => match contextree_ops::summarizer::pick_candidate(configured, pick) {
-            Err(_) if matches!(pick, CandidatePick::Name(n) if n.contains("'s own: ")) => Ok(()),
-            other => other.map(drop).map_err(|e| CommandError::InvalidArgument(e.to_string())),
-        },
-        Err(_) => Ok(()),
+    }
+    let agent = env.agent_settings(dialect);
+    match contextree_ops::summarizer::candidates(flags, &agent, env) {
+        Err(contextree_ops::OpsError::Pick(e @ (PickError::Unknown { .. } | PickError::NoneConfigured { .. }))) => {
+            Err(CommandError::InvalidArgument(e.to_string()))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -249,7 +250,7 @@ where
     let flags = source.unwrap_or_default().flags()?;
     let env = state.env();
     apply(state, writes, move |open, cancel| {
-        check_candidate(&flags, &env)?;
+        check_candidate(&flags, open.loaded.session.dialect(), &env)?;
         let pack = pack_of(open);
         flow(open, flags, &pack, &env, cancel)
     })
