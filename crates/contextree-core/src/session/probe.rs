@@ -110,7 +110,7 @@ pub fn message_meta(msg: &Map<String, Value>) -> MessageMeta {
             total_tokens: n("totalTokens"),
         }
     });
-    let text = |k: &str| msg.get(k).and_then(Value::as_str).map(Name::from);
+    let text = |k: &str| msg.get(k).and_then(Value::as_str).map(Name::shared);
     let model = match (text("provider"), text("model")) {
         (None, None) => None,
         (p, m) => Some((p.unwrap_or_default(), m.unwrap_or_default())),
