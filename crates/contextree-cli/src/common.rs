@@ -219,44 +219,56 @@ pub fn print_session_json(s: &contextree_core::session::Session, value: &serde_j
 /// A large array of a document, written one element at a time.
 pub type Stream<'a> = (&'static str, Box<dyn Iterator<Item = serde_json::Value> + 'a>);
 
-/// [`print_session_json`] for a document with large arrays: `head`'s fields, then each of
-/// `arrays` built and written element by element, so memory does not grow with the
+/// [`print_session_json`] for a document with large arrays: `head`'s fields in order, each of
+/// `arrays` built and written element by element where `head` holds a field of its name (a
+/// placeholder, e.g. `null`), else after `head`'s fields; so memory does not grow with the
 /// session (a million-message context stays a few megabytes of output buffer).
 pub fn print_session_json_streamed(
     s: &contextree_core::session::Session,
     head: serde_json::Map<String, serde_json::Value>,
-    arrays: Vec<Stream<'_>>,
+    mut arrays: Vec<Stream<'_>>,
 ) {
     use std::io::Write;
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let write = || -> std::io::Result<()> {
+    fn array(out: &mut impl Write, items: Box<dyn Iterator<Item = serde_json::Value> + '_>) -> std::io::Result<()> {
+        out.write_all(b"[")?;
+        for (i, item) in items.enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            serde_json::to_writer(&mut *out, &item)?;
+        }
+        out.write_all(b"]")
+    }
+    write_stdout_with(|out| {
         out.write_all(b"{\"dialect\":")?;
-        serde_json::to_writer(&mut out, s.dialect().name())?;
+        serde_json::to_writer(&mut *out, s.dialect().name())?;
         out.write_all(b",\"ruleSet\":")?;
-        serde_json::to_writer(&mut out, &rule_set_json(s))?;
+        serde_json::to_writer(&mut *out, &rule_set_json(s))?;
         for (k, v) in head.iter().filter(|(k, _)| *k != "dialect" && *k != "ruleSet") {
             out.write_all(b",")?;
-            serde_json::to_writer(&mut out, k)?;
+            serde_json::to_writer(&mut *out, k)?;
             out.write_all(b":")?;
-            serde_json::to_writer(&mut out, v)?;
-        }
-        for (name, items) in arrays {
-            out.write_all(b",")?;
-            serde_json::to_writer(&mut out, name)?;
-            out.write_all(b":[")?;
-            for (i, item) in items.enumerate() {
-                if i > 0 {
-                    out.write_all(b",")?;
-                }
-                serde_json::to_writer(&mut out, &item)?;
+            match arrays.iter().position(|(name, _)| name == k) {
+                Some(i) => array(out, arrays.remove(i).1)?,
+                None => serde_json::to_writer(&mut *out, v)?,
             }
-            out.write_all(b"]")?;
         }
-        out.write_all(b"}\n")?;
-        out.flush()
-    };
-    if let Err(e) = write() {
+        for (name, items) in arrays.drain(..) {
+            out.write_all(b",")?;
+            serde_json::to_writer(&mut *out, name)?;
+            out.write_all(b":")?;
+            array(out, items)?;
+        }
+        out.write_all(b"}\n")
+    });
+}
+
+/// Writes to stdout through one buffer (a large output is not flushed line by line), with
+/// [`write_stdout`]'s handling of a closed pipe or another failure.
+pub fn write_stdout_with(write: impl FnOnce(&mut std::io::BufWriter<std::io::StdoutLock<'static>>) -> std::io::Result<()>) {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    if let Err(e) = write(&mut out).and_then(|()| out.flush()) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(141);
         }
