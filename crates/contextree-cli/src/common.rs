@@ -263,6 +263,29 @@ pub fn print_session_json_streamed(
     });
 }
 
+/// The ids of `nodes` as a stream of a JSON document.
+pub fn id_stream<'a>(
+    s: &'a contextree_core::session::Session,
+    nodes: &'a [contextree_core::session::NodeId],
+) -> Box<dyn Iterator<Item = serde_json::Value> + 'a> {
+    Box::new(nodes.iter().map(|&n| s.entry(n).id.to_string().into()))
+}
+
+/// Writes the ids of `nodes` separated by blanks (a list of `contextree branch`, `cut`, …).
+pub fn write_ids(
+    out: &mut impl std::io::Write,
+    s: &contextree_core::session::Session,
+    nodes: &[contextree_core::session::NodeId],
+) -> std::io::Result<()> {
+    for (i, &n) in nodes.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b" ")?;
+        }
+        out.write_all(s.entry(n).id.as_bytes())?;
+    }
+    Ok(())
+}
+
 /// Writes to stdout through one buffer (a large output is not flushed line by line), with
 /// [`write_stdout`]'s handling of a closed pipe or another failure.
 pub fn write_stdout_with(write: impl FnOnce(&mut std::io::BufWriter<std::io::StdoutLock<'static>>) -> std::io::Result<()>) {

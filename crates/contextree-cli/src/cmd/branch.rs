@@ -12,7 +12,11 @@ use contextree_core::session::{NodeId, Session};
 use contextree_host::LoadedSession;
 use serde_json::{json, Map, Value};
 
-use crate::common::{file_ops_json, print_session_json, read_back, CliError, SessionArgs};
+use std::io::Write;
+
+use crate::common::{
+    file_ops_json, id_stream, print_session_json_streamed, read_back, write_ids, write_stdout_with, CliError, SessionArgs,
+};
 
 #[derive(Debug, Args)]
 pub struct BranchArgs {
@@ -45,19 +49,29 @@ pub fn run(args: &BranchArgs) -> Result<(), CliError> {
     };
     let collected = collect_entries_for_branch_summary(s, from, to);
     let prep = prepare_branch_entries(s, &collected.entries, args.budget, &loaded.source).map_err(read_back)?;
+    if !a.json {
+        print_text(s, &collected, &prep);
+        return Ok(());
+    }
     let mut doc = document(s, [from, Some(to)], args.budget, &collected, &prep);
     if let Some(model) = &args.summary_model {
         let pack = a.pack(s.rules())?;
         let opts = BranchOptions { summary_model: Some(model.clone()), ..Default::default() };
         let call = summary_call(s, &prep, &loaded.source, &pack, &opts).map_err(|e| CliError::Failed(e.to_string()))?;
-        doc["call"] = call.as_ref().map_or(Value::Null, |c| c.to_json());
-        doc["transcript"] = call.and_then(|c| c.transcript).map_or(Value::Null, |d| d.name().into());
+        doc.insert("call".into(), call.as_ref().map_or(Value::Null, |c| c.to_json()));
+        doc.insert("transcript".into(), call.and_then(|c| c.transcript).map_or(Value::Null, |d| d.name().into()));
     }
-    if a.json {
-        print_session_json(s, &doc);
-    } else {
-        print_text(s, &collected, &prep);
-    }
+    // The lists are written one element at a time: a million abandoned entries are not held as
+    // JSON values.
+    print_session_json_streamed(
+        s,
+        doc,
+        vec![
+            ("entryIds", id_stream(s, &collected.entries)),
+            ("selectedIds", id_stream(s, &prep.selected)),
+            ("messages", Box::new(messages(s, &prep))),
+        ],
+    );
     Ok(())
 }
 
@@ -65,29 +79,36 @@ fn node(loaded: &LoadedSession, a: &SessionArgs, id: &str) -> Result<NodeId, Cli
     loaded.session.node(id).ok_or_else(|| CliError::Input(format!("{}: no entry with id `{id}`", a.file.display())))
 }
 
-fn document(s: &Session, [from, to]: [Option<NodeId>; 2], budget: u64, collected: &BranchEntries, prep: &PreparedBranch) -> Value {
+/// The document, its lists (`entryIds`, `selectedIds`, `messages`) left as placeholders for
+/// [`print_session_json_streamed`].
+fn document(
+    s: &Session,
+    [from, to]: [Option<NodeId>; 2],
+    budget: u64,
+    collected: &BranchEntries,
+    prep: &PreparedBranch,
+) -> Map<String, Value> {
     let id = |n: NodeId| Value::from(s.entry(n).id.to_string());
     let opt = |n: Option<NodeId>| n.map_or(Value::Null, id);
-    let ids = |nodes: &[NodeId]| Value::Array(nodes.iter().map(|&n| id(n)).collect());
     let mut doc = Map::new();
     doc.insert("dialect".into(), s.dialect().name().into());
     doc.insert("fromId".into(), opt(from));
     doc.insert("toId".into(), opt(to));
     doc.insert("budget".into(), budget.into());
     doc.insert("commonAncestorId".into(), opt(collected.common_ancestor));
-    doc.insert("entryIds".into(), ids(&collected.entries));
-    doc.insert("selectedIds".into(), ids(&prep.selected));
-    doc.insert("messages".into(), messages(s, prep));
+    doc.insert("entryIds".into(), Value::Null);
+    doc.insert("selectedIds".into(), Value::Null);
+    doc.insert("messages".into(), Value::Null);
     doc.insert("totalTokens".into(), prep.total_tokens.into());
     doc.insert("squeezedId".into(), opt(prep.squeezed));
     doc.insert("stoppedAtId".into(), opt(prep.stopped_at));
     doc.insert("fileOps".into(), file_ops_json(&prep.file_ops));
-    Value::Object(doc)
+    doc
 }
 
 /// The selected messages with the role and estimate the summarizer sees
 /// (pi 1.6: `editedBy` names the context_edit whose replacement it reads).
-fn messages(s: &Session, prep: &PreparedBranch) -> Value {
+fn messages<'a>(s: &'a Session, prep: &'a PreparedBranch) -> impl Iterator<Item = Value> + 'a {
     let row = |((&n, item), &tokens): ((&NodeId, &Item), &u64)| {
         let e = s.entry(n);
         // The message's own estimate; a replaced one (pi 1.6) is measured on its replacement.
@@ -99,19 +120,23 @@ fn messages(s: &Session, prep: &PreparedBranch) -> Value {
         }
         m
     };
-    Value::Array(prep.selected.iter().zip(&prep.items).zip(&prep.tokens).map(row).collect())
+    prep.selected.iter().zip(&prep.items).zip(&prep.tokens).map(row)
 }
 
 fn print_text(s: &Session, collected: &BranchEntries, prep: &PreparedBranch) {
-    let list = |nodes: &[NodeId]| nodes.iter().map(|&n| s.entry(n).id.to_string()).collect::<Vec<_>>().join(" ");
     let ancestor = collected.common_ancestor.map_or("(none)".to_owned(), |n| s.entry(n).id.to_string());
-    outln!("dialect {} · common ancestor {ancestor}", s.dialect());
-    outln!("abandoned ({}): {}", collected.entries.len(), list(&collected.entries));
-    outln!("selected ({}, {} tokens): {}", prep.selected.len(), prep.total_tokens, list(&prep.selected));
-    if let Some(n) = prep.squeezed {
-        outln!("summary {} squeezed in over the budget", s.entry(n).id);
-    }
     let files = prep.file_ops.lists();
-    outln!("read files: {}", files.read_files.join(", "));
-    outln!("modified files: {}", files.modified_files.join(", "));
+    write_stdout_with(|out| {
+        writeln!(out, "dialect {} · common ancestor {ancestor}", s.dialect())?;
+        write!(out, "abandoned ({}): ", collected.entries.len())?;
+        write_ids(out, s, &collected.entries)?;
+        write!(out, "\nselected ({}, {} tokens): ", prep.selected.len(), prep.total_tokens)?;
+        write_ids(out, s, &prep.selected)?;
+        writeln!(out)?;
+        if let Some(n) = prep.squeezed {
+            writeln!(out, "summary {} squeezed in over the budget", s.entry(n).id)?;
+        }
+        writeln!(out, "read files: {}", files.read_files.join(", "))?;
+        writeln!(out, "modified files: {}", files.modified_files.join(", "))
+    });
 }

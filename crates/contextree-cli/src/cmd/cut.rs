@@ -9,7 +9,11 @@ use contextree_core::js::json_number;
 use contextree_core::session::{NodeId, Session};
 use serde_json::{json, Map, Value};
 
-use crate::common::{file_ops_json, print_session_json, read_back, CliError, SessionArgs};
+use std::io::Write;
+
+use crate::common::{
+    file_ops_json, id_stream, print_session_json_streamed, read_back, write_ids, write_stdout_with, CliError, SessionArgs,
+};
 
 #[derive(Debug, Args)]
 pub struct CutArgs {
@@ -77,20 +81,29 @@ pub fn run(args: &CutArgs) -> Result<(), CliError> {
             max_output_tokens: args.max_output,
         };
         let check = auto_check_with(s, &ctx, &settings, w, model, &inputs, &loaded.source).map_err(read_back)?;
-        doc["autoCheck"] = contextree_ops::auto_check::auto_check_json(s, &check);
+        doc.insert("autoCheck".into(), contextree_ops::auto_check::auto_check_json(s, &check));
     }
     if a.json {
-        print_session_json(s, &doc);
+        // The id lists are written one element at a time (a million-entry path is not held as
+        // JSON values).
+        let list = |f: fn(&Prepared) -> &[NodeId]| plan.prepared().map_or(&[][..], f);
+        let streams = vec![
+            ("messagesToSummarizeIds", id_stream(s, list(|p| &p.messages_to_summarize))),
+            ("turnPrefixIds", id_stream(s, list(|p| &p.turn_prefix))),
+            ("recentMessagesIds", id_stream(s, list(|p| &p.recent))),
+            ("droppedIds", id_stream(s, list(|p| &p.dropped))),
+        ];
+        print_session_json_streamed(s, doc, streams);
     } else {
         print_text(s, &plan, &doc);
     }
     Ok(())
 }
 
-/// The contract's fields plus the cut's details.
-fn document(s: &Session, plan: &CompactionPlan, window: Option<u64>) -> Value {
+/// The contract's fields plus the cut's details; the id lists are placeholders (`null`) for
+/// [`print_session_json_streamed`].
+fn document(s: &Session, plan: &CompactionPlan, window: Option<u64>) -> Map<String, Value> {
     let id = |n: NodeId| Value::from(s.entry(n).id.to_string());
-    let ids = |nodes: &[NodeId]| Value::Array(nodes.iter().map(|&n| id(n)).collect());
     let prepared = plan.prepared();
     let mut doc = Map::new();
     doc.insert("dialect".into(), plan.dialect.name().into());
@@ -108,10 +121,9 @@ fn document(s: &Session, plan: &CompactionPlan, window: Option<u64>) -> Value {
     doc.insert("tokensBefore".into(), json_number(plan.tokens_before));
     doc.insert("keepRecentTokensUsed".into(), plan.keep_recent.used.into());
     doc.insert("previousCompactionId".into(), plan.previous.map_or(Value::Null, |p| id(p.node)));
-    doc.insert("messagesToSummarizeIds".into(), prepared.map_or(json!([]), |p| ids(&p.messages_to_summarize)));
-    doc.insert("turnPrefixIds".into(), prepared.map_or(json!([]), |p| ids(&p.turn_prefix)));
-    doc.insert("recentMessagesIds".into(), prepared.map_or(json!([]), |p| ids(&p.recent)));
-    doc.insert("droppedIds".into(), prepared.map_or(json!([]), |p| ids(&p.dropped)));
+    for list in ["messagesToSummarizeIds", "turnPrefixIds", "recentMessagesIds", "droppedIds"] {
+        doc.insert(list.into(), Value::Null);
+    }
     doc.insert("fileOps".into(), prepared.map_or_else(|| file_ops_json(&FileOps::default()), |p| file_ops_json(&p.file_ops)));
     doc.insert("findCutPoint".into(), find_cut_point(s, &plan.entries, plan));
     doc.insert("warnings".into(), plan.warnings.clone().into());
@@ -122,7 +134,7 @@ fn document(s: &Session, plan: &CompactionPlan, window: Option<u64>) -> Value {
         doc.insert("thresholdTokens".into(), threshold_tokens_under(w, &plan.settings, s.rules()).map_or(Value::Null, json_number));
         doc.insert("shouldCompact".into(), should_compact_under(plan.tokens_before, w, &plan.settings, s.rules()).into());
     }
-    Value::Object(doc)
+    doc
 }
 
 /// The oracle's `turnStartEntryId`: the first turn-prefix message's entry, so
@@ -155,18 +167,22 @@ fn find_cut_point(s: &Session, path: &[NodeId], plan: &CompactionPlan) -> Value 
     v
 }
 
-fn print_text(s: &Session, plan: &CompactionPlan, doc: &Value) {
+fn print_text(s: &Session, plan: &CompactionPlan, doc: &Map<String, Value>) {
     let id = |n: NodeId| s.entry(n).id.to_string();
     let k = &plan.keep_recent;
     outln!("dialect {} · keepRecentTokens {} (used {}) · tokensBefore {}", plan.dialect, k.configured, k.used, doc["tokensBefore"]);
     match &plan.outcome {
         Err(reason) => outln!("nothing to compact: {reason}"),
         Ok(p) => {
-            let list = |nodes: &[NodeId]| nodes.iter().map(|&n| id(n)).collect::<Vec<_>>().join(" ");
             outln!("first kept entry {}{}", id(p.first_kept), if p.is_split_turn() { " (split turn)" } else { "" });
-            outln!("summarize ({}): {}", p.messages_to_summarize.len(), list(&p.messages_to_summarize));
-            outln!("turn prefix ({}): {}", p.turn_prefix.len(), list(&p.turn_prefix));
-            outln!("kept ({}): {}", p.recent.len(), list(&p.recent));
+            write_stdout_with(|out| {
+                for (what, list) in [("summarize", &p.messages_to_summarize), ("turn prefix", &p.turn_prefix), ("kept", &p.recent)] {
+                    write!(out, "{what} ({}): ", list.len())?;
+                    write_ids(out, s, list)?;
+                    writeln!(out)?;
+                }
+                Ok(())
+            });
             let files = p.file_ops.lists();
             outln!("read files: {}", files.read_files.join(", "));
             outln!("modified files: {}", files.modified_files.join(", "));
