@@ -163,14 +163,13 @@ fn transcript_json(requests: &SummaryRequests) -> Value {
 
 /// The plan and the exact prompts as one JSON document (`contextree compact --dry-run`);
 /// calls nothing, writes nothing, runs no hook.
-pub fn dry_run(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<Value, OpsError> {
+pub fn dry_run(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<DryRun, OpsError> {
     let s = &loaded.session;
     let Start { agent, hooks, ctx, plan, warnings } = start(loaded, opts)?;
     let auto = auto_check_document(loaded, &ctx, &plan)?;
     if let Err(reason) = &plan.outcome {
-        return Ok(
-            json!({"dialect": plan.dialect.name(), "leafId": leaf_id(s, &plan), "dryRun": true, "nothingToCompact": true, "reason": reason.to_string(), "settingsFiles": settings_files(&agent), "warnings": warnings, "autoCheck": auto}),
-        );
+        let doc = json!({"dialect": plan.dialect.name(), "leafId": leaf_id(s, &plan), "dryRun": true, "nothingToCompact": true, "reason": reason.to_string(), "settingsFiles": settings_files(&agent), "warnings": warnings, "autoCheck": auto});
+        return Ok(DryRun { doc, plan });
     }
     let pack = (opts.pack)(s.dialect())?;
     let mut warnings = warnings;
@@ -196,7 +195,35 @@ pub fn dry_run(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<Valu
     doc["settingsFiles"] = settings_files(&agent);
     doc["hooks"] = configured_hooks(&hooks);
     doc["autoCheck"] = auto;
-    Ok(doc)
+    Ok(DryRun { doc, plan })
+}
+
+/// What a dry run shows: its document, whose id lists ([`DryRun::ID_LISTS`], present when
+/// there is something to compact) are `null` placeholders for the plan's lists, written one
+/// at a time by the caller (a million-entry path is not held as JSON values).
+#[derive(Debug)]
+pub struct DryRun {
+    /// The document.
+    pub doc: Value,
+    /// The plan, whose preparation holds the id lists.
+    pub plan: CompactionPlan,
+}
+
+impl DryRun {
+    /// The document's id lists, in order, with the preparation's lists they hold.
+    pub const ID_LISTS: [&'static str; 4] = ["messagesToSummarizeIds", "turnPrefixIds", "recentMessagesIds", "droppedIds"];
+
+    /// The entries of the id list `name` (one of [`DryRun::ID_LISTS`]).
+    pub fn ids(&self, name: &str) -> &[NodeId] {
+        let Some(p) = self.plan.prepared() else { return &[] };
+        match name {
+            "messagesToSummarizeIds" => &p.messages_to_summarize,
+            "turnPrefixIds" => &p.turn_prefix,
+            "recentMessagesIds" => &p.recent,
+            "droppedIds" => &p.dropped,
+            _ => &[],
+        }
+    }
 }
 
 /// Whether and how the agent itself would compact after its last run, with the agent's settings
@@ -373,7 +400,6 @@ fn call_json(c: &SummarizerCall) -> Value {
 /// The plan, the size estimate and every call, as the dry run shows them.
 fn dry_run_document(s: &Session, plan: &CompactionPlan, requests: &SummaryRequests, pack: &str, warnings: &[String]) -> Value {
     let id = |n: NodeId| Value::from(s.entry(n).id.to_string());
-    let ids = |nodes: &[NodeId]| Value::Array(nodes.iter().map(|&n| id(n)).collect());
     let mut doc = Map::new();
     doc.insert("dialect".into(), plan.dialect.name().into());
     doc.insert("leafId".into(), leaf_id(s, plan));
@@ -386,10 +412,9 @@ fn dry_run_document(s: &Session, plan: &CompactionPlan, requests: &SummaryReques
         doc.insert("isSplitTurn".into(), p.is_split_turn().into());
         doc.insert("tokensBefore".into(), json_number(plan.tokens_before));
         doc.insert("keepRecentTokensUsed".into(), plan.keep_recent.used.into());
-        doc.insert("messagesToSummarizeIds".into(), ids(&p.messages_to_summarize));
-        doc.insert("turnPrefixIds".into(), ids(&p.turn_prefix));
-        doc.insert("recentMessagesIds".into(), ids(&p.recent));
-        doc.insert("droppedIds".into(), ids(&p.dropped));
+        for list in DryRun::ID_LISTS {
+            doc.insert(list.into(), Value::Null);
+        }
         doc.insert("fileOps".into(), json!({"readFiles": lists.read_files, "modifiedFiles": lists.modified_files}));
         doc.insert(
             "preview".into(),

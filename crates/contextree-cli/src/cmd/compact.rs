@@ -25,12 +25,18 @@
 //!    `~/.config/contextree/config.json`, else omp's `compaction.remoteEndpoint`;
 //!    see `contextree_ops::summarizer::candidates`), through contextree-llm.
 
+use std::io::Write;
+
 use clap::Args;
-use contextree_ops::compact::{self, CompactOptions};
+use contextree_core::session::Session;
+use contextree_ops::compact::{self, CompactOptions, DryRun};
 use contextree_ops::CancelToken;
 use serde_json::{json, Value};
 
-use crate::common::{print_progress, print_session_json, CliError, ProviderArgs, SessionArgs};
+use crate::common::{
+    id_stream, print_progress, print_session_json, print_session_json_streamed, write_ids, write_stdout_with, CliError, ProviderArgs,
+    SessionArgs,
+};
 
 #[derive(Debug, Args)]
 pub struct CompactArgs {
@@ -92,16 +98,23 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
         provider: args.provider.flags(),
     };
     if args.dry_run {
-        let doc = compact::dry_run(&loaded, &opts)?;
-        print_doc(&loaded.session, a.json, &doc, || {
-            print_settings_files(&doc);
-            if doc["nothingToCompact"] == true {
-                outln!("nothing to compact: {}", doc["reason"].as_str().unwrap_or(""));
-            } else {
-                print_dry_run(&doc);
-            }
-            print_auto_check(&doc["autoCheck"]);
-        });
+        let mut dry = compact::dry_run(&loaded, &opts)?;
+        let s = &loaded.session;
+        let doc = std::mem::take(&mut dry.doc);
+        if a.json {
+            let Value::Object(head) = doc else { return Err(CliError::Failed("the dry run's document is not an object".into())) };
+            // The id lists are written one id at a time.
+            let streams = DryRun::ID_LISTS.into_iter().filter(|k| head.contains_key(*k)).map(|k| (k, id_stream(s, dry.ids(k)))).collect();
+            print_session_json_streamed(s, head, streams);
+            return Ok(());
+        }
+        print_settings_files(&doc);
+        if doc["nothingToCompact"] == true {
+            outln!("nothing to compact: {}", doc["reason"].as_str().unwrap_or(""));
+        } else {
+            print_dry_run(s, &doc, &dry);
+        }
+        print_auto_check(&doc["autoCheck"]);
         return Ok(());
     }
     let done = compact::run(&loaded, &opts, &mut print_progress(a.json), &CancelToken::new())?;
@@ -196,8 +209,7 @@ fn print_doc(s: &contextree_core::session::Session, json: bool, doc: &Value, tex
     }
 }
 
-fn print_dry_run(doc: &Value) {
-    let list = |v: &Value| v.as_array().map_or(String::new(), |a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "));
+fn print_dry_run(s: &Session, doc: &Value, dry: &DryRun) {
     let pv = &doc["preview"];
     outln!(
         "dialect {} · leaf {} · prompt pack: {}",
@@ -211,10 +223,19 @@ fn print_dry_run(doc: &Value) {
         if doc["isSplitTurn"] == true { " (split turn)" } else { "" },
         doc["tokensBefore"]
     );
-    let count = |v: &Value| v.as_array().map_or(0, Vec::len);
-    outln!("summarize ({}): {}", count(&doc["messagesToSummarizeIds"]), list(&doc["messagesToSummarizeIds"]));
-    outln!("turn prefix ({}): {}", pv["turnPrefixMessages"], list(&doc["turnPrefixIds"]));
-    outln!("keep ({}): {}", pv["messagesKept"], list(&doc["recentMessagesIds"]));
+    let summarize = dry.ids("messagesToSummarizeIds");
+    write_stdout_with(|out| {
+        for (what, count, list) in [
+            ("summarize", Value::from(summarize.len()), summarize),
+            ("turn prefix", pv["turnPrefixMessages"].clone(), dry.ids("turnPrefixIds")),
+            ("keep", pv["messagesKept"].clone(), dry.ids("recentMessagesIds")),
+        ] {
+            write!(out, "{what} ({count}): ")?;
+            write_ids(out, s, list)?;
+            writeln!(out)?;
+        }
+        Ok(())
+    });
     outln!(
         "context after: at most {} tokens (kept {} + summary budget {}), before: {}",
         pv["estimatedTokensAfter"],
