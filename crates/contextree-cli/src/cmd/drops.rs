@@ -3,11 +3,12 @@
 
 use clap::Args;
 use contextree_core::compaction::{plan, CompactionSettings};
-use contextree_core::drops::check_requests;
+use contextree_core::drops::{is_request, requests};
 use contextree_core::session::NodeId;
-use serde_json::json;
+use serde_json::{Map, Value};
+use std::io::Write;
 
-use crate::common::{print_session_json, read_back, CliError, SessionArgs};
+use crate::common::{print_session_json_streamed, read_back, write_stdout_with, CliError, SessionArgs};
 
 #[derive(Debug, Args)]
 pub struct DropsArgs {
@@ -39,25 +40,48 @@ pub fn run(args: &DropsArgs) -> Result<(), CliError> {
             (nodes, None, "a compaction of the leaf now (no summary yet)".to_owned())
         }
     };
-    let requests = check_requests(s, &nodes, summary.as_deref(), &loaded.source).map_err(read_back)?;
-    let lost = requests.iter().filter(|r| r.may_be_lost).count();
+    // One request at a time (a million-message history is not held): without a summary none
+    // may be lost; with one, a first pass counts them.
+    let summary = summary.as_deref();
+    let count = nodes.iter().filter(|&&n| is_request(s, n)).count();
+    let mut lost = 0;
+    if summary.is_some() {
+        for r in requests(s, &nodes, summary, &loaded.source) {
+            lost += usize::from(r.map_err(read_back)?.may_be_lost);
+        }
+    }
+    // A read-back failure while writing (the file changed) ends the list there and the command
+    // with the error.
+    let failed = std::cell::RefCell::new(None);
+    let each = || requests(s, &nodes, summary, &loaded.source).map_while(|r| r.map_err(|e| *failed.borrow_mut() = Some(e)).ok());
     if a.json {
-        let doc = json!({"what": what, "hasSummary": summary.is_some(), "requests": requests, "mayBeLost": lost});
-        print_session_json(s, &doc);
-        return Ok(());
+        let mut head = Map::new();
+        head.insert("what".into(), what.into());
+        head.insert("hasSummary".into(), summary.is_some().into());
+        head.insert("requests".into(), Value::Null);
+        head.insert("mayBeLost".into(), lost.into());
+        let rows = each().map(|r| serde_json::to_value(r).unwrap_or(Value::Null));
+        print_session_json_streamed(s, head, vec![("requests", Box::new(rows))]);
+    } else {
+        outln!("{what}: {count} user requests summarized, {lost} may be lost");
+        write_stdout_with(|out| {
+            for r in each() {
+                let terms: Vec<String> = r
+                    .terms
+                    .iter()
+                    .map(|t| match t.found {
+                        Some(true) => format!("✓ {}", t.text),
+                        Some(false) => format!("✗ {}", t.text),
+                        None => t.text.clone(),
+                    })
+                    .collect();
+                writeln!(out, "{} {:<10} {}  [{}]", if r.may_be_lost { "⚠" } else { " " }, r.entry_id, r.preview, terms.join(", "))?;
+            }
+            Ok(())
+        });
     }
-    outln!("{what}: {} user requests summarized, {lost} may be lost", requests.len());
-    for r in &requests {
-        let terms: Vec<String> = r
-            .terms
-            .iter()
-            .map(|t| match t.found {
-                Some(true) => format!("✓ {}", t.text),
-                Some(false) => format!("✗ {}", t.text),
-                None => t.text.clone(),
-            })
-            .collect();
-        outln!("{} {:<10} {}  [{}]", if r.may_be_lost { "⚠" } else { " " }, r.entry_id, r.preview, terms.join(", "));
+    match failed.into_inner() {
+        Some(e) => Err(read_back(e)),
+        None => Ok(()),
     }
-    Ok(())
 }
