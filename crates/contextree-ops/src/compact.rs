@@ -23,8 +23,8 @@ use contextree_core::compaction::entry::{details_value, strip_file_tags, system_
 use contextree_core::compaction::prompt::{pi_reasoning, PromptBuildError};
 use contextree_core::compaction::{auto_check_with, CheckInputs};
 use contextree_core::compaction::{
-    compaction_result, new_entry, plan, preview, summary_requests, supplied_result, Answers, CallKind, CompactingHook, CompactionPlan,
-    CompactionResult, CompactionSettings, HistoryStep, PromptOptions, SummarizerCall, SummaryRequests, SuppliedCompaction,
+    compaction_result, new_entry, plan, preview_numbers, summary_requests, supplied_result, Answers, CallKind, CompactingHook,
+    CompactionPlan, CompactionResult, CompactionSettings, HistoryStep, PromptOptions, SummarizerCall, SummaryRequests, SuppliedCompaction,
 };
 use contextree_core::context::{self, Leaf};
 use contextree_core::js::{js_trim_end, json_number, slice_utf16, utf16_len};
@@ -182,15 +182,20 @@ pub fn dry_run(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<DryR
     };
     prompt_opts.summary_model = summarizer::omp18_summary_model(s, current_model(&ctx.model, s.dialect()), &mut candidates, &mut warnings);
     let requests = summary_requests(s, &plan, &loaded.source, &pack, &prompt_opts).map_err(request_error)?;
-    let mut doc = dry_run_document(s, &plan, &requests, &pack.origin().to_string(), &warnings);
-    if requests.transcript.is_some() {
-        doc["transcript"] = transcript_json(&requests);
+    let transcript = requests.transcript.is_some().then(|| transcript_json(&requests));
+    let fold_len = requests.fold_len();
+    // omp 18's fold: the history calls after the first, each quoting the answer of the one
+    // before it (shown as FOLD_MARKER).
+    let fold_calls: Vec<Value> = (0..fold_len).filter_map(|i| requests.fold_call(i, FOLD_MARKER)).map(call_json).collect();
+    // The requests' prompts move into the document (a prompt quoting a million-message history
+    // is held once).
+    let mut doc = dry_run_document(s, &plan, requests, &pack.origin().to_string(), &warnings);
+    if let Some(t) = transcript {
+        doc["transcript"] = t;
     }
-    if requests.fold_len() > 0 {
-        // omp 18's fold: the history calls after the first, each quoting the answer of the one
-        // before it (shown as FOLD_MARKER).
-        doc["foldCalls"] = (0..requests.fold_len()).filter_map(|i| requests.fold_call(i, FOLD_MARKER)).map(|c| call_json(&c)).collect();
-        warnings_note(&mut doc, format!("oh-my-pi 18 summarizes this history in {} windows, one call after the other, each updating the summary of the one before (`foldCalls`)", requests.fold_len() + 1));
+    if fold_len > 0 {
+        doc["foldCalls"] = fold_calls.into();
+        warnings_note(&mut doc, format!("oh-my-pi 18 summarizes this history in {} windows, one call after the other, each updating the summary of the one before (`foldCalls`)", fold_len + 1));
     }
     doc["settingsFiles"] = settings_files(&agent);
     doc["hooks"] = configured_hooks(&hooks);
@@ -391,14 +396,15 @@ fn leaf_id(s: &Session, plan: &CompactionPlan) -> Value {
     plan.leaf.map_or(Value::Null, |n| s.entry(n).id.to_string().into())
 }
 
-fn call_json(c: &SummarizerCall) -> Value {
-    let mut v = c.to_json();
-    v["kind"] = c.kind.name().into();
+fn call_json(c: SummarizerCall) -> Value {
+    let kind = c.kind.name();
+    let mut v = c.into_json();
+    v["kind"] = kind.into();
     v
 }
 
 /// The plan, the size estimate and every call, as the dry run shows them.
-fn dry_run_document(s: &Session, plan: &CompactionPlan, requests: &SummaryRequests, pack: &str, warnings: &[String]) -> Value {
+fn dry_run_document(s: &Session, plan: &CompactionPlan, requests: SummaryRequests, pack: &str, warnings: &[String]) -> Value {
     let id = |n: NodeId| Value::from(s.entry(n).id.to_string());
     let mut doc = Map::new();
     doc.insert("dialect".into(), plan.dialect.name().into());
@@ -406,7 +412,7 @@ fn dry_run_document(s: &Session, plan: &CompactionPlan, requests: &SummaryReques
     doc.insert("dryRun".into(), true.into());
     doc.insert("nothingToCompact".into(), false.into());
     doc.insert("promptPack".into(), pack.into());
-    if let (Ok(p), Ok(pv)) = (&plan.outcome, preview(s, plan, requests)) {
+    if let (Ok(p), Ok(pv)) = (&plan.outcome, preview_numbers(s, plan, &requests)) {
         let lists = p.file_ops.lists();
         doc.insert("firstKeptEntryId".into(), id(p.first_kept));
         doc.insert("isSplitTurn".into(), p.is_split_turn().into());
@@ -434,8 +440,10 @@ fn dry_run_document(s: &Session, plan: &CompactionPlan, requests: &SummaryReques
             HistoryStep::Call(_) => Value::Null,
         };
         doc.insert("historyLiteral".into(), literal);
-        doc.insert("calls".into(), pv.calls.iter().map(call_json).collect());
-        if requests.has_short() {
+        let has_short = requests.has_short();
+        let short = requests.short_call(contextree_core::compaction::preview::SHORT_PREVIEW_MARKER);
+        doc.insert("calls".into(), requests.into_first_calls().into_iter().chain(short).map(call_json).collect());
+        if has_short {
             doc.insert(
                 "shortSummaryNote".into(),
                 format!(
