@@ -5,7 +5,7 @@ use contextree_core::context::state::entry_states;
 use contextree_core::render;
 use serde_json::json;
 
-use crate::common::{print_session_json_streamed, CliError, SessionArgs};
+use crate::common::{print_session_json_streamed, write_stdout_with, CliError, SessionArgs};
 
 pub fn run(args: &SessionArgs) -> Result<(), CliError> {
     let loaded = args.load()?;
@@ -23,7 +23,6 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
         print_session_json_streamed(s, head, vec![("rows", Box::new(rows))]);
         return Ok(());
     }
-    let text = render::tree(s, &states, ctx.leaf, &|n| entry_preview(s, n, &loaded.source, 60));
-    out!("{text}");
+    write_stdout_with(|out| render::write_tree(out, s, &states, ctx.leaf, &|n| entry_preview(s, n, &loaded.source, 60)));
     Ok(())
 }
