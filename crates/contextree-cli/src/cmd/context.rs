@@ -3,9 +3,9 @@
 use std::collections::HashMap;
 
 use clap::Args;
-use contextree_core::context::materialize::{agent_message, context_tokens, llm_messages, ReadBackError};
+use contextree_core::context::materialize::{agent_message, item_role, item_tokens, llm_messages, ReadBackError};
 use contextree_core::context::system::{current_system, is_system_item};
-use contextree_core::context::usage::{estimate_context_tokens, estimate_projected_context_tokens, ContextEstimate};
+use contextree_core::context::usage::{estimate_context_tokens_of, estimate_projected_context_tokens_of, ContextEstimate};
 use contextree_core::context::{Context, Item};
 use contextree_core::js::utf16_len;
 use contextree_core::session::{Session, Source};
@@ -13,7 +13,9 @@ use contextree_core::tokens::tokenizer::TokenizerKind;
 use contextree_core::Dialect;
 use serde_json::{json, Map, Value};
 
-use crate::common::{print_session_json_streamed, read_back, CliError, SessionArgs};
+use std::io::Write;
+
+use crate::common::{print_session_json_streamed, read_back, write_stdout_with, CliError, SessionArgs};
 
 #[derive(Debug, Args)]
 pub struct ContextArgs {
@@ -30,9 +32,20 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     let s = &loaded.session;
     let ctx = a.context(&loaded)?;
     let pack = a.pack(s.rules())?;
-    let tokens = context_tokens(s, &ctx, &pack, &loaded.source).map_err(read_back)?;
-    let est = estimate_context_tokens(s, &ctx, &tokens);
-    let projected = estimate_projected_context_tokens(s, &ctx, &tokens, &loaded.source).map_err(read_back)?;
+    // Each message's estimate (8 bytes a message) and the LLM messages' count and sum; the LLM
+    // rows are made again while they are written, so a long context's rows are never held.
+    let mut estimates: Vec<u64> = Vec::with_capacity(ctx.items.len());
+    let (mut llm_count, mut llm_tokens) = (0usize, 0u64);
+    let mut rows = Vec::new();
+    for &item in &ctx.items {
+        estimates.push(item_tokens(s, &ctx, item, &pack, &loaded.source, &mut rows).map_err(read_back)?);
+        llm_count += rows.len();
+        llm_tokens += rows.iter().map(|r| r.1).sum::<u64>();
+    }
+    let message_tokens: u64 = estimates.iter().sum();
+    let estimate = |i: usize| estimates[i];
+    let est = estimate_context_tokens_of(s, &ctx, &estimate);
+    let projected = estimate_projected_context_tokens_of(s, &ctx, &estimate, &loaded.source).map_err(read_back)?;
     // The summary message stands for its compaction entry, as in the oracle.
     let entry_id = |item: Item| json!(s.entry(item.node()).id());
     let entry_index = |item: Item| Value::from(item.node().0);
@@ -50,17 +63,30 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
         }
         v
     };
-    let messages = tokens.messages.iter().enumerate().map(|(i, (item, role, n))| {
-        with_facts(json!({"i": i, "role": role, "tokens": n, "entryId": entry_id(*item), "entryIndex": entry_index(*item)}), i)
+    let messages = ctx.items.iter().enumerate().map(|(i, &item)| {
+        let role = item_role(s, item);
+        with_facts(json!({"i": i, "role": role, "tokens": estimates[i], "entryId": entry_id(item), "entryIndex": entry_index(item)}), i)
     });
-    // LLM messages come in the items' order (dropped ones skipped): a cursor finds each one's item.
-    let mut cursor = 0;
-    let llm = tokens.llm.iter().enumerate().map(|(i, (item, role, n))| {
-        while cursor < ctx.items.len() && ctx.items[cursor] != *item {
-            cursor += 1;
-        }
-        with_facts(json!({"i": i, "role": role, "tokens": n}), cursor)
-    });
+    // LLM messages come in the items' order (dropped ones skipped), each item's made again here;
+    // a read-back failure (the file changed) ends the list and the command with the error.
+    let failed = std::cell::RefCell::new(None);
+    let llm = ctx
+        .items
+        .iter()
+        .enumerate()
+        .map_while(|(k, &item)| {
+            let mut rows = Vec::new();
+            match item_tokens(s, &ctx, item, &pack, &loaded.source, &mut rows) {
+                Ok(_) => Some(rows.into_iter().map(move |(role, n)| (k, role, n))),
+                Err(e) => {
+                    *failed.borrow_mut() = Some(e);
+                    None
+                }
+            }
+        })
+        .flatten()
+        .enumerate()
+        .map(|(i, (k, role, n))| with_facts(json!({"i": i, "role": role, "tokens": n}), k));
     let mut doc = Map::new();
     doc.insert("dialect".into(), s.dialect().name().into());
     doc.insert("leafId".into(), ctx.leaf.map_or(Value::Null, |n| s.entry(n).id.to_string().into()));
@@ -79,10 +105,10 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     }
     doc.insert("thinkingLevel".into(), ctx.thinking_level.clone());
     doc.insert("pathLength".into(), ctx.path.len().into());
-    doc.insert("messageCount".into(), tokens.messages.len().into());
-    doc.insert("messageTokens".into(), tokens.message_tokens().into());
-    doc.insert("llmCount".into(), tokens.llm.len().into());
-    doc.insert("llmTokens".into(), tokens.llm_tokens().into());
+    doc.insert("messageCount".into(), ctx.items.len().into());
+    doc.insert("messageTokens".into(), message_tokens.into());
+    doc.insert("llmCount".into(), llm_count.into());
+    doc.insert("llmTokens".into(), llm_tokens.into());
     doc.insert("estimateContextTokens".into(), estimate_json(&est));
     doc.insert("estimateProjectedContextTokens".into(), estimate_json(&projected));
     for (k, v) in projection.into_iter().flatten() {
@@ -125,19 +151,20 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     }
     if a.json {
         print_session_json_streamed(s, doc, vec![("messages", Box::new(messages)), ("llm", Box::new(llm))]);
-        return Ok(());
+        return match failed.into_inner() {
+            Some(e) => Err(read_back(e)),
+            None => Ok(()),
+        };
     }
-    for (i, (item, role, n)) in tokens.messages.iter().enumerate() {
-        let id = entry_id(*item);
-        outln!("{i:>5}  {role:<18} {:<12} {n:>8}", id.as_str().unwrap_or("(summary)"));
-    }
-    outln!(
-        "messages {} · estimate {} · llm messages {} · llm estimate {}",
-        tokens.messages.len(),
-        tokens.message_tokens(),
-        tokens.llm.len(),
-        tokens.llm_tokens()
-    );
+    write_stdout_with(|out| {
+        for (i, (&item, n)) in ctx.items.iter().zip(&estimates).enumerate() {
+            let role = item_role(s, item);
+            let id = s.entry(item.node()).id().unwrap_or("(summary)");
+            writeln!(out, "{i:>5}  {role:<18} {id:<12} {n:>8}")?;
+        }
+        Ok(())
+    });
+    outln!("messages {} · estimate {message_tokens} · llm messages {llm_count} · llm estimate {llm_tokens}", ctx.items.len());
     outln!("agent's context estimate {} (usage {} + trailing {})", est.tokens, est.usage_tokens, est.trailing_tokens);
     Ok(())
 }
