@@ -261,6 +261,17 @@ pub fn context_tokens(session: &Session, ctx: &Context, pack: &PromptPack, sourc
     Ok(res)
 }
 
+/// The sums of [`context_tokens`] (agent messages', LLM messages'), without holding the rows.
+pub fn context_token_sums(session: &Session, ctx: &Context, pack: &PromptPack, source: &dyn Source) -> Result<(u64, u64), ReadBackError> {
+    let (mut messages, mut llm_sum) = (0u64, 0u64);
+    let mut llm = Vec::new();
+    for &item in &ctx.items {
+        messages += item_tokens(session, ctx, item, pack, source, &mut llm)?;
+        llm_sum += llm.iter().map(|r| r.1).sum::<u64>();
+    }
+    Ok((messages, llm_sum))
+}
+
 /// [`context_tokens`] of one item of `ctx`: the estimate of its agent message (returned; its
 /// role is [`item_role`]) and the roles and estimates of the LLM messages `convertToLlm`
 /// makes of it (in `llm`, cleared first). One item at a time, a caller need not hold the
