@@ -240,10 +240,7 @@ pub fn print_session_json_streamed(
         out.write_all(b"]")
     }
     write_stdout_with(|out| {
-        out.write_all(b"{\"dialect\":")?;
-        serde_json::to_writer(&mut *out, s.dialect().name())?;
-        out.write_all(b",\"ruleSet\":")?;
-        serde_json::to_writer(&mut *out, &rule_set_json(s))?;
+        write_session_json_start(out, s)?;
         for (k, v) in head.iter().filter(|(k, _)| *k != "dialect" && *k != "ruleSet") {
             out.write_all(b",")?;
             serde_json::to_writer(&mut *out, k)?;
@@ -283,6 +280,15 @@ pub fn write_ids(
         }
         out.write_all(s.entry(n).id.as_bytes())?;
     }
+    Ok(())
+}
+
+/// The start of a document about session `s`: `{"dialect":…,"ruleSet":…` (no closing brace).
+pub fn write_session_json_start(out: &mut impl std::io::Write, s: &contextree_core::session::Session) -> std::io::Result<()> {
+    out.write_all(b"{\"dialect\":")?;
+    serde_json::to_writer(&mut *out, s.dialect().name())?;
+    out.write_all(b",\"ruleSet\":")?;
+    serde_json::to_writer(&mut *out, &rule_set_json(s))?;
     Ok(())
 }
 

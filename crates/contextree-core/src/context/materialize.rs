@@ -337,6 +337,20 @@ pub fn llm_messages(session: &Session, ctx: &Context, pack: &PromptPack, source:
 /// parsed at a time, so memory stays bounded by the output text.
 pub fn serialize_context(session: &Session, ctx: &Context, pack: &PromptPack, source: &dyn Source) -> Result<String, ReadBackError> {
     let mut out = String::new();
+    serialize_context_with(session, ctx, pack, source, &mut |part| out.push_str(part))?;
+    Ok(out)
+}
+
+/// [`serialize_context`] given to `emit` one message's text at a time (their concatenation is
+/// the whole text), so a writer need not hold the text of a million messages.
+pub fn serialize_context_with(
+    session: &Session,
+    ctx: &Context,
+    pack: &PromptPack,
+    source: &dyn Source,
+    emit: &mut dyn FnMut(&str),
+) -> Result<(), ReadBackError> {
+    let mut out = String::new();
     let mut first = true;
     let rules = session.rules();
     // omp ≥ 18 leaves useless tool results and their calls out (omp-18.md §5.6).
@@ -355,8 +369,12 @@ pub fn serialize_context(session: &Session, ctx: &Context, pack: &PromptPack, so
                 super::serialize::serialize_message_into(&llm, rules, &mut out, &mut first);
             }
         }
+        if !out.is_empty() {
+            emit(&out);
+            out.clear();
+        }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// omp 18's summarizer input for the whole context (omp-18.md §5.5):
