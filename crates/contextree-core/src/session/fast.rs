@@ -66,7 +66,7 @@ pub fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
     let is_assistant = role == Role::Assistant;
     let model = match (msg.provider, msg.model) {
         (None, None) => None,
-        (p, m) => Some((Name::shared(p.as_deref().unwrap_or_default()), Name::shared(m.as_deref().unwrap_or_default()))),
+        (p, m) => Some(Name::shared_pair(p.as_deref().unwrap_or_default(), m.as_deref().unwrap_or_default())),
     };
     let meta = MessageMeta {
         chars,

@@ -64,8 +64,16 @@ struct Shared {
     next: usize,
 }
 
+/// The pairs [`Name::shared_pair`] made last on this thread.
+#[derive(Default)]
+struct SharedPairs {
+    pairs: Vec<Arc<(Name, Name)>>,
+    next: usize,
+}
+
 thread_local! {
     static SHARED: std::cell::RefCell<Shared> = std::cell::RefCell::new(Shared::default());
+    static SHARED_PAIRS: std::cell::RefCell<SharedPairs> = std::cell::RefCell::new(SharedPairs::default());
 }
 
 /// A string of any length, inline up to 15 bytes (16 bytes in all; `Option<Name>` too).
@@ -103,6 +111,26 @@ impl Name {
                 shared.next = (at + 1) % SHARED_NAMES;
             }
             n
+        })
+    }
+
+    /// A `(provider, model)` pair shared like [`Name::shared`]: equal pairs made on this thread
+    /// (one of the last [`SHARED_NAMES`]) are one allocation.
+    pub fn shared_pair(first: &str, second: &str) -> Arc<(Name, Name)> {
+        SHARED_PAIRS.with(|cell| {
+            let mut shared = cell.borrow_mut();
+            if let Some(p) = shared.pairs.iter().find(|p| p.0 == first && p.1 == second) {
+                return p.clone();
+            }
+            let p = Arc::new((Name::shared(first), Name::shared(second)));
+            if shared.pairs.len() < SHARED_NAMES {
+                shared.pairs.push(p.clone());
+            } else {
+                let at = shared.next;
+                shared.pairs[at] = p.clone();
+                shared.next = (at + 1) % SHARED_NAMES;
+            }
+            p
         })
     }
 
@@ -296,5 +324,9 @@ mod tests {
             assert_eq!(n.as_str(), format!("a-long-model-name-{i}"));
         }
         assert_eq!(Name::shared("claude-sonnet-4-5"), a);
+        let pair = Name::shared_pair("anthropic", "claude-sonnet-4-5");
+        assert!(Arc::ptr_eq(&pair, &Name::shared_pair("anthropic", "claude-sonnet-4-5")));
+        assert_eq!((pair.0.as_str(), pair.1.as_str()), ("anthropic", "claude-sonnet-4-5"));
+        assert!(!Arc::ptr_eq(&pair, &Name::shared_pair("", "claude-sonnet-4-5")));
     }
 }
