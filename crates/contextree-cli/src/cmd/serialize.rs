@@ -93,7 +93,7 @@ fn stream(json: bool, s: &Session, make: impl FnOnce(&mut dyn FnMut(&str)) -> Re
         }
         if json {
             let hex: String = sha.finalize().iter().map(|b| format!("{b:02x}")).collect();
-            write!(out, "\",\"length\":{length},\"sha256\":\"{hex}\"}}\n")?;
+            writeln!(out, "\",\"length\":{length},\"sha256\":\"{hex}\"}}")?;
         }
         Ok(())
     });
