@@ -181,6 +181,9 @@ pub fn dry_run(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<DryR
         Candidates::default()
     };
     prompt_opts.summary_model = summarizer::omp18_summary_model(s, current_model(&ctx.model, s.dialect()), &mut candidates, &mut warnings);
+    // The context (its path, messages and pi 1.6's projection: 16 to 40 bytes an entry) is not
+    // needed past here: gone before the prompts, which may quote a whole session, are made.
+    drop(ctx);
     let requests = summary_requests(s, &plan, &loaded.source, &pack, &prompt_opts).map_err(request_error)?;
     let transcript = requests.transcript.is_some().then(|| transcript_json(&requests));
     let fold_len = requests.fold_len();
