@@ -70,23 +70,21 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     // LLM messages come in the items' order (dropped ones skipped), each item's made again here;
     // a read-back failure (the file changed) ends the list and the command with the error.
     let failed = std::cell::RefCell::new(None);
-    let llm = ctx
-        .items
-        .iter()
-        .enumerate()
-        .map_while(|(k, &item)| {
-            let mut rows = Vec::new();
-            match item_tokens(s, &ctx, item, &pack, &loaded.source, &mut rows) {
-                Ok(_) => Some(rows.into_iter().map(move |(role, n)| (k, role, n))),
-                Err(e) => {
-                    *failed.borrow_mut() = Some(e);
-                    None
-                }
-            }
-        })
-        .flatten()
-        .enumerate()
-        .map(|(i, (k, role, n))| with_facts(json!({"i": i, "role": role, "tokens": n}), k));
+    let (with_facts, failed_ref, ctx_ref, pack_ref, source) = (&with_facts, &failed, &ctx, &pack, &loaded.source);
+    let (mut rows, mut at, mut k, mut i) = (Vec::new(), 0, 0, 0);
+    let llm = std::iter::from_fn(move || loop {
+        if let Some((role, n)) = rows.get(at) {
+            at += 1;
+            i += 1;
+            return Some(with_facts(json!({"i": i - 1, "role": role, "tokens": n}), k - 1));
+        }
+        let &item = ctx_ref.items.get(k)?;
+        if let Err(e) = item_tokens(s, ctx_ref, item, pack_ref, source, &mut rows) {
+            *failed_ref.borrow_mut() = Some(e);
+            return None;
+        }
+        (at, k) = (0, k + 1);
+    });
     let mut doc = Map::new();
     doc.insert("dialect".into(), s.dialect().name().into());
     doc.insert("leafId".into(), ctx.leaf.map_or(Value::Null, |n| s.entry(n).id.to_string().into()));
