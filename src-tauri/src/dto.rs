@@ -541,10 +541,10 @@ impl CompactionPreviewView {
         v.kept_tokens = p.preview.kept_tokens;
         v.summary_budget = p.preview.summary_budget;
         v.estimated_tokens_after = Some(p.preview.estimated_tokens_after);
-        v.summarized_ids = p.messages_to_summarize_ids;
-        v.turn_prefix_ids = p.turn_prefix_ids;
-        v.kept_ids = p.recent_messages_ids;
-        v.dropped_ids = p.dropped_ids;
+        v.summarized_ids = p.messages_to_summarize_ids.to_vec();
+        v.turn_prefix_ids = p.turn_prefix_ids.to_vec();
+        v.kept_ids = p.recent_messages_ids.to_vec();
+        v.dropped_ids = p.dropped_ids.to_vec();
         v.history_literal = p.history_literal;
         v.calls = p
             .calls

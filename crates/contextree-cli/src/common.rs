@@ -214,13 +214,53 @@ fn output_failed(e: std::io::Error) -> ! {
 /// [`Streamed`] arrays in it are written element by element as they are made.
 fn write_json<T: Serialize + ?Sized>(value: &T) {
     use std::io::Write;
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let done =
-        serde_json::to_writer(&mut out, value).map_err(std::io::Error::from).and_then(|()| out.write_all(b"\n")).and_then(|()| out.flush());
-    if let Err(e) = done {
+    write_stdout_with(|out| serde_json::to_writer(&mut *out, value).map_err(std::io::Error::from).and_then(|()| out.write_all(b"\n")));
+}
+
+/// Writes to stdout through one buffer (a large output is not flushed line by line), with
+/// [`write_stdout`]'s handling of a closed pipe or another failure.
+pub fn write_stdout_with(write: impl FnOnce(&mut std::io::BufWriter<std::io::StdoutLock<'static>>) -> std::io::Result<()>) {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    if let Err(e) = write(&mut out).and_then(|()| out.flush()) {
         output_failed(e);
     }
+}
+
+/// The ids of `nodes` as a JSON array, written one at a time from the session (a million
+/// abandoned or summarized entries are not copied out as strings first).
+pub struct Ids<'a>(pub &'a contextree_core::session::Session, pub &'a [contextree_core::session::NodeId]);
+
+impl Serialize for Ids<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.1.iter().map(|&n| &*self.0.entry(n).id))
+    }
+}
+
+/// Writes the ids of `nodes` separated by blanks (a list of `contextree branch`, `cut`, …).
+pub fn write_ids(
+    out: &mut impl std::io::Write,
+    s: &contextree_core::session::Session,
+    nodes: &[contextree_core::session::NodeId],
+) -> std::io::Result<()> {
+    for (i, &n) in nodes.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b" ")?;
+        }
+        out.write_all(s.entry(n).id.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// The start of a document about session `s` written by hand (`{"dialect":…,"ruleSet":…`, no
+/// closing brace): for a field that cannot be a [`Streamed`] array, such as a text written in
+/// parts whose length and digest follow it.
+pub fn write_session_json_start(out: &mut impl std::io::Write, s: &contextree_core::session::Session) -> std::io::Result<()> {
+    out.write_all(b"{\"dialect\":")?;
+    serde_json::to_writer(&mut *out, s.dialect().name())?;
+    out.write_all(b",\"ruleSet\":")?;
+    serde_json::to_writer(&mut *out, s.rule_choice())?;
+    Ok(())
 }
 
 /// A document about a session: `"dialect"` (the agent) and `"ruleSet"` (`{name, reference,

@@ -48,27 +48,39 @@ pub fn check_requests(
     summary: Option<&str>,
     source: &dyn Source,
 ) -> Result<Vec<Request>, ReadBackError> {
-    let mut out = Vec::new();
-    for &n in nodes {
-        if session.entry(n).message().is_none_or(|m| m.role != Role::User) {
-            continue;
-        }
-        let msg: Value = agent_message(session, Item::Entry(n), source)?;
-        let text = message_text(&msg);
-        let terms: Vec<Term> = terms_of(&text)
-            .into_iter()
-            .map(|(t, kind)| {
-                let found = summary.map(|s| mentions(s, &t, kind));
-                Term { text: t, kind, found }
-            })
-            .collect();
-        let may_be_lost = summary.is_some() && !terms.is_empty() && terms.iter().all(|t| t.found == Some(false));
-        let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-        let preview: String =
-            if first.chars().count() > 120 { format!("{}…", first.chars().take(119).collect::<String>()) } else { first.to_owned() };
-        out.push(Request { entry_id: session.entry(n).id.to_string(), preview, terms, may_be_lost });
-    }
-    Ok(out)
+    requests(session, nodes, summary, source).collect()
+}
+
+/// [`check_requests`] one request at a time (a million requests need not be held).
+pub fn requests<'a>(
+    session: &'a Session,
+    nodes: &'a [NodeId],
+    summary: Option<&'a str>,
+    source: &'a dyn Source,
+) -> impl Iterator<Item = Result<Request, ReadBackError>> + 'a {
+    nodes.iter().filter(|&&n| is_request(session, n)).map(move |&n| request(session, n, summary, source))
+}
+
+/// Whether the entry is a request: a user message.
+pub fn is_request(session: &Session, node: NodeId) -> bool {
+    session.entry(node).message().is_some_and(|m| m.role == Role::User)
+}
+
+fn request(session: &Session, n: NodeId, summary: Option<&str>, source: &dyn Source) -> Result<Request, ReadBackError> {
+    let msg: Value = agent_message(session, Item::Entry(n), source)?;
+    let text = message_text(&msg);
+    let terms: Vec<Term> = terms_of(&text)
+        .into_iter()
+        .map(|(t, kind)| {
+            let found = summary.map(|s| mentions(s, &t, kind));
+            Term { text: t, kind, found }
+        })
+        .collect();
+    let may_be_lost = summary.is_some() && !terms.is_empty() && terms.iter().all(|t| t.found == Some(false));
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let preview: String =
+        if first.chars().count() > 120 { format!("{}…", first.chars().take(119).collect::<String>()) } else { first.to_owned() };
+    Ok(Request { entry_id: session.entry(n).id.to_string(), preview, terms, may_be_lost })
 }
 
 /// Whether `summary` mentions `term`: as written, or for a path its file name.

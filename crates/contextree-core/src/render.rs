@@ -7,13 +7,27 @@
 
 use crate::context::state::EntryState;
 use crate::session::{NodeId, Session};
-use crate::view::tree_rows;
+use crate::view::tree_rows_iter;
 
 /// One line per entry: connectors, the leaf marker, id, kind, state, tokens,
 /// label and a preview.
 pub fn tree(session: &Session, states: &[EntryState], leaf: Option<NodeId>, preview: &dyn Fn(NodeId) -> String) -> String {
-    let mut out = String::new();
-    for row in tree_rows(session, states, leaf) {
+    let mut out = Vec::new();
+    // Writing into memory does not fail.
+    let _ = write_tree(&mut out, session, states, leaf, preview);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`tree`] written line by line to `out`, each row made as it is written (a million-entry
+/// tree is not held, neither as rows nor as text).
+pub fn write_tree(
+    out: &mut dyn std::io::Write,
+    session: &Session,
+    states: &[EntryState],
+    leaf: Option<NodeId>,
+    preview: &dyn Fn(NodeId) -> String,
+) -> std::io::Result<()> {
+    for row in tree_rows_iter(session, states, leaf) {
         let e = session.entry(row.node);
         let marker = if row.is_leaf {
             "●"
@@ -22,18 +36,15 @@ pub fn tree(session: &Session, states: &[EntryState], leaf: Option<NodeId>, prev
         } else {
             "•"
         };
-        let label = row.label.map(|l| format!(" [{l}]")).unwrap_or_default();
         let text = preview(row.node);
-        out.push_str(&format!(
-            "{}{marker} {} {} ({}, {} tokens){label}{}{}\n",
-            row.prefix(),
-            e.id,
-            row.kind,
-            row.state.name(),
-            row.tokens,
-            if text.is_empty() { "" } else { "  " },
-            text
-        ));
+        for &guide in &row.guides {
+            out.write_all(if guide { "│  " } else { "   " }.as_bytes())?;
+        }
+        write!(out, "{}{marker} {} {} ({}, {} tokens)", row.connector.text(), e.id, row.kind, row.state.name(), row.tokens)?;
+        if let Some(l) = row.label {
+            write!(out, " [{l}]")?;
+        }
+        writeln!(out, "{}{}", if text.is_empty() { "" } else { "  " }, text)?;
     }
-    out
+    Ok(())
 }

@@ -47,8 +47,8 @@ pub struct Totals {
 }
 
 impl Totals {
-    fn add(&mut self, u: &Record) {
-        let (s, a) = (&mut self.sum, &u.amounts);
+    fn add(&mut self, a: &Amounts) {
+        let s = &mut self.sum;
         self.records += 1;
         s.input += a.input;
         s.output += a.output;
@@ -148,9 +148,92 @@ pub struct Spend {
 
 /// The usage of `session`, reading the entries that hold usage back through `source`.
 pub fn spend(session: &Session, source: &dyn Source) -> Result<Spend, ReadBackError> {
-    let mut records = Vec::new();
+    Ok(spend_report(session, source)?.into_spend(session))
+}
+
+/// One usage record as [`SpendReport`] keeps it: no strings (the entry's id is looked up, the
+/// model is a number into the report's models), 64 bytes, so a million-reply file's records stay
+/// a fraction of the entries (docs/benchmarks.md "Memory with many small entries").
+#[derive(Debug, Clone, Copy)]
+struct CompactRecord {
+    index: u32,
+    /// Its row of `by_model` (`unknown` when the record names no model) in the report's models.
+    model: u32,
+    /// The record names its model.
+    named: bool,
+    kind: CallKind,
+    amounts: Amounts,
+}
+
+/// [`Spend`] with its records held compactly: they become [`Record`]s one at a time
+/// ([`SpendReport::records`]), for writing a large report without holding it.
+#[derive(Debug, Clone)]
+pub struct SpendReport {
+    /// The whole file.
+    pub totals: Totals,
+    /// By kind of call.
+    pub by_kind: BTreeMap<&'static str, Totals>,
+    /// By model, most expensive first.
+    pub by_model: Vec<ModelTotals>,
+    /// Per leaf, in the tree's order of leaves.
+    pub branches: Vec<BranchTotals>,
+    /// The compactions, in file order.
+    pub compactions: Vec<CompactionMark>,
+    records: Vec<CompactRecord>,
+    models: Vec<String>,
+}
+
+impl SpendReport {
+    /// Number of usage records.
+    pub fn record_count(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Records of replies, which report a context size.
+    pub fn reply_count(&self) -> usize {
+        self.records.iter().filter(|r| r.kind == CallKind::Assistant).count()
+    }
+
+    /// Every record, in file order (`session` is the one the report was made of).
+    pub fn records<'a>(&'a self, session: &'a Session) -> impl Iterator<Item = Record> + 'a {
+        self.records.iter().map(move |r| {
+            let a = r.amounts;
+            let context_tokens = (r.kind == CallKind::Assistant).then_some(if a.total_tokens != 0.0 {
+                a.total_tokens
+            } else {
+                a.input + a.output + a.cache_read + a.cache_write
+            });
+            Record {
+                entry_id: session.entries()[r.index as usize].id.to_string(),
+                index: r.index,
+                kind: r.kind,
+                model: r.named.then(|| self.models[r.model as usize].clone()),
+                amounts: a,
+                context_tokens,
+            }
+        })
+    }
+
+    /// The whole report, its records as [`Record`]s.
+    pub fn into_spend(self, session: &Session) -> Spend {
+        let records = self.records(session).collect();
+        Spend {
+            totals: self.totals,
+            by_kind: self.by_kind,
+            by_model: self.by_model,
+            branches: self.branches,
+            records,
+            compactions: self.compactions,
+        }
+    }
+}
+
+/// [`spend`] with the records held compactly.
+pub fn spend_report(session: &Session, source: &dyn Source) -> Result<SpendReport, ReadBackError> {
+    let mut records: Vec<CompactRecord> = Vec::new();
+    let mut models: Vec<String> = Vec::new();
+    let mut model_numbers: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
     let mut compactions = Vec::new();
-    let mut by_node: Vec<Option<usize>> = vec![None; session.entries().len()];
     for (i, e) in session.entries().iter().enumerate() {
         let kind = match (&e.kind, &*e.entry_type) {
             (EntryKind::Message(m), _) if m.role == Role::Assistant && m.reply.usage.is_some() => CallKind::Assistant,
@@ -188,31 +271,31 @@ pub fn spend(session: &Session, source: &dyn Source) -> Result<Spend, ReadBackEr
         let (input, output, cache_read, cache_write, total_tokens) =
             (n("input"), n("output"), n("cacheRead"), n("cacheWrite"), n("totalTokens"));
         let cost = usage.get("cost").and_then(|c| c.get("total")).and_then(Value::as_f64).unwrap_or(0.0);
-        let context_tokens = (kind == CallKind::Assistant).then_some(if total_tokens != 0.0 {
-            total_tokens
-        } else {
-            input + output + cache_read + cache_write
+        let named = model.is_some();
+        let model = *model_numbers.entry(model.unwrap_or_else(|| "unknown".into())).or_insert_with_key(|name| {
+            models.push(name.clone());
+            (models.len() - 1) as u32
         });
-        by_node[i] = Some(records.len());
         let amounts = Amounts { input, output, cache_read, cache_write, total_tokens, cost };
-        records.push(Record { entry_id: e.id.to_string(), index: i as u32, kind, model, amounts, context_tokens });
+        records.push(CompactRecord { index: i as u32, model, named, kind, amounts });
     }
 
     let mut totals = Totals::default();
     let mut by_kind: BTreeMap<&'static str, Totals> = BTreeMap::new();
-    let mut by_model: BTreeMap<String, Totals> = BTreeMap::new();
+    let mut model_totals: Vec<Totals> = vec![Totals::default(); models.len()];
     for r in &records {
-        totals.add(r);
+        totals.add(&r.amounts);
         let name = match r.kind {
             CallKind::Assistant => "replies",
             CallKind::SideCall => "sideCalls",
             CallKind::Summary => "summaries",
             CallKind::Tool => "toolCalls",
         };
-        by_kind.entry(name).or_default().add(r);
-        by_model.entry(r.model.clone().unwrap_or_else(|| "unknown".into())).or_default().add(r);
+        by_kind.entry(name).or_default().add(&r.amounts);
+        model_totals[r.model as usize].add(&r.amounts);
     }
-    let mut by_model: Vec<ModelTotals> = by_model.into_iter().map(|(model, totals)| ModelTotals { model, totals }).collect();
+    let mut by_model: Vec<ModelTotals> =
+        models.iter().zip(model_totals).map(|(model, totals)| ModelTotals { model: model.clone(), totals }).collect();
     by_model.sort_by(|a, b| b.totals.sum.cost.total_cmp(&a.totals.sum.cost).then_with(|| a.model.cmp(&b.model)));
 
     let branches = session
@@ -223,14 +306,14 @@ pub fn spend(session: &Session, source: &dyn Source) -> Result<Spend, ReadBackEr
             let path = session.tree().path_to(leaf);
             let mut t = Totals::default();
             for n in &path {
-                if let Some(r) = by_node[n.index()] {
-                    t.add(&records[r]);
+                if let Ok(r) = records.binary_search_by_key(&n.0, |r| r.index) {
+                    t.add(&records[r].amounts);
                 }
             }
             BranchTotals { leaf_id: session.entry(leaf).id.to_string(), path_length: path.len(), totals: t }
         })
         .collect();
-    Ok(Spend { totals, by_kind, by_model, branches, records, compactions })
+    Ok(SpendReport { totals, by_kind, by_model, branches, compactions, records, models })
 }
 
 fn model_name(provider: Option<&Value>, model: Option<&Value>) -> Option<String> {

@@ -94,8 +94,17 @@ impl TreeRow<'_> {
 /// The rows of the whole tree in display order (pre-order, siblings by time), with their
 /// states for the leaf whose `states` these are. Iterative: a million-entry chain is fine.
 pub fn tree_rows<'a>(session: &'a Session, states: &[EntryState], leaf: Option<NodeId>) -> Vec<TreeRow<'a>> {
+    tree_rows_iter(session, states, leaf).collect()
+}
+
+/// [`tree_rows`] one row at a time, made as it is asked for: a writer of the rows holds one
+/// row, not a million.
+pub fn tree_rows_iter<'a, 's>(
+    session: &'a Session,
+    states: &'s [EntryState],
+    leaf: Option<NodeId>,
+) -> impl Iterator<Item = TreeRow<'a>> + use<'a, 's> {
     let tree = session.tree();
-    let mut rows = Vec::with_capacity(tree.len());
     // `Session::label` scans every label: index them once (the first label of a node wins).
     let mut labels: std::collections::HashMap<NodeId, &str> = std::collections::HashMap::new();
     for (n, l) in session.labels() {
@@ -113,7 +122,8 @@ pub fn tree_rows<'a>(session: &'a Session, states: &[EntryState], leaf: Option<N
         };
         stack.push((r, Vec::new(), connector));
     }
-    while let Some((node, guides, connector)) = stack.pop() {
+    std::iter::from_fn(move || {
+        let (node, guides, connector) = stack.pop()?;
         let e = session.entry(node);
         let kids: Vec<NodeId> = tree.children(node).collect();
         let state = states[node.index()];
@@ -131,7 +141,7 @@ pub fn tree_rows<'a>(session: &'a Session, states: &[EntryState], leaf: Option<N
                 stack.push((k, child_guides.clone(), c));
             }
         }
-        rows.push(TreeRow {
+        Some(TreeRow {
             node,
             indent: guides.len() as u32 + u32::from(connector != Connector::None),
             guides,
@@ -147,9 +157,8 @@ pub fn tree_rows<'a>(session: &'a Session, states: &[EntryState], leaf: Option<N
             label: labels.get(&node).copied(),
             tokens: session.entry_tokens(node),
             line: e.line,
-        });
-    }
-    rows
+        })
+    })
 }
 
 /// Row index of "no row": the parent of a root in [`TreeLayout::parent`].

@@ -23,8 +23,8 @@ use contextree_core::compaction::entry::{details_value, strip_file_tags, system_
 use contextree_core::compaction::prompt::{pi_reasoning, PromptBuildError};
 use contextree_core::compaction::{auto_check_with, CheckInputs};
 use contextree_core::compaction::{
-    compaction_result, new_entry, plan, preview, summary_requests, supplied_result, Answers, CallKind, CompactingHook, CompactionPlan,
-    CompactionResult, CompactionSettings, HistoryStep, NothingToCompact, PromptOptions, SummarizerCall, SummaryRequests,
+    compaction_result, new_entry, plan, preview_numbers, summary_requests, supplied_result, Answers, CallKind, CompactingHook,
+    CompactionPlan, CompactionResult, CompactionSettings, HistoryStep, NothingToCompact, PromptOptions, SummarizerCall, SummaryRequests,
     SuppliedCompaction,
 };
 use contextree_core::context::{self, Leaf};
@@ -44,7 +44,7 @@ use serde::{Serialize, Serializer};
 use crate::auto_check::AutoCheckReport;
 use crate::error::{require_entry_ids, write_error};
 use crate::progress::{llm_error, Asker};
-use crate::report::{CallView, JsNumber, ModelAnswer, PiCost, PiUsage, Summarizer};
+use crate::report::{CallView, IdList, JsNumber, ModelAnswer, PiCost, PiUsage, Summarizer};
 use crate::summarizer::{self, load_hooks, ProviderFlags};
 use crate::{Call, OpsError, Progress, ProgressFn, OFFLINE_DETAILS};
 
@@ -175,13 +175,13 @@ pub struct Planned {
     pub tokens_before: JsNumber,
     pub keep_recent_tokens_used: u64,
     /// Entries whose messages the history summary covers.
-    pub messages_to_summarize_ids: Vec<String>,
+    pub messages_to_summarize_ids: IdList,
     /// The split turn's entries before the cut (summarized separately).
-    pub turn_prefix_ids: Vec<String>,
+    pub turn_prefix_ids: IdList,
     /// Entries kept verbatim after the summary.
-    pub recent_messages_ids: Vec<String>,
+    pub recent_messages_ids: IdList,
     /// omp: entries the previous compaction kept that this one drops.
-    pub dropped_ids: Vec<String>,
+    pub dropped_ids: IdList,
     /// The agents' `readFiles` / `modifiedFiles`.
     pub file_ops: FileListsView,
     /// Tokens before and after, message counts.
@@ -271,6 +271,8 @@ pub enum DryRun {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NothingDoc {
+    /// Not serialized: the face writes the session's dialect and rule set first.
+    #[serde(skip)]
     pub dialect: &'static str,
     pub leaf_id: Option<String>,
     pub dry_run: bool,
@@ -287,6 +289,8 @@ pub struct NothingDoc {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlanDoc {
+    /// Not serialized: the face writes the session's dialect and rule set first.
+    #[serde(skip)]
     pub dialect: &'static str,
     pub leaf_id: Option<String>,
     pub dry_run: bool,
@@ -327,32 +331,36 @@ impl DryRun {
 /// the transcript format of the model the run would ask first (a broken configuration shows the
 /// path's model).
 pub fn preview_plan(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<PlanPreview, OpsError> {
-    plan_preview(loaded, opts).map(|(pv, _)| pv)
+    plan_preview(loaded, opts, false).map(|(pv, _)| pv)
 }
 
-/// [`preview_plan`], and the context and plan it was made from.
-fn plan_preview(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<(PlanPreview, Start), OpsError> {
+/// [`preview_plan`], and with `auto` the agent's own automatic check (made from the same
+/// context, before the context is dropped).
+fn plan_preview(loaded: &LoadedSession, opts: &CompactOptions<'_>, auto: bool) -> Result<(PlanPreview, Option<AutoCheckReport>), OpsError> {
     let s = &loaded.session;
-    let mut st = start(loaded, opts)?;
-    let mut warnings = std::mem::take(&mut st.warnings);
-    let planned = preview_of(loaded, opts, &st.agent, &st.ctx, &st.plan, &mut warnings)?;
+    let Start { agent, ctx, plan, mut warnings } = start(loaded, opts)?;
+    let auto = if auto { Some(auto_check_report(loaded, &ctx, &plan)?) } else { None };
+    let planned = preview_of(loaded, opts, &agent, ctx, &plan, &mut warnings)?;
     let pv = PlanPreview {
-        dialect: st.plan.dialect,
-        leaf_id: leaf_id(s, &st.plan),
-        tokens_before: st.plan.tokens_before,
-        keep_recent_tokens_used: st.plan.keep_recent.used,
-        settings_files: settings_files(&st.agent),
+        dialect: plan.dialect,
+        leaf_id: leaf_id(s, &plan),
+        tokens_before: plan.tokens_before,
+        keep_recent_tokens_used: plan.keep_recent.used,
+        settings_files: settings_files(&agent),
         warnings,
         planned,
     };
-    Ok((pv, st))
+    Ok((pv, auto))
 }
 
+/// The plan's prompts and numbers; `ctx` is dropped before the prompts, which may quote a
+/// whole session, are made (its path, messages and pi 1.6's projection: 16 to 40 bytes an
+/// entry).
 fn preview_of(
     loaded: &LoadedSession,
     opts: &CompactOptions<'_>,
     agent: &AgentSettings,
-    ctx: &context::Context,
+    ctx: context::Context,
     plan: &CompactionPlan,
     warnings: &mut Vec<String>,
 ) -> Result<Result<Planned, NothingToCompact>, OpsError> {
@@ -362,7 +370,7 @@ fn preview_of(
         Ok(p) => p,
     };
     let pack = (opts.pack)(s.dialect())?;
-    let mut prompt_opts = prompt_options(opts, ctx);
+    let mut prompt_opts = prompt_options(opts, &ctx);
     // The model the run would ask first (a broken configuration shows the path's model).
     let mut candidates = if s.rules().summarizes_with_model_transcript() {
         summarizer::candidates(&opts.provider, agent, opts.env).unwrap_or_default()
@@ -370,16 +378,36 @@ fn preview_of(
         Candidates::default()
     };
     prompt_opts.summary_model = summarizer::omp18_summary_model(s, current_model(&ctx.model, s.dialect()), &mut candidates, warnings);
+    drop(ctx);
     let requests = summary_requests(s, plan, &loaded.source, &pack, &prompt_opts).map_err(request_error)?;
-    let pv = preview(s, plan, &requests).map_err(|r| OpsError::Refused(r.to_string()))?;
+    let pv = preview_numbers(s, plan, &requests).map_err(|r| OpsError::Refused(r.to_string()))?;
     let id = |n: NodeId| s.entry(n).id.to_string();
-    let ids = |nodes: &[NodeId]| nodes.iter().map(|&n| id(n)).collect::<Vec<_>>();
+    let ids = |nodes: &[NodeId]| IdList::of(s, nodes);
     let lists = p.file_ops.lists();
     let fold_calls: Vec<CallView> =
         (0..requests.fold_len()).filter_map(|i| requests.fold_call(i, FOLD_MARKER)).map(|c| CallView::of(&c)).collect();
     if !fold_calls.is_empty() {
         warnings.push(format!("oh-my-pi 18 summarizes this history in {} windows, one call after the other, each updating the summary of the one before (`foldCalls`)", requests.fold_len() + 1));
     }
+    let history_literal = match &requests.history {
+        HistoryStep::Literal(t) => Some(t.clone()),
+        HistoryStep::Call(_) => None,
+    };
+    let has_short = requests.has_short();
+    let transcript = requests.transcript.as_ref().map(|t| {
+        let (by, size) = fit_parts(t.fit);
+        TranscriptView {
+            format: t.dialect.name(),
+            model: t.model.clone(),
+            budget_tokens: t.budget_tokens,
+            fit: FitView { by, size },
+            windows: 1 + t.fold.len(),
+        }
+    });
+    // The calls in order (the short one quotes the preview's marker), their prompts moved out of
+    // the requests: a prompt quoting a million-message history is held once.
+    let short = requests.short_call(contextree_core::compaction::preview::SHORT_PREVIEW_MARKER);
+    let calls: Vec<CallView> = requests.into_first_calls().into_iter().chain(short).map(CallView::from_call).collect();
     Ok(Ok(Planned {
         prompt_pack: pack.origin().to_string(),
         first_kept_entry_id: id(p.first_kept),
@@ -401,27 +429,15 @@ fn preview_of(
             messages_kept: pv.messages_kept,
             messages_dropped: pv.messages_dropped,
         },
-        history_literal: match &requests.history {
-            HistoryStep::Literal(t) => Some(t.clone()),
-            HistoryStep::Call(_) => None,
-        },
-        calls: pv.calls.iter().map(CallView::of).collect(),
-        short_summary_note: requests.has_short().then(|| {
+        history_literal,
+        calls,
+        short_summary_note: has_short.then(|| {
             format!(
                 "the short-summary prompt quotes the summary the calls before it return; shown here as {}",
                 contextree_core::compaction::preview::SHORT_PREVIEW_MARKER
             )
         }),
-        transcript: requests.transcript.as_ref().map(|t| {
-            let (by, size) = fit_parts(t.fit);
-            TranscriptView {
-                format: t.dialect.name(),
-                model: t.model.clone(),
-                budget_tokens: t.budget_tokens,
-                fit: FitView { by, size },
-                windows: 1 + t.fold.len(),
-            }
-        }),
+        transcript,
         fold_calls,
         summarized: p.messages_to_summarize.iter().chain(&p.turn_prefix).copied().collect(),
     }))
@@ -444,8 +460,8 @@ pub fn dry_run(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<DryR
     // Read before anything is planned: a broken hooks section must stop the run rather than
     // skip a hook the user relies on (to cancel, say).
     let hooks = load_hooks(opts.env)?;
-    let (pv, st) = plan_preview(loaded, opts)?;
-    let auto = auto_check_report(loaded, &st.ctx, &st.plan)?;
+    let (pv, auto) = plan_preview(loaded, opts, true)?;
+    let auto = auto.ok_or_else(|| OpsError::Failed("no automatic check".into()))?;
     let dialect = pv.dialect.name();
     Ok(match pv.planned {
         Err(reason) => DryRun::Nothing(Box::new(NothingDoc {

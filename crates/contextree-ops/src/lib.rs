@@ -24,7 +24,7 @@ pub use contextree_llm::CancelToken;
 pub use error::OpsError;
 pub use one_line::OneLine;
 pub use progress::{Call, Progress, ProgressFn};
-pub use report::{CallView, JsNumber, ModelAnswer, PiCost, PiUsage, Summarizer};
+pub use report::{CallView, IdList, JsNumber, ModelAnswer, PiCost, PiUsage, Summarizer};
 
 /// The `details.summarizer` value of an entry whose summary no model wrote.
 pub(crate) const OFFLINE_DETAILS: &str = "contextree-offline";

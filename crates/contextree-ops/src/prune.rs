@@ -1,7 +1,7 @@
 //! omp's tool-output pruning for a leaf (spec pruning.md): the plan, the context before and
 //! after, and the checked, backed-up rewrite of docs/decisions.md D15 (`contextree_host::rewrite`).
 
-use contextree_core::context::materialize::context_tokens;
+use contextree_core::context::materialize::context_token_sums;
 use contextree_core::context::{self, Leaf};
 use contextree_core::prompts::PromptPack;
 use contextree_core::prune::{plan_prune, plan_prune_after, plan_stale, pruned_line, PruneConfig, PrunePlan, StaleConfig, StalePlan};
@@ -42,9 +42,8 @@ pub fn preview(loaded: &LoadedSession, leaf: Leaf, config: &PruneConfig, pack: &
     let s = &loaded.session;
     let plan = plan(loaded, leaf, config);
     let ctx = context::build(s, leaf);
-    let tokens = context_tokens(s, &ctx, pack, &loaded.source)?;
+    let (messages, llm) = context_token_sums(s, &ctx, pack, &loaded.source)?;
     let saved: u64 = plan.pruned().iter().filter(|r| r.in_context).map(|r| r.saving()).sum();
-    let (messages, llm) = (tokens.message_tokens(), tokens.llm_tokens());
     let bytes_before = loaded.fingerprint.len;
     let bytes_after = bytes_after(loaded, &plan).unwrap_or(bytes_before);
     Ok(PrunePreview {
@@ -135,10 +134,9 @@ pub fn preview_turn(
     let stale = stale.map(|c| plan_stale(s, &ctx, c, &loaded.source)).transpose()?;
     let before = stale.as_ref().map(StalePlan::after).unwrap_or_default();
     let overflow = overflow.map(|c| plan_prune_after(s, &ctx, c, &before));
-    let tokens = context_tokens(s, &ctx, pack, &loaded.source)?;
+    let (messages, llm) = context_token_sums(s, &ctx, pack, &loaded.source)?;
     let saved: u64 = stale.iter().flat_map(|p| p.pruned()).filter(|c| c.in_context).map(|c| c.saving()).sum::<u64>()
         + overflow.iter().flat_map(|p| p.pruned()).filter(|r| r.in_context).map(|r| r.saving()).sum::<u64>();
-    let (messages, llm) = (tokens.message_tokens(), tokens.llm_tokens());
     let mut pv = TurnPreview {
         stale,
         overflow,

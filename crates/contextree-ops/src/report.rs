@@ -90,6 +90,51 @@ pub struct ModelAnswer {
     pub stop_reason: Option<String>,
 }
 
+/// Entry ids, held as one text (an 8-character id costs 12 bytes, not a `String` of its own:
+/// a plan over a million-entry path lists a million of them); serialized as an array of strings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IdList {
+    text: String,
+    ends: Vec<u32>,
+}
+
+impl IdList {
+    /// The ids of `nodes` in `session`.
+    pub fn of(session: &contextree_core::session::Session, nodes: &[contextree_core::session::NodeId]) -> IdList {
+        let mut list = IdList { text: String::new(), ends: Vec::with_capacity(nodes.len()) };
+        for &n in nodes {
+            list.text.push_str(&session.entry(n).id);
+            list.ends.push(u32::try_from(list.text.len()).unwrap_or(u32::MAX));
+        }
+        list
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The ids in order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(a, &b)| &self.text[a as usize..b as usize])
+    }
+
+    /// The ids as strings of their own.
+    pub fn to_vec(&self) -> Vec<String> {
+        self.iter().map(str::to_owned).collect()
+    }
+}
+
+impl Serialize for IdList {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
 /// A summarizer call as a dry run shows it: `{systemPrompt, prompt, maxTokens?, reasoning?,
 /// kind?}` (`maxTokens` only when the request carries it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -114,6 +159,13 @@ pub struct CallView {
 }
 
 impl CallView {
+    /// A compaction's call, its prompts moved in (a prompt that quotes a whole session is not
+    /// copied).
+    pub(crate) fn from_call(c: SummarizerCall) -> CallView {
+        let (max_tokens, kind, budget_tokens) = (c.sent_max_tokens(), Some(c.kind.name()), c.max_tokens);
+        CallView { system_prompt: c.system_prompt, prompt: c.prompt, max_tokens, reasoning: c.reasoning, kind, budget_tokens }
+    }
+
     /// A compaction's call.
     pub(crate) fn of(c: &SummarizerCall) -> CallView {
         CallView {

@@ -12,20 +12,23 @@ use contextree_core::session::{NodeId, Session};
 use contextree_host::LoadedSession;
 use serde::Serialize;
 use serde_json::Value;
+use std::io::Write;
 
-use crate::common::{print_session_doc, read_back, CliError, FileOpsDoc, SessionArgs};
+use crate::common::{print_session_doc, read_back, write_ids, write_stdout_with, CliError, FileOpsDoc, Ids, SessionArgs, Streamed};
 
-/// `branch --json` (after `dialect` and `ruleSet`).
+/// `branch --json` (after `dialect` and `ruleSet`); its lists are written one element at a
+/// time (a million abandoned entries are not held as strings or values).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct BranchDoc<'a> {
+struct BranchDoc<'a, M> {
     from_id: Option<String>,
     to_id: Option<String>,
     budget: u64,
     common_ancestor_id: Option<String>,
-    entry_ids: Vec<String>,
-    selected_ids: Vec<String>,
-    messages: Vec<Message<'a>>,
+    entry_ids: Ids<'a>,
+    selected_ids: Ids<'a>,
+    /// [`Message`]s, [`Streamed`].
+    messages: M,
     total_tokens: u64,
     squeezed_id: Option<String>,
     stopped_at_id: Option<String>,
@@ -84,6 +87,10 @@ pub fn run(args: &BranchArgs) -> Result<(), CliError> {
     };
     let collected = collect_entries_for_branch_summary(s, from, to);
     let prep = prepare_branch_entries(s, &collected.entries, args.budget, &loaded.source).map_err(read_back)?;
+    if !a.json {
+        print_text(s, &collected, &prep);
+        return Ok(());
+    }
     let mut doc = document(s, [from, Some(to)], args.budget, &collected, &prep);
     if let Some(model) = &args.summary_model {
         let pack = a.pack(s.rules())?;
@@ -92,11 +99,7 @@ pub fn run(args: &BranchArgs) -> Result<(), CliError> {
         doc.call =
             Some(CallDoc { call: call.as_ref().map(|c| c.to_json()), transcript: call.and_then(|c| c.transcript).map(|d| d.name()) });
     }
-    if a.json {
-        print_session_doc(s, &doc);
-    } else {
-        print_text(s, &collected, &prep);
-    }
+    print_session_doc(s, &doc);
     Ok(())
 }
 
@@ -108,11 +111,11 @@ fn document<'a>(
     s: &'a Session,
     [from, to]: [Option<NodeId>; 2],
     budget: u64,
-    collected: &BranchEntries,
-    prep: &PreparedBranch,
-) -> BranchDoc<'a> {
+    collected: &'a BranchEntries,
+    prep: &'a PreparedBranch,
+) -> BranchDoc<'a, Streamed<impl Iterator<Item = Message<'a>> + 'a>> {
     let id = |n: NodeId| s.entry(n).id.to_string();
-    let ids = |nodes: &[NodeId]| nodes.iter().map(|&n| id(n)).collect();
+    let ids = |nodes: &'a [NodeId]| Ids(s, nodes);
     BranchDoc {
         from_id: from.map(id),
         to_id: to.map(id),
@@ -120,7 +123,7 @@ fn document<'a>(
         common_ancestor_id: collected.common_ancestor.map(id),
         entry_ids: ids(&collected.entries),
         selected_ids: ids(&prep.selected),
-        messages: messages(s, prep),
+        messages: Streamed::new(messages(s, prep)),
         total_tokens: prep.total_tokens,
         squeezed_id: prep.squeezed.map(id),
         stopped_at_id: prep.stopped_at.map(id),
@@ -131,7 +134,7 @@ fn document<'a>(
 
 /// The selected messages with the role and estimate the summarizer sees
 /// (pi 1.6: `editedBy` names the context_edit whose replacement it reads).
-fn messages<'a>(s: &'a Session, prep: &PreparedBranch) -> Vec<Message<'a>> {
+fn messages<'a>(s: &'a Session, prep: &'a PreparedBranch) -> impl Iterator<Item = Message<'a>> + 'a {
     let row = |((&n, item), &tokens): ((&NodeId, &Item), &u64)| {
         let e = s.entry(n);
         // The message's own estimate; a replaced one (pi 1.6) is measured on its replacement.
@@ -143,19 +146,23 @@ fn messages<'a>(s: &'a Session, prep: &PreparedBranch) -> Vec<Message<'a>> {
         };
         Message { entry_id: e.id.to_string(), role: message_role_under(e, s.rules()), tokens, edited_by }
     };
-    prep.selected.iter().zip(&prep.items).zip(&prep.tokens).map(row).collect()
+    prep.selected.iter().zip(&prep.items).zip(&prep.tokens).map(row)
 }
 
 fn print_text(s: &Session, collected: &BranchEntries, prep: &PreparedBranch) {
-    let list = |nodes: &[NodeId]| nodes.iter().map(|&n| s.entry(n).id.to_string()).collect::<Vec<_>>().join(" ");
     let ancestor = collected.common_ancestor.map_or("(none)".to_owned(), |n| s.entry(n).id.to_string());
-    outln!("dialect {} · common ancestor {ancestor}", s.dialect());
-    outln!("abandoned ({}): {}", collected.entries.len(), list(&collected.entries));
-    outln!("selected ({}, {} tokens): {}", prep.selected.len(), prep.total_tokens, list(&prep.selected));
-    if let Some(n) = prep.squeezed {
-        outln!("summary {} squeezed in over the budget", s.entry(n).id);
-    }
     let files = prep.file_ops.lists();
-    outln!("read files: {}", files.read_files.join(", "));
-    outln!("modified files: {}", files.modified_files.join(", "));
+    write_stdout_with(|out| {
+        writeln!(out, "dialect {} · common ancestor {ancestor}", s.dialect())?;
+        write!(out, "abandoned ({}): ", collected.entries.len())?;
+        write_ids(out, s, &collected.entries)?;
+        write!(out, "\nselected ({}, {} tokens): ", prep.selected.len(), prep.total_tokens)?;
+        write_ids(out, s, &prep.selected)?;
+        writeln!(out)?;
+        if let Some(n) = prep.squeezed {
+            writeln!(out, "summary {} squeezed in over the budget", s.entry(n).id)?;
+        }
+        writeln!(out, "read files: {}", files.read_files.join(", "))?;
+        writeln!(out, "modified files: {}", files.modified_files.join(", "))
+    });
 }

@@ -25,15 +25,17 @@
 //!    `~/.config/contextree/config.json`, else omp's `compaction.remoteEndpoint`;
 //!    see `contextree_ops::summarizer::candidates`), through contextree-llm.
 
+use std::io::Write;
+
 use clap::Args;
 use contextree_host::write::Appended;
 use contextree_host::{HostEnv, RawJson};
-use contextree_ops::compact::{self, CompactOptions};
-use contextree_ops::{CancelToken, Summarizer};
+use contextree_ops::compact::{self, CompactOptions, DryRun};
+use contextree_ops::{CallView, CancelToken, IdList, Summarizer};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::common::{print_progress, print_session_json, CliError, ProviderArgs, SessionArgs};
+use crate::common::{print_progress, print_session_doc, print_session_json, write_stdout_with, CliError, ProviderArgs, SessionArgs};
 
 #[derive(Debug, Args)]
 pub struct CompactArgs {
@@ -97,16 +99,35 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
         env: &env,
     };
     if args.dry_run {
-        let doc = to_value(&compact::dry_run(&loaded, &opts)?)?;
-        print_doc(&loaded.session, a.json, &doc, || {
-            print_settings_files(&doc);
-            if doc["nothingToCompact"] == true {
-                outln!("nothing to compact: {}", doc["reason"].as_str().unwrap_or(""));
-            } else {
-                print_dry_run(&doc);
-            }
-            print_auto_check(&doc["autoCheck"]);
-        });
+        let mut dry = compact::dry_run(&loaded, &opts)?;
+        if a.json {
+            // Serialized as it is written: the prompts and id lists are not copied.
+            print_session_doc(&loaded.session, &dry);
+            return Ok(());
+        }
+        // The text reads the small parts as a value; the id lists and the calls (which may
+        // quote a whole session) are printed from the document itself.
+        let big = match &mut dry {
+            DryRun::Plan(p) => Some((
+                [
+                    std::mem::take(&mut p.planned.messages_to_summarize_ids),
+                    std::mem::take(&mut p.planned.turn_prefix_ids),
+                    std::mem::take(&mut p.planned.recent_messages_ids),
+                ],
+                std::mem::take(&mut p.planned.calls),
+                std::mem::take(&mut p.fold_calls),
+            )),
+            DryRun::Nothing(_) => None,
+        };
+        let mut doc = to_value(&dry)?;
+        // The document leaves the dialect to the face (it leads the JSON with the rule set).
+        doc["dialect"] = loaded.session.dialect().name().into();
+        print_settings_files(&doc);
+        match &big {
+            None => outln!("nothing to compact: {}", doc["reason"].as_str().unwrap_or("")),
+            Some((ids, calls, fold_calls)) => print_dry_run(&doc, ids, calls, fold_calls),
+        }
+        print_auto_check(&doc["autoCheck"]);
         return Ok(());
     }
     let done = compact::run(&loaded, &opts, &mut print_progress(a.json), &CancelToken::new())?;
@@ -196,8 +217,7 @@ fn print_doc(s: &contextree_core::session::Session, json: bool, doc: &Value, tex
     }
 }
 
-fn print_dry_run(doc: &Value) {
-    let list = |v: &Value| v.as_array().map_or(String::new(), |a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "));
+fn print_dry_run(doc: &Value, [summarize, prefix, keep]: &[IdList; 3], calls: &[CallView], fold_calls: &[CallView]) {
     let pv = &doc["preview"];
     outln!(
         "dialect {} · leaf {} · prompt pack: {}",
@@ -211,10 +231,20 @@ fn print_dry_run(doc: &Value) {
         if doc["isSplitTurn"] == true { " (split turn)" } else { "" },
         doc["tokensBefore"]
     );
-    let count = |v: &Value| v.as_array().map_or(0, Vec::len);
-    outln!("summarize ({}): {}", count(&doc["messagesToSummarizeIds"]), list(&doc["messagesToSummarizeIds"]));
-    outln!("turn prefix ({}): {}", pv["turnPrefixMessages"], list(&doc["turnPrefixIds"]));
-    outln!("keep ({}): {}", pv["messagesKept"], list(&doc["recentMessagesIds"]));
+    write_stdout_with(|out| {
+        for (what, count, list) in [
+            ("summarize", Value::from(summarize.len()), summarize),
+            ("turn prefix", pv["turnPrefixMessages"].clone(), prefix),
+            ("keep", pv["messagesKept"].clone(), keep),
+        ] {
+            write!(out, "{what} ({count}): ")?;
+            for (i, id) in list.iter().enumerate() {
+                write!(out, "{}{id}", if i > 0 { " " } else { "" })?;
+            }
+            writeln!(out)?;
+        }
+        Ok(())
+    });
     outln!(
         "context after: at most {} tokens (kept {} + summary budget {}), before: {}",
         pv["estimatedTokensAfter"],
@@ -239,15 +269,17 @@ fn print_dry_run(doc: &Value) {
     for w in doc["warnings"].as_array().into_iter().flatten() {
         outln!("warning: {}", w.as_str().unwrap_or(""));
     }
-    for (i, call) in doc["calls"].as_array().into_iter().flatten().enumerate() {
-        let reasoning = call["reasoning"].as_str().map_or(String::new(), |r| format!(" · reasoning {r}"));
-        outln!("\n=== call {}: {} · maxTokens {}{reasoning}", i + 1, call["kind"].as_str().unwrap_or(""), call["maxTokens"]);
-        outln!("--- system prompt\n{}", call["systemPrompt"].as_str().unwrap_or(""));
-        outln!("--- prompt\n{}", call["prompt"].as_str().unwrap_or(""));
+    // `maxTokens` as JSON shows it: `null` when the call sends none.
+    let max_tokens = |c: &CallView| c.max_tokens.map_or_else(|| "null".to_owned(), |n| n.to_string());
+    for (i, call) in calls.iter().enumerate() {
+        let reasoning = call.reasoning.as_deref().map_or(String::new(), |r| format!(" · reasoning {r}"));
+        outln!("\n=== call {}: {} · maxTokens {}{reasoning}", i + 1, call.kind.unwrap_or(""), max_tokens(call));
+        outln!("--- system prompt\n{}", call.system_prompt);
+        outln!("--- prompt\n{}", call.prompt);
     }
-    for (i, call) in doc["foldCalls"].as_array().into_iter().flatten().enumerate() {
-        outln!("\n=== history window {} (after the first): maxTokens {}", i + 2, call["maxTokens"]);
-        outln!("--- prompt\n{}", call["prompt"].as_str().unwrap_or(""));
+    for (i, call) in fold_calls.iter().enumerate() {
+        outln!("\n=== history window {} (after the first): maxTokens {}", i + 2, max_tokens(call));
+        outln!("--- prompt\n{}", call.prompt);
     }
     if let Some(note) = doc["shortSummaryNote"].as_str() {
         outln!("\n({note})");

@@ -3,9 +3,9 @@
 use std::collections::HashMap;
 
 use clap::Args;
-use contextree_core::context::materialize::{agent_message, context_tokens, llm_messages, ReadBackError};
+use contextree_core::context::materialize::{agent_message, item_role, item_tokens, llm_messages, ReadBackError};
 use contextree_core::context::system::{current_system, is_system_item};
-use contextree_core::context::usage::{estimate_context_tokens, estimate_projected_context_tokens, ContextEstimate};
+use contextree_core::context::usage::{estimate_context_tokens_of, estimate_projected_context_tokens_of, ContextEstimate};
 use contextree_core::context::{Context, Item};
 use contextree_core::js::utf16_len;
 use contextree_core::session::Name;
@@ -14,8 +14,9 @@ use contextree_core::tokens::tokenizer::TokenizerKind;
 use contextree_core::Dialect;
 use serde::Serialize;
 use serde_json::Value;
+use std::io::Write;
 
-use crate::common::{print_session_doc, read_back, CliError, Ordered, SessionArgs, Streamed};
+use crate::common::{print_session_doc, read_back, write_stdout_with, CliError, Ordered, SessionArgs, Streamed};
 
 #[derive(Debug, Args)]
 pub struct ContextArgs {
@@ -119,7 +120,7 @@ struct TokenizerDoc {
 #[serde(rename_all = "camelCase")]
 struct MessageRow<'a> {
     i: usize,
-    role: &'a Name,
+    role: &'a str,
     tokens: u64,
     /// The summary message stands for its compaction entry, as in the oracle.
     entry_id: Option<&'a str>,
@@ -132,7 +133,7 @@ struct MessageRow<'a> {
 #[derive(Serialize)]
 struct LlmRow<'a> {
     i: usize,
-    role: &'a Name,
+    role: Name,
     tokens: u64,
     #[serde(flatten)]
     facts: Option<&'a Facts>,
@@ -144,9 +145,20 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     let s = &loaded.session;
     let ctx = a.context(&loaded)?;
     let pack = a.pack(s.rules())?;
-    let tokens = context_tokens(s, &ctx, &pack, &loaded.source).map_err(read_back)?;
-    let est = estimate_context_tokens(s, &ctx, &tokens);
-    let projected = estimate_projected_context_tokens(s, &ctx, &tokens, &loaded.source).map_err(read_back)?;
+    // Each message's estimate (8 bytes a message) and the LLM messages' count and sum; the LLM
+    // rows are made again while they are written, so a long context's rows are never held.
+    let mut estimates: Vec<u64> = Vec::with_capacity(ctx.items.len());
+    let (mut llm_count, mut llm_tokens) = (0usize, 0u64);
+    let mut rows = Vec::new();
+    for &item in &ctx.items {
+        estimates.push(item_tokens(s, &ctx, item, &pack, &loaded.source, &mut rows).map_err(read_back)?);
+        llm_count += rows.len();
+        llm_tokens += rows.iter().map(|r| r.1).sum::<u64>();
+    }
+    let message_tokens: u64 = estimates.iter().sum();
+    let estimate = |i: usize| estimates[i];
+    let est = estimate_context_tokens_of(s, &ctx, &estimate);
+    let projected = estimate_projected_context_tokens_of(s, &ctx, &estimate, &loaded.source).map_err(read_back)?;
     // The summary message stands for its compaction entry, as in the oracle.
     let entry_id = |item: Item| s.entry(item.node()).id();
     // Built one at a time while printing: a long context must not be held as JSON values.
@@ -157,21 +169,31 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     } else {
         (None, HashMap::new())
     };
-    let messages = tokens.messages.iter().enumerate().map(|(i, (item, role, n))| MessageRow {
+    let messages = ctx.items.iter().enumerate().map(|(i, &item)| MessageRow {
         i,
-        role,
-        tokens: *n,
-        entry_id: entry_id(*item),
+        role: item_role(s, item),
+        tokens: estimates[i],
+        entry_id: entry_id(item),
         entry_index: item.node().0,
         facts: facts.get(&i),
     });
-    // LLM messages come in the items' order (dropped ones skipped): a cursor finds each one's item.
-    let mut cursor = 0;
-    let llm = tokens.llm.iter().enumerate().map(|(i, (item, role, n))| {
-        while cursor < ctx.items.len() && ctx.items[cursor] != *item {
-            cursor += 1;
+    // LLM messages come in the items' order (dropped ones skipped), each item's made again here;
+    // a read-back failure (the file changed) ends the list and the command with the error.
+    let failed = std::cell::RefCell::new(None);
+    let (facts_ref, failed_ref, ctx_ref, pack_ref, source) = (&facts, &failed, &ctx, &pack, &loaded.source);
+    let (mut rows, mut at, mut k, mut i) = (Vec::<(Name, u64)>::new(), 0, 0, 0);
+    let llm = std::iter::from_fn(move || loop {
+        if let Some((role, n)) = rows.get(at) {
+            at += 1;
+            i += 1;
+            return Some(LlmRow { i: i - 1, role: role.clone(), tokens: *n, facts: facts_ref.get(&(k - 1)) });
         }
-        LlmRow { i, role, tokens: *n, facts: facts.get(&cursor) }
+        let &item = ctx_ref.items.get(k)?;
+        if let Err(e) = item_tokens(s, ctx_ref, item, pack_ref, source, &mut rows) {
+            *failed_ref.borrow_mut() = Some(e);
+            return None;
+        }
+        (at, k) = (0, k + 1);
     });
     let mut models = Ordered::default();
     for (role, model) in &ctx.model.omp {
@@ -224,10 +246,10 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
             mode,
             thinking_level: &ctx.thinking_level,
             path_length: ctx.path.len(),
-            message_count: tokens.messages.len(),
-            message_tokens: tokens.message_tokens(),
-            llm_count: tokens.llm.len(),
-            llm_tokens: tokens.llm_tokens(),
+            message_count: ctx.items.len(),
+            message_tokens,
+            llm_count,
+            llm_tokens,
             estimate_context_tokens: est,
             estimate_projected_context_tokens: projected,
             projection,
@@ -239,18 +261,20 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
             llm: Streamed::new(llm),
         };
         print_session_doc(s, &doc);
-        return Ok(());
+        return match failed.into_inner() {
+            Some(e) => Err(read_back(e)),
+            None => Ok(()),
+        };
     }
-    for (i, (item, role, n)) in tokens.messages.iter().enumerate() {
-        outln!("{i:>5}  {role:<18} {:<12} {n:>8}", entry_id(*item).unwrap_or("(summary)"));
-    }
-    outln!(
-        "messages {} · estimate {} · llm messages {} · llm estimate {}",
-        tokens.messages.len(),
-        tokens.message_tokens(),
-        tokens.llm.len(),
-        tokens.llm_tokens()
-    );
+    write_stdout_with(|out| {
+        for (i, (&item, n)) in ctx.items.iter().zip(&estimates).enumerate() {
+            let role = item_role(s, item);
+            let id = entry_id(item).unwrap_or("(summary)");
+            writeln!(out, "{i:>5}  {role:<18} {id:<12} {n:>8}")?;
+        }
+        Ok(())
+    });
+    outln!("messages {} · estimate {message_tokens} · llm messages {llm_count} · llm estimate {llm_tokens}", ctx.items.len());
     outln!("agent's context estimate {} (usage {} + trailing {})", est.tokens, est.usage_tokens, est.trailing_tokens);
     Ok(())
 }

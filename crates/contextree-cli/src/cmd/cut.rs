@@ -11,8 +11,10 @@ use contextree_ops::JsNumber;
 use serde::Serialize;
 use serde_json::Value;
 
+use std::io::Write;
+
 use super::compact::to_value;
-use crate::common::{file_ops_json, print_session_json, read_back, CliError, SessionArgs};
+use crate::common::{file_ops_json, print_session_doc, read_back, write_ids, write_stdout_with, CliError, Ids, SessionArgs};
 
 #[derive(Debug, Args)]
 pub struct CutArgs {
@@ -82,20 +84,20 @@ pub fn run(args: &CutArgs) -> Result<(), CliError> {
         let check = auto_check_with(s, &ctx, &settings, w, model, &inputs, &loaded.source).map_err(read_back)?;
         doc.auto_check = Some(auto_check_report(s, &check));
     }
-    let doc = to_value(&doc)?;
     if a.json {
-        print_session_json(s, &doc);
+        // The id lists are written one element at a time (a million-entry path is not held
+        // as strings or values).
+        print_session_doc(s, &doc);
+        Ok(())
     } else {
-        print_text(s, &plan, &doc);
+        print_text(s, &plan, &doc)
     }
-    Ok(())
 }
 
 /// The contract's fields plus the cut's details.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct CutDoc {
-    dialect: &'static str,
+struct CutDoc<'a> {
     leaf_id: Option<String>,
     settings: SettingsDoc,
     nothing_to_compact: bool,
@@ -107,10 +109,10 @@ struct CutDoc {
     tokens_before: JsNumber,
     keep_recent_tokens_used: u64,
     previous_compaction_id: Option<String>,
-    messages_to_summarize_ids: Vec<String>,
-    turn_prefix_ids: Vec<String>,
-    recent_messages_ids: Vec<String>,
-    dropped_ids: Vec<String>,
+    messages_to_summarize_ids: Ids<'a>,
+    turn_prefix_ids: Ids<'a>,
+    recent_messages_ids: Ids<'a>,
+    dropped_ids: Ids<'a>,
     /// The raw sets sorted and the agents' lists (`common::file_ops_json`).
     file_ops: Value,
     find_cut_point: FindCutPoint,
@@ -165,12 +167,11 @@ struct CutAt {
     turn_start_entry_id: Option<String>,
 }
 
-fn document(s: &Session, plan: &CompactionPlan, window: Option<u64>) -> CutDoc {
+fn document<'a>(s: &'a Session, plan: &'a CompactionPlan, window: Option<u64>) -> CutDoc<'a> {
     let id = |n: NodeId| s.entry(n).id.to_string();
-    let ids = |nodes: &[NodeId]| nodes.iter().map(|&n| id(n)).collect::<Vec<_>>();
     let prepared = plan.prepared();
+    let ids = |list: fn(&Prepared) -> &[NodeId]| Ids(s, prepared.map_or(&[][..], list));
     CutDoc {
-        dialect: plan.dialect.name(),
         leaf_id: plan.leaf.map(id),
         settings: SettingsDoc { keep_recent_tokens: plan.settings.keep_recent_tokens, reserve_tokens: plan.settings.reserve_tokens },
         nothing_to_compact: prepared.is_none(),
@@ -182,10 +183,10 @@ fn document(s: &Session, plan: &CompactionPlan, window: Option<u64>) -> CutDoc {
         tokens_before: JsNumber(plan.tokens_before),
         keep_recent_tokens_used: plan.keep_recent.used,
         previous_compaction_id: plan.previous.map(|p| id(p.node)),
-        messages_to_summarize_ids: prepared.map(|p| ids(&p.messages_to_summarize)).unwrap_or_default(),
-        turn_prefix_ids: prepared.map(|p| ids(&p.turn_prefix)).unwrap_or_default(),
-        recent_messages_ids: prepared.map(|p| ids(&p.recent)).unwrap_or_default(),
-        dropped_ids: prepared.map(|p| ids(&p.dropped)).unwrap_or_default(),
+        messages_to_summarize_ids: ids(|p| &p.messages_to_summarize),
+        turn_prefix_ids: ids(|p| &p.turn_prefix),
+        recent_messages_ids: ids(|p| &p.recent),
+        dropped_ids: ids(|p| &p.dropped),
         file_ops: prepared.map_or_else(|| file_ops_json(&FileOps::default()), |p| file_ops_json(&p.file_ops)),
         find_cut_point: find_cut_point(s, &plan.entries, plan),
         warnings: plan.warnings.clone(),
@@ -227,27 +228,38 @@ fn find_cut_point(s: &Session, path: &[NodeId], plan: &CompactionPlan) -> FindCu
     }
 }
 
-fn print_text(s: &Session, plan: &CompactionPlan, doc: &Value) {
+fn print_text(s: &Session, plan: &CompactionPlan, cut: &CutDoc<'_>) -> Result<(), CliError> {
     let id = |n: NodeId| s.entry(n).id.to_string();
     let k = &plan.keep_recent;
-    outln!("dialect {} · keepRecentTokens {} (used {}) · tokensBefore {}", plan.dialect, k.configured, k.used, doc["tokensBefore"]);
+    outln!(
+        "dialect {} · keepRecentTokens {} (used {}) · tokensBefore {}",
+        plan.dialect,
+        k.configured,
+        k.used,
+        to_value(&cut.tokens_before)?
+    );
     match &plan.outcome {
         Err(reason) => outln!("nothing to compact: {reason}"),
         Ok(p) => {
-            let list = |nodes: &[NodeId]| nodes.iter().map(|&n| id(n)).collect::<Vec<_>>().join(" ");
             outln!("first kept entry {}{}", id(p.first_kept), if p.is_split_turn() { " (split turn)" } else { "" });
-            outln!("summarize ({}): {}", p.messages_to_summarize.len(), list(&p.messages_to_summarize));
-            outln!("turn prefix ({}): {}", p.turn_prefix.len(), list(&p.turn_prefix));
-            outln!("kept ({}): {}", p.recent.len(), list(&p.recent));
+            write_stdout_with(|out| {
+                for (what, list) in [("summarize", &p.messages_to_summarize), ("turn prefix", &p.turn_prefix), ("kept", &p.recent)] {
+                    write!(out, "{what} ({}): ", list.len())?;
+                    write_ids(out, s, list)?;
+                    writeln!(out)?;
+                }
+                Ok(())
+            });
             let files = p.file_ops.lists();
             outln!("read files: {}", files.read_files.join(", "));
             outln!("modified files: {}", files.modified_files.join(", "));
         }
     }
-    if let Some(should) = doc.get("shouldCompact") {
-        outln!("window {} · threshold {} · should compact: {should}", doc["window"], doc["thresholdTokens"]);
+    if let Some(t) = &cut.threshold {
+        outln!("window {} · threshold {} · should compact: {}", t.window, to_value(&t.threshold_tokens)?, t.should_compact);
     }
-    if let Some(check) = doc.get("autoCheck") {
+    if let Some(check) = &cut.auto_check {
+        let check = &to_value(check)?;
         outln!("auto check: {} — {}", check["decision"].as_str().unwrap_or("?"), check["reason"].as_str().unwrap_or(""));
         if let Some(text) = check["method"]["text"].as_str() {
             outln!("  method: {text}");
@@ -269,4 +281,5 @@ fn print_text(s: &Session, plan: &CompactionPlan, doc: &Value) {
     for w in &plan.warnings {
         outln!("warning: {w}");
     }
+    Ok(())
 }

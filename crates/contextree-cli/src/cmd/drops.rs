@@ -3,19 +3,21 @@
 
 use clap::Args;
 use contextree_core::compaction::{plan, CompactionSettings};
-use contextree_core::drops::{check_requests, Request};
+use contextree_core::drops::{is_request, requests};
 use contextree_core::session::NodeId;
 use serde::Serialize;
+use std::io::Write;
 
-use crate::common::{print_session_doc, read_back, CliError, SessionArgs};
+use crate::common::{print_session_doc, read_back, write_stdout_with, CliError, SessionArgs, Streamed};
 
 /// `drops --json` (after `dialect` and `ruleSet`).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct DropsDoc<'a> {
+struct DropsDoc<'a, R> {
     what: &'a str,
     has_summary: bool,
-    requests: &'a [Request],
+    /// Core's `Request`s, [`Streamed`]: checked and written one at a time.
+    requests: R,
     may_be_lost: usize,
 }
 
@@ -49,24 +51,42 @@ pub fn run(args: &DropsArgs) -> Result<(), CliError> {
             (nodes, None, "a compaction of the leaf now (no summary yet)".to_owned())
         }
     };
-    let requests = check_requests(s, &nodes, summary.as_deref(), &loaded.source).map_err(read_back)?;
-    let lost = requests.iter().filter(|r| r.may_be_lost).count();
+    // One request at a time (a million-message history is not held): without a summary none
+    // may be lost; with one, a first pass counts them.
+    let summary = summary.as_deref();
+    let count = nodes.iter().filter(|&&n| is_request(s, n)).count();
+    let mut lost = 0;
+    if summary.is_some() {
+        for r in requests(s, &nodes, summary, &loaded.source) {
+            lost += usize::from(r.map_err(read_back)?.may_be_lost);
+        }
+    }
+    // A read-back failure while writing (the file changed) ends the list there and the command
+    // with the error.
+    let failed = std::cell::RefCell::new(None);
+    let each = || requests(s, &nodes, summary, &loaded.source).map_while(|r| r.map_err(|e| *failed.borrow_mut() = Some(e)).ok());
     if a.json {
-        print_session_doc(s, &DropsDoc { what: &what, has_summary: summary.is_some(), requests: &requests, may_be_lost: lost });
-        return Ok(());
+        print_session_doc(s, &DropsDoc { what: &what, has_summary: summary.is_some(), requests: Streamed::new(each()), may_be_lost: lost });
+    } else {
+        outln!("{what}: {count} user requests summarized, {lost} may be lost");
+        write_stdout_with(|out| {
+            for r in each() {
+                let terms: Vec<String> = r
+                    .terms
+                    .iter()
+                    .map(|t| match t.found {
+                        Some(true) => format!("✓ {}", t.text),
+                        Some(false) => format!("✗ {}", t.text),
+                        None => t.text.clone(),
+                    })
+                    .collect();
+                writeln!(out, "{} {:<10} {}  [{}]", if r.may_be_lost { "⚠" } else { " " }, r.entry_id, r.preview, terms.join(", "))?;
+            }
+            Ok(())
+        });
     }
-    outln!("{what}: {} user requests summarized, {lost} may be lost", requests.len());
-    for r in &requests {
-        let terms: Vec<String> = r
-            .terms
-            .iter()
-            .map(|t| match t.found {
-                Some(true) => format!("✓ {}", t.text),
-                Some(false) => format!("✗ {}", t.text),
-                None => t.text.clone(),
-            })
-            .collect();
-        outln!("{} {:<10} {}  [{}]", if r.may_be_lost { "⚠" } else { " " }, r.entry_id, r.preview, terms.join(", "));
+    match failed.into_inner() {
+        Some(e) => Err(read_back(e)),
+        None => Ok(()),
     }
-    Ok(())
 }

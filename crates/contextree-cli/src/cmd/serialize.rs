@@ -2,12 +2,14 @@
 
 use clap::Args;
 use contextree_core::compaction::transcript::{preferred_dialect, SummaryDialect};
-use contextree_core::context::materialize::{serialize_context, summary_transcript};
+use contextree_core::context::materialize::{serialize_context_with, summary_transcript, ReadBackError};
+use contextree_core::session::Session;
 use contextree_core::RuleSet;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
+use std::io::Write;
 
-use crate::common::{print_session_doc, read_back, CliError, SessionArgs};
+use crate::common::{print_session_doc, read_back, write_session_json_start, write_stdout_with, CliError, SessionArgs};
 
 /// `serialize --json` (after `dialect` and `ruleSet`).
 #[derive(Serialize)]
@@ -52,19 +54,60 @@ pub fn run(a: &SerializeArgs) -> Result<(), CliError> {
     if dialect.is_some() && rules != RuleSet::Omp18 {
         return Err(CliError::Input(format!("--summary-model / --transcript are omp 18's summarizer input; the rules here are {rules}")));
     }
-    let text = match dialect {
-        Some(d) => summary_transcript(&loaded.session, &ctx, &pack, &loaded.source, d),
-        None => serialize_context(&loaded.session, &ctx, &pack, &loaded.source),
-    }
-    .map_err(read_back)?;
+    let (s, source) = (&loaded.session, &loaded.source);
+    let Some(d) = dialect else {
+        // The conversation written as it is made, a message at a time.
+        return stream(args.json, s, |emit| serialize_context_with(s, &ctx, &pack, source, emit));
+    };
+    let text = summary_transcript(s, &ctx, &pack, source, d).map_err(read_back)?;
     if args.json {
         let sha = Sha256::digest(text.as_bytes());
         let hex: String = sha.iter().map(|b| format!("{b:02x}")).collect();
-        let doc =
-            SerializeDoc { text: &text, length: contextree_core::js::utf16_len(&text), sha256: hex, transcript: dialect.map(|d| d.name()) };
-        print_session_doc(&loaded.session, &doc);
+        let doc = SerializeDoc { text: &text, length: contextree_core::js::utf16_len(&text), sha256: hex, transcript: Some(d.name()) };
+        print_session_doc(s, &doc);
         return Ok(());
     }
     out!("{text}");
     Ok(())
+}
+
+/// Writes the text `make` gives in parts: as it is (text), or as the document
+/// `{"text", "length", "sha256"}` with the length (UTF-16 units) and digest taken on the way.
+fn stream(json: bool, s: &Session, make: impl FnOnce(&mut dyn FnMut(&str)) -> Result<(), ReadBackError>) -> Result<(), CliError> {
+    let mut failed = None;
+    write_stdout_with(|out| {
+        let mut written: std::io::Result<()> = Ok(());
+        let (mut sha, mut length) = (Sha256::new(), 0usize);
+        let mut escaped = Vec::new();
+        if json {
+            write_session_json_start(out, s)?;
+            out.write_all(b",\"text\":\"")?;
+        }
+        let made = make(&mut |part: &str| {
+            if written.is_err() {
+                return;
+            }
+            written = if json {
+                sha.update(part.as_bytes());
+                length += contextree_core::js::utf16_len(part);
+                // A JSON string's escaping is per character: the parts' escapings, concatenated.
+                escaped.clear();
+                serde_json::to_writer(&mut escaped, part)
+                    .map_err(std::io::Error::other)
+                    .and_then(|()| out.write_all(&escaped[1..escaped.len() - 1]))
+            } else {
+                out.write_all(part.as_bytes())
+            };
+        });
+        written?;
+        if let Err(e) = made {
+            failed = Some(e);
+        }
+        if json {
+            let hex: String = sha.finalize().iter().map(|b| format!("{b:02x}")).collect();
+            writeln!(out, "\",\"length\":{length},\"sha256\":\"{hex}\"}}")?;
+        }
+        Ok(())
+    });
+    failed.map_or(Ok(()), |e| Err(read_back(e)))
 }

@@ -5,7 +5,7 @@ use contextree_core::context::state::entry_states;
 use contextree_core::render;
 use serde::Serialize;
 
-use crate::common::{print_session_doc, CliError, SessionArgs, Streamed};
+use crate::common::{print_session_doc, write_stdout_with, CliError, SessionArgs, Streamed};
 
 /// `tree --json` (after `dialect` and `ruleSet`).
 #[derive(Serialize)]
@@ -52,7 +52,6 @@ pub fn run(args: &SessionArgs) -> Result<(), CliError> {
         print_session_doc(s, &TreeDoc { leaf_id, rows: Streamed::new(rows) });
         return Ok(());
     }
-    let text = render::tree(s, &states, ctx.leaf, &|n| entry_preview(s, n, &loaded.source, 60));
-    out!("{text}");
+    write_stdout_with(|out| render::write_tree(out, s, &states, ctx.leaf, &|n| entry_preview(s, n, &loaded.source, 60)));
     Ok(())
 }

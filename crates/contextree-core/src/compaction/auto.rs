@@ -739,7 +739,7 @@ pub fn auto_check_with(
     let a = read_assistant(session, a_node, source)?;
     out.assistant = Some(a.node);
     out.stop_reason = a.meta.reply.stop_reason.as_deref().map(str::to_owned);
-    let a_model = a.meta.reply.model.as_ref().map(|(p, m)| (&**p, &**m));
+    let a_model = a.meta.reply.model.as_deref().map(|(p, m)| (&**p, &**m));
     out.same_model = match current_model {
         Some(cur) => a_model == Some(cur),
         None => true,
@@ -1124,7 +1124,7 @@ fn last_message_ms(session: &Session, ctx: &Context, source: &dyn Source) -> Res
 /// Cerebras no-body pattern), the usage rules of 0.73.
 fn pi16_overflow(meta: &MessageMeta, error_message: Option<&str>, window: u64) -> Option<Overflow> {
     let stop = meta.reply.stop_reason.as_deref();
-    let provider = meta.reply.model.as_ref().map(|(p, _)| &**p);
+    let provider = meta.reply.model.as_deref().map(|(p, _)| &**p);
     let by_text = error_message
         .filter(|_| stop == Some("error"))
         .and_then(|m| pi16_overflow_pattern(m, provider))

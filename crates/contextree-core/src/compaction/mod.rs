@@ -33,7 +33,7 @@ pub use entry::{
 };
 pub use file_ops::{FileLists, FileOps};
 pub use plan::{plan, CompactionPlan, KeepRecent, NothingToCompact, Prepared, PreviousCompaction};
-pub use preview::{preview, CompactionPreview};
+pub use preview::{preview, preview_numbers, CompactionPreview};
 pub use prompt::{
     summary_requests, CallKind, CompactingHook, HistoryStep, PromptBuildError, PromptOptions, SummarizerCall, SummaryRequests,
 };

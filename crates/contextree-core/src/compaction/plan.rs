@@ -7,9 +7,9 @@ use std::ops::Range;
 use super::cut::{find_cut_point, find_projected_cut_point, CutPoint};
 use super::file_ops::FileOps;
 use super::settings::CompactionSettings;
-use crate::context::materialize::{agent_message, message_tokens, ReadBackError};
+use crate::context::materialize::{agent_message, message_estimates, ReadBackError};
 use crate::context::system::is_system_item;
-use crate::context::usage::estimate_projected_context_tokens;
+use crate::context::usage::estimate_projected_context_tokens_of;
 use crate::context::{entry_estimate, Context, Item};
 use crate::session::{Entry, NodeId, Role, Session, Source};
 use crate::Dialect;
@@ -151,16 +151,16 @@ pub fn plan(session: &Session, ctx: &Context, settings: &CompactionSettings, sou
     let dialect = session.dialect();
     let path = &ctx.path;
     // pi ≥ 0.87 works on the projection: its entries, their messages' estimates.
-    let projected = session.rules().cuts_projected_entries().then(|| message_tokens(session, ctx, source)).transpose()?;
+    let projected = session.rules().cuts_projected_entries().then(|| message_estimates(session, ctx, source)).transpose()?;
     let (entries, previous, boundary, tokens_before) = match &projected {
         None => {
             let previous = previous_compaction(session, path);
             (path.clone(), previous, boundary(dialect, previous, path.len()), tokens_before(session, ctx))
         }
-        Some(tokens) => {
+        Some(estimates) => {
             let previous = projected_previous_compaction(session, ctx);
             let start = previous.map_or(0, |p| p.path_index + 1);
-            let before = estimate_projected_context_tokens(session, ctx, tokens, source)?.tokens as f64;
+            let before = estimate_projected_context_tokens_of(session, ctx, &|i| estimates[i], source)?.tokens as f64;
             (ctx.projected.iter().map(|p| p.node).collect(), previous, start..ctx.projected.len(), before)
         }
     };
@@ -183,10 +183,7 @@ pub fn plan(session: &Session, ctx: &Context, settings: &CompactionSettings, sou
     }
     let cut = match &projected {
         None => find_cut_point(session, path, boundary.start, boundary.end, keep_recent.used),
-        Some(tokens) => {
-            let estimates: Vec<u64> = tokens.messages.iter().map(|m| m.2).collect();
-            find_projected_cut_point(session, ctx, &estimates, boundary.start, boundary.end, keep_recent.used)
-        }
+        Some(estimates) => find_projected_cut_point(session, ctx, estimates, boundary.start, boundary.end, keep_recent.used),
     };
     plan.cut = Some(cut);
     plan.outcome = prepare(session, ctx, &plan, cut, source)?;

@@ -59,6 +59,18 @@ pub struct CompactionPreview {
 
 /// The preview of `plan` with the requests built for it.
 pub fn preview(session: &Session, plan: &CompactionPlan, requests: &SummaryRequests) -> Result<CompactionPreview, NothingToCompact> {
+    let mut pv = preview_numbers(session, plan, requests)?;
+    pv.calls = requests.first_calls().into_iter().cloned().collect();
+    pv.calls.extend(requests.short_call(SHORT_PREVIEW_MARKER));
+    Ok(pv)
+}
+
+/// [`preview`] without its calls (empty): the numbers only, nothing copied from the requests.
+pub fn preview_numbers(
+    session: &Session,
+    plan: &CompactionPlan,
+    requests: &SummaryRequests,
+) -> Result<CompactionPreview, NothingToCompact> {
     let prepared = plan.outcome.as_ref().map_err(|&r| r)?;
     let dialect = plan.dialect;
     let kept_tokens: u64 = prepared.recent.iter().map(|&n| entry_estimate(session.entry(n), session.rules())).sum();
@@ -72,8 +84,6 @@ pub fn preview(session: &Session, plan: &CompactionPlan, requests: &SummaryReque
     let tags = utf16_len(&tagged_summary(dialect, "x", &prepared.file_ops.lists())) - 1;
     let separator = if requests.turn_prefix.is_some() { utf16_len(SPLIT_TURN_SEPARATOR) } else { 0 };
     let summary_budget = history + prefix + quarter(tags + separator);
-    let mut calls: Vec<SummarizerCall> = requests.first_calls().into_iter().cloned().collect();
-    calls.extend(requests.short_call(SHORT_PREVIEW_MARKER));
     Ok(CompactionPreview {
         tokens_before: plan.tokens_before,
         kept_tokens,
@@ -83,6 +93,6 @@ pub fn preview(session: &Session, plan: &CompactionPlan, requests: &SummaryReque
         turn_prefix_messages: prepared.turn_prefix.len(),
         messages_kept: prepared.recent.len(),
         messages_dropped: prepared.dropped.len(),
-        calls,
+        calls: Vec::new(),
     })
 }

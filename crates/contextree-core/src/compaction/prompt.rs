@@ -93,14 +93,20 @@ impl SummarizerCall {
     /// The fixtures' shape: `{systemPrompt, prompt, maxTokens?, reasoning?}`
     /// (no `maxTokens` when the request carries none).
     pub fn to_json(&self) -> Value {
+        self.clone().into_json()
+    }
+
+    /// [`SummarizerCall::to_json`], the prompts moved into the value (a prompt quoting a
+    /// million-message history is not copied).
+    pub fn into_json(self) -> Value {
         let mut m = serde_json::Map::new();
-        m.insert("systemPrompt".into(), self.system_prompt.clone().into());
-        m.insert("prompt".into(), self.prompt.clone().into());
+        m.insert("systemPrompt".into(), self.system_prompt.into());
+        m.insert("prompt".into(), self.prompt.into());
         if self.max_tokens_sent {
             m.insert("maxTokens".into(), self.max_tokens.into());
         }
-        if let Some(r) = &self.reasoning {
-            m.insert("reasoning".into(), r.clone().into());
+        if let Some(r) = self.reasoning {
+            m.insert("reasoning".into(), r.into());
         }
         Value::Object(m)
     }
@@ -367,6 +373,15 @@ impl SummaryRequests {
         history.into_iter().chain(&self.turn_prefix).collect()
     }
 
+    /// [`SummaryRequests::first_calls`], moved out of the requests.
+    pub fn into_first_calls(self) -> Vec<SummarizerCall> {
+        let history = match self.history {
+            HistoryStep::Call(c) => Some(c),
+            HistoryStep::Literal(_) => None,
+        };
+        history.into_iter().chain(self.turn_prefix).collect()
+    }
+
     /// Whether round 1's calls go one after the other, history first
     /// (pi ≥ 0.80.4, pi-1.6.md §4.4), rather than concurrently.
     pub fn sequential(&self) -> bool {
@@ -521,11 +536,11 @@ pub fn summary_requests(
     };
 
     let mut history_call = || -> Result<SummarizerCall, PromptBuildError> {
-        let conversation = match format {
+        let (mut prompt, conversation_range) = match format {
             Some(f) => {
                 let llm = llm_of(session, &prepared.messages_to_summarize, source, pack, &|n| prepared.item(n))?;
                 let text = serialize_for_summary(&llm, f);
-                match omp18_plan(&llm, &text, f, budget, opts.summary_model.as_ref().map(|m| m.id.as_str()))
+                let conversation = match omp18_plan(&llm, &text, f, budget, opts.summary_model.as_ref().map(|m| m.id.as_str()))
                     .map_err(PromptBuildError::TooLarge)?
                 {
                     Plan18::One(how) => {
@@ -538,13 +553,19 @@ pub fn summary_requests(
                         fold_windows = windows;
                         first
                     }
-                }
+                };
+                (conversation_block(&conversation), (CONVERSATION_OPEN.len(), CONVERSATION_OPEN.len() + conversation.len()))
             }
-            None => conv(&prepared.messages_to_summarize)?,
+            None => {
+                // Written into the prompt itself: a million-message history is one string, not two.
+                let mut prompt = String::from(CONVERSATION_OPEN);
+                conversation_into(&mut prompt, session, &prepared.messages_to_summarize, source, pack, &|n| prepared.item(n))?;
+                let range = (CONVERSATION_OPEN.len(), prompt.len());
+                prompt.push_str(CONVERSATION_CLOSE);
+                (prompt, range)
+            }
         };
         let base = base_prompt(previous_summary.is_some())?;
-        let mut prompt = conversation_block(&conversation);
-        let conversation_range = (CONVERSATION_OPEN.len(), CONVERSATION_OPEN.len() + conversation.len());
         if let Some(prev) = &previous_summary {
             push_previous_summary(&mut prompt, prev, omp18);
         }
@@ -704,20 +725,34 @@ fn conversation_of(
         return Ok(serialize_for_summary(&llm_of(session, nodes, source, pack, item)?, format));
     }
     let mut out = String::new();
+    conversation_into(&mut out, session, nodes, source, pack, item)?;
+    Ok(out)
+}
+
+/// `serializeConversation` of `nodes`' messages appended to `out`.
+fn conversation_into(
+    out: &mut String,
+    session: &Session,
+    nodes: &[NodeId],
+    source: &dyn Source,
+    pack: &PromptPack,
+    item: &dyn Fn(NodeId) -> Item,
+) -> Result<(), ReadBackError> {
     let mut first = true;
     for &node in nodes {
         let msg = agent_message(session, item(node), source)?;
         if let Some(llm) = convert_message(&msg, session.rules(), pack) {
-            serialize_message_into(&llm, session.rules(), &mut out, &mut first);
+            serialize_message_into(&llm, session.rules(), out, &mut first);
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 const CONVERSATION_OPEN: &str = "<conversation>\n";
+const CONVERSATION_CLOSE: &str = "\n</conversation>\n\n";
 
 fn conversation_block(conversation: &str) -> String {
-    format!("{CONVERSATION_OPEN}{conversation}\n</conversation>\n\n")
+    format!("{CONVERSATION_OPEN}{conversation}{CONVERSATION_CLOSE}")
 }
 
 /// `<previous-summary>` block; `escape` (omp@18): its boundary tags neutralised.

@@ -248,7 +248,7 @@ fn scan_state(ctx: &mut Context, e: &Entry, rules: RuleSet) {
     let dialect = rules.dialect();
     match &e.kind {
         EntryKind::Message(m) if m.role == Role::Assistant => {
-            let (provider, model) = m.reply.model.clone().map_or((None, None), |(p, m)| (Some(p.to_string()), Some(m.to_string())));
+            let (provider, model) = m.reply.model.as_deref().map_or((None, None), |(p, m)| (Some(p.to_string()), Some(m.to_string())));
             match dialect {
                 Dialect::Pi => ctx.model.pi = Some((provider, model)),
                 // omp ≥ 14: only until an explicit default model was recorded.

@@ -248,39 +248,68 @@ pub fn message_tokens(session: &Session, ctx: &Context, source: &dyn Source) -> 
     Ok(res)
 }
 
+/// [`message_tokens`]' estimates alone (8 bytes a message), in `ctx.items` order.
+pub fn message_estimates(session: &Session, ctx: &Context, source: &dyn Source) -> Result<Vec<u64>, ReadBackError> {
+    ctx.items.iter().map(|&item| item_estimate(session, item, source)).collect()
+}
+
 /// Token numbers of every message, reading entry text back only for messages
 /// that `convertToLlm` rewrites (bash output, summaries, custom messages, ...).
 pub fn context_tokens(session: &Session, ctx: &Context, pack: &PromptPack, source: &dyn Source) -> Result<ContextTokens, ReadBackError> {
-    let rules = session.rules();
     let mut res = ContextTokens { messages: Vec::with_capacity(ctx.items.len()), llm: Vec::with_capacity(ctx.items.len()) };
+    let mut llm = Vec::new();
     for &item in &ctx.items {
-        let e = session.entry(item.node());
-        let role: Name = item_role(session, item).into();
-        if matches!(item, Item::SystemCheckpoint(_) | Item::Replaced { .. }) || ctx.stripped_calls(item).is_some() {
-            // Not what the entry itself holds: measured on the message it becomes.
-            let msg = context_message(session, ctx, item, source)?;
-            res.messages.push((item, role, msg.as_object().map_or(0, |m| estimate_message(m, rules))));
-            for llm in convert_message_all(&msg, rules, pack) {
-                let role: Name = llm.get("role").and_then(Value::as_str).unwrap_or("").into();
-                res.llm.push((item, role, llm.as_object().map_or(0, |m| estimate_message(m, rules))));
-            }
-            continue;
-        }
-        res.messages.push((item, role, entry_estimate(e, rules)));
-        match unchanged_by_conversion(e, item, rules) {
-            Some(Some(llm_role)) => res.llm.push((item, llm_role.into(), entry_estimate(e, rules))),
-            Some(None) => {}
-            None => {
-                let msg = agent_message(session, item, source)?;
-                for llm in convert_message_all(&msg, rules, pack) {
-                    let role: Name = llm.get("role").and_then(Value::as_str).unwrap_or("").into();
-                    let n = llm.as_object().map_or(0, |m| estimate_message(m, rules));
-                    res.llm.push((item, role, n));
-                }
-            }
-        }
+        let n = item_tokens(session, ctx, item, pack, source, &mut llm)?;
+        res.messages.push((item, item_role(session, item).into(), n));
+        res.llm.extend(llm.drain(..).map(|(role, n)| (item, role, n)));
     }
     Ok(res)
+}
+
+/// The sums of [`context_tokens`] (agent messages', LLM messages'), without holding the rows.
+pub fn context_token_sums(session: &Session, ctx: &Context, pack: &PromptPack, source: &dyn Source) -> Result<(u64, u64), ReadBackError> {
+    let (mut messages, mut llm_sum) = (0u64, 0u64);
+    let mut llm = Vec::new();
+    for &item in &ctx.items {
+        messages += item_tokens(session, ctx, item, pack, source, &mut llm)?;
+        llm_sum += llm.iter().map(|r| r.1).sum::<u64>();
+    }
+    Ok((messages, llm_sum))
+}
+
+/// [`context_tokens`] of one item of `ctx`: the estimate of its agent message (returned; its
+/// role is [`item_role`]) and the roles and estimates of the LLM messages `convertToLlm`
+/// makes of it (in `llm`, cleared first). One item at a time, a caller need not hold the
+/// rows of a million-message context.
+pub fn item_tokens(
+    session: &Session,
+    ctx: &Context,
+    item: Item,
+    pack: &PromptPack,
+    source: &dyn Source,
+    llm: &mut Vec<(Name, u64)>,
+) -> Result<u64, ReadBackError> {
+    let rules = session.rules();
+    llm.clear();
+    let e = session.entry(item.node());
+    let rows = |msg: &Value, llm: &mut Vec<(Name, u64)>| {
+        for m in convert_message_all(msg, rules, pack) {
+            let role: Name = m.get("role").and_then(Value::as_str).unwrap_or("").into();
+            llm.push((role, m.as_object().map_or(0, |m| estimate_message(m, rules))));
+        }
+    };
+    if matches!(item, Item::SystemCheckpoint(_) | Item::Replaced { .. }) || ctx.stripped_calls(item).is_some() {
+        // Not what the entry itself holds: measured on the message it becomes.
+        let msg = context_message(session, ctx, item, source)?;
+        rows(&msg, llm);
+        return Ok(msg.as_object().map_or(0, |m| estimate_message(m, rules)));
+    }
+    match unchanged_by_conversion(e, item, rules) {
+        Some(Some(llm_role)) => llm.push((llm_role.into(), entry_estimate(e, rules))),
+        Some(None) => {}
+        None => rows(&agent_message(session, item, source)?, llm),
+    }
+    Ok(entry_estimate(e, rules))
 }
 
 /// Whether `convertToLlm` passes the message through with the same estimate:
@@ -313,6 +342,20 @@ pub fn llm_messages(session: &Session, ctx: &Context, pack: &PromptPack, source:
 /// parsed at a time, so memory stays bounded by the output text.
 pub fn serialize_context(session: &Session, ctx: &Context, pack: &PromptPack, source: &dyn Source) -> Result<String, ReadBackError> {
     let mut out = String::new();
+    serialize_context_with(session, ctx, pack, source, &mut |part| out.push_str(part))?;
+    Ok(out)
+}
+
+/// [`serialize_context`] given to `emit` one message's text at a time (their concatenation is
+/// the whole text), so a writer need not hold the text of a million messages.
+pub fn serialize_context_with(
+    session: &Session,
+    ctx: &Context,
+    pack: &PromptPack,
+    source: &dyn Source,
+    emit: &mut dyn FnMut(&str),
+) -> Result<(), ReadBackError> {
+    let mut out = String::new();
     let mut first = true;
     let rules = session.rules();
     // omp ≥ 18 leaves useless tool results and their calls out (omp-18.md §5.6).
@@ -331,8 +374,12 @@ pub fn serialize_context(session: &Session, ctx: &Context, pack: &PromptPack, so
                 super::serialize::serialize_message_into(&llm, rules, &mut out, &mut first);
             }
         }
+        if !out.is_empty() {
+            emit(&out);
+            out.clear();
+        }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// omp 18's summarizer input for the whole context (omp-18.md §5.5):

@@ -27,7 +27,12 @@ pub(super) fn project(session: &Session, ctx: &mut Context, path: &[NodeId], com
             }
         }
     }
-    let selected_ids: HashSet<&str> = selected.iter().map(|&n| &*session.entry(n).id).filter(|id| !id.is_empty()).collect();
+    // Only an edit's `effective` asks, and with no edit it is false anyway: a path without edits
+    // (nearly all) builds no set of every id (34 MB for a million entries).
+    let selected_ids: HashSet<&str> = match edits.is_empty() {
+        true => HashSet::new(),
+        false => selected.iter().map(|&n| &*session.entry(n).id).filter(|id| !id.is_empty()).collect(),
+    };
 
     for (i, &n) in selected.iter().enumerate() {
         let e = session.entry(n);

@@ -45,9 +45,15 @@ fn usage_of(session: &Session, item: Item) -> Option<Usage> {
 /// pi: the last assistant message with usable usage (`calculateContextTokens`);
 /// omp: the last assistant message with any usage (`calculatePromptTokens`).
 pub fn estimate_context_tokens(session: &Session, ctx: &Context, tokens: &ContextTokens) -> ContextEstimate {
+    estimate_context_tokens_of(session, ctx, &|i| tokens.messages[i].2)
+}
+
+/// [`estimate_context_tokens`] with the estimate of each of the context's messages
+/// (`estimate(i)` of `ctx.items[i]`).
+pub fn estimate_context_tokens_of(session: &Session, ctx: &Context, estimate: &dyn Fn(usize) -> u64) -> ContextEstimate {
     let dialect = session.dialect();
     let last = ctx.items.iter().rposition(|&i| usage_of(session, i).is_some());
-    let estimates = || tokens.messages.iter().map(|m| m.2);
+    let estimates = || (0..ctx.items.len()).map(estimate);
     let (usage_tokens, trailing) = match last {
         None => (0, estimates().sum()),
         Some(i) => {
@@ -113,7 +119,18 @@ pub fn estimate_projected_context_tokens(
     tokens: &ContextTokens,
     source: &dyn Source,
 ) -> Result<ContextEstimate, ReadBackError> {
-    let est = estimate_context_tokens(session, ctx, tokens);
+    estimate_projected_context_tokens_of(session, ctx, &|i| tokens.messages[i].2, source)
+}
+
+/// [`estimate_projected_context_tokens`] with the estimate of each of the context's messages
+/// (`estimate(i)` of `ctx.items[i]`).
+pub fn estimate_projected_context_tokens_of(
+    session: &Session,
+    ctx: &Context,
+    estimate: &dyn Fn(usize) -> u64,
+    source: &dyn Source,
+) -> Result<ContextEstimate, ReadBackError> {
+    let est = estimate_context_tokens_of(session, ctx, estimate);
     if !ctx.rules.projects_context_edits() {
         return Ok(est);
     }
@@ -128,7 +145,7 @@ pub fn estimate_projected_context_tokens(
         }
     }
     let system = current_system(session, ctx, source)?.and_then(|m| m.as_object().map(|m| estimate_message(m, ctx.rules))).unwrap_or(0);
-    let rest: u64 = ctx.items.iter().zip(&tokens.messages).filter(|(&i, _)| !is_system(session, i)).map(|(_, m)| m.2).sum();
+    let rest: u64 = ctx.items.iter().enumerate().filter(|(_, &i)| !is_system(session, i)).map(|(k, _)| estimate(k)).sum();
     let total = system + rest;
     Ok(ContextEstimate {
         tokens: total,

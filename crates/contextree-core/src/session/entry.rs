@@ -152,8 +152,9 @@ pub struct ReplyFacts {
     pub usage: Option<Usage>,
     /// `stopReason` of the message.
     pub stop_reason: Option<Name>,
-    /// `provider` and `model` of an assistant message.
-    pub model: Option<(Name, Name)>,
+    /// `provider` and `model` of an assistant message: one pointer, the pair shared by the
+    /// replies of one model ([`Name::shared_pair`]).
+    pub model: Option<std::sync::Arc<(Name, Name)>>,
 }
 
 impl ReplyFacts {
@@ -392,6 +393,7 @@ mod layout {
         assert_eq!(size_of::<Option<Name>>(), 16);
         assert_eq!(size_of::<Role>(), 16);
         assert!(size_of::<MessageMeta>() <= 72, "MessageMeta is {} bytes", size_of::<MessageMeta>());
+        assert!(size_of::<ReplyFacts>() <= 72, "ReplyFacts is {} bytes", size_of::<ReplyFacts>());
         assert!(size_of::<Entry>() <= 152, "Entry is {} bytes", size_of::<Entry>());
         let tokens = size_of::<(crate::context::Item, Name, u64)>();
         assert!(tokens <= 40, "a context message's token row is {tokens} bytes");

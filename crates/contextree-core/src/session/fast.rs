@@ -10,6 +10,7 @@
 //! `fast_and_reference_readings_agree` holds the two readings together.
 
 use super::entry::{call_id_hash, EntryKind, MessageMeta, ReplyFacts, Role, TurnFacts, Usage};
+use super::name::Name;
 use super::probe::{parse_iso_ms, Parent, Probe};
 use crate::js;
 
@@ -65,7 +66,7 @@ pub fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
     let is_assistant = role == Role::Assistant;
     let model = match (msg.provider, msg.model) {
         (None, None) => None,
-        (p, m) => Some((p.unwrap_or_default().into(), m.unwrap_or_default().into())),
+        (p, m) => Some(Name::shared_pair(p.as_deref().unwrap_or_default(), m.as_deref().unwrap_or_default())),
     };
     let meta = MessageMeta {
         chars,
@@ -73,13 +74,13 @@ pub fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
         images: if role == Role::User { c.images as u32 } else { 0 },
         reply: ReplyFacts {
             usage: msg.usage.filter(|_| is_assistant),
-            stop_reason: msg.stop_reason.map(Into::into),
+            stop_reason: msg.stop_reason.as_deref().map(Name::shared),
             model: model.filter(|_| is_assistant),
         }
         .into(),
         exclude_from_context: msg.exclude_from_context,
         pruned: msg.pruned_at,
-        tool_name: msg.tool_name.map(Into::into),
+        tool_name: msg.tool_name.as_deref().map(Name::shared),
         turn: TurnFacts {
             call_ids: if is_assistant { c.call_ids.clone().into() } else { Box::default() },
             tool_call_id: msg.tool_call_id.filter(|_| role == Role::ToolResult),

@@ -9,6 +9,7 @@ use std::borrow::Borrow;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::Deref;
+use std::sync::Arc;
 
 /// Bytes kept inline.
 const INLINE: usize = 15;
@@ -47,9 +48,32 @@ enum Repr {
         len: Len,
         bytes: [u8; INLINE],
     },
-    /// Longer names (rare): one pointer, so the inline variant's length byte
-    /// stays free for the tag.
-    Heap(Box<Box<str>>),
+    /// Longer names (rare, but for model names): one pointer, so the inline variant's
+    /// length byte stays free for the tag; shared, so a name made by [`Name::shared`] is held
+    /// once however many entries name it.
+    Heap(Arc<Box<str>>),
+}
+
+/// How many long names [`Name::shared`] remembers per thread (the oldest is replaced).
+pub const SHARED_NAMES: usize = 32;
+
+/// The long names [`Name::shared`] made last on this thread.
+#[derive(Default)]
+struct Shared {
+    names: Vec<Name>,
+    next: usize,
+}
+
+/// The pairs [`Name::shared_pair`] made last on this thread.
+#[derive(Default)]
+struct SharedPairs {
+    pairs: Vec<Arc<(Name, Name)>>,
+    next: usize,
+}
+
+thread_local! {
+    static SHARED: std::cell::RefCell<Shared> = std::cell::RefCell::new(Shared::default());
+    static SHARED_PAIRS: std::cell::RefCell<SharedPairs> = std::cell::RefCell::new(SharedPairs::default());
 }
 
 /// A string of any length, inline up to 15 bytes (16 bytes in all; `Option<Name>` too).
@@ -63,6 +87,51 @@ impl Name {
     /// Whether the text is held in the name itself (no allocation of its own).
     pub fn is_inline(&self) -> bool {
         matches!(self.0, Repr::Inline { .. })
+    }
+
+    /// A name for a value many entries repeat (a model, a provider): longer than 15 bytes, it
+    /// is shared with an equal name made earlier on this thread (one of the last
+    /// [`SHARED_NAMES`]), so a million replies of one model hold its name once
+    /// (docs/benchmarks.md "Memory with many small entries").
+    pub fn shared(s: &str) -> Name {
+        if s.len() <= INLINE {
+            return Name::from(s);
+        }
+        SHARED.with(|cell| {
+            let mut shared = cell.borrow_mut();
+            if let Some(n) = shared.names.iter().find(|n| n.as_str() == s) {
+                return n.clone();
+            }
+            let n = Name::from(s);
+            if shared.names.len() < SHARED_NAMES {
+                shared.names.push(n.clone());
+            } else {
+                let at = shared.next;
+                shared.names[at] = n.clone();
+                shared.next = (at + 1) % SHARED_NAMES;
+            }
+            n
+        })
+    }
+
+    /// A `(provider, model)` pair shared like [`Name::shared`]: equal pairs made on this thread
+    /// (one of the last [`SHARED_NAMES`]) are one allocation.
+    pub fn shared_pair(first: &str, second: &str) -> Arc<(Name, Name)> {
+        SHARED_PAIRS.with(|cell| {
+            let mut shared = cell.borrow_mut();
+            if let Some(p) = shared.pairs.iter().find(|p| p.0 == first && p.1 == second) {
+                return p.clone();
+            }
+            let p = Arc::new((Name::shared(first), Name::shared(second)));
+            if shared.pairs.len() < SHARED_NAMES {
+                shared.pairs.push(p.clone());
+            } else {
+                let at = shared.next;
+                shared.pairs[at] = p.clone();
+                shared.next = (at + 1) % SHARED_NAMES;
+            }
+            p
+        })
     }
 
     /// The text.
@@ -83,7 +152,7 @@ impl From<&str> for Name {
                 bytes[..s.len()].copy_from_slice(s.as_bytes());
                 Name(Repr::Inline { len, bytes })
             }
-            None => Name(Repr::Heap(Box::new(s.into()))),
+            None => Name(Repr::Heap(Arc::new(s.into()))),
         }
     }
 }
@@ -93,7 +162,7 @@ impl From<String> for Name {
         if s.len() <= INLINE {
             Name::from(s.as_str())
         } else {
-            Name(Repr::Heap(Box::new(s.into_boxed_str())))
+            Name(Repr::Heap(Arc::new(s.into_boxed_str())))
         }
     }
 }
@@ -103,7 +172,7 @@ impl From<Box<str>> for Name {
         if s.len() <= INLINE {
             Name::from(&*s)
         } else {
-            Name(Repr::Heap(Box::new(s)))
+            Name(Repr::Heap(Arc::new(s)))
         }
     }
 }
@@ -235,5 +304,29 @@ mod tests {
             assert_eq!(format!("{n:?}"), format!("{s:?}"));
         }
         assert!(Name::default().is_empty());
+    }
+
+    /// A long name repeated by many entries is held once.
+    #[test]
+    fn shared_long_names_are_one_allocation() {
+        let same = |a: &Name, b: &Name| match (&a.0, &b.0) {
+            (Repr::Heap(x), Repr::Heap(y)) => Arc::ptr_eq(x, y),
+            _ => false,
+        };
+        let a = Name::shared("claude-sonnet-4-5");
+        let b = Name::shared(&String::from("claude-sonnet-4-5"));
+        assert!(same(&a, &b) && a == "claude-sonnet-4-5");
+        assert!(!same(&a, &Name::from("claude-sonnet-4-5")));
+        assert!(Name::shared("stop").is_inline());
+        // More distinct names than are remembered: each still reads back.
+        let many: Vec<Name> = (0..2 * SHARED_NAMES).map(|i| Name::shared(&format!("a-long-model-name-{i}"))).collect();
+        for (i, n) in many.iter().enumerate() {
+            assert_eq!(n.as_str(), format!("a-long-model-name-{i}"));
+        }
+        assert_eq!(Name::shared("claude-sonnet-4-5"), a);
+        let pair = Name::shared_pair("anthropic", "claude-sonnet-4-5");
+        assert!(Arc::ptr_eq(&pair, &Name::shared_pair("anthropic", "claude-sonnet-4-5")));
+        assert_eq!((pair.0.as_str(), pair.1.as_str()), ("anthropic", "claude-sonnet-4-5"));
+        assert!(!Arc::ptr_eq(&pair, &Name::shared_pair("", "claude-sonnet-4-5")));
     }
 }

@@ -110,10 +110,11 @@ pub fn message_meta(msg: &Map<String, Value>) -> MessageMeta {
             total_tokens: n("totalTokens"),
         }
     });
-    let text = |k: &str| msg.get(k).and_then(Value::as_str).map(Name::from);
-    let model = match (text("provider"), text("model")) {
+    let text = |k: &str| msg.get(k).and_then(Value::as_str).map(Name::shared);
+    let str_field = |k: &str| msg.get(k).and_then(Value::as_str);
+    let model = match (str_field("provider"), str_field("model")) {
         (None, None) => None,
-        (p, m) => Some((p.unwrap_or_default(), m.unwrap_or_default())),
+        (p, m) => Some(Name::shared_pair(p.unwrap_or_default(), m.unwrap_or_default())),
     };
     let is_assistant = role == Role::Assistant;
     MessageMeta {
