@@ -14,7 +14,7 @@
 use serde_json::Value;
 
 use super::plan::{CompactionPlan, NothingToCompact};
-use super::transcript::{escape_boundary_tags, preferred_dialect, serialize_for_summary, SummaryDialect};
+use super::transcript::{escape_boundary_tags, preferred_dialect, serialize_for_summary, ChunkedTranscript, SummaryDialect};
 use crate::context::llm::convert_message;
 use crate::context::materialize::{agent_message, ReadBackError};
 use crate::context::serialize::serialize_message_into;
@@ -211,7 +211,8 @@ pub fn omp18_input_budget(window: Option<u64>, max_tokens: u64) -> u64 {
 /// How omp 18 would send the history conversation: in one window, or split into windows
 /// (`Err`: it cannot be told, the model's native count being unknown to contextree).
 enum Plan18 {
-    One(Fit),
+    /// How it fits, and the conversation.
+    One(Fit, String),
     /// The conversation of every window, each already cut to the budget when one message alone
     /// exceeds it.
     Fold(Vec<String>, u64),
@@ -220,30 +221,69 @@ enum Plan18 {
 /// omp 18's `checkTokenBudget`: UTF-8 bytes within the budget fit; else the exact count
 /// (o200k_base for a model without a native tokenizer) decides.
 fn o200k(text: &str) -> u64 {
-    crate::tokens::tokenizer::count(crate::tokens::tokenizer::TokenizerKind::O200kBase, text) as u64
+    super::transcript::o200k_count(text)
 }
 
-/// `generateSummary`'s window plan for `llm` (serialized whole as `text`) against `budget`.
-fn omp18_plan(llm: &[Value], text: &str, format: SummaryDialect, budget: u64, model: Option<&str>) -> Result<Plan18, String> {
-    let bytes = text.len() as u64;
-    if bytes <= budget {
-        return Ok(Plan18::One(Fit::Bytes(bytes)));
-    }
-    let tokens = o200k(text);
+/// The history's transcript ([`transcript_of`] with the budget as limit): its text, or only
+/// its o200k_base count when that exceeds the budget (the text is then not sent whole).
+enum Transcript18 {
+    Text(String),
+    Over(u64),
+}
+
+/// `generateSummary`'s window plan for the history's transcript against `budget`; `llm` gives
+/// the history's messages when it has to be split into windows.
+fn omp18_plan(
+    llm: &mut dyn FnMut() -> Result<Vec<Value>, ReadBackError>,
+    transcript: Transcript18,
+    format: SummaryDialect,
+    budget: u64,
+    model: Option<&str>,
+) -> Result<Result<Plan18, String>, ReadBackError> {
+    let tokens = match transcript {
+        Transcript18::Text(text) => {
+            let bytes = text.len() as u64;
+            if bytes <= budget {
+                return Ok(Ok(Plan18::One(Fit::Bytes(bytes), text)));
+            }
+            match omp18_fit(o200k(&text), budget, model) {
+                Ok(Ok(fit)) => return Ok(Ok(Plan18::One(fit, text))),
+                Ok(Err(tokens)) => tokens,
+                Err(e) => return Ok(Err(e)),
+            }
+        }
+        // Over the budget: never one window (and a count, like bytes, is never under it).
+        Transcript18::Over(tokens) => match omp18_fit(tokens, budget, model) {
+            Ok(Ok(_)) => unreachable!("a count over the budget fits it"),
+            Ok(Err(tokens)) => tokens,
+            Err(e) => return Ok(Err(e)),
+        },
+    };
+    Ok(Ok(Plan18::Fold(omp18_windows(&llm()?, format, budget), tokens)))
+}
+
+/// Whether a history of `tokens` (o200k_base) and more bytes than `budget` fits it (`Ok(Ok)`),
+/// is split into windows (`Ok(Err(tokens))`), or cannot be told (`Err`).
+fn omp18_fit(tokens: u64, budget: u64, model: Option<&str>) -> Result<Result<Fit, u64>, String> {
     if let Some(fam) = model.and_then(crate::tokens::family::native_tokenizer) {
         // The agent counts this model with a native tokenizer contextree does not have: a
         // conversation clearly within the budget by o200k_base is taken as one window; near or
         // over it, the agent's own split cannot be reproduced.
         if tokens * 5 <= budget * 4 {
-            return Ok(Plan18::One(Fit::Approximate(tokens)));
+            return Ok(Ok(Fit::Approximate(tokens)));
         }
         return Err(format!(
             "the conversation to summarize is about {tokens} tokens (o200k_base), near or over the summarizer's input budget of {budget}: whether and where oh-my-pi 18 splits it into folded windows depends on its {fam} count, which contextree cannot reproduce — nothing is sent; compact earlier, or with a model of a larger window"
         ));
     }
     if tokens <= budget {
-        return Ok(Plan18::One(Fit::Tokens(tokens)));
+        return Ok(Ok(Fit::Tokens(tokens)));
     }
+    Ok(Err(tokens))
+}
+
+/// The conversation of every window of `llm` (see [`Plan18::Fold`]).
+fn omp18_windows(llm: &[Value], format: SummaryDialect, budget: u64) -> Vec<String> {
     // `planSummaryWindows`: each message sized alone by the byte estimate, windows cut on
     // message boundaries; then each window clamped when it still exceeds the budget.
     let mut windows: Vec<Vec<Value>> = Vec::new();
@@ -262,7 +302,7 @@ fn omp18_plan(llm: &[Value], text: &str, format: SummaryDialect, budget: u64, mo
     if !current.is_empty() {
         windows.push(current);
     }
-    let texts = windows
+    windows
         .iter()
         .map(|w| {
             let text = serialize_for_summary(w, format);
@@ -283,8 +323,7 @@ fn omp18_plan(llm: &[Value], text: &str, format: SummaryDialect, budget: u64, mo
             out.push_str(&format!("\n\n[... {} more characters truncated]", len - keep));
             out
         })
-        .collect();
-    Ok(Plan18::Fold(texts, tokens))
+        .collect()
 }
 
 /// pi 0.73.1's rule: `model.reasoning && thinkingLevel && thinkingLevel !== "off"`.
@@ -538,12 +577,17 @@ pub fn summary_requests(
     let mut history_call = || -> Result<SummarizerCall, PromptBuildError> {
         let (mut prompt, conversation_range) = match format {
             Some(f) => {
-                let llm = llm_of(session, &prepared.messages_to_summarize, source, pack, &|n| prepared.item(n))?;
-                let text = serialize_for_summary(&llm, f);
-                let conversation = match omp18_plan(&llm, &text, f, budget, opts.summary_model.as_ref().map(|m| m.id.as_str()))
+                let item = |n| prepared.item(n);
+                let nodes = &prepared.messages_to_summarize;
+                let transcript = match transcript_within(session, nodes, source, pack, &item, f, budget)? {
+                    Ok(text) => Transcript18::Text(text),
+                    Err(tokens) => Transcript18::Over(tokens),
+                };
+                let mut llm = || llm_of(session, nodes, source, pack, &item);
+                let conversation = match omp18_plan(&mut llm, transcript, f, budget, opts.summary_model.as_ref().map(|m| m.id.as_str()))?
                     .map_err(PromptBuildError::TooLarge)?
                 {
-                    Plan18::One(how) => {
+                    Plan18::One(how, text) => {
                         fit = how;
                         text
                     }
@@ -712,6 +756,65 @@ fn llm_of(
     Ok(llm)
 }
 
+/// How many messages [`transcript_of`] holds at a time (about).
+const TRANSCRIPT_CHUNK: usize = 1024;
+
+/// `serializeConversationForSummary(convertToLlm(messages of nodes), format)`, written a few
+/// messages at a time ([`ChunkedTranscript`]): each entry is read back twice, first for the
+/// tool results flagged useless, then for the transcript.
+fn transcript_of(
+    session: &Session,
+    nodes: &[NodeId],
+    source: &dyn Source,
+    pack: &PromptPack,
+    item: &dyn Fn(NodeId) -> Item,
+    format: SummaryDialect,
+) -> Result<String, ReadBackError> {
+    Ok(transcript_writer(session, nodes, source, pack, item, format, None)?.finish())
+}
+
+/// [`transcript_of`], or only its o200k_base count when that exceeds `limit`.
+fn transcript_within(
+    session: &Session,
+    nodes: &[NodeId],
+    source: &dyn Source,
+    pack: &PromptPack,
+    item: &dyn Fn(NodeId) -> Item,
+    format: SummaryDialect,
+    limit: u64,
+) -> Result<Result<String, u64>, ReadBackError> {
+    Ok(transcript_writer(session, nodes, source, pack, item, format, Some(limit))?.finish_within())
+}
+
+fn transcript_writer(
+    session: &Session,
+    nodes: &[NodeId],
+    source: &dyn Source,
+    pack: &PromptPack,
+    item: &dyn Fn(NodeId) -> Item,
+    format: SummaryDialect,
+    limit: Option<u64>,
+) -> Result<ChunkedTranscript, ReadBackError> {
+    let mut useless = std::collections::HashSet::new();
+    for &node in nodes {
+        let msg = agent_message(session, item(node), source)?;
+        if let Some(key) = convert_message(&msg, session.rules(), pack).as_ref().and_then(ChunkedTranscript::useless_key) {
+            useless.insert(key);
+        }
+    }
+    let mut out = ChunkedTranscript::new(format, useless, TRANSCRIPT_CHUNK);
+    if let Some(limit) = limit {
+        out = out.with_limit(limit);
+    }
+    for &node in nodes {
+        let msg = agent_message(session, item(node), source)?;
+        if let Some(llm) = convert_message(&msg, session.rules(), pack) {
+            out.push(llm);
+        }
+    }
+    Ok(out)
+}
+
 /// With `format` (omp@18), omp 18's `serializeConversationForSummary` in that transcript format.
 fn conversation_of(
     session: &Session,
@@ -722,7 +825,7 @@ fn conversation_of(
     format: Option<SummaryDialect>,
 ) -> Result<String, ReadBackError> {
     if let Some(format) = format {
-        return Ok(serialize_for_summary(&llm_of(session, nodes, source, pack, item)?, format));
+        return transcript_of(session, nodes, source, pack, item, format);
     }
     let mut out = String::new();
     conversation_into(&mut out, session, nodes, source, pack, item)?;

@@ -17,11 +17,14 @@ const USER: &str = "<｜User｜>";
 const ASSISTANT: &str = "<｜Assistant｜>";
 const EOS: &str = "<｜end▁of▁sentence｜>";
 
+/// Written once, before the first message.
+pub(super) const PREFIX: &str = BOS;
+
 pub(super) fn transcript(msgs: &[Msg]) -> String {
     if msgs.is_empty() {
         return String::new();
     }
-    let mut out = BOS.to_owned();
+    let mut out = PREFIX.to_owned();
     let mut i = 0;
     while i < msgs.len() {
         match &msgs[i] {

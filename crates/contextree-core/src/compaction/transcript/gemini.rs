@@ -41,11 +41,14 @@ fn join_bodies(left: &str, right: &str) -> String {
     }
 }
 
+/// Written once, before the first message.
+pub(super) const PREFIX: &str = "<bos>";
+
 pub(super) fn transcript(msgs: &[Msg]) -> String {
     if msgs.is_empty() {
         return String::new();
     }
-    let mut out = "<bos>".to_owned();
+    let mut out = PREFIX.to_owned();
     let mut pending = String::new();
     let mut i = 0;
     while i < msgs.len() {

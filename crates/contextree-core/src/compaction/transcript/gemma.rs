@@ -79,11 +79,14 @@ fn turn(role: &str, body: &str) -> String {
     format!("<|turn>{role}\n{body}<turn|>")
 }
 
+/// Written once, before the first message.
+pub(super) const PREFIX: &str = "<bos>";
+
 pub(super) fn transcript(msgs: &[Msg]) -> String {
     if msgs.is_empty() {
         return String::new();
     }
-    let mut out = "<bos>".to_owned();
+    let mut out = PREFIX.to_owned();
     let mut i = 0;
     while i < msgs.len() {
         match &msgs[i] {

@@ -16,11 +16,14 @@ fn invocation(c: &Value) -> String {
     out
 }
 
+/// Written once, before the first message.
+pub(super) const PREFIX: &str = "[gMASK]<sop>";
+
 pub(super) fn transcript(msgs: &[Msg]) -> String {
     if msgs.is_empty() {
         return String::new();
     }
-    let mut out = "[gMASK]<sop>".to_owned();
+    let mut out = PREFIX.to_owned();
     let mut i = 0;
     while i < msgs.len() {
         match &msgs[i] {

@@ -85,6 +85,17 @@ impl SummaryDialect {
         SummaryDialect::ALL.into_iter().find(|d| d.name() == name)
     }
 
+    /// What the format writes once, before the first message.
+    fn prefix(self) -> &'static str {
+        match self {
+            SummaryDialect::Glm => glm::PREFIX,
+            SummaryDialect::Gemini => gemini::PREFIX,
+            SummaryDialect::Gemma => gemma::PREFIX,
+            SummaryDialect::Deepseek => deepseek::PREFIX,
+            _ => "",
+        }
+    }
+
     fn render(self, msgs: &[Msg]) -> String {
         match self {
             SummaryDialect::Anthropic => anthropic::transcript(msgs, anthropic::Flavor::Anthropic),
@@ -107,6 +118,167 @@ pub fn serialize_for_summary(llm: &[Value], dialect: SummaryDialect) -> String {
     let text = dialect.render(&msgs);
     let text = if dialect == SummaryDialect::Harmony { harmony::escape_control_tokens(&text) } else { text };
     escape_boundary_tags(&text)
+}
+
+/// [`serialize_for_summary`] written a few messages at a time, so that a long history is never
+/// held as one list of messages: the messages are [`pushed`](ChunkedTranscript::push) in order
+/// and the transcript is the same text.
+///
+/// The list is cut only before a `user` message whose previous kept message is not a
+/// `developer` one. There every format starts a turn of its own (no tool-result run, no
+/// pending developer text crosses the cut) and the text of the part after the cut is the
+/// whole's text from that message on, but for the format's one-time prefix (`<bos>`,
+/// `[gMASK]<sop>`, deepseek's begin-of-sentence), which is left out after the first part. Each
+/// part starts with `\n\n` then a letter, or with `<` (a turn marker), so neither escape
+/// (`<|…|>`, `<…conversation>`) can match across a cut: they are applied part by part.
+pub struct ChunkedTranscript {
+    dialect: SummaryDialect,
+    useless: std::collections::HashSet<String>,
+    buffer: Vec<Value>,
+    chunk: usize,
+    out: String,
+    started: bool,
+    /// With a limit: the text is counted (o200k_base) as it is written, and once the count
+    /// exceeds the limit the counted text is no longer kept.
+    limit: Option<u64>,
+    /// Bytes of `out` counted, tokens they make, bytes of `out` searched for a cut.
+    counted: usize,
+    tokens: u64,
+    scanned: usize,
+    over: bool,
+}
+
+impl ChunkedTranscript {
+    /// A transcript in `dialect`; `useless` must hold [`ChunkedTranscript::useless_key`] of
+    /// every message that will be pushed (the results left out, with their calls); a part is
+    /// written once `chunk` messages wait.
+    pub fn new(dialect: SummaryDialect, useless: std::collections::HashSet<String>, chunk: usize) -> ChunkedTranscript {
+        ChunkedTranscript {
+            dialect,
+            useless,
+            buffer: Vec::new(),
+            chunk: chunk.max(1),
+            out: String::new(),
+            started: false,
+            limit: None,
+            counted: 0,
+            tokens: 0,
+            scanned: 0,
+            over: false,
+        }
+    }
+
+    /// Counts the text as it is written; [`ChunkedTranscript::finish_within`] then gives only
+    /// the count when it exceeds `limit`.
+    pub fn with_limit(mut self, limit: u64) -> ChunkedTranscript {
+        self.limit = Some(limit);
+        self
+    }
+
+    /// The transcript, or (with a limit, when its o200k_base count exceeds it) that count.
+    pub fn finish_within(mut self) -> Result<String, u64> {
+        self.flush();
+        let Some(limit) = self.limit else { return Ok(self.out) };
+        let tokens = self.tokens + o200k_count(&self.out[self.counted..]);
+        if tokens > limit {
+            Err(tokens)
+        } else {
+            Ok(self.out)
+        }
+    }
+
+    /// The key a tool result flagged useless (not an error) puts in the set of results left out.
+    pub fn useless_key(msg: &Value) -> Option<String> {
+        render::useless_key(msg)
+    }
+
+    /// The next message of `convertToLlm`'s output.
+    pub fn push(&mut self, msg: Value) {
+        if self.buffer.len() >= self.chunk && render::role(&msg) == "user" && !self.ends_with_developer() {
+            self.flush();
+        }
+        self.buffer.push(msg);
+    }
+
+    /// The transcript.
+    pub fn finish(mut self) -> String {
+        self.flush();
+        self.out
+    }
+
+    /// Whether the last message the waiting ones leave is a `developer` one (its text would
+    /// join the next user turn in some formats).
+    fn ends_with_developer(&self) -> bool {
+        let drop_thinking = self.dialect == SummaryDialect::Anthropic;
+        for i in (0..self.buffer.len()).rev() {
+            let one = render::prepare_with(&self.buffer[i..=i], drop_thinking, &self.useless);
+            if let Some(m) = one.first() {
+                return matches!(m, Msg::Plain { role, .. } if role == "developer");
+            }
+        }
+        false
+    }
+
+    fn flush(&mut self) {
+        let msgs = render::prepare_with(&self.buffer, self.dialect == SummaryDialect::Anthropic, &self.useless);
+        if !msgs.is_empty() {
+            let text = self.dialect.render(&msgs);
+            drop(msgs);
+            let part = if self.started { text.strip_prefix(self.dialect.prefix()).unwrap_or(&text) } else { &text };
+            let part = if self.dialect == SummaryDialect::Harmony { harmony::escape_control_tokens(part) } else { part.to_owned() };
+            self.out.push_str(&escape_boundary_tags(&part));
+            self.started = true;
+        }
+        self.buffer.clear();
+        if let Some(limit) = self.limit {
+            let b = self.out.as_bytes();
+            // The last cut of the text not yet searched (none is after `counted` before it).
+            if let Some(q) = (self.scanned.max(self.counted + 1)..b.len()).rev().find(|&q| o200k_cut(b, q)) {
+                self.tokens += o200k_count(&self.out[self.counted..q]);
+                self.counted = q;
+                self.over |= self.tokens > limit;
+                if self.over {
+                    self.out.drain(..q);
+                    self.counted = 0;
+                }
+            }
+            self.scanned = self.out.len();
+        }
+    }
+}
+
+/// Whether o200k_base's pre-tokens of a text end at byte `q` of `b` whatever comes after, and
+/// do so in `b[..q]` alone: `b[q]` is an ASCII letter after `\n`. No pre-token of the pattern
+/// holds both (the letter alternatives may start with one character that is not `\r`, `\n`, a
+/// letter or a number; the punctuation one may end with `[\r\n/]*`; the others are numbers or
+/// spaces only), and none before it reads past it (the only look-ahead, `\s+(?!\S)`, is tried
+/// after `\s*[\r\n]+`, which matches anywhere in a run of spaces ending in `\n`). The text is
+/// pre-tokenized, and so encoded, as its two parts are.
+fn o200k_cut(b: &[u8], q: usize) -> bool {
+    q > 0 && q < b.len() && b[q - 1] == b'\n' && b[q].is_ascii_alphabetic()
+}
+
+/// The o200k_base count of `text`, counted a piece of about a MiB at a time (cut where
+/// [`o200k_cut`] allows), so that no list of every token of a long history is made.
+pub(crate) fn o200k_count(text: &str) -> u64 {
+    o200k_count_in(text, 1 << 20)
+}
+
+/// [`o200k_count`] with pieces of `piece` bytes (where a cut allows).
+pub(crate) fn o200k_count_in(text: &str, piece: usize) -> u64 {
+    let count = |t: &str| crate::tokens::tokenizer::count(crate::tokens::tokenizer::TokenizerKind::O200kBase, t) as u64;
+    let piece = piece.max(1);
+    let mut total = 0;
+    let mut rest = text;
+    while rest.len() > piece {
+        let b = rest.as_bytes();
+        let Some(q) = (1..piece).rev().find(|&q| o200k_cut(b, q)).or_else(|| (piece..b.len()).find(|&q| o200k_cut(b, q))) else {
+            break;
+        };
+        total += count(&rest[..q]);
+        rest = &rest[q..];
+    }
+    total + count(rest)
 }
 
 /// `escapeSummaryBoundaryTags`: `<conversation>`, `</conversation>`, `<previous-summary>`,

@@ -28,11 +28,20 @@ pub(super) struct ToolResult {
 
 /// The preparation `serializeConversation` does when given a dialect.
 pub(super) fn prepare(llm: &[Value], drop_thinking: bool) -> Vec<Msg<'_>> {
-    let useless: HashSet<String> = llm
-        .iter()
-        .filter(|m| role(m) == "toolResult" && m.get("useless") == Some(&Value::Bool(true)) && m.get("isError") != Some(&Value::Bool(true)))
-        .map(|m| id_key(m.get("toolCallId")))
-        .collect();
+    let useless: HashSet<String> = llm.iter().filter_map(useless_key).collect();
+    prepare_with(llm, drop_thinking, &useless)
+}
+
+/// The call id of a tool result flagged useless (and not an error), as a key of the set
+/// [`prepare_with`] leaves out.
+pub(super) fn useless_key(m: &Value) -> Option<String> {
+    (role(m) == "toolResult" && m.get("useless") == Some(&Value::Bool(true)) && m.get("isError") != Some(&Value::Bool(true)))
+        .then(|| id_key(m.get("toolCallId")))
+}
+
+/// [`prepare`] with the useless results' call ids already known (each message is prepared
+/// alone: preparing a list is preparing its parts one after the other).
+pub(super) fn prepare_with<'a>(llm: &'a [Value], drop_thinking: bool, useless: &HashSet<String>) -> Vec<Msg<'a>> {
     let mut out = Vec::with_capacity(llm.len());
     for msg in llm {
         match role(msg) {
@@ -83,7 +92,7 @@ pub(super) fn prepare(llm: &[Value], drop_thinking: bool) -> Vec<Msg<'_>> {
     out
 }
 
-fn role(msg: &Value) -> &str {
+pub(super) fn role(msg: &Value) -> &str {
     msg.get("role").and_then(Value::as_str).unwrap_or("")
 }
 

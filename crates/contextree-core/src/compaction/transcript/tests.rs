@@ -45,3 +45,95 @@ fn every_format_of_nothing() {
         assert_eq!(SummaryDialect::from_name(d.name()), Some(d));
     }
 }
+
+/// Every message of `llm` pushed into a [`ChunkedTranscript`] of `chunk`, with `limit`.
+fn chunked(llm: &[Value], d: SummaryDialect, chunk: usize, limit: Option<u64>) -> Result<String, u64> {
+    let useless = llm.iter().filter_map(ChunkedTranscript::useless_key).collect();
+    let mut w = ChunkedTranscript::new(d, useless, chunk);
+    if let Some(limit) = limit {
+        w = w.with_limit(limit);
+    }
+    for m in llm {
+        w.push(m.clone());
+    }
+    w.finish_within()
+}
+
+fn whole_count(text: &str) -> u64 {
+    crate::tokens::tokenizer::count(crate::tokens::tokenizer::TokenizerKind::O200kBase, text) as u64
+}
+
+/// The transcript written a few messages at a time, and counted a piece at a time, is the
+/// whole's: `llm` in every format, parts of 1 to 3 messages, limits under and over its count.
+fn check_chunked(name: &str, llm: &[Value]) {
+    for d in SummaryDialect::ALL {
+        let whole = serialize_for_summary(llm, d);
+        let tokens = whole_count(&whole);
+        for piece in [1, 64] {
+            assert_eq!(o200k_count_in(&whole, piece), tokens, "{name} {} piece {piece}", d.name());
+        }
+        for chunk in [1, 3, 1024] {
+            assert_eq!(chunked(llm, d, chunk, None).as_deref(), Ok(whole.as_str()), "{name} {} chunk {chunk}", d.name());
+            let limits: &[u64] = if chunk == 1 { &[0, tokens / 2, tokens.saturating_sub(1), tokens] } else { &[tokens / 2] };
+            for &limit in limits {
+                let want = if tokens > limit { Err(tokens) } else { Ok(whole.clone()) };
+                assert_eq!(chunked(llm, d, chunk, Some(limit)), want, "{name} {} chunk {chunk} limit {limit}", d.name());
+            }
+        }
+    }
+}
+
+#[test]
+fn chunked_is_whole_made_up() {
+    let llm = json!([
+        {"role": "developer", "content": "dev first"},
+        {"role": "user", "content": "hi <"},
+        {"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm."}, {"type": "text", "text": "ok \n"}, {"type": "toolCall", "id": "c1", "name": "ls", "arguments": {"p": "."}}, {"type": "toolCall", "id": "c2", "name": "cat", "arguments": {"f": "a"}}]},
+        {"role": "toolResult", "toolCallId": "c1", "toolName": "ls", "useless": true, "content": [{"type": "text", "text": "x"}]},
+        {"role": "toolResult", "toolCallId": "c2", "toolName": "cat", "content": [{"type": "text", "text": "{\"a\": 1}\n"}]},
+        {"role": "developer", "content": "dev before user <|"},
+        {"role": "user", "content": "conversation> and <|end|> .\n\n"},
+        {"role": "user", "content": [{"type": "text", "text": "Next\n"}, {"type": "image", "mimeType": "image/png"}]},
+        {"role": "assistant", "content": [{"type": "toolCall", "id": "c3", "name": "ls", "arguments": {}}]},
+        {"role": "toolResult", "toolCallId": "c3", "toolName": "ls", "useless": true, "content": [{"type": "text", "text": "y"}]},
+        {"role": "user", "content": "  \n"},
+        {"role": "developer", "content": ""},
+        {"role": "user", "content": "/ previous-summary >"},
+        {"role": "toolResult", "toolCallId": "c9", "toolName": "x", "isError": true, "content": [{"type": "text", "text": "12\n"}]},
+        {"role": "user", "content": "end"}
+    ]);
+    check_chunked("made up", llm.as_array().unwrap());
+}
+
+#[test]
+fn chunked_is_whole_on_the_goldens() {
+    use crate::context::{build, materialize::llm_messages, Leaf};
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = 0;
+    for golden in std::fs::read_dir(root.join("tests/golden-omp18-transcript")).unwrap() {
+        let golden = golden.unwrap().path();
+        if golden.extension().is_none_or(|e| e != "json") || golden.file_name().unwrap().to_string_lossy().starts_with('_') {
+            continue;
+        }
+        let g: Value = serde_json::from_slice(&std::fs::read(&golden).unwrap()).unwrap();
+        let bytes = std::fs::read(root.join("tests/fixtures").join(g["fixture"].as_str().unwrap())).unwrap();
+        let session = crate::session::Session::parse(&bytes, Some(crate::RuleSet::Omp18));
+        let ctx = build(&session, Leaf::Last);
+        let pack = crate::prompts::PromptPack::placeholders(crate::Dialect::Omp);
+        let llm = llm_messages(&session, &ctx, &pack, &bytes).unwrap();
+        check_chunked(&golden.display().to_string(), &llm);
+        files += 1;
+    }
+    assert!(files > 50, "{files} golden files");
+}
+
+#[test]
+fn o200k_cuts() {
+    for s in
+        ["a \n\nb", ".\n\nHuman: x", "  \nx", "\n\n\nA", "x\r\nY", "1\nA", "'s\nt", "é\nb\nc", "\n a\nb", "<|x|>\nb", "12345\nab\n\ncd"]
+    {
+        for piece in [1, 2, 3] {
+            assert_eq!(o200k_count_in(s, piece), whole_count(s), "{s:?} piece {piece}");
+        }
+    }
+}
