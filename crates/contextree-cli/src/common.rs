@@ -243,11 +243,16 @@ pub fn write_ids(
     s: &contextree_core::session::Session,
     nodes: &[contextree_core::session::NodeId],
 ) -> std::io::Result<()> {
-    for (i, &n) in nodes.iter().enumerate() {
+    write_words(out, nodes.iter().map(|&n| &*s.entry(n).id))
+}
+
+/// Writes `words` separated by blanks, without joining them into one string first.
+pub fn write_words<'a>(out: &mut impl std::io::Write, words: impl IntoIterator<Item = &'a str>) -> std::io::Result<()> {
+    for (i, w) in words.into_iter().enumerate() {
         if i > 0 {
             out.write_all(b" ")?;
         }
-        out.write_all(s.entry(n).id.as_bytes())?;
+        out.write_all(w.as_bytes())?;
     }
     Ok(())
 }

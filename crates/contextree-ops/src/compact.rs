@@ -257,7 +257,8 @@ impl Serialize for ConfiguredHooks {
 }
 
 /// `contextree compact --dry-run`'s document: the plan and the exact prompts, the settings
-/// files, the hooks that would run and the agent's own automatic check.
+/// files, the hooks that would run and the agent's own automatic check (without the dialect and
+/// rule set, which the face writes first).
 #[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]
 pub enum DryRun {
@@ -271,9 +272,6 @@ pub enum DryRun {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NothingDoc {
-    /// Not serialized: the face writes the session's dialect and rule set first.
-    #[serde(skip)]
-    pub dialect: &'static str,
     pub leaf_id: Option<String>,
     pub dry_run: bool,
     /// Always true.
@@ -289,9 +287,6 @@ pub struct NothingDoc {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlanDoc {
-    /// Not serialized: the face writes the session's dialect and rule set first.
-    #[serde(skip)]
-    pub dialect: &'static str,
     pub leaf_id: Option<String>,
     pub dry_run: bool,
     /// Always false.
@@ -331,15 +326,19 @@ impl DryRun {
 /// the transcript format of the model the run would ask first (a broken configuration shows the
 /// path's model).
 pub fn preview_plan(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<PlanPreview, OpsError> {
-    plan_preview(loaded, opts, false).map(|(pv, _)| pv)
+    plan_preview(loaded, opts, |_, _| Ok(())).map(|(pv, ())| pv)
 }
 
-/// [`preview_plan`], and with `auto` the agent's own automatic check (made from the same
-/// context, before the context is dropped).
-fn plan_preview(loaded: &LoadedSession, opts: &CompactOptions<'_>, auto: bool) -> Result<(PlanPreview, Option<AutoCheckReport>), OpsError> {
+/// [`preview_plan`], and what `also` makes of the same context and plan (the dry run's
+/// automatic check), before the context is dropped.
+fn plan_preview<T>(
+    loaded: &LoadedSession,
+    opts: &CompactOptions<'_>,
+    also: impl FnOnce(&context::Context, &CompactionPlan) -> Result<T, OpsError>,
+) -> Result<(PlanPreview, T), OpsError> {
     let s = &loaded.session;
     let Start { agent, ctx, plan, mut warnings } = start(loaded, opts)?;
-    let auto = if auto { Some(auto_check_report(loaded, &ctx, &plan)?) } else { None };
+    let also = also(&ctx, &plan)?;
     let planned = preview_of(loaded, opts, &agent, ctx, &plan, &mut warnings)?;
     let pv = PlanPreview {
         dialect: plan.dialect,
@@ -350,7 +349,7 @@ fn plan_preview(loaded: &LoadedSession, opts: &CompactOptions<'_>, auto: bool) -
         warnings,
         planned,
     };
-    Ok((pv, auto))
+    Ok((pv, also))
 }
 
 /// The plan's prompts and numbers; `ctx` is dropped before the prompts, which may quote a
@@ -460,12 +459,9 @@ pub fn dry_run(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<DryR
     // Read before anything is planned: a broken hooks section must stop the run rather than
     // skip a hook the user relies on (to cancel, say).
     let hooks = load_hooks(opts.env)?;
-    let (pv, auto) = plan_preview(loaded, opts, true)?;
-    let auto = auto.ok_or_else(|| OpsError::Failed("no automatic check".into()))?;
-    let dialect = pv.dialect.name();
+    let (pv, auto) = plan_preview(loaded, opts, |ctx, plan| auto_check_report(loaded, ctx, plan))?;
     Ok(match pv.planned {
         Err(reason) => DryRun::Nothing(Box::new(NothingDoc {
-            dialect,
             leaf_id: pv.leaf_id,
             dry_run: true,
             nothing_to_compact: true,
@@ -475,7 +471,6 @@ pub fn dry_run(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<DryR
             auto_check: auto,
         })),
         Ok(mut planned) => DryRun::Plan(Box::new(PlanDoc {
-            dialect,
             leaf_id: pv.leaf_id,
             dry_run: true,
             nothing_to_compact: false,

@@ -35,7 +35,9 @@ use contextree_ops::{CallView, CancelToken, IdList, Summarizer};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::common::{print_progress, print_session_doc, print_session_json, write_stdout_with, CliError, ProviderArgs, SessionArgs};
+use crate::common::{
+    print_progress, print_session_doc, print_session_json, write_stdout_with, write_words, CliError, ProviderArgs, SessionArgs,
+};
 
 #[derive(Debug, Args)]
 pub struct CompactArgs {
@@ -119,13 +121,11 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
             )),
             DryRun::Nothing(_) => None,
         };
-        let mut doc = to_value(&dry)?;
-        // The document leaves the dialect to the face (it leads the JSON with the rule set).
-        doc["dialect"] = loaded.session.dialect().name().into();
+        let doc = to_value(&dry)?;
         print_settings_files(&doc);
         match &big {
             None => outln!("nothing to compact: {}", doc["reason"].as_str().unwrap_or("")),
-            Some((ids, calls, fold_calls)) => print_dry_run(&doc, ids, calls, fold_calls),
+            Some((ids, calls, fold_calls)) => print_dry_run(loaded.session.dialect().name(), &doc, ids, calls, fold_calls),
         }
         print_auto_check(&doc["autoCheck"]);
         return Ok(());
@@ -217,14 +217,9 @@ fn print_doc(s: &contextree_core::session::Session, json: bool, doc: &Value, tex
     }
 }
 
-fn print_dry_run(doc: &Value, [summarize, prefix, keep]: &[IdList; 3], calls: &[CallView], fold_calls: &[CallView]) {
+fn print_dry_run(dialect: &str, doc: &Value, [summarize, prefix, keep]: &[IdList; 3], calls: &[CallView], fold_calls: &[CallView]) {
     let pv = &doc["preview"];
-    outln!(
-        "dialect {} · leaf {} · prompt pack: {}",
-        doc["dialect"].as_str().unwrap_or(""),
-        doc["leafId"],
-        doc["promptPack"].as_str().unwrap_or("")
-    );
+    outln!("dialect {} · leaf {} · prompt pack: {}", dialect, doc["leafId"], doc["promptPack"].as_str().unwrap_or(""));
     outln!(
         "first kept entry {}{} · tokensBefore {}",
         doc["firstKeptEntryId"].as_str().unwrap_or(""),
@@ -238,9 +233,7 @@ fn print_dry_run(doc: &Value, [summarize, prefix, keep]: &[IdList; 3], calls: &[
             ("keep", pv["messagesKept"].clone(), keep),
         ] {
             write!(out, "{what} ({count}): ")?;
-            for (i, id) in list.iter().enumerate() {
-                write!(out, "{}{id}", if i > 0 { " " } else { "" })?;
-            }
+            write_words(out, list.iter())?;
             writeln!(out)?;
         }
         Ok(())
