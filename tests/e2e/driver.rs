@@ -120,7 +120,8 @@ impl Drop for TauriDriver {
     }
 }
 
-/// Waits until none of `pids` is running any more (zombies count as gone).
+/// Waits until none of `pids` is running any more (zombies count as gone); kills those left at
+/// the timeout.
 pub fn wait_for_exit(pids: &[u32], timeout: Duration) -> anyhow::Result<()> {
     let deadline = Instant::now() + timeout;
     loop {
@@ -129,7 +130,12 @@ pub fn wait_for_exit(pids: &[u32], timeout: Duration) -> anyhow::Result<()> {
             return Ok(());
         }
         if Instant::now() > deadline {
-            bail!("app processes {running:?} still running {timeout:?} after quit");
+            // Killed, so that this case fails alone: a leftover app would otherwise be counted
+            // against every later case started by the same driver.
+            for pid in &running {
+                let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+            }
+            bail!("app processes {running:?} still running {timeout:?} after quit (killed)");
         }
         std::thread::sleep(Duration::from_millis(100));
     }
