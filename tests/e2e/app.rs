@@ -40,8 +40,13 @@ where
     // Remember the app's processes while the session is alive, to wait for them after quit.
     let app_pids = harness.driver.descendants_running(&harness.app);
     let res = checks(&client).await;
+    let closing = Instant::now();
     client.close().await.context("closing the WebDriver session")?;
     driver::wait_for_exit(&app_pids, Duration::from_secs(15))?;
+    // A slow exit is not a failure, but the one that fails has precursors worth seeing.
+    if closing.elapsed() > Duration::from_secs(3) {
+        eprintln!("e2e: the app took {:.1} s to exit after quit", closing.elapsed().as_secs_f64());
+    }
     res
 }
 
@@ -232,6 +237,31 @@ pub async fn wait_for_element(client: &Client, css: &str) -> anyhow::Result<fant
             Ok(el) => return Ok(el),
             Err(_) if Instant::now() < deadline => tokio::time::sleep(Duration::from_millis(100)).await,
             Err(err) => return Err(err).with_context(|| format!("no element `{css}`")),
+        }
+    }
+}
+
+/// Clicks the tree row of entry `id` (on screen) and waits until it is the selected row. The
+/// tree recycles its row nodes on every redraw, so a node found before a redraw (previews
+/// arriving, rows shown or hidden) can show another row by the time the click lands: the click
+/// is tried again until the row clicked is the one meant (10 s).
+pub async fn click_row(client: &Client, id: &str) -> anyhow::Result<()> {
+    let selector = format!("#tree-rows .row[data-entry-id={id:?}]");
+    let selected = format!("return document.querySelector('#tree-rows .row.selected')?.dataset.entryId === {id:?};");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let row = wait_for_element(client, &selector).await?;
+        // A node recycled between the find and the click is a stale or moved element: try again.
+        let clicked = row.click().await;
+        for _ in 0..10 {
+            if client.execute(&selected, vec![]).await? == json!(true) {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        if Instant::now() > deadline {
+            clicked.with_context(|| format!("clicking the row of {id}"))?;
+            bail!("the row of {id} is not selected after clicking it for 10 s");
         }
     }
 }

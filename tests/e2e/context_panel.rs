@@ -155,8 +155,7 @@ pub async fn a_compaction_flags_the_requests_its_summary_may_have_lost(harness: 
         let rows = crate::all_row_ids(client).await?;
         let index = rows.iter().position(|id| *id == compaction).context("no row for the compaction")?;
         crate::scroll_tree_to_row(client, index).await?;
-        let row = crate::wait_for_element(client, &format!("#tree-rows .row[data-entry-id='{compaction}']")).await?;
-        row.click().await.context("clicking the compaction")?;
+        crate::click_row(client, &compaction).await?;
         wait_for(client, "the requests it summarized", "return !!document.getElementById('entry-requests');").await?;
         let shown = client
             .execute(

@@ -130,12 +130,14 @@ pub fn wait_for_exit(pids: &[u32], timeout: Duration) -> anyhow::Result<()> {
             return Ok(());
         }
         if Instant::now() > deadline {
-            // Killed, so that this case fails alone: a leftover app would otherwise be counted
-            // against every later case started by the same driver.
+            // What each thread was doing, for the report; then killed, so that this case fails
+            // alone: a leftover app would otherwise be counted against every later case started
+            // by the same driver.
+            let threads: Vec<String> = running.iter().map(|&pid| threads_of(pid)).collect();
             for pid in &running {
                 let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
             }
-            bail!("app processes {running:?} still running {timeout:?} after quit (killed)");
+            bail!("app processes {running:?} still running {timeout:?} after quit (killed); their threads: {}", threads.join("; "));
         }
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -188,6 +190,22 @@ fn descendants(root: u32) -> Vec<u32> {
         }
     }
     res
+}
+
+/// `name state wchan` of each thread of `pid`: where a process that does not exit is waiting.
+fn threads_of(pid: u32) -> String {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return format!("{pid}: gone");
+    };
+    let mut res = Vec::new();
+    for task in tasks.flatten() {
+        let dir = task.path();
+        let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_default().trim().to_owned();
+        let stat = read("stat");
+        let state = stat.rfind(')').and_then(|end| stat[end + 1..].split_whitespace().next().map(str::to_owned)).unwrap_or_default();
+        res.push(format!("{} {state} {}", read("comm"), read("wchan")));
+    }
+    format!("{pid}: [{}]", res.join(", "))
 }
 
 fn is_running(pid: u32) -> bool {

@@ -30,7 +30,7 @@ use crate::fake_provider::{FakeProvider, SLOW_PIECE_DELAY};
 use crate::main_screen::OTHER_LEAF;
 use crate::steps::{append_user_message, cli_json, open_plan};
 use crate::{
-    all_row_ids, press_key, screenshot, scroll_tree_to_row, shown, text_content, wait_for, wait_for_element, wait_for_leaf,
+    all_row_ids, click_row, press_key, screenshot, scroll_tree_to_row, shown, text_content, wait_for, wait_for_element, wait_for_leaf,
     wait_until_ready, with_app, Harness,
 };
 
@@ -345,13 +345,7 @@ pub async fn navigate_with_a_summary_appends_a_branch_summary(harness: &Harness)
         let rows = all_row_ids(client).await?;
         let index = rows.iter().position(|id| id == OTHER_LEAF).context("no row for the other leaf")?;
         scroll_tree_to_row(client, index).await?;
-        wait_for_element(client, &format!("#tree-rows .row[data-entry-id='{OTHER_LEAF}']")).await?.click().await?;
-        wait_for(
-            client,
-            "the row selected",
-            &format!("return document.querySelector('#tree-rows .row.selected')?.dataset.entryId === {OTHER_LEAF:?};"),
-        )
-        .await?;
+        click_row(client, OTHER_LEAF).await?;
         client.execute("document.getElementById('tree').focus();", vec![]).await?;
         press_key(client, 'n').await?;
         wait_for_write(client, "form", 10).await?;
@@ -471,7 +465,7 @@ pub async fn a_summary_is_edited_then_the_compaction_undone(harness: &Harness) -
         let rows = all_row_ids(client).await?;
         let index = rows.iter().position(|id| id == COMPACTION).context("no compaction row")?;
         scroll_tree_to_row(client, index).await?;
-        wait_for_element(client, &format!("#tree-rows .row[data-entry-id='{COMPACTION}']")).await?.click().await?;
+        click_row(client, COMPACTION).await?;
         wait_for(client, "edit enabled", "return !document.getElementById('write-open-edit').disabled;").await?;
         client.execute("document.getElementById('tree').focus();", vec![]).await?;
         press_key(client, 'e').await?;
