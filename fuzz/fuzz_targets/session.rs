@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 
-#[path = "../../crates/contextree-core/tests/fuzz_check/mod.rs"]
+#[path = "../../crates/contextree-core/tests/it/fuzz_check/mod.rs"]
 mod fuzz_check;
 
 fuzz_target!(|data: &[u8]| {

@@ -35,11 +35,12 @@ pub fn stamp(path: &Path) -> Stamp {
 }
 
 impl OpenSession {
-    /// The same file read again, keeping a forced dialect and the pack.
-    pub fn reload(&self) -> Result<OpenSession, contextree_host::LoadError> {
+    /// The same file read again, keeping a forced dialect and the pack (`env`: where the
+    /// installed agents are looked for, when the rule set is not forced).
+    pub fn reload(&self, env: &HostEnv) -> Result<OpenSession, contextree_host::LoadError> {
         let path = &self.loaded.path;
         let stamp = stamp(path);
-        let loaded = contextree_host::load_session(path, self.request)?;
+        let loaded = contextree_host::load_session(env, path, self.request)?;
         Ok(OpenSession { loaded, pack: self.pack.clone(), stamp, request: self.request })
     }
 }

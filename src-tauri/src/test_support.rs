@@ -1,7 +1,5 @@
-//! What the app's tests on the mock runtime share: scratch folders, the app, a webview to call
-//! commands through IPC.
-
-use std::path::Path;
+//! What the app's tests on the mock runtime share: the app and a webview to call commands
+//! through IPC (scratch folders are `contextree_testkit::Scratch`).
 
 use serde_json::Value;
 use tauri::ipc::{CallbackFn, InvokeBody, InvokeResponseBody};
@@ -10,20 +8,6 @@ use tauri::webview::InvokeRequest;
 use tauri::{App, WebviewWindow};
 
 use crate::{build, context, AppState};
-
-/// A fresh directory under the system temp dir (`tempfile`), removed when dropped; unique per
-/// call, so tests running in parallel never share one.
-pub(crate) struct TempDir(tempfile::TempDir);
-
-impl TempDir {
-    pub fn new(name: &str) -> Self {
-        Self(tempfile::Builder::new().prefix(&format!("contextree-app-{name}-")).tempdir().unwrap())
-    }
-
-    pub fn path(&self) -> &Path {
-        self.0.path()
-    }
-}
 
 /// The app as `run` builds it, on the mock runtime, with no session on the command line.
 pub(crate) fn app() -> App<MockRuntime> {

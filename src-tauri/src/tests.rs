@@ -5,7 +5,9 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use crate::commands::tree::wire;
-use crate::test_support::{app, invoke, tree_table as table, webview, TempDir};
+use contextree_testkit::Scratch;
+
+use crate::test_support::{app, invoke, tree_table as table, webview};
 use crate::{demo, CommandError};
 
 /// Ids of the entries of a session file: every line with an `id` but the `session` header.
@@ -38,7 +40,7 @@ fn command_error_serializes_as_kind_and_message() {
 
 #[test]
 fn demo_session_is_written_once_and_kept_identical() {
-    let dir = TempDir::new("demo");
+    let dir = Scratch::new("app-demo");
     let cache = dir.path().join("nested/cache");
     let path = demo::materialize(&cache).unwrap();
     assert_eq!(path, cache.join(demo::DEMO_FILE_NAME));
@@ -53,7 +55,7 @@ fn app_on_the_mock_runtime_opens_a_session_over_ipc() {
     let app = app();
     let webview = webview(&app);
 
-    let dir = TempDir::new("ipc");
+    let dir = Scratch::new("app-ipc");
     let session = dir.path().join("session.jsonl");
     std::fs::write(&session, demo::DEMO_SESSION).unwrap();
 

@@ -17,18 +17,20 @@ use tauri::{App, Manager as _};
 
 use crate::commands::write::{self, SummarySource, WriteState};
 use crate::state::OpenSession;
-use crate::test_support::{app, app_with_env, invoke, webview, TempDir};
+use contextree_testkit::Scratch;
+
+use crate::test_support::{app, app_with_env, invoke, webview};
 use crate::{demo, AppState};
 
 /// A fixture copy in a fresh temporary folder, removed when dropped.
 struct Copy {
-    _dir: TempDir,
+    _dir: Scratch,
     file: PathBuf,
 }
 
 impl Copy {
     fn new(name: &str, bytes: &[u8]) -> Copy {
-        let dir = TempDir::new("write");
+        let dir = Scratch::new("app-write");
         let file = dir.path().join(name);
         std::fs::write(&file, bytes).unwrap();
         Copy { _dir: dir, file }
@@ -48,7 +50,7 @@ impl Copy {
 /// test's back).
 fn open(app: &App<MockRuntime>, file: &Path) {
     let stamp = crate::state::stamp(file);
-    let loaded = contextree_host::load_session(file, None).unwrap();
+    let loaded = contextree_host::load_session(&contextree_host::HostEnv::default(), file, None).unwrap();
     let pack = PromptPack::own(loaded.session.dialect());
     app.state::<AppState>().set_session(Arc::new(OpenSession { loaded, pack, stamp, request: None }));
 }
@@ -188,7 +190,7 @@ const SECRET_KEY: &str = "sk-contextree-test-0123456789abcdef";
 fn a_provider_that_refuses_is_kind_provider_without_the_key() {
     // The client reads the key of an openai-compatible provider from OPENAI_API_KEY, in the
     // flow's environment (the app's, here a home of the test's own), not the process's.
-    let home = TempDir::new("key-home");
+    let home = Scratch::new("app-key-home");
     let mut env = contextree_host::HostEnv::isolated(home.path());
     env.vars.insert("OPENAI_API_KEY".into(), SECRET_KEY.into());
     for status in [400, 401] {
@@ -394,8 +396,8 @@ fn the_write_commands_are_registered() {
 /// A machine of the test's own (a scratch home, removed with the returned folder) whose
 /// contextree config file lists two candidates, `strong` then `cheap` (no key needed: the
 /// stand-ins ignore headers).
-fn configure_two_candidates(strong: &str, cheap: &str) -> (TempDir, contextree_host::HostEnv) {
-    let home = TempDir::new("candidates");
+fn configure_two_candidates(strong: &str, cheap: &str) -> (Scratch, contextree_host::HostEnv) {
+    let home = Scratch::new("app-candidates");
     let dir = home.path().join("xdg");
     let file = dir.join("contextree/config.json");
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();

@@ -39,7 +39,7 @@ pub fn start<R: Runtime>(app: AppHandle<R>, open: &OpenSession, generation: u64)
         }
         // A file that vanished or cannot be read keeps the session shown; the next change
         // is tried again.
-        let Ok(open) = current.reload() else {
+        let Ok(open) = current.reload(&state.env()) else {
             continue;
         };
         let view = SessionView::new(&open);

@@ -8,7 +8,7 @@ use clap::Args;
 use contextree_core::context::{self, Context, Leaf};
 use contextree_core::prompts::PromptPack;
 use contextree_core::{Dialect, RuleRequest, RuleSet};
-use contextree_host::{ErrorKind, LoadedSession};
+use contextree_host::{ErrorKind, HostEnv, LoadedSession};
 use serde::Serialize;
 
 /// A failure; its [`ErrorKind`] gives the exit code (2 for bad input, else 1: README, docs/reliability.md).
@@ -121,6 +121,10 @@ pub struct SessionArgs {
     /// agent's own, else contextree's), `own`, or a package directory.
     #[arg(long, default_value = "auto")]
     pub prompts: String,
+    /// The machine as this run sees it (home, variables, config file): read once, when the
+    /// arguments are, and handed to everything below instead of the process environment.
+    #[arg(skip = HostEnv::from_process())]
+    pub env: HostEnv,
 }
 
 impl SessionArgs {
@@ -133,7 +137,7 @@ impl SessionArgs {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(CliError::Input(format!("{path}: no such file"))),
             Err(e) => return Err(CliError::Input(format!("{path}: {e}"))),
         }
-        contextree_host::load_session(&self.file, self.dialect).map_err(|e| CliError::Input(e.to_string()))
+        contextree_host::load_session(&self.env, &self.file, self.dialect).map_err(|e| CliError::Input(e.to_string()))
     }
 
     /// The leaf named by `--leaf` (an unknown id is an input error, unlike the
@@ -158,10 +162,10 @@ impl SessionArgs {
     pub fn pack_fn(&self, rules: RuleSet) -> impl Fn(Dialect) -> Result<PromptPack, contextree_ops::OpsError> + '_ {
         move |dialect| {
             let rules = if rules.dialect() == dialect { rules } else { RuleSet::oldest(dialect) };
+            // `pack` fails only for a `--prompts` folder that is not an agent's package.
             self.pack(rules).map_err(|e| match e {
-                CliError::Input(m) => contextree_ops::OpsError::Input(m),
-                CliError::Failed(m) => contextree_ops::OpsError::Failed(m),
                 CliError::Ops(e) => e,
+                e => contextree_ops::OpsError::Input(e.to_string()),
             })
         }
     }
@@ -174,7 +178,7 @@ impl SessionArgs {
         let dialect = rules.dialect();
         match self.prompts.as_str() {
             "own" => Ok(PromptPack::own_for(rules)),
-            "auto" => Ok(contextree_host::agent::default_pack(rules)),
+            "auto" => Ok(contextree_host::agent::default_pack(&self.env, rules)),
             dir => {
                 contextree_host::agent::load_pack_from_dir(dialect, std::path::Path::new(dir)).map_err(|e| CliError::Input(e.to_string()))
             }

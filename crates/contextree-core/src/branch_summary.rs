@@ -20,7 +20,7 @@ use crate::context::Item;
 use crate::js::stringify;
 use crate::prompts::{PromptError, PromptId, PromptPack};
 use crate::session::{Entry, NodeId, Role, Session, Source};
-use crate::{Dialect, RuleSet};
+use crate::{Dialect, RawJson, RuleSet};
 
 /// The summary both agents return, without asking a model, when no message
 /// was selected; `navigateTree` stores it as the branch summary.
@@ -302,18 +302,20 @@ pub struct SuppliedBranchSummary {
     /// The summary text, as given.
     pub summary: String,
     /// Its `details`, stored as given; `None` leaves the key out.
-    pub details: Option<Value>,
+    pub details: Option<RawJson>,
 }
 
-/// The line `navigateTree` appends for a supplied summary.
+/// The line `navigateTree` appends for a supplied summary; fails only for `details` nested
+/// deeper than JSON is read ([`RawJson::to_value`]).
 pub fn supplied_entry_line(
     meta: EntryMeta<'_>,
     id: &str,
     parent_id: Option<&str>,
     timestamp: &str,
     supplied: &SuppliedBranchSummary,
-) -> String {
-    entry_line(meta, id, parent_id, timestamp, &supplied.summary, supplied.details.as_ref(), Some(true))
+) -> Result<String, serde_json::Error> {
+    let details = supplied.details.as_ref().map(RawJson::to_value).transpose()?;
+    Ok(entry_line(meta, id, parent_id, timestamp, &supplied.summary, details.as_ref(), Some(true)))
 }
 
 /// The line the agent appends (`JSON.stringify(entry)`, no newline).
@@ -416,14 +418,17 @@ mod tests {
 
     #[test]
     fn supplied_summaries_are_stored_verbatim_and_marked() {
-        let sup = SuppliedBranchSummary { summary: "Mine.".into(), details: Some(serde_json::json!({"k": 1})) };
+        let sup = SuppliedBranchSummary {
+            summary: "Mine.".into(),
+            details: Some(RawJson::from_serialize(&serde_json::json!({"k": 1})).unwrap()),
+        };
         assert_eq!(
-            supplied_entry_line(EntryMeta::of(RuleSet::Omp13), "x", Some("a5"), "t", &sup),
+            supplied_entry_line(EntryMeta::of(RuleSet::Omp13), "x", Some("a5"), "t", &sup).unwrap(),
             r#"{"type":"branch_summary","id":"x","parentId":"a5","timestamp":"t","fromId":"a5","summary":"Mine.","details":{"k":1},"fromExtension":true}"#
         );
         let bare = SuppliedBranchSummary { summary: "Mine.".into(), details: None };
         assert_eq!(
-            supplied_entry_line(EntryMeta::of(RuleSet::Pi073), "x", None, "t", &bare),
+            supplied_entry_line(EntryMeta::of(RuleSet::Pi073), "x", None, "t", &bare).unwrap(),
             r#"{"type":"branch_summary","id":"x","parentId":null,"timestamp":"t","fromId":"root","summary":"Mine.","fromHook":true}"#
         );
         // pi 1.6: fromId is the leaf that was left, usage after details.
@@ -435,7 +440,7 @@ mod tests {
         );
         let meta = EntryMeta { rules: RuleSet::Pi16, old_leaf: None, usage: None };
         assert_eq!(
-            supplied_entry_line(meta, "x", Some("a5"), "t", &bare),
+            supplied_entry_line(meta, "x", Some("a5"), "t", &bare).unwrap(),
             r#"{"type":"branch_summary","id":"x","parentId":"a5","timestamp":"t","fromId":"root","summary":"Mine.","fromHook":true}"#
         );
     }

@@ -24,6 +24,7 @@ pub mod models;
 pub mod path_tree;
 pub mod prompts;
 pub mod prune;
+pub mod raw;
 pub mod render;
 pub mod session;
 pub mod spend;
@@ -31,3 +32,4 @@ pub mod tokens;
 pub mod view;
 
 pub use dialect::{Dialect, RuleChoice, RuleReason, RuleRequest, RuleSet};
+pub use raw::RawJson;

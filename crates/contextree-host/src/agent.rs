@@ -28,6 +28,9 @@
 //! All of it is a few dozen `stat` calls and at most a handful of directory
 //! listings (well under a millisecond), so nothing is cached.
 //!
+//! The variables and the home folder are the [`HostEnv`]'s a face hands in: nothing here reads
+//! the process environment.
+//!
 //! When a session's rule set is known ([`load_agent_pack_for`]), the first
 //! installed package whose version maps to that rule set wins (pi 1.6.0 for
 //! `pi@1.6`, pi 0.73.1 for `pi@0.73`, when both are installed); else the
@@ -38,6 +41,8 @@ use std::path::{Component, Path, PathBuf};
 
 use contextree_core::prompts::{agent_package_name, agent_package_names, AgentPackError, PromptPack};
 use contextree_core::{Dialect, RuleSet};
+
+use crate::HostEnv;
 
 /// The environment variable that points at a dialect's package directory.
 pub fn package_env_var(dialect: Dialect) -> &'static str {
@@ -121,9 +126,9 @@ pub enum AgentLoadError {
 /// The places a dialect's package may be installed, in search order
 /// (directories that may not exist). An environment override, when set,
 /// is the only candidate.
-pub fn candidate_dirs(dialect: Dialect) -> Vec<(PathBuf, FoundVia)> {
+pub fn candidate_dirs(env: &HostEnv, dialect: Dialect) -> Vec<(PathBuf, FoundVia)> {
     let var = package_env_var(dialect);
-    if let Some(dir) = env_path(var) {
+    if let Some(dir) = env_path(env, var) {
         return vec![(dir, FoundVia::EnvVar(var))];
     }
     let mut out: Vec<(PathBuf, FoundVia)> = Vec::new();
@@ -132,13 +137,12 @@ pub fn candidate_dirs(dialect: Dialect) -> Vec<(PathBuf, FoundVia)> {
             out.push((dir, via));
         }
     };
-    if let Some(path) = std::env::var_os("PATH") {
-        for dir in command_packages(dialect, &path) {
+    if let Some(path) = env.var("PATH") {
+        for dir in command_packages(dialect, OsStr::new(&path)) {
             push(dir, FoundVia::Command);
         }
     }
-    let home = env_path("HOME");
-    for (root, via) in global_roots(home.as_deref(), dialect) {
+    for (root, via) in global_roots(env, dialect) {
         for package in agent_package_names(dialect) {
             push(root.join(package), via.clone());
         }
@@ -147,12 +151,14 @@ pub fn candidate_dirs(dialect: Dialect) -> Vec<(PathBuf, FoundVia)> {
 }
 
 /// A non-empty environment variable as a path.
-fn env_path(var: &str) -> Option<PathBuf> {
-    std::env::var_os(var).filter(|v| !v.is_empty()).map(PathBuf::from)
+fn env_path(env: &HostEnv, var: &str) -> Option<PathBuf> {
+    env.vars.get(var).filter(|v| !v.is_empty()).map(PathBuf::from)
 }
 
 /// The global `node_modules` folders of the package managers, in search order.
-fn global_roots(home: Option<&Path>, dialect: Dialect) -> Vec<(PathBuf, FoundVia)> {
+fn global_roots(env: &HostEnv, dialect: Dialect) -> Vec<(PathBuf, FoundVia)> {
+    let home = env.home.as_deref();
+    let env_path = |var: &str| env_path(env, var);
     let mut roots: Vec<(PathBuf, FoundVia)> = Vec::new();
     let lib = |prefix: PathBuf| prefix.join("lib/node_modules");
     // npm
@@ -300,8 +306,8 @@ fn package_of(file: &Path, names: &[&str]) -> Option<PathBuf> {
 }
 
 /// The first installed package of `dialect`, if any.
-pub fn find_agent_package(dialect: Dialect) -> Option<AgentPackage> {
-    candidate_dirs(dialect).into_iter().find(|(dir, _)| dir.join("package.json").is_file()).map(|(dir, found_via)| AgentPackage {
+pub fn find_agent_package(env: &HostEnv, dialect: Dialect) -> Option<AgentPackage> {
+    candidate_dirs(env, dialect).into_iter().find(|(dir, _)| dir.join("package.json").is_file()).map(|(dir, found_via)| AgentPackage {
         dialect,
         version: read_version(&dir),
         dir,
@@ -312,30 +318,30 @@ pub fn find_agent_package(dialect: Dialect) -> Option<AgentPackage> {
 /// The prompt pack of the installed `dialect` agent: `None` when none is
 /// installed, `Some(Err)` when one was found (or named by the environment
 /// variable) but could not be read.
-pub fn load_agent_pack(dialect: Dialect) -> Option<Result<PromptPack, AgentLoadError>> {
-    load_pack_among(dialect, None)
+pub fn load_agent_pack(env: &HostEnv, dialect: Dialect) -> Option<Result<PromptPack, AgentLoadError>> {
+    load_pack_among(env, dialect, None)
 }
 
 /// The prompt pack of the installed agent for `rules`: among the installed
 /// packages of its agent the first whose version maps to `rules`, else the
 /// first installed (its pack then says which rule set it fits,
 /// [`PromptPack::rules`]). `None` and `Some(Err)` as [`load_agent_pack`].
-pub fn load_agent_pack_for(rules: RuleSet) -> Option<Result<PromptPack, AgentLoadError>> {
-    load_pack_among(rules.dialect(), Some(rules))
+pub fn load_agent_pack_for(env: &HostEnv, rules: RuleSet) -> Option<Result<PromptPack, AgentLoadError>> {
+    load_pack_among(env, rules.dialect(), Some(rules))
 }
 
 /// The texts a session under `rules` is rendered with by default: the installed agent's
 /// ([`load_agent_pack_for`]), else contextree's own wording for `rules` (an agent that is not
 /// installed, or whose texts do not load, leaves the own wording).
-pub fn default_pack(rules: RuleSet) -> PromptPack {
-    match load_agent_pack_for(rules) {
+pub fn default_pack(env: &HostEnv, rules: RuleSet) -> PromptPack {
+    match load_agent_pack_for(env, rules) {
         Some(Ok(pack)) => pack,
         _ => PromptPack::own_for(rules),
     }
 }
 
-fn load_pack_among(dialect: Dialect, rules: Option<RuleSet>) -> Option<Result<PromptPack, AgentLoadError>> {
-    let candidates = candidate_dirs(dialect);
+fn load_pack_among(env: &HostEnv, dialect: Dialect, rules: Option<RuleSet>) -> Option<Result<PromptPack, AgentLoadError>> {
+    let candidates = candidate_dirs(env, dialect);
     if let [(dir, FoundVia::EnvVar(var))] = candidates.as_slice() {
         if !dir.join("package.json").is_file() {
             return Some(Err(AgentLoadError::BadOverride { var, dir: dir.clone(), package: agent_package_name(dialect) }));
@@ -451,15 +457,26 @@ mod tests {
     }
 
     #[test]
-    fn candidates_end_with_the_package_path() {
-        // Reads the environment only; whatever it holds, every candidate is
-        // a package directory of the right name.
+    fn candidates_come_from_the_given_environment_only() {
+        let tmp = Scratch::new("host-agent-candidates");
+        let home = tmp.path().to_path_buf();
+        let mut env = HostEnv::isolated(&home);
+        env.vars.insert("NPM_CONFIG_PREFIX".into(), "/opt/npm".into());
+        env.vars.insert("BUN_INSTALL".into(), "/opt/bun".into());
         for dialect in Dialect::ALL {
-            let candidates = candidate_dirs(dialect);
-            assert!(!candidates.is_empty());
-            if !matches!(candidates[0].1, FoundVia::EnvVar(_)) {
-                assert!(candidates.iter().all(|(d, _)| agent_package_names(dialect).iter().any(|p| d.ends_with(p))));
-            }
+            let candidates = candidate_dirs(&env, dialect);
+            let names = agent_package_names(dialect);
+            assert!(candidates.iter().all(|(d, _)| names.iter().any(|p| d.ends_with(p))), "{candidates:?}");
+            // npm's prefix from the variable first, bun's from its variable, the home's yarn.
+            let first = &candidates[0];
+            assert_eq!((first.0.clone(), first.1.clone()), (Path::new("/opt/npm/lib/node_modules").join(names[0]), FoundVia::NpmGlobal));
+            assert!(candidates.iter().any(|(d, v)| d.starts_with("/opt/bun/install/global") && *v == FoundVia::BunGlobal));
+            assert!(candidates.iter().any(|(d, v)| d.starts_with(home.join(".config/yarn")) && *v == FoundVia::YarnGlobal));
+            assert!(!candidates.iter().any(|(d, _)| d.starts_with(std::env::var_os("HOME").unwrap_or_default()) && !d.starts_with(&home)));
+            // The package variable, when set, is the only place looked at.
+            let mut only = env.clone();
+            only.vars.insert(package_env_var(dialect).into(), "/pkg".into());
+            assert_eq!(candidate_dirs(&only, dialect), [(PathBuf::from("/pkg"), FoundVia::EnvVar(package_env_var(dialect)))]);
         }
     }
 

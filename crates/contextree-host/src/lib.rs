@@ -9,13 +9,13 @@ mod error_kind;
 pub mod hooks;
 pub mod library;
 pub mod load;
-mod raw;
 pub mod rewrite;
 pub mod settings;
 pub mod write;
 pub mod writers;
 
+/// Some JSON passed through unread (core's type: the hook replies core stores carry it too).
+pub use contextree_core::RawJson;
 pub use env::HostEnv;
 pub use error_kind::ErrorKind;
 pub use load::{installed_version, load_session, FileSource, LoadError, LoadedSession};
-pub use raw::RawJson;

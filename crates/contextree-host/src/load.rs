@@ -14,6 +14,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use contextree_core::session::{index_chunk, ChunkIndex, RulePolicy, Session, Source, Span};
 use contextree_core::{Dialect, RuleRequest};
 
+use crate::HostEnv;
+
 /// Bytes per indexing job: large enough that per-job overhead vanishes, small
 /// enough that two workers hold little memory.
 const CHUNK: u64 = 16 << 20;
@@ -108,18 +110,19 @@ pub fn location_hint(path: &Path) -> Option<Dialect> {
 /// Opens and indexes a session file. `request` (`--dialect`, the app's
 /// switch) overrides detection; otherwise the agent comes from the file and
 /// its rule set from the installed agent, the file or the newest (D22).
-pub fn load_session(path: &Path, request: Option<RuleRequest>) -> Result<LoadedSession, LoadError> {
-    load_in_chunks(path, request, CHUNK)
+/// The installed agents are looked for in `env` ([`installed_version`]).
+pub fn load_session(env: &HostEnv, path: &Path, request: Option<RuleRequest>) -> Result<LoadedSession, LoadError> {
+    load_in_chunks(env, path, request, CHUNK)
 }
 
-/// The version of `dialect`'s agent installed on this machine, if any.
-pub fn installed_version(dialect: Dialect) -> Option<String> {
-    crate::agent::find_agent_package(dialect).and_then(|p| p.version)
+/// The version of `dialect`'s agent installed on the machine `env` describes, if any.
+pub fn installed_version(env: &HostEnv, dialect: Dialect) -> Option<String> {
+    crate::agent::find_agent_package(env, dialect).and_then(|p| p.version)
 }
 
 /// [`load_session`] with a chosen chunk size (tests use tiny chunks to cross
 /// many boundaries).
-pub fn load_in_chunks(path: &Path, request: Option<RuleRequest>, chunk: u64) -> Result<LoadedSession, LoadError> {
+pub fn load_in_chunks(env: &HostEnv, path: &Path, request: Option<RuleRequest>, chunk: u64) -> Result<LoadedSession, LoadError> {
     let io = |source| LoadError::Io { path: path.to_owned(), source };
     let file = File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
@@ -128,7 +131,8 @@ pub fn load_in_chunks(path: &Path, request: Option<RuleRequest>, chunk: u64) -> 
         return Err(LoadError::LineTooLong { path: path.to_owned() });
     }
     let chunks = index_parallel(&file, &bounds).map_err(io)?;
-    let policy = RulePolicy { request, installed: Some(&installed_version) };
+    let installed = |dialect| installed_version(env, dialect);
+    let policy = RulePolicy { request, installed: Some(&installed) };
     let session = Session::assemble(chunks, &policy, location_hint(path));
     let fingerprint = Fingerprint::at_len(&file, len).map_err(io)?;
     Ok(LoadedSession { path: path.to_owned(), session, source: FileSource { file }, fingerprint })

@@ -316,7 +316,7 @@ fn rewrite_with(
     let backup = link_backup(path, dir, &name).map_err(io)?;
     // The check above and the link are a /proc scan apart: a file renamed
     // over the path in between would be linked as the backup and then lost
-    // under the rename (found by the fault tests, tests/faults). The backup
+    // under the rename (found by the fault tests, tests/it/faults). The backup
     // must be the inode that was checked.
     match std::fs::metadata(&backup) {
         Ok(b) if (b.dev(), b.ino()) == (dev, ino) => {}
@@ -587,7 +587,7 @@ mod tests {
         let dir = temp_dir();
         let path = dir.path().join("s.jsonl");
         std::fs::write(&path, bytes).unwrap();
-        let loaded = load_session(&path, Some(contextree_core::RuleSet::Omp13.into())).unwrap();
+        let loaded = load_session(&crate::HostEnv::default(), &path, Some(contextree_core::RuleSet::Omp13.into())).unwrap();
         let plan = plan_prune(&loaded.session, Leaf::Last, &PruneConfig::default());
         (dir, path, loaded, plan)
     }
@@ -612,7 +612,7 @@ mod tests {
         assert_eq!(new[6], format!("{expected}\r").as_bytes());
         assert_eq!(done.rewritten.fingerprint.len, after.len() as u64);
         // omp reads it back as pruned; nothing is left to prune.
-        let again = load_session(&path, Some(contextree_core::RuleSet::Omp13.into())).unwrap();
+        let again = load_session(&crate::HostEnv::default(), &path, Some(contextree_core::RuleSet::Omp13.into())).unwrap();
         let plan = plan_prune(&again.session, Leaf::Last, &PruneConfig::default());
         assert_eq!((plan.pruned_count(), plan.already_pruned().count()), (0, 1));
         // No temporary file is left behind.
@@ -640,7 +640,7 @@ mod tests {
         let dir = temp_dir();
         let path = dir.path().join("s.jsonl");
         std::fs::write(&path, &before).unwrap();
-        let loaded = load_session(&path, Some(contextree_core::RuleSet::Omp18.into())).unwrap();
+        let loaded = load_session(&crate::HostEnv::default(), &path, Some(contextree_core::RuleSet::Omp18.into())).unwrap();
         assert_eq!(loaded.session.title_slot().map(|t| t.title.as_str()), Some("Prune me — ✓"));
         let plan = plan_prune(
             &loaded.session,
@@ -651,7 +651,7 @@ mod tests {
         prune_loaded(&loaded, &plan, 1_767_225_700_000).unwrap().unwrap();
         let after = std::fs::read(&path).unwrap();
         assert_eq!(after[..256], before[..256]);
-        let again = load_session(&path, Some(contextree_core::RuleSet::Omp18.into())).unwrap();
+        let again = load_session(&crate::HostEnv::default(), &path, Some(contextree_core::RuleSet::Omp18.into())).unwrap();
         assert_eq!(again.session.entries().len(), loaded.session.entries().len());
         assert!(again.session.title_slot().is_some());
     }
@@ -737,7 +737,7 @@ mod tests {
         };
         let (mut won, mut refused) = (0, 0);
         for _ in 0..200 {
-            let loaded = load_session(&path, Some(contextree_core::RuleSet::Omp13.into())).unwrap();
+            let loaded = load_session(&crate::HostEnv::default(), &path, Some(contextree_core::RuleSet::Omp13.into())).unwrap();
             let r1 = loaded.session.node("r1").unwrap();
             let rep = Replacement { span: loaded.session.entry(r1).span, text: format!("{{\"type\":\"message\",\"id\":\"r1\",\"parentId\":\"a1\",\"timestamp\":\"t\",\"message\":{{\"role\":\"toolResult\",\"content\":\"{won}\"}}}}") };
             match rewrite_lines(&path, &loaded.fingerprint, &[rep]) {
@@ -813,7 +813,7 @@ mod tests {
 
     #[test]
     fn a_file_replaced_or_removed_right_before_the_rename_is_left_alone() {
-        // Found by the fault tests (tests/faults): a file renamed over the session between the
+        // Found by the fault tests (tests/it/faults): a file renamed over the session between the
         // last check and the backup link became the backup and was lost under the rename; a
         // removed one left an empty backup behind.
         for remove in [false, true] {
@@ -962,14 +962,14 @@ mod tests {
         std::fs::write(&real, fixture("E13b.jsonl")).unwrap();
         let link = dir.path().join("link.jsonl");
         std::os::unix::fs::symlink(&real, &link).unwrap();
-        let loaded = load_session(&link, Some(contextree_core::RuleSet::Omp13.into())).unwrap();
+        let loaded = load_session(&crate::HostEnv::default(), &link, Some(contextree_core::RuleSet::Omp13.into())).unwrap();
         let plan = plan_prune(&loaded.session, Leaf::Last, &PruneConfig::default());
         let done = prune_loaded(&loaded, &plan, 1).unwrap().unwrap();
         assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link is still a link");
         assert_eq!(std::fs::read_link(&link).unwrap(), real);
         assert_eq!(done.rewritten.backup.parent(), Some(real_dir.as_path()), "the backup is next to the real file");
         assert_eq!(std::fs::read(&done.rewritten.backup).unwrap(), fixture("E13b.jsonl"));
-        let again = load_session(&real, Some(contextree_core::RuleSet::Omp13.into())).unwrap();
+        let again = load_session(&crate::HostEnv::default(), &real, Some(contextree_core::RuleSet::Omp13.into())).unwrap();
         assert_eq!(plan_prune(&again.session, Leaf::Last, &PruneConfig::default()).already_pruned().count(), 1, "the real file is pruned");
     }
 
@@ -1022,7 +1022,7 @@ mod tests {
 
     #[test]
     fn a_file_removed_right_after_the_rename_is_still_reported_rewritten() {
-        // Found by the fault tests (tests/faults): the final fingerprint was read through the
+        // Found by the fault tests (tests/it/faults): the final fingerprint was read through the
         // path, so a removal after the rename turned a done rewrite into an error.
         let (_dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
         let rep = Replacement { span: loaded.session.entry(plan.pruned()[0].node).span, text: "{}".into() };

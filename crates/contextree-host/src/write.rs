@@ -218,7 +218,7 @@ fn append_with(path: &Path, expected: &Fingerprint, lines: &[String], disk: &mut
     let sync_error = disk.sync(&file).err().map(|e| e.to_string());
     // A file renamed over the path, or the path removed, after it was opened:
     // the lines went to an inode the session no longer is. Success would be
-    // a lie (the fault tests caught it, tests/faults).
+    // a lie (the fault tests caught it, tests/it/faults).
     if !names_file(path, &file) {
         return Err(WriteError::Replaced { path: path.to_owned() });
     }
@@ -429,7 +429,7 @@ mod tests {
         for dialect in Dialect::ALL {
             let path = copy_fixture("E02.jsonl");
             let before = std::fs::read(&path).unwrap();
-            let loaded = load_session(&path, Some(contextree_core::RuleSet::oldest(dialect).into())).unwrap();
+            let loaded = load_session(&crate::HostEnv::default(), &path, Some(contextree_core::RuleSet::oldest(dialect).into())).unwrap();
             let (id, line) = compaction_line(&loaded);
             let done = append_to_loaded(&loaded, std::slice::from_ref(&line)).unwrap();
             assert!(!done.raced && !done.added_newline);
@@ -440,7 +440,7 @@ mod tests {
             assert_eq!(&after[before.len()..], format!("{line}\n").as_bytes());
             assert_eq!(done.fingerprint.len, after.len() as u64);
 
-            let reloaded = load_session(&path, Some(contextree_core::RuleSet::oldest(dialect).into())).unwrap();
+            let reloaded = load_session(&crate::HostEnv::default(), &path, Some(contextree_core::RuleSet::oldest(dialect).into())).unwrap();
             let s = &reloaded.session;
             assert_eq!(s.leaf().map(|n| &*s.entry(n).id), Some(id.as_str()));
             let ctx = build(s, Leaf::Last);
@@ -460,7 +460,7 @@ mod tests {
     #[test]
     fn a_concurrent_append_refuses_and_leaves_the_file_alone() {
         let path = copy_fixture("E02.jsonl");
-        let loaded = load_session(&path, None).unwrap();
+        let loaded = load_session(&crate::HostEnv::default(), &path, None).unwrap();
         let (_, line) = compaction_line(&loaded);
         // An agent appends an entry after we loaded.
         let agent = "{\"type\":\"message\",\"id\":\"zz\",\"parentId\":\"a4\",\"timestamp\":\"2026-01-01T00:00:09.000Z\",\"message\":{\"role\":\"user\",\"content\":\"more\"}}\n";
@@ -485,7 +485,7 @@ mod tests {
         let mut bytes = std::fs::read(&path).unwrap();
         bytes.pop();
         std::fs::write(&path, &bytes).unwrap();
-        let loaded = load_session(&path, None).unwrap();
+        let loaded = load_session(&crate::HostEnv::default(), &path, None).unwrap();
         let (id, line) = compaction_line(&loaded);
         let done = append_to_loaded(&loaded, std::slice::from_ref(&line)).unwrap();
         assert!(done.added_newline);
@@ -493,7 +493,7 @@ mod tests {
         let after = std::fs::read(&path).unwrap();
         assert_eq!(&after[..bytes.len()], &bytes[..]);
         assert_eq!(&after[bytes.len()..], format!("\n{line}\n").as_bytes());
-        let s = load_session(&path, None).unwrap().session;
+        let s = load_session(&crate::HostEnv::default(), &path, None).unwrap().session;
         assert_eq!(s.leaf().map(|n| s.entry(n).id.to_string()), Some(id));
     }
 
@@ -543,7 +543,7 @@ mod tests {
     fn a_write_failing_half_way_is_cut_back_to_the_old_end() {
         let path = copy_fixture("E02.jsonl");
         let before = std::fs::read(&path).unwrap();
-        let loaded = load_session(&path, None).unwrap();
+        let loaded = load_session(&crate::HostEnv::default(), &path, None).unwrap();
         let (_, line) = compaction_line(&loaded);
         let mut nothing = || {};
         let mut disk =
@@ -563,7 +563,7 @@ mod tests {
     fn a_write_failing_after_another_process_appended_leaves_a_blank_line_and_its_entry_whole() {
         let path = copy_fixture("E02.jsonl");
         let before = std::fs::read(&path).unwrap();
-        let loaded = load_session(&path, None).unwrap();
+        let loaded = load_session(&crate::HostEnv::default(), &path, None).unwrap();
         let (_, line) = compaction_line(&loaded);
         let mut agent = agent_appends(&path);
         let mut disk =
@@ -574,7 +574,8 @@ mod tests {
         let expected = [&before[..], " ".repeat(39).as_bytes(), b"\n", AGENT.as_bytes()].concat();
         assert_eq!(after, expected);
         for dialect in Dialect::ALL {
-            let s = load_session(&path, Some(contextree_core::RuleSet::oldest(dialect).into())).unwrap().session;
+            let s =
+                load_session(&crate::HostEnv::default(), &path, Some(contextree_core::RuleSet::oldest(dialect).into())).unwrap().session;
             assert_eq!(s.leaf().map(|n| s.entry(n).id.to_string()).as_deref(), Some("zz"), "{dialect}: the agent's entry is read");
             assert!(s.diagnostics().is_empty(), "{dialect}: {:?}", s.diagnostics());
         }
@@ -586,7 +587,7 @@ mod tests {
         // line would be split around it, so both pieces are blanked.
         let path = copy_fixture("E02.jsonl");
         let before = std::fs::read(&path).unwrap();
-        let loaded = load_session(&path, None).unwrap();
+        let loaded = load_session(&crate::HostEnv::default(), &path, None).unwrap();
         let (_, line) = compaction_line(&loaded);
         let mut agent = agent_appends(&path);
         let mut disk = Faulty { first: 40, between: &mut agent, rest_fails: None, sync_fails: false, calls: 0 };
@@ -595,19 +596,19 @@ mod tests {
         let rest = line.len() + 1 - 40;
         let expected = [&before[..], " ".repeat(39).as_bytes(), b"\n", AGENT.as_bytes(), " ".repeat(rest - 1).as_bytes(), b"\n"].concat();
         assert_eq!(std::fs::read(&path).unwrap(), expected);
-        let s = load_session(&path, None).unwrap().session;
+        let s = load_session(&crate::HostEnv::default(), &path, None).unwrap().session;
         assert_eq!(s.leaf().map(|n| s.entry(n).id.to_string()).as_deref(), Some("zz"));
         assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
     }
 
     #[test]
     fn a_file_replaced_or_removed_during_the_write_is_an_error_not_a_success() {
-        // Found by the fault tests (tests/faults): the lines went to the old inode, the
+        // Found by the fault tests (tests/it/faults): the lines went to the old inode, the
         // session at the path never got them, and the append reported success.
         for remove in [false, true] {
             let path = copy_fixture("E02.jsonl");
             let before = std::fs::read(&path).unwrap();
-            let loaded = load_session(&path, None).unwrap();
+            let loaded = load_session(&crate::HostEnv::default(), &path, None).unwrap();
             let (_, line) = compaction_line(&loaded);
             let replacement = [&before[..], AGENT.as_bytes()].concat();
             let mut swap = || {
@@ -634,14 +635,14 @@ mod tests {
     #[test]
     fn a_failed_fsync_after_a_whole_write_is_a_warning_not_a_failure() {
         let path = copy_fixture("E02.jsonl");
-        let loaded = load_session(&path, None).unwrap();
+        let loaded = load_session(&crate::HostEnv::default(), &path, None).unwrap();
         let (id, line) = compaction_line(&loaded);
         let mut nothing = || {};
         let mut disk = Faulty { first: usize::MAX, between: &mut nothing, rest_fails: None, sync_fails: true, calls: 0 };
         let done = append_with(&path, &loaded.fingerprint, &[line], &mut disk).unwrap();
         assert_eq!(done.sync_error.as_deref(), Some("Input/output error"));
         assert!(done.sync_warning().unwrap().contains("do not write them again"));
-        let s = load_session(&path, None).unwrap().session;
+        let s = load_session(&crate::HostEnv::default(), &path, None).unwrap().session;
         assert_eq!(s.leaf().map(|n| s.entry(n).id.to_string()), Some(id));
     }
 

@@ -136,7 +136,7 @@ fn prompt_options(opts: &CompactOptions<'_>, ctx: &context::Context) -> PromptOp
 fn request_error(e: PromptBuildError) -> OpsError {
     match e {
         PromptBuildError::TooLarge(why) => OpsError::Refused(format!("Compaction not attempted: {why}")),
-        e => OpsError::Failed(e.to_string()),
+        e => OpsError::Requests(e),
     }
 }
 
@@ -561,7 +561,7 @@ pub fn run(
     };
     let from_extension = supplied.is_some();
     let (mut result, summarizer) = match supplied {
-        Some((supplied, summarizer)) => (supplied_result(s, &plan, &supplied).map_err(|e| OpsError::Failed(e.to_string()))?, summarizer),
+        Some((supplied, summarizer)) => (supplied_result(s, &plan, &supplied)?, summarizer),
         None => {
             let mut candidates = summarizer::candidates(&opts.provider, &agent, opts.env)?;
             prompt_opts.summary_model =
@@ -576,8 +576,7 @@ pub fn run(
             } else {
                 ask_models(&requests, &candidates, opts.env, progress, cancel)?
             };
-            let mut result =
-                compaction_result(s, &plan, &requests, &answers, &prompt_opts.hook).map_err(|e| OpsError::Failed(e.to_string()))?;
+            let mut result = compaction_result(s, &plan, &requests, &answers, &prompt_opts.hook)?;
             if summarizer.is_offline() {
                 label_offline(&mut result, &plan);
             }
@@ -603,7 +602,7 @@ pub fn run(
         );
     }
     warnings.extend(appended.sync_warning());
-    let entry_value = RawJson::from_text(&entry.line).map_err(|e| OpsError::Failed(e.to_string()))?;
+    let entry_value = RawJson::from_text(&entry.line).map_err(|source| OpsError::Json { what: "the entry written".into(), source })?;
     if !hooks.for_event(HookEvent::Compact).is_empty() {
         // A notification: the entry is written whatever the hooks do, so a cancel
         // (meant for the summary) no longer stops them; their time limit still does.

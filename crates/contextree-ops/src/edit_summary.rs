@@ -68,10 +68,9 @@ fn in_effect(loaded: &LoadedSession, compaction: NodeId) -> Result<(NodeId, Valu
             e.id
         )));
     }
-    let bytes =
-        loaded.source.bytes(e.span).map_err(|why| OpsError::Failed(format!("{}: line {}: {why}", loaded.path.display(), e.line)))?;
-    let value = serde_json::from_slice(bytes.as_ref().trim_ascii())
-        .map_err(|why| OpsError::Failed(format!("{}: line {}: {why}", loaded.path.display(), e.line)))?;
+    let line_error = |message: String| OpsError::Line { path: loaded.path.clone(), line: e.line, message };
+    let bytes = loaded.source.bytes(e.span).map_err(line_error)?;
+    let value = serde_json::from_slice(bytes.as_ref().trim_ascii()).map_err(|why| line_error(why.to_string()))?;
     Ok((leaf, value))
 }
 
@@ -84,7 +83,8 @@ pub fn preview(loaded: &LoadedSession, compaction: NodeId) -> Result<EditPreview
         compaction_id: s.entry(compaction).id.to_string(),
         summary: old["summary"].as_str().unwrap_or_default().to_owned(),
         first_kept_entry_id: old["firstKeptEntryId"].as_str().unwrap_or_default().to_owned(),
-        tokens_before: RawJson::from_serialize(&old["tokensBefore"]).map_err(|e| OpsError::Failed(e.to_string()))?,
+        tokens_before: RawJson::from_serialize(&old["tokensBefore"])
+            .map_err(|source| OpsError::Json { what: "the old entry's tokensBefore".into(), source })?,
         parent_id: s.entry(leaf).id.to_string(),
         note: format!(
             "appends a new compaction entry under the file's leaf {} with the same boundary, size and details and your summary, marked {flag}: true as a hook's; the old entry stays in the file",

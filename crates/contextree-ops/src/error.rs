@@ -1,6 +1,9 @@
 //! [`OpsError`]: why a flow wrote nothing (or failed after deciding to write).
 
+use contextree_core::branch_summary::BranchSummaryError;
+use contextree_core::compaction::{EntryError, PromptBuildError};
 use contextree_core::context::materialize::ReadBackError;
+use contextree_core::prompts::PromptError;
 use contextree_host::hooks::HookConfigError;
 use contextree_host::rewrite::RewriteError;
 use contextree_host::write::WriteError;
@@ -9,8 +12,9 @@ use contextree_host::LoadedSession;
 
 use crate::summarizer::PickError;
 
-/// A failure of a write flow. Every variant but [`OpsError::Failed`] (and an
-/// [`OpsError::Append`] or [`OpsError::Rewrite`] whose source says so) means nothing was written.
+/// A failure of a write flow. Every variant but an [`OpsError::Append`] or [`OpsError::Rewrite`]
+/// whose source says so, and [`OpsError::Json`] for an entry just written, means nothing was
+/// written.
 #[derive(Debug, thiserror::Error)]
 pub enum OpsError {
     /// Bad input: an unknown id, a version-1 file, an option the file cannot take.
@@ -64,9 +68,41 @@ pub enum OpsError {
     /// The file could not be read back where the plan points.
     #[error(transparent)]
     ReadBack(#[from] ReadBackError),
-    /// Anything else: IO, a prompt that does not render.
-    #[error("{0}")]
-    Failed(String),
+    /// A compaction's requests could not be built (a text of the pack that does not render,
+    /// an entry that does not read back).
+    #[error(transparent)]
+    Requests(#[from] PromptBuildError),
+    /// A branch summary's request could not be built.
+    #[error(transparent)]
+    BranchRequest(#[from] BranchSummaryError),
+    /// A summary could not be wrapped in the pack's texts.
+    #[error(transparent)]
+    Prompt(#[from] PromptError),
+    /// The entry could not be made from the answers or the supplied summary.
+    #[error(transparent)]
+    Entry(#[from] EntryError),
+    /// JSON that could not be kept: an entry just written that does not read back, a hook's
+    /// details that cannot be stored, the old entry of an edit.
+    #[error("{what}: {source}")]
+    Json {
+        /// Which value.
+        what: String,
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The old entry of an edit could not be read from the file.
+    #[error("{}: line {line}: {message}", path.display())]
+    Line {
+        /// The session file.
+        path: std::path::PathBuf,
+        /// The entry's line number.
+        line: u32,
+        /// Why (the file's reader says).
+        message: String,
+    },
+    /// The model call's runtime could not be started.
+    #[error("cannot start the model call: {0}")]
+    Runtime(#[source] std::io::Error),
 }
 
 fn rewrite_hint(e: &RewriteError) -> &'static str {
@@ -111,7 +147,16 @@ impl OpsError {
                 RewriteError::ReadOnly { .. } | RewriteError::HardLinks { .. } | RewriteError::Owner { .. } => ErrorKind::Refused,
                 _ => ErrorKind::Io,
             },
-            OpsError::ReadBack(_) | OpsError::Failed(_) => ErrorKind::Io,
+            // The agent itself would throw here.
+            OpsError::Entry(EntryError::Nothing(_) | EntryError::BadPreserveData(_)) => ErrorKind::Refused,
+            OpsError::ReadBack(_)
+            | OpsError::Requests(_)
+            | OpsError::BranchRequest(_)
+            | OpsError::Prompt(_)
+            | OpsError::Entry(_)
+            | OpsError::Json { .. }
+            | OpsError::Line { .. }
+            | OpsError::Runtime(_) => ErrorKind::Io,
         }
     }
 

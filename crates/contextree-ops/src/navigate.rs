@@ -210,9 +210,7 @@ pub fn preview(loaded: &LoadedSession, opts: &NavigateOptions<'_>) -> Result<Nav
             reasoning: branch_reasoning(s, opts),
             summary_model,
         };
-        call = summary_call(s, &prep, &loaded.source, &pack, &bopts)
-            .map_err(|e| OpsError::Failed(e.to_string()))?
-            .map(|c| CallView::of_branch(&c));
+        call = summary_call(s, &prep, &loaded.source, &pack, &bopts)?.map(|c| CallView::of_branch(&c));
     }
     if nothing_to_summarize {
         warnings.push("nothing is abandoned by this move, so there is nothing to summarize (the agents skip the summary too)".to_owned());
@@ -337,7 +335,8 @@ pub fn run(
         let meta = EntryMeta { rules: s.rules(), old_leaf: out.old_leaf_id.as_deref(), usage: None };
         (
             parent_id.clone(),
-            branch_summary::supplied_entry_line(meta, &id, parent_id.as_deref(), &now, &sup),
+            branch_summary::supplied_entry_line(meta, &id, parent_id.as_deref(), &now, &sup)
+                .map_err(|source| OpsError::Json { what: "the hook's summary details cannot be stored".into(), source })?,
             Some(Summarizer::Hook { event: HookEvent::BeforeTree.name() }),
         )
     } else {
@@ -381,7 +380,7 @@ pub fn run(
         warnings.push("another process appended to the file during the write: both lines are whole, but the new entry follows its lines, so the agent that wrote them may continue from its own leaf".to_owned());
     }
     warnings.extend(appended.sync_warning());
-    let entry = RawJson::from_text(&lines[0]).map_err(|e| OpsError::Failed(e.to_string()))?;
+    let entry = RawJson::from_text(&lines[0]).map_err(|source| OpsError::Json { what: "the entry written".into(), source })?;
     let entry_type = if summary_written.is_some() { "branch_summary" } else { "custom" };
     let new_leaf_id = label.as_ref().map_or_else(|| id.clone(), |(l, _)| l.clone());
     if !hooks.for_event(HookEvent::Tree).is_empty() {
@@ -508,7 +507,7 @@ fn summarize(
         reasoning: branch_reasoning(s, opts),
         summary_model,
     };
-    let call = summary_call(s, &prep, &loaded.source, &pack, &bopts).map_err(|e| OpsError::Failed(e.to_string()))?;
+    let call = summary_call(s, &prep, &loaded.source, &pack, &bopts)?;
     let (answer, summarizer, usage) = match &call {
         // No message selected: the agents store their literal without asking.
         None => (String::new(), Summarizer::None { why: "no messages selected".to_owned() }, None),
@@ -523,7 +522,7 @@ fn summarize(
             }
         }
     };
-    let (text, mut details) = generated(s.dialect(), &pack, &prep, &answer).map_err(|e| OpsError::Failed(e.to_string()))?;
+    let (text, mut details) = generated(s.dialect(), &pack, &prep, &answer)?;
     if summarizer.is_offline() {
         // The agents read only the two lists; the label says no model wrote it.
         details["summarizer"] = OFFLINE_DETAILS.into();

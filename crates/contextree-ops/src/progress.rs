@@ -130,8 +130,7 @@ impl<'a, 'p> Asker<'a, 'p> {
         progress: &'a mut (dyn FnMut(Progress) + Send + 'p),
         env: &'a contextree_host::HostEnv,
     ) -> Result<Self, crate::OpsError> {
-        let runtime =
-            tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| crate::OpsError::Failed(e.to_string()))?;
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(crate::OpsError::Runtime)?;
         Ok(Asker { runtime, candidates, cancel, progress: Mutex::new(progress), env })
     }
 

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use contextree_core::RuleRequest;
+use contextree_host::HostEnv;
 
 use tauri::{AppHandle, Manager as _, Runtime, State};
 
@@ -40,7 +41,8 @@ pub async fn open_session<R: Runtime>(
         Some(path) => Source::File(path),
         None => Source::Demo { cache_dir: app.path().app_cache_dir()? },
     };
-    let open = tauri::async_runtime::spawn_blocking(move || load(source, dialect)).await??;
+    let env = state.env();
+    let open = tauri::async_runtime::spawn_blocking(move || load(&env, source, dialect)).await??;
     let view = SessionView::new(&open);
     let open = Arc::new(open);
     let generation = state.set_session(open.clone());
@@ -48,7 +50,7 @@ pub async fn open_session<R: Runtime>(
     Ok(view)
 }
 
-fn load(source: Source, forced: Option<RuleRequest>) -> Result<OpenSession, CommandError> {
+fn load(env: &HostEnv, source: Source, forced: Option<RuleRequest>) -> Result<OpenSession, CommandError> {
     let path = match source {
         Source::File(path) => path,
         Source::Demo { cache_dir } => {
@@ -56,8 +58,8 @@ fn load(source: Source, forced: Option<RuleRequest>) -> Result<OpenSession, Comm
         }
     };
     let stamp = crate::state::stamp(&path);
-    let loaded = contextree_host::load_session(&path, forced)?;
+    let loaded = contextree_host::load_session(env, &path, forced)?;
     // The installed agent's texts for the session's rule set, else contextree's own for it.
-    let pack = contextree_host::agent::default_pack(loaded.session.rules());
+    let pack = contextree_host::agent::default_pack(env, loaded.session.rules());
     Ok(OpenSession { loaded, pack, stamp, request: forced })
 }

@@ -67,9 +67,10 @@ struct Timings {
 
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let mut rows = Vec::new();
+    let env = contextree_host::HostEnv::from_process();
     for file in &args.files {
         let t = Instant::now();
-        let loaded = contextree_host::load_session(file, args.dialect).map_err(|e| CliError::Input(e.to_string()))?;
+        let loaded = contextree_host::load_session(&env, file, args.dialect).map_err(|e| CliError::Input(e.to_string()))?;
         let open_ms = ms(t);
         let s = &loaded.session;
         let t = Instant::now();

@@ -29,7 +29,7 @@ use std::io::Write;
 
 use clap::Args;
 use contextree_host::write::Appended;
-use contextree_host::{HostEnv, RawJson};
+use contextree_host::RawJson;
 use contextree_ops::compact::{self, CompactOptions, DryRun};
 use contextree_ops::{CallView, CancelToken, IdList, Summarizer};
 use serde::Serialize;
@@ -86,7 +86,7 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
     if let Some(id) = &args.edit {
         return edit(args, &loaded, id);
     }
-    let env = HostEnv::from_process();
+    let env = &a.env;
     let pack = a.pack_fn(loaded.session.rules());
     let opts = CompactOptions {
         leaf: a.leaf(&loaded)?,
@@ -98,7 +98,7 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
         context: args.context.clone(),
         summary: args.summary.clone(),
         provider: args.provider.flags(),
-        env: &env,
+        env,
     };
     if args.dry_run {
         let mut dry = compact::dry_run(&loaded, &opts)?;

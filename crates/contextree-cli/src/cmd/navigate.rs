@@ -35,7 +35,7 @@
 use clap::Args;
 use contextree_core::js::stringify;
 use contextree_core::session::NodeId;
-use contextree_host::{HostEnv, LoadedSession, RawJson};
+use contextree_host::{LoadedSession, RawJson};
 use contextree_ops::navigate::{self, BranchBudget, NavigateOptions};
 use contextree_ops::{CancelToken, Summarizer};
 use serde::Serialize;
@@ -102,7 +102,7 @@ pub fn run(args: &NavigateArgs) -> Result<(), CliError> {
         None => None,
     };
     let pack = a.pack_fn(loaded.session.rules());
-    let env = HostEnv::from_process();
+    let env = &a.env;
     let opts = NavigateOptions {
         target,
         from,
@@ -115,7 +115,7 @@ pub fn run(args: &NavigateArgs) -> Result<(), CliError> {
         label: args.label.clone(),
         provider: args.provider.flags(),
         pack: &pack,
-        env: &env,
+        env,
     };
     let done = navigate::run(&loaded, &opts, &mut print_progress(a.json), &CancelToken::new())?;
     let head =

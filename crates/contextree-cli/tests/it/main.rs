@@ -1,7 +1,7 @@
 //! The command line's integration tests, one binary: every file is a module (the behaviour of
 //! each command, the parity with the real agents' goldens and oracle, the write flows end to
-//! end). `support/` is what they share. The fault-injection suite is its own binary
-//! (`tests/faults`), since it builds an LD_PRELOAD shim.
+//! end). `support/` is what they share; `faults/` is the fault-injection suite (it builds its
+//! LD_PRELOAD shim, `faults/shim.c`, when it first runs).
 
 mod support;
 
@@ -10,6 +10,7 @@ mod cli_behaviour;
 mod compact_e2e;
 mod compact_hooks;
 mod cut_parity;
+mod faults;
 mod navigate_hooks;
 mod navigate_prune_e2e;
 mod no_spawn;

@@ -22,6 +22,7 @@ use crate::js::{is_js_whitespace, is_truthy, js_trim, js_trim_end, json_number, 
 use crate::session::probe::parse_iso_ms;
 use crate::session::{Session, Source};
 use crate::Dialect;
+use crate::RawJson;
 
 /// omp lists at most this many files per tag (the details keep them all).
 const OMP_FILE_LIST_LIMIT: usize = 20;
@@ -88,9 +89,9 @@ pub struct SuppliedCompaction {
     pub tokens_before: Option<f64>,
     /// Stored as given; omitted when `None`. Later compactions ignore the
     /// details of extension-made entries anyway.
-    pub details: Option<Value>,
+    pub details: Option<RawJson>,
     /// omp: stored as given.
-    pub preserve_data: Option<Value>,
+    pub preserve_data: Option<RawJson>,
 }
 
 /// Why no result could be made.
@@ -107,6 +108,19 @@ pub enum EntryError {
     /// is a TypeError on it.
     #[error("omp cannot compact: the previous compaction's preserveData is {0}, not an object")]
     BadPreserveData(String),
+    /// JSON a hook supplied that cannot be read back to be written (nested too deep).
+    #[error("the hook's {field} cannot be stored: {message}")]
+    HookJson {
+        /// Which value (`details`, `preserveData`).
+        field: &'static str,
+        /// serde_json's reason.
+        message: String,
+    },
+}
+
+/// `json` read back as a value to store, or why not.
+fn hook_value(field: &'static str, json: Option<&RawJson>) -> Result<Option<Value>, EntryError> {
+    json.map(|j| j.to_value().map_err(|e| EntryError::HookJson { field, message: e.to_string() })).transpose()
 }
 
 /// The summary with the dialect's file tags (§6.3). `merged` is the summary
@@ -338,7 +352,7 @@ fn omp_preserve_data(session: &Session, plan: &CompactionPlan, hook: &Compacting
     let previous = plan.previous.and_then(|p| session.entry(p.node).object()?.get("preserveData").cloned());
     let carried = without_openai_key(previous)?;
     let mut out = Map::new();
-    spread_into(hook.preserve_data.as_ref(), &mut out);
+    spread_into(hook_value("preserveData", hook.preserve_data.as_ref())?.as_ref(), &mut out);
     spread_into(carried.as_ref(), &mut out);
     Ok(Value::Object(out))
 }
@@ -393,9 +407,9 @@ pub fn supplied_result(session: &Session, plan: &CompactionPlan, supplied: &Supp
         short_summary: supplied.short_summary.clone().filter(|_| omp),
         first_kept_entry_id: supplied.first_kept_entry_id.clone().unwrap_or_else(|| session.entry(prepared.first_kept).id.to_string()),
         tokens_before: supplied.tokens_before.unwrap_or(plan.tokens_before),
-        details: supplied.details.clone(),
+        details: hook_value("details", supplied.details.as_ref())?,
         from_extension: true,
-        preserve_data: supplied.preserve_data.clone().filter(|_| omp),
+        preserve_data: hook_value("preserveData", supplied.preserve_data.as_ref().filter(|_| omp))?,
         usage: None,
         system_message: None,
         method: None,

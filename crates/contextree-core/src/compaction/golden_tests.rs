@@ -277,6 +277,25 @@ fn supplied_summaries_are_marked_and_untagged() {
             }
         };
         assert_eq!(line, expected);
+        // A hook's details and preserveData are stored byte for byte as JSON.stringify writes
+        // them; details nested deeper than JSON is read back are an error, not a panic.
+        let given = |text: &str| Some(crate::RawJson::from_text(text).unwrap());
+        let supplied = SuppliedCompaction {
+            summary: "Mine.".into(),
+            details: given(r#"{"z":1,"a":[1.5,"\u00e9",null],"n":1e21}"#),
+            preserve_data: given(r#"{"k":{"deep":true}}"#),
+            ..Default::default()
+        };
+        let line = entry_line(&supplied_result(&session, &plan, &supplied).unwrap(), "0badf00d", Some("a4"), "T");
+        assert!(line.contains(r#""details":{"z":1,"a":[1.5,"é",null],"n":1e+21}"#), "{line}");
+        assert_eq!(line.contains(r#""preserveData":{"k":{"deep":true}}"#), dialect == Dialect::Omp, "{line}");
+        let deep = (0..200).fold(Value::Null, |v, _| Value::Array(vec![v]));
+        let supplied = SuppliedCompaction {
+            summary: "Mine.".into(),
+            details: Some(crate::RawJson::from_serialize(&deep).unwrap()),
+            ..Default::default()
+        };
+        assert!(matches!(supplied_result(&session, &plan, &supplied), Err(EntryError::HookJson { field: "details", .. })));
     }
     // Nothing to compact: refused before any hook, as the agents do.
     let e07b = std::fs::read(fixtures().join("E07b.jsonl")).unwrap();
@@ -349,7 +368,7 @@ fn omp_preserve_data_is_carried_without_the_native_key() {
         let text = with(pd);
         assert!(text.contains("preserveData"));
         let mut r = run(stub, Dialect::Omp, text.into_bytes());
-        r.hook.preserve_data = Some(serde_json::json!({"hook": true}));
+        r.hook.preserve_data = Some(crate::RawJson::from_serialize(&serde_json::json!({"hook": true})).unwrap());
         let got = compaction_result(&r.session, &r.plan, &r.requests, &answers(stub, Dialect::Omp), &r.hook);
         match (got, want) {
             (Ok(res), Ok(w)) => assert_eq!(crate::js::stringify(res.preserve_data.as_ref().unwrap()), w, "{pd}"),

@@ -22,7 +22,7 @@ use crate::context::Item;
 use crate::js::{is_truthy, to_js_string};
 use crate::prompts::{PromptError, PromptId, PromptPack};
 use crate::session::{NodeId, Session, Source};
-use crate::{Dialect, RuleSet};
+use crate::{Dialect, RawJson, RuleSet};
 
 /// The literal history both agents use when a split turn has nothing before it.
 pub const NO_PRIOR_HISTORY: &str = "No prior history.";
@@ -121,7 +121,7 @@ pub struct CompactingHook {
     /// Lines of `<additional-context>` in the history and short prompts.
     pub context: Vec<String>,
     /// Merged into the stored entry's `preserveData`.
-    pub preserve_data: Option<Value>,
+    pub preserve_data: Option<RawJson>,
 }
 
 /// Inputs of prompt assembly besides the plan.

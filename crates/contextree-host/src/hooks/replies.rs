@@ -5,6 +5,8 @@ use contextree_core::branch_summary::SuppliedBranchSummary;
 use contextree_core::compaction::{CompactingHook, SuppliedCompaction};
 use serde_json::{Map, Value};
 
+use crate::RawJson;
+
 use super::{Dispatch, HookEvent};
 
 /// Why a hook's result is not used.
@@ -14,6 +16,8 @@ pub enum ReplyError {
     Wrong { field: String, want: &'static str },
     #[error("\"{field}\" is missing")]
     Missing { field: String },
+    #[error("\"{field}\" cannot be kept: {message}")]
+    Unkeepable { field: &'static str, message: String },
 }
 
 impl ReplyError {
@@ -56,7 +60,7 @@ pub(super) fn read_result(event: HookEvent, m: &Map<String, Value>) -> Result<Op
                 .and_then(Value::as_array)
                 .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
                 .unwrap_or_default(),
-            preserve_data: m.get("preserveData").filter(|v| v.is_object()).cloned(),
+            preserve_data: m.get("preserveData").filter(|v| v.is_object()).map(|v| raw("preserveData", v)).transpose()?,
         })),
         HookEvent::BeforeTree => Some(Reply::BeforeTree(BeforeTree {
             cancel,
@@ -120,7 +124,7 @@ fn supplied_compaction(v: &Value) -> Result<SuppliedCompaction, ReplyError> {
     };
     let preserve_data = match field("preserveData") {
         None => None,
-        Some(v) if v.is_object() => Some(v.clone()),
+        Some(v) if v.is_object() => Some(raw("compaction.preserveData", v)?),
         Some(_) => return Err(ReplyError::wrong("compaction.preserveData", "an object")),
     };
     Ok(SuppliedCompaction {
@@ -128,7 +132,7 @@ fn supplied_compaction(v: &Value) -> Result<SuppliedCompaction, ReplyError> {
         short_summary: string("shortSummary")?,
         first_kept_entry_id: string("firstKeptEntryId")?,
         tokens_before,
-        details: field("details").cloned(),
+        details: field("details").map(|v| raw("compaction.details", v)).transpose()?,
         preserve_data,
     })
 }
@@ -166,7 +170,12 @@ fn supplied_branch_summary(v: &Value) -> Result<SuppliedBranchSummary, ReplyErro
         None | Some(Value::Null) => return Err(ReplyError::missing("summary.summary")),
         Some(_) => return Err(ReplyError::wrong("summary.summary", "a string")),
     };
-    Ok(SuppliedBranchSummary { summary, details: m.get("details").cloned() })
+    Ok(SuppliedBranchSummary { summary, details: m.get("details").map(|v| raw("summary.details", v)).transpose()? })
+}
+
+/// A part of a hook's result kept as given (its text is written back the same).
+fn raw(field: &'static str, v: &Value) -> Result<RawJson, ReplyError> {
+    RawJson::from_serialize(v).map_err(|e| ReplyError::Unkeepable { field, message: e.to_string() })
 }
 
 /// What `session_before_tree` decided.

@@ -109,7 +109,7 @@ fn unusable_results_are_warnings_and_earlier_results_stand() {
     assert!(d.warnings[1].contains("not a JSON object"));
     assert!(d.warnings[2].contains("\"context\" must be a list of strings"));
     let c = compacting(&d);
-    assert_eq!((c.prompt.as_deref(), c.context, c.preserve_data), (Some("P"), vec!["c1".to_owned()], Some(json!({"k": 1}))));
+    assert_eq!((c.prompt.as_deref(), c.context, c.preserve_data), (Some("P"), vec!["c1".to_owned()], Some(raw(json!({"k": 1})))));
 
     let d = dispatch_with(
         HookEvent::BeforeCompact,
@@ -147,7 +147,7 @@ fn tree_results_and_payloads() {
     assert_eq!(d.warnings.len(), 2, "{:?}", d.warnings);
     assert!(d.warnings[0].contains("summary.summary\" is missing"), "{:?}", d.warnings);
     let t = before_tree(&d);
-    assert_eq!(t.summary, Some(SuppliedBranchSummary { summary: "S".into(), details: Some(json!({"d": 1})) }));
+    assert_eq!(t.summary, Some(SuppliedBranchSummary { summary: "S".into(), details: Some(raw(json!({"d": 1}))) }));
     assert_eq!((t.label.as_deref(), t.replace_instructions, t.cancel), (Some("L"), Some(true), false));
     let d = dispatch_with(
         HookEvent::BeforeTree,
@@ -212,7 +212,7 @@ fn real_processes_get_the_payload_and_their_results_count() {
     let d = dispatch(HookEvent::BeforeCompact, &[record, sh("exit 0", long)], &payload);
     assert!(d.warnings.is_empty(), "{:?}", d.warnings);
     let supplied = before_compact(&d).compaction.unwrap();
-    assert_eq!((supplied.summary.as_str(), supplied.details), ("From a hook", Some(json!({"x": 1}))));
+    assert_eq!((supplied.summary.as_str(), supplied.details), ("From a hook", Some(raw(json!({"x": 1})))));
     let got: Value = serde_json::from_slice(&std::fs::read(&seen).unwrap()).unwrap();
     assert_eq!(got, payload, "the whole payload arrives on stdin, even one larger than a pipe buffer");
 
@@ -229,7 +229,7 @@ fn real_processes_get_the_payload_and_their_results_count() {
         &json!({}),
     );
     let c = compacting(&d);
-    assert_eq!((c.prompt.as_deref(), c.context.len(), c.preserve_data), (Some("Mine"), 2, Some(json!({"keep": true}))));
+    assert_eq!((c.prompt.as_deref(), c.context.len(), c.preserve_data), (Some("Mine"), 2, Some(raw(json!({"keep": true})))));
 }
 
 #[test]
@@ -386,4 +386,9 @@ fn a_stop_kills_the_running_hook_and_starts_no_other() {
     assert!(d.warnings[0].contains("cancelled (killed)") && d.warnings[1].contains("not started"), "{:?}", d.warnings);
     assert!(!t.path().join("ran").exists());
     assert!(gone_soon(read_pid(&hook_pid)) && gone_soon(read_pid(&bg_pid)));
+}
+
+/// `v` as the raw JSON a reply keeps.
+fn raw(v: serde_json::Value) -> crate::RawJson {
+    crate::RawJson::from_serialize(&v).unwrap()
 }

@@ -11,7 +11,8 @@ use std::path::PathBuf;
 
 use contextree_core::prompts::{HashedForm, PackOrigin, PromptId, PromptPack};
 use contextree_core::Dialect;
-use contextree_host::agent::{load_agent_pack, load_pack_from_dir, package_env_var};
+use contextree_host::agent::{candidate_dirs, load_agent_pack, load_pack_from_dir, package_env_var, AgentLoadError};
+use contextree_host::HostEnv;
 
 use contextree_testkit::paths::agents_root;
 
@@ -145,11 +146,16 @@ fn agents_share_the_branch_wording() {
 fn discovery_honours_the_env_override() {
     for dialect in Dialect::ALL {
         let dir = package_dir(dialect);
-        // Every test in this binary resolves the same directory, so setting
-        // the variable cannot change what a concurrent test sees.
-        std::env::set_var(package_env_var(dialect), &dir);
-        let pack = load_agent_pack(dialect).expect("found via the env var").unwrap();
+        let mut env = HostEnv::default();
+        env.vars.insert(package_env_var(dialect).into(), dir.display().to_string());
+        let pack = load_agent_pack(&env, dialect).expect("found via the env var").unwrap();
         assert!(matches!(pack.origin(), PackOrigin::Agent { verified: true, path, .. } if *path == dir));
+        // A variable naming no package is reported, not replaced by another install.
+        env.vars.insert(package_env_var(dialect).into(), dir.join("missing").display().to_string());
+        assert!(matches!(load_agent_pack(&env, dialect), Some(Err(AgentLoadError::BadOverride { .. }))));
+        // Without the variable, only the given environment is searched: an empty one finds
+        // no package under its (absent) home, whatever the test process's home holds.
+        assert!(candidate_dirs(&HostEnv::default(), dialect).iter().all(|(d, _)| d.starts_with("/usr")));
     }
 }
 

@@ -45,7 +45,9 @@ fn tiny_chunks_give_the_same_session_as_one_pass() {
         for dialect in [Dialect::Pi, Dialect::Omp] {
             let whole = Session::parse(&bytes, Some(contextree_core::RuleSet::oldest(dialect)));
             for chunk in [1, 700, 64 << 10] {
-                let chunked = load_in_chunks(f, Some(contextree_core::RuleSet::oldest(dialect).into()), chunk).unwrap();
+                let chunked =
+                    load_in_chunks(&contextree_host::HostEnv::default(), f, Some(contextree_core::RuleSet::oldest(dialect).into()), chunk)
+                        .unwrap();
                 assert_eq!(fingerprint(&chunked.session), fingerprint(&whole), "{} {dialect} chunk {chunk}", f.display());
             }
         }

@@ -50,7 +50,7 @@ impl Copy {
 
 fn load(file: &Path, dialect: &str) -> LoadedSession {
     let d = if dialect == "pi" { Dialect::Pi } else { Dialect::Omp };
-    contextree_host::load_session(file, Some(contextree_core::RuleSet::oldest(d).into())).unwrap()
+    contextree_host::load_session(&contextree_host::HostEnv::default(), file, Some(contextree_core::RuleSet::oldest(d).into())).unwrap()
 }
 
 /// The entry ids of contextree's context for the file's leaf (after reloading it).

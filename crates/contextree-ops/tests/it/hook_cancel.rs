@@ -58,7 +58,8 @@ fn a_cancel_kills_the_running_hook_and_its_children_and_writes_nothing() {
     let env = HostEnv::with_vars(vars.iter().map(|(k, v)| (k.to_string(), v.display().to_string())).collect(), dir.clone());
     let file = tmp.copy_fixture("synthetic/E02.jsonl");
     let before = std::fs::read(&file).unwrap();
-    let loaded = contextree_host::load_session(&file, Some(contextree_core::RuleSet::Pi073.into())).unwrap();
+    let loaded =
+        contextree_host::load_session(&contextree_host::HostEnv::default(), &file, Some(contextree_core::RuleSet::Pi073.into())).unwrap();
 
     let cancel = CancelToken::new();
     let canceller = {

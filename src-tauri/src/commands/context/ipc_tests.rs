@@ -6,13 +6,15 @@ use serde_json::{json, Value};
 use tauri::ipc::InvokeResponseBody;
 
 use crate::demo;
-use crate::test_support::{app, invoke, invoke_raw, webview, TempDir};
+use contextree_testkit::Scratch;
+
+use crate::test_support::{app, invoke, invoke_raw, webview};
 
 #[test]
 fn tree_table_counts_texts_and_exports_over_ipc() {
     let app = app();
     let webview = webview(&app);
-    let dir = TempDir::new("ctx-ipc");
+    let dir = Scratch::new("app-ctx-ipc");
     let session = dir.path().join("session.jsonl");
     std::fs::write(&session, demo::DEMO_SESSION).unwrap();
     invoke(&webview, "open_session", json!({ "path": session })).unwrap();

@@ -7,11 +7,13 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::demo;
-use crate::test_support::{app_in, invoke, webview, TempDir};
+use contextree_testkit::Scratch;
+
+use crate::test_support::{app_in, invoke, webview};
 
 #[test]
 fn a_config_file_that_cannot_be_saved_is_a_settings_error() {
-    let dir = TempDir::new("broken");
+    let dir = Scratch::new("app-broken");
     let path = dir.path().join("config.json");
     let broken = "{ \"providers\": [ oops";
     std::fs::write(&path, broken).unwrap();
@@ -39,7 +41,7 @@ fn a_config_file_that_cannot_be_saved_is_a_settings_error() {
 /// On a machine of its own: a temporary home whose config file the commands read and write.
 #[test]
 fn settings_library_folders_and_a_forced_dialect_over_ipc() {
-    let dir = TempDir::new("ipc");
+    let dir = Scratch::new("app-ipc");
     let env = HostEnv::isolated(dir.path());
     let config = env.config_path.clone().unwrap();
     let app = app_in(env.clone());

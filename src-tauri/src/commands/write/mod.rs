@@ -224,9 +224,10 @@ where
     let open = state.session()?;
     let generation = state.generation();
     let cancel = slot.cancel.clone();
+    let env = state.env();
     let (applied, reread) = tauri::async_runtime::spawn_blocking(move || {
         let applied = flow(&open, &cancel)?;
-        Ok::<_, CommandError>((applied, reread(&open)?))
+        Ok::<_, CommandError>((applied, reread(&env, &open)?))
     })
     .await??;
     drop(slot);
@@ -262,8 +263,8 @@ pub(crate) type PackFn<'a> =
     dyn Fn(contextree_core::Dialect) -> Result<contextree_core::prompts::PromptPack, contextree_ops::OpsError> + 'a;
 
 /// The file of `open` read again, with the same dialect rule (a forced dialect stays) and pack.
-fn reread(open: &OpenSession) -> Result<OpenSession, CommandError> {
-    Ok(open.reload()?)
+fn reread(env: &HostEnv, open: &OpenSession) -> Result<OpenSession, CommandError> {
+    Ok(open.reload(env)?)
 }
 
 fn result(applied: Applied, open: &OpenSession) -> WriteResult {

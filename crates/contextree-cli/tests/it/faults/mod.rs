@@ -216,7 +216,7 @@ fn shim() -> &'static Path {
         // process may be using the previous build).
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
         let building = dir.join(format!("fault-shim-{}.so", std::process::id()));
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/faults/shim.c");
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/faults/shim.c");
         let status = Command::new("gcc")
             .args(["-shared", "-fPIC", "-O1", "-Wall", "-o"])
             .arg(&building)

@@ -1,6 +1,6 @@
 //! [`RawJson`]: a JSON value contextree passes through without reading it — an entry as stored in
-//! the file, an agent message, the payload of a hook — typed as "some JSON", not as a tree to
-//! take apart.
+//! the file, an agent message, the payload of a hook, the `details` or `preserveData` a hook
+//! hands back to be stored as given — typed as "some JSON", not as a tree to take apart.
 
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -21,6 +21,13 @@ impl RawJson {
     /// The JSON of `text` (one value), written back compact.
     pub fn from_text(text: &str) -> Result<RawJson, serde_json::Error> {
         RawJson::from_serialize(&serde_json::from_str::<serde_json::Value>(text)?)
+    }
+
+    /// The value, for the few places that take it apart: an entry written by JavaScript's rules
+    /// (`JSON.stringify`), omp's merge of `preserveData` objects. Fails only where reading
+    /// any JSON text can: nesting deeper than serde_json reads (128 levels).
+    pub fn to_value(&self) -> Result<serde_json::Value, serde_json::Error> {
+        serde_json::from_str(self.get())
     }
 
     /// `null`.

@@ -1,4 +1,4 @@
-//! What the fuzz tests share (`tests/fuzz.rs` with proptest, and the libFuzzer targets under
+//! What the fuzz tests share (`tests/it/fuzz.rs` with proptest, and the libFuzzer targets under
 //! `fuzz/`): a structure-aware generator that turns any bytes into a session file, and the
 //! checks run on a file.
 //!

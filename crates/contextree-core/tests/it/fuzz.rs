@@ -10,9 +10,9 @@
 //!
 //! `CONTEXTREE_FUZZ_CASES` sets the cases per property (default 300: a few seconds).
 
-mod fuzz_check;
-
 use proptest::prelude::*;
+
+use crate::fuzz_check;
 use std::path::Path;
 
 fn cases() -> u32 {
