@@ -17,9 +17,21 @@ pub enum CliError {
     /// Bad input: a missing file, an unknown id, a bad flag value (exit 2).
     #[error("{0}")]
     Input(String),
-    /// Anything else (exit 1).
-    #[error("{0}")]
-    Failed(String),
+    /// The session file cannot be read as one (exit 2, as any input the command cannot take).
+    #[error(transparent)]
+    Load(#[from] contextree_host::LoadError),
+    /// `--prompts DIR` is not an agent's package that loads (exit 2).
+    #[error(transparent)]
+    Pack(#[from] contextree_host::agent::AgentLoadError),
+    /// The file could not be read back where an entry is (it changed, or IO failed).
+    #[error(transparent)]
+    ReadBack(#[from] contextree_core::context::materialize::ReadBackError),
+    /// A branch summary's request could not be built.
+    #[error(transparent)]
+    BranchRequest(#[from] contextree_core::branch_summary::BranchSummaryError),
+    /// A document or an entry just written that is not the JSON it should be.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
     /// A flow of contextree-ops failed; its kind says how.
     #[error(transparent)]
     Ops(#[from] contextree_ops::OpsError),
@@ -29,8 +41,8 @@ impl CliError {
     /// What kind of failure it is.
     pub fn kind(&self) -> ErrorKind {
         match self {
-            CliError::Input(_) => ErrorKind::Input,
-            CliError::Failed(_) => ErrorKind::Io,
+            CliError::Input(_) | CliError::Load(_) | CliError::Pack(_) => ErrorKind::Input,
+            CliError::ReadBack(_) | CliError::BranchRequest(_) | CliError::Json(_) => ErrorKind::Io,
             CliError::Ops(e) => e.kind(),
         }
     }
@@ -137,7 +149,7 @@ impl SessionArgs {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(CliError::Input(format!("{path}: no such file"))),
             Err(e) => return Err(CliError::Input(format!("{path}: {e}"))),
         }
-        contextree_host::load_session(&self.env, &self.file, self.dialect).map_err(|e| CliError::Input(e.to_string()))
+        Ok(contextree_host::load_session(&self.env, &self.file, self.dialect)?)
     }
 
     /// The leaf named by `--leaf` (an unknown id is an input error, unlike the
@@ -179,9 +191,7 @@ impl SessionArgs {
         match self.prompts.as_str() {
             "own" => Ok(PromptPack::own_for(rules)),
             "auto" => Ok(contextree_host::agent::default_pack(&self.env, rules)),
-            dir => {
-                contextree_host::agent::load_pack_from_dir(dialect, std::path::Path::new(dir)).map_err(|e| CliError::Input(e.to_string()))
-            }
+            dir => Ok(contextree_host::agent::load_pack_from_dir(dialect, std::path::Path::new(dir))?),
         }
     }
 }
@@ -366,7 +376,7 @@ impl<V: Serialize> Serialize for Ordered<V> {
 
 /// Turns a read-back failure (file changed under us, IO) into an error.
 pub fn read_back(e: contextree_core::context::materialize::ReadBackError) -> CliError {
-    CliError::Failed(e.to_string())
+    CliError::ReadBack(e)
 }
 
 /// File operations as JSON: the raw sets sorted (as the oracle prints them)

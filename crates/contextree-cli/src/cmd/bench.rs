@@ -70,7 +70,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let env = contextree_host::HostEnv::from_process();
     for file in &args.files {
         let t = Instant::now();
-        let loaded = contextree_host::load_session(&env, file, args.dialect).map_err(|e| CliError::Input(e.to_string()))?;
+        let loaded = contextree_host::load_session(&env, file, args.dialect)?;
         let open_ms = ms(t);
         let s = &loaded.session;
         let t = Instant::now();

@@ -95,7 +95,7 @@ pub fn run(args: &BranchArgs) -> Result<(), CliError> {
     if let Some(model) = &args.summary_model {
         let pack = a.pack(s.rules())?;
         let opts = BranchOptions { summary_model: Some(model.clone()), ..Default::default() };
-        let call = summary_call(s, &prep, &loaded.source, &pack, &opts).map_err(|e| CliError::Failed(e.to_string()))?;
+        let call = summary_call(s, &prep, &loaded.source, &pack, &opts)?;
         doc.call =
             Some(CallDoc { call: call.as_ref().map(|c| c.to_json()), transcript: call.and_then(|c| c.transcript).map(|d| d.name()) });
     }

@@ -170,7 +170,7 @@ fn edit(args: &CompactArgs, loaded: &contextree_host::LoadedSession, id: &str) -
     }
     let summary = args.summary.as_deref().unwrap_or_default();
     let done = contextree_ops::edit_summary::run(loaded, node, summary)?;
-    let entry = RawJson::from_text(&done.line).map_err(|e| CliError::Failed(e.to_string()))?;
+    let entry = RawJson::from_text(&done.line)?;
     let doc = to_value(&Written {
         dialect: loaded.session.dialect().name(),
         file: a.file.display().to_string(),
@@ -363,5 +363,5 @@ impl<'a> AppendedDoc<'a> {
 
 /// A typed document as the JSON the printers read.
 pub(crate) fn to_value(doc: &impl Serialize) -> Result<Value, CliError> {
-    serde_json::to_value(doc).map_err(|e| CliError::Failed(e.to_string()))
+    Ok(serde_json::to_value(doc)?)
 }

@@ -204,7 +204,7 @@ fn undo(a: &SessionArgs, loaded: &LoadedSession, id: &str) -> Result<(), CliErro
     let s = &loaded.session;
     let compaction = node(loaded, a, id)?;
     let done = contextree_ops::undo_compaction::run(loaded, compaction)?;
-    let entry = RawJson::from_text(&done.line).map_err(|e| CliError::Failed(e.to_string()))?;
+    let entry = RawJson::from_text(&done.line)?;
     let old_leaf = s.leaf().map(|n| s.entry(n).id.to_string());
     let doc = Undone {
         head: Head {
