@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::context::materialize::ReadBackError;
+use crate::context::materialize::{ReadBackCause, ReadBackError};
 use crate::session::{EntryKind, Role, Session, Source};
 
 /// The tokens and cost of one usage record, or of several summed. Costs are the providers' own
@@ -250,9 +250,8 @@ pub fn spend_report(session: &Session, source: &dyn Source) -> Result<SpendRepor
         let value: Value = match e.object() {
             Some(map) => Value::Object(map.clone()),
             None => {
-                let err = |message: String| ReadBackError { line: e.line, message };
-                let bytes = source.bytes(e.span).map_err(err)?;
-                serde_json::from_slice(&bytes).map_err(|x| err(format!("the entry no longer parses ({x}); was the file changed?")))?
+                let bytes = source.bytes(e.span).map_err(|x| ReadBackError::at(e.line, x))?;
+                serde_json::from_slice(&bytes).map_err(|x| ReadBackError::at(e.line, ReadBackCause::NoLongerParses(x)))?
             }
         };
         let (holder, model) = match kind {

@@ -519,11 +519,11 @@ mod tests {
         // A source that fails for every other span proves nothing else is read.
         struct Only(Vec<crate::session::Span>, &'static [u8]);
         impl Source for Only {
-            fn bytes(&self, span: crate::session::Span) -> Result<std::borrow::Cow<'_, [u8]>, String> {
+            fn bytes(&self, span: crate::session::Span) -> Result<std::borrow::Cow<'_, [u8]>, crate::session::SourceError> {
                 if self.0.contains(&span) {
                     Source::bytes(self.1, span)
                 } else {
-                    Err("not requested".into())
+                    Err(crate::session::SourceError::OutOfRange(span))
                 }
             }
         }

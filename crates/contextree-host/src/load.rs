@@ -11,7 +11,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use contextree_core::session::{index_chunk, ChunkIndex, RulePolicy, Session, Source, Span};
+use contextree_core::session::{index_chunk, ChunkIndex, RulePolicy, Session, Source, SourceError, Span};
 use contextree_core::{Dialect, RuleRequest};
 
 use crate::HostEnv;
@@ -88,9 +88,12 @@ pub struct FileSource {
 }
 
 impl Source for FileSource {
-    fn bytes(&self, span: Span) -> Result<Cow<'_, [u8]>, String> {
+    fn bytes(&self, span: Span) -> Result<Cow<'_, [u8]>, SourceError> {
         let mut buf = vec![0; span.len as usize];
-        self.file.read_exact_at(&mut buf, span.start).map_err(|e| format!("cannot read bytes {}..{}: {e}", span.start, span.end()))?;
+        self.file.read_exact_at(&mut buf, span.start).map_err(|source| match source.kind() {
+            std::io::ErrorKind::UnexpectedEof => SourceError::OutOfRange(span),
+            _ => SourceError::Io { span, source },
+        })?;
         Ok(Cow::Owned(buf))
     }
 }
@@ -224,4 +227,26 @@ fn index_parallel(file: &File, bounds: &[u64]) -> std::io::Result<Vec<ChunkIndex
         chunks.push(chunk);
     }
     Ok(chunks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use contextree_core::session::SourceError;
+    use contextree_testkit::Scratch;
+
+    #[test]
+    fn an_entry_cut_off_since_the_load_is_out_of_range() {
+        let tmp = Scratch::new("host-load-cut");
+        let text = "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00Z\",\"cwd\":\"/\"}\n\
+                    {\"type\":\"message\",\"id\":\"u1\",\"parentId\":null,\"timestamp\":\"2025-01-01T00:00:01Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n";
+        let path = tmp.write("s.jsonl", text);
+        let loaded = load_session(&HostEnv::default(), &path, None).unwrap();
+        let span = loaded.session.entry(loaded.session.node("u1").unwrap()).span;
+        assert!(loaded.source.bytes(span).unwrap().starts_with(b"{\"type\":\"message\""));
+        std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(span.start + 3).unwrap();
+        let err = loaded.source.bytes(span).unwrap_err();
+        assert!(matches!(err, SourceError::OutOfRange(s) if s == span), "{err:?}");
+    }
 }

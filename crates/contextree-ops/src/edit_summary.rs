@@ -69,7 +69,7 @@ fn in_effect(loaded: &LoadedSession, compaction: NodeId) -> Result<(NodeId, Valu
         )));
     }
     let line_error = |message: String| OpsError::Line { path: loaded.path.clone(), line: e.line, message };
-    let bytes = loaded.source.bytes(e.span).map_err(line_error)?;
+    let bytes = loaded.source.bytes(e.span).map_err(|why| line_error(why.to_string()))?;
     let value = serde_json::from_slice(bytes.as_ref().trim_ascii()).map_err(|why| line_error(why.to_string()))?;
     Ok((leaf, value))
 }

@@ -14,7 +14,7 @@ pub async fn entry_detail(state: State<'_, AppState>, id: String) -> Result<Entr
     blocking(state.session()?, move |open| {
         let s = &open.loaded.session;
         let e = s.entry(node(open, &id)?);
-        let bytes = open.loaded.source.bytes(e.span).map_err(|message| ReadBackError { line: e.line, message })?;
+        let bytes = open.loaded.source.bytes(e.span).map_err(|x| ReadBackError::at(e.line, x))?;
         let raw = String::from_utf8_lossy(&bytes);
         let json = serde_json::from_str::<serde_json::Value>(&raw)
             .and_then(|v| serde_json::to_string_pretty(&v))

@@ -953,7 +953,7 @@ fn omp18_stored_estimate(
 /// Whether an entry's line names a field `excludeEncryptedReasoning` leaves out.
 fn has_encrypted_reasoning(session: &Session, node: NodeId, source: &dyn Source) -> Result<bool, ReadBackError> {
     let e = session.entry(node);
-    let bytes = source.bytes(e.span).map_err(|message| ReadBackError { line: e.line, message })?;
+    let bytes = source.bytes(e.span).map_err(|x| ReadBackError::at(e.line, x))?;
     let has = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
     // A JSON escape inside a key (`\u0074hinkingSignature`) is read back to be sure.
     Ok(has(b"hinkingSignature") || has(b"edactedThinking") || has(b"nthropicServerTool") || has(b"\\u"))

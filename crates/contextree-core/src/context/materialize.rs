@@ -7,18 +7,40 @@ use serde_json::{Map, Value};
 use super::build::{entry_estimate, Context, Item};
 use super::llm::convert_message_all;
 use crate::prompts::PromptPack;
-use crate::session::{Entry, EntryKind, Name, Role, Session, Source};
+use crate::session::{Entry, EntryKind, Name, Role, Session, Source, SourceError};
 use crate::tokens::estimate::estimate_message;
 use crate::{Dialect, RuleSet};
 
 /// An entry's bytes could not be read back or no longer parse.
 #[derive(Debug, thiserror::Error)]
-#[error("line {line}: {message}")]
+#[error("line {line}: {cause}")]
 pub struct ReadBackError {
     /// 1-based file line of the entry.
     pub line: u32,
-    /// What went wrong (the file changed since it was indexed, an IO error).
-    pub message: String,
+    /// What went wrong.
+    #[source]
+    pub cause: ReadBackCause,
+}
+
+/// Why an entry could not be read back: the file changed since it was indexed, or reading failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadBackCause {
+    /// Its bytes cannot be had.
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    /// Its bytes are no longer the JSON that was indexed.
+    #[error("the entry no longer parses ({0}); was the file changed?")]
+    NoLongerParses(#[source] serde_json::Error),
+    /// Its message is gone.
+    #[error("the entry has no message any more; was the file changed?")]
+    NoMessage,
+}
+
+impl ReadBackError {
+    /// `cause` at the entry on `line`.
+    pub fn at(line: u32, cause: impl Into<ReadBackCause>) -> ReadBackError {
+        ReadBackError { line, cause: cause.into() }
+    }
 }
 
 /// The agent message (context.md §1 step 4) of one item.
@@ -132,12 +154,10 @@ fn normalize_null_content(msg: &mut Value) {
 }
 
 fn read_message(e: &Entry, source: &dyn Source) -> Result<Value, ReadBackError> {
-    let err = |message: String| ReadBackError { line: e.line, message };
-    let bytes = source.bytes(e.span).map_err(err)?;
-    let mut value: Value = crate::session::probe::parse_value_lenient(&bytes)
-        .map_err(|x| err(format!("the entry no longer parses ({x}); was the file changed?")))?;
-    let mut msg =
-        value.get_mut("message").map(Value::take).ok_or_else(|| err("the entry has no message any more; was the file changed?".into()))?;
+    let bytes = source.bytes(e.span).map_err(|x| ReadBackError::at(e.line, x))?;
+    let mut value: Value =
+        crate::session::probe::parse_value_lenient(&bytes).map_err(|x| ReadBackError::at(e.line, ReadBackCause::NoLongerParses(x)))?;
+    let mut msg = value.get_mut("message").map(Value::take).ok_or(ReadBackError::at(e.line, ReadBackCause::NoMessage))?;
     if let (Some(EntryKind::Message(m)), Some(obj)) = (Some(&e.kind), msg.as_object_mut()) {
         // v2 → v3 migration renamed the role in the agents' memory.
         if m.role == Role::Custom && obj.get("role").and_then(Value::as_str) == Some("hookMessage") {

@@ -24,5 +24,5 @@ pub use entry::{call_id_hash, Empty, Entry, EntryKind, Facts, MessageMeta, Reply
 pub use load::{NewerEvidence, Row, RulePolicy, Session, TitleSlot};
 pub use name::Name;
 pub use record::{index_chunk, ChunkIndex, LineRecord};
-pub use source::{Source, Span};
+pub use source::{Source, SourceError, Span};
 pub use tree::{NodeId, SessionTree};
