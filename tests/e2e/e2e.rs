@@ -126,77 +126,58 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
     let driver = TauriDriver::start(&scratch.join("tauri-driver.log"), &scratch)?;
     let harness = Harness { root, app, scratch, expected, driver };
 
-    let mut n_passed = 0;
-    let mut n_failed = 0;
-    for (name, res) in [
-        ("demo_session_opens_without_arguments", main_screen::demo_session_opens_without_arguments(&harness).await),
-        ("session_named_on_the_command_line_opens", main_screen::session_named_on_the_command_line_opens(&harness).await),
-        (
-            "a_leaf_on_another_branch_recomputes_tree_and_context",
-            main_screen::a_leaf_on_another_branch_recomputes_tree_and_context(&harness).await,
-        ),
-        ("html_in_session_text_stays_text", main_screen::html_in_session_text_stays_text(&harness).await),
-        ("the_branch_map_selects_the_row_it_is_clicked_at", main_screen::the_branch_map_selects_the_row_it_is_clicked_at(&harness).await),
-        ("search_and_filters_narrow_the_tree", main_screen::search_and_filters_narrow_the_tree(&harness).await),
-        (
-            "an_appended_entry_appears_live_and_the_selection_stays",
-            main_screen::an_appended_entry_appears_live_and_the_selection_stays(&harness).await,
-        ),
-        ("c_previews_a_compaction_as_the_cli_plans_it", main_screen::c_previews_a_compaction_as_the_cli_plans_it(&harness).await),
-        ("the_context_panel_counts_shows_all_and_copies", context_panel::the_context_panel_counts_shows_all_and_copies(&harness).await),
-        (
-            "a_compaction_flags_the_requests_its_summary_may_have_lost",
-            context_panel::a_compaction_flags_the_requests_its_summary_may_have_lost(&harness).await,
-        ),
-        (
-            "the_usage_dialog_shows_what_contextree_usage_sums",
-            context_panel::the_usage_dialog_shows_what_contextree_usage_sums(&harness).await,
-        ),
-        (
-            "a_pi16_session_shows_the_system_prompt_first_and_the_edits",
-            pi16::a_pi16_session_shows_the_system_prompt_first_and_the_edits(&harness).await,
-        ),
-        (
-            "the_library_lists_sessions_by_project_and_opens_one",
-            library::the_library_lists_sessions_by_project_and_opens_one(&harness).await,
-        ),
-        (
-            "settings_switch_the_theme_to_dark_and_keep_the_providers",
-            library::settings_switch_the_theme_to_dark_and_keep_the_providers(&harness).await,
-        ),
-        ("a_file_that_is_not_a_session_shows_its_problems", library::a_file_that_is_not_a_session_shows_its_problems(&harness).await),
-        (
-            "compaction_runs_against_a_fake_provider_and_shows_the_diff",
-            writes::compaction_runs_against_a_fake_provider_and_shows_the_diff(&harness).await,
-        ),
-        (
-            "prune_previews_the_outputs_and_rewrites_with_a_backup",
-            writes::prune_previews_the_outputs_and_rewrites_with_a_backup(&harness).await,
-        ),
-        (
-            "a_prune_refused_for_a_held_file_says_so_and_writes_nothing",
-            writes::a_prune_refused_for_a_held_file_says_so_and_writes_nothing(&harness).await,
-        ),
-        ("navigate_with_a_summary_appends_a_branch_summary", writes::navigate_with_a_summary_appends_a_branch_summary(&harness).await),
-        ("a_cancelled_or_outdated_summary_writes_nothing", writes::a_cancelled_or_outdated_summary_writes_nothing(&harness).await),
-        ("a_summary_is_edited_then_the_compaction_undone", writes::a_summary_is_edited_then_the_compaction_undone(&harness).await),
-        (
-            "compaction_uses_the_agents_own_model_with_no_contextree_setup",
-            agent_model::compaction_uses_the_agents_own_model_with_no_contextree_setup(&harness).await,
-        ),
-    ] {
-        match res {
-            Ok(()) => {
-                n_passed += 1;
-                println!("e2e: {name} ... ok");
+    // CONTEXTREE_E2E_ONLY=TEXT runs the cases whose name holds TEXT, CONTEXTREE_E2E_REPEAT=N runs
+    // them N times: for chasing a case that fails once in a while.
+    let only = std::env::var("CONTEXTREE_E2E_ONLY").unwrap_or_default();
+    let repeat: usize = std::env::var("CONTEXTREE_E2E_REPEAT").ok().and_then(|n| n.parse().ok()).unwrap_or(1);
+    let (mut n_passed, mut n_failed) = (0, 0);
+    macro_rules! cases {
+        ($($module:ident :: $case:ident),* $(,)?) => {
+            for _ in 0..repeat {
+                $(
+                    let name = stringify!($case);
+                    if name.contains(only.as_str()) {
+                        match $module::$case(&harness).await {
+                            Ok(()) => {
+                                n_passed += 1;
+                                println!("e2e: {name} ... ok");
+                            }
+                            Err(err) => {
+                                n_failed += 1;
+                                println!("e2e: {name} ... FAILED");
+                                eprintln!("e2e: {name}: {err:#}");
+                            }
+                        }
+                    }
+                )*
             }
-            Err(err) => {
-                n_failed += 1;
-                println!("e2e: {name} ... FAILED");
-                eprintln!("e2e: {name}: {err:#}");
-            }
-        }
+        };
     }
+    cases!(
+        main_screen::demo_session_opens_without_arguments,
+        main_screen::session_named_on_the_command_line_opens,
+        main_screen::a_leaf_on_another_branch_recomputes_tree_and_context,
+        main_screen::html_in_session_text_stays_text,
+        main_screen::the_branch_map_selects_the_row_it_is_clicked_at,
+        main_screen::search_and_filters_narrow_the_tree,
+        main_screen::an_appended_entry_appears_live_and_the_selection_stays,
+        main_screen::c_previews_a_compaction_as_the_cli_plans_it,
+        context_panel::the_context_panel_counts_shows_all_and_copies,
+        context_panel::a_compaction_flags_the_requests_its_summary_may_have_lost,
+        context_panel::the_usage_dialog_shows_what_contextree_usage_sums,
+        pi16::a_pi16_session_shows_the_system_prompt_first_and_the_edits,
+        library::the_library_lists_sessions_by_project_and_opens_one,
+        library::settings_switch_the_theme_to_dark_and_keep_the_providers,
+        library::a_file_that_is_not_a_session_shows_its_problems,
+        writes::compaction_runs_against_a_fake_provider_and_shows_the_diff,
+        writes::prune_previews_the_outputs_and_rewrites_with_a_backup,
+        writes::a_prune_refused_for_a_held_file_says_so_and_writes_nothing,
+        writes::navigate_with_a_summary_appends_a_branch_summary,
+        writes::a_cancelled_or_outdated_summary_writes_nothing,
+        writes::a_summary_is_edited_then_the_compaction_undone,
+        agent_model::compaction_uses_the_agents_own_model_with_no_contextree_setup,
+    );
     harness.driver.stop()?;
+    ensure!(n_passed + n_failed > 0, "no case name holds CONTEXTREE_E2E_ONLY={only:?}");
     Ok((n_passed, n_failed))
 }

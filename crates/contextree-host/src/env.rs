@@ -29,12 +29,13 @@ pub struct HostEnv {
 }
 
 impl HostEnv {
-    /// The process's home folder, working folder, variables (those that are valid UTF-8) and
-    /// config file (`$XDG_CONFIG_HOME/contextree/config.json`, else
-    /// `$HOME/.config/contextree/config.json`).
+    /// The process's home folder, working folder, variables and config file
+    /// (`$XDG_CONFIG_HOME/contextree/config.json`, else `$HOME/.config/contextree/config.json`).
+    /// A value that is not UTF-8 is kept with its bad bytes replaced: a `PATH` with one such
+    /// folder still names the others.
     pub fn from_process() -> HostEnv {
         let vars: BTreeMap<String, String> =
-            std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
+            std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.to_string_lossy().into_owned()))).collect();
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
         HostEnv::with_vars(vars, cwd)
     }
