@@ -726,9 +726,10 @@ fn ask_models(
     };
     // pi 1.6 refuses a summary cut at the output cap.
     let capped = |s: &Option<Summary>, kind: CallKind| match s {
-        Some(s) if requests.rejects_length_stop() && hit_token_cap(s) => {
-            Err(OpsError::Provider(format!("Compaction failed: {}", token_cap_failure(SummaryRequests::label(kind)))))
-        }
+        Some(s) if requests.rejects_length_stop() && hit_token_cap(s) => Err(OpsError::Provider {
+            message: format!("Compaction failed: {}", token_cap_failure(SummaryRequests::label(kind))),
+            source: None,
+        }),
         _ => Ok(()),
     };
     // omp 18 folds an oversized history over several windows, one call after the other, each

@@ -46,8 +46,14 @@ pub enum OpsError {
     #[error("cancelled: nothing was written")]
     Cancelled,
     /// The model call failed (keys are redacted by contextree-llm).
-    #[error("{0}")]
-    Provider(String),
+    #[error("{message}")]
+    Provider {
+        /// In the agents' words ("Compaction failed: …").
+        message: String,
+        /// The model call's own error, when one failed (none for an answer cut at the token cap).
+        #[source]
+        source: Option<contextree_llm::LlmError>,
+    },
     /// The file changed since it was read (D15).
     #[error("{0}")]
     Changed(String),
@@ -132,7 +138,7 @@ impl OpsError {
             OpsError::Input(_) | OpsError::Hooks(_) => ErrorKind::Input,
             OpsError::Config(_) | OpsError::Pick(_) => ErrorKind::Config,
             OpsError::Refused(_) | OpsError::HookCancelled { .. } => ErrorKind::Refused,
-            OpsError::Provider(_) => ErrorKind::Provider,
+            OpsError::Provider { .. } => ErrorKind::Provider,
             OpsError::Cancelled => ErrorKind::Cancelled,
             OpsError::Changed(_) => ErrorKind::Changed,
             OpsError::Held(_) => ErrorKind::Held,

@@ -551,7 +551,7 @@ fn ask_model(
     let summary = asker.block_on(asker.ask(Call::Branch, &request)).map_err(|e| llm_error(e, |e| format!("branch summary failed: {e}")))?;
     let pi16 = s.rules() == RuleSet::Pi16;
     if pi16 && matches!(summary.stop_reason.as_deref(), Some("length" | "max_tokens")) {
-        return Err(OpsError::Provider(crate::compact::token_cap_failure("Branch summarization")));
+        return Err(OpsError::Provider { message: crate::compact::token_cap_failure("Branch summarization"), source: None });
     }
     let used =
         Summarizer::Model { provider: summary.provider.clone(), model: summary.model.clone(), stop_reason: summary.stop_reason.clone() };

@@ -160,7 +160,7 @@ impl<'a, 'p> Asker<'a, 'p> {
 pub(crate) fn llm_error(e: LlmError, message: impl FnOnce(&LlmError) -> String) -> crate::OpsError {
     match e {
         LlmError::Cancelled => crate::OpsError::Cancelled,
-        e => crate::OpsError::Provider(message(&e)),
+        e => crate::OpsError::Provider { message: message(&e), source: Some(e) },
     }
 }
 
