@@ -23,6 +23,9 @@ pub enum OpsError {
     /// The summarizer configuration is wrong (bad provider flags, a broken config file).
     #[error("{0}")]
     Config(String),
+    /// contextree's config file names providers that cannot be read.
+    #[error(transparent)]
+    Providers(contextree_llm::LlmError),
     /// The summarizer named (`--candidate`, the app's pick) is not one that can be asked.
     #[error(transparent)]
     Pick(#[from] PickError),
@@ -54,13 +57,6 @@ pub enum OpsError {
         #[source]
         source: Option<contextree_llm::LlmError>,
     },
-    /// The file changed since it was read (D15).
-    #[error("{0}")]
-    Changed(String),
-    /// Another process holds the file open for writing, so a rewrite would lose its later
-    /// entries (oh-my-pi keeps its session file open while it runs); the message names it.
-    #[error("{0}")]
-    Held(String),
     /// An append failed; `hint` (what the caller should do) follows a file that changed.
     #[error("{source}{}", changed_hint(source, hint))]
     Append {
@@ -136,12 +132,10 @@ impl OpsError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             OpsError::Input(_) | OpsError::Hooks(_) => ErrorKind::Input,
-            OpsError::Config(_) | OpsError::Pick(_) => ErrorKind::Config,
+            OpsError::Config(_) | OpsError::Providers(_) | OpsError::Pick(_) => ErrorKind::Config,
             OpsError::Refused(_) | OpsError::HookCancelled { .. } => ErrorKind::Refused,
             OpsError::Provider { .. } => ErrorKind::Provider,
             OpsError::Cancelled => ErrorKind::Cancelled,
-            OpsError::Changed(_) => ErrorKind::Changed,
-            OpsError::Held(_) => ErrorKind::Held,
             OpsError::Append { source, .. } => match source {
                 WriteError::Changed { .. } | WriteError::Replaced { .. } => ErrorKind::Changed,
                 _ => ErrorKind::Io,

@@ -117,7 +117,7 @@ pub fn pick_candidate_or_agent(configured: Candidates, pick: &CandidatePick, age
 /// The candidates of `env`'s config file (none when it does not exist).
 pub fn configured(env: &HostEnv) -> Result<Candidates, OpsError> {
     match &env.config_path {
-        Some(path) if path.exists() => Candidates::load(path).map_err(|e| OpsError::Config(e.to_string())),
+        Some(path) if path.exists() => Candidates::load(path).map_err(OpsError::Providers),
         _ => Ok(Candidates::default()),
     }
 }
