@@ -249,14 +249,12 @@ fn a_closed_pipe_ends_the_output_quietly() {
         &["serialize", file.to_str().unwrap(), "--prompts", "own"],
         &["tree", file.to_str().unwrap()],
     ] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_contextree"))
-            .args(args)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        drop(child.stdout.take());
-        let out = child.wait_with_output().unwrap();
+        // The read end is closed before the command starts: with a piped stdout closed after
+        // the spawn, a fast command could write all of a small output into the pipe first.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out =
+            Command::new(env!("CARGO_BIN_EXE_contextree")).args(args).stdout(writer).stderr(std::process::Stdio::piped()).output().unwrap();
         assert_eq!(out.status.code(), Some(141), "{args:?}: {}", stderr(&out));
         assert_eq!(stderr(&out), "", "{args:?}: no panic, no message");
     }
