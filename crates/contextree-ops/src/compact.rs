@@ -602,7 +602,7 @@ pub fn run(
         );
     }
     warnings.extend(appended.sync_warning());
-    let entry_value = RawJson::from_text(&entry.line).map_err(|source| OpsError::Json { what: "the entry written".into(), source })?;
+    let entry_value = RawJson::from_text(&entry.line).map_err(|source| OpsError::Json { what: "the entry written", source })?;
     if !hooks.for_event(HookEvent::Compact).is_empty() {
         // A notification: the entry is written whatever the hooks do, so a cancel
         // (meant for the summary) no longer stops them; their time limit still does.

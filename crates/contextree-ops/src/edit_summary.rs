@@ -15,6 +15,7 @@
 
 use contextree_core::compaction::entry::{entry_line, new_entry_id, system_checkpoint};
 use contextree_core::compaction::CompactionResult;
+use contextree_core::context::materialize::{ReadBackCause, ReadBackError};
 use contextree_core::context::{self, Leaf};
 use contextree_core::session::{NodeId, Source as _};
 use contextree_host::write::{now_iso, random_u32};
@@ -68,9 +69,9 @@ fn in_effect(loaded: &LoadedSession, compaction: NodeId) -> Result<(NodeId, Valu
             e.id
         )));
     }
-    let line_error = |message: String| OpsError::Line { path: loaded.path.clone(), line: e.line, message };
-    let bytes = loaded.source.bytes(e.span).map_err(|why| line_error(why.to_string()))?;
-    let value = serde_json::from_slice(bytes.as_ref().trim_ascii()).map_err(|why| line_error(why.to_string()))?;
+    let old_entry = |cause: ReadBackCause| OpsError::OldEntry { path: loaded.path.clone(), source: ReadBackError::at(e.line, cause) };
+    let bytes = loaded.source.bytes(e.span).map_err(|why| old_entry(why.into()))?;
+    let value = serde_json::from_slice(bytes.as_ref().trim_ascii()).map_err(|why| old_entry(ReadBackCause::NoLongerParses(why)))?;
     Ok((leaf, value))
 }
 
@@ -84,7 +85,7 @@ pub fn preview(loaded: &LoadedSession, compaction: NodeId) -> Result<EditPreview
         summary: old["summary"].as_str().unwrap_or_default().to_owned(),
         first_kept_entry_id: old["firstKeptEntryId"].as_str().unwrap_or_default().to_owned(),
         tokens_before: RawJson::from_serialize(&old["tokensBefore"])
-            .map_err(|source| OpsError::Json { what: "the old entry's tokensBefore".into(), source })?,
+            .map_err(|source| OpsError::Json { what: "the old entry's tokensBefore", source })?,
         parent_id: s.entry(leaf).id.to_string(),
         note: format!(
             "appends a new compaction entry under the file's leaf {} with the same boundary, size and details and your summary, marked {flag}: true as a hook's; the old entry stays in the file",

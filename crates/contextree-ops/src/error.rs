@@ -88,19 +88,18 @@ pub enum OpsError {
     #[error("{what}: {source}")]
     Json {
         /// Which value.
-        what: String,
+        what: &'static str,
         #[source]
         source: serde_json::Error,
     },
     /// The old entry of an edit could not be read from the file.
-    #[error("{}: line {line}: {message}", path.display())]
-    Line {
+    #[error("{}: {source}", path.display())]
+    OldEntry {
         /// The session file.
         path: std::path::PathBuf,
-        /// The entry's line number.
-        line: u32,
-        /// Why (the file's reader says).
-        message: String,
+        /// Where and why (as any entry that does not read back).
+        #[source]
+        source: ReadBackError,
     },
     /// The model call's runtime could not be started.
     #[error("cannot start the model call: {0}")]
@@ -155,7 +154,7 @@ impl OpsError {
             | OpsError::Prompt(_)
             | OpsError::Entry(_)
             | OpsError::Json { .. }
-            | OpsError::Line { .. }
+            | OpsError::OldEntry { .. }
             | OpsError::Runtime(_) => ErrorKind::Io,
         }
     }

@@ -336,7 +336,7 @@ pub fn run(
         (
             parent_id.clone(),
             branch_summary::supplied_entry_line(meta, &id, parent_id.as_deref(), &now, &sup)
-                .map_err(|source| OpsError::Json { what: "the hook's summary details cannot be stored".into(), source })?,
+                .map_err(|source| OpsError::Json { what: "the hook's summary details cannot be stored", source })?,
             Some(Summarizer::Hook { event: HookEvent::BeforeTree.name() }),
         )
     } else {
@@ -380,7 +380,7 @@ pub fn run(
         warnings.push("another process appended to the file during the write: both lines are whole, but the new entry follows its lines, so the agent that wrote them may continue from its own leaf".to_owned());
     }
     warnings.extend(appended.sync_warning());
-    let entry = RawJson::from_text(&lines[0]).map_err(|source| OpsError::Json { what: "the entry written".into(), source })?;
+    let entry = RawJson::from_text(&lines[0]).map_err(|source| OpsError::Json { what: "the entry written", source })?;
     let entry_type = if summary_written.is_some() { "branch_summary" } else { "custom" };
     let new_leaf_id = label.as_ref().map_or_else(|| id.clone(), |(l, _)| l.clone());
     if !hooks.for_event(HookEvent::Tree).is_empty() {
