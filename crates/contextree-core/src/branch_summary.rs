@@ -140,7 +140,7 @@ pub fn summary_call(
         (Dialect::Pi, Some(c)) => format!("{}\n\nAdditional focus: {c}", default()?),
     };
     let prompt = format!("{CONVERSATION_OPEN}{conv}\n</conversation>\n\n{instructions}");
-    let pi16 = session.rules() == RuleSet::Pi16;
+    let pi16 = session.rules().at_least(RuleSet::Pi16);
     Ok(Some(BranchSummaryCall {
         system_prompt: pack.prompt(PromptId::SummarizationSystem)?,
         prompt,
@@ -273,7 +273,7 @@ pub fn entry_value(
     from_extension: Option<bool>,
 ) -> Value {
     let dialect = meta.rules.dialect();
-    let pi16 = meta.rules == RuleSet::Pi16;
+    let pi16 = meta.rules.at_least(RuleSet::Pi16);
     let mut m = Map::new();
     m.insert("type".into(), "branch_summary".into());
     m.insert("id".into(), id.into());

@@ -9,7 +9,7 @@ use crate::context::materialize::ReadBackError;
 use crate::context::usage::ContextEstimate;
 use crate::models::{current_model, resolve_window, WindowSource};
 use crate::session::{Session, Source};
-use crate::{Dialect, RuleSet};
+use crate::Dialect;
 
 /// How full a leaf's context is, against the window and the compaction rules.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,7 +57,7 @@ pub struct Misleading {
 /// pi ≤ 0.85 takes an assistant's usage as the context size even when every field of it is 0
 /// (fixed in 0.80 for pi 1.6's rules): the estimate then ignores that record, as pi 1.6 does.
 fn zero_usage_mistake(session: &Session, ctx: &Context, estimate: &ContextEstimate, tokens: &[u64]) -> Option<Misleading> {
-    if session.rules() != RuleSet::Pi073 {
+    if session.dialect() != Dialect::Pi || session.rules().ignores_zero_usage() {
         return None;
     }
     let i = estimate.last_usage_index?;

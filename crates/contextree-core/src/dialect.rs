@@ -33,7 +33,7 @@ impl Dialect {
     }
 
     /// Short name used on the command line and in JSON (`pi`, `omp`).
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Dialect::Pi => "pi",
             Dialect::Omp => "omp",
@@ -54,7 +54,7 @@ impl fmt::Display for Dialect {
 
 /// Error for an unknown dialect or rule-set name.
 #[derive(Debug, thiserror::Error)]
-#[error("unknown dialect `{0}` (expected pi, omp, pi@0.73, pi@1.6, omp@13 or omp@18)")]
+#[error("unknown dialect `{0}` (expected pi, omp, {names})", names = RuleSet::names_joined())]
 pub struct UnknownDialect(pub String);
 
 impl FromStr for Dialect {
@@ -69,7 +69,9 @@ impl FromStr for Dialect {
 }
 
 /// One release's rules of one agent (docs/decisions.md D22). Ordered oldest
-/// first within an agent.
+/// first within an agent; everything else about a rule set is its row of
+/// [`RULE_SETS`], so adding one is a variant, a row and its differences
+/// (ARCHITECTURE.md, "A new rule set").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RuleSet {
     /// pi 0.73.1 (`@mariozechner/pi-coding-agent`); stands for pi ≤ 0.85.
@@ -82,52 +84,118 @@ pub enum RuleSet {
     Omp18,
 }
 
+/// What a rule set is, besides its rules: one row per [`RuleSet`], in its order.
+#[derive(Debug, Clone, Copy)]
+pub struct RuleSetInfo {
+    /// The rule set.
+    pub rules: RuleSet,
+    /// Its agent.
+    pub dialect: Dialect,
+    /// `pi@1.6`: the name on the command line, in JSON and in the app.
+    pub name: &'static str,
+    /// The release whose code these rules were taken from and are tested against.
+    pub reference: &'static str,
+    /// The first release (`major.minor`) these rules stand for: an installed agent at or above
+    /// it and below the next set's gets them.
+    pub since: (u32, u32),
+    /// The releases these rules stand for, in words (the app's list).
+    pub stands_for: &'static str,
+    /// Other spellings accepted for `name`.
+    pub aliases: &'static [&'static str],
+}
+
+/// Every rule set, agents in [`Dialect::ALL`] order, oldest first within an agent.
+pub const RULE_SETS: [RuleSetInfo; 4] = [
+    RuleSetInfo {
+        rules: RuleSet::Pi073,
+        dialect: Dialect::Pi,
+        name: "pi@0.73",
+        reference: "pi 0.73.1",
+        since: (0, 0),
+        stands_for: "pi ≤ 0.85",
+        aliases: &["pi@0.73.1"],
+    },
+    RuleSetInfo {
+        rules: RuleSet::Pi16,
+        dialect: Dialect::Pi,
+        name: "pi@1.6",
+        reference: "pi 1.6.0",
+        since: (0, 86),
+        stands_for: "pi ≥ 0.86",
+        aliases: &["pi@1.6.0"],
+    },
+    RuleSetInfo {
+        rules: RuleSet::Omp13,
+        dialect: Dialect::Omp,
+        name: "omp@13",
+        reference: "oh-my-pi 13.19.0",
+        since: (0, 0),
+        stands_for: "oh-my-pi < 18",
+        aliases: &["omp@13.19", "omp@13.19.0", "omp13"],
+    },
+    RuleSetInfo {
+        rules: RuleSet::Omp18,
+        dialect: Dialect::Omp,
+        name: "omp@18",
+        reference: "oh-my-pi 18.2.3",
+        since: (18, 0),
+        stands_for: "oh-my-pi ≥ 18",
+        aliases: &["omp@18.2", "omp@18.2.3", "omp18"],
+    },
+];
+
 impl RuleSet {
     /// Every rule set, agents in [`Dialect::ALL`] order, oldest first.
-    pub const ALL: [RuleSet; 4] = [RuleSet::Pi073, RuleSet::Pi16, RuleSet::Omp13, RuleSet::Omp18];
+    pub const ALL: [RuleSet; RULE_SETS.len()] = {
+        let mut all = [RuleSet::Pi073; RULE_SETS.len()];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = RULE_SETS[i].rules;
+            i += 1;
+        }
+        all
+    };
+
+    /// This rule set's row of [`RULE_SETS`].
+    pub const fn info(self) -> &'static RuleSetInfo {
+        &RULE_SETS[self as usize]
+    }
 
     /// The agent these rules belong to.
-    pub fn dialect(self) -> Dialect {
-        match self {
-            RuleSet::Pi073 | RuleSet::Pi16 => Dialect::Pi,
-            RuleSet::Omp13 | RuleSet::Omp18 => Dialect::Omp,
-        }
+    pub const fn dialect(self) -> Dialect {
+        self.info().dialect
     }
 
     /// `pi@0.73`, `pi@1.6`, `omp@13`, `omp@18`.
     pub fn name(self) -> &'static str {
-        match self {
-            RuleSet::Pi073 => "pi@0.73",
-            RuleSet::Pi16 => "pi@1.6",
-            RuleSet::Omp13 => "omp@13",
-            RuleSet::Omp18 => "omp@18",
-        }
+        self.info().name
     }
 
     /// The release whose code these rules were taken from and are tested against.
-    pub fn reference(self) -> &'static str {
-        match self {
-            RuleSet::Pi073 => "pi 0.73.1",
-            RuleSet::Pi16 => "pi 1.6.0",
-            RuleSet::Omp13 => "oh-my-pi 13.19.0",
-            RuleSet::Omp18 => "oh-my-pi 18.2.3",
-        }
+    pub const fn reference(self) -> &'static str {
+        self.info().reference
+    }
+
+    /// The rule sets of one agent, oldest first.
+    pub fn of(dialect: Dialect) -> impl Iterator<Item = RuleSet> {
+        RuleSet::ALL.into_iter().filter(move |r| r.dialect() == dialect)
     }
 
     /// The agent's first rule set (the seed's).
     pub fn oldest(dialect: Dialect) -> RuleSet {
-        match dialect {
-            Dialect::Pi => RuleSet::Pi073,
-            Dialect::Omp => RuleSet::Omp13,
-        }
+        RuleSet::of(dialect).next().expect("every agent has a rule set")
     }
 
     /// The agent's newest rule set.
     pub fn newest(dialect: Dialect) -> RuleSet {
-        match dialect {
-            Dialect::Pi => RuleSet::Pi16,
-            Dialect::Omp => RuleSet::Omp18,
-        }
+        RuleSet::of(dialect).last().expect("every agent has a rule set")
+    }
+
+    /// These rules are `release`'s or a later release's of the same agent: how a rule that a
+    /// release changed is switched on (every later rule set keeps it). An agent's rules never
+    /// apply to the other agent, whatever the versions.
+    pub fn at_least(self, release: RuleSet) -> bool {
+        self.dialect() == release.dialect() && self >= release
     }
 
     /// The rule set for an installed release of `dialect`: the newest set
@@ -136,12 +204,13 @@ impl RuleSet {
     /// `None` when the version cannot be read.
     pub fn for_version(dialect: Dialect, version: &str) -> Option<RuleSet> {
         let v = parse_version(version)?;
-        Some(match dialect {
-            Dialect::Pi if v >= (0, 86) => RuleSet::Pi16,
-            Dialect::Pi => RuleSet::Pi073,
-            Dialect::Omp if v >= (18, 0) => RuleSet::Omp18,
-            Dialect::Omp => RuleSet::Omp13,
-        })
+        RuleSet::of(dialect).filter(|r| r.info().since <= v).last()
+    }
+
+    /// Every name, as an error message lists them.
+    fn names_joined() -> String {
+        let names: Vec<&str> = RULE_SETS.iter().map(|r| r.name).collect();
+        names.join(", ")
     }
 
     /// pi ≥ 0.86: the context is built entries → projection → messages;
@@ -149,25 +218,25 @@ impl RuleSet {
     /// part of the transcript, compactions carry a system checkpoint
     /// (pi-1.6.md §2).
     pub fn projects_context_edits(self) -> bool {
-        self == RuleSet::Pi16
+        self.at_least(RuleSet::Pi16)
     }
 
     /// pi ≥ 0.76: images in user messages count 4800 characters each, as in
     /// tool results (pi-1.6.md §3.1).
     pub fn counts_user_images(self) -> bool {
-        self == RuleSet::Pi16
+        self.at_least(RuleSet::Pi16)
     }
 
     /// pi ≥ 0.80: an assistant whose usage sums to 0 has no usage for the
     /// estimates (pi-1.6.md §3.2).
     pub fn ignores_zero_usage(self) -> bool {
-        self == RuleSet::Pi16
+        self.at_least(RuleSet::Pi16)
     }
 
     /// pi ≥ 1.2: `serializeConversation` leaves thinking blocks out, and
     /// cuts tool results without splitting a surrogate pair (pi-1.6.md §4.5).
     pub fn serializes_without_thinking(self) -> bool {
-        self == RuleSet::Pi16
+        self.at_least(RuleSet::Pi16)
     }
 
     /// pi ≥ 0.87: `prepareCompaction` works on the projected context entries
@@ -179,28 +248,28 @@ impl RuleSet {
     /// summarize are the projected ones without system messages
     /// (pi-1.6.md §4.2–4.3).
     pub fn cuts_projected_entries(self) -> bool {
-        self == RuleSet::Pi16
+        self.at_least(RuleSet::Pi16)
     }
 
     /// pi ≥ 0.79.8: with nothing to summarize (no history, no turn prefix)
     /// `prepareCompaction` returns nothing; pi ≤ 0.79 asked the model to
     /// summarize an empty conversation (pi-1.6.md §4.2 step 6).
     pub fn refuses_empty_compaction(self) -> bool {
-        self == RuleSet::Pi16
+        self.at_least(RuleSet::Pi16)
     }
 
     /// pi ≥ 1.0 (codemode): file tracking also reads the `read` / `write` /
     /// `edit` calls a tool result records in `nestedCalls.calls`
     /// (pi-1.6.md §1.4, §4.5).
     pub fn reads_nested_file_ops(self) -> bool {
-        self == RuleSet::Pi16
+        self.at_least(RuleSet::Pi16)
     }
 
     /// pi ≥ 0.87: the automatic threshold check measures a context that
     /// contains a `context_edit` with `estimateProjectedContextTokens`
     /// (pi-1.6.md §4.1, §3.3).
     pub fn thresholds_projected_context(self) -> bool {
-        self == RuleSet::Pi16
+        self.at_least(RuleSet::Pi16)
     }
 
     /// pi ≥ 0.79: an overflow of a successful (`stop`) reply compacts without a
@@ -208,7 +277,7 @@ impl RuleSet {
     /// like an overflow (compact and retry once); pi 1.6's own overflow
     /// patterns (pi-1.6.md §4.1).
     pub fn recovers_length_stops(self) -> bool {
-        self == RuleSet::Pi16
+        self.at_least(RuleSet::Pi16)
     }
 
     /// pi 1.6's `loadEntriesFromFile` streams the file line by line
@@ -218,59 +287,59 @@ impl RuleSet {
     /// `0`, `""`) is skipped (`if (entry)`); a non-empty file without a
     /// valid header is rejected, never rewritten (0.80.3, §1.1.4).
     pub fn loads_streamed(self) -> bool {
-        self == RuleSet::Pi16
+        self.at_least(RuleSet::Pi16)
     }
 
     /// omp ≥ 18: a fixed-width `{"type":"title",…}` slot line may stand
     /// before the header; it is not an entry and folds its title into the
     /// header (omp-18.md §1.1).
     pub fn reads_title_slot(self) -> bool {
-        self == RuleSet::Omp18
+        self.at_least(RuleSet::Omp18)
     }
 
     /// omp ≥ 17.4: the estimate is omp's `Tokenizer` without a model: Σ over
     /// text fragments of `(UTF-8 bytes + 3) >> 2`, images 1200, custom and
     /// developer messages counted (omp-18.md §4.1–4.2).
     pub fn counts_utf8_fragments(self) -> bool {
-        self == RuleSet::Omp18
+        self.at_least(RuleSet::Omp18)
     }
 
     /// omp ≥ 18: `reset_boundary` entries (`/clear`) end what the context
     /// sees of the path before them (omp-18.md §2.2).
     pub fn honours_reset_boundary(self) -> bool {
-        self == RuleSet::Omp18
+        self.at_least(RuleSet::Omp18)
     }
 
     /// omp ≥ 18: the context leaves out retry-recovery and empty error
     /// turns, tool calls without a result, and aborted or failed replies with
     /// their tool results (omp-18.md §2.3, §2.4).
     pub fn drops_unfinished_turns(self) -> bool {
-        self == RuleSet::Omp18
+        self.at_least(RuleSet::Omp18)
     }
 
     /// omp ≥ 14: an assistant sets the default model only until an explicit
     /// `default` `model_change` was seen on the path (omp-18.md §2.1).
     pub fn keeps_explicit_default_model(self) -> bool {
-        self == RuleSet::Omp18
+        self.at_least(RuleSet::Omp18)
     }
 
     /// omp ≥ 18: `custom` / `hookMessage` messages reach the model as
     /// `developer` messages; file mentions too (omp-18.md §3).
     pub fn sends_custom_as_developer(self) -> bool {
-        self == RuleSet::Omp18
+        self.at_least(RuleSet::Omp18)
     }
 
     /// omp ≥ 18.2.1: compaction works on the message entries only and keeps
     /// the oldest complete suffix that fits (`> K` stops); a previous local
     /// compaction's kept messages are summarized again (omp-18.md §5.3, §5.4).
     pub fn cuts_oldest_fitting_suffix(self) -> bool {
-        self == RuleSet::Omp18
+        self.at_least(RuleSet::Omp18)
     }
 
     /// omp ≥ 15: `serializeConversation` labels (`[Think]:`, `[Tool Call]:`,
     /// …), useless results skipped, `developer` ignored (omp-18.md §5.6).
     pub fn serializes_with_omp18_labels(self) -> bool {
-        self == RuleSet::Omp18
+        self.at_least(RuleSet::Omp18)
     }
 
     /// omp ≥ 18: the output notices of command and tool output reworded
@@ -278,7 +347,7 @@ impl RuleSet {
     /// source, artifact errors, column units) and diagnostics grouped as a
     /// prefix-folded path tree (`tools/output-meta.ts` `formatOutputNotice`).
     pub fn words_omp18_output_notices(self) -> bool {
-        self == RuleSet::Omp18
+        self.at_least(RuleSet::Omp18)
     }
 
     /// omp ≥ 17: the summarizer input (compaction, turn prefix, short and branch summaries) is
@@ -286,27 +355,27 @@ impl RuleSet {
     /// output capped at 16384 tokens, an oversized input folded over windows (omp-18.md §5.5,
     /// §7; `compaction::transcript`).
     pub fn summarizes_with_model_transcript(self) -> bool {
-        self == RuleSet::Omp18
+        self.at_least(RuleSet::Omp18)
     }
 
     /// omp ≥ 18: branch summaries include tool results (not useless ones),
     /// counted on their 2000-unit truncated text (omp-18.md §7).
     pub fn summarizes_branch_tool_results(self) -> bool {
-        self == RuleSet::Omp18
+        self.at_least(RuleSet::Omp18)
     }
 
     /// omp ≥ 15: pruning with `keepBoundaryId`, the cache-warm guard,
     /// useless results, `MIN_PRUNE_TOKENS` 50 and only `skill` protected
     /// (omp-18.md §6.1).
     pub fn prunes_with_cache_guard(self) -> bool {
-        self == RuleSet::Omp18
+        self.at_least(RuleSet::Omp18)
     }
 
     /// omp 18: every turn, before the compaction gate, the stale-result pass
     /// `pruneSupersededToolResults` rewrites superseded reads and useless
     /// results (omp-18.md §6.2).
     pub fn prunes_stale_results(self) -> bool {
-        self == RuleSet::Omp18
+        self.at_least(RuleSet::Omp18)
     }
 
     /// omp 18: the auto-compaction threshold compares
@@ -314,7 +383,7 @@ impl RuleSet {
     /// with `resolveThresholdTokens`' reserve fallbacks, and picks a method
     /// from `methodOrder` (omp-18.md §5.1–5.2).
     pub fn floors_threshold_with_estimate(self) -> bool {
-        self == RuleSet::Omp18
+        self.at_least(RuleSet::Omp18)
     }
 }
 
@@ -327,13 +396,11 @@ impl fmt::Display for RuleSet {
 impl FromStr for RuleSet {
     type Err = UnknownDialect;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "pi@0.73" | "pi@0.73.1" => Ok(RuleSet::Pi073),
-            "pi@1.6" | "pi@1.6.0" => Ok(RuleSet::Pi16),
-            "omp@13" | "omp@13.19" | "omp@13.19.0" | "omp13" => Ok(RuleSet::Omp13),
-            "omp@18" | "omp@18.2" | "omp@18.2.3" | "omp18" => Ok(RuleSet::Omp18),
-            other => Err(UnknownDialect(other.to_owned())),
-        }
+        RULE_SETS
+            .iter()
+            .find(|r| r.name == s || r.aliases.contains(&s))
+            .map(|r| r.rules)
+            .ok_or_else(|| UnknownDialect(s.to_owned()))
     }
 }
 
@@ -370,10 +437,9 @@ impl From<RuleSet> for RuleRequest {
 impl FromStr for RuleRequest {
     type Err = UnknownDialect;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        if s.contains('@') || s.ends_with("13") || s.ends_with("18") {
-            s.parse().map(RuleRequest::Exact)
-        } else {
-            s.parse().map(RuleRequest::Agent)
+        match s.parse::<Dialect>() {
+            Ok(agent) => Ok(RuleRequest::Agent(agent)),
+            Err(_) => s.parse().map(RuleRequest::Exact),
         }
     }
 }
@@ -432,14 +498,21 @@ impl RuleChoice {
     }
 }
 
+/// [`RuleChoice`] as JSON and the UI see it.
+#[derive(serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "RuleChoice"))]
+pub struct RuleChoiceWire {
+    /// `pi@1.6`.
+    pub name: &'static str,
+    /// The release the rules follow (`pi 1.6.0`).
+    pub reference: &'static str,
+    /// [`RuleChoice::why`].
+    pub why: String,
+}
+
 impl serde::Serialize for RuleChoice {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct as _;
-        let mut s = serializer.serialize_struct("RuleChoice", 3)?;
-        s.serialize_field("name", self.rules.name())?;
-        s.serialize_field("reference", self.rules.reference())?;
-        s.serialize_field("why", &self.why())?;
-        s.end()
+        RuleChoiceWire { name: self.rules.name(), reference: self.rules.reference(), why: self.why() }.serialize(serializer)
     }
 }
 
@@ -475,6 +548,39 @@ mod tests {
         assert_eq!("omp".parse::<RuleRequest>().unwrap(), RuleRequest::Agent(Dialect::Omp));
         assert_eq!("omp13".parse::<RuleRequest>().unwrap(), RuleRequest::Exact(RuleSet::Omp13));
         assert!("pi@2".parse::<RuleRequest>().is_err());
+    }
+
+    #[test]
+    fn the_table_is_in_the_enums_order_and_names_are_unique() {
+        for (i, row) in RULE_SETS.iter().enumerate() {
+            assert_eq!(row.rules as usize, i, "{} is not at its variant's place", row.name);
+            assert_eq!(row.rules.info().name, row.name);
+            assert!(row.name.starts_with(&format!("{}@", row.dialect.name())), "{}", row.name);
+        }
+        for d in Dialect::ALL {
+            let sets: Vec<_> = RuleSet::of(d).collect();
+            assert!(sets.windows(2).all(|w| w[0].info().since < w[1].info().since), "{d}: versions must grow");
+            assert_eq!(sets[0].info().since, (0, 0), "{d}: the oldest set stands for every older release");
+        }
+        let mut names: Vec<&str> = RULE_SETS.iter().flat_map(|r| std::iter::once(r.name).chain(r.aliases.iter().copied())).collect();
+        let n = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), n, "a name or alias is used twice");
+    }
+
+    #[test]
+    fn a_later_release_keeps_the_earlier_ones_rules_and_agents_never_mix() {
+        for a in RuleSet::ALL {
+            for b in RuleSet::ALL {
+                let expect = a.dialect() == b.dialect() && a >= b;
+                assert_eq!(a.at_least(b), expect, "{a} at least {b}");
+            }
+        }
+        // Each predicate holds from the release that changed the rule on, and never for the other agent.
+        assert!(RuleSet::Pi16.projects_context_edits() && !RuleSet::Pi073.projects_context_edits());
+        assert!(!RuleSet::Omp18.projects_context_edits());
+        assert!(RuleSet::Omp18.reads_title_slot() && !RuleSet::Omp13.reads_title_slot() && !RuleSet::Pi16.reads_title_slot());
     }
 
     #[test]

@@ -549,7 +549,7 @@ fn ask_model(
     };
     let asker = Asker::new(candidates, cancel, progress, env)?;
     let summary = asker.block_on(asker.ask(Call::Branch, &request)).map_err(|e| llm_error(e, |e| format!("branch summary failed: {e}")))?;
-    let pi16 = s.rules() == RuleSet::Pi16;
+    let pi16 = s.rules().at_least(RuleSet::Pi16);
     if pi16 && matches!(summary.stop_reason.as_deref(), Some("length" | "max_tokens")) {
         return Err(OpsError::Provider { message: crate::compact::token_cap_failure("Branch summarization"), source: None });
     }

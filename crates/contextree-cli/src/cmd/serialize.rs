@@ -4,7 +4,6 @@ use clap::Args;
 use contextree_core::compaction::transcript::{preferred_dialect, SummaryDialect};
 use contextree_core::context::materialize::{serialize_context_with, summary_transcript, ReadBackError};
 use contextree_core::session::Session;
-use contextree_core::RuleSet;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::io::Write;
@@ -51,7 +50,7 @@ pub fn run(a: &SerializeArgs) -> Result<(), CliError> {
         })?),
         (None, None) => None,
     };
-    if dialect.is_some() && rules != RuleSet::Omp18 {
+    if dialect.is_some() && !rules.summarizes_with_model_transcript() {
         return Err(CliError::Input(format!("--summary-model / --transcript are omp 18's summarizer input; the rules here are {rules}")));
     }
     let (s, source) = (&loaded.session, &loaded.source);

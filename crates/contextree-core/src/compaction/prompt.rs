@@ -424,7 +424,7 @@ impl SummaryRequests {
     /// Whether round 1's calls go one after the other, history first
     /// (pi ≥ 0.80.4, pi-1.6.md §4.4), rather than concurrently.
     pub fn sequential(&self) -> bool {
-        self.rules == RuleSet::Pi16
+        self.rules.at_least(RuleSet::Pi16)
     }
 
     /// What a failed call is called in the agent's error message
@@ -439,7 +439,7 @@ impl SummaryRequests {
     /// Whether a summary that stopped at the output cap is an error
     /// (pi ≥ 0.84.3: `generation hit the token cap…`, pi-1.6.md §4.4).
     pub fn rejects_length_stop(&self) -> bool {
-        self.rules == RuleSet::Pi16
+        self.rules.at_least(RuleSet::Pi16)
     }
 
     /// Whether a short summary follows (omp).
@@ -539,7 +539,7 @@ pub fn summary_requests(
     let dialect = plan.dialect;
     let rules = session.rules();
     // pi 1.6 sends no output cap (the model's own limit applies).
-    let max_tokens_sent = rules != RuleSet::Pi16;
+    let max_tokens_sent = !rules.at_least(RuleSet::Pi16);
     let system_prompt = pack.prompt(PromptId::SummarizationSystem)?;
     let reserve = plan.settings.reserve_tokens as f64;
     let reasoning = match dialect {
@@ -632,7 +632,7 @@ pub fn summary_requests(
             // pi 1.6: `previousSummary ?? "No prior history."` (the previous
             // summary verbatim, even when empty); pi 0.73 always the literal.
             let literal = match previous_value(session, plan) {
-                Some(prev) if rules == RuleSet::Pi16 => prev,
+                Some(prev) if rules.at_least(RuleSet::Pi16) => prev,
                 _ => NO_PRIOR_HISTORY.to_owned(),
             };
             HistoryStep::Literal(literal)
@@ -653,7 +653,7 @@ pub fn summary_requests(
         // out under headings and adds the custom instructions (§4.4).
         let conversation = conv(&prepared.turn_prefix)?;
         let text = pack.prompt(PromptId::CompactionTurnPrefix)?;
-        let (prompt, conversation_range) = if rules == RuleSet::Pi16 {
+        let (prompt, conversation_range) = if rules.at_least(RuleSet::Pi16) {
             let mut prompt = format!("{TURN_PREFIX_CONVERSATION_HEADING}{conversation}\n\n# Instructions\n{text}");
             if let Some(focus) = opts.custom_instructions.as_deref().filter(|c| !c.is_empty()) {
                 prompt.push_str("\n\nAdditional focus: ");

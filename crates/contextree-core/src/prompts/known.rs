@@ -54,10 +54,7 @@ const fn row(
     sha256: &'static str,
 ) -> KnownText {
     KnownText {
-        dialect: match rules {
-            RuleSet::Pi073 | RuleSet::Pi16 => Dialect::Pi,
-            RuleSet::Omp13 | RuleSet::Omp18 => Dialect::Omp,
-        },
+        dialect: rules.dialect(),
         rules,
         version,
         id,
