@@ -51,6 +51,9 @@ pub enum CommandError {
     /// `refused`, ...).
     #[error(transparent)]
     Write(#[from] contextree_ops::OpsError),
+    /// A report could not be written as JSON.
+    #[error("cannot write the report: {0}")]
+    Report(#[source] serde_json::Error),
     /// Another write or summary is running.
     #[error("another write is running; wait for it or cancel it")]
     Busy,
@@ -78,7 +81,7 @@ impl CommandError {
             Self::NoSession => ErrorKind::NoSession,
             Self::UnknownEntry(_) => ErrorKind::UnknownEntry,
             Self::Compaction(_) => ErrorKind::Compaction,
-            Self::Tauri(_) => ErrorKind::Internal,
+            Self::Tauri(_) | Self::Report(_) => ErrorKind::Internal,
             Self::Config(_) | Self::NoConfigFolder | Self::UnknownDialect(_) => ErrorKind::Settings,
             Self::Write(e) => e.kind(),
             Self::Busy => ErrorKind::Busy,

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use tauri::{AppHandle, Emitter as _, Manager as _, Runtime};
 
-use crate::dto::SessionView;
+use crate::dto::session_view;
 use crate::state::{stamp, OpenSession};
 use crate::AppState;
 
@@ -42,7 +42,7 @@ pub fn start<R: Runtime>(app: AppHandle<R>, open: &OpenSession, generation: u64)
         let Ok(open) = current.reload(&state.env()) else {
             continue;
         };
-        let view = SessionView::new(&open);
+        let view = session_view(&open);
         if !state.replace_session(generation, Arc::new(open)) {
             return;
         }

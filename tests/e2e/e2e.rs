@@ -41,6 +41,8 @@
 //!   the usage dialog (`$`) shows the totals and chart points `contextree usage` gives.
 //! - `pi16.rs`: a pi 1.6 session shows the rule set and why, the system prompt before the
 //!   messages, a hidden row for the message a `context_edit` hides (`pi16-context.png`).
+//! - `rule_sets.rs`: the rule-set switch offers every rule set; under each, the context panel
+//!   lists what `contextree context --json` lists as not reproducible (`rule-sets.png`).
 //! - `agent_model.rs`: with only pi's own settings, models and key in a scratch HOME, Compact…
 //!   offers pi's model first and summarizes with it; the key is in the request's authorization
 //!   header and nowhere else (page, session file, scratch HOME, the app's output).
@@ -66,6 +68,8 @@ mod main_screen;
 // The context panel's tokenizer counts, "show all" and copy.
 mod context_panel;
 mod pi16;
+// The rule-set switch, and the context's notes as the CLI lists them under every rule set.
+mod rule_sets;
 // The Library and Settings screens and the problems panel, under a scratch HOME.
 mod library;
 // The write flows (compact, prune, navigate, cancel, edit, undo) on copies of fixtures.
@@ -166,6 +170,7 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
         context_panel::a_compaction_flags_the_requests_its_summary_may_have_lost,
         context_panel::the_usage_dialog_shows_what_contextree_usage_sums,
         pi16::a_pi16_session_shows_the_system_prompt_first_and_the_edits,
+        rule_sets::every_rule_set_shows_the_clis_not_reproducible_notes,
         library::the_library_lists_sessions_by_project_and_opens_one,
         library::settings_switch_the_theme_to_dark_and_keep_the_providers,
         library::a_file_that_is_not_a_session_shows_its_problems,

@@ -4,7 +4,7 @@ import { diffContexts, diffRows, diffSummary, lcsPairs, messageKey, textHash } f
 
 const msg = (entryId, role, text, llmTokens = 10) => ({ entryId, role, text, llmTokens });
 const ctx = (messages, extra = {}) => ({
-  messages, llmTokens: messages.reduce((s, m) => s + m.llmTokens, 0), estimate: { tokens: 0 }, ...extra,
+  messages, llmTokens: messages.reduce((s, m) => s + m.llmTokens, 0), estimateProjectedContextTokens: { tokens: 0 }, ...extra,
 });
 
 test('the text hash is stable and tells texts apart', () => {
@@ -52,8 +52,8 @@ test('a pruned tool output: the same entry with new text is removed and added in
 
 test('the context totals are the views\' own numbers, and an unknown estimate stays unknown', () => {
   const d = diffContexts(
-    { messages: [msg('a', 'user', 't', 5)], llmTokens: 7, estimate: { tokens: 9 } },
-    { messages: [], llmTokens: 0, estimate: { tokens: 0, unknownAfterCompaction: true } },
+    { messages: [msg('a', 'user', 't', 5)], llmTokens: 7, estimateProjectedContextTokens: { tokens: 9 } },
+    { messages: [], llmTokens: 0, estimateProjectedContextTokens: { tokens: 0, unknownAfterCompaction: true } },
   );
   assert.equal(d.tokens.before, 7);
   assert.equal(d.tokens.estimateBefore, 9);

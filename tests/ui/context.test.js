@@ -8,7 +8,7 @@ const ctx = {
   messageTokens: 41200,
   llmCount: 160,
   llmTokens: 40100,
-  estimate: { tokens: 44870, usageTokens: 44000, trailingTokens: 870, unknownAfterCompaction: false },
+  estimateProjectedContextTokens: { tokens: 44870, usageTokens: 44000, trailingTokens: 870, unknownAfterCompaction: false },
 };
 
 test('totals name the messages and tokens before and after convertToLlm', () => {
@@ -18,9 +18,9 @@ test('totals name the messages and tokens before and after convertToLlm', () => 
 
 test("the agent's estimate shows usage and trailing part, or says it is unknown", () => {
   assert.equal(estimateText(ctx), "agent's estimate: 44,870 tokens (usage 44,000 + 870)");
-  const noUsage = { estimate: { tokens: 120, usageTokens: 0, trailingTokens: 120, unknownAfterCompaction: false } };
+  const noUsage = { estimateProjectedContextTokens: { tokens: 120, usageTokens: 0, trailingTokens: 120, unknownAfterCompaction: false } };
   assert.equal(estimateText(noUsage), "agent's estimate: 120 tokens");
-  const unknown = { estimate: { ...ctx.estimate, unknownAfterCompaction: true } };
+  const unknown = { estimateProjectedContextTokens: { ...ctx.estimateProjectedContextTokens, unknownAfterCompaction: true } };
   assert.equal(estimateText(unknown), "agent's estimate: unknown until the next reply");
 });
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  DIALECTS, TOKENIZERS, formFromSettings, ruleSetText, keySourceText, maskKey, providerLines, readForm, resolveTheme,
+  TOKENIZERS, dialectChoices, formFromSettings, ruleSetText, keySourceText, maskKey, providerLines, readForm, resolveTheme,
 } from '../../ui/src/settings/model.js';
 
 const stored = {
@@ -51,7 +51,17 @@ test('unknown choices are refused', () => {
   assert.deepEqual(errors, ['unknown theme `purple`', 'unknown tokenizer `p50k`']);
   // The choices are the backend's names (settings.rs): the dialect's `''` means detect.
   assert.deepEqual(TOKENIZERS.map((t) => t.id), ['o200k_base', 'cl100k_base', 'none']);
-  assert.deepEqual(DIALECTS.map((d) => d.id), ['', 'pi', 'pi@0.73', 'pi@1.6', 'omp', 'omp@13', 'omp@18']);
+  // The rule sets come from the backend (the session report's `ruleSets`), agents in order.
+  const ruleSets = [
+    { name: 'pi@0.73', dialect: 'pi', reference: 'pi 0.73.1', standsFor: 'pi ≤ 0.85' },
+    { name: 'pi@1.6', dialect: 'pi', reference: 'pi 1.6.0', standsFor: 'pi ≥ 0.86' },
+    { name: 'omp@13', dialect: 'omp', reference: 'oh-my-pi 13.19.0', standsFor: 'oh-my-pi < 18' },
+    { name: 'omp@18', dialect: 'omp', reference: 'oh-my-pi 18.2.3', standsFor: 'oh-my-pi ≥ 18' },
+    { name: 'omp@18.3', dialect: 'omp', reference: 'oh-my-pi 18.3.4', standsFor: 'oh-my-pi ≥ 18.3' },
+  ];
+  assert.deepEqual(dialectChoices(ruleSets).map((d) => d.id), ['', 'pi', 'pi@0.73', 'pi@1.6', 'omp', 'omp@13', 'omp@18', 'omp@18.3']);
+  assert.equal(dialectChoices(ruleSets)[3].label, 'pi@1.6 — pi 1.6.0 (pi ≥ 0.86)');
+  assert.deepEqual(dialectChoices().map((d) => d.id), ['']);
 });
 
 test('the title bar names the rule set and says why it ran', () => {

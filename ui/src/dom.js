@@ -15,6 +15,10 @@ export function elementMaker(doc) {
  * A `<button type="button">` in `doc` with `className` and `text` (as text); `id`, `title`
  * and `onClick(button, event)` are optional. The click's default is prevented, so a button
  * inside a `<summary>` does not fold its `<details>`.
+ * @param {Document} doc
+ * @param {string} className
+ * @param {string} [text]
+ * @param {{ id?: string, title?: string, onClick?: (button: HTMLButtonElement, event: MouseEvent) => void }} [options]
  */
 export function makeButton(doc, className, text, { id, title, onClick } = {}) {
   const button = elementMaker(doc)('button', className, text);

@@ -23,11 +23,16 @@ async function call(cmd, args) {
   }
 }
 
+/** @typedef {import('./generated/reports').SessionReport} SessionReport */
+/** @typedef {import('./generated/reports').ContextReport} ContextReport */
+
 /**
  * Opens a session file and makes it the open session; `null` opens the file given on the
- * command line, else the demo. `dialect` (`pi`, `omp`) forces the agent's rules instead of
- * detecting them. Resolves to `{ path, fileName, dialect, detectedDialect, entryCount,
- * totalTokens, leafId, diagnostics: [{ line, severity, message }] }`.
+ * command line, else the demo. `dialect` (`pi`, `omp`, a rule set's name) forces the rules
+ * instead of detecting them. Resolves to the read layer's `SessionReport`.
+ * @param {string | null} [path]
+ * @param {string | null} [dialect]
+ * @returns {Promise<SessionReport>}
  */
 export const openSession = (path = null, dialect = null) => call('open_session', { path, dialect });
 
@@ -41,10 +46,11 @@ export const treeTable = (leafId = null) => call('tree_table', { leafId });
 export const rowPreviews = (ids) => call('row_previews', { ids });
 
 /**
- * The context of a leaf (`null`: the file's leaf): `{ leafId, dialect, messageCount,
- * messageTokens, llmCount, llmTokens, estimate: { tokens, usageTokens, trailingTokens,
- * unknownAfterCompaction }, prompts: { source, name, detail }, messages: [{ i, role, entryId,
- * tokens, llmRole, llmTokens, text, truncated }] }`.
+ * The context of a leaf (`null`: the file's leaf): the read layer's `ContextReport`, the same
+ * document as `contextree context --json`, with each message's text (`text`, `truncated`,
+ * `llmRole`, `llmTokens`) and the replayed system prompt (`system`).
+ * @param {string | null} [leafId]
+ * @returns {Promise<ContextReport>}
  */
 export const contextView = (leafId = null) => call('context_view', { leafId });
 
@@ -97,6 +103,7 @@ export const compactionRequests = (compactionId) => call('compaction_requests', 
 /**
  * Calls `handler(session)` (an `openSession` result) whenever the open file changed on disk and
  * was read again (src-tauri/src/watch.rs). Resolves to a function that stops listening.
+ * @param {(session: SessionReport) => void} handler
  */
 export function onSessionChanged(handler) {
   return window.__TAURI__.event.listen('session-changed', (event) => handler(event.payload));

@@ -34,12 +34,18 @@ import { ROW_HEIGHT, createTreeView } from './tree/view.js';
 import { looksUnreadable, problemsSummary } from './problems/format.js';
 import { createProblemsPanel } from './problems/view.js';
 import { initScreens } from './screens.js';
-import { DIALECTS, ruleSetText } from './settings/model.js';
+import { dialectChoices, ruleSetText } from './settings/model.js';
 import { compareContexts } from './compare/align.js';
 import { createMap } from './map/view.js';
 import { renderUsage } from './usage/view.js';
 import { renderCompare } from './compare/view.js';
 
+/**
+ * The element with this id; typed loosely: the page's fixed elements (index.html) are inputs,
+ * selects and buttons alike.
+ * @param {string} id
+ * @returns {any}
+ */
 const $ = (id) => document.getElementById(id);
 
 // The state, all of it: the views below draw from it (`store.on`), the actions change it.
@@ -261,11 +267,11 @@ function report(err, doing = null) {
   problems.showError(err, doing);
 }
 
-/** The title bar's rule-set switch: detect, or one of DIALECTS; a change re-opens the file. */
+/** The title bar's rule-set switch: detect, or one of the backend's rule sets; a change re-opens the file. */
 function renderRuleSwitch(session) {
   const sw = $('session-rules');
   if (!sw.options.length) {
-    for (const c of DIALECTS) {
+    for (const c of dialectChoices(session.ruleSets)) {
       const o = document.createElement('option');
       o.value = c.id;
       o.textContent = c.id === '' ? 'rules: detect' : c.label;

@@ -1,6 +1,5 @@
 //! What every subcommand shares: options, loading, the prompt pack, errors.
 
-use std::cell::Cell;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -226,7 +225,7 @@ fn output_failed(e: std::io::Error) -> ! {
 
 /// Writes `value` as one line of JSON, serialized straight into a buffered stdout: the
 /// [`Streamed`] arrays in it are written element by element as they are made.
-fn write_json<T: Serialize + ?Sized>(value: &T) {
+pub fn write_json<T: Serialize + ?Sized>(value: &T) {
     use std::io::Write;
     write_stdout_with(|out| serde_json::to_writer(&mut *out, value).map_err(std::io::Error::from).and_then(|()| out.write_all(b"\n")));
 }
@@ -314,65 +313,8 @@ pub fn print_session_json(s: &contextree_core::session::Session, value: &serde_j
     print_session_doc(s, &WithoutHead(value));
 }
 
-/// A large array of a document, serialized one element at a time as its iterator makes
-/// them: no element is held after it is written. Serializes once (it is the iterator).
-pub struct Streamed<I>(Cell<Option<I>>);
-
-impl<I> Streamed<I> {
-    pub fn new(items: I) -> Self {
-        Self(Cell::new(Some(items)))
-    }
-}
-
-impl<I> Serialize for Streamed<I>
-where
-    I: Iterator,
-    I::Item: Serialize,
-{
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let items = self.0.take().ok_or_else(|| serde::ser::Error::custom("a streamed array is written once"))?;
-        serializer.collect_seq(items)
-    }
-}
-
-/// Keys in first-seen order, as a JSON object: counts per type, labels per id.
-#[derive(Debug, Default)]
-pub struct Ordered<V>(Vec<(String, V)>);
-
-impl<V> Ordered<V> {
-    /// The value of `key`, added (with `V::default()`) when new.
-    pub fn entry(&mut self, key: &str) -> &mut V
-    where
-        V: Default,
-    {
-        let at = match self.0.iter().position(|(k, _)| k == key) {
-            Some(at) => at,
-            None => {
-                self.0.push((key.to_owned(), V::default()));
-                self.0.len() - 1
-            }
-        };
-        &mut self.0[at].1
-    }
-
-    /// Sets `key` to `value` (a key seen before keeps its place).
-    pub fn set(&mut self, key: &str, value: V)
-    where
-        V: Default,
-    {
-        *self.entry(key) = value;
-    }
-
-    pub fn get(&self, key: &str) -> Option<&V> {
-        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
-    }
-}
-
-impl<V: Serialize> Serialize for Ordered<V> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(self.0.iter().map(|(k, v)| (k, v)))
-    }
-}
+/// The read layer's streamed list and ordered object (one home: contextree-read).
+pub use contextree_read::{Ordered, Rows as Streamed};
 
 /// Turns a read-back failure (file changed under us, IO) into an error.
 pub fn read_back(e: contextree_core::context::materialize::ReadBackError) -> CliError {

@@ -396,11 +396,7 @@ impl fmt::Display for RuleSet {
 impl FromStr for RuleSet {
     type Err = UnknownDialect;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        RULE_SETS
-            .iter()
-            .find(|r| r.name == s || r.aliases.contains(&s))
-            .map(|r| r.rules)
-            .ok_or_else(|| UnknownDialect(s.to_owned()))
+        RULE_SETS.iter().find(|r| r.name == s || r.aliases.contains(&s)).map(|r| r.rules).ok_or_else(|| UnknownDialect(s.to_owned()))
     }
 }
 

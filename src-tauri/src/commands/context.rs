@@ -7,10 +7,11 @@ mod ipc_tests;
 
 use contextree_core::context::build;
 use contextree_core::context::materialize::context_tokens;
-use contextree_core::context::usage::estimate_projected_context_tokens;
 use contextree_core::tokens::count::count_message;
 use contextree_core::tokens::tokenizer::TokenizerKind;
-use contextree_core::view::{context_messages, context_pair, context_pairs};
+use contextree_core::view::{context_pair, context_pairs};
+use contextree_read::{ContextOptions, ContextReport};
+use serde_json::value::RawValue;
 use serde_json::Value;
 use std::path::Path;
 
@@ -18,26 +19,26 @@ use tauri::{AppHandle, Runtime, State};
 use tauri_plugin_dialog::DialogExt;
 
 use super::{blocking, leaf};
-use crate::dto::{ContextView, MessageTextView, TokenCountsView};
+use crate::dto::{MessageTextView, TokenCountsView};
 use crate::state::OpenSession;
 use crate::{AppState, CommandError};
 
 /// Characters of message text sent to the UI per message (the rest is marked as cut).
 const TEXT_CHARS: usize = 8_000;
 
-/// The context of `leaf_id` (the file's leaf when `None`): messages, totals, prompt pack.
+/// The context of `leaf_id` (the file's leaf when `None`): the read layer's `ContextReport`
+/// with the messages' text (cut at [`TEXT_CHARS`]), written to JSON on the blocking thread (its
+/// lists are made while it is written, from the open session).
 #[tauri::command]
-pub async fn context_view(state: State<'_, AppState>, leaf_id: Option<String>) -> Result<ContextView, CommandError> {
+pub async fn context_view(state: State<'_, AppState>, leaf_id: Option<String>) -> Result<Box<RawValue>, CommandError> {
     blocking(state.session()?, move |open| {
         let (s, src, pack) = (&open.loaded.session, &open.loaded.source, &open.pack);
         let ctx = build(s, leaf(open, leaf_id.as_deref())?);
-        let tokens = context_tokens(s, &ctx, pack, src)?;
-        // What the agent shows (pi ≥ 0.86: the projected estimate, pi-1.6.md §3.4).
-        let estimate = estimate_projected_context_tokens(s, &ctx, &tokens, src)?;
-        let messages = context_messages(s, &ctx, &tokens, pack, src, TEXT_CHARS)?;
-        let system =
-            if s.rules().projects_context_edits() { contextree_core::context::system::current_system(s, &ctx, src)? } else { None };
-        Ok(ContextView::new(s, ctx.leaf, &tokens, &estimate, pack.origin(), messages).with_request(s, &ctx, system.as_ref(), TEXT_CHARS))
+        let options = ContextOptions { tokenizer: None, text_chars: Some(TEXT_CHARS) };
+        let report = ContextReport::new(s, &ctx, pack, src, options)?;
+        let json = serde_json::value::to_raw_value(&report).map_err(CommandError::Report)?;
+        report.finish()?;
+        Ok(json)
     })
     .await
 }

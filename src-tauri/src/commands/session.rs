@@ -8,7 +8,7 @@ use contextree_host::HostEnv;
 
 use tauri::{AppHandle, Manager as _, Runtime, State};
 
-use crate::dto::SessionView;
+use crate::dto::{session_view, SessionView};
 use crate::state::OpenSession;
 use crate::{demo, AppState, CommandError};
 
@@ -43,7 +43,7 @@ pub async fn open_session<R: Runtime>(
     };
     let env = state.env();
     let open = tauri::async_runtime::spawn_blocking(move || load(&env, source, dialect)).await??;
-    let view = SessionView::new(&open);
+    let view = session_view(&open);
     let open = Arc::new(open);
     let generation = state.set_session(open.clone());
     crate::watch::start(app, &open, generation);

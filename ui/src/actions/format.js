@@ -79,7 +79,10 @@ export function parseSourceValue(value) {
   return { mode: SOURCE_MODES.includes(value) && value !== 'candidate' && value !== 'agent' ? value : 'configured', candidate: null };
 }
 
-/** The select's value of the form's `{ mode, candidate }` (the inverse of `parseSourceValue`). */
+/**
+ * The select's value of the form's `{ mode, candidate }` (the inverse of `parseSourceValue`).
+ * @param {{ mode?: string, candidate?: number | null }} [source]
+ */
 export function sourceValue({ mode, candidate } = {}) {
   return mode === 'candidate' || mode === 'agent' ? `${mode}:${candidate}` : (mode ?? 'configured');
 }

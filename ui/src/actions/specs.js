@@ -75,7 +75,7 @@ export const compactFlow = {
 export const pruneFlow = {
   action: 'prune',
   title: 'Prune tool outputs',
-  can: () => true,
+  can: (_state) => true,
   async start({ current, ipc }) {
     const { followFile, leafId } = current();
     const leaf = followFile ? null : leafId;

@@ -23,7 +23,7 @@ export function totalsText(ctx) {
 }
 
 /** The agent's own context-size estimate, as its status line would judge it. */
-export function estimateText({ estimate }) {
+export function estimateText({ estimateProjectedContextTokens: estimate }) {
   if (estimate.unknownAfterCompaction) return "agent's estimate: unknown until the next reply";
   const usage = estimate.usageTokens > 0
     ? ` (usage ${formatCount(estimate.usageTokens)} + ${formatCount(estimate.trailingTokens)})`

@@ -15,6 +15,11 @@ import { formatCount } from '../entries/format.js';
  * `counts(leafId, tokenizer)`, `fullText(leafId, i)`, `exportText(leafId, format)` (IPC calls
  * resolving to `tokenCounts` / `messageText` / `exportContext` results), `copy(textPromise)`
  * and `report(err)`.
+ *
+ * @param {HTMLElement} root
+ * @param {import('../generated/reports').ContextReport} ctx
+ * @param {(id: string) => void} onEntry
+ * @param {any} [actions]
  */
 export function renderContext(root, ctx, onEntry, actions = {}) {
   const doc = root.ownerDocument;
@@ -23,6 +28,9 @@ export function renderContext(root, ctx, onEntry, actions = {}) {
   const fail = (err) => (actions.report ?? console.error)(err);
   delete root.dataset.counts;
   delete root.dataset.copied;
+  // Which report is drawn (the end-to-end test waits on both).
+  root.dataset.leafId = ctx.leafId ?? '';
+  root.dataset.ruleSet = ctx.ruleSet.name;
 
   const head = el('div', 'context-totals');
   head.append(
@@ -37,8 +45,8 @@ export function renderContext(root, ctx, onEntry, actions = {}) {
   wrapper.title = ctx.prompts.detail;
   head.append(wrapper);
 
-  if (ctx.edits?.length) {
-    const edits = el('div', 'context-edits', editsText(ctx.edits));
+  if (ctx.contextEdits?.length) {
+    const edits = el('div', 'context-edits', editsText(ctx.contextEdits));
     edits.id = 'context-edits';
     head.append(edits);
   }
@@ -46,7 +54,13 @@ export function renderContext(root, ctx, onEntry, actions = {}) {
     const note = el('details', 'not-reproducible');
     note.append(el('summary', null, 'not reproducible from the file'));
     const items = el('ul');
-    for (const why of ctx.notReproducible) items.append(el('li', null, why));
+    for (const n of ctx.notReproducible) {
+      const item = el('li');
+      item.dataset.kind = n.kind;
+      if (n.entryId) item.append(button('entry-link', n.entryId, 'show this entry', () => onEntry(n.entryId)), ' ');
+      item.append(el('span', 'reason', n.reason));
+      items.append(item);
+    }
     note.append(items);
     head.append(note);
   }

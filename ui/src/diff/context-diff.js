@@ -70,6 +70,12 @@ export function lcsPairs(a, b) {
   return pairs;
 }
 
+/** The agent's estimate of a context report, `null` while unknown after a compaction. */
+function estimateOf(ctx) {
+  const est = ctx?.estimateProjectedContextTokens;
+  return !est || est.unknownAfterCompaction ? null : est.tokens;
+}
+
 const tokensOf = (msg) => Number(msg?.llmTokens ?? msg?.tokens ?? 0);
 
 /**
@@ -112,8 +118,8 @@ export function diffContexts(before, after) {
       before: tb,
       after: ta,
       delta: ta - tb,
-      estimateBefore: before?.estimate?.unknownAfterCompaction ? null : before?.estimate?.tokens ?? null,
-      estimateAfter: after?.estimate?.unknownAfterCompaction ? null : after?.estimate?.tokens ?? null,
+      estimateBefore: estimateOf(before),
+      estimateAfter: estimateOf(after),
     },
   };
 }

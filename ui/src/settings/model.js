@@ -17,19 +17,23 @@ export const TOKENIZERS = [
 ];
 
 /**
- * The open session's dialect choices (docs/decisions.md D22): `''` detects the agent and its rule
- * set; an agent name keeps the agent and lets the installed version, the file or the newest
- * decide the rules; an `agent@version` forces one rule set.
+ * The open session's dialect choices (docs/decisions.md D22) for the rule sets the backend
+ * knows (`session.ruleSets`, a `RuleSetRow[]`): `''` detects the agent and its rule set; an
+ * agent name keeps the agent and lets the installed version, the file or the newest decide the
+ * rules; an `agent@version` forces one rule set.
+ * @param {import('../generated/reports').RuleSetRow[]} ruleSets
+ * @returns {{ id: string, label: string }[]}
  */
-export const DIALECTS = [
-  { id: '', label: 'Detect from the file' },
-  { id: 'pi', label: 'pi (rules: installed version, file or newest)' },
-  { id: 'pi@0.73', label: 'pi@0.73 — pi 0.73.1 (pi ≤ 0.85)' },
-  { id: 'pi@1.6', label: 'pi@1.6 — pi 1.6.0 (pi ≥ 0.86)' },
-  { id: 'omp', label: 'omp (rules: installed version, file or newest)' },
-  { id: 'omp@13', label: 'omp@13 — oh-my-pi 13.19.0' },
-  { id: 'omp@18', label: 'omp@18 — oh-my-pi 18.2.3' },
-];
+export function dialectChoices(ruleSets = []) {
+  const choices = [{ id: '', label: 'Detect from the file' }];
+  for (const agent of [...new Set(ruleSets.map((r) => r.dialect))]) {
+    choices.push({ id: agent, label: `${agent} (rules: installed version, file or newest)` });
+    for (const r of ruleSets.filter((x) => x.dialect === agent)) {
+      choices.push({ id: r.name, label: `${r.name} — ${r.reference} (${r.standsFor})` });
+    }
+  }
+  return choices;
+}
 
 /** The title bar's words for the rules a session was read with: `pi@1.6` and why. */
 export function ruleSetText(session) {

@@ -5,7 +5,7 @@
 import { shortPath } from '../paths.js';
 import { elementMaker, makeButton } from '../dom.js';
 import {
-  DIALECTS, THEMES, TOKENIZERS, agentModelLines, formFromSettings, providerLines, readForm,
+  THEMES, TOKENIZERS, agentModelLines, dialectChoices, formFromSettings, providerLines, readForm,
 } from './model.js';
 
 /** Draws `setting` (`system`, `light`, `dark`): `system` leaves it to prefers-color-scheme. */
@@ -67,7 +67,7 @@ export function createSettingsView(root, { load, save, providers, onSaved, onDia
   message.setAttribute('role', 'status');
   const where = el('p', 'settings-note');
 
-  const dialect = select('settings-dialect', DIALECTS);
+  const dialect = select('settings-dialect', dialectChoices());
   const reopen = makeButton(root.ownerDocument, 'screen-button', 'Re-open with this dialect', { id: 'settings-reopen' });
   const detected = el('span', 'settings-note');
 
@@ -195,6 +195,12 @@ export function createSettingsView(root, { load, save, providers, onSaved, onDia
       detected.textContent = openSession
         ? `${openSession.fileName}: ${openSession.ruleSet ? openSession.ruleSet.name : openSession.dialect}${openSession.requested ? ` (forced; the file reads as ${openSession.detectedDialect})` : ` (${openSession.ruleSet ? openSession.ruleSet.why : 'detected'})`}`
         : 'No session is open.';
+      // The choices are the rule sets the backend knows (the session report's `ruleSets`).
+      dialect.replaceChildren(...dialectChoices(openSession?.ruleSets).map((c) => {
+        const o = el('option', null, c.label);
+        o.value = c.id;
+        return o;
+      }));
       dialect.value = openSession?.requested ?? '';
       reopen.disabled = !openSession;
       theme.focus();

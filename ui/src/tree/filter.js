@@ -40,10 +40,17 @@ export function matchesQuery(row, query, preview = '') {
   return words.every((w) => hay.includes(w));
 }
 
+/** @typedef {(id: string) => string} PreviewOf the preview text of an entry id loaded so far */
+
 /**
  * Indexes (into `rows`) of the rows to show, in order. `view` is `{ filter, showMetadata,
  * query }`; `keep` ids (the leaf, the selected entry) are always shown so the selection never
  * disappears; `preview(id)` is the preview text loaded so far.
+ *
+ * @param {any[]} rows
+ * @param {{ filter?: string, showMetadata?: boolean, query?: string }} [view]
+ * @param {Set<string>} [keep]
+ * @param {PreviewOf} [preview]
  */
 export function visibleRows(rows, { filter = 'all', showMetadata = false, query = '' } = {}, keep = new Set(), preview = () => '') {
   const out = [];
@@ -56,6 +63,12 @@ export function visibleRows(rows, { filter = 'all', showMetadata = false, query 
 /**
  * The next row matching `query` after position `from` in `shown` (a list of rows), wrapping;
  * `-1` when none matches. `step` −1 searches backwards.
+ *
+ * @param {any[]} shown
+ * @param {string} query
+ * @param {number} from
+ * @param {PreviewOf} [preview]
+ * @param {number} [step]
  */
 export function nextMatch(shown, query, from, preview = () => '', step = 1) {
   const n = shown.length;

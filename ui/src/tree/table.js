@@ -226,6 +226,12 @@ export function passesRow(t, i, filter, showMetadata = false) {
  * The table rows to show, in order, as a Uint32Array: rows under a folded row (`folded`: a set
  * of ids) are hidden; of the rest, those passing `view` (`{ filter, showMetadata, query }`), and
  * always the `keep` ids (the leaf, the selection). `preview(id)` is the preview text loaded.
+ *
+ * @param {any} t
+ * @param {{ filter?: string, showMetadata?: boolean, query?: string }} [view]
+ * @param {Set<string>} [folded]
+ * @param {Set<string>} [keep]
+ * @param {(id: string) => string} [preview]
  */
 export function shownRows(t, { filter = 'all', showMetadata = false, query = '' } = {}, folded = new Set(), keep = new Set(), preview = () => '') {
   const foldedRows = new Set();
@@ -294,6 +300,12 @@ export const NO_ROWS = rowList(null, null);
 /**
  * The next position in `list` after `from` whose row matches `query`, wrapping; -1 when none
  * does. `step` -1 searches backwards (filter.js's `nextMatch` over columns).
+ *
+ * @param {any} list
+ * @param {string} query
+ * @param {number} from
+ * @param {(id: string) => string} [preview]
+ * @param {number} [step]
  */
 export function nextMatchIn(list, query, from, preview = () => '', step = 1) {
   const n = list.length;

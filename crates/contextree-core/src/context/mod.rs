@@ -2,6 +2,7 @@
 //! `convertToLlm` and `serializeConversation`, per dialect.
 
 pub mod build;
+pub mod caveats;
 pub mod llm;
 pub mod materialize;
 pub mod notice;

@@ -14,6 +14,7 @@ use crate::Dialect;
 
 /// The agents' `estimateContextTokens` of a context.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ContextEstimate {
     /// The estimate.

@@ -53,16 +53,7 @@ const fn row(
     utf16_len: usize,
     sha256: &'static str,
 ) -> KnownText {
-    KnownText {
-        dialect: rules.dialect(),
-        rules,
-        version,
-        id,
-        form,
-        source,
-        utf16_len,
-        sha256,
-    }
+    KnownText { dialect: rules.dialect(), rules, version, id, form, source, utf16_len, sha256 }
 }
 
 use HashedForm::{Constant, Prefix, Raw, Rendered, Suffix};

@@ -4,6 +4,7 @@ use std::fmt;
 
 /// How bad a diagnostic is (`error`, `warning` in JSON).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Data was dropped or reinterpreted by the dialect's rules.
@@ -15,6 +16,7 @@ pub enum Severity {
 /// One problem, at a 1-based file line (0 when it concerns the whole file); in JSON (the
 /// CLI's `info`, the app's sessions and entries) `{line, severity, message}`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Diagnostic {
     /// 1-based physical line number in the file.
     pub line: u32,

@@ -22,7 +22,7 @@ use serde_json::Value;
 use tauri::ipc::Channel;
 use tauri::State;
 
-use crate::dto::SessionView;
+use crate::dto::{session_view, SessionView};
 use crate::state::OpenSession;
 use crate::{AppState, CommandError};
 
@@ -291,7 +291,7 @@ fn result(applied: Applied, open: &OpenSession) -> WriteResult {
         summarizer: applied.summarizer,
         rewrite: applied.rewrite,
         warnings: applied.warnings,
-        session: SessionView::new(open),
+        session: session_view(open),
     }
 }
 

@@ -1,0 +1,24 @@
+//! The read layer: one typed report per view, built once from core, shared by every face.
+//!
+//! A report is a `#[derive(Serialize, TS)]` value. The CLI's `--json` prints it as it is and
+//! renders its text output from it; the app's command returns it; the UI's type declarations
+//! are generated from it (`ui/src/generated/reports.d.ts`, see [`contract`]). A report's large
+//! lists are [`Rows`]: made one at a time while they are written, so a million-message context
+//! is never held (memory stays within the file's size, docs/benchmarks.md).
+//!
+//! Views: [`session::SessionReport`] (an opened file), [`context::ContextReport`] (what the
+//! model receives from a leaf), [`rule_sets::RuleSetRow`] (the rules contextree knows).
+
+#![warn(missing_docs, unreachable_pub)]
+
+pub mod context;
+pub mod contract;
+pub mod rule_sets;
+pub mod session;
+
+mod rows;
+
+pub use context::{ContextOptions, ContextReport};
+pub use rows::{Ordered, Rows};
+pub use rule_sets::{rule_sets, RuleSetRow};
+pub use session::SessionReport;

@@ -1,0 +1,3 @@
+//! contextree-read's integration tests: every report under every rule set, on fixtures.
+
+mod reports;

@@ -1,0 +1,100 @@
+//! Each report, under each rule set, as JSON snapshots (insta): what the CLI's `--json` and the
+//! app's commands send. A change of shape or of a number shows up here first.
+
+use std::path::Path;
+
+use contextree_core::context::{build, Leaf};
+use contextree_core::prompts::PromptPack;
+use contextree_core::session::Session;
+use contextree_core::RuleSet;
+use contextree_read::{ContextOptions, ContextReport, SessionReport};
+use serde_json::Value;
+
+/// A fixture of the repository (`tests/fixtures/…`) read under `rules`, and its bytes.
+fn open(rel: &str, rules: RuleSet) -> (Session, Vec<u8>) {
+    let bytes = std::fs::read(contextree_testkit::fixture(rel)).unwrap();
+    (Session::parse(&bytes, Some(rules)), bytes)
+}
+
+/// The context report of the file's leaf as a JSON value, with or without the text.
+fn context_json(s: &Session, bytes: &Vec<u8>, text: Option<usize>) -> Value {
+    let ctx = build(s, Leaf::Last);
+    let pack = PromptPack::own_for(s.rules());
+    let report = ContextReport::new(s, &ctx, &pack, bytes, ContextOptions { tokenizer: None, text_chars: text }).unwrap();
+    let json = serde_json::to_value(&report).unwrap();
+    report.finish().unwrap();
+    json
+}
+
+const CASES: [(&str, RuleSet, &str); 4] = [
+    ("synthetic/E05.jsonl", RuleSet::Pi073, "pi073-E05"),
+    ("pi16/pi16-edit-example.jsonl", RuleSet::Pi16, "pi16-edit-example"),
+    ("synthetic/E05.jsonl", RuleSet::Omp13, "omp13-E05"),
+    ("omp18/omp18-compaction.jsonl", RuleSet::Omp18, "omp18-compaction"),
+];
+
+#[test]
+fn the_context_report_under_every_rule_set() {
+    for (rel, rules, name) in CASES {
+        let (s, bytes) = open(rel, rules);
+        let json = context_json(&s, &bytes, Some(200));
+        assert_eq!(json["ruleSet"]["name"], rules.name());
+        insta::assert_snapshot!(format!("context-{name}"), serde_json::to_string_pretty(&json).unwrap());
+    }
+}
+
+#[test]
+fn the_session_report_under_every_rule_set() {
+    for (rel, rules, name) in CASES {
+        let (s, _) = open(rel, rules);
+        let report = SessionReport::new(Path::new(rel), &s, Some(rules.into()));
+        insta::assert_snapshot!(format!("session-{name}"), serde_json::to_string_pretty(&report).unwrap());
+    }
+}
+
+/// Without text asked (the CLI) the messages carry numbers only; with it (the app) each one
+/// carries what the model gets, and everything else is the same document.
+#[test]
+fn text_adds_to_the_document_and_changes_nothing_else() {
+    for (rel, rules, _) in CASES {
+        let (s, bytes) = open(rel, rules);
+        let bare = context_json(&s, &bytes, None);
+        let mut with = context_json(&s, &bytes, Some(200));
+        for m in bare["messages"].as_array().unwrap() {
+            for key in ["text", "truncated", "llmRole", "llmTokens"] {
+                assert!(m.get(key).is_none(), "{rel}: {key} without text asked");
+            }
+        }
+        let with_obj = with.as_object_mut().unwrap();
+        with_obj.remove("system");
+        for m in with_obj["messages"].as_array_mut().unwrap() {
+            let m = m.as_object_mut().unwrap();
+            for key in ["text", "truncated", "llmRole", "llmTokens"] {
+                assert!(m.remove(key).is_some(), "{rel}: no {key} with text asked");
+            }
+        }
+        assert_eq!(bare, with, "{rel} under {rules}");
+    }
+}
+
+/// The list of what the file cannot tell is one list for every face, present exactly for the
+/// rule sets that name something (docs/decisions.md D23).
+#[test]
+fn what_is_not_reproducible_is_listed_where_the_rules_name_something() {
+    for (rel, rules, _) in CASES {
+        let (s, bytes) = open(rel, rules);
+        let json = context_json(&s, &bytes, None);
+        let list = json.get("notReproducible").and_then(Value::as_array);
+        match rules {
+            RuleSet::Pi073 | RuleSet::Omp13 => assert!(list.is_none(), "{rules}: {json}"),
+            RuleSet::Pi16 => {
+                let kinds: Vec<&str> = list.unwrap().iter().map(|n| n["kind"].as_str().unwrap()).collect();
+                assert_eq!(kinds, ["context-hooks", "system-placement"]);
+            }
+            RuleSet::Omp18 => {
+                let kinds: Vec<&str> = list.unwrap().iter().map(|n| n["kind"].as_str().unwrap()).collect();
+                assert!(kinds.contains(&"native-tokenizer"), "{kinds:?}");
+            }
+        }
+    }
+}

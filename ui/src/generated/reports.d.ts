@@ -1,0 +1,525 @@
+// Generated from the report types of crates/contextree-read (src/contract.rs): do not edit.
+// Write it again with `CONTEXTREE_WRITE_CONTRACT=1 cargo test -p contextree-read contract`.
+
+export type SessionReport = { 
+/**
+ * Absolute path of the file that was opened.
+ */
+path: string, 
+/**
+ * Its file name, for the title bar.
+ */
+fileName: string, 
+/**
+ * The agent whose rules apply (`pi`, `omp`).
+ */
+dialect: string, 
+/**
+ * The agent the file itself says; differs from `dialect` when it was forced.
+ */
+detectedDialect: string, 
+/**
+ * The rule set that ran and why (docs/decisions.md D22).
+ */
+ruleSet: RuleChoice, 
+/**
+ * What the user forced (`pi`, `omp@18`, …), `None` when detected.
+ */
+requested: string | null, 
+/**
+ * The rule sets one can switch to.
+ */
+ruleSets: Array<RuleSetRow>, 
+/**
+ * Number of entries.
+ */
+entryCount: number, 
+/**
+ * Sum of the entries' token estimates.
+ */
+totalTokens: number, 
+/**
+ * The file's own leaf (its last entry), the leaf shown first.
+ */
+leafId: string | null, 
+/**
+ * Problems found while reading the file.
+ */
+diagnostics: Array<Diagnostic>, };
+
+export type RuleChoice = { 
+/**
+ * `pi@1.6`.
+ */
+name: string, 
+/**
+ * The release the rules follow (`pi 1.6.0`).
+ */
+reference: string, 
+/**
+ * [`RuleChoice::why`].
+ */
+why: string, };
+
+export type Diagnostic = { 
+/**
+ * 1-based physical line number in the file.
+ */
+line: number, 
+/**
+ * Error or warning.
+ */
+severity: Severity, 
+/**
+ * What is wrong and what the dialect does about it.
+ */
+message: string, };
+
+export type Severity = "error" | "warning";
+
+export type RuleSetRow = { 
+/**
+ * `pi@1.6`: what `--dialect` and the app's switch take.
+ */
+name: string, 
+/**
+ * The agent: `pi` or `omp`.
+ */
+dialect: string, 
+/**
+ * The release whose code the rules were taken from (`pi 1.6.0`).
+ */
+reference: string, 
+/**
+ * The releases the rules stand for (`pi ≥ 0.86`).
+ */
+standsFor: string, };
+
+export type ContextReport = { 
+/**
+ * The agent whose rules ran (`pi`, `omp`).
+ */
+dialect: string, 
+/**
+ * The rule set that ran and why.
+ */
+ruleSet: RuleChoice, 
+/**
+ * The leaf.
+ */
+leafId: string | null, 
+/**
+ * The leaf's entry number in the file.
+ */
+leafIndex: number | null, 
+/**
+ * The model: pi's `{provider, modelId}`, omp's default role's.
+ */
+model: ModelReport, 
+/**
+ * omp: role → model.
+ */
+models?: Record<string, string>, 
+/**
+ * omp's mode.
+ */
+mode?: string, 
+/**
+ * The thinking level set on the path (as the file has it).
+ */
+thinkingLevel: unknown, 
+/**
+ * Entries on the path from the root to the leaf.
+ */
+pathLength: number, 
+/**
+ * Agent messages of the context.
+ */
+messageCount: number, 
+/**
+ * Their estimate.
+ */
+messageTokens: number, 
+/**
+ * Messages after `convertToLlm`.
+ */
+llmCount: number, 
+/**
+ * Their estimate.
+ */
+llmTokens: number, 
+/**
+ * The agent's `estimateContextTokens`.
+ */
+estimateContextTokens: ContextEstimate, 
+/**
+ * What the agent shows (pi ≥ 0.87: `estimateProjectedContextTokens`, pi-1.6.md §3.4).
+ */
+estimateProjectedContextTokens: ContextEstimate, 
+/**
+ * omp: the kept messages are the provider's native replacement history.
+ */
+providerReplay: boolean, 
+/**
+ * omp 18: whose counting the numbers are.
+ */
+tokenCount?: TokenCount, 
+/**
+ * What the request depends on that the file cannot tell (docs/decisions.md D23), for the
+ * rule sets that name something (pi ≥ 0.86, omp ≥ 18).
+ */
+notReproducible?: Array<NotReproducible>, 
+/**
+ * omp 18: the thinking level of the session's settings.
+ */
+configuredThinkingLevel?: string | null, 
+/**
+ * omp 18: the `/clear` the context starts after.
+ */
+resetBoundaryId?: string | null, 
+/**
+ * Whose wording wraps the summaries (docs/decisions.md D8).
+ */
+prompts: PromptsReport, 
+/**
+ * The LLM messages counted with a tokenizer, when asked.
+ */
+tokenizer?: TokenizerCount, 
+/**
+ * pi ≥ 0.86, with text asked: the system prompt and tools the request leads with.
+ */
+system?: SystemText, 
+/**
+ * One per agent message, in order.
+ */
+messages: Array<MessageRow>, 
+/**
+ * One per LLM message, in order.
+ */
+llm: Array<LlmRow>, 
+/**
+ * Entries of the projection.
+ */
+contextEntryCount?: number, 
+/**
+ * `context_edit` entries on the path.
+ */
+contextEditsOnPath?: number, 
+/**
+ * The edits among the context's entries.
+ */
+contextEdits?: Array<Edit>, 
+/**
+ * Entries an edit hides.
+ */
+omittedEntryIds?: Array<string>, 
+/**
+ * Entries an edit replaces.
+ */
+replacedEntryIds?: Array<string>, 
+/**
+ * System messages in the context.
+ */
+systemMessageCount?: number, 
+/**
+ * The system message the request leads with.
+ */
+currentSystem?: CurrentSystem | null, };
+
+export type ModelReport = PiModel | null | string | null;
+
+export type PiModel = { 
+/**
+ * The provider.
+ */
+provider: string | null, 
+/**
+ * The model id.
+ */
+modelId: string | null, };
+
+export type TokenCount = { 
+/**
+ * The default role's model.
+ */
+model: string | null, 
+/**
+ * The native tokenizer omp counts that model with, if any.
+ */
+nativeTokenizer: string | null, 
+/**
+ * The numbers are omp's own (no native tokenizer).
+ */
+agentsOwn: boolean, 
+/**
+ * How the numbers are counted.
+ */
+method: string, 
+/**
+ * The same, in a sentence.
+ */
+note: string, };
+
+export type Edit = { 
+/**
+ * The `context_edit` entry.
+ */
+entryId: string, 
+/**
+ * Its entry number.
+ */
+entryIndex: number, 
+/**
+ * The entry it names.
+ */
+targetId: string, 
+/**
+ * That entry's number, when it exists.
+ */
+targetIndex: number | null, 
+/**
+ * `omit` or `replace`.
+ */
+action: string, 
+/**
+ * The last edit of a target in the context: this one applies.
+ */
+effective: boolean, };
+
+export type CurrentSystem = { 
+/**
+ * pi's estimate of it.
+ */
+tokens: number, 
+/**
+ * Its content's length in UTF-16 units.
+ */
+contentLength: number, 
+/**
+ * Its sections' names.
+ */
+sections: Array<string>, 
+/**
+ * Its tools' names.
+ */
+tools: unknown[], 
+/**
+ * Its timestamp as stored.
+ */
+timestamp: unknown, };
+
+export type SystemText = { 
+/**
+ * pi's estimate of the whole system message.
+ */
+tokens: number, 
+/**
+ * Its content text, cut.
+ */
+content: string, 
+/**
+ * Prompt sections in order.
+ */
+sections: Array<SystemSection>, 
+/**
+ * Declared tools in order.
+ */
+tools: Array<SystemTool>, 
+/**
+ * System messages in the context (the first, or a compaction's checkpoint, and patches).
+ */
+messages: number, };
+
+export type SystemTool = { 
+/**
+ * The tool's name.
+ */
+name: string, 
+/**
+ * Length of its declaration (name, description, parameter schema) as JSON.
+ */
+schemaChars: number, 
+/**
+ * `ceil(schema_chars / 4)`: its share of the estimate.
+ */
+tokens: number, };
+
+export type SystemSection = { 
+/**
+ * Its name (`preamble`, `tools`, …).
+ */
+name: string, 
+/**
+ * `ceil(chars / 4)` of its text: its share of the estimate.
+ */
+tokens: number, 
+/**
+ * The text, cut.
+ */
+text: string, 
+/**
+ * `text` was cut.
+ */
+truncated: boolean, };
+
+export type NotReproducible = { 
+/**
+ * The entry it comes from (`None`: the whole context).
+ */
+entryId: string | null, 
+/**
+ * A short machine name (`openai-native-history`, `context-hooks`, …).
+ */
+kind: string, 
+/**
+ * What cannot be recomputed and why.
+ */
+reason: string, };
+
+export type PromptsReport = { 
+/**
+ * `agent`, `own` or `custom`.
+ */
+source: string, 
+/**
+ * Short name: `pi 0.73.1`, `contextree's own wording`.
+ */
+name: string, 
+/**
+ * The full description (package path, verification).
+ */
+detail: string, };
+
+export type ContextEstimate = { 
+/**
+ * The estimate.
+ */
+tokens: number, 
+/**
+ * The usage part (0 without usage).
+ */
+usageTokens: number, 
+/**
+ * The estimate of the messages after the usage.
+ */
+trailingTokens: number, 
+/**
+ * Index (in the context's messages) of the message whose usage was used.
+ */
+lastUsageIndex: number | null, 
+/**
+ * A compaction is on the path and no assistant message after it reported
+ * usable usage: the agents show the size as unknown (pi ≥ 0.87: only
+ * assistants the projection still shows count, pi-1.6.md §3.4).
+ */
+unknownAfterCompaction: boolean, };
+
+export type TokenizerCount = { 
+/**
+ * `o200k_base` or `cl100k_base`.
+ */
+name: string, 
+/**
+ * The count.
+ */
+llmTokens: number, };
+
+export type MessageRow = { 
+/**
+ * Its place in the context.
+ */
+i: number, 
+/**
+ * Its role (`user`, `toolResult`, `compactionSummary`, …).
+ */
+role: string, 
+/**
+ * The dialect's estimate.
+ */
+tokens: number, 
+/**
+ * The entry behind it (a summary stands for its compaction entry, as in the oracle).
+ */
+entryId: string | null, 
+/**
+ * That entry's number.
+ */
+entryIndex: number, 
+/**
+ * The `context_edit` entry whose content this message carries.
+ */
+editedBy?: string, 
+/**
+ * A system message: the section names it sets.
+ */
+systemSections?: Array<string>, 
+/**
+ * The section names it removes.
+ */
+removedSections?: Array<string>, 
+/**
+ * The tools it adds.
+ */
+toolsAdded?: unknown[], 
+/**
+ * The tools it removes.
+ */
+toolsRemoved?: unknown[], 
+/**
+ * Its content's length in UTF-16 units.
+ */
+contentLength?: number, 
+/**
+ * The role after `convertToLlm`; `null` when it is not sent.
+ */
+llmRole?: string | null, 
+/**
+ * The dialect's estimate of the LLM message (0 when not sent).
+ */
+llmTokens?: number, 
+/**
+ * Readable text of the LLM message (of the agent message when not sent), cut.
+ */
+text?: string, 
+/**
+ * `text` was cut.
+ */
+truncated?: boolean, };
+
+export type LlmRow = { 
+/**
+ * Its place among the LLM messages.
+ */
+i: number, 
+/**
+ * Its role.
+ */
+role: string, 
+/**
+ * The dialect's estimate.
+ */
+tokens: number, 
+/**
+ * The `context_edit` entry whose content this message carries.
+ */
+editedBy?: string, 
+/**
+ * A system message: the section names it sets.
+ */
+systemSections?: Array<string>, 
+/**
+ * The section names it removes.
+ */
+removedSections?: Array<string>, 
+/**
+ * The tools it adds.
+ */
+toolsAdded?: unknown[], 
+/**
+ * The tools it removes.
+ */
+toolsRemoved?: unknown[], 
+/**
+ * Its content's length in UTF-16 units.
+ */
+contentLength?: number, };
