@@ -46,6 +46,14 @@ step_ui_test() {
   node --test tests/ui/
 }
 
+# The UI's type check (issue 19): tsc over ui/src's JSDoc-typed modules against the declarations
+# generated from the read layer's reports (ui/src/generated/, kept current by contextree-read's
+# `the_ui_contract_is_current` test). TypeScript is pinned in tests/ui/package.json's lock file.
+step_ui_types() {
+  (cd tests/ui && npm ci --no-audit --no-fund --loglevel=error && npx --no-install tsc -p tsconfig.json)
+  echo "ui types: ui/src checks against ui/src/generated/reports.d.ts"
+}
+
 # tauri-driver listens on fixed ports: one e2e run at a time on a machine (the lock file is
 # the one scripts/bench-app.sh takes too).
 step_e2e() {
@@ -95,7 +103,7 @@ step_package() {
   return "$status"
 }
 
-STEPS=(deps agents fmt build clippy cargo_test ui_test e2e package)
+STEPS=(deps agents fmt build clippy cargo_test ui_test ui_types e2e package)
 # TEST_STEPS="e2e package" scripts/test.sh runs only those steps (a step needs the ones before it
 # to have run once).
 if [[ -n "${TEST_STEPS:-}" ]]; then read -ra STEPS <<<"$TEST_STEPS"; fi
