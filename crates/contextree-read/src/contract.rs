@@ -17,7 +17,8 @@ use crate::session::SessionReport;
 /// Where the declarations go, from the repository's root.
 pub const CONTRACT_PATH: &str = "ui/src/generated/reports.d.ts";
 
-/// Every declaration the reports need, roots first, each type once, as one TypeScript file.
+/// Every declaration the reports need, each type once, sorted by name (ts-rs visits a
+/// flattened type's dependencies in no fixed order), as one TypeScript file.
 pub fn declarations() -> String {
     let cfg = Config::new().with_large_int("number");
     let mut out = Collect { cfg: &cfg, seen: Vec::new(), decls: Vec::new() };
@@ -31,7 +32,8 @@ pub fn declarations() -> String {
         "// Generated from the report types of crates/contextree-read (src/contract.rs): do not edit.\n\
          // Write it again with `CONTEXTREE_WRITE_CONTRACT=1 cargo test -p contextree-read contract`.\n",
     );
-    for decl in out.decls {
+    out.decls.sort();
+    for (_, decl) in out.decls {
         text.push('\n');
         text.push_str("export ");
         text.push_str(&decl);
@@ -43,7 +45,7 @@ pub fn declarations() -> String {
 struct Collect<'a> {
     cfg: &'a Config,
     seen: Vec<TypeId>,
-    decls: Vec<String>,
+    decls: Vec<(String, String)>,
 }
 
 impl TypeVisitor for Collect<'_> {
@@ -53,7 +55,7 @@ impl TypeVisitor for Collect<'_> {
             return;
         }
         self.seen.push(TypeId::of::<T>());
-        self.decls.push(T::decl(self.cfg));
+        self.decls.push((T::ident(self.cfg), T::decl(self.cfg)));
         T::visit_dependencies(self);
     }
 }

@@ -1,99 +1,29 @@
 // Generated from the report types of crates/contextree-read (src/contract.rs): do not edit.
 // Write it again with `CONTEXTREE_WRITE_CONTRACT=1 cargo test -p contextree-read contract`.
 
-export type SessionReport = { 
+export type ContextEstimate = { 
 /**
- * Absolute path of the file that was opened.
+ * The estimate.
  */
-path: string, 
+tokens: number, 
 /**
- * Its file name, for the title bar.
+ * The usage part (0 without usage).
  */
-fileName: string, 
+usageTokens: number, 
 /**
- * The agent whose rules apply (`pi`, `omp`).
+ * The estimate of the messages after the usage.
  */
-dialect: string, 
+trailingTokens: number, 
 /**
- * The agent the file itself says; differs from `dialect` when it was forced.
+ * Index (in the context's messages) of the message whose usage was used.
  */
-detectedDialect: string, 
+lastUsageIndex: number | null, 
 /**
- * The rule set that ran and why (docs/decisions.md D22).
+ * A compaction is on the path and no assistant message after it reported
+ * usable usage: the agents show the size as unknown (pi ≥ 0.87: only
+ * assistants the projection still shows count, pi-1.6.md §3.4).
  */
-ruleSet: RuleChoice, 
-/**
- * What the user forced (`pi`, `omp@18`, …), `None` when detected.
- */
-requested: string | null, 
-/**
- * The rule sets one can switch to.
- */
-ruleSets: Array<RuleSetRow>, 
-/**
- * Number of entries.
- */
-entryCount: number, 
-/**
- * Sum of the entries' token estimates.
- */
-totalTokens: number, 
-/**
- * The file's own leaf (its last entry), the leaf shown first.
- */
-leafId: string | null, 
-/**
- * Problems found while reading the file.
- */
-diagnostics: Array<Diagnostic>, };
-
-export type RuleChoice = { 
-/**
- * `pi@1.6`.
- */
-name: string, 
-/**
- * The release the rules follow (`pi 1.6.0`).
- */
-reference: string, 
-/**
- * [`RuleChoice::why`].
- */
-why: string, };
-
-export type Diagnostic = { 
-/**
- * 1-based physical line number in the file.
- */
-line: number, 
-/**
- * Error or warning.
- */
-severity: Severity, 
-/**
- * What is wrong and what the dialect does about it.
- */
-message: string, };
-
-export type Severity = "error" | "warning";
-
-export type RuleSetRow = { 
-/**
- * `pi@1.6`: what `--dialect` and the app's switch take.
- */
-name: string, 
-/**
- * The agent: `pi` or `omp`.
- */
-dialect: string, 
-/**
- * The release whose code the rules were taken from (`pi 1.6.0`).
- */
-reference: string, 
-/**
- * The releases the rules stand for (`pi ≥ 0.86`).
- */
-standsFor: string, };
+unknownAfterCompaction: boolean, };
 
 export type ContextReport = { 
 /**
@@ -226,39 +156,41 @@ systemMessageCount?: number,
  */
 currentSystem?: CurrentSystem | null, };
 
-export type ModelReport = PiModel | null | string | null;
+export type CurrentSystem = { 
+/**
+ * pi's estimate of it.
+ */
+tokens: number, 
+/**
+ * Its content's length in UTF-16 units.
+ */
+contentLength: number, 
+/**
+ * Its sections' names.
+ */
+sections: Array<string>, 
+/**
+ * Its tools' names.
+ */
+tools: unknown[], 
+/**
+ * Its timestamp as stored.
+ */
+timestamp: unknown, };
 
-export type PiModel = { 
+export type Diagnostic = { 
 /**
- * The provider.
+ * 1-based physical line number in the file.
  */
-provider: string | null, 
+line: number, 
 /**
- * The model id.
+ * Error or warning.
  */
-modelId: string | null, };
-
-export type TokenCount = { 
+severity: Severity, 
 /**
- * The default role's model.
+ * What is wrong and what the dialect does about it.
  */
-model: string | null, 
-/**
- * The native tokenizer omp counts that model with, if any.
- */
-nativeTokenizer: string | null, 
-/**
- * The numbers are omp's own (no native tokenizer).
- */
-agentsOwn: boolean, 
-/**
- * How the numbers are counted.
- */
-method: string, 
-/**
- * The same, in a sentence.
- */
-note: string, };
+message: string, };
 
 export type Edit = { 
 /**
@@ -286,143 +218,43 @@ action: string,
  */
 effective: boolean, };
 
-export type CurrentSystem = { 
+export type LlmRow = { 
 /**
- * pi's estimate of it.
+ * Its place among the LLM messages.
+ */
+i: number, 
+/**
+ * Its role.
+ */
+role: string, 
+/**
+ * The dialect's estimate.
  */
 tokens: number, 
+/**
+ * The `context_edit` entry whose content this message carries.
+ */
+editedBy?: string, 
+/**
+ * A system message: the section names it sets.
+ */
+systemSections?: Array<string>, 
+/**
+ * The section names it removes.
+ */
+removedSections?: Array<string>, 
+/**
+ * The tools it adds.
+ */
+toolsAdded?: unknown[], 
+/**
+ * The tools it removes.
+ */
+toolsRemoved?: unknown[], 
 /**
  * Its content's length in UTF-16 units.
  */
-contentLength: number, 
-/**
- * Its sections' names.
- */
-sections: Array<string>, 
-/**
- * Its tools' names.
- */
-tools: unknown[], 
-/**
- * Its timestamp as stored.
- */
-timestamp: unknown, };
-
-export type SystemText = { 
-/**
- * pi's estimate of the whole system message.
- */
-tokens: number, 
-/**
- * Its content text, cut.
- */
-content: string, 
-/**
- * Prompt sections in order.
- */
-sections: Array<SystemSection>, 
-/**
- * Declared tools in order.
- */
-tools: Array<SystemTool>, 
-/**
- * System messages in the context (the first, or a compaction's checkpoint, and patches).
- */
-messages: number, };
-
-export type SystemTool = { 
-/**
- * The tool's name.
- */
-name: string, 
-/**
- * Length of its declaration (name, description, parameter schema) as JSON.
- */
-schemaChars: number, 
-/**
- * `ceil(schema_chars / 4)`: its share of the estimate.
- */
-tokens: number, };
-
-export type SystemSection = { 
-/**
- * Its name (`preamble`, `tools`, …).
- */
-name: string, 
-/**
- * `ceil(chars / 4)` of its text: its share of the estimate.
- */
-tokens: number, 
-/**
- * The text, cut.
- */
-text: string, 
-/**
- * `text` was cut.
- */
-truncated: boolean, };
-
-export type NotReproducible = { 
-/**
- * The entry it comes from (`None`: the whole context).
- */
-entryId: string | null, 
-/**
- * A short machine name (`openai-native-history`, `context-hooks`, …).
- */
-kind: string, 
-/**
- * What cannot be recomputed and why.
- */
-reason: string, };
-
-export type PromptsReport = { 
-/**
- * `agent`, `own` or `custom`.
- */
-source: string, 
-/**
- * Short name: `pi 0.73.1`, `contextree's own wording`.
- */
-name: string, 
-/**
- * The full description (package path, verification).
- */
-detail: string, };
-
-export type ContextEstimate = { 
-/**
- * The estimate.
- */
-tokens: number, 
-/**
- * The usage part (0 without usage).
- */
-usageTokens: number, 
-/**
- * The estimate of the messages after the usage.
- */
-trailingTokens: number, 
-/**
- * Index (in the context's messages) of the message whose usage was used.
- */
-lastUsageIndex: number | null, 
-/**
- * A compaction is on the path and no assistant message after it reported
- * usable usage: the agents show the size as unknown (pi ≥ 0.87: only
- * assistants the projection still shows count, pi-1.6.md §3.4).
- */
-unknownAfterCompaction: boolean, };
-
-export type TokenizerCount = { 
-/**
- * `o200k_base` or `cl100k_base`.
- */
-name: string, 
-/**
- * The count.
- */
-llmTokens: number, };
+contentLength?: number, };
 
 export type MessageRow = { 
 /**
@@ -486,40 +318,208 @@ text?: string,
  */
 truncated?: boolean, };
 
-export type LlmRow = { 
+export type ModelReport = PiModel | null | string | null;
+
+export type NotReproducible = { 
 /**
- * Its place among the LLM messages.
+ * The entry it comes from (`None`: the whole context).
  */
-i: number, 
+entryId: string | null, 
 /**
- * Its role.
+ * A short machine name (`openai-native-history`, `context-hooks`, …).
  */
-role: string, 
+kind: string, 
 /**
- * The dialect's estimate.
+ * What cannot be recomputed and why.
+ */
+reason: string, };
+
+export type PiModel = { 
+/**
+ * The provider.
+ */
+provider: string | null, 
+/**
+ * The model id.
+ */
+modelId: string | null, };
+
+export type PromptsReport = { 
+/**
+ * `agent`, `own` or `custom`.
+ */
+source: string, 
+/**
+ * Short name: `pi 0.73.1`, `contextree's own wording`.
+ */
+name: string, 
+/**
+ * The full description (package path, verification).
+ */
+detail: string, };
+
+export type RuleChoice = { 
+/**
+ * `pi@1.6`.
+ */
+name: string, 
+/**
+ * The release the rules follow (`pi 1.6.0`).
+ */
+reference: string, 
+/**
+ * [`RuleChoice::why`].
+ */
+why: string, };
+
+export type RuleSetRow = { 
+/**
+ * `pi@1.6`: what `--dialect` and the app's switch take.
+ */
+name: string, 
+/**
+ * The agent: `pi` or `omp`.
+ */
+dialect: string, 
+/**
+ * The release whose code the rules were taken from (`pi 1.6.0`).
+ */
+reference: string, 
+/**
+ * The releases the rules stand for (`pi ≥ 0.86`).
+ */
+standsFor: string, };
+
+export type SessionReport = { 
+/**
+ * Absolute path of the file that was opened.
+ */
+path: string, 
+/**
+ * Its file name, for the title bar.
+ */
+fileName: string, 
+/**
+ * The agent whose rules apply (`pi`, `omp`).
+ */
+dialect: string, 
+/**
+ * The agent the file itself says; differs from `dialect` when it was forced.
+ */
+detectedDialect: string, 
+/**
+ * The rule set that ran and why (docs/decisions.md D22).
+ */
+ruleSet: RuleChoice, 
+/**
+ * What the user forced (`pi`, `omp@18`, …), `None` when detected.
+ */
+requested: string | null, 
+/**
+ * The rule sets one can switch to.
+ */
+ruleSets: Array<RuleSetRow>, 
+/**
+ * Number of entries.
+ */
+entryCount: number, 
+/**
+ * Sum of the entries' token estimates.
+ */
+totalTokens: number, 
+/**
+ * The file's own leaf (its last entry), the leaf shown first.
+ */
+leafId: string | null, 
+/**
+ * Problems found while reading the file.
+ */
+diagnostics: Array<Diagnostic>, };
+
+export type Severity = "error" | "warning";
+
+export type SystemSection = { 
+/**
+ * Its name (`preamble`, `tools`, …).
+ */
+name: string, 
+/**
+ * `ceil(chars / 4)` of its text: its share of the estimate.
  */
 tokens: number, 
 /**
- * The `context_edit` entry whose content this message carries.
+ * The text, cut.
  */
-editedBy?: string, 
+text: string, 
 /**
- * A system message: the section names it sets.
+ * `text` was cut.
  */
-systemSections?: Array<string>, 
+truncated: boolean, };
+
+export type SystemText = { 
 /**
- * The section names it removes.
+ * pi's estimate of the whole system message.
  */
-removedSections?: Array<string>, 
+tokens: number, 
 /**
- * The tools it adds.
+ * Its content text, cut.
  */
-toolsAdded?: unknown[], 
+content: string, 
 /**
- * The tools it removes.
+ * Prompt sections in order.
  */
-toolsRemoved?: unknown[], 
+sections: Array<SystemSection>, 
 /**
- * Its content's length in UTF-16 units.
+ * Declared tools in order.
  */
-contentLength?: number, };
+tools: Array<SystemTool>, 
+/**
+ * System messages in the context (the first, or a compaction's checkpoint, and patches).
+ */
+messages: number, };
+
+export type SystemTool = { 
+/**
+ * The tool's name.
+ */
+name: string, 
+/**
+ * Length of its declaration (name, description, parameter schema) as JSON.
+ */
+schemaChars: number, 
+/**
+ * `ceil(schema_chars / 4)`: its share of the estimate.
+ */
+tokens: number, };
+
+export type TokenCount = { 
+/**
+ * The default role's model.
+ */
+model: string | null, 
+/**
+ * The native tokenizer omp counts that model with, if any.
+ */
+nativeTokenizer: string | null, 
+/**
+ * The numbers are omp's own (no native tokenizer).
+ */
+agentsOwn: boolean, 
+/**
+ * How the numbers are counted.
+ */
+method: string, 
+/**
+ * The same, in a sentence.
+ */
+note: string, };
+
+export type TokenizerCount = { 
+/**
+ * `o200k_base` or `cl100k_base`.
+ */
+name: string, 
+/**
+ * The count.
+ */
+llmTokens: number, };
