@@ -13,7 +13,7 @@ pub type SessionView = contextree_read::SessionReport;
 
 /// [`SessionView`] of an open session.
 pub fn session_view(open: &OpenSession) -> SessionView {
-    contextree_read::SessionReport::new(&open.loaded.path, &open.loaded.session, open.request)
+    contextree_read::SessionReport::new(&open.loaded.path, open.loaded.fingerprint.len, &open.loaded.session, open.request)
 }
 
 /// The preview of one row, as `row_previews` returns it.

@@ -6,7 +6,7 @@ import {
   summarySource, undoConfirmation,
 } from '../../ui/src/actions/format.js';
 
-const session = { path: '/s/a.jsonl', fileName: 'a.jsonl' };
+const session = { file: '/s/a.jsonl', fileName: 'a.jsonl' };
 const plan = {
   leafId: 'L9', summarizedIds: ['a', 'b', 'c'], turnPrefixIds: [], firstKeptEntryId: 'k1',
   tokensBefore: 36949, estimatedTokensAfter: 21000, keptTokens: 20007, summaryBudget: 993,

@@ -84,7 +84,7 @@ test('a failure is an error state; a refusal is final', () => {
 });
 
 // ---- The app's flows, with stand-in IPC calls.
-const session = { path: '/s/a.jsonl', fileName: 'a.jsonl' };
+const session = { file: '/s/a.jsonl', fileName: 'a.jsonl' };
 function fakeEnv(current, ipc) {
   const calls = [];
   const record = (name, answer) => async (...args) => {

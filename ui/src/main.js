@@ -184,7 +184,7 @@ async function showLeaf(leafId, selectId = null) {
 /** The drawn context of `leafId` (`null`: the file's leaf) when it is the one on screen. */
 function contextShown(leafId) {
   const { shown, session } = store.get();
-  if (!shown || shown.path !== session?.path) return null;
+  if (!shown || shown.path !== session?.file) return null;
   return (leafId == null ? shown.requested == null : shown.leafId === leafId) ? shown.ctx : null;
 }
 
@@ -215,7 +215,7 @@ async function loadLeaf(leafId, selectId = null) {
     const [ctx] = await Promise.all([contextView(leafId), showBudget(leafId)]);
     if (!current()) return { ok: true, ctx: null };
     perfMark('context-data');
-    store.set({ shown: { path: store.get().session?.path, requested: leafId, leafId: view.leafId, ctx } });
+    store.set({ shown: { path: store.get().session?.file, requested: leafId, leafId: view.leafId, ctx } });
     perfMark('context-shown');
     if (store.get().plan) openPlan();
     return { ok: true, ctx };
@@ -279,7 +279,7 @@ function renderRuleSwitch(session) {
     }
     sw.addEventListener('change', () => {
       const { session: open } = store.get();
-      if (open) openAndShow(open.path, sw.value || null);
+      if (open) openAndShow(open.file, sw.value || null);
     });
   }
   sw.value = session.requested ?? '';
@@ -289,7 +289,7 @@ function renderRuleSwitch(session) {
 function renderSession(session) {
   document.title = `${session.fileName} · contextree`;
   $('session-file').textContent = session.fileName;
-  $('session-file').title = session.path;
+  $('session-file').title = session.file;
   const rules = ruleSetText(session);
   $('session-dialect').textContent = rules.label;
   $('session-dialect').title = rules.title;
@@ -304,7 +304,7 @@ function renderSession(session) {
 /** The file changed on disk: show the new rows, keeping the selected entry and the leaf. */
 async function reload(session) {
   // A watcher's last event can arrive after another file was opened.
-  if (store.get().session && session.path !== store.get().session.path) return;
+  if (store.get().session && session.file !== store.get().session.file) return;
   const { followFile, leafId } = store.get();
   const keep = selectedId();
   store.set({ session, previews: new Map() });
@@ -385,7 +385,7 @@ const writes = createWrites({
     reload: async () => {
       const { session } = store.get();
       // Keep a dialect forced in the settings; a detected one is detected again.
-      if (session) await openAndShow(session.path, session.requested ?? null);
+      if (session) await openAndShow(session.file, session.requested ?? null);
     },
     openPlan: () => openPlan(),
     contextShown: (leafId) => contextShown(leafId),
@@ -473,7 +473,7 @@ store.on('settings', ({ settings, session, leafId, shown }, previous) => {
   // Only the panel's counts change: draw the context on screen again, without fetching it.
   // Until settings arrive the panel counts with o200k_base (context/actions.js).
   const before = previous.settings?.tokenizer ?? 'o200k_base';
-  if (before !== settings.tokenizer && shown?.path === session.path) drawContext(shown.ctx);
+  if (before !== settings.tokenizer && shown?.path === session.file) drawContext(shown.ctx);
 });
 store.on('plan', ({ plan }) => {
   $('entry-title').textContent = plan ? 'Plan' : 'Entry';

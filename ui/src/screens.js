@@ -71,7 +71,7 @@ export function initScreens({ open, session, report, onSettings }) {
     onSaved: (s) => onSettings(s),
     onDialect: (dialect) => {
       const current = session();
-      if (current) openAndClose(current.path, dialect || null);
+      if (current) openAndClose(current.file, dialect || null);
     },
     onClose: closeScreen,
   });
@@ -79,7 +79,7 @@ export function initScreens({ open, session, report, onSettings }) {
   function showLibrary() {
     dropOffer(); // found: it has done its job
     showScreen('library');
-    library.show(session()?.path ?? null).catch((err) => report(err, 'Reading the session library'));
+    library.show(session()?.file ?? null).catch((err) => report(err, 'Reading the session library'));
   }
   function showSettings() {
     showScreen('settings');

@@ -36,7 +36,7 @@ where
 }
 
 /// Keys in first-seen order, as a JSON object: counts per type, labels per id, models per role.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Ordered<V>(Vec<(String, V)>);
 
 impl<V> Ordered<V> {

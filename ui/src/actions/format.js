@@ -161,7 +161,7 @@ export function sourceText(source, providers = null) {
 }
 
 function fileText(session) {
-  return shortPath(session?.path) ?? session?.fileName ?? 'the open file';
+  return shortPath(session?.file) ?? session?.fileName ?? 'the open file';
 }
 
 const NOT_CHANGED = 'Nothing else in the file changes. If the file changed since it was read, nothing is written.';

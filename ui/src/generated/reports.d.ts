@@ -1,6 +1,16 @@
 // Generated from the report types of crates/contextree-read (src/contract.rs): do not edit.
 // Write it again with `CONTEXTREE_WRITE_CONTRACT=1 cargo test -p contextree-read contract`.
 
+export type BranchPoint = { 
+/**
+ * The entry.
+ */
+id: string | null, 
+/**
+ * How many children it has.
+ */
+children: number, };
+
 export type ContextEstimate = { 
 /**
  * The estimate.
@@ -392,49 +402,121 @@ standsFor: string, };
 
 export type SessionReport = { 
 /**
- * Absolute path of the file that was opened.
- */
-path: string, 
-/**
- * Its file name, for the title bar.
- */
-fileName: string, 
-/**
  * The agent whose rules apply (`pi`, `omp`).
  */
 dialect: string, 
-/**
- * The agent the file itself says; differs from `dialect` when it was forced.
- */
-detectedDialect: string, 
 /**
  * The rule set that ran and why (docs/decisions.md D22).
  */
 ruleSet: RuleChoice, 
 /**
- * What the user forced (`pi`, `omp@18`, …), `None` when detected.
+ * The file, as it was opened (the app: an absolute path).
  */
-requested: string | null, 
+file: string, 
 /**
- * The rule sets one can switch to.
+ * Its size when it was read.
  */
-ruleSets: Array<RuleSetRow>, 
+bytes: number, 
+/**
+ * The agent the file itself says; differs from `dialect` when it was forced.
+ */
+detectedDialect: string, 
+/**
+ * What the detection saw.
+ */
+dialectSignals: Array<string>, 
+/**
+ * The file has a session header.
+ */
+valid: boolean, 
+/**
+ * The header as stored.
+ */
+header: Record<string, unknown> | null, 
+/**
+ * The session's title (omp 18: the title line's).
+ */
+title: unknown, 
+/**
+ * omp 18's title line.
+ */
+titleSlot: TitleSlotReport | null, 
+/**
+ * The format version after migration (3).
+ */
+version: number, 
+/**
+ * The version the file says.
+ */
+originalVersion: number, 
+/**
+ * The file was migrated from v1 / v2 as the agents do on load.
+ */
+migrated: boolean, 
 /**
  * Number of entries.
  */
 entryCount: number, 
 /**
- * Sum of the entries' token estimates.
- */
-totalTokens: number, 
-/**
  * The file's own leaf (its last entry), the leaf shown first.
  */
 leafId: string | null, 
 /**
+ * Its entry number.
+ */
+leafIndex: number | null, 
+/**
+ * Entries per `type`, in first-seen order.
+ */
+types: Record<string, number>, 
+/**
+ * Messages per role, in first-seen order.
+ */
+roles: Record<string, number>, 
+/**
+ * The tree's roots.
+ */
+roots: Array<string | null>, 
+/**
+ * The tree's leaves.
+ */
+leaves: Array<string | null>, 
+/**
+ * Entries with more than one child.
+ */
+branchPoints: Array<BranchPoint>, 
+/**
+ * Label per entry id.
+ */
+labels: Record<string, string>, 
+/**
+ * Entries from the root to the file's leaf.
+ */
+leafPathLength: number, 
+/**
  * Problems found while reading the file.
  */
-diagnostics: Array<Diagnostic>, };
+diagnostics: Array<Diagnostic>, 
+/**
+ * Lines of the file.
+ */
+lines: number, 
+/**
+ * The file's name, for a title bar.
+ */
+fileName: string, 
+/**
+ * What the user asked for (`pi`, `omp@18`, …), `None` when detected.
+ */
+requested: string | null, 
+/**
+ * Sum of the entries' token estimates.
+ */
+totalTokens: number, 
+/**
+ * The rule sets one can switch to.
+ */
+ruleSets: Array<RuleSetRow>, };
 
 export type Severity = "error" | "warning";
 
@@ -491,6 +573,28 @@ schemaChars: number,
  * `ceil(schema_chars / 4)`: its share of the estimate.
  */
 tokens: number, };
+
+export type TitleSlotReport = { 
+/**
+ * The title (empty: none).
+ */
+title: string, 
+/**
+ * `auto` or `user`.
+ */
+source: string | null, 
+/**
+ * When it was set.
+ */
+updatedAt: string, 
+/**
+ * Its line (1).
+ */
+line: number, 
+/**
+ * Its length with the newline.
+ */
+bytes: number, };
 
 export type TokenCount = { 
 /**

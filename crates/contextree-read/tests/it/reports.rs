@@ -46,8 +46,8 @@ fn the_context_report_under_every_rule_set() {
 #[test]
 fn the_session_report_under_every_rule_set() {
     for (rel, rules, name) in CASES {
-        let (s, _) = open(rel, rules);
-        let report = SessionReport::new(Path::new(rel), &s, Some(rules.into()));
+        let (s, bytes) = open(rel, rules);
+        let report = SessionReport::new(Path::new(rel), bytes.len() as u64, &s, Some(rules.into()));
         insta::assert_snapshot!(format!("session-{name}"), serde_json::to_string_pretty(&report).unwrap());
     }
 }
