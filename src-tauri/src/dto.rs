@@ -2,7 +2,6 @@
 //! camelCase JSON, converted from core values here. The session and the context are the read
 //! layer's reports, the same values the CLI's `--json` prints.
 
-use contextree_core::session::{Diagnostic, Session};
 use serde::Serialize;
 
 use crate::state::OpenSession;
@@ -48,93 +47,6 @@ pub struct MessageTextView {
     pub i: usize,
     /// The text, uncut.
     pub text: String,
-}
-
-/// One entry's raw line, as `entry_detail` returns it.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct EntryDetailView {
-    /// Entry id.
-    pub id: String,
-    /// 1-based line.
-    pub line: u32,
-    /// The entry's `type`.
-    pub entry_type: String,
-    /// The line's JSON, pretty-printed (key order kept); the raw text if it does not parse.
-    pub json: String,
-    /// Migration changed the entry: the agents see it differently from the file's bytes.
-    pub migrated: bool,
-    /// Diagnostics on this line.
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-/// The budget bar of a leaf, as `budget` returns it (see `contextree_core::budget::Budget`).
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BudgetView {
-    /// The leaf.
-    pub leaf_id: Option<String>,
-    /// Context window.
-    pub window: u64,
-    /// `override`, `model` or `default`.
-    pub window_source: &'static str,
-    /// The path's model (`provider/id`).
-    pub model: Option<String>,
-    /// The agent's estimate of the context.
-    pub used: u64,
-    /// The agents show the size as unknown.
-    pub unknown_after_compaction: bool,
-    /// Reserve tokens.
-    pub reserve: u64,
-    /// Auto-compaction threshold (`None`: never).
-    pub threshold: Option<f64>,
-    /// `keepRecentTokens`.
-    pub keep_recent: u64,
-    /// Where the kept-recent region starts.
-    pub keep_recent_from: u64,
-    /// Over the threshold.
-    pub over_threshold: bool,
-    /// The agent would auto-compact now.
-    pub would_compact: bool,
-    /// `none`, `threshold` or `overflow`.
-    pub decision: &'static str,
-    /// Why, in one sentence.
-    pub reason: String,
-    /// The agent's number misleads (D24): the estimate beside it, and why.
-    pub misleading: Option<MisleadingView>,
-}
-
-/// An agent's number shown as the agent's, with the estimate beside it (docs/decisions.md D24).
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct MisleadingView {
-    /// The estimate without the agent's mistake.
-    pub estimate: u64,
-    /// Why the agent's number is off.
-    pub note: String,
-}
-
-impl BudgetView {
-    /// Converts the core's budget.
-    pub fn new(s: &Session, leaf: Option<contextree_core::session::NodeId>, b: contextree_core::budget::Budget) -> Self {
-        Self {
-            leaf_id: leaf.map(|n| s.entry(n).id.to_string()),
-            window: b.window,
-            window_source: b.window_source.name(),
-            model: b.model,
-            used: b.used,
-            unknown_after_compaction: b.unknown_after_compaction,
-            reserve: b.reserve,
-            threshold: b.threshold,
-            keep_recent: b.keep_recent,
-            keep_recent_from: b.keep_recent_from,
-            over_threshold: b.over_threshold,
-            would_compact: b.would_compact,
-            decision: b.decision,
-            reason: b.reason,
-            misleading: b.misleading.map(|m| MisleadingView { estimate: m.estimate, note: m.note }),
-        }
-    }
 }
 
 /// One summarizer call of a compaction preview, exactly as it would be sent.

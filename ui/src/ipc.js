@@ -73,13 +73,19 @@ export const exportContext = (leafId, format) => call('export_context', { leafId
  */
 export const saveContext = (leafId) => call('save_context', { leafId });
 
-/** One entry's line: `{ id, line, entryType, json, migrated, diagnostics }`. */
+/**
+ * One entry's line: the read layer's `EntryReport` (`contextree entry --json`).
+ * @param {string} id
+ * @returns {Promise<import('./generated/reports').EntryReport>}
+ */
 export const entryDetail = (id) => call('entry_detail', { id });
 
 /**
- * The bar of a leaf (`null`: the file's leaf); `window` overrides the model table: `{ leafId,
- * window, windowSource, model, used, unknownAfterCompaction, reserve, threshold, keepRecent,
- * keepRecentFrom, overThreshold, wouldCompact, decision, reason }`.
+ * The bar of a leaf (`null`: the file's leaf); `window` overrides the model table: the read
+ * layer's `BudgetReport` (`contextree budget --json`).
+ * @param {string | null} [leafId]
+ * @param {number | null} [window]
+ * @returns {Promise<import('./generated/reports').BudgetReport>}
  */
 export const budget = (leafId = null, window = null) => call('budget', { leafId, window });
 

@@ -493,6 +493,31 @@ fn round_up_decimal(digits: &mut Vec<u8>) {
     digits.insert(0, b'1');
 }
 
+/// A number as JavaScript prints it (`json_number`): whole numbers below 2^53 without a
+/// fraction, others as floats, non-finite ones as `null`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JsNumber(pub f64);
+
+impl serde::Serialize for JsNumber {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let x = self.0;
+        if x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 {
+            s.serialize_i64(x as i64)
+        } else if x.is_finite() {
+            s.serialize_f64(x)
+        } else {
+            s.serialize_none()
+        }
+    }
+}
+
+impl std::fmt::Display for JsNumber {
+    /// As the JSON output shows it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&serde_json::to_string(self).map_err(|_| std::fmt::Error)?)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

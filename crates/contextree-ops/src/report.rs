@@ -6,30 +6,8 @@ use serde::{Serialize, Serializer};
 
 use crate::Call;
 
-/// A number as JavaScript prints it (`json_number`): whole numbers below 2^53 without a
-/// fraction, others as floats, non-finite ones as `null`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct JsNumber(pub f64);
-
-impl Serialize for JsNumber {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let x = self.0;
-        if x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15 {
-            s.serialize_i64(x as i64)
-        } else if x.is_finite() {
-            s.serialize_f64(x)
-        } else {
-            s.serialize_none()
-        }
-    }
-}
-
-impl std::fmt::Display for JsNumber {
-    /// As the JSON output shows it.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&serde_json::to_string(self).map_err(|_| std::fmt::Error)?)
-    }
-}
+/// A number as JavaScript prints it: core's, shared with the read layer.
+pub use contextree_core::js::JsNumber;
 
 /// How a summary was written (`{kind: model|offline|supplied|hook|none, ...}`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -10,7 +10,9 @@ use std::any::TypeId;
 
 use ts_rs::{Config, TypeVisitor, TS};
 
+use crate::budget::BudgetReport;
 use crate::context::{ContextReport, LlmRow, MessageRow};
+use crate::entry::EntryReport;
 use crate::rule_sets::RuleSetRow;
 use crate::session::SessionReport;
 
@@ -24,6 +26,8 @@ pub fn declarations() -> String {
     let mut out = Collect { cfg: &cfg, seen: Vec::new(), decls: Vec::new() };
     out.visit::<SessionReport>();
     out.visit::<ContextReport<'static>>();
+    out.visit::<BudgetReport>();
+    out.visit::<EntryReport>();
     // Behind `Rows` (their fields say `Array<…>`).
     out.visit::<MessageRow<'static>>();
     out.visit::<LlmRow>();

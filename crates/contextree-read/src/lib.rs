@@ -7,18 +7,24 @@
 //! is never held (memory stays within the file's size, docs/benchmarks.md).
 //!
 //! Views: [`session::SessionReport`] (an opened file), [`context::ContextReport`] (what the
-//! model receives from a leaf), [`rule_sets::RuleSetRow`] (the rules contextree knows).
+//! model receives from a leaf), [`budget::BudgetReport`] (how full it is),
+//! [`entry::EntryReport`] (one entry's line), [`rule_sets::RuleSetRow`] (the rules contextree
+//! knows).
 
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod budget;
 pub mod context;
 pub mod contract;
+pub mod entry;
 pub mod rule_sets;
 pub mod session;
 
 mod rows;
 
+pub use budget::BudgetReport;
 pub use context::{ContextOptions, ContextReport};
+pub use entry::EntryReport;
 pub use rows::{Ordered, Rows};
 pub use rule_sets::{rule_sets, RuleSetRow};
 pub use session::SessionReport;

@@ -10,6 +10,7 @@ const clampPct = (x) => Math.max(0, Math.min(100, x));
  * the bar's width: `used` (fill), `summarizable` (the part before the keep-recent marker),
  * `reserveStart` / `windowEnd` (the reserve zone), `threshold` (`null`: no auto-compaction),
  * `keepRecent` (the marker); `overflow` is true when the context exceeds the window.
+ * @param {Pick<import('../generated/reports').BudgetReport, 'window' | 'used' | 'reserve' | 'threshold' | 'keepRecentFrom'>} budget
  */
 export function barGeometry({ window, used, reserve, threshold, keepRecentFrom }) {
   const scale = Math.max(window, used, 1);
@@ -35,6 +36,7 @@ const WINDOW_SOURCES = {
 /**
  * Texts of the bar: `amount` ("131,140 / 200,000"), `percent`, `window` (its source),
  * `detail` (keep-recent, threshold, reserve), `alert` ('' when the agent would not compact).
+ * @param {import('../generated/reports').BudgetReport} b
  */
 export function budgetTexts(b) {
   const percent = b.window > 0 ? Math.round((b.used / b.window) * 100) : 0;

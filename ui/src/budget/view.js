@@ -3,7 +3,11 @@
 
 import { barGeometry, budgetTexts } from './bar.js';
 
-/** Renders `b` (a `budget` result) into the bar's elements under `root`. */
+/**
+ * Renders `b` (a `budget` result) into the bar's elements under `root`.
+ * @param {HTMLElement} root
+ * @param {import('../generated/reports').BudgetReport} b
+ */
 export function renderBudget(root, b) {
   const doc = root.ownerDocument;
   const bar = root.querySelector('#budget-bar');
@@ -27,13 +31,13 @@ export function renderBudget(root, b) {
   if (g.overflow) parts.push(part('mark-window', g.windowEnd, null, `window ${b.window}`));
   bar.replaceChildren(...parts);
   bar.classList.toggle('overflow', g.overflow);
-  const amount = root.querySelector('#budget-amount');
+  const amount = /** @type {HTMLElement} */ (root.querySelector('#budget-amount'));
   amount.textContent = `${t.amount} · ${t.percent}`;
   amount.title = t.note;
   amount.classList.toggle('misleading', Boolean(t.note));
   root.querySelector('#budget-source').textContent = t.window;
   root.querySelector('#budget-detail').textContent = t.detail;
-  const alert = root.querySelector('#budget-alert');
+  const alert = /** @type {HTMLElement} */ (root.querySelector('#budget-alert'));
   alert.textContent = t.alert;
   alert.title = t.reason;
   root.querySelector('#budget-reason').textContent = t.reason;

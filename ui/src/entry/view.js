@@ -2,7 +2,11 @@
 
 import { elementMaker } from '../dom.js';
 
-/** Renders `detail` (an `entryDetail` result) into `root`. */
+/**
+ * Renders `detail` (an `entryDetail` result) into `root`.
+ * @param {HTMLElement} root
+ * @param {import('../generated/reports').EntryReport} detail
+ */
 export function renderEntry(root, detail) {
   const doc = root.ownerDocument;
   const el = elementMaker(doc);

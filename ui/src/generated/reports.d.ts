@@ -11,6 +11,76 @@ id: string | null,
  */
 children: number, };
 
+export type BudgetReport = { 
+/**
+ * The agent whose rules ran.
+ */
+dialect: string, 
+/**
+ * The rule set that ran and why.
+ */
+ruleSet: RuleChoice, 
+/**
+ * The leaf.
+ */
+leafId: string | null, 
+/**
+ * Context window.
+ */
+window: number, 
+/**
+ * `override`, `model` or `default`.
+ */
+windowSource: string, 
+/**
+ * The path's model (`provider/id`).
+ */
+model: string | null, 
+/**
+ * The agent's estimate of the context (what it shows).
+ */
+used: number, 
+/**
+ * The agents show the size as unknown.
+ */
+unknownAfterCompaction: boolean, 
+/**
+ * Reserve tokens.
+ */
+reserve: number, 
+/**
+ * Auto-compaction threshold (`None`: never).
+ */
+threshold: number | null, 
+/**
+ * `keepRecentTokens`.
+ */
+keepRecent: number, 
+/**
+ * Where the kept-recent region starts on the bar.
+ */
+keepRecentFrom: number, 
+/**
+ * Over the threshold.
+ */
+overThreshold: boolean, 
+/**
+ * The agent's post-run check would compact now.
+ */
+wouldCompact: boolean, 
+/**
+ * `none`, `threshold`, `overflow` or `incomplete`.
+ */
+decision: string, 
+/**
+ * Why, in one sentence.
+ */
+reason: string, 
+/**
+ * The agent's number misleads (docs/decisions.md D24): the estimate beside it, and why.
+ */
+misleading: Misleading | null, };
+
 export type ContextEstimate = { 
 /**
  * The estimate.
@@ -228,6 +298,32 @@ action: string,
  */
 effective: boolean, };
 
+export type EntryReport = { 
+/**
+ * Entry id.
+ */
+id: string, 
+/**
+ * 1-based line.
+ */
+line: number, 
+/**
+ * The entry's `type`.
+ */
+entryType: string, 
+/**
+ * The line's JSON, pretty-printed (key order kept); the raw text if it does not parse.
+ */
+json: string, 
+/**
+ * Migration changed the entry: the agents see it differently from the file's bytes.
+ */
+migrated: boolean, 
+/**
+ * Diagnostics on this line.
+ */
+diagnostics: Array<Diagnostic>, };
+
 export type LlmRow = { 
 /**
  * Its place among the LLM messages.
@@ -327,6 +423,16 @@ text?: string,
  * `text` was cut.
  */
 truncated?: boolean, };
+
+export type Misleading = { 
+/**
+ * The estimate without the agent's mistake.
+ */
+estimate: number, 
+/**
+ * Why the agent's number is off.
+ */
+note: string, };
 
 export type ModelReport = PiModel | null | string | null;
 

@@ -2,10 +2,12 @@
 
 mod bench;
 mod branch;
+mod budget;
 mod compact;
 mod context;
 mod cut;
 mod drops;
+mod entry;
 mod info;
 mod navigate;
 mod prune;
@@ -35,6 +37,10 @@ enum Command {
     Tree(SessionArgs),
     /// The LLM-visible context of the leaf, with the dialect's token estimates.
     Context(context::ContextArgs),
+    /// How full the leaf's context is against the window; would the agent auto-compact now.
+    Budget(budget::BudgetArgs),
+    /// One entry's line as the file has it, and the problems on its line.
+    Entry(entry::EntryArgs),
     /// The exact `serializeConversation` text of the leaf's context.
     Serialize(serialize::SerializeArgs),
     /// The dialect's token estimate of every entry.
@@ -64,6 +70,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Info(args) => info::run(&args),
         Command::Tree(args) => tree::run(&args),
         Command::Context(args) => context::run(&args),
+        Command::Budget(args) => budget::run(&args),
+        Command::Entry(args) => entry::run(&args),
         Command::Serialize(args) => serialize::run(&args),
         Command::Tokens(args) => tokens::run(&args),
         Command::Cut(args) => cut::run(&args),

@@ -376,3 +376,45 @@ fn a_summary_that_omits_a_requested_path_flags_the_request() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("u1"), "{}", stderr(&out));
 }
+
+/// `entry` prints one entry's line as the file has it (the app's entry panel): its line
+/// number, and JSON equal to that line's; an unknown id is bad input.
+#[test]
+fn entry_prints_the_line_the_file_has() {
+    let file = fixture("synthetic/E08.jsonl");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let (n, line) = text.lines().enumerate().filter(|(_, l)| l.contains("\"parentId\"")).nth(1).unwrap();
+    let entry: Value = serde_json::from_str(line).unwrap();
+    let id = entry["id"].as_str().unwrap();
+    let out = contextree(&["entry", file.to_str().unwrap(), id, "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["line"], n as u64 + 1);
+    assert_eq!(doc["id"], id);
+    assert_eq!(serde_json::from_str::<Value>(doc["json"].as_str().unwrap()).unwrap(), entry);
+    let out = contextree(&["entry", file.to_str().unwrap(), "no-such-id"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no-such-id"), "{}", stderr(&out));
+}
+
+/// `budget` gives the app's budget bar: a window given overrides the model's, and a context
+/// larger than the threshold is one the agent would compact.
+#[test]
+fn budget_follows_the_window_given() {
+    let file = fixture("real/pi-before-compaction.jsonl");
+    let run = |extra: &[&str]| -> Value {
+        let mut args = vec!["budget", file.to_str().unwrap(), "--json", "--dialect", "pi@0.73"];
+        args.extend_from_slice(extra);
+        let out = contextree(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let own = run(&[]);
+    assert_ne!(own["windowSource"], "override");
+    assert!(own["used"].as_u64().unwrap() > 1000, "{own}");
+    let small = run(&["--window", "1000"]);
+    assert_eq!((small["window"].as_u64(), small["windowSource"].as_str()), (Some(1000), Some("override")));
+    assert_eq!(small["used"], own["used"]);
+    assert_eq!(small["overThreshold"], true, "{small}");
+    assert_eq!(small["ruleSet"]["name"], "pi@0.73");
+}

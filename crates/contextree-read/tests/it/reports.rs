@@ -98,3 +98,31 @@ fn what_is_not_reproducible_is_listed_where_the_rules_name_something() {
         }
     }
 }
+
+#[test]
+fn the_budget_report_under_every_rule_set() {
+    for (rel, rules, name) in CASES {
+        let (s, bytes) = open(rel, rules);
+        let ctx = build(&s, Leaf::Last);
+        let pack = PromptPack::own_for(rules);
+        let settings = contextree_core::compaction::CompactionSettings::default();
+        let report = contextree_read::BudgetReport::new(&s, &ctx, &pack, &bytes, &settings, None).unwrap();
+        insta::assert_snapshot!(format!("budget-{name}"), serde_json::to_string_pretty(&report).unwrap());
+        // A window given wins over the model's.
+        let small = contextree_read::BudgetReport::new(&s, &ctx, &pack, &bytes, &settings, Some(1000)).unwrap();
+        assert_eq!((small.window, small.window_source, small.used), (1000, "override", report.used));
+    }
+}
+
+#[test]
+fn the_entry_report_is_the_files_line() {
+    for (rel, rules, name) in CASES {
+        let (s, bytes) = open(rel, rules);
+        let leaf = s.leaf().unwrap();
+        let report = contextree_read::EntryReport::new(&s, leaf, &bytes).unwrap();
+        let line = std::str::from_utf8(&bytes).unwrap().lines().nth(report.line as usize - 1).unwrap();
+        let want: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&report.json).unwrap(), want, "{rel}");
+        insta::assert_snapshot!(format!("entry-{name}"), serde_json::to_string_pretty(&report).unwrap());
+    }
+}
