@@ -199,9 +199,8 @@ export const homeDir = () => call('home_dir', {});
 export const saveSettings = (settings) => call('save_settings', { settings });
 
 /**
- * What the open session cost: `{ totals, byKind, byModel: [{ model, records, input, output,
- * cacheRead, cacheWrite, totalTokens, cost }], branches: [{ leafId, pathLength, … }], records:
- * [{ entryId, index, kind, model, …, contextTokens }], compactions: [{ entryId, index,
- * tokensBefore }] }`.
+ * What the open session cost: the read layer's `UsageReport` (`contextree usage --json`): sums
+ * per session, kind, model and branch, every record, the compactions.
+ * @returns {Promise<import('./generated/reports').UsageReport>}
  */
 export const usageReport = () => call('usage_report', {});

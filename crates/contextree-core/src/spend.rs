@@ -19,6 +19,7 @@ use crate::session::{EntryKind, Role, Session, Source};
 /// The tokens and cost of one usage record, or of several summed. Costs are the providers' own
 /// numbers as recorded (dollars).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Amounts {
     /// Prompt tokens not read from the cache.
@@ -37,6 +38,7 @@ pub struct Amounts {
 
 /// Sums of usage records.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Totals {
     /// Usage records summed.
@@ -61,6 +63,7 @@ impl Totals {
 
 /// Where a usage record comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum CallKind {
     /// A reply of the model.
@@ -75,6 +78,7 @@ pub enum CallKind {
 
 /// One usage record of the file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "UsageRecord"))]
 #[serde(rename_all = "camelCase")]
 pub struct Record {
     /// The entry holding it.
@@ -94,6 +98,7 @@ pub struct Record {
 
 /// The sums of one model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ModelTotals {
     /// `provider/model` (`unknown` when the record does not say).
@@ -105,6 +110,7 @@ pub struct ModelTotals {
 
 /// The sums along one leaf's path.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct BranchTotals {
     /// The leaf.
@@ -118,6 +124,7 @@ pub struct BranchTotals {
 
 /// A compaction, for the context-size chart.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct CompactionMark {
     /// The compaction entry.
@@ -126,29 +133,6 @@ pub struct CompactionMark {
     pub index: u32,
     /// `tokensBefore` as recorded.
     pub tokens_before: Option<f64>,
-}
-
-/// Everything `contextree usage` reports.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Spend {
-    /// The whole file.
-    pub totals: Totals,
-    /// By kind of call.
-    pub by_kind: BTreeMap<&'static str, Totals>,
-    /// By model, most expensive first.
-    pub by_model: Vec<ModelTotals>,
-    /// Per leaf, in the tree's order of leaves.
-    pub branches: Vec<BranchTotals>,
-    /// Every record, in file order (the chart's points are the replies' `contextTokens`).
-    pub records: Vec<Record>,
-    /// The compactions, in file order.
-    pub compactions: Vec<CompactionMark>,
-}
-
-/// The usage of `session`, reading the entries that hold usage back through `source`.
-pub fn spend(session: &Session, source: &dyn Source) -> Result<Spend, ReadBackError> {
-    Ok(spend_report(session, source)?.into_spend(session))
 }
 
 /// One usage record as [`SpendReport`] keeps it: no strings (the entry's id is looked up, the
@@ -165,7 +149,7 @@ struct CompactRecord {
     amounts: Amounts,
 }
 
-/// [`Spend`] with its records held compactly: they become [`Record`]s one at a time
+/// The sums of a session with its records held compactly: they become [`Record`]s one at a time
 /// ([`SpendReport::records`]), for writing a large report without holding it.
 #[derive(Debug, Clone)]
 pub struct SpendReport {
@@ -213,22 +197,10 @@ impl SpendReport {
             }
         })
     }
-
-    /// The whole report, its records as [`Record`]s.
-    pub fn into_spend(self, session: &Session) -> Spend {
-        let records = self.records(session).collect();
-        Spend {
-            totals: self.totals,
-            by_kind: self.by_kind,
-            by_model: self.by_model,
-            branches: self.branches,
-            records,
-            compactions: self.compactions,
-        }
-    }
 }
 
-/// [`spend`] with the records held compactly.
+/// The usage of `session` (what `contextree usage` and the app report), reading the entries
+/// that hold usage back through `source`; the records are held compactly.
 pub fn spend_report(session: &Session, source: &dyn Source) -> Result<SpendReport, ReadBackError> {
     let mut records: Vec<CompactRecord> = Vec::new();
     let mut models: Vec<String> = Vec::new();

@@ -15,6 +15,7 @@ use crate::context::{ContextReport, LlmRow, MessageRow};
 use crate::entry::EntryReport;
 use crate::rule_sets::RuleSetRow;
 use crate::session::SessionReport;
+use crate::usage::UsageReport;
 
 /// Where the declarations go, from the repository's root.
 pub const CONTRACT_PATH: &str = "ui/src/generated/reports.d.ts";
@@ -28,6 +29,8 @@ pub fn declarations() -> String {
     out.visit::<ContextReport<'static>>();
     out.visit::<BudgetReport>();
     out.visit::<EntryReport>();
+    out.visit::<UsageReport<'static>>();
+    out.visit::<contextree_core::spend::Record>();
     // Behind `Rows` (their fields say `Array<…>`).
     out.visit::<MessageRow<'static>>();
     out.visit::<LlmRow>();

@@ -8,7 +8,7 @@
 //!
 //! Views: [`session::SessionReport`] (an opened file), [`context::ContextReport`] (what the
 //! model receives from a leaf), [`budget::BudgetReport`] (how full it is),
-//! [`entry::EntryReport`] (one entry's line), [`rule_sets::RuleSetRow`] (the rules contextree
+//! [`entry::EntryReport`] (one entry's line), [`usage::UsageReport`] (what it cost), [`rule_sets::RuleSetRow`] (the rules contextree
 //! knows).
 
 #![warn(missing_docs, unreachable_pub)]
@@ -19,6 +19,7 @@ pub mod contract;
 pub mod entry;
 pub mod rule_sets;
 pub mod session;
+pub mod usage;
 
 mod rows;
 
@@ -28,3 +29,4 @@ pub use entry::EntryReport;
 pub use rows::{Ordered, Rows};
 pub use rule_sets::{rule_sets, RuleSetRow};
 pub use session::SessionReport;
+pub use usage::{usage_sums, UsageReport};

@@ -71,8 +71,15 @@ pub async fn compaction_requests(
 }
 
 /// What the open session cost: the usage records summed per session, kind, model and branch,
-/// each reply's context size and the compactions (core `spend`, as `contextree usage`).
+/// each reply's context size and the compactions (the read layer's `UsageReport`, as
+/// `contextree usage --json` prints it; written to JSON here, its records made as they go).
 #[tauri::command]
-pub async fn usage_report(state: State<'_, AppState>) -> Result<contextree_core::spend::Spend, CommandError> {
-    blocking(state.session()?, move |open| Ok(contextree_core::spend::spend(&open.loaded.session, &open.loaded.source)?)).await
+pub async fn usage_report(state: State<'_, AppState>) -> Result<Box<serde_json::value::RawValue>, CommandError> {
+    blocking(state.session()?, move |open| {
+        let s = &open.loaded.session;
+        let sums = contextree_read::usage_sums(s, &open.loaded.source)?;
+        let json = serde_json::value::to_raw_value(&contextree_read::UsageReport::new(s, &sums));
+        json.map_err(CommandError::Report)
+    })
+    .await
 }

@@ -11,6 +11,44 @@ id: string | null,
  */
 children: number, };
 
+export type BranchTotals = { 
+/**
+ * The leaf.
+ */
+leafId: string, 
+/**
+ * Entries on its path.
+ */
+pathLength: number, 
+/**
+ * Usage records summed.
+ */
+records: number, 
+/**
+ * Prompt tokens not read from the cache.
+ */
+input: number, 
+/**
+ * Completion tokens.
+ */
+output: number, 
+/**
+ * Prompt tokens read from the cache.
+ */
+cacheRead: number, 
+/**
+ * Prompt tokens written to the cache.
+ */
+cacheWrite: number, 
+/**
+ * `totalTokens` as recorded (0 when absent).
+ */
+totalTokens: number, 
+/**
+ * `cost.total` as recorded (0 when absent).
+ */
+cost: number, };
+
 export type BudgetReport = { 
 /**
  * The agent whose rules ran.
@@ -80,6 +118,22 @@ reason: string,
  * The agent's number misleads (docs/decisions.md D24): the estimate beside it, and why.
  */
 misleading: Misleading | null, };
+
+export type CallKind = "assistant" | "sideCall" | "summary" | "tool";
+
+export type CompactionMark = { 
+/**
+ * The compaction entry.
+ */
+entryId: string, 
+/**
+ * Its position in the file.
+ */
+index: number, 
+/**
+ * `tokensBefore` as recorded.
+ */
+tokensBefore: number | null, };
 
 export type ContextEstimate = { 
 /**
@@ -436,6 +490,40 @@ note: string, };
 
 export type ModelReport = PiModel | null | string | null;
 
+export type ModelTotals = { 
+/**
+ * `provider/model` (`unknown` when the record does not say).
+ */
+model: string, 
+/**
+ * Usage records summed.
+ */
+records: number, 
+/**
+ * Prompt tokens not read from the cache.
+ */
+input: number, 
+/**
+ * Completion tokens.
+ */
+output: number, 
+/**
+ * Prompt tokens read from the cache.
+ */
+cacheRead: number, 
+/**
+ * Prompt tokens written to the cache.
+ */
+cacheWrite: number, 
+/**
+ * `totalTokens` as recorded (0 when absent).
+ */
+totalTokens: number, 
+/**
+ * `cost.total` as recorded (0 when absent).
+ */
+cost: number, };
+
 export type NotReproducible = { 
 /**
  * The entry it comes from (`None`: the whole context).
@@ -733,3 +821,113 @@ name: string,
  * The count.
  */
 llmTokens: number, };
+
+export type Totals = { 
+/**
+ * Usage records summed.
+ */
+records: number, 
+/**
+ * Prompt tokens not read from the cache.
+ */
+input: number, 
+/**
+ * Completion tokens.
+ */
+output: number, 
+/**
+ * Prompt tokens read from the cache.
+ */
+cacheRead: number, 
+/**
+ * Prompt tokens written to the cache.
+ */
+cacheWrite: number, 
+/**
+ * `totalTokens` as recorded (0 when absent).
+ */
+totalTokens: number, 
+/**
+ * `cost.total` as recorded (0 when absent).
+ */
+cost: number, };
+
+export type UsageRecord = { 
+/**
+ * The entry holding it.
+ */
+entryId: string, 
+/**
+ * Its position in the file (0-based entry index).
+ */
+index: number, 
+/**
+ * What kind of call.
+ */
+kind: CallKind, 
+/**
+ * `provider/model` when the record names it.
+ */
+model: string | null, 
+/**
+ * For a reply: the context size it reports (`totalTokens`, else the sum of the parts).
+ */
+contextTokens: number | null, 
+/**
+ * Prompt tokens not read from the cache.
+ */
+input: number, 
+/**
+ * Completion tokens.
+ */
+output: number, 
+/**
+ * Prompt tokens read from the cache.
+ */
+cacheRead: number, 
+/**
+ * Prompt tokens written to the cache.
+ */
+cacheWrite: number, 
+/**
+ * `totalTokens` as recorded (0 when absent).
+ */
+totalTokens: number, 
+/**
+ * `cost.total` as recorded (0 when absent).
+ */
+cost: number, };
+
+export type UsageReport = { 
+/**
+ * The agent whose rules ran.
+ */
+dialect: string, 
+/**
+ * The rule set that ran and why.
+ */
+ruleSet: RuleChoice, 
+/**
+ * The whole file.
+ */
+totals: Totals, 
+/**
+ * By kind of call (`assistant`, `sideCall`, `summary`, `tool`).
+ */
+byKind: Record<string, Totals>, 
+/**
+ * By model, most expensive first.
+ */
+byModel: Array<ModelTotals>, 
+/**
+ * Per leaf, in the tree's order of leaves.
+ */
+branches: Array<BranchTotals>, 
+/**
+ * Every record, in file order.
+ */
+records: Array<UsageRecord>, 
+/**
+ * The compactions, in file order.
+ */
+compactions: Array<CompactionMark>, };

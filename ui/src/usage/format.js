@@ -9,7 +9,10 @@ export function dollars(cost) {
   return USD.format(Number(cost ?? 0) + 0);
 }
 
-/** The table: `[{ name, records, input, output, cacheRead, cacheWrite, cost }]`, session first. */
+/**
+ * The table: `[{ name, records, input, output, cacheRead, cacheWrite, cost }]`, session first.
+ * @param {import('../generated/reports').UsageReport} report
+ */
 export function usageRows(report) {
   const row = (name, t) => ({
     name,
@@ -32,6 +35,7 @@ export function usageRows(report) {
 /**
  * The chart: each reply's context size in file order (`points: [{ x, y, entryId }]` with `x`
  * the entry index), the compactions as marks (`marks: [{ x, entryId }]`), and the ranges.
+ * @param {import('../generated/reports').UsageReport} report
  */
 export function chartPoints(report) {
   const points = report.records.filter((r) => r.contextTokens != null).map((r) => ({ x: r.index, y: r.contextTokens, entryId: r.entryId }));

@@ -5,7 +5,12 @@ import { chartPoints, usageRows } from './format.js';
 import { dialogHead, elementMaker } from '../dom.js';
 import { formatCount } from '../entries/format.js';
 
-/** Shows `report` (a `usageReport` result) in `dialog`. */
+/**
+ * Shows `report` (a `usageReport` result) in `dialog`.
+ * @param {HTMLDialogElement} dialog
+ * @param {import('../generated/reports').UsageReport} report
+ * @param {() => void} onClose
+ */
 export function renderUsage(dialog, report, onClose) {
   const el = elementMaker(dialog.ownerDocument);
   const head = dialogHead(dialog.ownerDocument, 'Usage and cost, as the agents recorded them', onClose);

@@ -1,39 +1,17 @@
-//! `contextree usage`: what the session cost, from the usage the agents recorded.
+//! `contextree usage`: what the session cost, from the usage the agents recorded (the read
+//! layer's [`UsageReport`]; the text renders its sums).
 
-use std::collections::BTreeMap;
+use contextree_core::spend::Totals;
+use contextree_read::{usage_sums, UsageReport};
 
-use contextree_core::spend::{spend_report, BranchTotals, CompactionMark, ModelTotals, Totals};
-use serde::Serialize;
-
-use crate::common::{print_session_doc, read_back, CliError, SessionArgs, Streamed};
-
-/// `usage --json` (after `dialect` and `ruleSet`): core's `Spend`, field for field, with the
-/// records [`Streamed`] (a million replies are not held as values).
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct UsageDoc<'a, R> {
-    totals: &'a Totals,
-    by_kind: &'a BTreeMap<&'static str, Totals>,
-    by_model: &'a [ModelTotals],
-    branches: &'a [BranchTotals],
-    records: R,
-    compactions: &'a [CompactionMark],
-}
+use crate::common::{read_back, write_json, CliError, SessionArgs};
 
 pub fn run(args: &SessionArgs) -> Result<(), CliError> {
     let loaded = args.load()?;
     let s = &loaded.session;
-    let report = spend_report(s, &loaded.source).map_err(read_back)?;
+    let report = usage_sums(s, &loaded.source).map_err(read_back)?;
     if args.json {
-        let doc = UsageDoc {
-            totals: &report.totals,
-            by_kind: &report.by_kind,
-            by_model: &report.by_model,
-            branches: &report.branches,
-            records: Streamed::new(report.records(s)),
-            compactions: &report.compactions,
-        };
-        print_session_doc(s, &doc);
+        write_json(&UsageReport::new(s, &report));
         return Ok(());
     }
     let line = |name: &str, t: &Totals| {

@@ -126,3 +126,16 @@ fn the_entry_report_is_the_files_line() {
         insta::assert_snapshot!(format!("entry-{name}"), serde_json::to_string_pretty(&report).unwrap());
     }
 }
+
+#[test]
+fn the_usage_report_under_every_rule_set() {
+    for (rel, rules, name) in CASES {
+        let (s, bytes) = open(rel, rules);
+        let sums = contextree_read::usage_sums(&s, &bytes).unwrap();
+        let json = serde_json::to_value(contextree_read::UsageReport::new(&s, &sums)).unwrap();
+        // The records add up to the totals.
+        let records = json["records"].as_array().unwrap();
+        assert_eq!(json["totals"]["records"], records.len() as u64, "{rel}");
+        insta::assert_snapshot!(format!("usage-{name}"), serde_json::to_string_pretty(&json).unwrap());
+    }
+}
