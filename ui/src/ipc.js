@@ -101,8 +101,10 @@ export const compactionPreview = (leafId = null, keepRecent = null, instructions
   call('compaction_preview', { leafId, keepRecent, instructions });
 
 /**
- * The user requests an existing compaction summarized, checked against its summary: `[{
- * entryId, preview, terms: [{ text, kind, found }], mayBeLost }]`.
+ * The user requests an existing compaction summarized, checked against its summary: the read
+ * layer's `DropsReport` (`contextree drops --compaction ID --json`).
+ * @param {string} compactionId
+ * @returns {Promise<import('./generated/reports').DropsReport>}
  */
 export const compactionRequests = (compactionId) => call('compaction_requests', { compactionId });
 

@@ -16,6 +16,7 @@ use crate::session::{NodeId, Role, Session, Source};
 
 /// One term a request names, and whether the summary has it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Term {
     /// The term as the user wrote it.
@@ -28,6 +29,7 @@ pub struct Term {
 
 /// A user request a compaction summarizes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Request {
     /// The user message's entry.

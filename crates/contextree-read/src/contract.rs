@@ -12,6 +12,7 @@ use ts_rs::{Config, TypeVisitor, TS};
 
 use crate::budget::BudgetReport;
 use crate::context::{ContextReport, LlmRow, MessageRow};
+use crate::drops::DropsReport;
 use crate::entry::EntryReport;
 use crate::rule_sets::RuleSetRow;
 use crate::session::SessionReport;
@@ -31,6 +32,8 @@ pub fn declarations() -> String {
     out.visit::<EntryReport>();
     out.visit::<UsageReport<'static>>();
     out.visit::<contextree_core::spend::Record>();
+    out.visit::<DropsReport<'static>>();
+    out.visit::<contextree_core::drops::Request>();
     // Behind `Rows` (their fields say `Array<…>`).
     out.visit::<MessageRow<'static>>();
     out.visit::<LlmRow>();

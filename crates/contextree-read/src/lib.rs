@@ -8,7 +8,8 @@
 //!
 //! Views: [`session::SessionReport`] (an opened file), [`context::ContextReport`] (what the
 //! model receives from a leaf), [`budget::BudgetReport`] (how full it is),
-//! [`entry::EntryReport`] (one entry's line), [`usage::UsageReport`] (what it cost), [`rule_sets::RuleSetRow`] (the rules contextree
+//! [`entry::EntryReport`] (one entry's line), [`usage::UsageReport`] (what it cost),
+//! [`drops::DropsReport`] (what a compaction summarizes and may lose), [`rule_sets::RuleSetRow`] (the rules contextree
 //! knows).
 
 #![warn(missing_docs, unreachable_pub)]
@@ -16,6 +17,7 @@
 pub mod budget;
 pub mod context;
 pub mod contract;
+pub mod drops;
 pub mod entry;
 pub mod rule_sets;
 pub mod session;
@@ -25,6 +27,7 @@ mod rows;
 
 pub use budget::BudgetReport;
 pub use context::{ContextOptions, ContextReport};
+pub use drops::{DropsReport, Summarized};
 pub use entry::EntryReport;
 pub use rows::{Ordered, Rows};
 pub use rule_sets::{rule_sets, RuleSetRow};

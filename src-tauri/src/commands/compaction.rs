@@ -51,21 +51,24 @@ pub async fn compaction_preview(
 }
 
 /// The user requests compaction `compaction_id` summarized, each checked against its summary
-/// for the paths, identifiers and quoted text it names (`mayBeLost` when none is there).
+/// for the paths, identifiers and quoted text it names (`mayBeLost` when none is there): the
+/// read layer's `DropsReport`, as `contextree drops --compaction ID --json` prints it.
 #[tauri::command]
 pub async fn compaction_requests(
     state: State<'_, AppState>,
     compaction_id: String,
-) -> Result<Vec<contextree_core::drops::Request>, CommandError> {
+) -> Result<Box<serde_json::value::RawValue>, CommandError> {
     blocking(state.session()?, move |open| {
         let (s, src) = (&open.loaded.session, &open.loaded.source);
         let c = s
             .node(&compaction_id)
             .filter(|&n| &*s.entry(n).entry_type == "compaction")
             .ok_or_else(|| CommandError::Compaction(format!("no compaction with id `{compaction_id}`")))?;
-        let summary = s.entry(c).str_field("summary").map(str::to_owned);
-        let nodes = contextree_core::drops::summarized_by(s, c);
-        Ok(contextree_core::drops::check_requests(s, &nodes, summary.as_deref(), src)?)
+        let of = contextree_read::Summarized::compaction(s, c);
+        let report = contextree_read::DropsReport::new(s, &of, src)?;
+        let json = serde_json::value::to_raw_value(&report).map_err(CommandError::Report)?;
+        report.finish()?;
+        Ok(json)
     })
     .await
 }

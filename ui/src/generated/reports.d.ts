@@ -326,6 +326,32 @@ severity: Severity,
  */
 message: string, };
 
+export type DropsReport = { 
+/**
+ * The agent whose rules ran.
+ */
+dialect: string, 
+/**
+ * The rule set that ran and why.
+ */
+ruleSet: RuleChoice, 
+/**
+ * Which compaction: `compaction ID`, or one of the leaf now.
+ */
+what: string, 
+/**
+ * There is a summary to check against (an existing compaction).
+ */
+hasSummary: boolean, 
+/**
+ * The user requests it summarizes, in order.
+ */
+requests: Array<Request>, 
+/**
+ * How many may be lost.
+ */
+mayBeLost: number, };
+
 export type Edit = { 
 /**
  * The `context_edit` entry.
@@ -562,6 +588,24 @@ name: string,
  */
 detail: string, };
 
+export type Request = { 
+/**
+ * The user message's entry.
+ */
+entryId: string, 
+/**
+ * Its first line (at most 120 characters).
+ */
+preview: string, 
+/**
+ * The terms it names.
+ */
+terms: Array<Term>, 
+/**
+ * It names terms and the summary has none of them.
+ */
+mayBeLost: boolean, };
+
 export type RuleChoice = { 
 /**
  * `pi@1.6`.
@@ -767,6 +811,20 @@ schemaChars: number,
  * `ceil(schema_chars / 4)`: its share of the estimate.
  */
 tokens: number, };
+
+export type Term = { 
+/**
+ * The term as the user wrote it.
+ */
+text: string, 
+/**
+ * `path`, `identifier` or `quoted`.
+ */
+kind: string, 
+/**
+ * Found in the summary (`None` when there is no summary to look in).
+ */
+found: boolean | null, };
 
 export type TitleSlotReport = { 
 /**

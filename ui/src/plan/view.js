@@ -56,8 +56,13 @@ export function renderPlan(root, plan, onKeep = null) {
   root.replaceChildren(...parts);
 }
 
-/** Renders the requests an existing compaction summarized (a `compactionRequests` result). */
-export function renderRequests(root, requests) {
+/**
+ * Renders the requests an existing compaction summarized (a `compactionRequests` result).
+ * @param {HTMLElement} root
+ * @param {import('../generated/reports').DropsReport} report
+ */
+export function renderRequests(root, report) {
+  const { requests } = report;
   const el = elementMaker(root.ownerDocument);
   const box = el('section', 'plan-requests');
   box.id = 'entry-requests';

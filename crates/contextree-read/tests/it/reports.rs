@@ -139,3 +139,26 @@ fn the_usage_report_under_every_rule_set() {
         insta::assert_snapshot!(format!("usage-{name}"), serde_json::to_string_pretty(&json).unwrap());
     }
 }
+
+#[test]
+fn the_drops_report_of_a_plan_and_of_a_compaction() {
+    for (rel, rules, name) in CASES {
+        let (s, bytes) = open(rel, rules);
+        let ctx = build(&s, Leaf::Last);
+        let of = contextree_read::Summarized::plan(&s, &ctx, &bytes).unwrap();
+        let report = contextree_read::DropsReport::new(&s, &of, &bytes).unwrap();
+        let json = serde_json::to_value(&report).unwrap();
+        report.finish().unwrap();
+        assert_eq!(json["hasSummary"], false);
+        insta::assert_snapshot!(format!("drops-plan-{name}"), serde_json::to_string_pretty(&json).unwrap());
+    }
+    // An existing compaction: its requests checked against its summary.
+    let (s, bytes) = open("omp18/omp18-compaction.jsonl", RuleSet::Omp18);
+    let c = s.node("cmp1").unwrap();
+    let of = contextree_read::Summarized::compaction(&s, c);
+    let report = contextree_read::DropsReport::new(&s, &of, &bytes).unwrap();
+    let json = serde_json::to_value(&report).unwrap();
+    report.finish().unwrap();
+    assert_eq!((json["hasSummary"].as_bool(), json["what"].as_str()), (Some(true), Some("compaction cmp1")));
+    insta::assert_snapshot!("drops-compaction-omp18", serde_json::to_string_pretty(&json).unwrap());
+}
