@@ -11,6 +11,7 @@ import {
 } from './ipc.js';
 import { setHome } from './paths.js';
 import { createStore } from './store.js';
+import { contextShown as contextShownIn, initialState, leafAsked as leafAskedOf, selectedId as selectedIdOf } from './state.js';
 import { latestRequest, serial } from './requests.js';
 import { sessionSummary } from './entries/format.js';
 import { parseWindow } from './budget/bar.js';
@@ -25,7 +26,7 @@ import { FILTERS } from './tree/filter.js';
 import { foldKey } from './tree/fold.js';
 import { afterPaint, perfMark } from './tree/perf.js';
 import {
-  NO_ROWS, decodeTable, nextMatchIn, parentsIn, rowList, rowsAtLines, shownRows,
+  decodeTable, nextMatchIn, parentsIn, rowList, rowsAtLines, shownRows,
 } from './tree/table.js';
 import { reduceKey } from './tree/keys.js';
 import { routeKey } from './keys.js';
@@ -42,27 +43,8 @@ import { renderCompare } from './compare/view.js';
 
 const $ = (id) => document.getElementById(id);
 
-// The state, all of it: the views below draw from it (`store.on`), the actions change it.
-// `session`: the open session; `allRows`: every row of the leaf's tree (tree/table.js's
-// columns); `rows`: the ones shown (filter and search), a `rowList` over them; `selected`: an
-// index into `rows`. `followFile`: the leaf is the file's own, and follows it when an agent
-// appends. `folded`: ids whose subtrees are hidden (← / →); `parents`: ids that have children.
-// `previews`: the rows' first lines fetched so far (a cache, filled as answers arrive).
-// `entry`: the selected entry's detail (null: the hint), `entryRequests` what a selected
-// compaction summarized. `shown`: the context drawn, `{ path, requested, leafId, ctx }`
-// (`requested`: the leaf asked for, `null` for the file's leaf). `plan`: the compaction
-// preview on screen, `planStatus` `loading` / `open` / null, `planRows` the rows it outlines.
-// `budget`: the bar's numbers; `window`: a window typed in the bar; `settings`: the app's.
-// `compareLeaf`: the leaf marked for a comparison; `overlay`: `compare` while the side-by-side
-// or usage dialog is up. `busy`: a leaf is loading; `reloads`: live reloads so far.
-const store = createStore({
-  session: null, allRows: null, rows: NO_ROWS, leafId: null, followFile: true, selected: -1,
-  folded: new Set(), parents: parentsIn(null), previews: new Map(),
-  view: { filter: 'all', showMetadata: false, query: '' }, window: null, settings: null, budget: null,
-  entry: null, entryRequests: null, shown: null,
-  plan: null, planStatus: null, planRows: new Map(),
-  compareLeaf: null, overlay: null, busy: false, reloads: 0,
-});
+// The state, all of it (state.js): the views below draw from it (`store.on`), the actions change it.
+const store = createStore(initialState());
 
 const tree = createTreeView($('tree'), {
   onSelect: (index) => select(index),
@@ -99,8 +81,7 @@ function fetchPreviews(ids) {
 const previewOf = (id) => store.get().previews.get(id) ?? '';
 
 function selectedId() {
-  const { rows, selected } = store.get();
-  return rows.id(selected);
+  return selectedIdOf(store.get());
 }
 
 function select(index) {
@@ -154,8 +135,7 @@ function applyView(keepId = selectedId()) {
 
 /** The leaf whose budget and plan are asked for: `null` while the file's leaf is followed. */
 function leafAsked() {
-  const { followFile, leafId } = store.get();
-  return followFile ? null : leafId;
+  return leafAskedOf(store.get());
 }
 
 /** Fetches the bar of `leafId` into the store; an answer overtaken by a newer request is dropped. */
@@ -177,9 +157,7 @@ async function showLeaf(leafId, selectId = null) {
 
 /** The drawn context of `leafId` (`null`: the file's leaf) when it is the one on screen. */
 function contextShown(leafId) {
-  const { shown, session } = store.get();
-  if (!shown || shown.path !== session?.path) return null;
-  return (leafId == null ? shown.requested == null : shown.leafId === leafId) ? shown.ctx : null;
+  return contextShownIn(store.get(), leafId);
 }
 
 /** `showLeaf`, resolving to `{ ok, ctx }`: `ctx` is the context drawn, `null` when overtaken. */
