@@ -7,11 +7,13 @@
 // compaction preview is on screen.
 
 import {
-  budget, compactionPreview, compactionRequests, contextView, usageReport, entryDetail, homeDir, onSessionChanged, openSession, rowPreviews, treeTable,
+  budget, compactionPreview, contextView, usageReport, homeDir, onSessionChanged, openSession, treeTable,
 } from './ipc.js';
 import { setHome } from './paths.js';
 import { createStore } from './store.js';
-import { contextShown as contextShownIn, initialState, leafAsked as leafAskedOf, selectedId as selectedIdOf } from './state.js';
+import {
+  contextShown as contextShownIn, initialState, leafAsked as leafAskedOf, selectedId,
+} from './state.js';
 import { latestRequest, serial } from './requests.js';
 import { sessionSummary } from './entries/format.js';
 import { parseWindow } from './budget/bar.js';
@@ -23,12 +25,9 @@ import { planRowClasses } from './plan/format.js';
 import { renderPlan, renderRequests } from './plan/view.js';
 import { createWrites } from './actions/flows.js';
 import { FILTERS } from './tree/filter.js';
-import { foldKey } from './tree/fold.js';
 import { afterPaint, perfMark } from './tree/perf.js';
-import {
-  decodeTable, nextMatchIn, parentsIn, rowList, rowsAtLines, shownRows,
-} from './tree/table.js';
-import { reduceKey } from './tree/keys.js';
+import { decodeTable, nextMatchIn, parentsIn, rowsAtLines } from './tree/table.js';
+import { createSelection } from './tree/selection.js';
 import { routeKey } from './keys.js';
 import { renderLegend } from './tree/legend.js';
 import { ROW_HEIGHT, createTreeView } from './tree/view.js';
@@ -46,61 +45,32 @@ const $ = (id) => document.getElementById(id);
 // The state, all of it (state.js): the views below draw from it (`store.on`), the actions change it.
 const store = createStore(initialState());
 
+// The selection and what is shown of the tree: tree/selection.js.
+const selection = createSelection(store, {
+  report,
+  pageRows: () => tree.pageRows(),
+  showLeaf: (leafId, selectId) => showLeaf(leafId, selectId),
+});
+const {
+  select, applyView, jumpTo, previewOf, foldSelected, moveSelection,
+} = selection;
+
 const tree = createTreeView($('tree'), {
   onSelect: (index) => select(index),
   onActivate: (index) => {
     const id = store.get().rows.id(index);
     if (id != null) showLeaf(id, id);
   },
-  onRange: fetchPreviews,
+  onRange: selection.fetchPreviews,
   preview: (id) => store.get().previews.get(id),
   isFolded: (id) => store.get().folded.has(id),
   rowClass: (id) => store.get().planRows.get(id),
 });
 
 // Each "latest request wins" (requests.js): an answer overtaken by a newer request is dropped.
-const entryRequests = latestRequest();
 const budgetRequests = latestRequest();
 const leafRequests = latestRequest();
 const planRequests = latestRequest();
-
-function fetchPreviews(ids) {
-  const { previews } = store.get();
-  const missing = ids.filter((id) => !previews.has(id));
-  if (missing.length === 0) return;
-  for (const id of missing) previews.set(id, '');
-  rowPreviews(missing)
-    .then((list) => {
-      for (const { id, text } of list) previews.set(id, text);
-      // Drawn unless the cache was dropped meanwhile (the file changed).
-      if (store.get().previews === previews) store.set({ previews });
-    })
-    .catch(report);
-}
-
-const previewOf = (id) => store.get().previews.get(id) ?? '';
-
-function selectedId() {
-  return selectedIdOf(store.get());
-}
-
-function select(index) {
-  const row = store.get().rows.at(index);
-  if (!row) return;
-  store.set({ selected: index });
-  const current = entryRequests.begin();
-  entryDetail(row.id)
-    .then(async (detail) => {
-      if (!current()) return;
-      store.set({ entry: detail });
-      // A compaction: the requests it summarized, checked against its summary.
-      if (detail.entryType === 'compaction') {
-        const found = await compactionRequests(row.id);
-        if (current()) store.set({ entryRequests: found });
-      }
-    })
-    .catch(report);
-}
 
 // The branch map beside the tree: the same shown rows, the tree's window as a band.
 const map = createMap($('map'), {
@@ -122,16 +92,6 @@ $('tree').addEventListener('scroll', () => {
     drawMap();
   });
 });
-
-/** Recomputes the rows shown from `allRows`, keeping `keepId` (default: the selection) selected. */
-function applyView(keepId = selectedId()) {
-  const { allRows, view, leafId, folded } = store.get();
-  const keep = new Set([leafId, keepId].filter(Boolean));
-  const rows = rowList(allRows, allRows && shownRows(allRows, view, folded, keep, previewOf));
-  const index = rows.find(keepId);
-  store.set({ rows, selected: -1 });
-  if (index >= 0) select(index);
-}
 
 /** The leaf whose budget and plan are asked for: `null` while the file's leaf is followed. */
 function leafAsked() {
@@ -224,13 +184,6 @@ function closePlan() {
   store.set({ plan: null, planRows: new Map(), planStatus: null });
 }
 
-/** Selects the row of entry `id`, showing it even when the filter hides it. */
-function jumpTo(id) {
-  const index = store.get().rows.find(id);
-  if (index < 0) applyView(id);
-  else select(index);
-}
-
 const problems = createProblemsPanel($('problems'), { onJump: (id) => jumpTo(id) });
 $('session-diagnostics').addEventListener('click', () => problems.toggle());
 
@@ -278,7 +231,7 @@ async function reload(session) {
   // A watcher's last event can arrive after another file was opened.
   if (store.get().session && session.path !== store.get().session.path) return;
   const { followFile, leafId } = store.get();
-  const keep = selectedId();
+  const keep = selectedId(store.get());
   store.set({ session, previews: new Map() });
   // A leaf that is gone (the file was rewritten) falls back to the file's leaf.
   if (!(await showLeaf(followFile ? null : leafId, keep)) && !followFile) await showLeaf(null, keep);
@@ -477,30 +430,6 @@ store.on('busy', ({ busy }) => {
 store.on('reloads', ({ reloads }) => {
   body.dataset.reloads = String(reloads);
 });
-
-/** ← / →: fold or unfold the selected row, or go to its parent; `false` when it does nothing. */
-function foldSelected(key) {
-  const { selected, rows, folded, parents } = store.get();
-  const fold = foldKey(rows.at(selected), key, folded, parents);
-  if (!fold) return false;
-  if (fold.select) return jumpTo(fold.select);
-  const next = new Set(folded);
-  if (fold.fold) next.add(fold.fold);
-  else next.delete(fold.unfold);
-  store.set({ folded: next });
-  return applyView();
-}
-
-/** The tree's moves (tree/keys.js), Enter (make the row the leaf) and `g` (the file's leaf). */
-function moveSelection(key) {
-  const { selected, rows } = store.get();
-  const next = reduceKey({ selected, rowCount: rows.length, pageRows: tree.pageRows() }, key);
-  if (!next) return false;
-  if (next.command === 'select-leaf') showLeaf(rows.id(next.selected), rows.id(next.selected));
-  else if (next.command === 'file-leaf') showLeaf(null);
-  else if (next.selected !== selected) select(next.selected);
-  return true;
-}
 
 /** What keys.js's actions do; `false`: the key did nothing (its default is kept). */
 const keyActions = {
