@@ -7,7 +7,7 @@
 // compaction preview is on screen.
 
 import {
-  budget, compactionPreview, contextView, usageReport, homeDir, onSessionChanged, openSession, treeTable,
+  contextView, usageReport, homeDir, onSessionChanged, openSession, treeTable,
 } from './ipc.js';
 import { setHome } from './paths.js';
 import { createStore } from './store.js';
@@ -16,13 +16,14 @@ import {
 } from './state.js';
 import { latestRequest, serial } from './requests.js';
 import { sessionSummary } from './entries/format.js';
-import { parseWindow } from './budget/bar.js';
+import { createBudgetActions } from './budget/actions.js';
 import { renderBudget } from './budget/view.js';
 import { renderContext } from './context/view.js';
 import { contextActions } from './context/actions.js';
 import { renderEntry, renderEntryHint } from './entry/view.js';
 import { planRowClasses } from './plan/format.js';
 import { renderPlan, renderRequests } from './plan/view.js';
+import { createPlanActions } from './plan/actions.js';
 import { createWrites } from './actions/flows.js';
 import { FILTERS } from './tree/filter.js';
 import { afterPaint, perfMark } from './tree/perf.js';
@@ -67,10 +68,8 @@ const tree = createTreeView($('tree'), {
   rowClass: (id) => store.get().planRows.get(id),
 });
 
-// Each "latest request wins" (requests.js): an answer overtaken by a newer request is dropped.
-const budgetRequests = latestRequest();
+// "Latest request wins" (requests.js): an answer overtaken by a newer request is dropped.
 const leafRequests = latestRequest();
-const planRequests = latestRequest();
 
 // The branch map beside the tree: the same shown rows, the tree's window as a band.
 const map = createMap($('map'), {
@@ -96,15 +95,6 @@ $('tree').addEventListener('scroll', () => {
 /** The leaf whose budget and plan are asked for: `null` while the file's leaf is followed. */
 function leafAsked() {
   return leafAskedOf(store.get());
-}
-
-/** Fetches the bar of `leafId` into the store; an answer overtaken by a newer request is dropped. */
-function showBudget(leafId) {
-  const current = budgetRequests.begin();
-  const { window: typed, settings } = store.get();
-  return budget(leafId, typed ?? settings?.contextWindow ?? null).then((b) => {
-    if (current()) store.set({ budget: b });
-  });
 }
 
 /**
@@ -162,26 +152,6 @@ async function loadLeaf(leafId, selectId = null) {
 /** Draws `ctx` in the context panel, counting with the tokenizer of the settings. */
 function drawContext(ctx) {
   renderContext($('context'), ctx, (id) => jumpTo(id), contextActions(document, { tokenizer: store.get().settings?.tokenizer, report }));
-}
-
-/** Shows the compaction preview of the current leaf in the PLAN panel; dashes the rows it changes. */
-async function openPlan() {
-  const current = planRequests.begin();
-  store.set({ planStatus: 'loading' });
-  try {
-    const plan = await compactionPreview(leafAsked());
-    if (!current()) return;
-    store.set({ plan, planRows: planRowClasses(plan), planStatus: 'open' });
-  } catch (err) {
-    if (current()) store.set({ planStatus: null });
-    report(err);
-  }
-}
-
-/** Back to the entry pane; the dashed outlines go. */
-function closePlan() {
-  planRequests.drop();
-  store.set({ plan: null, planRows: new Map(), planStatus: null });
 }
 
 const problems = createProblemsPanel($('problems'), { onJump: (id) => jumpTo(id) });
@@ -273,20 +243,11 @@ $('tree-metadata').addEventListener('change', (event) => {
   store.set({ view: { ...store.get().view, showMetadata: event.target.checked } });
   applyView();
 });
-function applyWindow() {
-  const input = $('budget-window');
-  const window = parseWindow(input.value);
-  if (window == null) input.value = '';
-  if (window === store.get().window) return;
-  store.set({ window });
-}
-$('budget-window').addEventListener('change', applyWindow);
-$('budget-window').addEventListener('keydown', (event) => {
-  if (event.key === 'Enter') applyWindow();
-});
+// The budget bar's requests and window field: budget/actions.js.
+const { showBudget } = createBudgetActions(store);
 
-$('plan-open').addEventListener('click', () => openPlan());
-$('plan-close').addEventListener('click', () => closePlan());
+// The compaction preview's PLAN panel: plan/actions.js.
+const { openPlan, closePlan } = createPlanActions(store, { report });
 
 // Live reloads and the view after a write, one at a time: a reload that starts while a write's
 // refresh runs would otherwise put back the selection from before the write.
