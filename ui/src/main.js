@@ -7,14 +7,15 @@
 // compaction preview is on screen.
 
 import {
-  contextView, usageReport, homeDir, onSessionChanged, openSession, treeTable,
+  contextView, usageReport, homeDir, onSessionChanged, openSession,
 } from './ipc.js';
 import { setHome } from './paths.js';
 import { createStore } from './store.js';
 import {
   contextShown as contextShownIn, initialState, leafAsked as leafAskedOf, selectedId,
 } from './state.js';
-import { latestRequest, serial } from './requests.js';
+import { serial } from './requests.js';
+import { createLeafLoader } from './leaf.js';
 import { sessionSummary } from './entries/format.js';
 import { createBudgetActions } from './budget/actions.js';
 import { renderBudget } from './budget/view.js';
@@ -26,8 +27,8 @@ import { renderPlan, renderRequests } from './plan/view.js';
 import { createPlanActions } from './plan/actions.js';
 import { createWrites } from './actions/flows.js';
 import { FILTERS } from './tree/filter.js';
-import { afterPaint, perfMark } from './tree/perf.js';
-import { decodeTable, nextMatchIn, parentsIn, rowsAtLines } from './tree/table.js';
+import { perfMark } from './tree/perf.js';
+import { nextMatchIn } from './tree/table.js';
 import { createSelection } from './tree/selection.js';
 import { routeKey } from './keys.js';
 import { renderLegend } from './tree/legend.js';
@@ -68,9 +69,6 @@ const tree = createTreeView($('tree'), {
   rowClass: (id) => store.get().planRows.get(id),
 });
 
-// "Latest request wins" (requests.js): an answer overtaken by a newer request is dropped.
-const leafRequests = latestRequest();
-
 // The branch map beside the tree: the same shown rows, the tree's window as a band.
 const map = createMap($('map'), {
   onJump: (k) => select(k),
@@ -97,56 +95,9 @@ function leafAsked() {
   return leafAskedOf(store.get());
 }
 
-/**
- * Makes `leafId` the leaf (`null`: the file's leaf), then selects `selectId` (default: the leaf).
- * Resolves to whether it worked (errors are reported in the status line).
- */
-async function showLeaf(leafId, selectId = null) {
-  return (await loadLeaf(leafId, selectId)).ok;
-}
-
 /** The drawn context of `leafId` (`null`: the file's leaf) when it is the one on screen. */
 function contextShown(leafId) {
   return contextShownIn(store.get(), leafId);
-}
-
-/** `showLeaf`, resolving to `{ ok, ctx }`: `ctx` is the context drawn, `null` when overtaken. */
-async function loadLeaf(leafId, selectId = null) {
-  // A newer call (another leaf chosen meanwhile) wins: this one stops at its next answer.
-  const current = leafRequests.begin();
-  store.set({ busy: true });
-  try {
-    // The tree first, alone (on two cores the context and the bar would slow it down), drawn as
-    // soon as its rows arrive; then the context and the bar.
-    perfMark('tree-request');
-    const data = await treeTable(leafId);
-    if (!current()) return { ok: true, ctx: null };
-    perfMark('tree-data');
-    const view = decodeTable(data);
-    perfMark('tree-decoded');
-    document.body.dataset.perfTreeBackend = `${view.backendMs.prepare}/${view.backendMs.encode}`;
-    store.set({
-      allRows: view, parents: parentsIn(view), leafId: view.leafId, followFile: leafId == null,
-    });
-    problems.setRows(rowsAtLines(view, (store.get().session?.diagnostics ?? []).map((d) => d.line)));
-    applyView(selectId ?? view.leafId);
-    perfMark('tree-applied');
-    // Let the tree be painted before the (possibly long) context is laid out.
-    await afterPaint();
-    perfMark('tree-painted');
-    const [ctx] = await Promise.all([contextView(leafId), showBudget(leafId)]);
-    if (!current()) return { ok: true, ctx: null };
-    perfMark('context-data');
-    store.set({ shown: { path: store.get().session?.path, requested: leafId, leafId: view.leafId, ctx } });
-    perfMark('context-shown');
-    if (store.get().plan) openPlan();
-    return { ok: true, ctx };
-  } catch (err) {
-    report(err);
-    return { ok: false, ctx: null };
-  } finally {
-    if (current()) store.set({ busy: false });
-  }
 }
 
 /** Draws `ctx` in the context panel, counting with the tokenizer of the settings. */
@@ -248,6 +199,11 @@ const { showBudget } = createBudgetActions(store);
 
 // The compaction preview's PLAN panel: plan/actions.js.
 const { openPlan, closePlan } = createPlanActions(store, { report });
+
+// Making a leaf the one on screen (tree, context, budget): leaf.js.
+const { showLeaf, loadLeaf } = createLeafLoader(store, {
+  problems, applyView, showBudget, openPlan, report,
+});
 
 // Live reloads and the view after a write, one at a time: a reload that starts while a write's
 // refresh runs would otherwise put back the selection from before the write.
