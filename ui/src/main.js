@@ -26,19 +26,18 @@ import { planRowClasses } from './plan/format.js';
 import { renderPlan, renderRequests } from './plan/view.js';
 import { createPlanActions } from './plan/actions.js';
 import { createWrites } from './actions/flows.js';
-import { FILTERS } from './tree/filter.js';
 import { perfMark } from './tree/perf.js';
-import { nextMatchIn } from './tree/table.js';
 import { createSelection } from './tree/selection.js';
+import { initTreeTools } from './tree/tools.js';
 import { routeKey } from './keys.js';
 import { renderLegend } from './tree/legend.js';
-import { ROW_HEIGHT, createTreeView } from './tree/view.js';
+import { createTreeView } from './tree/view.js';
 import { looksUnreadable, problemsSummary } from './problems/format.js';
 import { createProblemsPanel } from './problems/view.js';
 import { initScreens } from './screens.js';
 import { DIALECTS, ruleSetText } from './settings/model.js';
 import { compareContexts } from './compare/align.js';
-import { createMap } from './map/view.js';
+import { createMapPanel } from './map/panel.js';
 import { renderUsage } from './usage/view.js';
 import { renderCompare } from './compare/view.js';
 
@@ -69,26 +68,8 @@ const tree = createTreeView($('tree'), {
   rowClass: (id) => store.get().planRows.get(id),
 });
 
-// The branch map beside the tree: the same shown rows, the tree's window as a band.
-const map = createMap($('map'), {
-  onJump: (k) => select(k),
-  onScroll: (k) => {
-    $('tree').scrollTop = Math.max(0, k * ROW_HEIGHT - $('tree').clientHeight / 2);
-  },
-});
-function drawMap() {
-  const { allRows, rows } = store.get();
-  if (!allRows) return;
-  const first = Math.floor($('tree').scrollTop / ROW_HEIGHT);
-  map.draw(allRows, rows, first, first + Math.ceil($('tree').clientHeight / ROW_HEIGHT));
-}
-let mapFrame = 0;
-$('tree').addEventListener('scroll', () => {
-  if (!mapFrame) mapFrame = requestAnimationFrame(() => {
-    mapFrame = 0;
-    drawMap();
-  });
-});
+// The branch map beside the tree (after the tree: its scroll listener comes second): map/panel.js.
+const { drawMap } = createMapPanel(store, { select });
 
 /** The leaf whose budget and plan are asked for: `null` while the file's leaf is followed. */
 function leafAsked() {
@@ -159,41 +140,9 @@ async function reload(session) {
   store.set({ reloads: store.get().reloads + 1 });
 }
 
-// Search: `/` opens it, typing filters, Enter goes to the next match, Esc closes it.
-const search = $('tree-search');
-search.addEventListener('input', () => {
-  store.set({ view: { ...store.get().view, query: search.value } });
-  applyView();
-});
-search.addEventListener('keydown', (event) => {
-  if (event.key === 'Enter') {
-    event.preventDefault();
-    const { rows, selected, view } = store.get();
-    const next = nextMatchIn(rows, view.query, selected, previewOf, event.shiftKey ? -1 : 1);
-    if (next >= 0) select(next);
-  } else if (event.key === 'Escape') {
-    event.preventDefault();
-    search.value = '';
-    store.set({ view: { ...store.get().view, query: '' } });
-    applyView();
-    $('tree').focus();
-  }
-});
+// The tree's tools (search, filter, metadata): tree/tools.js.
+const { focusSearch } = initTreeTools(store, { applyView, select, previewOf });
 
-for (const { id, label } of FILTERS) {
-  const option = document.createElement('option');
-  option.value = id;
-  option.textContent = label;
-  $('tree-filter').append(option);
-}
-$('tree-filter').addEventListener('change', (event) => {
-  store.set({ view: { ...store.get().view, filter: event.target.value } });
-  applyView();
-});
-$('tree-metadata').addEventListener('change', (event) => {
-  store.set({ view: { ...store.get().view, showMetadata: event.target.checked } });
-  applyView();
-});
 // The budget bar's requests and window field: budget/actions.js.
 const { showBudget } = createBudgetActions(store);
 
@@ -365,10 +314,7 @@ const keyActions = {
   mark: () => markForCompare(),
   compare: () => openCompare(),
   usage: () => openUsage(),
-  search: () => {
-    search.focus();
-    search.select();
-  },
+  search: () => focusSearch(),
   fold: (event) => foldSelected(event.key),
   move: (event) => moveSelection(event.key),
 };
