@@ -12,11 +12,11 @@ import {
 import { setHome } from './paths.js';
 import { createStore } from './store.js';
 import {
-  contextShown as contextShownIn, initialState, leafAsked as leafAskedOf, selectedId,
+  contextShown as contextShownIn, initialState, leafAsked as leafAskedOf,
 } from './state.js';
 import { serial } from './requests.js';
 import { createLeafLoader } from './leaf.js';
-import { sessionSummary } from './entries/format.js';
+import { createSession } from './session.js';
 import { createBudgetActions } from './budget/actions.js';
 import { renderBudget } from './budget/view.js';
 import { renderContext } from './context/view.js';
@@ -32,10 +32,8 @@ import { initTreeTools } from './tree/tools.js';
 import { routeKey } from './keys.js';
 import { renderLegend } from './tree/legend.js';
 import { createTreeView } from './tree/view.js';
-import { looksUnreadable, problemsSummary } from './problems/format.js';
 import { createProblemsPanel } from './problems/view.js';
 import { initScreens } from './screens.js';
-import { DIALECTS, ruleSetText } from './settings/model.js';
 import { compareContexts } from './compare/align.js';
 import { createMapPanel } from './map/panel.js';
 import { renderUsage } from './usage/view.js';
@@ -87,57 +85,10 @@ function drawContext(ctx) {
 }
 
 const problems = createProblemsPanel($('problems'), { onJump: (id) => jumpTo(id) });
-$('session-diagnostics').addEventListener('click', () => problems.toggle());
 
 /** Shows `err` (a CommandError) in the problems panel; `doing` names what failed. */
 function report(err, doing = null) {
   problems.showError(err, doing);
-}
-
-/** The title bar's rule-set switch: detect, or one of DIALECTS; a change re-opens the file. */
-function renderRuleSwitch(session) {
-  const sw = $('session-rules');
-  if (!sw.options.length) {
-    for (const c of DIALECTS) {
-      const o = document.createElement('option');
-      o.value = c.id;
-      o.textContent = c.id === '' ? 'rules: detect' : c.label;
-      sw.append(o);
-    }
-    sw.addEventListener('change', () => {
-      const { session: open } = store.get();
-      if (open) openAndShow(open.path, sw.value || null);
-    });
-  }
-  sw.value = session.requested ?? '';
-  sw.hidden = false;
-}
-
-function renderSession(session) {
-  document.title = `${session.fileName} · contextree`;
-  $('session-file').textContent = session.fileName;
-  $('session-file').title = session.path;
-  const rules = ruleSetText(session);
-  $('session-dialect').textContent = rules.label;
-  $('session-dialect').title = rules.title;
-  $('session-dialect').hidden = false;
-  renderRuleSwitch(session);
-  $('session-summary').textContent = sessionSummary(session);
-  $('session-diagnostics').textContent = problemsSummary(session.diagnostics);
-  $('session-diagnostics').hidden = session.diagnostics.length === 0;
-  problems.setSession(session);
-}
-
-/** The file changed on disk: show the new rows, keeping the selected entry and the leaf. */
-async function reload(session) {
-  // A watcher's last event can arrive after another file was opened.
-  if (store.get().session && session.path !== store.get().session.path) return;
-  const { followFile, leafId } = store.get();
-  const keep = selectedId(store.get());
-  store.set({ session, previews: new Map() });
-  // A leaf that is gone (the file was rewritten) falls back to the file's leaf.
-  if (!(await showLeaf(followFile ? null : leafId, keep)) && !followFile) await showLeaf(null, keep);
-  store.set({ reloads: store.get().reloads + 1 });
 }
 
 // The tree's tools (search, filter, metadata): tree/tools.js.
@@ -152,6 +103,13 @@ const { openPlan, closePlan } = createPlanActions(store, { report });
 // Making a leaf the one on screen (tree, context, budget): leaf.js.
 const { showLeaf, loadLeaf } = createLeafLoader(store, {
   problems, applyView, showBudget, openPlan, report,
+});
+
+// Opening and reloading the session, and the title bar: session.js.
+const {
+  renderSession, showSession, openAndShow, reload,
+} = createSession(store, {
+  problems, showLeaf, closePlan, report,
 });
 
 // Live reloads and the view after a write, one at a time: a reload that starts while a write's
@@ -330,31 +288,6 @@ document.addEventListener('keydown', (event) => {
   });
   if (action && keyActions[action](event) !== false) event.preventDefault();
 });
-
-/**
- * Shows a just opened session from the file's leaf: tree, context, budget, selection, folds,
- * plan and problems start over. Resolves to whether the tree could be shown.
- */
-function showSession(session) {
-  if (store.get().plan) closePlan();
-  problems.close();
-  store.set({
-    session, previews: new Map(), folded: new Set(), selected: -1, leafId: null, followFile: true, entry: null,
-  });
-  // A file that reads as no session at all says why at once.
-  if (looksUnreadable(session)) problems.open();
-  return showLeaf(null);
-}
-
-/** Opens `path` (`dialect`: forced rules) in place of the open session (Library, Open…, Settings). */
-async function openAndShow(path, dialect = null) {
-  try {
-    return await showSession(await openSession(path, dialect));
-  } catch (err) {
-    report(err, `Opening ${path}`);
-    return false;
-  }
-}
 
 let screens = null;
 
