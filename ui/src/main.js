@@ -7,7 +7,7 @@
 // compaction preview is on screen.
 
 import {
-  contextView, usageReport, homeDir, onSessionChanged, openSession,
+  homeDir, onSessionChanged, openSession,
 } from './ipc.js';
 import { setHome } from './paths.js';
 import { createStore } from './store.js';
@@ -17,6 +17,7 @@ import {
 import { serial } from './requests.js';
 import { createLeafLoader } from './leaf.js';
 import { createSession } from './session.js';
+import { createOverlays } from './overlays.js';
 import { createBudgetActions } from './budget/actions.js';
 import { renderBudget } from './budget/view.js';
 import { renderContext } from './context/view.js';
@@ -34,10 +35,7 @@ import { renderLegend } from './tree/legend.js';
 import { createTreeView } from './tree/view.js';
 import { createProblemsPanel } from './problems/view.js';
 import { initScreens } from './screens.js';
-import { compareContexts } from './compare/align.js';
 import { createMapPanel } from './map/panel.js';
-import { renderUsage } from './usage/view.js';
-import { renderCompare } from './compare/view.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -142,45 +140,8 @@ const writes = createWrites({
   },
 });
 
-/** `m`: remember the shown leaf as side A of a comparison. */
-function markForCompare() {
-  const leafId = store.get().shown?.leafId || null;
-  if (leafId) store.set({ compareLeaf: leafId });
-}
-
-/** Shows `dialog` (drawn by `render(dialog)`) as the comparison or usage overlay. */
-function showOverlay(dialog, render) {
-  render(dialog);
-  store.set({ overlay: 'compare' });
-  dialog.addEventListener('close', () => store.set({ overlay: null }), { once: true });
-}
-
-/** `=`: the marked leaf's context (A) beside the shown leaf's (B). */
-async function openCompare() {
-  const left = store.get().compareLeaf;
-  const right = store.get().shown?.leafId || null;
-  if (!left) return;
-  try {
-    const [a, b] = await Promise.all([contextView(left), contextView(right)]);
-    showOverlay($('compare-dialog'), (dialog) => renderCompare(dialog, compareContexts(a, b), a.leafId, b.leafId, () => dialog.close()));
-  } catch (err) {
-    report(err, 'comparing two leaves');
-  }
-}
-
-/** `$`: what the session cost, as the agents recorded it. */
-async function openUsage() {
-  try {
-    const usage = await usageReport();
-    showOverlay($('usage-dialog'), (dialog) => renderUsage(dialog, usage, () => dialog.close()));
-  } catch (err) {
-    report(err, 'summing the usage');
-  }
-}
-$('show-usage').addEventListener('click', openUsage);
-
-$('compare-mark').addEventListener('click', markForCompare);
-$('compare-open').addEventListener('click', openCompare);
+// The comparison and usage dialogs: overlays.js.
+const { markForCompare, openCompare, openUsage } = createOverlays(store, { report });
 
 // ---- The renderers: each draws one part of the state when it is set (in this order).
 const body = document.body;
