@@ -12,7 +12,7 @@ import {
 import { setHome } from './paths.js';
 import { createStore } from './store.js';
 import {
-  contextShown as contextShownIn, initialState, leafAsked as leafAskedOf,
+  initialState, leafAsked as leafAskedOf,
 } from './state.js';
 import { serial } from './requests.js';
 import { createLeafLoader } from './leaf.js';
@@ -23,10 +23,10 @@ import { renderBudget } from './budget/view.js';
 import { renderContext } from './context/view.js';
 import { contextActions } from './context/actions.js';
 import { renderEntry, renderEntryHint } from './entry/view.js';
-import { planRowClasses } from './plan/format.js';
 import { renderPlan, renderRequests } from './plan/view.js';
 import { createPlanActions } from './plan/actions.js';
 import { createWrites } from './actions/flows.js';
+import { writeHooks } from './actions/hooks.js';
 import { perfMark } from './tree/perf.js';
 import { createSelection } from './tree/selection.js';
 import { initTreeTools } from './tree/tools.js';
@@ -72,11 +72,6 @@ function leafAsked() {
   return leafAskedOf(store.get());
 }
 
-/** The drawn context of `leafId` (`null`: the file's leaf) when it is the one on screen. */
-function contextShown(leafId) {
-  return contextShownIn(store.get(), leafId);
-}
-
 /** Draws `ctx` in the context panel, counting with the tokenizer of the settings. */
 function drawContext(ctx) {
   renderContext($('context'), ctx, (id) => jumpTo(id), contextActions(document, { tokenizer: store.get().settings?.tokenizer, report }));
@@ -118,26 +113,9 @@ const oneAtATime = serial(report);
 const writes = createWrites({
   dialog: $('write-dialog'),
   bar: $('write-actions'),
-  hooks: {
-    current: () => {
-      const s = store.get();
-      return { session: s.session, leafId: s.leafId, followFile: s.followFile, row: s.rows.at(s.selected) ?? null, plan: s.plan };
-    },
-    markRows: (map) => store.set({ planRows: map ?? planRowClasses(store.get().plan) }),
-    written: (session, { leafId, selectId }) => oneAtATime(async () => {
-      if (store.get().plan) closePlan();
-      store.set({ session, previews: new Map() });
-      return (await loadLeaf(leafId, selectId)).ctx;
-    }),
-    reload: async () => {
-      const { session } = store.get();
-      // Keep a dialect forced in the settings; a detected one is detected again.
-      if (session) await openAndShow(session.path, session.requested ?? null);
-    },
-    openPlan: () => openPlan(),
-    contextShown: (leafId) => contextShown(leafId),
-    report: (err) => report(err),
-  },
+  hooks: writeHooks(store, {
+    loadLeaf, openAndShow, openPlan, closePlan, oneAtATime, report,
+  }),
 });
 
 // The comparison and usage dialogs: overlays.js.
