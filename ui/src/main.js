@@ -11,19 +11,13 @@ import {
 } from './ipc.js';
 import { setHome } from './paths.js';
 import { createStore } from './store.js';
-import {
-  initialState, leafAsked as leafAskedOf,
-} from './state.js';
+import { initialState } from './state.js';
 import { serial } from './requests.js';
 import { createLeafLoader } from './leaf.js';
 import { createSession } from './session.js';
 import { createOverlays } from './overlays.js';
+import { subscribeRenderers } from './renderers.js';
 import { createBudgetActions } from './budget/actions.js';
-import { renderBudget } from './budget/view.js';
-import { renderContext } from './context/view.js';
-import { contextActions } from './context/actions.js';
-import { renderEntry, renderEntryHint } from './entry/view.js';
-import { renderPlan, renderRequests } from './plan/view.js';
 import { createPlanActions } from './plan/actions.js';
 import { createWrites } from './actions/flows.js';
 import { writeHooks } from './actions/hooks.js';
@@ -66,16 +60,6 @@ const tree = createTreeView($('tree'), {
 
 // The branch map beside the tree (after the tree: its scroll listener comes second): map/panel.js.
 const { drawMap } = createMapPanel(store, { select });
-
-/** The leaf whose budget and plan are asked for: `null` while the file's leaf is followed. */
-function leafAsked() {
-  return leafAskedOf(store.get());
-}
-
-/** Draws `ctx` in the context panel, counting with the tokenizer of the settings. */
-function drawContext(ctx) {
-  renderContext($('context'), ctx, (id) => jumpTo(id), contextActions(document, { tokenizer: store.get().settings?.tokenizer, report }));
-}
 
 const problems = createProblemsPanel($('problems'), { onJump: (id) => jumpTo(id) });
 
@@ -121,78 +105,12 @@ const writes = createWrites({
 // The comparison and usage dialogs: overlays.js.
 const { markForCompare, openCompare, openUsage } = createOverlays(store, { report });
 
-// ---- The renderers: each draws one part of the state when it is set (in this order).
+// The renderers, one per part of the state, in drawing order: renderers.js.
+subscribeRenderers(store, {
+  tree, drawMap, writes, renderSession, showBudget, jumpTo, report,
+});
+
 const body = document.body;
-store.on('session', ({ session }) => {
-  if (session) renderSession(session);
-});
-store.on('rows', ({ rows, allRows }) => {
-  tree.setRows(rows);
-  const all = allRows?.n ?? 0;
-  $('tree-count').textContent = rows.length === all ? `${rows.length} rows` : `${rows.length} of ${all} rows`;
-  drawMap();
-});
-store.on('selected', ({ rows, selected }) => {
-  writes.selectionChanged(rows.at(selected) ?? null);
-  tree.setSelected(selected);
-});
-store.on(['previews', 'planRows'], () => tree.refresh());
-store.on('entry', ({ entry }) => {
-  if (entry) renderEntry($('entry'), entry);
-  else renderEntryHint($('entry'), 'Select a row to see its line in the file.');
-});
-store.on('entryRequests', ({ entryRequests: found }) => {
-  if (found) renderRequests($('entry'), found);
-});
-store.on('shown', ({ shown }) => {
-  if (!shown) return;
-  drawContext(shown.ctx);
-  $('context-leaf').textContent = shown.leafId ? `leaf ${shown.leafId}` : 'empty session';
-  body.dataset.leaf = shown.leafId ?? '';
-});
-store.on('budget', ({ budget: b }) => {
-  if (b) renderBudget($('budget'), b);
-});
-store.on('window', () => showBudget(leafAsked()).catch(report));
-store.on('settings', ({ settings, session, leafId, shown }, previous) => {
-  $('budget-window').placeholder = settings.contextWindow ? `${settings.contextWindow} (settings)` : 'auto';
-  if (!session || !leafId) return;
-  showBudget(leafAsked()).catch(report);
-  // Only the panel's counts change: draw the context on screen again, without fetching it.
-  // Until settings arrive the panel counts with o200k_base (context/actions.js).
-  const before = previous.settings?.tokenizer ?? 'o200k_base';
-  if (before !== settings.tokenizer && shown?.path === session.path) drawContext(shown.ctx);
-});
-store.on('plan', ({ plan }) => {
-  $('entry-title').textContent = plan ? 'Plan' : 'Entry';
-  if (plan) renderPlan($('plan'), plan, (text) => writes.addInstructions(text));
-  else $('plan').replaceChildren();
-  $('entry').hidden = Boolean(plan);
-  $('plan').hidden = !plan;
-  $('plan-open').hidden = Boolean(plan);
-  $('plan-close').hidden = !plan;
-});
-store.on('planStatus', ({ planStatus }) => {
-  if (planStatus) body.dataset.plan = planStatus;
-  else delete body.dataset.plan;
-});
-store.on('compareLeaf', ({ compareLeaf }) => {
-  if (!compareLeaf) return;
-  body.dataset.compareLeaf = compareLeaf;
-  $('compare-mark').textContent = `Marked ${compareLeaf} (m)`;
-  $('compare-open').disabled = false;
-});
-store.on('overlay', ({ overlay }) => {
-  if (overlay) body.dataset.compare = 'open';
-  else delete body.dataset.compare;
-});
-store.on('busy', ({ busy }) => {
-  if (busy) body.dataset.busy = 'true';
-  else delete body.dataset.busy;
-});
-store.on('reloads', ({ reloads }) => {
-  body.dataset.reloads = String(reloads);
-});
 
 /** What keys.js's actions do; `false`: the key did nothing (its default is kept). */
 const keyActions = {
