@@ -24,7 +24,7 @@ import { writeHooks } from './actions/hooks.js';
 import { perfMark } from './tree/perf.js';
 import { createSelection } from './tree/selection.js';
 import { initTreeTools } from './tree/tools.js';
-import { routeKey } from './keys.js';
+import { listenKeys } from './key-actions.js';
 import { renderLegend } from './tree/legend.js';
 import { createTreeView } from './tree/view.js';
 import { createProblemsPanel } from './problems/view.js';
@@ -110,43 +110,22 @@ subscribeRenderers(store, {
   tree, drawMap, writes, renderSession, showBudget, jumpTo, report,
 });
 
-const body = document.body;
-
-/** What keys.js's actions do; `false`: the key did nothing (its default is kept). */
-const keyActions = {
-  'write-escape': () => writes.escape(),
-  'close-screen': () => screens?.back(),
-  library: () => screens?.showLibrary(),
-  settings: () => screens?.showSettings(),
-  open: () => screens?.pick(),
-  compact: () => writes.start('compact'),
-  prune: () => writes.start('prune'),
-  navigate: () => writes.start('navigate'),
-  undo: () => writes.start('undo'),
-  edit: () => writes.start('edit'),
-  'close-plan': () => closePlan(),
-  plan: () => openPlan(),
-  mark: () => markForCompare(),
-  compare: () => openCompare(),
-  usage: () => openUsage(),
-  search: () => focusSearch(),
-  fold: (event) => foldSelected(event.key),
-  move: (event) => moveSelection(event.key),
-};
-
-// Every key goes through keys.js's table.
-document.addEventListener('keydown', (event) => {
-  const { overlay, plan, planStatus } = store.get();
-  const action = routeKey(event, {
-    screen: body.dataset.screen ?? null, // screens.js's
-    dialog: writes.isOpen() ? 'write' : overlay,
-    plan: plan != null,
-    planOpen: planStatus === 'open',
-  });
-  if (action && keyActions[action](event) !== false) event.preventDefault();
-});
-
+// The Library and Settings screens: set by start() below, before any key can arrive.
 let screens = null;
+
+// Every key, through keys.js's table: key-actions.js.
+listenKeys(store, {
+  writes,
+  screens: () => screens,
+  openPlan,
+  closePlan,
+  markForCompare,
+  openCompare,
+  openUsage,
+  focusSearch,
+  foldSelected,
+  moveSelection,
+});
 
 async function start() {
   renderLegend($('tree-legend'));
