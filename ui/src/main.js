@@ -1,14 +1,11 @@
-// Wiring only. The state lives in one store (store.js); actions (IPC calls, user input) set it,
-// and one renderer per part of it (`store.on`, below the actions) draws it. Every key goes
-// through keys.js's table; each "latest request wins" through requests.js.
-// `body[data-state]` is `loading`, then `ready` or `error`; `body[data-leaf]` names the leaf
-// whose tree and context are on screen (the end-to-end test waits on both); `body[data-reloads]`
-// counts the live reloads of the file; `body[data-plan]` is `loading`, then `open` while a
-// compaction preview is on screen.
+// The app's entry point. It creates the store and connects the modules that act on it: each
+// gets the store and the few actions of other modules it calls, so no module imports another's
+// state. The order of the calls below is the order in which the listeners are registered (the
+// map's scroll listener after the tree's own, the renderers, which the store runs in the order
+// they were added, before the keys), so it is kept as it is.
+// `body[data-state]` is `loading`, then `ready` or `error` (the end-to-end tests wait on it).
 
-import {
-  homeDir, onSessionChanged, openSession,
-} from './ipc.js';
+import { homeDir, onSessionChanged, openSession } from './ipc.js';
 import { setHome } from './paths.js';
 import { createStore } from './store.js';
 import { initialState } from './state.js';
@@ -17,23 +14,23 @@ import { createLeafLoader } from './leaf.js';
 import { createSession } from './session.js';
 import { createOverlays } from './overlays.js';
 import { subscribeRenderers } from './renderers.js';
-import { createBudgetActions } from './budget/actions.js';
-import { createPlanActions } from './plan/actions.js';
+import { listenKeys } from './key-actions.js';
+import { initScreens } from './screens.js';
 import { createWrites } from './actions/flows.js';
 import { writeHooks } from './actions/hooks.js';
+import { createBudgetActions } from './budget/actions.js';
+import { createMapPanel } from './map/panel.js';
+import { createPlanActions } from './plan/actions.js';
+import { createProblemsPanel } from './problems/view.js';
+import { renderLegend } from './tree/legend.js';
 import { perfMark } from './tree/perf.js';
 import { createSelection } from './tree/selection.js';
 import { initTreeTools } from './tree/tools.js';
-import { listenKeys } from './key-actions.js';
-import { renderLegend } from './tree/legend.js';
 import { createTreeView } from './tree/view.js';
-import { createProblemsPanel } from './problems/view.js';
-import { initScreens } from './screens.js';
-import { createMapPanel } from './map/panel.js';
 
 const $ = (id) => document.getElementById(id);
 
-// The state, all of it (state.js): the views below draw from it (`store.on`), the actions change it.
+// The state, all of it (state.js): the renderers draw from it, the actions change it.
 const store = createStore(initialState());
 
 // The selection and what is shown of the tree: tree/selection.js.
@@ -46,6 +43,7 @@ const {
   select, applyView, jumpTo, previewOf, foldSelected, moveSelection,
 } = selection;
 
+// The tree pane's virtualized rows: tree/view.js.
 const tree = createTreeView($('tree'), {
   onSelect: (index) => select(index),
   onActivate: (index) => {
@@ -61,6 +59,7 @@ const tree = createTreeView($('tree'), {
 // The branch map beside the tree (after the tree: its scroll listener comes second): map/panel.js.
 const { drawMap } = createMapPanel(store, { select });
 
+// Errors and the file's diagnostics, under the title bar: problems/view.js.
 const problems = createProblemsPanel($('problems'), { onJump: (id) => jumpTo(id) });
 
 /** Shows `err` (a CommandError) in the problems panel; `doing` names what failed. */
@@ -127,11 +126,12 @@ listenKeys(store, {
   moveSelection,
 });
 
+/** Opens the session the app was started with (or the demo), then follows the file's changes. */
 async function start() {
   renderLegend($('tree-legend'));
   store.set({ entry: null });
   // Settings read at start or saved: the budget bar's default window (a typed one wins) and
-  // the context panel's tokenizer (the `settings` renderer above).
+  // the context panel's tokenizer (renderers.js's `settings` renderer).
   screens = initScreens({ open: openAndShow, session: () => store.get().session, report, onSettings: (settings) => store.set({ settings }) });
   try {
     perfMark('open');

@@ -1,8 +1,8 @@
 // The Library and Settings screens and the Open… picker, wired to the title bar buttons; the
 // keys (`l` Library, `o` Open…, `,` Settings, Esc back to the session) are keys.js's, run by
-// main.js. A screen replaces the panes (`body[data-screen]`, styles.css), so the main screen
-// keeps its full size when closed. At start, when the demo stands in for a session nobody
-// named, the title bar offers the library's sessions (`offerLibrary`).
+// key-actions.js. A screen replaces the panes (`body[data-screen]`, styles.css), so the main
+// screen keeps its full size when closed. At start, when the demo stands in for a session
+// nobody named, the title bar offers the library's sessions (`offerLibrary`).
 
 import { getSettings, listSessions, pickSessionFile, providers, saveSettings } from './ipc.js';
 import { libraryOffer } from './library/format.js';
