@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KEYS, isTyping, layerOf, routeKey } from '../../ui/src/keys.js';
+import { KEYS, isTyping, keyState, layerOf, routeKey } from '../../ui/src/keys.js';
 
 // A stand-in target inside the elements named by `inside` (selectors such as `input`,
 // `#plan`, `button`): `closest` answers for those.
@@ -97,4 +97,18 @@ test('every action of the table is named once per layer and key', () => {
       seen.add(id);
     }
   }
+});
+
+test('keyState: the write dialog first, then an overlay; a plan held, and open once drawn', () => {
+  const app = { overlay: null, plan: null, planStatus: null };
+  assert.deepEqual(keyState(app, { screen: null, writeOpen: false }), MAIN);
+  assert.deepEqual(keyState({ ...app, overlay: 'compare' }, { screen: null, writeOpen: false }), { ...MAIN, dialog: 'compare' });
+  assert.deepEqual(keyState({ ...app, overlay: 'compare' }, { screen: null, writeOpen: true }), { ...MAIN, dialog: 'write' });
+  assert.deepEqual(keyState(app, { screen: 'library', writeOpen: false }), { ...MAIN, screen: 'library' });
+  assert.deepEqual(keyState({ ...app, planStatus: 'loading' }, { screen: null, writeOpen: false }), MAIN);
+  const plan = { entries: [] };
+  assert.deepEqual(keyState({ ...app, plan, planStatus: 'open' }, { screen: null, writeOpen: false }), { ...MAIN, plan: true, planOpen: true });
+  // Enter compacts only once the plan is on screen.
+  assert.equal(routeKey(key('Enter'), keyState({ ...app, plan, planStatus: 'open' }, { screen: null, writeOpen: false })), 'compact');
+  assert.equal(routeKey(key('Enter'), keyState({ ...app, planStatus: 'loading' }, { screen: null, writeOpen: false })), 'move');
 });

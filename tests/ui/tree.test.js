@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { STATES, gutterText, marker, rowIndex, stateClass, stateLabel } from '../../ui/src/tree/format.js';
+import {
+  STATES, gutterText, marker, rowCountText, rowIndex, stateClass, stateLabel,
+} from '../../ui/src/tree/format.js';
 import { reduceKey } from '../../ui/src/tree/keys.js';
 
 test('gutters draw guides and connectors in two-character cells, as contextree tree does', () => {
@@ -42,6 +44,12 @@ test('rows are found by id', () => {
   assert.equal(rowIndex(rows, 'b'), 1);
   assert.equal(rowIndex(rows, 'z'), -1);
   assert.equal(rowIndex(rows, null), -1);
+});
+
+test('the count line says how many rows are shown, and of how many when some are hidden', () => {
+  assert.equal(rowCountText(12, 12), '12 rows');
+  assert.equal(rowCountText(0, 0), '0 rows');
+  assert.equal(rowCountText(3, 12), '3 of 12 rows');
 });
 
 test('arrow keys move the selection within the rows', () => {

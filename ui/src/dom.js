@@ -41,3 +41,11 @@ export function dialogHead(doc, title, onClose) {
   head.append(el('h2', null, title), makeButton(doc, 'screen-button', 'Close (Esc)', { onClick: () => onClose() }));
   return head;
 }
+
+/**
+ * The page's element with this id. Typed loosely: index.html's fixed elements are inputs,
+ * selects, dialogs and buttons alike, and each module knows which it asks for.
+ * @param {string} id
+ * @returns {any}
+ */
+export const $ = (id) => document.getElementById(id);

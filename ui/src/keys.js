@@ -1,7 +1,7 @@
 // Every key of the app in one table: which key, in which layer (what is on top: a screen, a
 // dialog, or the main screen), under which condition, runs which action. One test,
 // `isTyping`, says when a key belongs to the focused element instead. Pure (node --test):
-// main.js runs the actions.
+// key-actions.js runs the actions.
 
 /** Where keys are text: every key typed there is the field's. */
 const FIELDS = 'input, select, textarea, [contenteditable]';
@@ -70,6 +70,20 @@ export function layerOf(state) {
   if (state.screen) return 'screen';
   if (state.dialog) return state.dialog;
   return 'main';
+}
+
+/**
+ * The `state` of `routeKey` from the app's state (state.js: its `overlay`, `plan` and
+ * `planStatus`), the screen on top (`body[data-screen]`, screens.js's: `library`, `settings` or
+ * null) and whether the write dialog is open (`writeOpen`).
+ */
+export function keyState({ overlay, plan, planStatus }, { screen, writeOpen }) {
+  return {
+    screen,
+    dialog: writeOpen ? 'write' : overlay,
+    plan: plan != null,
+    planOpen: planStatus === 'open',
+  };
 }
 
 /** The action of `event` in `state` (see `layerOf`), or null: the key is not the app's. */

@@ -1,367 +1,92 @@
-// Wiring only. The state lives in one store (store.js); actions (IPC calls, user input) set it,
-// and one renderer per part of it (`store.on`, below the actions) draws it. Every key goes
-// through keys.js's table; each "latest request wins" through requests.js.
-// `body[data-state]` is `loading`, then `ready` or `error`; `body[data-leaf]` names the leaf
-// whose tree and context are on screen (the end-to-end test waits on both); `body[data-reloads]`
-// counts the live reloads of the file; `body[data-plan]` is `loading`, then `open` while a
-// compaction preview is on screen.
+// The app's entry point. It creates the store and connects the modules that act on it: each
+// gets the store and the few actions of other modules it calls, so no module imports another's
+// state. The order of the calls below is the order in which the listeners are registered (the
+// map's scroll listener after the tree's own, the renderers, which the store runs in the order
+// they were added, before the keys), so it is kept as it is.
+// `body[data-state]` is `loading`, then `ready` or `error` (the end-to-end tests wait on it).
 
-import {
-  budget, compactionPreview, compactionRequests, contextView, usageReport, entryDetail, homeDir, onSessionChanged, openSession, rowPreviews, treeTable,
-} from './ipc.js';
+import { homeDir, onSessionChanged, openSession } from './ipc.js';
 import { setHome } from './paths.js';
 import { createStore } from './store.js';
-import { latestRequest, serial } from './requests.js';
-import { sessionSummary } from './entries/format.js';
-import { parseWindow } from './budget/bar.js';
-import { renderBudget } from './budget/view.js';
-import { renderContext } from './context/view.js';
-import { contextActions } from './context/actions.js';
-import { renderEntry, renderEntryHint } from './entry/view.js';
-import { planRowClasses } from './plan/format.js';
-import { renderPlan, renderRequests } from './plan/view.js';
-import { createWrites } from './actions/flows.js';
-import { FILTERS } from './tree/filter.js';
-import { foldKey } from './tree/fold.js';
-import { afterPaint, perfMark } from './tree/perf.js';
-import {
-  NO_ROWS, decodeTable, nextMatchIn, parentsIn, rowList, rowsAtLines, shownRows,
-} from './tree/table.js';
-import { reduceKey } from './tree/keys.js';
-import { routeKey } from './keys.js';
-import { renderLegend } from './tree/legend.js';
-import { ROW_HEIGHT, createTreeView } from './tree/view.js';
-import { looksUnreadable, problemsSummary } from './problems/format.js';
-import { createProblemsPanel } from './problems/view.js';
+import { initialState } from './state.js';
+import { serial } from './requests.js';
+import { createLeafLoader } from './leaf.js';
+import { createSession } from './session.js';
+import { createOverlays } from './overlays.js';
+import { subscribeRenderers } from './renderers.js';
+import { listenKeys } from './key-actions.js';
 import { initScreens } from './screens.js';
-import { dialectChoices, ruleSetText } from './settings/model.js';
-import { compareContexts } from './compare/align.js';
-import { createMap } from './map/view.js';
-import { renderUsage } from './usage/view.js';
-import { renderCompare } from './compare/view.js';
+import { createWrites } from './actions/flows.js';
+import { writeHooks } from './actions/hooks.js';
+import { createBudgetActions } from './budget/actions.js';
+import { createMapPanel } from './map/panel.js';
+import { createPlanActions } from './plan/actions.js';
+import { createProblemsPanel } from './problems/view.js';
+import { renderLegend } from './tree/legend.js';
+import { perfMark } from './tree/perf.js';
+import { createSelection } from './tree/selection.js';
+import { initTreeTools } from './tree/tools.js';
+import { createTreeView } from './tree/view.js';
+import { $ } from './dom.js';
 
-/**
- * The element with this id; typed loosely: the page's fixed elements (index.html) are inputs,
- * selects and buttons alike.
- * @param {string} id
- * @returns {any}
- */
-const $ = (id) => document.getElementById(id);
 
-// The state, all of it: the views below draw from it (`store.on`), the actions change it.
-// `session`: the open session; `allRows`: every row of the leaf's tree (tree/table.js's
-// columns); `rows`: the ones shown (filter and search), a `rowList` over them; `selected`: an
-// index into `rows`. `followFile`: the leaf is the file's own, and follows it when an agent
-// appends. `folded`: ids whose subtrees are hidden (← / →); `parents`: ids that have children.
-// `previews`: the rows' first lines fetched so far (a cache, filled as answers arrive).
-// `entry`: the selected entry's detail (null: the hint), `entryRequests` what a selected
-// compaction summarized. `shown`: the context drawn, `{ path, requested, leafId, ctx }`
-// (`requested`: the leaf asked for, `null` for the file's leaf). `plan`: the compaction
-// preview on screen, `planStatus` `loading` / `open` / null, `planRows` the rows it outlines.
-// `budget`: the bar's numbers; `window`: a window typed in the bar; `settings`: the app's.
-// `compareLeaf`: the leaf marked for a comparison; `overlay`: `compare` while the side-by-side
-// or usage dialog is up. `busy`: a leaf is loading; `reloads`: live reloads so far.
-const store = createStore({
-  session: null, allRows: null, rows: NO_ROWS, leafId: null, followFile: true, selected: -1,
-  folded: new Set(), parents: parentsIn(null), previews: new Map(),
-  view: { filter: 'all', showMetadata: false, query: '' }, window: null, settings: null, budget: null,
-  entry: null, entryRequests: null, shown: null,
-  plan: null, planStatus: null, planRows: new Map(),
-  compareLeaf: null, overlay: null, busy: false, reloads: 0,
+// The state, all of it (state.js): the renderers draw from it, the actions change it.
+const store = createStore(initialState());
+
+// The selection and what is shown of the tree: tree/selection.js.
+const selection = createSelection(store, {
+  report,
+  pageRows: () => tree.pageRows(),
+  showLeaf: (leafId, selectId) => showLeaf(leafId, selectId),
 });
+const {
+  select, applyView, jumpTo, previewOf, foldSelected, moveSelection,
+} = selection;
 
+// The tree pane's virtualized rows: tree/view.js.
 const tree = createTreeView($('tree'), {
   onSelect: (index) => select(index),
   onActivate: (index) => {
     const id = store.get().rows.id(index);
     if (id != null) showLeaf(id, id);
   },
-  onRange: fetchPreviews,
+  onRange: selection.fetchPreviews,
   preview: (id) => store.get().previews.get(id),
   isFolded: (id) => store.get().folded.has(id),
   rowClass: (id) => store.get().planRows.get(id),
 });
 
-// Each "latest request wins" (requests.js): an answer overtaken by a newer request is dropped.
-const entryRequests = latestRequest();
-const budgetRequests = latestRequest();
-const leafRequests = latestRequest();
-const planRequests = latestRequest();
+// The branch map beside the tree (after the tree: its scroll listener comes second): map/panel.js.
+const { drawMap } = createMapPanel(store, { select });
 
-function fetchPreviews(ids) {
-  const { previews } = store.get();
-  const missing = ids.filter((id) => !previews.has(id));
-  if (missing.length === 0) return;
-  for (const id of missing) previews.set(id, '');
-  rowPreviews(missing)
-    .then((list) => {
-      for (const { id, text } of list) previews.set(id, text);
-      // Drawn unless the cache was dropped meanwhile (the file changed).
-      if (store.get().previews === previews) store.set({ previews });
-    })
-    .catch(report);
-}
-
-const previewOf = (id) => store.get().previews.get(id) ?? '';
-
-function selectedId() {
-  const { rows, selected } = store.get();
-  return rows.id(selected);
-}
-
-function select(index) {
-  const row = store.get().rows.at(index);
-  if (!row) return;
-  store.set({ selected: index });
-  const current = entryRequests.begin();
-  entryDetail(row.id)
-    .then(async (detail) => {
-      if (!current()) return;
-      store.set({ entry: detail });
-      // A compaction: the requests it summarized, checked against its summary.
-      if (detail.entryType === 'compaction') {
-        const found = await compactionRequests(row.id);
-        if (current()) store.set({ entryRequests: found });
-      }
-    })
-    .catch(report);
-}
-
-// The branch map beside the tree: the same shown rows, the tree's window as a band.
-const map = createMap($('map'), {
-  onJump: (k) => select(k),
-  onScroll: (k) => {
-    $('tree').scrollTop = Math.max(0, k * ROW_HEIGHT - $('tree').clientHeight / 2);
-  },
-});
-function drawMap() {
-  const { allRows, rows } = store.get();
-  if (!allRows) return;
-  const first = Math.floor($('tree').scrollTop / ROW_HEIGHT);
-  map.draw(allRows, rows, first, first + Math.ceil($('tree').clientHeight / ROW_HEIGHT));
-}
-let mapFrame = 0;
-$('tree').addEventListener('scroll', () => {
-  if (!mapFrame) mapFrame = requestAnimationFrame(() => {
-    mapFrame = 0;
-    drawMap();
-  });
-});
-
-/** Recomputes the rows shown from `allRows`, keeping `keepId` (default: the selection) selected. */
-function applyView(keepId = selectedId()) {
-  const { allRows, view, leafId, folded } = store.get();
-  const keep = new Set([leafId, keepId].filter(Boolean));
-  const rows = rowList(allRows, allRows && shownRows(allRows, view, folded, keep, previewOf));
-  const index = rows.find(keepId);
-  store.set({ rows, selected: -1 });
-  if (index >= 0) select(index);
-}
-
-/** The leaf whose budget and plan are asked for: `null` while the file's leaf is followed. */
-function leafAsked() {
-  const { followFile, leafId } = store.get();
-  return followFile ? null : leafId;
-}
-
-/** Fetches the bar of `leafId` into the store; an answer overtaken by a newer request is dropped. */
-function showBudget(leafId) {
-  const current = budgetRequests.begin();
-  const { window: typed, settings } = store.get();
-  return budget(leafId, typed ?? settings?.contextWindow ?? null).then((b) => {
-    if (current()) store.set({ budget: b });
-  });
-}
-
-/**
- * Makes `leafId` the leaf (`null`: the file's leaf), then selects `selectId` (default: the leaf).
- * Resolves to whether it worked (errors are reported in the status line).
- */
-async function showLeaf(leafId, selectId = null) {
-  return (await loadLeaf(leafId, selectId)).ok;
-}
-
-/** The drawn context of `leafId` (`null`: the file's leaf) when it is the one on screen. */
-function contextShown(leafId) {
-  const { shown, session } = store.get();
-  if (!shown || shown.path !== session?.file) return null;
-  return (leafId == null ? shown.requested == null : shown.leafId === leafId) ? shown.ctx : null;
-}
-
-/** `showLeaf`, resolving to `{ ok, ctx }`: `ctx` is the context drawn, `null` when overtaken. */
-async function loadLeaf(leafId, selectId = null) {
-  // A newer call (another leaf chosen meanwhile) wins: this one stops at its next answer.
-  const current = leafRequests.begin();
-  store.set({ busy: true });
-  try {
-    // The tree first, alone (on two cores the context and the bar would slow it down), drawn as
-    // soon as its rows arrive; then the context and the bar.
-    perfMark('tree-request');
-    const data = await treeTable(leafId);
-    if (!current()) return { ok: true, ctx: null };
-    perfMark('tree-data');
-    const view = decodeTable(data);
-    perfMark('tree-decoded');
-    document.body.dataset.perfTreeBackend = `${view.backendMs.prepare}/${view.backendMs.encode}`;
-    store.set({
-      allRows: view, parents: parentsIn(view), leafId: view.leafId, followFile: leafId == null,
-    });
-    problems.setRows(rowsAtLines(view, (store.get().session?.diagnostics ?? []).map((d) => d.line)));
-    applyView(selectId ?? view.leafId);
-    perfMark('tree-applied');
-    // Let the tree be painted before the (possibly long) context is laid out.
-    await afterPaint();
-    perfMark('tree-painted');
-    const [ctx] = await Promise.all([contextView(leafId), showBudget(leafId)]);
-    if (!current()) return { ok: true, ctx: null };
-    perfMark('context-data');
-    store.set({ shown: { path: store.get().session?.file, requested: leafId, leafId: view.leafId, ctx } });
-    perfMark('context-shown');
-    if (store.get().plan) openPlan();
-    return { ok: true, ctx };
-  } catch (err) {
-    report(err);
-    return { ok: false, ctx: null };
-  } finally {
-    if (current()) store.set({ busy: false });
-  }
-}
-
-/** Draws `ctx` in the context panel, counting with the tokenizer of the settings. */
-function drawContext(ctx) {
-  renderContext($('context'), ctx, (id) => jumpTo(id), contextActions(document, { tokenizer: store.get().settings?.tokenizer, report }));
-}
-
-/** Shows the compaction preview of the current leaf in the PLAN panel; dashes the rows it changes. */
-async function openPlan() {
-  const current = planRequests.begin();
-  store.set({ planStatus: 'loading' });
-  try {
-    const plan = await compactionPreview(leafAsked());
-    if (!current()) return;
-    store.set({ plan, planRows: planRowClasses(plan), planStatus: 'open' });
-  } catch (err) {
-    if (current()) store.set({ planStatus: null });
-    report(err);
-  }
-}
-
-/** Back to the entry pane; the dashed outlines go. */
-function closePlan() {
-  planRequests.drop();
-  store.set({ plan: null, planRows: new Map(), planStatus: null });
-}
-
-/** Selects the row of entry `id`, showing it even when the filter hides it. */
-function jumpTo(id) {
-  const index = store.get().rows.find(id);
-  if (index < 0) applyView(id);
-  else select(index);
-}
-
+// Errors and the file's diagnostics, under the title bar: problems/view.js.
 const problems = createProblemsPanel($('problems'), { onJump: (id) => jumpTo(id) });
-$('session-diagnostics').addEventListener('click', () => problems.toggle());
 
 /** Shows `err` (a CommandError) in the problems panel; `doing` names what failed. */
 function report(err, doing = null) {
   problems.showError(err, doing);
 }
 
-/** The title bar's rule-set switch: detect, or one of the backend's rule sets; a change re-opens the file. */
-function renderRuleSwitch(session) {
-  const sw = $('session-rules');
-  if (!sw.options.length) {
-    for (const c of dialectChoices(session.ruleSets)) {
-      const o = document.createElement('option');
-      o.value = c.id;
-      o.textContent = c.id === '' ? 'rules: detect' : c.label;
-      sw.append(o);
-    }
-    sw.addEventListener('change', () => {
-      const { session: open } = store.get();
-      if (open) openAndShow(open.file, sw.value || null);
-    });
-  }
-  sw.value = session.requested ?? '';
-  sw.hidden = false;
-}
+// The tree's tools (search, filter, metadata): tree/tools.js.
+const { focusSearch } = initTreeTools(store, { applyView, select, previewOf });
 
-function renderSession(session) {
-  document.title = `${session.fileName} · contextree`;
-  $('session-file').textContent = session.fileName;
-  $('session-file').title = session.file;
-  const rules = ruleSetText(session);
-  $('session-dialect').textContent = rules.label;
-  $('session-dialect').title = rules.title;
-  $('session-dialect').hidden = false;
-  renderRuleSwitch(session);
-  $('session-summary').textContent = sessionSummary(session);
-  $('session-diagnostics').textContent = problemsSummary(session.diagnostics);
-  $('session-diagnostics').hidden = session.diagnostics.length === 0;
-  problems.setSession(session);
-}
+// The budget bar's requests and window field: budget/actions.js.
+const { showBudget } = createBudgetActions(store);
 
-/** The file changed on disk: show the new rows, keeping the selected entry and the leaf. */
-async function reload(session) {
-  // A watcher's last event can arrive after another file was opened.
-  if (store.get().session && session.file !== store.get().session.file) return;
-  const { followFile, leafId } = store.get();
-  const keep = selectedId();
-  store.set({ session, previews: new Map() });
-  // A leaf that is gone (the file was rewritten) falls back to the file's leaf.
-  if (!(await showLeaf(followFile ? null : leafId, keep)) && !followFile) await showLeaf(null, keep);
-  store.set({ reloads: store.get().reloads + 1 });
-}
+// The compaction preview's PLAN panel: plan/actions.js.
+const { openPlan, closePlan } = createPlanActions(store, { report });
 
-// Search: `/` opens it, typing filters, Enter goes to the next match, Esc closes it.
-const search = $('tree-search');
-search.addEventListener('input', () => {
-  store.set({ view: { ...store.get().view, query: search.value } });
-  applyView();
-});
-search.addEventListener('keydown', (event) => {
-  if (event.key === 'Enter') {
-    event.preventDefault();
-    const { rows, selected, view } = store.get();
-    const next = nextMatchIn(rows, view.query, selected, previewOf, event.shiftKey ? -1 : 1);
-    if (next >= 0) select(next);
-  } else if (event.key === 'Escape') {
-    event.preventDefault();
-    search.value = '';
-    store.set({ view: { ...store.get().view, query: '' } });
-    applyView();
-    $('tree').focus();
-  }
+// Making a leaf the one on screen (tree, context, budget): leaf.js.
+const { showLeaf, loadLeaf } = createLeafLoader(store, {
+  problems, applyView, showBudget, openPlan, report,
 });
 
-for (const { id, label } of FILTERS) {
-  const option = document.createElement('option');
-  option.value = id;
-  option.textContent = label;
-  $('tree-filter').append(option);
-}
-$('tree-filter').addEventListener('change', (event) => {
-  store.set({ view: { ...store.get().view, filter: event.target.value } });
-  applyView();
+// Opening and reloading the session, and the title bar: session.js.
+const {
+  renderSession, showSession, openAndShow, reload,
+} = createSession(store, {
+  problems, showLeaf, closePlan, report,
 });
-$('tree-metadata').addEventListener('change', (event) => {
-  store.set({ view: { ...store.get().view, showMetadata: event.target.checked } });
-  applyView();
-});
-function applyWindow() {
-  const input = $('budget-window');
-  const window = parseWindow(input.value);
-  if (window == null) input.value = '';
-  if (window === store.get().window) return;
-  store.set({ window });
-}
-$('budget-window').addEventListener('change', applyWindow);
-$('budget-window').addEventListener('keydown', (event) => {
-  if (event.key === 'Enter') applyWindow();
-});
-
-$('plan-open').addEventListener('click', () => openPlan());
-$('plan-close').addEventListener('click', () => closePlan());
 
 // Live reloads and the view after a write, one at a time: a reload that starts while a write's
 // refresh runs would otherwise put back the selection from before the write.
@@ -371,234 +96,42 @@ const oneAtATime = serial(report);
 const writes = createWrites({
   dialog: $('write-dialog'),
   bar: $('write-actions'),
-  hooks: {
-    current: () => {
-      const s = store.get();
-      return { session: s.session, leafId: s.leafId, followFile: s.followFile, row: s.rows.at(s.selected) ?? null, plan: s.plan };
-    },
-    markRows: (map) => store.set({ planRows: map ?? planRowClasses(store.get().plan) }),
-    written: (session, { leafId, selectId }) => oneAtATime(async () => {
-      if (store.get().plan) closePlan();
-      store.set({ session, previews: new Map() });
-      return (await loadLeaf(leafId, selectId)).ctx;
-    }),
-    reload: async () => {
-      const { session } = store.get();
-      // Keep a dialect forced in the settings; a detected one is detected again.
-      if (session) await openAndShow(session.file, session.requested ?? null);
-    },
-    openPlan: () => openPlan(),
-    contextShown: (leafId) => contextShown(leafId),
-    report: (err) => report(err),
-  },
+  hooks: writeHooks(store, {
+    loadLeaf, openAndShow, openPlan, closePlan, oneAtATime, report,
+  }),
 });
 
-/** `m`: remember the shown leaf as side A of a comparison. */
-function markForCompare() {
-  const leafId = store.get().shown?.leafId || null;
-  if (leafId) store.set({ compareLeaf: leafId });
-}
+// The comparison and usage dialogs: overlays.js.
+const { markForCompare, openCompare, openUsage } = createOverlays(store, { report });
 
-/** Shows `dialog` (drawn by `render(dialog)`) as the comparison or usage overlay. */
-function showOverlay(dialog, render) {
-  render(dialog);
-  store.set({ overlay: 'compare' });
-  dialog.addEventListener('close', () => store.set({ overlay: null }), { once: true });
-}
-
-/** `=`: the marked leaf's context (A) beside the shown leaf's (B). */
-async function openCompare() {
-  const left = store.get().compareLeaf;
-  const right = store.get().shown?.leafId || null;
-  if (!left) return;
-  try {
-    const [a, b] = await Promise.all([contextView(left), contextView(right)]);
-    showOverlay($('compare-dialog'), (dialog) => renderCompare(dialog, compareContexts(a, b), a.leafId, b.leafId, () => dialog.close()));
-  } catch (err) {
-    report(err, 'comparing two leaves');
-  }
-}
-
-/** `$`: what the session cost, as the agents recorded it. */
-async function openUsage() {
-  try {
-    const usage = await usageReport();
-    showOverlay($('usage-dialog'), (dialog) => renderUsage(dialog, usage, () => dialog.close()));
-  } catch (err) {
-    report(err, 'summing the usage');
-  }
-}
-$('show-usage').addEventListener('click', openUsage);
-
-$('compare-mark').addEventListener('click', markForCompare);
-$('compare-open').addEventListener('click', openCompare);
-
-// ---- The renderers: each draws one part of the state when it is set (in this order).
-const body = document.body;
-store.on('session', ({ session }) => {
-  if (session) renderSession(session);
-});
-store.on('rows', ({ rows, allRows }) => {
-  tree.setRows(rows);
-  const all = allRows?.n ?? 0;
-  $('tree-count').textContent = rows.length === all ? `${rows.length} rows` : `${rows.length} of ${all} rows`;
-  drawMap();
-});
-store.on('selected', ({ rows, selected }) => {
-  writes.selectionChanged(rows.at(selected) ?? null);
-  tree.setSelected(selected);
-});
-store.on(['previews', 'planRows'], () => tree.refresh());
-store.on('entry', ({ entry }) => {
-  if (entry) renderEntry($('entry'), entry);
-  else renderEntryHint($('entry'), 'Select a row to see its line in the file.');
-});
-store.on('entryRequests', ({ entryRequests: found }) => {
-  if (found) renderRequests($('entry'), found);
-});
-store.on('shown', ({ shown }) => {
-  if (!shown) return;
-  drawContext(shown.ctx);
-  $('context-leaf').textContent = shown.leafId ? `leaf ${shown.leafId}` : 'empty session';
-  body.dataset.leaf = shown.leafId ?? '';
-});
-store.on('budget', ({ budget: b }) => {
-  if (b) renderBudget($('budget'), b);
-});
-store.on('window', () => showBudget(leafAsked()).catch(report));
-store.on('settings', ({ settings, session, leafId, shown }, previous) => {
-  $('budget-window').placeholder = settings.contextWindow ? `${settings.contextWindow} (settings)` : 'auto';
-  if (!session || !leafId) return;
-  showBudget(leafAsked()).catch(report);
-  // Only the panel's counts change: draw the context on screen again, without fetching it.
-  // Until settings arrive the panel counts with o200k_base (context/actions.js).
-  const before = previous.settings?.tokenizer ?? 'o200k_base';
-  if (before !== settings.tokenizer && shown?.path === session.file) drawContext(shown.ctx);
-});
-store.on('plan', ({ plan }) => {
-  $('entry-title').textContent = plan ? 'Plan' : 'Entry';
-  if (plan) renderPlan($('plan'), plan, (text) => writes.addInstructions(text));
-  else $('plan').replaceChildren();
-  $('entry').hidden = Boolean(plan);
-  $('plan').hidden = !plan;
-  $('plan-open').hidden = Boolean(plan);
-  $('plan-close').hidden = !plan;
-});
-store.on('planStatus', ({ planStatus }) => {
-  if (planStatus) body.dataset.plan = planStatus;
-  else delete body.dataset.plan;
-});
-store.on('compareLeaf', ({ compareLeaf }) => {
-  if (!compareLeaf) return;
-  body.dataset.compareLeaf = compareLeaf;
-  $('compare-mark').textContent = `Marked ${compareLeaf} (m)`;
-  $('compare-open').disabled = false;
-});
-store.on('overlay', ({ overlay }) => {
-  if (overlay) body.dataset.compare = 'open';
-  else delete body.dataset.compare;
-});
-store.on('busy', ({ busy }) => {
-  if (busy) body.dataset.busy = 'true';
-  else delete body.dataset.busy;
-});
-store.on('reloads', ({ reloads }) => {
-  body.dataset.reloads = String(reloads);
+// The renderers, one per part of the state, in drawing order: renderers.js.
+subscribeRenderers(store, {
+  tree, drawMap, writes, renderSession, showBudget, jumpTo, report,
 });
 
-/** ← / →: fold or unfold the selected row, or go to its parent; `false` when it does nothing. */
-function foldSelected(key) {
-  const { selected, rows, folded, parents } = store.get();
-  const fold = foldKey(rows.at(selected), key, folded, parents);
-  if (!fold) return false;
-  if (fold.select) return jumpTo(fold.select);
-  const next = new Set(folded);
-  if (fold.fold) next.add(fold.fold);
-  else next.delete(fold.unfold);
-  store.set({ folded: next });
-  return applyView();
-}
-
-/** The tree's moves (tree/keys.js), Enter (make the row the leaf) and `g` (the file's leaf). */
-function moveSelection(key) {
-  const { selected, rows } = store.get();
-  const next = reduceKey({ selected, rowCount: rows.length, pageRows: tree.pageRows() }, key);
-  if (!next) return false;
-  if (next.command === 'select-leaf') showLeaf(rows.id(next.selected), rows.id(next.selected));
-  else if (next.command === 'file-leaf') showLeaf(null);
-  else if (next.selected !== selected) select(next.selected);
-  return true;
-}
-
-/** What keys.js's actions do; `false`: the key did nothing (its default is kept). */
-const keyActions = {
-  'write-escape': () => writes.escape(),
-  'close-screen': () => screens?.back(),
-  library: () => screens?.showLibrary(),
-  settings: () => screens?.showSettings(),
-  open: () => screens?.pick(),
-  compact: () => writes.start('compact'),
-  prune: () => writes.start('prune'),
-  navigate: () => writes.start('navigate'),
-  undo: () => writes.start('undo'),
-  edit: () => writes.start('edit'),
-  'close-plan': () => closePlan(),
-  plan: () => openPlan(),
-  mark: () => markForCompare(),
-  compare: () => openCompare(),
-  usage: () => openUsage(),
-  search: () => {
-    search.focus();
-    search.select();
-  },
-  fold: (event) => foldSelected(event.key),
-  move: (event) => moveSelection(event.key),
-};
-
-// Every key goes through keys.js's table.
-document.addEventListener('keydown', (event) => {
-  const { overlay, plan, planStatus } = store.get();
-  const action = routeKey(event, {
-    screen: body.dataset.screen ?? null, // screens.js's
-    dialog: writes.isOpen() ? 'write' : overlay,
-    plan: plan != null,
-    planOpen: planStatus === 'open',
-  });
-  if (action && keyActions[action](event) !== false) event.preventDefault();
-});
-
-/**
- * Shows a just opened session from the file's leaf: tree, context, budget, selection, folds,
- * plan and problems start over. Resolves to whether the tree could be shown.
- */
-function showSession(session) {
-  if (store.get().plan) closePlan();
-  problems.close();
-  store.set({
-    session, previews: new Map(), folded: new Set(), selected: -1, leafId: null, followFile: true, entry: null,
-  });
-  // A file that reads as no session at all says why at once.
-  if (looksUnreadable(session)) problems.open();
-  return showLeaf(null);
-}
-
-/** Opens `path` (`dialect`: forced rules) in place of the open session (Library, Open…, Settings). */
-async function openAndShow(path, dialect = null) {
-  try {
-    return await showSession(await openSession(path, dialect));
-  } catch (err) {
-    report(err, `Opening ${path}`);
-    return false;
-  }
-}
-
+// The Library and Settings screens: set by start() below, before any key can arrive.
 let screens = null;
 
+// Every key, through keys.js's table: key-actions.js.
+listenKeys(store, {
+  writes,
+  screens: () => screens,
+  openPlan,
+  closePlan,
+  markForCompare,
+  openCompare,
+  openUsage,
+  focusSearch,
+  foldSelected,
+  moveSelection,
+});
+
+/** Opens the session the app was started with (or the demo), then follows the file's changes. */
 async function start() {
   renderLegend($('tree-legend'));
   store.set({ entry: null });
   // Settings read at start or saved: the budget bar's default window (a typed one wins) and
-  // the context panel's tokenizer (the `settings` renderer above).
+  // the context panel's tokenizer (renderers.js's `settings` renderer).
   screens = initScreens({ open: openAndShow, session: () => store.get().session, report, onSettings: (settings) => store.set({ settings }) });
   try {
     perfMark('open');

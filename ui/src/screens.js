@@ -1,14 +1,15 @@
 // The Library and Settings screens and the Open… picker, wired to the title bar buttons; the
 // keys (`l` Library, `o` Open…, `,` Settings, Esc back to the session) are keys.js's, run by
-// main.js. A screen replaces the panes (`body[data-screen]`, styles.css), so the main screen
-// keeps its full size when closed. At start, when the demo stands in for a session nobody
-// named, the title bar offers the library's sessions (`offerLibrary`).
+// key-actions.js. A screen replaces the panes (`body[data-screen]`, styles.css), so the main
+// screen keeps its full size when closed. At start, when the demo stands in for a session
+// nobody named, the title bar offers the library's sessions (`offerLibrary`).
 
 import { getSettings, listSessions, pickSessionFile, providers, saveSettings } from './ipc.js';
 import { libraryOffer } from './library/format.js';
 import { createLibraryView } from './library/view.js';
 import { applyTheme, createSettingsView } from './settings/view.js';
 import { afterPaint } from './tree/perf.js';
+import { $ } from './dom.js';
 
 /**
  * `open(path, dialect)` opens a session and shows it (resolves to whether it worked);
@@ -16,7 +17,6 @@ import { afterPaint } from './tree/perf.js';
  * shows an error; `onSettings(settings)` gets the settings when read at start and when saved.
  */
 export function initScreens({ open, session, report, onSettings }) {
-  const $ = (id) => document.getElementById(id);
   const body = document.body;
   const offer = $('library-offer');
   // Set once the user went on (the library shown, another session opened): no offer after.

@@ -1,5 +1,5 @@
 // The app's state: a plain object, changed only through `set`, watched with `subscribe` / `on`.
-// The views draw from it: main.js registers one renderer per part of the state.
+// The views draw from it: renderers.js registers one renderer per part of the state.
 // No DOM, no IPC (tested by node --test).
 
 /**

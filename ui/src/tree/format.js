@@ -51,3 +51,8 @@ export function rowIndex(rows, id) {
   if (id == null) return -1;
   return rows.findIndex((row) => row.id === id);
 }
+
+/** The tree's count line: `shown` rows of `all` (`12 rows` when nothing is hidden). */
+export function rowCountText(shown, all) {
+  return shown === all ? `${shown} rows` : `${shown} of ${all} rows`;
+}

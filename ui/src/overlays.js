@@ -1,0 +1,59 @@
+// The two read-only dialogs over the main screen: two leaves' contexts side by side (`m` marks
+// a leaf, `=` compares) and the recorded usage (`$`). They share one overlay state, so that
+// while either is up the main screen's keys stay off (keys.js's `compare` layer).
+
+import { contextView, usageReport } from './ipc.js';
+import { compareContexts } from './compare/align.js';
+import { renderCompare } from './compare/view.js';
+import { renderUsage } from './usage/view.js';
+import { $ } from './dom.js';
+
+/**
+ * Wires `#compare-mark`, `#compare-open` and `#show-usage` to `store` (`compareLeaf`,
+ * `overlay`); `report(err, doing)` shows an error. Returns `{ markForCompare, openCompare,
+ * openUsage }` (the `m`, `=` and `$` keys).
+ */
+export function createOverlays(store, { report }) {
+
+  /** `m`: remember the shown leaf as side A of a comparison. */
+  function markForCompare() {
+    const leafId = store.get().shown?.leafId || null;
+    if (leafId) store.set({ compareLeaf: leafId });
+  }
+
+  /** Shows `dialog` (drawn by `render(dialog)`) as the comparison or usage overlay. */
+  function showOverlay(dialog, render) {
+    render(dialog);
+    store.set({ overlay: 'compare' });
+    dialog.addEventListener('close', () => store.set({ overlay: null }), { once: true });
+  }
+
+  /** `=`: the marked leaf's context (A) beside the shown leaf's (B). */
+  async function openCompare() {
+    const left = store.get().compareLeaf;
+    const right = store.get().shown?.leafId || null;
+    if (!left) return;
+    try {
+      const [a, b] = await Promise.all([contextView(left), contextView(right)]);
+      showOverlay($('compare-dialog'), (dialog) => renderCompare(dialog, compareContexts(a, b), a.leafId, b.leafId, () => dialog.close()));
+    } catch (err) {
+      report(err, 'comparing two leaves');
+    }
+  }
+
+  /** `$`: what the session cost, as the agents recorded it. */
+  async function openUsage() {
+    try {
+      const usage = await usageReport();
+      showOverlay($('usage-dialog'), (dialog) => renderUsage(dialog, usage, () => dialog.close()));
+    } catch (err) {
+      report(err, 'summing the usage');
+    }
+  }
+  $('show-usage').addEventListener('click', openUsage);
+
+  $('compare-mark').addEventListener('click', markForCompare);
+  $('compare-open').addEventListener('click', openCompare);
+
+  return { markForCompare, openCompare, openUsage };
+}
