@@ -53,16 +53,16 @@ test('a session is titled by its name, else its first request, else its file', (
   assert.equal(entryCount(0), '0 entries');
 });
 
-// The shape of `list_sessions` (src-tauri/src/commands/library.rs), out of order on purpose.
+// The shape of `list_sessions` (the read layer's LibraryReport: crates/contextree-read/src/library.rs), out of order on purpose.
 function library() {
   const s = (path, modifiedMs, extra = {}) => ({
     path, fileName: path.split('/').pop(), dialect: 'pi', size: 10, entryCount: 2, id: null,
     cwd: null, name: null, firstRequest: null, modifiedMs, modified: null, created: null, valid: true, ...extra,
   });
   return [
-    { path: '/home/u/old', certain: true, lastActivityMs: 100, sessions: [s('/r/old/1.jsonl', 100, { firstRequest: 'Write the README' })] },
+    { project: '/home/u/old', certain: true, lastActivityMs: 100, sessions: [s('/r/old/1.jsonl', 100, { firstRequest: 'Write the README' })] },
     {
-      path: '/home/u/app', certain: true, lastActivityMs: 900,
+      project: '/home/u/app', certain: true, lastActivityMs: 900,
       sessions: [
         s('/r/app/a.jsonl', 300, { name: 'Parser work', dialect: 'omp' }),
         s('/r/app/b.jsonl', 900, { firstRequest: 'Fix the PARSER crash in lexer.rs' }),
@@ -74,7 +74,7 @@ function library() {
 
 test('projects and their sessions come newest first; unknown times last', () => {
   const shown = filterLibrary(library(), '');
-  assert.deepEqual(shown.map((p) => p.path), ['/home/u/app', '/home/u/old']);
+  assert.deepEqual(shown.map((p) => p.project), ['/home/u/app', '/home/u/old']);
   assert.deepEqual(sessionOrder(shown), ['/r/app/b.jsonl', '/r/app/a.jsonl', '/r/app/c.jsonl', '/r/old/1.jsonl']);
   assert.deepEqual(libraryCounts(shown), { projects: 2, sessions: 4 });
 });

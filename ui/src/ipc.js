@@ -166,10 +166,10 @@ export const prune = (leafId = null) => call('prune', { leafId });
 // ---- Library, Open…, settings.
 
 /**
- * Every pi / omp session found: `{ roots: [{ path, dialect, origin, exists, sessionCount }],
- * projects: [{ path, source, certain, folders, lastActivityMs, sessions: [{ path, fileName,
- * dialect, size, entryCount, id, cwd, name, firstRequest, modifiedMs, modified, created,
- * valid }] }], sessionCount, warnings }`; `search` keeps the sessions containing every word.
+ * Every pi / omp session found: the read layer's `LibraryReport` (`contextree sessions
+ * --json`); `search` keeps the sessions containing every word.
+ * @param {string | null} [search]
+ * @returns {Promise<import('./generated/reports').LibraryReport>}
  */
 export const listSessions = (search = null) => call('list_sessions', { search });
 

@@ -14,6 +14,7 @@ use crate::budget::BudgetReport;
 use crate::context::{ContextReport, LlmRow, MessageRow};
 use crate::drops::DropsReport;
 use crate::entry::EntryReport;
+use crate::library::LibraryReport;
 use crate::rule_sets::RuleSetRow;
 use crate::session::SessionReport;
 use crate::usage::UsageReport;
@@ -33,6 +34,7 @@ pub fn declarations() -> String {
     out.visit::<UsageReport<'static>>();
     out.visit::<contextree_core::spend::Record>();
     out.visit::<DropsReport<'static>>();
+    out.visit::<LibraryReport>();
     out.visit::<contextree_core::drops::Request>();
     // Behind `Rows` (their fields say `Array<…>`).
     out.visit::<MessageRow<'static>>();

@@ -9,7 +9,8 @@
 //! Views: [`session::SessionReport`] (an opened file), [`context::ContextReport`] (what the
 //! model receives from a leaf), [`budget::BudgetReport`] (how full it is),
 //! [`entry::EntryReport`] (one entry's line), [`usage::UsageReport`] (what it cost),
-//! [`drops::DropsReport`] (what a compaction summarizes and may lose), [`rule_sets::RuleSetRow`] (the rules contextree
+//! [`drops::DropsReport`] (what a compaction summarizes and may lose), [`library::LibraryReport`]
+//! (every session on the machine), [`rule_sets::RuleSetRow`] (the rules contextree
 //! knows).
 
 #![warn(missing_docs, unreachable_pub)]
@@ -19,6 +20,7 @@ pub mod context;
 pub mod contract;
 pub mod drops;
 pub mod entry;
+pub mod library;
 pub mod rule_sets;
 pub mod session;
 pub mod usage;
@@ -29,6 +31,7 @@ pub use budget::BudgetReport;
 pub use context::{ContextOptions, ContextReport};
 pub use drops::{DropsReport, Summarized};
 pub use entry::EntryReport;
+pub use library::LibraryReport;
 pub use rows::{Ordered, Rows};
 pub use rule_sets::{rule_sets, RuleSetRow};
 pub use session::SessionReport;

@@ -404,6 +404,24 @@ migrated: boolean,
  */
 diagnostics: Array<Diagnostic>, };
 
+export type LibraryReport = { 
+/**
+ * The folders looked in, found or not.
+ */
+roots: Array<RootReport>, 
+/**
+ * Number of sessions listed.
+ */
+sessionCount: number, 
+/**
+ * Projects, the one with the newest session first.
+ */
+projects: Array<ProjectReport>, 
+/**
+ * Folders or files that could not be read.
+ */
+warnings: Array<string>, };
+
 export type LlmRow = { 
 /**
  * Its place among the LLM messages.
@@ -574,6 +592,39 @@ provider: string | null,
  */
 modelId: string | null, };
 
+export type ProjectReport = { 
+/**
+ * The project's folder.
+ */
+project: string, 
+/**
+ * How it was found: `header` (a session's cwd), `folder` (the folder name decoded to an
+ * existing folder), `header-mismatch`, `guess` (dashes read as slashes), `folder-name`.
+ */
+source: ProjectSource, 
+/**
+ * False when the path is only a guess from the folder name.
+ */
+certain: boolean, 
+/**
+ * The session folders merged here (one per agent usually).
+ */
+folders: Array<string>, 
+/**
+ * Newest modification time of its sessions (`2026-01-01T00:00:00Z`).
+ */
+lastActivity: string | null, 
+/**
+ * The same, ms since the epoch.
+ */
+lastActivityMs: number | null, 
+/**
+ * Newest first.
+ */
+sessions: Array<SessionItem>, };
+
+export type ProjectSource = "header" | "folder" | "header-mismatch" | "guess" | "folder-name";
+
 export type PromptsReport = { 
 /**
  * `agent`, `own` or `custom`.
@@ -606,6 +657,30 @@ terms: Array<Term>,
  */
 mayBeLost: boolean, };
 
+export type RootOrigin = "default" | "environment" | "override";
+
+export type RootReport = { 
+/**
+ * The folder.
+ */
+path: string, 
+/**
+ * The agent that writes there, when known.
+ */
+dialect: string | null, 
+/**
+ * Where it came from.
+ */
+origin: RootOrigin, 
+/**
+ * It exists.
+ */
+exists: boolean, 
+/**
+ * Sessions found in it.
+ */
+sessionCount: number, };
+
 export type RuleChoice = { 
 /**
  * `pi@1.6`.
@@ -637,6 +712,60 @@ reference: string,
  * The releases the rules stand for (`pi ≥ 0.86`).
  */
 standsFor: string, };
+
+export type SessionItem = { 
+/**
+ * Absolute path (what opening it takes).
+ */
+path: string, 
+/**
+ * Its file name.
+ */
+fileName: string, 
+/**
+ * `pi`, `omp`, or null when neither the folder nor the id says.
+ */
+dialect: string | null, 
+/**
+ * Bytes.
+ */
+size: number, 
+/**
+ * Lines after the header (a fast count).
+ */
+entryCount: number, 
+/**
+ * The header's session id.
+ */
+id: string | null, 
+/**
+ * The header's cwd.
+ */
+cwd: string | null, 
+/**
+ * The header's creation timestamp.
+ */
+created: string | null, 
+/**
+ * pi: the `session_info` name; omp: the header title.
+ */
+name: string | null, 
+/**
+ * First line of the first user message (≤ 120 characters).
+ */
+firstRequest: string | null, 
+/**
+ * Last activity (file modification time), `2026-01-01T00:00:00Z`.
+ */
+modified: string | null, 
+/**
+ * The same, ms since the epoch.
+ */
+modifiedMs: number | null, 
+/**
+ * False when the first line is not a session header.
+ */
+valid: boolean, };
 
 export type SessionReport = { 
 /**

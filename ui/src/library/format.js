@@ -87,13 +87,15 @@ const newest = (a, b) => (b ?? -Infinity) - (a ?? -Infinity);
  * The projects newest first, each with its sessions newest first, keeping only the sessions
  * that match `query` (every word, case-insensitive) and the projects that keep one. Ties keep
  * the server's order (Array#sort is stable).
+ * @param {import('../generated/reports').ProjectReport[]} projects
+ * @param {string} [query]
  */
 export function filterLibrary(projects, query = '') {
   const words = searchWords(query);
   const kept = [];
   for (const project of projects ?? []) {
     const sessions = project.sessions
-      .filter((s) => sessionMatches(s, project.path, words))
+      .filter((s) => sessionMatches(s, project.project, words))
       .sort((a, b) => newest(a.modifiedMs, b.modifiedMs));
     if (sessions.length === 0) continue;
     kept.push({ ...project, sessions, lastActivityMs: sessions[0].modifiedMs ?? project.lastActivityMs });

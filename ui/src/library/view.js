@@ -80,7 +80,7 @@ export function createLibraryView(root, { load, onOpen, onPick, onClose, now = (
     warnings.replaceChildren(...(library?.warnings ?? []).map((w) => el('li', 'diag-warning', w)));
     const groups = shown.map((p) => {
       const group = el('section', 'library-project');
-      const name = el('h3', 'library-project-path', shortPath(p.path));
+      const name = el('h3', 'library-project-path', shortPath(p.project));
       if (!p.certain) name.title = 'Path guessed from the folder name';
       const when = el('span', 'library-when', relativeTime(p.lastActivityMs, now()));
       when.title = absoluteTime(p.lastActivityMs);

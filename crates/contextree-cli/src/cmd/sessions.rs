@@ -3,8 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use contextree_host::library::{self, iso_utc, Library, ProjectGroup, ProjectSource, RootOverrides, RootStatus, SessionSummary};
-use serde::Serialize;
+use contextree_host::library::{self, iso_utc, Library, ProjectSource, RootOverrides};
 
 use crate::common::{print_json, CliError};
 
@@ -31,7 +30,7 @@ pub fn run(args: &SessionsArgs) -> Result<(), CliError> {
         lib = lib.search(q);
     }
     if args.json {
-        print_json(&to_doc(&lib));
+        print_json(&contextree_read::LibraryReport::new(&lib));
         return Ok(());
     }
     print_text(&lib);
@@ -39,84 +38,6 @@ pub fn run(args: &SessionsArgs) -> Result<(), CliError> {
 }
 
 /// `sessions --json`.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct LibraryDoc<'a> {
-    roots: &'a [RootStatus],
-    session_count: usize,
-    projects: Vec<ProjectDoc<'a>>,
-    warnings: &'a [String],
-}
-
-/// One project and its sessions, newest first.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ProjectDoc<'a> {
-    project: &'a str,
-    source: ProjectSource,
-    folders: Vec<String>,
-    last_activity: Option<String>,
-    sessions: Vec<SessionDoc<'a>>,
-}
-
-/// One session file.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct SessionDoc<'a> {
-    path: String,
-    dialect: Option<&'static str>,
-    size: u64,
-    entry_count: u64,
-    id: Option<&'a str>,
-    cwd: Option<&'a str>,
-    created: Option<&'a str>,
-    name: Option<&'a str>,
-    first_request: Option<&'a str>,
-    modified: Option<String>,
-    modified_ms: Option<u64>,
-    valid: bool,
-}
-
-impl<'a> SessionDoc<'a> {
-    fn new(s: &'a SessionSummary) -> Self {
-        Self {
-            path: s.path.display().to_string(),
-            dialect: s.dialect.map(|d| d.name()),
-            size: s.size,
-            entry_count: s.entry_count,
-            id: s.id.as_deref(),
-            cwd: s.cwd.as_deref(),
-            created: s.created.as_deref(),
-            name: s.name.as_deref(),
-            first_request: s.first_request.as_deref(),
-            modified: s.modified.map(iso_utc),
-            modified_ms: s.modified_ms(),
-            valid: s.valid,
-        }
-    }
-}
-
-impl<'a> ProjectDoc<'a> {
-    fn new(g: &'a ProjectGroup) -> Self {
-        Self {
-            project: &g.project,
-            source: g.source,
-            folders: g.folders.iter().map(|f| f.display().to_string()).collect(),
-            last_activity: g.last_activity().map(iso_utc),
-            sessions: g.sessions.iter().map(SessionDoc::new).collect(),
-        }
-    }
-}
-
-fn to_doc(lib: &Library) -> LibraryDoc<'_> {
-    LibraryDoc {
-        roots: &lib.roots,
-        session_count: lib.session_count(),
-        projects: lib.projects.iter().map(ProjectDoc::new).collect(),
-        warnings: &lib.warnings,
-    }
-}
-
 fn human_size(n: u64) -> String {
     const UNITS: [&str; 4] = ["B", "KB", "MB", "GB"];
     let mut v = n as f64;

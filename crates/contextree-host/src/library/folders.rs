@@ -106,6 +106,7 @@ pub(super) fn naive_decode(folder: &str, host: &HostPaths) -> Option<PathBuf> {
 /// How a project's path was found (`header`, `folder`, `header-mismatch`, `guess`,
 /// `folder-name` in JSON).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum ProjectSource {
     /// A session header's `cwd` that encodes to the folder's name (exact).

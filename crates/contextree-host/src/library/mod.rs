@@ -48,26 +48,12 @@ impl ProjectGroup {
     }
 }
 
-/// A root as scanned; in JSON (`contextree sessions`, the app's library)
-/// `{path, dialect, origin, exists, sessionCount}`.
+/// A root as scanned (the read layer's `RootReport` shows it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RootStatus {
     pub root: SessionRoot,
     pub exists: bool,
     pub session_count: usize,
-}
-
-impl serde::Serialize for RootStatus {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct as _;
-        let mut s = serializer.serialize_struct("RootStatus", 5)?;
-        s.serialize_field("path", &self.root.path.display().to_string())?;
-        s.serialize_field("dialect", &self.root.dialect.map(|d| d.name()))?;
-        s.serialize_field("origin", &self.root.origin)?;
-        s.serialize_field("exists", &self.exists)?;
-        s.serialize_field("sessionCount", &self.session_count)?;
-        s.end()
-    }
 }
 
 /// Every session under the roots, grouped by project, newest first.

@@ -8,6 +8,7 @@ use contextree_core::Dialect;
 
 /// Where a session root came from (`default`, `environment`, `override` in JSON).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum RootOrigin {
     /// The agent's default location.
