@@ -15,40 +15,6 @@ pub fn session_view(open: &OpenSession) -> SessionView {
     contextree_read::SessionReport::new(&open.loaded.path, open.loaded.fingerprint.len, &open.loaded.session, open.request)
 }
 
-/// The preview of one row, as `row_previews` returns it.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PreviewView {
-    /// Entry id.
-    pub id: String,
-    /// First line of its text (empty for unknown ids).
-    pub text: String,
-}
-
-/// Tokenizer counts of a context, as `token_counts` returns them.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TokenCountsView {
-    /// The leaf.
-    pub leaf_id: Option<String>,
-    /// `o200k_base` or `cl100k_base`.
-    pub tokenizer: &'static str,
-    /// One per agent message of the context: the LLM message's count, `None` when not sent.
-    pub messages: Vec<Option<u64>>,
-    /// Sum of the counts.
-    pub total: u64,
-}
-
-/// The whole text of one context message, as `message_text` returns it.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct MessageTextView {
-    /// Position in the context.
-    pub i: usize,
-    /// The text, uncut.
-    pub text: String,
-}
-
 /// One summarizer call of a compaction preview, exactly as it would be sent.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -42,7 +42,11 @@ export const openSession = (path = null, dialect = null) => call('open_session',
  */
 export const treeTable = (leafId = null) => call('tree_table', { leafId });
 
-/** First-line previews of the rows with these ids: `[{ id, text }]`. */
+/**
+ * First-line previews of the rows with these ids.
+ * @param {string[]} ids
+ * @returns {Promise<import('./generated/reports').RowPreview[]>}
+ */
 export const rowPreviews = (ids) => call('row_previews', { ids });
 
 /**
@@ -56,11 +60,20 @@ export const contextView = (leafId = null) => call('context_view', { leafId });
 
 /**
  * Tokenizer counts of a leaf's context (`tokenizer`: `o200k_base` or `cl100k_base`), computed
- * off the main thread: `{ leafId, tokenizer, messages: [count or null when not sent], total }`.
+ * off the main thread: the read layer's `TokenCountsReport` (a count per message, null when not
+ * sent, and the total).
+ * @param {string | null} leafId
+ * @param {string} tokenizer
+ * @returns {Promise<import('./generated/reports').TokenCountsReport>}
  */
 export const tokenCounts = (leafId, tokenizer) => call('token_counts', { leafId, tokenizer });
 
-/** The whole text of context message `index` (the panel's text is cut): `{ i, text }`. */
+/**
+ * The whole text of context message `index` (the panel's text is cut).
+ * @param {string | null} leafId
+ * @param {number} index
+ * @returns {Promise<import('./generated/reports').MessageTextReport>}
+ */
 export const messageText = (leafId, index) => call('message_text', { leafId, index });
 
 /** The whole context of a leaf as text, `format` `json` or `markdown` (nothing cut). */

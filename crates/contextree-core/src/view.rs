@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::context::build::{Context, Item};
 use crate::context::llm::convert_message;
-use crate::context::materialize::{agent_message, ContextTokens, ReadBackError};
+use crate::context::materialize::{context_message, ContextTokens, ReadBackError};
 use crate::context::preview::{entry_preview, message_text};
 use crate::context::state::EntryState;
 use crate::prompts::PromptPack;
@@ -281,7 +281,7 @@ pub fn context_messages(
 ) -> Result<Vec<ContextMessage>, ReadBackError> {
     let mut res = Vec::with_capacity(ctx.items.len());
     for (&item, (_, role, n)) in ctx.items.iter().zip(&tokens.messages) {
-        let msg = agent_message(session, item, source)?;
+        let msg = context_message(session, ctx, item, source)?;
         let llm = convert_message(&msg, session.rules(), pack);
         let llm_role = llm.as_ref().and_then(|m| m.get("role")).and_then(Value::as_str).map(str::to_owned);
         let llm_tokens = llm.as_ref().and_then(Value::as_object).map_or(0, |m| estimate_message(m, session.rules()));
@@ -314,7 +314,7 @@ impl ContextPair {
 
 /// Every agent message of `ctx` with its LLM message, in order, reading each entry back once.
 pub fn context_pairs(session: &Session, ctx: &Context, pack: &PromptPack, source: &dyn Source) -> Result<Vec<ContextPair>, ReadBackError> {
-    ctx.items.iter().map(|&item| pair(session, item, pack, source)).collect()
+    ctx.items.iter().map(|&item| pair(session, ctx, item, pack, source)).collect()
 }
 
 /// Agent message `index` of `ctx` with its LLM message (`None` past the end): only that entry
@@ -326,11 +326,13 @@ pub fn context_pair(
     source: &dyn Source,
     index: usize,
 ) -> Result<Option<ContextPair>, ReadBackError> {
-    ctx.items.get(index).map(|&item| pair(session, item, pack, source)).transpose()
+    ctx.items.get(index).map(|&item| pair(session, ctx, item, pack, source)).transpose()
 }
 
-fn pair(session: &Session, item: Item, pack: &PromptPack, source: &dyn Source) -> Result<ContextPair, ReadBackError> {
-    let message = agent_message(session, item, source)?;
+/// The message as the context sends it (omp 18: tool calls without a result stripped, as
+/// `context_message` and every number of the context do), then `convertToLlm`.
+fn pair(session: &Session, ctx: &Context, item: Item, pack: &PromptPack, source: &dyn Source) -> Result<ContextPair, ReadBackError> {
+    let message = context_message(session, ctx, item, source)?;
     let llm = convert_message(&message, session.rules(), pack);
     Ok(ContextPair { item, message, llm })
 }

@@ -15,6 +15,7 @@ use crate::context::{ContextReport, LlmRow, MessageRow};
 use crate::drops::DropsReport;
 use crate::entry::EntryReport;
 use crate::library::LibraryReport;
+use crate::parts::{MessageTextReport, RowPreview, TokenCountsReport};
 use crate::rule_sets::RuleSetRow;
 use crate::session::SessionReport;
 use crate::usage::UsageReport;
@@ -35,6 +36,9 @@ pub fn declarations() -> String {
     out.visit::<contextree_core::spend::Record>();
     out.visit::<DropsReport<'static>>();
     out.visit::<LibraryReport>();
+    out.visit::<TokenCountsReport>();
+    out.visit::<MessageTextReport>();
+    out.visit::<RowPreview>();
     out.visit::<contextree_core::drops::Request>();
     // Behind `Rows` (their fields say `Array<…>`).
     out.visit::<MessageRow<'static>>();

@@ -10,7 +10,7 @@
 //! model receives from a leaf), [`budget::BudgetReport`] (how full it is),
 //! [`entry::EntryReport`] (one entry's line), [`usage::UsageReport`] (what it cost),
 //! [`drops::DropsReport`] (what a compaction summarizes and may lose), [`library::LibraryReport`]
-//! (every session on the machine), [`rule_sets::RuleSetRow`] (the rules contextree
+//! (every session on the machine), and the [`parts`] a face reads on demand beside a view, [`rule_sets::RuleSetRow`] (the rules contextree
 //! knows).
 
 #![warn(missing_docs, unreachable_pub)]
@@ -21,6 +21,7 @@ pub mod contract;
 pub mod drops;
 pub mod entry;
 pub mod library;
+pub mod parts;
 pub mod rule_sets;
 pub mod session;
 pub mod usage;
@@ -32,6 +33,7 @@ pub use context::{ContextOptions, ContextReport};
 pub use drops::{DropsReport, Summarized};
 pub use entry::EntryReport;
 pub use library::LibraryReport;
+pub use parts::{row_previews, MessageTextReport, RowPreview, TokenCountsReport};
 pub use rows::{Ordered, Rows};
 pub use rule_sets::{rule_sets, RuleSetRow};
 pub use session::SessionReport;

@@ -7,10 +7,9 @@ mod ipc_tests;
 
 use contextree_core::context::build;
 use contextree_core::context::materialize::context_tokens;
-use contextree_core::tokens::count::count_message;
 use contextree_core::tokens::tokenizer::TokenizerKind;
-use contextree_core::view::{context_pair, context_pairs};
-use contextree_read::{ContextOptions, ContextReport};
+use contextree_core::view::context_pairs;
+use contextree_read::{ContextOptions, ContextReport, MessageTextReport, TokenCountsReport};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::path::Path;
@@ -19,7 +18,6 @@ use tauri::{AppHandle, Runtime, State};
 use tauri_plugin_dialog::DialogExt;
 
 use super::{blocking, leaf};
-use crate::dto::{MessageTextView, TokenCountsView};
 use crate::state::OpenSession;
 use crate::{AppState, CommandError};
 
@@ -46,39 +44,30 @@ pub async fn context_view(state: State<'_, AppState>, leaf_id: Option<String>) -
 /// Tokenizer counts (`tokenizer`: `o200k_base` or `cl100k_base`) of every LLM message of the
 /// context of `leaf_id`, over the fragments the dialect's estimate measures (`None`: not sent).
 #[tauri::command]
-pub async fn token_counts(state: State<'_, AppState>, leaf_id: Option<String>, tokenizer: String) -> Result<TokenCountsView, CommandError> {
+pub async fn token_counts(
+    state: State<'_, AppState>,
+    leaf_id: Option<String>,
+    tokenizer: String,
+) -> Result<TokenCountsReport, CommandError> {
     let kind: TokenizerKind = tokenizer
         .parse()
         .map_err(|e: contextree_core::tokens::tokenizer::UnknownTokenizer| CommandError::InvalidArgument(e.to_string()))?;
     blocking(state.session()?, move |open| {
         let (s, src, pack) = (&open.loaded.session, &open.loaded.source, &open.pack);
         let ctx = build(s, leaf(open, leaf_id.as_deref())?);
-        let messages: Vec<Option<u64>> = context_pairs(s, &ctx, pack, src)?
-            .iter()
-            .map(|p| {
-                let llm = p.llm.as_ref().and_then(Value::as_object);
-                llm.map(|m| count_message(kind, m, s.rules()) as u64)
-            })
-            .collect();
-        Ok(TokenCountsView {
-            leaf_id: ctx.leaf.map(|n| s.entry(n).id.to_string()),
-            tokenizer: kind.name(),
-            total: messages.iter().flatten().sum(),
-            messages,
-        })
+        Ok(TokenCountsReport::new(s, &ctx, pack, src, kind)?)
     })
     .await
 }
 
 /// The whole text of message `index` of the context of `leaf_id` (the panel's is cut).
 #[tauri::command]
-pub async fn message_text(state: State<'_, AppState>, leaf_id: Option<String>, index: usize) -> Result<MessageTextView, CommandError> {
+pub async fn message_text(state: State<'_, AppState>, leaf_id: Option<String>, index: usize) -> Result<MessageTextReport, CommandError> {
     blocking(state.session()?, move |open| {
         let (s, src, pack) = (&open.loaded.session, &open.loaded.source, &open.pack);
         let ctx = build(s, leaf(open, leaf_id.as_deref())?);
-        let pair = context_pair(s, &ctx, pack, src, index)?
-            .ok_or_else(|| CommandError::InvalidArgument(format!("the context has no message {index}")))?;
-        Ok(MessageTextView { i: index, text: pair.text() })
+        MessageTextReport::new(s, &ctx, pack, src, index)?
+            .ok_or_else(|| CommandError::InvalidArgument(format!("the context has no message {index}")))
     })
     .await
 }

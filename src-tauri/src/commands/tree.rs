@@ -11,8 +11,8 @@ use tauri::ipc::Response;
 use tauri::State;
 
 use super::{blocking, leaf, node};
-use crate::dto::PreviewView;
 use crate::{AppState, CommandError};
+use contextree_read::{row_previews as row_previews_of, RowPreview};
 
 /// Characters of a row preview.
 const PREVIEW_CHARS: usize = 120;
@@ -35,12 +35,10 @@ pub async fn tree_table(state: State<'_, AppState>, leaf_id: Option<String>) -> 
 
 /// One-line previews of `ids` (the rows on screen); unknown ids get an empty text.
 #[tauri::command]
-pub async fn row_previews(state: State<'_, AppState>, ids: Vec<String>) -> Result<Vec<PreviewView>, CommandError> {
+pub async fn row_previews(state: State<'_, AppState>, ids: Vec<String>) -> Result<Vec<RowPreview>, CommandError> {
     blocking(state.session()?, move |open| {
-        let s = &open.loaded.session;
         let nodes: Vec<_> = ids.iter().filter_map(|id| node(open, id).ok()).collect();
-        let texts = view::previews(s, &nodes, &open.loaded.source, PREVIEW_CHARS);
-        Ok(nodes.iter().zip(texts).map(|(&n, text)| PreviewView { id: s.entry(n).id.to_string(), text }).collect())
+        Ok(row_previews_of(&open.loaded.session, &nodes, &open.loaded.source, PREVIEW_CHARS))
     })
     .await
 }

@@ -522,6 +522,16 @@ text?: string,
  */
 truncated?: boolean, };
 
+export type MessageTextReport = { 
+/**
+ * Its place in the context.
+ */
+i: number, 
+/**
+ * The text, uncut.
+ */
+text: string, };
+
 export type Misleading = { 
 /**
  * The estimate without the agent's mistake.
@@ -680,6 +690,16 @@ exists: boolean,
  * Sessions found in it.
  */
 sessionCount: number, };
+
+export type RowPreview = { 
+/**
+ * Entry id.
+ */
+id: string, 
+/**
+ * First line of its text, cut at `max_chars`.
+ */
+text: string, };
 
 export type RuleChoice = { 
 /**
@@ -998,6 +1018,24 @@ method: string,
  * The same, in a sentence.
  */
 note: string, };
+
+export type TokenCountsReport = { 
+/**
+ * The leaf.
+ */
+leafId: string | null, 
+/**
+ * `o200k_base` or `cl100k_base`.
+ */
+tokenizer: string, 
+/**
+ * One per agent message of the context: its LLM message's count, `None` when not sent.
+ */
+messages: Array<number | null>, 
+/**
+ * Sum of the counts.
+ */
+total: number, };
 
 export type TokenizerCount = { 
 /**

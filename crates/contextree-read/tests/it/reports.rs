@@ -162,3 +162,28 @@ fn the_drops_report_of_a_plan_and_of_a_compaction() {
     assert_eq!((json["hasSummary"].as_bool(), json["what"].as_str()), (Some(true), Some("compaction cmp1")));
     insta::assert_snapshot!("drops-compaction-omp18", serde_json::to_string_pretty(&json).unwrap());
 }
+
+/// The panel's per-message counts add up to the count `contextree context --tokenizer` gives,
+/// one per agent message, and the whole text of a message starts with the report's cut text.
+#[test]
+fn token_counts_and_whole_texts_agree_with_the_context_report() {
+    use contextree_core::tokens::tokenizer::TokenizerKind;
+    for (rel, rules, _) in CASES {
+        let (s, bytes) = open(rel, rules);
+        let ctx = build(&s, Leaf::Last);
+        let pack = PromptPack::own_for(rules);
+        let counts = contextree_read::TokenCountsReport::new(&s, &ctx, &pack, &bytes, TokenizerKind::O200kBase).unwrap();
+        let options = ContextOptions { tokenizer: Some(TokenizerKind::O200kBase), text_chars: Some(40) };
+        let report = ContextReport::new(&s, &ctx, &pack, &bytes, options).unwrap();
+        let json = serde_json::to_value(&report).unwrap();
+        report.finish().unwrap();
+        assert_eq!(counts.messages.len() as u64, json["messageCount"].as_u64().unwrap(), "{rel}");
+        assert_eq!(counts.total, json["tokenizer"]["llmTokens"].as_u64().unwrap(), "{rel} under {rules}");
+        for (i, m) in json["messages"].as_array().unwrap().iter().enumerate() {
+            let whole = contextree_read::MessageTextReport::new(&s, &ctx, &pack, &bytes, i).unwrap().unwrap();
+            assert!(whole.text.starts_with(m["text"].as_str().unwrap()), "{rel} message {i}");
+            assert_eq!(m["truncated"].as_bool().unwrap(), whole.text.chars().count() > 40, "{rel} message {i}");
+        }
+        assert!(contextree_read::MessageTextReport::new(&s, &ctx, &pack, &bytes, ctx.items.len()).unwrap().is_none());
+    }
+}
