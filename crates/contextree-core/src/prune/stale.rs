@@ -10,7 +10,8 @@ use super::stale_plan::{StaleCandidate, StaleConfig, StaleDecision, StalePlan, S
 use crate::compaction::file_ops::split_read_selector;
 use crate::context::materialize::{agent_message, ReadBackError};
 use crate::context::{Context, Item};
-use crate::session::{NodeId, Role, Session, Source};
+use crate::session::{MessageMeta, NodeId, Role, Session, Source};
+use crate::RuleSet;
 
 /// omp 18's `readToolSupersedeKey`: a `read` call's path with its selector
 /// as `path\0selector`; `scheme://` paths and other tools have none.
@@ -102,15 +103,43 @@ fn plan_stale_in(
         true if plan.idle => boundary,
         true => boundary.max(suffix.iter().position(|&t| t <= config.suffix_token_limit).unwrap_or(ctx.path.len())),
     };
-    let results: Vec<(usize, NodeId, &crate::session::MessageMeta)> = ctx
+    let results: Vec<ResultAt> = ctx
         .path
         .iter()
         .enumerate()
         .skip(start)
         .filter_map(|(i, &n)| session.entry(n).message().filter(|m| m.role == Role::ToolResult).map(|m| (i, n, m)))
         .collect();
-    // `collectToolCallsById` (a later id wins): newest assistant first, read back only when
-    // it holds a call one of these results answers.
+    let calls = tool_calls_by_id(session, ctx, &results, source)?;
+    let mut candidates = stale_candidates(ctx, config, rules, &results, &calls);
+    if candidates.is_empty() {
+        return Ok(plan);
+    }
+    for c in &mut candidates {
+        c.suffix_tokens = suffix[c.path_index];
+        c.decision = if c.path_index < boundary {
+            StaleDecision::BeforeBoundary
+        } else if !plan.idle && c.suffix_tokens > config.suffix_token_limit {
+            StaleDecision::WarmCache
+        } else {
+            StaleDecision::Prune
+        };
+    }
+    plan.candidates = candidates;
+    Ok(plan)
+}
+
+/// A tool result on the path: its path index, entry and index record.
+type ResultAt<'a> = (usize, NodeId, &'a MessageMeta);
+
+/// `collectToolCallsById` (a later id wins): newest assistant first, read back only when
+/// it holds a call one of these results answers.
+fn tool_calls_by_id(
+    session: &Session,
+    ctx: &Context,
+    results: &[ResultAt],
+    source: &dyn Source,
+) -> Result<HashMap<u64, Call>, ReadBackError> {
     let mut wanted: HashSet<u64> = results.iter().filter_map(|(_, _, m)| m.turn.tool_call_id).collect();
     let mut calls: HashMap<u64, Call> = HashMap::new();
     for &n in ctx.path.iter().rev() {
@@ -139,17 +168,29 @@ fn plan_stale_in(
             wanted.remove(&h);
         }
     }
-    // `isProtectedToolResult` with the agent's matchers: `skill`, reads of `skill://` paths.
-    let protected = |tool_name: Option<&str>, call: Option<&Call>| {
-        tool_name == Some("skill")
-            || (tool_name == Some("read")
-                && call.is_some_and(|c| {
-                    c.name.as_deref() == Some("read")
-                        && c.args.get("path").and_then(Value::as_str).is_some_and(|p| p.starts_with("skill://"))
-                }))
-    };
+    Ok(calls)
+}
+
+/// `isProtectedToolResult` with the agent's matchers: `skill`, reads of `skill://` paths.
+fn is_protected(tool_name: Option<&str>, call: Option<&Call>) -> bool {
+    tool_name == Some("skill")
+        || (tool_name == Some("read")
+            && call.is_some_and(|c| {
+                c.name.as_deref() == Some("read") && c.args.get("path").and_then(Value::as_str).is_some_and(|p| p.starts_with("skill://"))
+            }))
+}
+
+/// The pass's candidates in path order, each still marked [`StaleDecision::Prune`]: the
+/// superseded reads, then the useless results that are not among them.
+fn stale_candidates(
+    ctx: &Context,
+    config: &StaleConfig,
+    rules: RuleSet,
+    results: &[ResultAt],
+    calls: &HashMap<u64, Call>,
+) -> Vec<StaleCandidate> {
     let visible: HashSet<NodeId> = ctx.items.iter().filter_map(|i| if let Item::Entry(n) = i { Some(*n) } else { None }).collect();
-    let candidate = |i: usize, n: NodeId, m: &crate::session::MessageMeta, reason, read_path| StaleCandidate {
+    let candidate = |i: usize, n: NodeId, m: &MessageMeta, reason, read_path| StaleCandidate {
         node: n,
         tool_name: m.tool_name.as_deref().map(str::to_owned),
         tokens: m.estimate(rules),
@@ -169,7 +210,7 @@ fn plan_stale_in(
                 continue;
             }
             let Some(call) = m.turn.tool_call_id.and_then(|id| calls.get(&id)) else { continue };
-            if protected(m.tool_name.as_deref(), Some(call)) {
+            if is_protected(m.tool_name.as_deref(), Some(call)) {
                 continue;
             }
             let Some(key) = call.name.as_deref().and_then(|name| read_supersede_key(name, &call.args)) else { continue };
@@ -186,12 +227,12 @@ fn plan_stale_in(
     // `collectUselessResults`: in order, not already a superseded candidate.
     if config.drop_useless {
         let taken: HashSet<NodeId> = candidates.iter().map(|c| c.node).collect();
-        for &(i, n, m) in &results {
+        for &(i, n, m) in results {
             if !m.turn.useless || m.pruned || taken.contains(&n) {
                 continue;
             }
             let call = m.turn.tool_call_id.and_then(|id| calls.get(&id));
-            if protected(m.tool_name.as_deref(), call) {
+            if is_protected(m.tool_name.as_deref(), call) {
                 continue;
             }
             let c = candidate(i, n, m, StaleReason::Useless, None);
@@ -201,19 +242,5 @@ fn plan_stale_in(
         }
         candidates.sort_by_key(|c| c.path_index);
     }
-    if candidates.is_empty() {
-        return Ok(plan);
-    }
-    for c in &mut candidates {
-        c.suffix_tokens = suffix[c.path_index];
-        c.decision = if c.path_index < boundary {
-            StaleDecision::BeforeBoundary
-        } else if !plan.idle && c.suffix_tokens > config.suffix_token_limit {
-            StaleDecision::WarmCache
-        } else {
-            StaleDecision::Prune
-        };
-    }
-    plan.candidates = candidates;
-    Ok(plan)
+    candidates
 }

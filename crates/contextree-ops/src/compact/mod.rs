@@ -22,14 +22,15 @@
 //! One file per job: `start.rs` (the options, and the settings and plan every path starts
 //! from), `preview.rs` ([`preview_plan`], the plan and its prompts, read only), `dry_run.rs`
 //! ([`dry_run`], that preview as the `compact --dry-run` document), `run.rs` ([`run`], the
-//! compaction itself), `ask.rs` (the summarizer calls to the models) and `offline.rs` (the
-//! summaries written without a model).
+//! compaction itself), `run_hooks.rs` (the hooks it calls), `ask.rs` (the summarizer calls to
+//! the models) and `offline.rs` (the summaries written without a model).
 
 mod ask;
 mod dry_run;
 mod offline;
 mod preview;
 mod run;
+mod run_hooks;
 mod start;
 
 pub(crate) use ask::{pi_usage, token_cap_failure};

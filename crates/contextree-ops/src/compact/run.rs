@@ -1,17 +1,18 @@
-//! The compaction itself: hooks, summaries, and the one appended `compaction` entry, with
-//! every way it can stop before the write leaving the file as it was.
+//! The compaction itself: hooks (`run_hooks.rs`), summaries, and the one appended `compaction`
+//! entry, with every way it can stop before the write leaving the file as it was.
 
 use contextree_core::compaction::entry::system_checkpoint;
 use contextree_core::compaction::{compaction_result, new_entry, summary_requests, supplied_result, SuppliedCompaction};
 use contextree_core::models::current_model;
 use contextree_core::Dialect;
-use contextree_host::hooks::{self, HookEvent};
+use contextree_host::hooks::HookEvent;
 use contextree_host::write::{append_to_loaded, now_iso, random_u32, Appended};
 use contextree_host::{LoadedSession, RawJson};
 use contextree_llm::CancelToken;
 
 use super::ask::{ask_models, calls};
 use super::offline::{label_offline, offline_answers};
+use super::run_hooks::{before_compact_hooks, compact_hooks, compacting_hooks};
 use super::start::{prompt_options, request_error, start, CompactOptions, Start};
 use crate::error::{require_entry_ids, write_error};
 use crate::report::Summarizer;
@@ -63,39 +64,14 @@ pub fn run(
     require_entry_ids(loaded)?;
 
     // session_before_compact: may cancel, or supply the whole compaction.
-    let mut hook_supplied = None;
-    if !hooks.for_event(HookEvent::BeforeCompact).is_empty() {
-        let payload = hooks::before_compact_payload(s, &ctx.path, &plan, &loaded.source, opts.instructions.as_deref())?;
-        // A cancel kills the running hook (its whole process group) and starts no other.
-        let d =
-            hooks::dispatch_until(HookEvent::BeforeCompact, hooks.for_event(HookEvent::BeforeCompact), &payload, &|| cancel.is_cancelled());
-        if cancel.is_cancelled() {
-            return Err(OpsError::Cancelled);
-        }
-        warnings.extend(d.warnings.iter().cloned());
-        let decided = hooks::before_compact(&d);
-        if decided.cancel {
-            return Err(OpsError::HookCancelled { message: "Compaction cancelled".to_owned(), warnings });
-        }
-        hook_supplied = decided.compaction;
-    }
-    // session.compacting (omp only, and only when nothing was supplied): its
-    // prompt, context lines and preserveData shape the summary; the option's
-    // context lines follow the hooks' lines.
+    let hook_supplied = before_compact_hooks(loaded, &ctx, &plan, opts, &hooks, cancel, &mut warnings)?;
+    // session.compacting (omp only, and only when nothing was supplied).
     if s.dialect() == Dialect::Omp
         && opts.summary.is_none()
         && hook_supplied.is_none()
         && !hooks.for_event(HookEvent::Compacting).is_empty()
     {
-        let payload = hooks::compacting_payload(s, &plan, &loaded.source)?;
-        let d = hooks::dispatch_until(HookEvent::Compacting, hooks.for_event(HookEvent::Compacting), &payload, &|| cancel.is_cancelled());
-        if cancel.is_cancelled() {
-            return Err(OpsError::Cancelled);
-        }
-        warnings.extend(d.warnings.iter().cloned());
-        let mut hook = hooks::compacting(&d);
-        hook.context.extend(opts.context.iter().cloned());
-        prompt_opts.hook = hook;
+        prompt_opts.hook = compacting_hooks(loaded, &plan, opts, &hooks, cancel, &mut warnings)?;
     }
 
     // The user's summary is their answer here and now, so it wins over a hook's.
@@ -148,13 +124,7 @@ pub fn run(
     }
     warnings.extend(appended.sync_warning());
     let entry_value = RawJson::from_text(&entry.line).map_err(|source| OpsError::Json { what: "the entry written", source })?;
-    if !hooks.for_event(HookEvent::Compact).is_empty() {
-        // A notification: the entry is written whatever the hooks do, so a cancel
-        // (meant for the summary) no longer stops them; their time limit still does.
-        let d =
-            hooks::dispatch(HookEvent::Compact, hooks.for_event(HookEvent::Compact), &hooks::compact_payload(&entry_value, from_extension));
-        warnings.extend(d.warnings);
-    }
+    compact_hooks(&hooks, &entry_value, from_extension, &mut warnings);
     Ok(CompactOutcome {
         dialect: plan.dialect,
         id: entry.id,

@@ -3,6 +3,7 @@
 //! gates, and a threshold on the larger of the usage and a stored estimate.
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 
 use serde_json::Value;
 
@@ -13,7 +14,7 @@ use super::report::{AutoCheck, AutoDecision, CheckInputs, Skip};
 use crate::compaction::settings::CompactionSettings;
 use crate::context::materialize::{agent_message, context_message, item_estimate, ReadBackError};
 use crate::context::{Context, Item};
-use crate::prune::{plan_prune_after, plan_stale_reachable, PruneConfig, StaleConfig, CACHE_WARM_SUFFIX_TOKENS};
+use crate::prune::{plan_prune_after, plan_stale_reachable, PruneConfig, StaleConfig, StalePlan, CACHE_WARM_SUFFIX_TOKENS};
 use crate::session::{NodeId, Role, Session, Source};
 use crate::tokens::estimate::omp18_message_tokens;
 
@@ -85,6 +86,9 @@ fn has_encrypted_reasoning(session: &Session, node: NodeId, source: &dyn Source)
     Ok(has(b"hinkingSignature") || has(b"edactedThinking") || has(b"nthropicServerTool") || has(b"\\u"))
 }
 
+/// What omp 18 tries before compacting at all.
+const PROMOTION: &str = "would try context promotion first if a larger model is configured (contextPromotion.enabled)";
+
 /// omp 18's `checkCompaction` after a run (omp-18.md §5.1–5.2, §6), step by
 /// step: payload rejection, overflow, `length` recovery, the per-turn stale
 /// pass, the gates, overflow pruning, then the threshold on
@@ -100,7 +104,6 @@ pub(super) fn omp18_check(
     source: &dyn Source,
     mut out: AutoCheck,
 ) -> Result<AutoCheck, ReadBackError> {
-    const PROMOTION: &str = "would try context promotion first if a larger model is configured (contextPromotion.enabled)";
     out.notes.push("omp 18 also adds the system prompt and the tool definitions to the stored estimate; the file holds neither, so the estimate here counts the messages only".into());
     // 1. Aborted messages are skipped after a run.
     if a.meta.reply.stop_reason.as_deref() == Some("aborted") {
@@ -111,6 +114,42 @@ pub(super) fn omp18_check(
     }
     let stop = a.meta.reply.stop_reason.as_deref();
     out.stale = before(a.timestamp, compaction_ms, false);
+    // 2–4. A payload rejection, an overflow or a `length` stop ends the check here.
+    let mut out = match omp18_recovery(session, ctx, settings, a, inputs, source, out)? {
+        ControlFlow::Break(done) => return Ok(done),
+        ControlFlow::Continue(out) => out,
+    };
+    // 5. The per-turn stale pass, before any gate.
+    let stale = omp18_stale_pass(session, ctx, settings, inputs, source, &mut out)?;
+    // 6. Gates.
+    if !settings.enabled {
+        return Ok(out.stop(Skip::Disabled, "compaction disabled"));
+    }
+    if settings.method_order.is_empty() {
+        return Ok(out.stop(Skip::NoMethod, "compaction.methodOrder names no method"));
+    }
+    if stop == Some("error") {
+        return Ok(out.stop(
+            Skip::ErrorWithoutOverflow,
+            "the last assistant message is an error that is not a context overflow: no threshold check",
+        ));
+    }
+    // 7. Overflow pruning on what the stale pass left, then the threshold.
+    omp18_threshold(session, ctx, settings, a, inputs, source, &stale, out)
+}
+
+/// Steps 2–4 of [`omp18_check`], the paths that recover from a failed reply: `Break` with the
+/// result when one is taken, `Continue` to the stale pass otherwise.
+fn omp18_recovery(
+    session: &Session,
+    ctx: &Context,
+    settings: &CompactionSettings,
+    a: &Assistant,
+    inputs: &CheckInputs,
+    source: &dyn Source,
+    mut out: AutoCheck,
+) -> Result<ControlFlow<AutoCheck, AutoCheck>, ReadBackError> {
+    let stop = a.meta.reply.stop_reason.as_deref();
     let window = out.window;
     let fresh = out.same_model && !out.stale;
     // 2. Payload rejection (HTTP 413 bytes/media): with local headroom, a notice and no compaction.
@@ -128,10 +167,10 @@ pub(super) fn omp18_check(
             "payload rejection ({why}); the agent also withholds it when the error names a media limit, which is not modelled here"
         ));
         if trusted {
-            return Ok(out.stop(
+            return Ok(ControlFlow::Break(out.stop(
                 Skip::PayloadRejected,
                 format!("payload rejection ({why}) with local headroom (stored estimate {stored} < 90 % of {window}): the agent shows a notice, blocks automatic continuation and does not compact"),
-            ));
+            )));
         }
     }
     // 3. Overflow (or an untrusted payload rejection): promotion, then recovery compaction.
@@ -147,12 +186,12 @@ pub(super) fn omp18_check(
             } else {
                 (Skip::Disabled, "compaction disabled")
             };
-            return Ok(out.stop(skip, format!("context overflow ({what}); {PROMOTION}; otherwise nothing ({why})")));
+            return Ok(ControlFlow::Break(out.stop(skip, format!("context overflow ({what}); {PROMOTION}; otherwise nothing ({why})"))));
         }
         out.decision = AutoDecision::Overflow;
         out.will_retry = true;
         out.reason = format!("context overflow ({what}); {PROMOTION}; otherwise recovery compaction, reason overflow, then a retry");
-        return Ok(out);
+        return Ok(ControlFlow::Break(out));
     }
     if out.overflow.is_some() {
         let why = if out.same_model { "it predates the latest compaction" } else { "it came from another model" };
@@ -162,18 +201,30 @@ pub(super) fn omp18_check(
     if fresh && stop == Some("length") {
         out.context_promotion = true;
         if !settings.enabled || settings.method_order.is_empty() {
-            return Ok(out.stop(
+            return Ok(ControlFlow::Break(out.stop(
                 Skip::NoMethod,
                 format!("length stop (response incomplete); {PROMOTION}; otherwise nothing (compaction disabled or no method)"),
-            ));
+            )));
         }
         out.method = Some(MethodChoice::walk("incomplete", settings, inputs, false));
         out.decision = AutoDecision::Incomplete;
         out.will_retry = true;
         out.reason = format!("length stop (response incomplete); {PROMOTION}; otherwise recovery compaction, reason incomplete, then a retry (at most 3 in a row without output)");
-        return Ok(out);
+        return Ok(ControlFlow::Break(out));
     }
-    // 5. The per-turn stale pass, before any gate.
+    Ok(ControlFlow::Continue(out))
+}
+
+/// Step 5 of [`omp18_check`]: the per-turn stale pass, which the agent runs (rewriting the
+/// file) before any gate, whatever the gates then decide.
+fn omp18_stale_pass(
+    session: &Session,
+    ctx: &Context,
+    settings: &CompactionSettings,
+    inputs: &CheckInputs,
+    source: &dyn Source,
+    out: &mut AutoCheck,
+) -> Result<StalePlan, ReadBackError> {
     let now = inputs.now_ms.or_else(|| last_message_ms(session, ctx, source).ok().flatten()).unwrap_or(0.0);
     let stale_config = StaleConfig {
         supersede_reads: settings.supersede_reads,
@@ -189,20 +240,22 @@ pub(super) fn omp18_check(
     if out.stale_pruned_count > 0 {
         out.notes.push(format!("the per-turn stale pass prunes {} tool results (superseded reads, useless results; rewriting the file) before any gate, saving {}", out.stale_pruned_count, out.stale_savings));
     }
-    // 6. Gates.
-    if !settings.enabled {
-        return Ok(out.stop(Skip::Disabled, "compaction disabled"));
-    }
-    if settings.method_order.is_empty() {
-        return Ok(out.stop(Skip::NoMethod, "compaction.methodOrder names no method"));
-    }
-    if stop == Some("error") {
-        return Ok(out.stop(
-            Skip::ErrorWithoutOverflow,
-            "the last assistant message is an error that is not a context overflow: no threshold check",
-        ));
-    }
-    // 7. Overflow pruning on what the stale pass left, then the threshold.
+    Ok(stale)
+}
+
+/// Step 7 of [`omp18_check`]: overflow pruning on what the stale pass left, then the threshold
+/// on the larger of the usage and the stored estimate.
+#[allow(clippy::too_many_arguments)]
+fn omp18_threshold(
+    session: &Session,
+    ctx: &Context,
+    settings: &CompactionSettings,
+    a: &Assistant,
+    inputs: &CheckInputs,
+    source: &dyn Source,
+    stale: &StalePlan,
+    mut out: AutoCheck,
+) -> Result<AutoCheck, ReadBackError> {
     let mut pruned = stale.after();
     let config = PruneConfig {
         prune_useless: settings.drop_useless,
