@@ -6,8 +6,8 @@
 //! stored estimate, the usage, their maximum, the threshold and the decision.
 //!
 //! Not covered (the agent's method needs a live session): payload rejections, `length`
-//! recovery, context promotion and the method choice, which `auto.rs`'s unit tests check
-//! against the code read; and the system prompt and tools the agent adds to the estimate.
+//! recovery, context promotion and the method choice, which `compaction::auto`'s unit tests
+//! check against the code read; and the system prompt and tools the agent adds to the estimate.
 
 use crate::support;
 

@@ -1,0 +1,88 @@
+//! The providers file both agents share the shape of (pi `models.json`, omp `models.yml`) and
+//! what can be wrong with an agent's files, reported without quoting a value (it may be a key).
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+/// Why an agent's models or auth file is not used (then it is a warning, and the file is
+/// skipped). The JSON errors give the place only: the text around it may be a key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AgentFileError {
+    #[error("invalid JSON at line {line} column {column}")]
+    Json { line: usize, column: usize },
+    #[error("{0}")]
+    Yaml(String),
+    #[error("not an object at the top level")]
+    NotAnObject,
+    #[error("`providers` is not an object")]
+    ProvidersNotAnObject,
+}
+
+impl AgentFileError {
+    pub(super) fn json(e: serde_json::Error) -> AgentFileError {
+        AgentFileError::Json { line: e.line(), column: e.column() }
+    }
+}
+
+/// A models file's providers (pi `models.json`, omp `models.yml`), as JSON.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelsFile {
+    providers: BTreeMap<String, Value>,
+}
+
+impl ModelsFile {
+    /// From the file's document (`{"providers": {id: {…}}}`).
+    pub(super) fn from_value(doc: &Value) -> Result<ModelsFile, AgentFileError> {
+        match doc.get("providers") {
+            None | Some(Value::Null) => Ok(ModelsFile::default()),
+            Some(Value::Object(map)) => Ok(ModelsFile { providers: map.iter().map(|(k, v)| (k.clone(), v.clone())).collect() }),
+            Some(_) => Err(AgentFileError::ProvidersNotAnObject),
+        }
+    }
+
+    pub(super) fn provider(&self, id: &str) -> Option<&Value> {
+        self.providers.get(id).filter(|v| v.is_object())
+    }
+}
+
+/// pi's `stripJsonComments`: drops `//` to the end of the line and commas before `}` / `]`,
+/// outside strings.
+pub(super) fn strip_json_comments(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut start = 0; // start of the pending unchanged run
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                out.push_str(&text[start..i]);
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                start = i;
+            }
+            b',' => {
+                let mut j = i + 1;
+                while j < b.len() && b[j].is_ascii_whitespace() {
+                    j += 1;
+                }
+                if matches!(b.get(j), Some(b'}' | b']')) {
+                    out.push_str(&text[start..i]);
+                    start = i + 1;
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&text[start.min(text.len())..]);
+    out
+}
