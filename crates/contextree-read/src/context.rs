@@ -481,7 +481,7 @@ impl<'a> ContextReport<'a> {
                     .map(|n| NotReproducible { entry_id: n.entry.map(|e| s.entry(e).id.to_string()), kind: n.kind, reason: n.reason })
                     .collect()
             }),
-            configured_thinking_level: omp18.then(|| ctx.omp.configured_thinking_level.as_deref()),
+            configured_thinking_level: omp18.then_some(ctx.omp.configured_thinking_level.as_deref()),
             reset_boundary_id: omp18.then(|| ctx.reset_boundary.map(|n| s.entry(n).id.to_string())),
             prompts: pack.origin().into(),
             tokenizer,

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use contextree_core::context::{build, Leaf};
 use contextree_core::prompts::PromptPack;
-use contextree_core::session::Session;
+use contextree_core::session::{Session, Source};
 use contextree_core::RuleSet;
 use contextree_read::{ContextOptions, ContextReport, SessionReport};
 use serde_json::Value;
@@ -17,10 +17,10 @@ fn open(rel: &str, rules: RuleSet) -> (Session, Vec<u8>) {
 }
 
 /// The context report of the file's leaf as a JSON value, with or without the text.
-fn context_json(s: &Session, bytes: &Vec<u8>, text: Option<usize>) -> Value {
+fn context_json(s: &Session, source: &dyn Source, text: Option<usize>) -> Value {
     let ctx = build(s, Leaf::Last);
     let pack = PromptPack::own_for(s.rules());
-    let report = ContextReport::new(s, &ctx, &pack, bytes, ContextOptions { tokenizer: None, text_chars: text }).unwrap();
+    let report = ContextReport::new(s, &ctx, &pack, source, ContextOptions { tokenizer: None, text_chars: text }).unwrap();
     let json = serde_json::to_value(&report).unwrap();
     report.finish().unwrap();
     json
