@@ -26,6 +26,9 @@ export { WRITE_CLASSES } from './specs.js';
  * again after it changed; `openPlan()` previews a compaction of the leaf on screen;
  * `contextShown(leafId)` the context on screen when it is `leafId`'s, else `null`;
  * `report(err)` the status line.
+ *
+ * Long by design: the view's closure, whose small inner functions share its DOM and state
+ * (splitting it would only hand them around).
  */
 export function createWrites({ dialog, bar, hooks }) {
   const doc = dialog.ownerDocument;

@@ -23,15 +23,29 @@ import { formatCount } from '../entries/format.js';
  */
 export function renderContext(root, ctx, onEntry, actions = {}) {
   const doc = root.ownerDocument;
-  const el = elementMaker(doc);
-  const button = (className, text, title, onClick) => makeButton(doc, className, text, { title, onClick });
-  const fail = (err) => (actions.report ?? console.error)(err);
+  const parts = {
+    el: elementMaker(doc),
+    button: (className, text, title, onClick) => makeButton(doc, className, text, { title, onClick }),
+    fail: (err) => (actions.report ?? console.error)(err),
+    onEntry,
+  };
   delete root.dataset.counts;
   delete root.dataset.copied;
   // Which report is drawn (the end-to-end test waits on both).
   root.dataset.leafId = ctx.leafId ?? '';
   root.dataset.ruleSet = ctx.ruleSet.name;
 
+  const { head, countLine } = contextHead(parts, ctx);
+  const systemBlock = ctx.system ? systemSection(parts, ctx.system) : null;
+  const { list, countCells } = messageList(parts, ctx, actions);
+  const { tools, autoCount } = contextTools(parts, root, ctx, actions, { list, countLine, countCells });
+  head.append(tools);
+  root.replaceChildren(...[head, systemBlock, list].filter(Boolean));
+  autoCount?.();
+}
+
+/** The panel's head: totals, the agent's estimate, the wrappers' wording, edits, the notes. */
+function contextHead({ el, button, onEntry }, ctx) {
   const head = el('div', 'context-totals');
   head.append(
     el('div', 'totals', totalsText(ctx)),
@@ -64,31 +78,39 @@ export function renderContext(root, ctx, onEntry, actions = {}) {
     note.append(items);
     head.append(note);
   }
+  return { head, countLine };
+}
 
-  // pi ≥ 0.86: the system prompt and tools the request leads with, sections folded.
-  let systemBlock = null;
-  if (ctx.system) {
-    systemBlock = el('section', 'context-system');
-    systemBlock.id = 'context-system';
-    const top = el('details', 'system-head');
-    top.append(el('summary', 'system-title', systemHeadText(ctx.system)));
-    if (ctx.system.content) top.append(el('pre', 'msg-text', ctx.system.content));
-    for (const sec of ctx.system.sections) {
-      const d = el('details', 'system-section');
-      d.dataset.section = sec.name;
-      const sum = el('summary');
-      sum.append(el('span', 'section-name', sec.name), el('span', 'msg-tokens', formatCount(sec.tokens)));
-      d.append(sum, el('pre', 'msg-text', sec.truncated ? `${sec.text}\n… (cut)` : sec.text));
-      top.append(d);
-    }
-    if (ctx.system.tools.length) {
-      const tl = el('ul', 'system-tools');
-      for (const t of ctx.system.tools) tl.append(el('li', 'system-tool', toolText(t)));
-      top.append(tl);
-    }
-    systemBlock.append(top);
+/**
+ * pi ≥ 0.86: the system prompt and tools the request leads with, sections folded.
+ * @param {any} parts
+ * @param {import('../generated/reports').SystemText} system
+ */
+function systemSection({ el }, system) {
+  const block = el('section', 'context-system');
+  block.id = 'context-system';
+  const top = el('details', 'system-head');
+  top.append(el('summary', 'system-title', systemHeadText(system)));
+  if (system.content) top.append(el('pre', 'msg-text', system.content));
+  for (const sec of system.sections) {
+    const d = el('details', 'system-section');
+    d.dataset.section = sec.name;
+    const sum = el('summary');
+    sum.append(el('span', 'section-name', sec.name), el('span', 'msg-tokens', formatCount(sec.tokens)));
+    d.append(sum, el('pre', 'msg-text', sec.truncated ? `${sec.text}\n… (cut)` : sec.text));
+    top.append(d);
   }
+  if (system.tools.length) {
+    const tl = el('ul', 'system-tools');
+    for (const t of system.tools) tl.append(el('li', 'system-tool', toolText(t)));
+    top.append(tl);
+  }
+  block.append(top);
+  return block;
+}
 
+/** The messages, folded, each with its entry link, numbers and text ("show all" when cut). */
+function messageList({ el, button, fail, onEntry }, ctx, actions) {
   const list = el('ol', 'messages');
   list.id = 'context-messages';
   const countCells = [];
@@ -135,8 +157,14 @@ export function renderContext(root, ctx, onEntry, actions = {}) {
     item.append(details);
     list.append(item);
   }
+  return { list, countCells };
+}
 
-  // Tools: fold every message, copy the context, count its tokens with the tokenizer.
+/**
+ * Tools: fold every message, copy or save the context, count its tokens with the tokenizer;
+ * `autoCount` starts the count of a small context once the panel is on screen.
+ */
+function contextTools({ el, button, fail }, root, ctx, actions, { list, countLine, countCells }) {
   const tools = el('div', 'context-tools');
   const setAll = (open) => {
     for (const d of list.querySelectorAll('details')) d.open = open;
@@ -195,7 +223,6 @@ export function renderContext(root, ctx, onEntry, actions = {}) {
     tools.append(button('tool count', `count with ${tokenizerShort(actions.tokenizer)}`, 'Count every message with the tokenizer (takes a while on a large context)', runCounts));
   }
   tools.append(status);
-  head.append(tools);
-  root.replaceChildren(...[head, systemBlock, list].filter(Boolean));
-  if (mode === 'auto') runCounts(null);
+  // Small contexts are counted as soon as the panel is on screen.
+  return { tools, autoCount: mode === 'auto' ? () => runCounts(null) : null };
 }

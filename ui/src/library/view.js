@@ -15,6 +15,9 @@ import {
  * Builds the screen inside `root`. `load()` resolves to a `list_sessions` answer; `onOpen(path)`
  * opens a session; `onPick()` runs the Open… file picker; `onClose()` goes back. Returns
  * `{ show(currentPath), focusSearch() }`.
+ *
+ * Long by design: the view's closure, whose small inner functions share its DOM and state
+ * (splitting it would only hand them around).
  */
 export function createLibraryView(root, { load, onOpen, onPick, onClose, now = () => Date.now() }) {
   const el = elementMaker(root.ownerDocument);

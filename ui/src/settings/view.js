@@ -19,6 +19,9 @@ export function applyTheme(doc, setting) {
  * same; `providers()` → a `providers` answer (rejects when the command does not exist);
  * `onSaved(settings)`; `onDialect(dialect)` re-opens the session (`''`: detect); `onClose()`.
  * Returns `{ show(session) }`.
+ *
+ * Long by design: the view's closure, whose small inner functions share its DOM and state
+ * (splitting it would only hand them around).
  */
 export function createSettingsView(root, { load, save, providers, onSaved, onDialect, onClose }) {
   const doc = root.ownerDocument;
