@@ -9,7 +9,6 @@
 
 pub mod commands;
 pub mod demo;
-pub mod dto;
 pub mod error;
 pub mod state;
 pub mod watch;

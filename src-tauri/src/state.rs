@@ -35,6 +35,12 @@ pub fn stamp(path: &Path) -> Stamp {
 }
 
 impl OpenSession {
+    /// The read layer's report of this session (what `open_session` returns and
+    /// `session-changed` carries; `contextree info --json`).
+    pub fn report(&self) -> contextree_read::SessionReport {
+        contextree_read::SessionReport::new(&self.loaded.path, self.loaded.fingerprint.len, &self.loaded.session, self.request)
+    }
+
     /// The same file read again, keeping a forced dialect and the pack (`env`: where the
     /// installed agents are looked for, when the rule set is not forced).
     pub fn reload(&self, env: &HostEnv) -> Result<OpenSession, contextree_host::LoadError> {

@@ -1,7 +1,7 @@
 //! Live reload: a background thread polls the open session file's length and modification
 //! time every [`POLL`]; when they differ from the open session's stamp (taken when it was read:
 //! a write's own re-read is not read again), the session is read again, replaces the open one,
-//! and the app emits [`SESSION_CHANGED`] with the new `SessionView`. Opening another session
+//! and the app emits [`SESSION_CHANGED`] with the new `SessionReport`. Opening another session
 //! ends the previous watcher (its generation is no longer the current one).
 
 use std::path::PathBuf;
@@ -10,11 +10,10 @@ use std::time::Duration;
 
 use tauri::{AppHandle, Emitter as _, Manager as _, Runtime};
 
-use crate::dto::session_view;
 use crate::state::{stamp, OpenSession};
 use crate::AppState;
 
-/// The event the UI listens to; its payload is the reloaded session's `SessionView`.
+/// The event the UI listens to; its payload is the reloaded session's `SessionReport`.
 pub const SESSION_CHANGED: &str = "session-changed";
 
 /// How often the file is looked at.
@@ -42,7 +41,7 @@ pub fn start<R: Runtime>(app: AppHandle<R>, open: &OpenSession, generation: u64)
         let Ok(open) = current.reload(&state.env()) else {
             continue;
         };
-        let view = session_view(&open);
+        let view = open.report();
         if !state.replace_session(generation, Arc::new(open)) {
             return;
         }

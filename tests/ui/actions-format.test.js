@@ -8,8 +8,8 @@ import {
 
 const session = { file: '/s/a.jsonl', fileName: 'a.jsonl' };
 const plan = {
-  leafId: 'L9', summarizedIds: ['a', 'b', 'c'], turnPrefixIds: [], firstKeptEntryId: 'k1',
-  tokensBefore: 36949, estimatedTokensAfter: 21000, keptTokens: 20007, summaryBudget: 993,
+  leafId: 'L9', messagesToSummarizeIds: ['a', 'b', 'c'], turnPrefixIds: [], firstKeptEntryId: 'k1',
+  tokensBefore: 36949, preview: { estimatedTokensAfter: 21000, keptTokens: 20007, summaryBudget: 993 },
 };
 
 test('form fields become a summary source; bad input is an error for the form', () => {

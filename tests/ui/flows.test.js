@@ -122,7 +122,7 @@ test('every flow is named by its action, and each can start only on what it need
 
 test('compact: form → plan again with the instructions → confirm → compact with the collected answers', async () => {
   const oldPlan = { leafId: 'L1', calls: [] };
-  const plan = { leafId: 'L1', calls: [{ systemPrompt: 's', prompt: 'p' }], summarizedIds: [] };
+  const plan = { leafId: 'L1', calls: [{ systemPrompt: 's', prompt: 'p' }], messagesToSummarizeIds: [], preview: { estimatedTokensAfter: 9, keptTokens: 5, summaryBudget: 4 } };
   const env = fakeEnv({ plan: oldPlan }, { compactionPreview: plan, compact: written });
   let s = openFlow(compactFlow, await compactFlow.start(env));
   assert.equal(s.step, 'form');

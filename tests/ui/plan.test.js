@@ -5,8 +5,8 @@ import { PLAN_CLASSES, callTitle, planLines, planRowClasses } from '../../ui/src
 const plan = {
   dialect: 'pi', leafId: 'leaf1', nothingToCompact: false, reason: null, promptPack: "contextree's own wording",
   firstKeptEntryId: 'k1', isSplitTurn: true, tokensBefore: 36949, keepRecentTokensUsed: 20000,
-  keptTokens: 20007, summaryBudget: 21651, estimatedTokensAfter: 41658,
-  summarizedIds: ['a', 'b'], turnPrefixIds: ['c'], keptIds: ['k1', 'leaf1'], droppedIds: [],
+  preview: { keptTokens: 20007, summaryBudget: 21651, estimatedTokensAfter: 41658 },
+  messagesToSummarizeIds: ['a', 'b'], turnPrefixIds: ['c'], recentMessagesIds: ['k1', 'leaf1'], droppedIds: [],
   historyLiteral: null, warnings: ['careful'], calls: [],
 };
 
@@ -45,6 +45,8 @@ test('nothing to compact: the reason and the tokens, no cut', () => {
 test('call titles name the kind and maxTokens', () => {
   assert.equal(callTitle({ kind: 'turnPrefix', maxTokens: 8192 }, 1), 'call 2: turn-prefix summary · maxTokens 8,192');
   assert.equal(callTitle({ kind: 'short', maxTokens: 100, reasoning: 'high' }, 0), 'call 1: short summary · maxTokens 100 · reasoning high');
+  // pi 1.6 sends no output cap: the field is absent from the report.
+  assert.equal(callTitle({ kind: 'history', systemPrompt: 's', prompt: 'p' }, 0), 'call 1: history summary · no maxTokens sent');
 });
 
 test('requests a compaction summarizes: the terms to keep, found or not, and the instructions they make', async () => {

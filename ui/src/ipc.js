@@ -104,11 +104,12 @@ export const budget = (leafId = null, window = null) => call('budget', { leafId,
 
 /**
  * What compacting a leaf (`null`: the file's leaf) would do; read only. `keepRecent` overrides
- * `keepRecentTokens`, `instructions` are `/compact TEXT`'s. `{ dialect, leafId,
- * nothingToCompact, reason, promptPack, firstKeptEntryId, isSplitTurn, tokensBefore,
- * keepRecentTokensUsed, keptTokens, summaryBudget, estimatedTokensAfter, summarizedIds,
- * turnPrefixIds, keptIds, droppedIds, historyLiteral, warnings, calls: [{ kind, systemPrompt,
- * prompt, maxTokens, reasoning }] }`.
+ * `keepRecentTokens`, `instructions` are `/compact TEXT`'s. The read layer's `PlanReport`, the
+ * document `contextree compact --dry-run --json` prints (`nothingToCompact` tells which half).
+ * @param {string | null} [leafId]
+ * @param {number | null} [keepRecent]
+ * @param {string | null} [instructions]
+ * @returns {Promise<import('./generated/reports').PlanReport>}
  */
 export const compactionPreview = (leafId = null, keepRecent = null, instructions = null) =>
   call('compaction_preview', { leafId, keepRecent, instructions });

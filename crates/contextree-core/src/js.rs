@@ -498,6 +498,19 @@ fn round_up_decimal(digits: &mut Vec<u8>) {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct JsNumber(pub f64);
 
+/// In the UI's types: a number.
+#[cfg(feature = "ts")]
+impl ts_rs::TS for JsNumber {
+    type WithoutGenerics = Self;
+    type OptionInnerType = Self;
+    fn name(_: &ts_rs::Config) -> String {
+        "number".to_owned()
+    }
+    fn inline(cfg: &ts_rs::Config) -> String {
+        Self::name(cfg)
+    }
+}
+
 impl serde::Serialize for JsNumber {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let x = self.0;

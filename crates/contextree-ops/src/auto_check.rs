@@ -11,6 +11,7 @@ use crate::report::JsNumber;
 
 /// compaction.md §1.2 for the last assistant message (see `AutoCheck`), as the JSON shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct AutoCheckReport {
     pub rule_set: &'static str,
@@ -34,11 +35,15 @@ pub struct AutoCheckReport {
     pub notes: Vec<String>,
     /// omp 18 only: the stale pass, the stored estimate, the method (savings are not subtracted).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    // ts-rs cannot flatten an Option: omp 18's fields are left out of the UI's type (no UI
+    // module reads them; `contextree cut --window --json` prints them).
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub omp18: Option<Omp18Check>,
 }
 
 /// omp 18's part of the check.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Omp18Check {
     pub stale_pruned_count: usize,
@@ -49,6 +54,7 @@ pub struct Omp18Check {
 
 /// Why the agent sees an overflow.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum OverflowReport {
     /// The error message matched one of its patterns.
@@ -62,6 +68,7 @@ pub enum OverflowReport {
 /// omp 18's method choice: the first surely usable method of `methodOrder`, the methods
 /// looked at on the way, and what contextree writes instead (an LLM summary, `soft`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct MethodReport {
     pub reason: &'static str,
@@ -73,6 +80,7 @@ pub struct MethodReport {
 
 /// One method looked at: `usable` true, false (with `why`) or null (with the condition, `if`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct MethodStep {
     pub method: &'static str,
     pub usable: Option<bool>,

@@ -107,6 +107,19 @@ impl IdList {
     }
 }
 
+/// In the UI's types: the list of ids it is written as.
+#[cfg(feature = "ts")]
+impl ts_rs::TS for IdList {
+    type WithoutGenerics = Self;
+    type OptionInnerType = Self;
+    fn name(_: &ts_rs::Config) -> String {
+        "Array<string>".to_owned()
+    }
+    fn inline(cfg: &ts_rs::Config) -> String {
+        Self::name(cfg)
+    }
+}
+
 impl Serialize for IdList {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.iter())
@@ -116,6 +129,7 @@ impl Serialize for IdList {
 /// A summarizer call as a dry run shows it: `{systemPrompt, prompt, maxTokens?, reasoning?,
 /// kind?}` (`maxTokens` only when the request carries it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct CallView {
     /// The system prompt.

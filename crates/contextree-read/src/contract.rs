@@ -16,6 +16,7 @@ use crate::drops::DropsReport;
 use crate::entry::EntryReport;
 use crate::library::LibraryReport;
 use crate::parts::{MessageTextReport, RowPreview, TokenCountsReport};
+use crate::plan::PlanReport;
 use crate::rule_sets::RuleSetRow;
 use crate::session::SessionReport;
 use crate::usage::UsageReport;
@@ -36,6 +37,7 @@ pub fn declarations() -> String {
     out.visit::<contextree_core::spend::Record>();
     out.visit::<DropsReport<'static>>();
     out.visit::<LibraryReport>();
+    out.visit::<PlanReport<'static>>();
     out.visit::<TokenCountsReport>();
     out.visit::<MessageTextReport>();
     out.visit::<RowPreview>();

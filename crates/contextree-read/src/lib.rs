@@ -10,7 +10,8 @@
 //! model receives from a leaf), [`budget::BudgetReport`] (how full it is),
 //! [`entry::EntryReport`] (one entry's line), [`usage::UsageReport`] (what it cost),
 //! [`drops::DropsReport`] (what a compaction summarizes and may lose), [`library::LibraryReport`]
-//! (every session on the machine), and the [`parts`] a face reads on demand beside a view, [`rule_sets::RuleSetRow`] (the rules contextree
+//! (every session on the machine), [`plan::PlanReport`] (what compacting would do), and the
+//! [`parts`] a face reads on demand beside a view, [`rule_sets::RuleSetRow`] (the rules contextree
 //! knows).
 
 #![warn(missing_docs, unreachable_pub)]
@@ -22,6 +23,7 @@ pub mod drops;
 pub mod entry;
 pub mod library;
 pub mod parts;
+pub mod plan;
 pub mod rule_sets;
 pub mod session;
 pub mod usage;
@@ -34,6 +36,7 @@ pub use drops::{DropsReport, Summarized};
 pub use entry::EntryReport;
 pub use library::LibraryReport;
 pub use parts::{row_previews, MessageTextReport, RowPreview, TokenCountsReport};
+pub use plan::PlanReport;
 pub use rows::{Ordered, Rows};
 pub use rule_sets::{rule_sets, RuleSetRow};
 pub use session::SessionReport;

@@ -1,27 +1,31 @@
 //! The PLAN panel: what a compaction of a leaf would do, read only (nothing is called or written).
 //!
-//! contextree-ops' `compact::preview_plan`, the plan `contextree compact --dry-run` shows, with
-//! the agent's own settings (its settings files) and the open session's prompt pack.
+//! The read layer's `PlanReport` over contextree-ops' dry run, the document `contextree compact
+//! --dry-run --json` prints, with the agent's own settings (its settings files) and the open
+//! session's prompt pack.
 
-use contextree_ops::compact::{preview_plan, CompactOptions};
+use contextree_ops::compact::{dry_run, CompactOptions};
+use contextree_read::PlanReport;
+use serde_json::value::RawValue;
 use tauri::State;
 
 use super::write::pack_of;
 use super::{blocking, leaf};
-use crate::dto::CompactionPreviewView;
 use crate::{AppState, CommandError};
 
-/// The compaction plan of `leaf_id` (the file's leaf when `None`): the cut, the entries
-/// summarized and kept, tokens before → after, warnings and the exact summarizer calls; or why
-/// the agent would not compact. `keep_recent` overrides `keepRecentTokens`; `instructions` are
-/// `/compact TEXT`'s custom instructions. Hooks are not run (a preview has no effects).
+/// The compaction plan of `leaf_id` (the file's leaf when `None`): the read layer's
+/// `PlanReport`, the document `contextree compact --dry-run --json` prints — the cut, the entries
+/// summarized and kept, tokens before → after, warnings and the exact summarizer calls (or why
+/// the agent would not compact), the hooks that would run (none is run), the agent's own
+/// automatic check, and the user requests it would summarize. `keep_recent` overrides
+/// `keepRecentTokens`; `instructions` are `/compact TEXT`'s custom instructions.
 #[tauri::command]
 pub async fn compaction_preview(
     state: State<'_, AppState>,
     leaf_id: Option<String>,
     keep_recent: Option<u64>,
     instructions: Option<String>,
-) -> Result<CompactionPreviewView, CommandError> {
+) -> Result<Box<RawValue>, CommandError> {
     let env = state.env();
     blocking(state.session()?, move |open| {
         let pack = pack_of(open);
@@ -39,13 +43,11 @@ pub async fn compaction_preview(
             provider: Default::default(),
             env: &env,
         };
-        let pv = preview_plan(&open.loaded, &opts)?;
-        let (s, src) = (&open.loaded.session, &open.loaded.source);
-        let requests = match &pv.planned {
-            Ok(p) => contextree_core::drops::check_requests(s, &p.summarized, None, src)?,
-            Err(_) => Vec::new(),
-        };
-        Ok(CompactionPreviewView::new(pv, requests))
+        let dry = dry_run(&open.loaded, &opts)?;
+        let report = PlanReport::new(&open.loaded.session, &open.loaded.source, dry);
+        let json = serde_json::value::to_raw_value(&report).map_err(CommandError::Report)?;
+        report.finish()?;
+        Ok(json)
     })
     .await
 }
@@ -54,10 +56,7 @@ pub async fn compaction_preview(
 /// for the paths, identifiers and quoted text it names (`mayBeLost` when none is there): the
 /// read layer's `DropsReport`, as `contextree drops --compaction ID --json` prints it.
 #[tauri::command]
-pub async fn compaction_requests(
-    state: State<'_, AppState>,
-    compaction_id: String,
-) -> Result<Box<serde_json::value::RawValue>, CommandError> {
+pub async fn compaction_requests(state: State<'_, AppState>, compaction_id: String) -> Result<Box<RawValue>, CommandError> {
     blocking(state.session()?, move |open| {
         let (s, src) = (&open.loaded.session, &open.loaded.source);
         let c = s
@@ -77,7 +76,7 @@ pub async fn compaction_requests(
 /// each reply's context size and the compactions (the read layer's `UsageReport`, as
 /// `contextree usage --json` prints it; written to JSON here, its records made as they go).
 #[tauri::command]
-pub async fn usage_report(state: State<'_, AppState>) -> Result<Box<serde_json::value::RawValue>, CommandError> {
+pub async fn usage_report(state: State<'_, AppState>) -> Result<Box<RawValue>, CommandError> {
     blocking(state.session()?, move |open| {
         let s = &open.loaded.session;
         let sums = contextree_read::usage_sums(s, &open.loaded.source)?;

@@ -8,9 +8,9 @@ use contextree_host::HostEnv;
 
 use tauri::{AppHandle, Manager as _, Runtime, State};
 
-use crate::dto::{session_view, SessionView};
 use crate::state::OpenSession;
 use crate::{demo, AppState, CommandError};
+use contextree_read::SessionReport;
 
 /// Where the session to open comes from.
 enum Source {
@@ -35,7 +35,7 @@ pub async fn open_session<R: Runtime>(
     state: State<'_, AppState>,
     path: Option<String>,
     dialect: Option<String>,
-) -> Result<SessionView, CommandError> {
+) -> Result<SessionReport, CommandError> {
     let dialect = dialect.filter(|d| !d.is_empty()).map(|d| d.parse::<RuleRequest>()).transpose()?;
     let source = match path.map(PathBuf::from).or_else(|| state.startup().map(Into::into)) {
         Some(path) => Source::File(path),
@@ -43,7 +43,7 @@ pub async fn open_session<R: Runtime>(
     };
     let env = state.env();
     let open = tauri::async_runtime::spawn_blocking(move || load(&env, source, dialect)).await??;
-    let view = session_view(&open);
+    let view = open.report();
     let open = Arc::new(open);
     let generation = state.set_session(open.clone());
     crate::watch::start(app, &open, generation);

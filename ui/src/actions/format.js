@@ -170,11 +170,11 @@ const NOT_CHANGED = 'Nothing else in the file changes. If the file changed since
 export function compactConfirmation({ plan, session, source, providers, instructions }) {
   const lines = [
     `Append one line to ${fileText(session)}: a "compaction" entry under the leaf ${plan.leafId}.`,
-    `It summarizes ${plural(plan.summarizedIds.length, 'entry', 'entries')}`
+    `It summarizes ${plural(plan.messagesToSummarizeIds.length, 'entry', 'entries')}`
       + `${plan.turnPrefixIds?.length ? ` (and ${plural(plan.turnPrefixIds.length, 'entry', 'entries')} of a split turn)` : ''}`
       + ` and keeps the context from entry ${plan.firstKeptEntryId}.`,
-    `Tokens: ${count(plan.tokensBefore)} before → about ${count(plan.estimatedTokensAfter)} after`
-      + ` (kept ${count(plan.keptTokens)} + summary ≤ ${count(plan.summaryBudget)}).`,
+    `Tokens: ${count(plan.tokensBefore)} before → about ${count(plan.preview.estimatedTokensAfter)} after`
+      + ` (kept ${count(plan.preview.keptTokens)} + summary ≤ ${count(plan.preview.summaryBudget)}).`,
     `Summary by: ${sourceText(source, providers)}.`,
   ];
   if (instructions) lines.push(`Custom instructions: "${instructions}".`);

@@ -132,7 +132,7 @@ export const navigateFlow = {
       back: 'form',
       view: ({ preview }) => ({
         lines: navigatePreviewLines(preview),
-        prompt: preview.call ? { title: `the exact prompt (maxTokens ${preview.call.maxTokens})`, ...preview.call } : null,
+        prompt: preview.call ? { title: `the exact prompt (maxTokens ${preview.call.maxTokens ?? 'not sent'})`, ...preview.call } : null,
       }),
       next: { label: NEXT },
     },

@@ -1,6 +1,8 @@
 // Generated from the report types of crates/contextree-read (src/contract.rs): do not edit.
 // Write it again with `CONTEXTREE_WRITE_CONTRACT=1 cargo test -p contextree-read contract`.
 
+export type AutoCheckReport = { ruleSet: string, assistantId: string | null, stopReason: string | null, decision: string, skipped: string | null, reason: string, sameModel: boolean, modelAssumed: boolean, stale: boolean, overflow: OverflowReport | null, usageTokens: number | null, pruningSavings: number, prunedCount: number, contextTokens: number | null, thresholdTokens: number | null, window: number, willRetry: boolean, contextPromotion: boolean, notes: Array<string>, };
+
 export type BranchPoint = { 
 /**
  * The entry.
@@ -120,6 +122,28 @@ reason: string,
 misleading: Misleading | null, };
 
 export type CallKind = "assistant" | "sideCall" | "summary" | "tool";
+
+export type CallView = { 
+/**
+ * The system prompt.
+ */
+systemPrompt: string, 
+/**
+ * The user message.
+ */
+prompt: string, 
+/**
+ * `maxTokens` as sent (pi@1.6 sends none).
+ */
+maxTokens: number | null, 
+/**
+ * The `reasoning` option.
+ */
+reasoning: string | null, 
+/**
+ * `history`, `turnPrefix` or `short` (a compaction's calls; `None` for a branch summary).
+ */
+kind: string | null, };
 
 export type CompactionMark = { 
 /**
@@ -404,6 +428,10 @@ migrated: boolean,
  */
 diagnostics: Array<Diagnostic>, };
 
+export type FileListsView = { readFiles: Array<string>, modifiedFiles: Array<string>, };
+
+export type FitView = { by: string, size: number, };
+
 export type LibraryReport = { 
 /**
  * The folders looked in, found or not.
@@ -592,6 +620,22 @@ kind: string,
  */
 reason: string, };
 
+export type NothingDoc = { leafId: string | null, dryRun: boolean, 
+/**
+ * Always true.
+ */
+nothingToCompact: true, 
+/**
+ * The agent's own text.
+ */
+reason: string, 
+/**
+ * `tokensBefore` as the dialect computes it (what the context holds now).
+ */
+tokensBefore: number, settingsFiles: Array<string>, warnings: Array<string>, autoCheck: AutoCheckReport, };
+
+export type OverflowReport = { "kind": "errorMessage", pattern: string, } | { "kind": "errorId", errorId: number, } | { "kind": "usage", inputTokens: number, rule: string, };
+
 export type PiModel = { 
 /**
  * The provider.
@@ -601,6 +645,69 @@ provider: string | null,
  * The model id.
  */
 modelId: string | null, };
+
+export type PlanDoc = { leafId: string | null, dryRun: boolean, 
+/**
+ * Always false.
+ */
+nothingToCompact: false, warnings: Array<string>, transcript: TranscriptView | null, foldCalls: Array<CallView>, settingsFiles: Array<string>, hooks: Record<string, number>, autoCheck: AutoCheckReport, 
+/**
+ * The prompt pack the calls are written with.
+ */
+promptPack: string, firstKeptEntryId: string, isSplitTurn: boolean, tokensBefore: number, keepRecentTokensUsed: number, 
+/**
+ * Entries whose messages the history summary covers.
+ */
+messagesToSummarizeIds: Array<string>, 
+/**
+ * The split turn's entries before the cut (summarized separately).
+ */
+turnPrefixIds: Array<string>, 
+/**
+ * Entries kept verbatim after the summary.
+ */
+recentMessagesIds: Array<string>, 
+/**
+ * omp: entries the previous compaction kept that this one drops.
+ */
+droppedIds: Array<string>, 
+/**
+ * The agents' `readFiles` / `modifiedFiles`.
+ */
+fileOps: FileListsView, 
+/**
+ * Tokens before and after, message counts.
+ */
+preview: PreviewNumbers, 
+/**
+ * omp's history step without a call (`No prior history.`, a reused summary).
+ */
+historyLiteral: string | null, 
+/**
+ * Every call in order; omp's short call quotes the preview's marker.
+ */
+calls: Array<CallView>, 
+/**
+ * Says what the short call's marker stands for.
+ */
+shortSummaryNote: string | null, };
+
+export type PlanReport = { 
+/**
+ * The agent whose rules ran.
+ */
+dialect: string, 
+/**
+ * The rule set that ran and why.
+ */
+ruleSet: RuleChoice, 
+/**
+ * The user requests it would summarize, with the paths, identifiers and quoted text they
+ * name: what the summary should keep (no summary yet, so none is flagged).
+ */
+requests: Array<Request>, } & (NothingDoc | PlanDoc);
+
+export type PreviewNumbers = { tokensBefore: number, keptTokens: number, summaryBudget: number, estimatedTokensAfter: number, messagesSummarized: number, turnPrefixMessages: number, messagesKept: number, messagesDropped: number, };
 
 export type ProjectReport = { 
 /**
@@ -1076,6 +1183,12 @@ totalTokens: number,
  * `cost.total` as recorded (0 when absent).
  */
 cost: number, };
+
+export type TranscriptView = { format: string, model: string | null, budgetTokens: number, fit: FitView, 
+/**
+ * The history's windows: more than one when the agent folds it (`foldCalls`).
+ */
+windows: number, };
 
 export type UsageRecord = { 
 /**

@@ -13,20 +13,25 @@ export const PLAN_CLASSES = {
 /**
  * `Map<entryId, className>` for the tree: the rows the history summary covers, the split turn's
  * prefix, and the first kept entry (the cut). Empty for no plan or nothing to compact.
+ * @param {import('../generated/reports').PlanReport} plan
  */
 export function planRowClasses(plan) {
   const map = new Map();
-  if (!plan || plan.nothingToCompact) return map;
-  for (const id of plan.summarizedIds ?? []) map.set(id, PLAN_CLASSES.summarized);
+  // `=== true` narrows the report to its plan half (plain truthiness does not, without strict).
+  if (!plan || plan.nothingToCompact === true) return map;
+  for (const id of plan.messagesToSummarizeIds ?? []) map.set(id, PLAN_CLASSES.summarized);
   for (const id of plan.turnPrefixIds ?? []) map.set(id, PLAN_CLASSES.turnPrefix);
   if (plan.firstKeptEntryId) map.set(plan.firstKeptEntryId, PLAN_CLASSES.firstKept);
   return map;
 }
 
-/** The panel's lines, in order: `[{ key, text }]` (`key` names the line for styling and tests). */
+/**
+ * The panel's lines, in order: `[{ key, text }]` (`key` names the line for styling and tests).
+ * @param {import('../generated/reports').PlanReport} plan
+ */
 export function planLines(plan) {
   const lines = [{ key: 'leaf', text: `leaf ${plan.leafId ?? '(empty session)'} · ${plan.dialect}` }];
-  if (plan.nothingToCompact) {
+  if (plan.nothingToCompact === true) {
     lines.push({ key: 'nothing', text: `nothing to compact: ${plan.reason ?? ''}` });
     lines.push({ key: 'tokens', text: `tokens before ${formatCount(plan.tokensBefore)}` });
   } else {
@@ -40,13 +45,13 @@ export function planLines(plan) {
     }
     lines.push({
       key: 'tokens',
-      text: `tokens before ${formatCount(plan.tokensBefore)} → after ≤ ${formatCount(plan.estimatedTokensAfter)}`
-        + ` (kept ${formatCount(plan.keptTokens)} + summary ${formatCount(plan.summaryBudget)})`,
+      text: `tokens before ${formatCount(plan.tokensBefore)} → after ≤ ${formatCount(plan.preview.estimatedTokensAfter)}`
+        + ` (kept ${formatCount(plan.preview.keptTokens)} + summary ${formatCount(plan.preview.summaryBudget)})`,
     });
     lines.push({
       key: 'counts',
-      text: `summarized ${plan.summarizedIds.length} · turn prefix ${plan.turnPrefixIds.length}`
-        + ` · kept ${plan.keptIds.length}${plan.droppedIds.length ? ` · dropped ${plan.droppedIds.length}` : ''}`
+      text: `summarized ${plan.messagesToSummarizeIds.length} · turn prefix ${plan.turnPrefixIds.length}`
+        + ` · kept ${plan.recentMessagesIds.length}${plan.droppedIds.length ? ` · dropped ${plan.droppedIds.length}` : ''}`
         + ` · keepRecentTokens ${formatCount(plan.keepRecentTokensUsed)}`,
     });
     if (plan.historyLiteral != null) {
@@ -60,10 +65,15 @@ export function planLines(plan) {
 
 const KIND_LABELS = { history: 'history summary', turnPrefix: 'turn-prefix summary', short: 'short summary' };
 
-/** The heading of call `i` (0-based). */
+/**
+ * The heading of call `i` (0-based); a call without `maxTokens` (pi 1.6 sends none) says so.
+ * @param {import('../generated/reports').CallView} call
+ * @param {number} i
+ */
 export function callTitle(call, i) {
   const reasoning = call.reasoning ? ` · reasoning ${call.reasoning}` : '';
-  return `call ${i + 1}: ${KIND_LABELS[call.kind] ?? call.kind} · maxTokens ${formatCount(call.maxTokens)}${reasoning}`;
+  const cap = call.maxTokens == null ? 'no maxTokens sent' : `maxTokens ${formatCount(call.maxTokens)}`;
+  return `call ${i + 1}: ${KIND_LABELS[call.kind] ?? call.kind} · ${cap}${reasoning}`;
 }
 
 /** One request's line: `u1 · Rename parseHeader… — keep: parseHeader, src/parser/read.rs`. */

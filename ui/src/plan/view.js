@@ -7,6 +7,9 @@ import { elementMaker, makeButton } from '../dom.js';
 /**
  * Renders `plan` (a `compactionPreview` result) into `root`; `onKeep(text)` adds instructions
  * for the compaction dialog (the requests' terms).
+ * @param {HTMLElement} root
+ * @param {import('../generated/reports').PlanReport} plan
+ * @param {((instructions: string) => void) | null} [onKeep]
  */
 export function renderPlan(root, plan, onKeep = null) {
   const doc = root.ownerDocument;
@@ -17,7 +20,8 @@ export function renderPlan(root, plan, onKeep = null) {
     line.dataset.key = key;
     parts.push(line);
   }
-  plan.calls.forEach((call, i) => {
+  const calls = plan.nothingToCompact === true ? [] : plan.calls;
+  calls.forEach((call, i) => {
     const details = el('details', 'plan-call');
     details.append(el('summary', null, callTitle(call, i)));
     details.append(el('div', 'plan-call-label', 'system prompt'));

@@ -36,7 +36,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::common::{
-    print_progress, print_session_doc, print_session_json, write_stdout_with, write_words, CliError, ProviderArgs, SessionArgs,
+    print_progress, print_session_json, read_back, write_json, write_stdout_with, write_words, CliError, ProviderArgs, SessionArgs,
 };
 
 #[derive(Debug, Args)]
@@ -103,9 +103,11 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
     if args.dry_run {
         let mut dry = compact::dry_run(&loaded, &opts)?;
         if a.json {
-            // Serialized as it is written: the prompts and id lists are not copied.
-            print_session_doc(&loaded.session, &dry);
-            return Ok(());
+            // The read layer's plan report, serialized as it is written: the prompts and id
+            // lists are not copied, the requests are checked one at a time.
+            let report = contextree_read::PlanReport::new(&loaded.session, &loaded.source, dry);
+            write_json(&report);
+            return report.finish().map_err(read_back);
         }
         // The text reads the small parts as a value; the id lists and the calls (which may
         // quote a whole session) are printed from the document itself.

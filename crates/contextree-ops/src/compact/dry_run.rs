@@ -11,13 +11,26 @@ use serde::{Serialize, Serializer};
 use super::preview::{plan_preview, Planned, TranscriptView};
 use super::start::CompactOptions;
 use crate::auto_check::AutoCheckReport;
-use crate::report::CallView;
+use crate::report::{CallView, JsNumber};
 use crate::summarizer::load_hooks;
 use crate::OpsError;
 
 /// Event → number of hooks configured, in the events' order (a dry run runs none of them).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConfiguredHooks(pub Vec<(&'static str, usize)>);
+
+/// In the UI's types: an object of counts by event.
+#[cfg(feature = "ts")]
+impl ts_rs::TS for ConfiguredHooks {
+    type WithoutGenerics = Self;
+    type OptionInnerType = Self;
+    fn name(_: &ts_rs::Config) -> String {
+        "Record<string, number>".to_owned()
+    }
+    fn inline(cfg: &ts_rs::Config) -> String {
+        Self::name(cfg)
+    }
+}
 
 impl Serialize for ConfiguredHooks {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -29,6 +42,7 @@ impl Serialize for ConfiguredHooks {
 /// files, the hooks that would run and the agent's own automatic check (without the dialect and
 /// rule set, which the face writes first).
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(untagged)]
 pub enum DryRun {
     /// The agent would not compact.
@@ -39,14 +53,18 @@ pub enum DryRun {
 
 /// [`DryRun`] when the agent would not compact.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct NothingDoc {
     pub leaf_id: Option<String>,
     pub dry_run: bool,
     /// Always true.
+    #[cfg_attr(feature = "ts", ts(type = "true"))]
     pub nothing_to_compact: bool,
     /// The agent's own text.
     pub reason: String,
+    /// `tokensBefore` as the dialect computes it (what the context holds now).
+    pub tokens_before: JsNumber,
     pub settings_files: Vec<String>,
     pub warnings: Vec<String>,
     pub auto_check: AutoCheckReport,
@@ -54,11 +72,13 @@ pub struct NothingDoc {
 
 /// [`DryRun`] with a plan.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PlanDoc {
     pub leaf_id: Option<String>,
     pub dry_run: bool,
     /// Always false.
+    #[cfg_attr(feature = "ts", ts(type = "false"))]
     pub nothing_to_compact: bool,
     #[serde(flatten)]
     pub planned: Planned,
@@ -104,6 +124,7 @@ pub fn dry_run(loaded: &LoadedSession, opts: &CompactOptions<'_>) -> Result<DryR
             dry_run: true,
             nothing_to_compact: true,
             reason: reason.to_string(),
+            tokens_before: JsNumber(pv.tokens_before),
             settings_files: pv.settings_files,
             warnings: pv.warnings,
             auto_check: auto,

@@ -42,6 +42,7 @@ pub struct PlanPreview {
 
 /// A compaction the agent would make.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Planned {
     /// The prompt pack the calls are written with.
@@ -83,6 +84,7 @@ pub struct Planned {
 
 /// The agents' file lists of a cut.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct FileListsView {
     pub read_files: Vec<String>,
@@ -91,6 +93,7 @@ pub struct FileListsView {
 
 /// The size estimate of a compaction (core `CompactionPreview`).
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PreviewNumbers {
     pub tokens_before: JsNumber,
@@ -105,6 +108,7 @@ pub struct PreviewNumbers {
 
 /// omp@18's summary input format: `{format, model, budgetTokens, fit: {by, size}, windows}`.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct TranscriptView {
     pub format: &'static str,
@@ -117,6 +121,7 @@ pub struct TranscriptView {
 
 /// How the history was found to fit the input budget.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FitView {
     pub by: &'static str,
     pub size: u64,

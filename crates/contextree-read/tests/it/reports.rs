@@ -187,3 +187,45 @@ fn token_counts_and_whole_texts_agree_with_the_context_report() {
         assert!(contextree_read::MessageTextReport::new(&s, &ctx, &pack, &bytes, ctx.items.len()).unwrap().is_none());
     }
 }
+
+/// The plan report is contextree-ops' dry run (what `compact --dry-run` prints) and the user
+/// requests it would summarize, under every rule set; the requests are the summarized entries'
+/// user messages.
+#[test]
+fn the_plan_report_under_every_rule_set() {
+    use contextree_ops::compact::{dry_run, CompactOptions};
+    let home = contextree_testkit::Scratch::new("plan-report");
+    let env = contextree_host::HostEnv::isolated(home.path());
+    for (rel, rules, name) in CASES {
+        let path = contextree_testkit::fixture(rel);
+        let loaded = contextree_host::load_session(&env, &path, Some(rules.into())).unwrap();
+        let pack = move |_| Ok(PromptPack::own_for(rules));
+        let opts = CompactOptions {
+            leaf: Leaf::Last,
+            pack: &pack,
+            instructions: None,
+            keep_recent: Some(40),
+            reserve: None,
+            model_reasons: false,
+            context: Vec::new(),
+            summary: None,
+            provider: Default::default(),
+            env: &env,
+        };
+        let dry = dry_run(&loaded, &opts).unwrap();
+        let summarized: Vec<String> = match &dry {
+            contextree_ops::compact::DryRun::Plan(p) => {
+                p.planned.summarized.iter().map(|&n| loaded.session.entry(n).id.to_string()).collect()
+            }
+            contextree_ops::compact::DryRun::Nothing(_) => Vec::new(),
+        };
+        let report = contextree_read::PlanReport::new(&loaded.session, &loaded.source, dry);
+        let json = serde_json::to_value(&report).unwrap();
+        report.finish().unwrap();
+        assert_eq!(json["ruleSet"]["name"], rules.name());
+        for r in json["requests"].as_array().unwrap() {
+            assert!(summarized.iter().any(|id| r["entryId"] == id.as_str()), "{rel}: {r} is not summarized");
+        }
+        insta::assert_snapshot!(format!("plan-{name}"), serde_json::to_string_pretty(&json).unwrap());
+    }
+}

@@ -22,9 +22,9 @@ use serde_json::Value;
 use tauri::ipc::Channel;
 use tauri::State;
 
-use crate::dto::{session_view, SessionView};
 use crate::state::OpenSession;
 use crate::{AppState, CommandError};
+use contextree_read::SessionReport;
 
 /// One write at a time, and the token that cancels its summary.
 #[derive(Debug, Default)]
@@ -195,7 +195,7 @@ pub struct WriteResult {
     /// Everything worth telling.
     pub warnings: Vec<String>,
     /// The re-read file, as `open_session` returns it.
-    pub session: SessionView,
+    pub session: SessionReport,
 }
 
 /// What a flow reports before the file is re-read.
@@ -291,7 +291,7 @@ fn result(applied: Applied, open: &OpenSession) -> WriteResult {
         summarizer: applied.summarizer,
         rewrite: applied.rewrite,
         warnings: applied.warnings,
-        session: session_view(open),
+        session: open.report(),
     }
 }
 

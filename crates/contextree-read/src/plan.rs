@@ -1,0 +1,71 @@
+//! What compacting a leaf would do, read only: `contextree compact --dry-run` and the app's
+//! plan panel. The plan itself is contextree-ops' (the flow that would write it computes it);
+//! this report adds the user requests it would summarize (the drops audit before the fact).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use contextree_core::context::materialize::ReadBackError;
+use contextree_core::dialect::RuleChoiceWire;
+use contextree_core::drops::{is_request, requests, Request};
+use contextree_core::session::{NodeId, Session, Source};
+use contextree_core::RuleChoice;
+use contextree_ops::compact::DryRun;
+use serde::Serialize;
+use ts_rs::TS;
+
+use crate::rows::Rows;
+
+/// The plan of a compaction and the exact summarizer calls (or why the agent would not
+/// compact), the settings files, the hooks that would run, the agent's own automatic check,
+/// and the requests it would summarize (checked one at a time while written).
+#[derive(Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanReport<'a> {
+    /// The agent whose rules ran.
+    pub dialect: &'static str,
+    /// The rule set that ran and why.
+    #[ts(as = "RuleChoiceWire")]
+    pub rule_set: &'a RuleChoice,
+    /// The plan (contextree-ops' dry run).
+    #[serde(flatten)]
+    pub plan: DryRun,
+    /// The user requests it would summarize, with the paths, identifiers and quoted text they
+    /// name: what the summary should keep (no summary yet, so none is flagged).
+    #[ts(type = "Array<Request>")]
+    pub requests: Rows<Box<dyn Iterator<Item = Request> + 'a>>,
+    #[serde(skip)]
+    #[ts(skip)]
+    failed: Rc<RefCell<Option<ReadBackError>>>,
+}
+
+impl<'a> PlanReport<'a> {
+    /// The report of `plan`, a dry run of `s`.
+    pub fn new(s: &'a Session, source: &'a dyn Source, plan: DryRun) -> Self {
+        let nodes: Vec<NodeId> = match &plan {
+            DryRun::Plan(p) => p.planned.summarized.clone(),
+            DryRun::Nothing(_) => Vec::new(),
+        };
+        let failed = Rc::new(RefCell::new(None));
+        let sink = failed.clone();
+        let each = nodes.into_iter().filter(move |&n| is_request(s, n)).map_while(move |n| {
+            match requests(s, std::slice::from_ref(&n), None, source).next()? {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    *sink.borrow_mut() = Some(e);
+                    None
+                }
+            }
+        });
+        Self { dialect: s.dialect().name(), rule_set: s.rule_choice(), plan, requests: Rows::new(Box::new(each)), failed }
+    }
+
+    /// After the report was written: the first request that could not be read back (the file
+    /// changed); the list ended there.
+    pub fn finish(self) -> Result<(), ReadBackError> {
+        match self.failed.borrow_mut().take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
