@@ -579,6 +579,41 @@ mod tests {
         assert!(RuleSet::Omp18.reads_title_slot() && !RuleSet::Omp13.reads_title_slot() && !RuleSet::Pi16.reads_title_slot());
     }
 
+    /// Rules switch with `at_least` (a later rule set keeps them), never by naming one rule
+    /// set: outside this file and tests, no code compares or matches a `RuleSet` variant.
+    #[test]
+    fn no_rule_switch_names_one_rule_set() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut found = Vec::new();
+        let mut dirs = vec![root.join("crates"), root.join("src-tauri/src")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                let path = entry.path();
+                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+                if path.is_dir() {
+                    // Tests pick a rule set on purpose.
+                    if !matches!(name, "tests" | "target" | "snapshots") {
+                        dirs.push(path);
+                    }
+                } else if name.ends_with(".rs") && name != "dialect.rs" && !name.contains("test") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    // Code after a `#[cfg(test)] mod` is a test.
+                    let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+                    for (i, line) in code.lines().enumerate() {
+                        let t = line.trim_start();
+                        let compares = (line.contains("== RuleSet::") || line.contains("!= RuleSet::")) && !t.starts_with("//");
+                        // A match arm on a variant: `RuleSet::X =>`, `RuleSet::X | …`, `(RuleSet::X, …) =>`.
+                        let arm = (t.starts_with("RuleSet::") || t.starts_with("(RuleSet::")) && line.contains("=>");
+                        if compares || arm {
+                            found.push(format!("{}:{}: {}", path.display(), i + 1, line.trim()));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(found.is_empty(), "rule switches must use at_least:\n{}", found.join("\n"));
+    }
+
     #[test]
     fn installed_versions_map_to_the_nearest_set_at_or_below() {
         let at = |d, v| RuleSet::for_version(d, v);

@@ -15,9 +15,10 @@ macro_rules! own {
 fn own_file(rules: RuleSet, id: PromptId) -> Option<&'static str> {
     use Dialect::{Omp, Pi};
     use PromptId::*;
-    match (rules, id) {
-        (RuleSet::Pi16, SummarizationSystem) => return Some(own!("pi16/summarization-system.md")),
-        (RuleSet::Pi16, CompactionTurnPrefix) => return Some(own!("pi16/compaction-turn-prefix.md")),
+    // pi 1.6's texts hold for every later pi rule set too.
+    match (rules.at_least(RuleSet::Pi16), id) {
+        (true, SummarizationSystem) => return Some(own!("pi16/summarization-system.md")),
+        (true, CompactionTurnPrefix) => return Some(own!("pi16/compaction-turn-prefix.md")),
         _ => {}
     }
     Some(match (rules.dialect(), id) {
