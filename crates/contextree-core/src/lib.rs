@@ -12,6 +12,8 @@
 //!
 //! Nothing here does IO: callers hand in bytes and get values back.
 
+#![warn(missing_docs, unreachable_pub)]
+
 pub mod branch;
 pub mod branch_summary;
 pub mod budget;

@@ -10,9 +10,15 @@
 /// name and the key it was added with), at `depth` (0 for the top).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Step<'a> {
+    /// True for a directory, false for a file.
     pub is_dir: bool,
+    /// Nesting level: 0 at the top, one more inside each directory step (a
+    /// folded chain counts once).
     pub depth: usize,
+    /// A directory's folded name (`a/b` for a chain) or a file's base name; a
+    /// `scheme://` file keeps its whole path.
     pub name: String,
+    /// The key the file was passed to [`walk`] with; empty for a directory.
     pub key: &'a str,
 }
 

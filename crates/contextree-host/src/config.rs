@@ -41,18 +41,23 @@ pub struct AppSettings {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Theme {
+    /// `system`: follow the desktop's light/dark preference (the default).
     #[default]
     System,
+    /// `light`: always light.
     Light,
+    /// `dark`: always dark.
     Dark,
 }
 
 /// The tokenizer setting; the names are `TokenizerKind`'s, plus `none`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Tokenizer {
+    /// `o200k_base`: tiktoken's GPT-4o / o-series encoding (the default).
     #[default]
     #[serde(rename = "o200k_base")]
     O200k,
+    /// `cl100k_base`: tiktoken's GPT-4 / GPT-3.5 encoding.
     #[serde(rename = "cl100k_base")]
     Cl100k,
     /// No tokenizer counts (they cost time on very large contexts).
@@ -92,24 +97,34 @@ pub enum ConfigError {
     /// The file (or its folder) could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The config file (also when it was creating its folder that failed).
         path: PathBuf,
+        /// What the OS reported.
         #[source]
         source: io::Error,
     },
     /// The file is not JSON.
     #[error("{}: not valid JSON ({source})", path.display())]
     NotJson {
+        /// The config file.
         path: PathBuf,
+        /// serde_json's parse error (it gives line and column).
         #[source]
         source: serde_json::Error,
     },
     /// The file is JSON but not an object.
     #[error("{}: not a JSON object", path.display())]
-    NotAnObject { path: PathBuf },
+    NotAnObject {
+        /// The config file.
+        path: PathBuf,
+    },
     /// The `"app"` section does not read as settings.
     #[error("{}: `{SECTION}`: {source}", path.display())]
     Section {
+        /// The config file.
         path: PathBuf,
+        /// Why `"app"` does not deserialize as [`AppSettings`] (a wrong type or an unknown
+        /// enum value).
         #[source]
         source: serde_json::Error,
     },
@@ -119,7 +134,10 @@ pub enum ConfigError {
     NotOverwritten(#[source] Box<ConfigError>),
     /// The path has no folder to write in.
     #[error("{}: no parent folder", path.display())]
-    NoFolder { path: PathBuf },
+    NoFolder {
+        /// The config file path that was given.
+        path: PathBuf,
+    },
 }
 
 impl AppSettings {

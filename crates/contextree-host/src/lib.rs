@@ -1,5 +1,7 @@
 //! Everything that touches the machine: session files, installed agents, settings.
 
+#![warn(missing_docs, unreachable_pub)]
+
 pub mod agent;
 pub mod agent_models;
 pub mod atomic;

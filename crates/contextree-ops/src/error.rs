@@ -60,8 +60,11 @@ pub enum OpsError {
     /// An append failed; `hint` (what the caller should do) follows a file that changed.
     #[error("{source}{}", changed_hint(source, hint))]
     Append {
+        /// Why the append failed (see its variants for whether anything was written).
         #[source]
         source: WriteError,
+        /// What the caller should do, shown after a [`WriteError::Changed`] only (`nothing was
+        /// written; reload and navigate again`, …).
         hint: &'static str,
     },
     /// A rewrite (prune) failed or was refused before writing.
@@ -89,6 +92,7 @@ pub enum OpsError {
     Json {
         /// Which value.
         what: &'static str,
+        /// serde_json's error.
         #[source]
         source: serde_json::Error,
     },

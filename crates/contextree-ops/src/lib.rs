@@ -8,6 +8,8 @@
 //! come back as values, failures as [`OpsError`] (its [`OpsError::kind`] is what the app sends,
 //! its [`OpsError::exit_code`] what the CLI exits with).
 
+#![warn(missing_docs, unreachable_pub)]
+
 pub mod auto_check;
 pub mod compact;
 pub mod edit_summary;

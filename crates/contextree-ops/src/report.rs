@@ -87,10 +87,12 @@ impl IdList {
         list
     }
 
+    /// The number of ids.
     pub fn len(&self) -> usize {
         self.ends.len()
     }
 
+    /// Whether the list holds no id.
     pub fn is_empty(&self) -> bool {
         self.ends.is_empty()
     }
@@ -188,11 +190,17 @@ impl CallView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PiUsage {
+    /// Input tokens, summed over the calls.
     pub input: u64,
+    /// Output tokens, summed over the calls.
     pub output: u64,
+    /// `cacheRead`: always 0 (not known to contextree).
     pub cache_read: u64,
+    /// `cacheWrite`: always 0 (not known to contextree).
     pub cache_write: u64,
+    /// `totalTokens`: `input + output`.
     pub total_tokens: u64,
+    /// `cost`: all zero.
     pub cost: PiCost,
 }
 
@@ -200,10 +208,15 @@ pub struct PiUsage {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PiCost {
+    /// Cost of the input tokens: 0.
     pub input: u64,
+    /// Cost of the output tokens: 0.
     pub output: u64,
+    /// `cacheRead` cost: 0.
     pub cache_read: u64,
+    /// `cacheWrite` cost: 0.
     pub cache_write: u64,
+    /// The total: 0.
     pub total: u64,
 }
 

@@ -62,13 +62,29 @@ impl std::fmt::Display for CandidatePick {
 /// entries, never a key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PickError {
+    /// contextree's config file lists no provider at all (and the pick names none of the
+    /// agent's own models).
     #[error("no configured summarizer {pick}: contextree's config file lists none")]
-    NoneConfigured { pick: String },
+    NoneConfigured {
+        /// The pick as displayed (`#2`, `"name"`).
+        pick: String,
+    },
+    /// No configured provider (and none of the agent's models) has that index or name.
     #[error("no configured summarizer {pick} (configured: {configured})")]
-    Unknown { pick: String, configured: String },
+    Unknown {
+        /// The pick as displayed (`#2`, `"name"`).
+        pick: String,
+        /// The configured entries, `#<index> "<name>"`, comma-separated.
+        configured: String,
+    },
     /// One of the agent's own models, which contextree cannot call.
     #[error("{name} cannot be used: {why}")]
-    AgentModel { name: String, why: Unusable },
+    AgentModel {
+        /// Its label (`pi's own: anthropic/claude-sonnet-4-5`).
+        name: String,
+        /// Why it cannot be called.
+        why: Unusable,
+    },
 }
 
 /// Why contextree cannot call one of the agent's own models.
@@ -77,10 +93,18 @@ pub enum Unusable {
     /// What reading the agent's files found (a subscription login, a `!command` key, ...).
     #[error("{0}")]
     Agent(String),
+    /// The model's api kind has no wire format in contextree.
     #[error("contextree cannot speak {api} yet")]
-    Api { api: String },
+    Api {
+        /// The agent's api kind (empty when unknown).
+        api: String,
+    },
+    /// The provider needs a key and the agent's files and environment give none.
     #[error("no API key: {looked}")]
-    NoKey { looked: String },
+    NoKey {
+        /// Where the agent would look for one.
+        looked: String,
+    },
 }
 
 /// The one candidate of `configured` that `pick` names (key, timeout and retries as
@@ -260,11 +284,14 @@ pub struct AgentModelInfo {
     pub agent: String,
     /// The setting naming it (`defaultProvider/defaultModel`, `modelRoles.default`).
     pub setting: String,
-    /// The agent's provider id and model id.
+    /// The agent's provider id.
     pub provider: String,
+    /// The model id sent to the provider.
     pub model: String,
-    /// The agent's api kind, and the kind contextree would use (`None`: cannot).
+    /// The agent's api kind (`anthropic-messages`, `openai-completions`, …; empty if unknown).
     pub api: String,
+    /// The provider kind contextree would call it as (`anthropic`, `openai-compatible`);
+    /// `None` when it cannot.
     pub kind: Option<String>,
     /// Where requests go.
     pub base_url: String,

@@ -31,8 +31,10 @@ pub struct UndoPreview {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MarkerKind {
+    /// The entry's `type`: `custom`.
     #[serde(rename = "type")]
     pub entry_type: &'static str,
+    /// Its `customType`: `contextree-continue`.
     pub custom_type: &'static str,
 }
 

@@ -17,7 +17,12 @@ use crate::session::{Entry, NodeId, Role, Session, Source};
 /// active model (every compaction's payload counts as readable, as in the
 /// oracle). `plan.boundary` is the path range the working list was taken
 /// from; `plan.cut` holds path indices.
-pub fn plan(session: &Session, ctx: &Context, settings: &CompactionSettings, source: &dyn Source) -> Result<CompactionPlan, ReadBackError> {
+pub(super) fn plan(
+    session: &Session,
+    ctx: &Context,
+    settings: &CompactionSettings,
+    source: &dyn Source,
+) -> Result<CompactionPlan, ReadBackError> {
     let path = &ctx.path;
     let entry = |i: usize| session.entry(path[i]);
     let is_type = |i: usize, t: &str| &*entry(i).entry_type == t;

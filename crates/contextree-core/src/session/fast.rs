@@ -17,7 +17,7 @@ use crate::js;
 const IMAGE_CHARS: u64 = 4800;
 
 /// Reads a `message` line, or None when the line needs the reference reading.
-pub fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
+pub(super) fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
     let mut s = Scanner { b: bytes, i: 0, non_ascii: false };
     let line = s.line()?;
     s.ws();

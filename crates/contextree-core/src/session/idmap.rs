@@ -28,7 +28,7 @@ fn start(id: &str, shift: u32) -> usize {
 /// Open addressing (linear probing) over entry numbers; `EMPTY` marks a free
 /// slot. At most half full.
 #[derive(Debug, Clone, Default)]
-pub struct IdIndex {
+pub(super) struct IdIndex {
     slots: Vec<u32>,
 }
 
@@ -38,7 +38,7 @@ impl IdIndex {
     /// Indexes every entry with an id; a repeated id names its last entry.
     /// Returns the index and, for each repeated id, (the entry, the earlier
     /// entry it replaces), in file order.
-    pub fn build(entries: &[Entry]) -> (IdIndex, Vec<(NodeId, NodeId)>) {
+    pub(super) fn build(entries: &[Entry]) -> (IdIndex, Vec<(NodeId, NodeId)>) {
         let n = entries.iter().filter(|e| !e.id.is_empty()).count();
         let size = (n * 2).next_power_of_two().max(8);
         let mut index = IdIndex { slots: vec![EMPTY; size] };
@@ -74,7 +74,7 @@ impl IdIndex {
 
     /// The entry with this id, looked up among `entries` (the ones the index
     /// was built from).
-    pub fn get(&self, entries: &[Entry], id: &str) -> Option<NodeId> {
+    pub(super) fn get(&self, entries: &[Entry], id: &str) -> Option<NodeId> {
         if self.slots.is_empty() {
             return None;
         }

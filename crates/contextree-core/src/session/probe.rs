@@ -46,7 +46,12 @@ pub enum Parent {
 pub enum ProbeError {
     /// Not valid JSON (or trailing data after the value); the message and the
     /// byte offset in the line where the parser stopped.
-    Syntax { message: String, offset: usize },
+    Syntax {
+        /// serde_json's description of the error.
+        message: String,
+        /// Where the parser stopped: a 0-based byte offset into the line.
+        offset: usize,
+    },
     /// Valid JSON that is not an object (`[..]`, a number, a string).
     NotObject(&'static str),
 }

@@ -9,12 +9,23 @@ use serde_json::Value;
 /// skipped). The JSON errors give the place only: the text around it may be a key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AgentFileError {
+    /// The file (comments and trailing commas stripped, for a models file) is not valid JSON.
     #[error("invalid JSON at line {line} column {column}")]
-    Json { line: usize, column: usize },
+    Json {
+        /// serde_json's line of the error, from 1.
+        line: usize,
+        /// serde_json's column of the error, from 1 (0 when the error is at a newline).
+        column: usize,
+    },
+    /// omp's `models.yml` / `models.yaml` is not valid YAML, or uses what contextree's
+    /// YAML-to-JSON reading refuses (an alias, a mapping key that is not a scalar); the text
+    /// says which.
     #[error("{0}")]
     Yaml(String),
+    /// The document is not a JSON object (pi's `auth.json`).
     #[error("not an object at the top level")]
     NotAnObject,
+    /// A models file has a `providers` key that is neither an object nor `null`.
     #[error("`providers` is not an object")]
     ProvidersNotAnObject,
 }

@@ -32,7 +32,14 @@ pub fn parse_pi_models_json(text: &str) -> Result<ModelsFile, AgentFileError> {
 pub enum Credential {
     /// `{"type": "api_key", "key"?, "env"?}`: the key as written (a config value, see the
     /// module docs) and the variables it may interpolate.
-    ApiKey { key: Option<Secret>, env: BTreeMap<String, Secret> },
+    ApiKey {
+        /// The non-empty `key` string: a literal key, `$NAME` template, variable name or
+        /// `!command`, resolved later; `None` when absent or empty.
+        key: Option<Secret>,
+        /// The `env` object's string values by name: the variables `key` names are looked up
+        /// here first, then in the process environment.
+        env: BTreeMap<String, Secret>,
+    },
     /// `{"type": "oauth", …}`: a subscription login.
     OAuth,
     /// Another type.

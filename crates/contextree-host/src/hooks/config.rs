@@ -11,32 +11,67 @@ use super::{HookCommand, HookEvent, Hooks, DEFAULT_HOOK_TIMEOUT};
 /// and position, never a command (it could hold a secret).
 #[derive(Debug, thiserror::Error)]
 pub enum HookConfigError {
+    /// The config file is not valid JSON.
     #[error("invalid JSON: {0}")]
     Json(#[source] serde_json::Error),
+    /// `"hooks"` is neither an object nor `null`.
     #[error("\"hooks\" must be an object of event name → list of hooks")]
     NotAnObject,
+    /// A key of `"hooks"` is not one of [`HookEvent::ALL`]'s names.
     #[error("hooks: unknown event {name:?} (known: {known})")]
-    UnknownEvent { name: String, known: String },
+    UnknownEvent {
+        /// The key as written.
+        name: String,
+        /// The known event names, comma-separated, for the message.
+        known: String,
+    },
+    /// An event's value is not an array.
     #[error("hooks.{event}: expected a list of hooks")]
-    NotAList { event: String },
+    NotAList {
+        /// The event name as written.
+        event: String,
+    },
+    /// An item of an event's list is not an object.
     #[error("{at}: expected an object with \"command\"")]
-    NotAHook { at: String },
+    NotAHook {
+        /// The item's place: `hooks.<event>[<index>]`.
+        at: String,
+    },
+    /// A hook object has a key other than `command` and `timeoutSecs`.
     #[error("{at}: unknown key {key:?}")]
-    UnknownKey { at: String, key: String },
+    UnknownKey {
+        /// The hook's place: `hooks.<event>[<index>]`.
+        at: String,
+        /// The unknown key.
+        key: String,
+    },
+    /// `command` is missing, not an array of strings, or its program (first item) is empty.
     #[error("{at}.command: expected a non-empty list of strings [\"program\", \"arg\", ...]")]
-    BadCommand { at: String },
+    BadCommand {
+        /// The hook's place: `hooks.<event>[<index>]`.
+        at: String,
+    },
+    /// `timeoutSecs` is not a number of seconds above 0 and at most 86 400 (a day).
     #[error("{at}.timeoutSecs: expected a number of seconds > 0")]
-    BadTimeout { at: String },
+    BadTimeout {
+        /// The hook's place: `hooks.<event>[<index>]`.
+        at: String,
+    },
+    /// The config file exists but could not be read.
     #[error("{}: cannot read: {source}", path.display())]
     Read {
+        /// The config file.
         path: PathBuf,
+        /// What the OS reported.
         #[source]
         source: std::io::Error,
     },
     /// One of the errors above, in the file at `path`.
     #[error("{}: {source}", path.display())]
     InFile {
+        /// The config file.
         path: PathBuf,
+        /// The error in its text.
         #[source]
         source: Box<HookConfigError>,
     },

@@ -54,34 +54,48 @@ pub struct BeforeCompactPayload {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompactPreparation {
+    /// `firstKeptEntryId`: the id of the first entry kept verbatim after the summary.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_kept_entry_id: Option<String>,
+    /// `messagesToSummarize`: the agent messages the history summary is written from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub messages_to_summarize: Option<Vec<RawJson>>,
+    /// `turnPrefixMessages`: the agent messages of a split turn before the cut (empty when
+    /// the cut falls between turns).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub turn_prefix_messages: Option<Vec<RawJson>>,
     /// omp only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recent_messages: Option<Vec<RawJson>>,
+    /// `isSplitTurn`: the cut falls inside a turn, so a turn prefix is summarized too.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub is_split_turn: Option<bool>,
+    /// `fileOps`: the files the summarized part touched, with the previous compaction's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file_ops: Option<PayloadFileOps>,
-    /// `null` when not finite.
+    /// `tokensBefore`: the context size before compacting (omp: the last usable usage, pi:
+    /// the estimate); `null` when not finite.
     pub tokens_before: f64,
+    /// `previousSummary`: the `summary` of the last compaction on the path, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub previous_summary: Option<String>,
     /// omp only: the previous compaction's `preserveData`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub previous_preserve_data: Option<RawJson>,
+    /// `settings`: the compaction settings the plan used.
     pub settings: PayloadSettings,
 }
 
 /// The raw file-operation sets of a cut.
 #[derive(Debug, Clone, Serialize)]
 pub struct PayloadFileOps {
+    /// `read`: paths of `read` tool calls, with the previous compaction's `readFiles`, in
+    /// first-seen order.
     pub read: Vec<String>,
+    /// `written`: paths of `write` tool calls, in first-seen order.
     pub written: Vec<String>,
+    /// `edited`: paths of `edit` tool calls, with the previous compaction's `modifiedFiles`,
+    /// in first-seen order.
     pub edited: Vec<String>,
 }
 
@@ -89,8 +103,12 @@ pub struct PayloadFileOps {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PayloadSettings {
+    /// `enabled`: automatic compaction is on.
     pub enabled: bool,
+    /// `reserveTokens`: tokens left free for the model's reply.
     pub reserve_tokens: u64,
+    /// `keepRecentTokens`: how many tokens of recent history are kept verbatim (as set,
+    /// before omp's scaling).
     pub keep_recent_tokens: u64,
 }
 
@@ -215,6 +233,7 @@ pub struct BeforeTreePayload {
     /// `session_before_tree`.
     #[serde(rename = "type")]
     pub kind: &'static str,
+    /// `preparation`: the navigation, as `navigateTree` hands it to the event.
     pub preparation: TreePreparationPayload,
 }
 
@@ -222,11 +241,16 @@ pub struct BeforeTreePayload {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TreePreparationPayload {
+    /// `targetId`: the id of the entry navigated to.
     pub target_id: Option<String>,
+    /// `oldLeafId`: the id of the leaf before the move; `null` in an empty session.
     pub old_leaf_id: Option<String>,
+    /// `commonAncestorId`: the id of the deepest entry shared by the old and the new path;
+    /// `null` when they share none or there is no old leaf.
     pub common_ancestor_id: Option<String>,
-    /// As stored in the file.
+    /// `entriesToSummarize`: the abandoned entries, chronological, as stored in the file.
     pub entries_to_summarize: Vec<RawJson>,
+    /// `userWantsSummary`: the user asked for a branch summary.
     pub user_wants_summary: bool,
     /// pi only, as given.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -268,7 +292,9 @@ pub struct TreePayload<'a> {
     /// `session_tree`.
     #[serde(rename = "type")]
     pub kind: &'static str,
+    /// `newLeafId`: the id of the leaf after the move (the last entry the navigation wrote).
     pub new_leaf_id: Option<&'a str>,
+    /// `oldLeafId`: the leaf before the move; `null` in an empty session.
     pub old_leaf_id: Option<&'a str>,
     /// The summary entry written, when one was.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -12,12 +12,29 @@ use super::{Dispatch, HookEvent};
 /// Why a hook's result is not used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReplyError {
+    /// A field is present (not `null`) but of the wrong type.
     #[error("\"{field}\" must be {want}")]
-    Wrong { field: String, want: &'static str },
+    Wrong {
+        /// The field's path in the result (`cancel`, `compaction.tokensBefore`, …).
+        field: String,
+        /// What it must be, for the message (`a string`, `true or false`, …).
+        want: &'static str,
+    },
+    /// A required field is absent or `null` (`compaction.summary`, `summary.summary`).
     #[error("\"{field}\" is missing")]
-    Missing { field: String },
+    Missing {
+        /// The field's path in the result.
+        field: String,
+    },
+    /// A value to be stored as it is (`preserveData`, `details`) could not be turned back
+    /// into JSON text.
     #[error("\"{field}\" cannot be kept: {message}")]
-    Unkeepable { field: &'static str, message: String },
+    Unkeepable {
+        /// The field's path in the result.
+        field: &'static str,
+        /// serde_json's error.
+        message: String,
+    },
 }
 
 impl ReplyError {

@@ -12,21 +12,43 @@ use super::{HookCommand, HOOK_STDERR_CAP, HOOK_STDOUT_CAP, STDERR_EXCERPT_CHARS}
 /// Why a hook gave no output to use. Each becomes a warning of the dispatch.
 #[derive(Debug, thiserror::Error)]
 pub enum HookRunError {
+    /// The hook's `command` has no program.
     #[error("the command is empty")]
     EmptyCommand,
+    /// The program could not be spawned (not found, not executable, …).
     #[error("cannot start: {0}")]
     Start(#[source] std::io::Error),
+    /// Asking the OS whether the hook has exited failed; the hook was killed.
     #[error("cannot wait for it: {0}")]
     Wait(#[source] std::io::Error),
+    /// The hook printed more than its cap on a pipe and was killed with its group.
     #[error("printed more than {cap} bytes on {pipe} (killed)")]
-    OutputCap { pipe: &'static str, cap: usize },
+    OutputCap {
+        /// `stdout` or `stderr`.
+        pipe: &'static str,
+        /// The pipe's cap in bytes ([`HOOK_STDOUT_CAP`] or [`HOOK_STDERR_CAP`]).
+        cap: usize,
+    },
     /// A failing exit; `stderr` is the start of what it printed there.
     #[error("{status}{}", if stderr.is_empty() { String::new() } else { format!(": {stderr}") })]
-    Failed { status: ExitStatus, stderr: String },
+    Failed {
+        /// The exit status (a non-zero code or a signal).
+        status: ExitStatus,
+        /// The trimmed start of its stderr (at most 300 characters, `…` after a cut); may be
+        /// empty.
+        stderr: String,
+    },
+    /// The hook (or a process still holding its output) outlived its time limit and was
+    /// killed with its group.
     #[error("timed out after {secs}s (killed)")]
-    TimedOut { secs: f64 },
+    TimedOut {
+        /// The hook's time limit, in seconds.
+        secs: f64,
+    },
+    /// The run was cancelled while the hook ran; it was killed with its group.
     #[error("stopped: the run was cancelled (killed)")]
     Stopped,
+    /// The run was cancelled before the hook's turn; it never ran.
     #[error("not started: the run was cancelled")]
     NotStarted,
 }

@@ -35,9 +35,11 @@ use contextree_core::Dialect;
 pub struct ProjectGroup {
     /// The project's path (see [`ProjectSource`] for how sure it is).
     pub project: String,
+    /// How `project` was found: the most certain of its folders' (smallest [`ProjectSource`]).
     pub source: ProjectSource,
     /// The session folders merged into this group (one per agent usually).
     pub folders: Vec<PathBuf>,
+    /// The sessions of all its folders, newest first (see [`sort_sessions`]).
     pub sessions: Vec<SessionSummary>,
 }
 
@@ -51,15 +53,20 @@ impl ProjectGroup {
 /// A root as scanned (the read layer's `RootReport` shows it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RootStatus {
+    /// The root as given to [`scan`].
     pub root: SessionRoot,
+    /// The root is a folder (a missing root is no error: the agent may not be installed).
     pub exists: bool,
+    /// Session files found under it (0 for a root listed twice after its first time).
     pub session_count: usize,
 }
 
 /// Every session under the roots, grouped by project, newest first.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Library {
+    /// Every root scanned, in the order given.
     pub roots: Vec<RootStatus>,
+    /// The projects, the one with the newest session first.
     pub projects: Vec<ProjectGroup>,
     /// Folders or files that could not be read.
     pub warnings: Vec<String>,
@@ -80,9 +87,13 @@ impl Library {
 /// One session folder as found on disk, before grouping.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FolderScan {
+    /// The folder (a root itself when session files lie directly in it).
     pub folder: PathBuf,
+    /// The project path read from the folder's name and its sessions' `cwd`s.
     pub project: String,
+    /// How sure `project` is.
     pub source: ProjectSource,
+    /// The summaries of its `*.jsonl` files.
     pub sessions: Vec<SessionSummary>,
 }
 
@@ -157,6 +168,7 @@ pub struct SummaryCache {
 }
 
 impl SummaryCache {
+    /// An empty cache.
     pub fn new() -> Self {
         Self::default()
     }

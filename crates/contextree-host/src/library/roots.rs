@@ -22,9 +22,11 @@ pub enum RootOrigin {
 /// A folder holding `<encoded cwd>/<file>.jsonl` session files.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionRoot {
+    /// The folder (it may not exist).
     pub path: PathBuf,
     /// The agent that writes there, when known (a root passed in may hold either).
     pub dialect: Option<Dialect>,
+    /// Whether it is an agent's default, comes from an environment variable or was passed in.
     pub origin: RootOrigin,
 }
 
@@ -42,6 +44,8 @@ pub struct RootOverrides {
 /// The machine facts the folder names depend on.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HostPaths {
+    /// The user's home folder (omp encodes cwds inside it as `-<relative path>`); `None`
+    /// when unknown.
     pub home: Option<PathBuf>,
     /// The OS temporary folder (omp encodes cwds inside it as `-tmp-…`).
     pub tmp: Option<PathBuf>,

@@ -52,7 +52,10 @@ pub(super) fn user_text(content: &Value) -> Option<&str> {
 /// What the library shows of one session file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionSummary {
+    /// The session file.
     pub path: PathBuf,
+    /// The agent that wrote it: by the header id's shape, else the root's agent, else the
+    /// folder name ([`file_dialect`]); `None` when none tells.
     pub dialect: Option<Dialect>,
     /// File size in bytes.
     pub size: u64,

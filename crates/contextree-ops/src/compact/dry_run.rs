@@ -56,7 +56,9 @@ pub enum DryRun {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct NothingDoc {
+    /// The id of the leaf whose path was planned; `null` for an empty session or a reset leaf.
     pub leaf_id: Option<String>,
+    /// Always true: the document is a dry run's.
     pub dry_run: bool,
     /// Always true.
     #[cfg_attr(feature = "ts", ts(type = "true"))]
@@ -65,8 +67,11 @@ pub struct NothingDoc {
     pub reason: String,
     /// `tokensBefore` as the dialect computes it (what the context holds now).
     pub tokens_before: JsNumber,
+    /// The agent's settings files read, in merge order.
     pub settings_files: Vec<String>,
+    /// Everything worth telling about the settings and the plan.
     pub warnings: Vec<String>,
+    /// Whether and how the agent itself would compact after its last run.
     pub auto_check: AutoCheckReport,
 }
 
@@ -75,20 +80,30 @@ pub struct NothingDoc {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PlanDoc {
+    /// The id of the leaf whose path is compacted.
     pub leaf_id: Option<String>,
+    /// Always true: the document is a dry run's.
     pub dry_run: bool,
     /// Always false.
     #[cfg_attr(feature = "ts", ts(type = "false"))]
     pub nothing_to_compact: bool,
+    /// The plan, its numbers and its calls, flattened into this object.
     #[serde(flatten)]
     pub planned: Planned,
+    /// Everything worth telling (settings, the plan, the summary model, omp 18's fold).
     pub warnings: Vec<String>,
+    /// omp 18: the transcript format the conversation is written in for the summary model.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transcript: Option<TranscriptView>,
+    /// omp 18: the history calls after the first when the agent folds a long history, each
+    /// quoting the answer before it as [`FOLD_MARKER`](super::FOLD_MARKER).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub fold_calls: Vec<CallView>,
+    /// The agent's settings files read, in merge order.
     pub settings_files: Vec<String>,
+    /// Event → number of hooks configured for it (events without hooks left out).
     pub hooks: ConfiguredHooks,
+    /// Whether and how the agent itself would compact after its last run.
     pub auto_check: AutoCheckReport,
 }
 

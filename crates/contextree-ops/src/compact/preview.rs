@@ -47,9 +47,14 @@ pub struct PlanPreview {
 pub struct Planned {
     /// The prompt pack the calls are written with.
     pub prompt_pack: String,
+    /// `firstKeptEntryId`: the first entry kept verbatim after the summary.
     pub first_kept_entry_id: String,
+    /// The cut falls inside a turn: its start is summarized separately (`turnPrefixIds`).
     pub is_split_turn: bool,
+    /// `tokensBefore` as the dialect computes it (omp: the last usable usage, pi: the
+    /// estimate).
     pub tokens_before: JsNumber,
+    /// `keepRecentTokens` as the cut used it (omp divides it by the usage/estimate ratio).
     pub keep_recent_tokens_used: u64,
     /// Entries whose messages the history summary covers.
     pub messages_to_summarize_ids: IdList,
@@ -87,7 +92,9 @@ pub struct Planned {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct FileListsView {
+    /// `readFiles`: read and never modified, in JS sort order.
     pub read_files: Vec<String>,
+    /// `modifiedFiles`: edited or written, in JS sort order.
     pub modified_files: Vec<String>,
 }
 
@@ -96,13 +103,22 @@ pub struct FileListsView {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PreviewNumbers {
+    /// `tokensBefore` as the dialect computes it.
     pub tokens_before: JsNumber,
+    /// The dialect's estimate (chars/4) of the messages kept verbatim.
     pub kept_tokens: u64,
+    /// Upper bound of the summary message's estimate: the summary calls' `maxTokens` (or a
+    /// literal history's own estimate) plus the split-turn separator and file tags.
     pub summary_budget: u64,
+    /// `keptTokens + summaryBudget`: an upper bound of the context right after compacting.
     pub estimated_tokens_after: u64,
+    /// Messages summarized: the history plus the turn prefix.
     pub messages_summarized: usize,
+    /// Of those, the messages in the split turn's prefix.
     pub turn_prefix_messages: usize,
+    /// Messages kept verbatim after the summary.
     pub messages_kept: usize,
+    /// omp: messages the previous compaction kept that this one neither summarizes nor keeps.
     pub messages_dropped: usize,
 }
 
@@ -111,9 +127,14 @@ pub struct PreviewNumbers {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct TranscriptView {
+    /// The transcript format's name (`anthropic`, `harmony`, `xml`, …).
     pub format: &'static str,
+    /// The summary model the format was chosen for; `null` when none is known (then `xml`).
     pub model: Option<String>,
+    /// The history call's input budget in tokens; a larger conversation is folded into
+    /// windows.
     pub budget_tokens: u64,
+    /// How the history was found to fit that budget.
     pub fit: FitView,
     /// The history's windows: more than one when the agent folds it (`foldCalls`).
     pub windows: usize,
@@ -123,7 +144,11 @@ pub struct TranscriptView {
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FitView {
+    /// The test that decided: `bytes` (UTF-8 bytes within the budget), `tokens` (the agent's
+    /// exact count), `approximate` (an o200k_base count for a model with another tokenizer) or
+    /// `folded` (over the budget).
     pub by: &'static str,
+    /// The size that test measured, in its unit (bytes, or o200k_base tokens).
     pub size: u64,
 }
 

@@ -36,14 +36,23 @@ use render::Msg;
 /// `preferredDialect` can name; `hermes` it never does).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SummaryDialect {
+    /// Claude models: `Human:` / `Assistant:` turns, calls in `<function_calls>`.
     Anthropic,
+    /// GLM models: `[gMASK]<sop>`, `<|role|>` turns, `<arg_key>` / `<arg_value>` calls.
     Glm,
+    /// Gemini models: `<start_of_turn>` turns, calls as Python in a `tool_code` fence.
     Gemini,
+    /// Gemma models: `<|turn>` turns, `<|tool_call>call:name{…}` calls.
     Gemma,
+    /// Kimi models: `<|im_role|>` turns, `functions.name:index` call ids.
     Kimi,
+    /// Qwen models (and DeepSeek's Qwen distills): ChatML turns, `<tool_call>` JSON calls.
     Qwen3,
+    /// DeepSeek models: `<｜User｜>` / `<｜Assistant｜>` turns, `<｜tool▁call▁begin｜>` calls.
     Deepseek,
+    /// MiniMax models: the anthropic layout with calls in `<minimax:tool_call>`.
     Minimax,
+    /// OpenAI models (GPT, o-series, gpt-oss): harmony `<|start|>role<|message|>` messages.
     Harmony,
     /// The fallback for models of no known family.
     Xml,
