@@ -242,6 +242,9 @@ fn rewrite_with_hook(
 
 /// [`rewrite_with_hook`] with the folder's fsync made by `sync_dir` (a seam:
 /// tests fail it, which a real disk will not do on demand).
+///
+/// Long on purpose: the checks around the rename run in this order with nothing between
+/// them (docs/reliability.md); split, the order would be spread over functions.
 fn rewrite_with(
     path: &Path,
     expected: &Fingerprint,

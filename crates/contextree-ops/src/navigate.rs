@@ -240,6 +240,9 @@ pub fn preview(loaded: &LoadedSession, opts: &NavigateOptions<'_>) -> Result<Nav
 }
 
 /// Moves the leaf: appends the branch summary or the continue marker (and pi's label).
+///
+/// Long on purpose: the agents' order (hooks, the summary call or the marker, the entry, pi's
+/// label, the append) over one state; each step is short and named by its comment.
 pub fn run(
     loaded: &LoadedSession,
     opts: &NavigateOptions<'_>,

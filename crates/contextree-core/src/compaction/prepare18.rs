@@ -17,6 +17,9 @@ use crate::session::{Entry, NodeId, Role, Session, Source};
 /// active model (every compaction's payload counts as readable, as in the
 /// oracle). `plan.boundary` is the path range the working list was taken
 /// from; `plan.cut` holds path indices.
+///
+/// Long on purpose: omp 18's `prepareCompaction`, step for step in its order (omp-18.md
+/// §5.3–5.4).
 pub(super) fn plan(
     session: &Session,
     ctx: &Context,

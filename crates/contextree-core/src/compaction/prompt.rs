@@ -528,6 +528,10 @@ const OMP_REASONING: &str = "high";
 /// Builds the requests `compact()` would send for `plan` (compaction.md §6.2).
 /// `pack` supplies the system prompt and instruction texts (and the summary
 /// wrappers `convertToLlm` puts around branch summaries in the conversation).
+///
+/// Long on purpose: one pass in the order the agents' `compact()` builds its requests; the
+/// steps share the pack's texts, the caps, the budget, the transcript format and the hook,
+/// which smaller functions would only hand around.
 pub fn summary_requests(
     session: &Session,
     plan: &CompactionPlan,
