@@ -313,8 +313,8 @@ pub fn print_session_json(s: &contextree_core::session::Session, value: &serde_j
     print_session_doc(s, &WithoutHead(value));
 }
 
-/// The read layer's streamed list and ordered object (one home: contextree-read).
-pub use contextree_read::{Ordered, Rows as Streamed};
+/// The read layer's streamed list (one home: contextree-read).
+pub use contextree_read::Rows as Streamed;
 
 /// Turns a read-back failure (file changed under us, IO) into an error.
 pub fn read_back(e: contextree_core::context::materialize::ReadBackError) -> CliError {

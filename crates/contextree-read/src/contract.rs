@@ -19,6 +19,8 @@ use crate::parts::{MessageTextReport, RowPreview, TokenCountsReport};
 use crate::plan::PlanReport;
 use crate::rule_sets::RuleSetRow;
 use crate::session::SessionReport;
+use crate::tokens::{EntryTokens, TokensReport};
+use crate::tree::{TreeEntry, TreeReport};
 use crate::usage::UsageReport;
 
 /// Where the declarations go, from the repository's root.
@@ -38,6 +40,10 @@ pub fn declarations() -> String {
     out.visit::<DropsReport<'static>>();
     out.visit::<LibraryReport>();
     out.visit::<PlanReport<'static>>();
+    out.visit::<TreeReport<'static>>();
+    out.visit::<TreeEntry<'static>>();
+    out.visit::<TokensReport<'static>>();
+    out.visit::<EntryTokens<'static>>();
     out.visit::<TokenCountsReport>();
     out.visit::<MessageTextReport>();
     out.visit::<RowPreview>();

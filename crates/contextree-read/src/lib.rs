@@ -11,7 +11,8 @@
 //! [`entry::EntryReport`] (one entry's line), [`usage::UsageReport`] (what it cost),
 //! [`drops::DropsReport`] (what a compaction summarizes and may lose), [`library::LibraryReport`]
 //! (every session on the machine), [`plan::PlanReport`] (what compacting would do), and the
-//! [`parts`] a face reads on demand beside a view, [`rule_sets::RuleSetRow`] (the rules contextree
+//! [`tree::TreeReport`] and [`tokens::TokensReport`] (the tree and every entry's estimate), and
+//! the [`parts`] a face reads on demand beside a view, [`rule_sets::RuleSetRow`] (the rules contextree
 //! knows).
 
 #![warn(missing_docs, unreachable_pub)]
@@ -26,6 +27,8 @@ pub mod parts;
 pub mod plan;
 pub mod rule_sets;
 pub mod session;
+pub mod tokens;
+pub mod tree;
 pub mod usage;
 
 mod rows;
@@ -40,4 +43,6 @@ pub use plan::PlanReport;
 pub use rows::{Ordered, Rows};
 pub use rule_sets::{rule_sets, RuleSetRow};
 pub use session::SessionReport;
+pub use tokens::TokensReport;
+pub use tree::TreeReport;
 pub use usage::{usage_sums, UsageReport};

@@ -1,7 +1,88 @@
 // Generated from the report types of crates/contextree-read (src/contract.rs): do not edit.
 // Write it again with `CONTEXTREE_WRITE_CONTRACT=1 cargo test -p contextree-read contract`.
 
-export type AutoCheckReport = { ruleSet: string, assistantId: string | null, stopReason: string | null, decision: string, skipped: string | null, reason: string, sameModel: boolean, modelAssumed: boolean, stale: boolean, overflow: OverflowReport | null, usageTokens: number | null, pruningSavings: number, prunedCount: number, contextTokens: number | null, thresholdTokens: number | null, window: number, willRetry: boolean, contextPromotion: boolean, notes: Array<string>, };
+export type AutoCheckReport = { 
+/**
+ * The rule set whose check ran: `pi@0.73`, `pi@1.6`, `omp@13` or `omp@18`.
+ */
+ruleSet: string, 
+/**
+ * The id of the assistant message checked (the context's last); `null` without one.
+ */
+assistantId: string | null, 
+/**
+ * That message's `stopReason`.
+ */
+stopReason: string | null, 
+/**
+ * What the agent would start: `none`, `threshold`, `overflow` or (omp 18) `incomplete`.
+ */
+decision: string, 
+/**
+ * Why the check stopped before the threshold test (`noAssistant`, `disabled`, `stale`,
+ * …); `null` when it did not.
+ */
+skipped: string | null, 
+/**
+ * One sentence for people: the decision and why.
+ */
+reason: string, 
+/**
+ * The message's provider and model are the current model's.
+ */
+sameModel: boolean, 
+/**
+ * No current model was given, so the message's own model was assumed.
+ */
+modelAssumed: boolean, 
+/**
+ * The message predates the latest compaction on the path (omp `<`, pi `≤`).
+ */
+stale: boolean, 
+/**
+ * Why the agent sees a context overflow (checked whatever the other gates say); `null`
+ * when it does not.
+ */
+overflow: OverflowReport | null, 
+/**
+ * `calculateContextTokens` of the message's usage (pi's error path: the estimate);
+ * `null` without usage.
+ */
+usageTokens: number | null, 
+/**
+ * omp: tokens the pruning run before the threshold test saves (`tokensSaved`).
+ */
+pruningSavings: number, 
+/**
+ * omp: tool results that pruning run prunes.
+ */
+prunedCount: number, 
+/**
+ * The token count compared with the threshold (after pruning); `null` when the check
+ * stopped before.
+ */
+contextTokens: number | null, 
+/**
+ * The threshold in tokens; `null` when the threshold rule never fires.
+ */
+thresholdTokens: number | null, 
+/**
+ * The context window the check used, in tokens.
+ */
+window: number, 
+/**
+ * `willRetry` of the automatic compaction: the agent retries the turn after compacting
+ * (recovery from an overflow or a `length` stop, per rule set; never for the threshold).
+ */
+willRetry: boolean, 
+/**
+ * omp: context promotion is tried first (a configured larger model instead of compacting).
+ */
+contextPromotion: boolean, 
+/**
+ * Things the file cannot tell, or that change the outcome.
+ */
+notes: Array<string>, };
 
 export type BranchPoint = { 
 /**
@@ -428,9 +509,53 @@ migrated: boolean,
  */
 diagnostics: Array<Diagnostic>, };
 
-export type FileListsView = { readFiles: Array<string>, modifiedFiles: Array<string>, };
+export type EntryTokens = { 
+/**
+ * Its index in the file.
+ */
+i: number, 
+/**
+ * Its id.
+ */
+id: string | null, 
+/**
+ * Its `type`.
+ */
+type: string | null, 
+/**
+ * The role of the message the entry produces.
+ */
+role: string | null, 
+/**
+ * Its estimate, when it produces a message.
+ */
+tokens: number | null, 
+/**
+ * pi ≥ 0.87: a compaction's system checkpoint (counted in `tokens`).
+ */
+systemTokens?: number, };
 
-export type FitView = { by: string, size: number, };
+export type FileListsView = { 
+/**
+ * `readFiles`: read and never modified, in JS sort order.
+ */
+readFiles: Array<string>, 
+/**
+ * `modifiedFiles`: edited or written, in JS sort order.
+ */
+modifiedFiles: Array<string>, };
+
+export type FitView = { 
+/**
+ * The test that decided: `bytes` (UTF-8 bytes within the budget), `tokens` (the agent's
+ * exact count), `approximate` (an o200k_base count for a model with another tokenizer) or
+ * `folded` (over the budget).
+ */
+by: string, 
+/**
+ * The size that test measured, in its unit (bytes, or o200k_base tokens).
+ */
+size: number, };
 
 export type LibraryReport = { 
 /**
@@ -620,7 +745,15 @@ kind: string,
  */
 reason: string, };
 
-export type NothingDoc = { leafId: string | null, dryRun: boolean, 
+export type NothingDoc = { 
+/**
+ * The id of the leaf whose path was planned; `null` for an empty session or a reset leaf.
+ */
+leafId: string | null, 
+/**
+ * Always true: the document is a dry run's.
+ */
+dryRun: boolean, 
 /**
  * Always true.
  */
@@ -632,9 +765,38 @@ reason: string,
 /**
  * `tokensBefore` as the dialect computes it (what the context holds now).
  */
-tokensBefore: number, settingsFiles: Array<string>, warnings: Array<string>, autoCheck: AutoCheckReport, };
+tokensBefore: number, 
+/**
+ * The agent's settings files read, in merge order.
+ */
+settingsFiles: Array<string>, 
+/**
+ * Everything worth telling about the settings and the plan.
+ */
+warnings: Array<string>, 
+/**
+ * Whether and how the agent itself would compact after its last run.
+ */
+autoCheck: AutoCheckReport, };
 
-export type OverflowReport = { "kind": "errorMessage", pattern: string, } | { "kind": "errorId", errorId: number, } | { "kind": "usage", inputTokens: number, rule: string, };
+export type OverflowReport = { "kind": "errorMessage", 
+/**
+ * The JS source of the first matching pattern (e.g. `/prompt is too long/i`).
+ */
+pattern: string, } | { "kind": "errorId", 
+/**
+ * omp 18's `errorId`, which carries the `ContextOverflow` flag.
+ */
+errorId: number, } | { "kind": "usage", 
+/**
+ * The input tokens compared (omp: input + cacheRead + cacheWrite; pi: input +
+ * cacheRead).
+ */
+inputTokens: number, 
+/**
+ * The rule, as the agent's code writes it.
+ */
+rule: string, };
 
 export type PiModel = { 
 /**
@@ -646,15 +808,65 @@ provider: string | null,
  */
 modelId: string | null, };
 
-export type PlanDoc = { leafId: string | null, dryRun: boolean, 
+export type PlanDoc = { 
+/**
+ * The id of the leaf whose path is compacted.
+ */
+leafId: string | null, 
+/**
+ * Always true: the document is a dry run's.
+ */
+dryRun: boolean, 
 /**
  * Always false.
  */
-nothingToCompact: false, warnings: Array<string>, transcript: TranscriptView | null, foldCalls: Array<CallView>, settingsFiles: Array<string>, hooks: Record<string, number>, autoCheck: AutoCheckReport, 
+nothingToCompact: false, 
+/**
+ * Everything worth telling (settings, the plan, the summary model, omp 18's fold).
+ */
+warnings: Array<string>, 
+/**
+ * omp 18: the transcript format the conversation is written in for the summary model.
+ */
+transcript: TranscriptView | null, 
+/**
+ * omp 18: the history calls after the first when the agent folds a long history, each
+ * quoting the answer before it as [`FOLD_MARKER`](super::FOLD_MARKER).
+ */
+foldCalls: Array<CallView>, 
+/**
+ * The agent's settings files read, in merge order.
+ */
+settingsFiles: Array<string>, 
+/**
+ * Event → number of hooks configured for it (events without hooks left out).
+ */
+hooks: Record<string, number>, 
+/**
+ * Whether and how the agent itself would compact after its last run.
+ */
+autoCheck: AutoCheckReport, 
 /**
  * The prompt pack the calls are written with.
  */
-promptPack: string, firstKeptEntryId: string, isSplitTurn: boolean, tokensBefore: number, keepRecentTokensUsed: number, 
+promptPack: string, 
+/**
+ * `firstKeptEntryId`: the first entry kept verbatim after the summary.
+ */
+firstKeptEntryId: string, 
+/**
+ * The cut falls inside a turn: its start is summarized separately (`turnPrefixIds`).
+ */
+isSplitTurn: boolean, 
+/**
+ * `tokensBefore` as the dialect computes it (omp: the last usable usage, pi: the
+ * estimate).
+ */
+tokensBefore: number, 
+/**
+ * `keepRecentTokens` as the cut used it (omp divides it by the usage/estimate ratio).
+ */
+keepRecentTokensUsed: number, 
 /**
  * Entries whose messages the history summary covers.
  */
@@ -707,7 +919,40 @@ ruleSet: RuleChoice,
  */
 requests: Array<Request>, } & (NothingDoc | PlanDoc);
 
-export type PreviewNumbers = { tokensBefore: number, keptTokens: number, summaryBudget: number, estimatedTokensAfter: number, messagesSummarized: number, turnPrefixMessages: number, messagesKept: number, messagesDropped: number, };
+export type PreviewNumbers = { 
+/**
+ * `tokensBefore` as the dialect computes it.
+ */
+tokensBefore: number, 
+/**
+ * The dialect's estimate (chars/4) of the messages kept verbatim.
+ */
+keptTokens: number, 
+/**
+ * Upper bound of the summary message's estimate: the summary calls' `maxTokens` (or a
+ * literal history's own estimate) plus the split-turn separator and file tags.
+ */
+summaryBudget: number, 
+/**
+ * `keptTokens + summaryBudget`: an upper bound of the context right after compacting.
+ */
+estimatedTokensAfter: number, 
+/**
+ * Messages summarized: the history plus the turn prefix.
+ */
+messagesSummarized: number, 
+/**
+ * Of those, the messages in the split turn's prefix.
+ */
+turnPrefixMessages: number, 
+/**
+ * Messages kept verbatim after the summary.
+ */
+messagesKept: number, 
+/**
+ * omp: messages the previous compaction kept that this one neither summarizes nor keeps.
+ */
+messagesDropped: number, };
 
 export type ProjectReport = { 
 /**
@@ -1154,6 +1399,28 @@ name: string,
  */
 llmTokens: number, };
 
+export type TokensReport = { 
+/**
+ * The agent whose rules ran.
+ */
+dialect: string, 
+/**
+ * The rule set that ran and why.
+ */
+ruleSet: RuleChoice, 
+/**
+ * Sum over the entries that make a message.
+ */
+totalTokens: number, 
+/**
+ * Per `type` (`message:role` for messages), in first-seen order.
+ */
+tokensByType: Record<string, number>, 
+/**
+ * One per entry, in file order.
+ */
+entries: Array<EntryTokens>, };
+
 export type Totals = { 
 /**
  * Usage records summed.
@@ -1184,11 +1451,76 @@ totalTokens: number,
  */
 cost: number, };
 
-export type TranscriptView = { format: string, model: string | null, budgetTokens: number, fit: FitView, 
+export type TranscriptView = { 
+/**
+ * The transcript format's name (`anthropic`, `harmony`, `xml`, …).
+ */
+format: string, 
+/**
+ * The summary model the format was chosen for; `null` when none is known (then `xml`).
+ */
+model: string | null, 
+/**
+ * The history call's input budget in tokens; a larger conversation is folded into
+ * windows.
+ */
+budgetTokens: number, 
+/**
+ * How the history was found to fit that budget.
+ */
+fit: FitView, 
 /**
  * The history's windows: more than one when the agent folds it (`foldCalls`).
  */
 windows: number, };
+
+export type TreeEntry = { 
+/**
+ * Its id.
+ */
+id: string | null, 
+/**
+ * Its depth (roots 0).
+ */
+depth: number, 
+/**
+ * Its `type`.
+ */
+type: string | null, 
+/**
+ * A message's role.
+ */
+role: string | null, 
+/**
+ * Its state for the leaf (`kept`, `summarized`, `pruned`, `offPath`, …).
+ */
+state: string, 
+/**
+ * The rule set's estimate of the entry.
+ */
+tokens: number, 
+/**
+ * Its label, if any.
+ */
+label: string | null, };
+
+export type TreeReport = { 
+/**
+ * The agent whose rules ran.
+ */
+dialect: string, 
+/**
+ * The rule set that ran and why.
+ */
+ruleSet: RuleChoice, 
+/**
+ * The leaf the states are for.
+ */
+leafId: string | null, 
+/**
+ * The entries in display order.
+ */
+rows: Array<TreeEntry>, };
 
 export type UsageRecord = { 
 /**

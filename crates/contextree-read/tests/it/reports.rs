@@ -229,3 +229,18 @@ fn the_plan_report_under_every_rule_set() {
         insta::assert_snapshot!(format!("plan-{name}"), serde_json::to_string_pretty(&json).unwrap());
     }
 }
+
+#[test]
+fn the_tree_and_tokens_reports_under_every_rule_set() {
+    for (rel, rules, name) in CASES {
+        let (s, bytes) = open(rel, rules);
+        let ctx = build(&s, Leaf::Last);
+        let tree = serde_json::to_value(contextree_read::TreeReport::new(&s, &ctx)).unwrap();
+        assert_eq!(tree["rows"].as_array().unwrap().len(), s.entries().len(), "{rel}");
+        insta::assert_snapshot!(format!("tree-{name}"), serde_json::to_string_pretty(&tree).unwrap());
+        let tokens = serde_json::to_value(contextree_read::TokensReport::new(&s, &bytes).unwrap()).unwrap();
+        let sum: u64 = tokens["entries"].as_array().unwrap().iter().filter_map(|e| e["tokens"].as_u64()).sum();
+        assert_eq!(tokens["totalTokens"].as_u64(), Some(sum), "{rel}");
+        insta::assert_snapshot!(format!("tokens-{name}"), serde_json::to_string_pretty(&tokens).unwrap());
+    }
+}
