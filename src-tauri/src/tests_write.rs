@@ -253,10 +253,10 @@ fn prune_previews_then_rewrites_with_a_backup() {
     open(&app, &copy.file);
     let before = copy.bytes();
     let pv = serde_json::to_value(tauri::async_runtime::block_on(write::prune::prune_preview(app.state(), None)).unwrap()).unwrap();
-    assert_eq!(pv["nothing"], false, "{pv}");
-    assert_eq!(pv["outputsPruned"], 2, "{pv}");
-    assert!(pv["tokensAfter"].as_u64() < pv["tokensBefore"].as_u64(), "{pv}");
-    assert!(pv["note"].as_str().unwrap().contains("pi never prunes"), "{pv}");
+    assert_eq!(pv["prunedIds"].as_array().map(Vec::len), Some(2), "{pv}");
+    assert_eq!(pv["total"]["prunedCount"], 2, "{pv}");
+    assert!(pv["context"]["after"]["messageTokens"].as_u64() < pv["context"]["before"]["messageTokens"].as_u64(), "{pv}");
+    assert!(pv["notes"].as_array().unwrap().iter().any(|n| n.as_str().unwrap().contains("pi never prunes")), "{pv}");
     assert_eq!(copy.bytes(), before, "a preview writes nothing");
 
     // While an agent holds the file open for writing (here: this process), it is refused.
@@ -274,7 +274,7 @@ fn prune_previews_then_rewrites_with_a_backup() {
     assert_eq!(done["rewrite"]["prunedIds"], pv["prunedIds"]);
     assert_eq!(done["rewrite"]["bytesBefore"], before.len());
     assert_eq!(done["rewrite"]["bytesAfter"], copy.bytes().len());
-    assert_eq!(done["rewrite"]["bytesAfter"], pv["bytesAfter"], "the preview said how big the file would be");
+    assert_eq!(done["rewrite"]["bytesAfter"], pv["bytes"]["after"], "the preview said how big the file would be");
     assert_eq!(std::fs::read(done["rewrite"]["backupPath"].as_str().unwrap()).unwrap(), before, "the backup is the old file");
     // A second prune has nothing left to do: refused, nothing written.
     let now = copy.bytes();

@@ -51,9 +51,11 @@ test('the compaction confirmation names the file, the leaf, the counts, the cut 
 });
 
 test('the prune confirmation says it rewrites, what, and where the backup goes', () => {
+  // The shape of the read layer's PruneReport (the parts these lines read).
   const preview = {
-    prunedIds: ['r0', 'r1'], tokensBefore: 74306, tokensAfter: 52124, tokensSaved: 22182,
-    bytesBefore: 302026, bytesAfter: 214000, note: 'pi never prunes', nothing: false,
+    prunedIds: ['r0', 'r1'], total: { prunedCount: 2, tokensSaved: 22182 },
+    context: { before: { messageTokens: 74306, llmTokens: 74000 }, after: { messageTokens: 52124, llmTokens: 52000 } },
+    bytes: { before: 302026, after: 214000 }, notes: ['pi never prunes'], reason: null,
   };
   const lines = pruneConfirmation({ preview, session });
   assert.match(lines[0], /^Rewrite \/s\/a\.jsonl in place: the outputs of 2 tool results \(r0, r1\)/);
@@ -61,7 +63,7 @@ test('the prune confirmation says it rewrites, what, and where the backup goes',
   assert.equal(lines[3], 'The original is kept as a backup at /s/a.jsonl.bak-<time>.');
   assert.equal(lines[4], 'Note: pi never prunes');
   assert.deepEqual(prunePreviewLines(preview).slice(0, 2), ['2 tool outputs would be pruned: r0, r1.', 'Tokens 74,306 → 52,124 (saves 22,182).']);
-  assert.deepEqual(prunePreviewLines({ nothing: true, reason: 'below the minimum saving' }), ['Nothing to prune: below the minimum saving.']);
+  assert.deepEqual(prunePreviewLines({ ...preview, prunedIds: [], reason: 'below the minimum saving' }), ['Nothing to prune: below the minimum saving.']);
 });
 
 test('navigate: a branch summary or a continue marker', () => {

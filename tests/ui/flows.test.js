@@ -160,7 +160,7 @@ test('compact: "again" restarts with the plan on screen, else closes and plans a
 });
 
 test('prune: preview (rows outlined) → confirm → prune the leaf; nothing to prune has only Close', async () => {
-  const preview = { prunedIds: ['t1', 't2'], nothing: false };
+  const preview = { prunedIds: ['t1', 't2'] };
   const env = fakeEnv({ followFile: false, leafId: 'L2' }, { prunePreview: preview, prune: written });
   let s = openFlow(pruneFlow, await pruneFlow.start(env));
   assert.deepEqual(env.calls[0], ['prunePreview', 'L2']);
@@ -172,7 +172,7 @@ test('prune: preview (rows outlined) → confirm → prune the leaf; nothing to 
   await pruneFlow.apply(s.answers, env);
   assert.deepEqual(env.calls[1], ['prune', 'L2']);
   assert.deepEqual(pruneFlow.selectAfter(written, s.answers), { leafId: 'L2', selectId: 't1' });
-  const none = openFlow(pruneFlow, { leaf: null, preview: { prunedIds: [], nothing: true } });
+  const none = openFlow(pruneFlow, { leaf: null, preview: { prunedIds: [] } });
   assert.deepEqual(ids(pruneFlow, none), ['write-close:Close*']);
 });
 

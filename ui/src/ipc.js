@@ -171,7 +171,12 @@ export const navigatePreview = (targetId, summarize, instructions) =>
 export const navigate = (targetId, summarize, instructions, source, onEvent) =>
   call('navigate', { targetId, summarize, instructions, source, onEvent: progressChannel(onEvent) });
 
-/** Which tool outputs pruning replaces for `leafId` (`null`: the file's leaf); read only. */
+/**
+ * What pruning a leaf's tool output would do (the agent's own passes); read only: the read
+ * layer's `PruneReport`, the document `contextree prune --dry-run --json` prints.
+ * @param {string | null} [leafId]
+ * @returns {Promise<import('./generated/reports').PruneReport>}
+ */
 export const prunePreview = (leafId = null) => call('prune_preview', { leafId });
 
 /** Rewrites the file with the outputs pruned (a backup is kept). */

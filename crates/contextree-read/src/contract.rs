@@ -17,6 +17,7 @@ use crate::entry::EntryReport;
 use crate::library::LibraryReport;
 use crate::parts::{MessageTextReport, RowPreview, TokenCountsReport};
 use crate::plan::PlanReport;
+use crate::prune::PruneReport;
 use crate::rule_sets::RuleSetRow;
 use crate::session::SessionReport;
 use crate::tokens::{EntryTokens, TokensReport};
@@ -40,6 +41,7 @@ pub fn declarations() -> String {
     out.visit::<DropsReport<'static>>();
     out.visit::<LibraryReport>();
     out.visit::<PlanReport<'static>>();
+    out.visit::<PruneReport<'static>>();
     out.visit::<TreeReport<'static>>();
     out.visit::<TreeEntry<'static>>();
     out.visit::<TokensReport<'static>>();
@@ -57,6 +59,10 @@ pub fn declarations() -> String {
          // Write it again with `CONTEXTREE_WRITE_CONTRACT=1 cargo test -p contextree-read contract`.\n",
     );
     out.decls.sort();
+    // Two Rust types of one name would make one TypeScript type of two shapes.
+    for pair in out.decls.windows(2) {
+        assert!(pair[0].0 != pair[1].0, "two report types are named {} in TypeScript: rename one with #[ts(rename)]", pair[0].0);
+    }
     for (_, decl) in out.decls {
         text.push('\n');
         text.push_str("export ");

@@ -11,7 +11,7 @@
 //! [`entry::EntryReport`] (one entry's line), [`usage::UsageReport`] (what it cost),
 //! [`drops::DropsReport`] (what a compaction summarizes and may lose), [`library::LibraryReport`]
 //! (every session on the machine), [`plan::PlanReport`] (what compacting would do), and the
-//! [`tree::TreeReport`] and [`tokens::TokensReport`] (the tree and every entry's estimate), and
+//! [`prune::PruneReport`] (what pruning would do), [`tree::TreeReport`] and [`tokens::TokensReport`] (the tree and every entry's estimate), and
 //! the [`parts`] a face reads on demand beside a view, [`rule_sets::RuleSetRow`] (the rules contextree
 //! knows).
 
@@ -25,6 +25,7 @@ pub mod entry;
 pub mod library;
 pub mod parts;
 pub mod plan;
+pub mod prune;
 pub mod rule_sets;
 pub mod session;
 pub mod tokens;
@@ -40,6 +41,7 @@ pub use entry::EntryReport;
 pub use library::LibraryReport;
 pub use parts::{row_previews, MessageTextReport, RowPreview, TokenCountsReport};
 pub use plan::PlanReport;
+pub use prune::PruneReport;
 pub use rows::{Ordered, Rows};
 pub use rule_sets::{rule_sets, RuleSetRow};
 pub use session::SessionReport;

@@ -187,16 +187,19 @@ export function backupPattern(session) {
   return `${fileText(session)}.bak-<time>`;
 }
 
-/** Confirmation of pruning: `[line]`. */
+/**
+ * Confirmation of pruning: `[line]`.
+ * @param {{ preview: import('../generated/reports').PruneReport, session: any }} answers
+ */
 export function pruneConfirmation({ preview, session }) {
   const lines = [
     `Rewrite ${fileText(session)} in place: the outputs of ${plural(preview.prunedIds.length, 'tool result')}`
       + ` (${preview.prunedIds.join(', ')}) are replaced by a short notice; every other line stays byte for byte.`,
-    `Tokens of the leaf's context: ${count(preview.tokensBefore)} → ${count(preview.tokensAfter)} (saves ${count(preview.tokensSaved)}).`,
-    `File size: ${count(preview.bytesBefore)} → ${count(preview.bytesAfter)} bytes.`,
+    `Tokens of the leaf's context: ${tokensText(preview)}.`,
+    `File size: ${count(preview.bytes.before)} → ${count(preview.bytes.after)} bytes.`,
     `The original is kept as a backup at ${backupPattern(session)}.`,
   ];
-  if (preview.note) lines.push(`Note: ${preview.note}`);
+  if (preview.notes.length) lines.push(`Note: ${preview.notes.join(' ')}`);
   lines.push('If the file changed since it was read, nothing is written.');
   return lines;
 }
@@ -307,14 +310,26 @@ export function resultLines(result) {
   return lines;
 }
 
-/** Prune preview lines for the panel: `[line]`. */
+/**
+ * `74,306 → 52,124 (saves 22,182)`: the leaf's context before and after pruning.
+ * @param {import('../generated/reports').PruneReport} preview
+ */
+function tokensText(preview) {
+  const { before, after } = preview.context;
+  return `${count(before.messageTokens)} → ${count(after.messageTokens)} (saves ${count(preview.total.tokensSaved)})`;
+}
+
+/**
+ * Prune preview lines for the panel: `[line]`.
+ * @param {import('../generated/reports').PruneReport} preview
+ */
 export function prunePreviewLines(preview) {
-  if (preview.nothing) return [`Nothing to prune: ${preview.reason ?? 'no tool output qualifies'}.`];
+  if (preview.prunedIds.length === 0) return [`Nothing to prune: ${preview.reason ?? 'no tool output qualifies'}.`];
   const lines = [
     `${plural(preview.prunedIds.length, 'tool output')} would be pruned: ${preview.prunedIds.join(', ')}.`,
-    `Tokens ${count(preview.tokensBefore)} → ${count(preview.tokensAfter)} (saves ${count(preview.tokensSaved)}).`,
+    `Tokens ${tokensText(preview)}.`,
   ];
-  if (preview.note) lines.push(`Note: ${preview.note}`);
+  if (preview.notes.length) lines.push(`Note: ${preview.notes.join(' ')}`);
   return lines;
 }
 

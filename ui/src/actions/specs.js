@@ -83,7 +83,7 @@ export const pruneFlow = {
   },
   marks: ({ preview }) => new Map((preview.prunedIds ?? []).map((id) => [id, WRITE_CLASSES.pruned])),
   steps: [
-    { id: 'preview', final: ({ preview }) => preview.nothing, view: ({ preview }) => ({ lines: prunePreviewLines(preview) }), next: { label: NEXT } },
+    { id: 'preview', final: ({ preview }) => preview.prunedIds.length === 0, view: ({ preview }) => ({ lines: prunePreviewLines(preview) }), next: { label: NEXT } },
     { id: 'confirm', view: ({ preview }, { session }) => ({ lines: pruneConfirmation({ preview, session }) }), apply: () => 'Prune: rewrite the file' },
   ],
   before: ({ leaf }) => leaf,

@@ -202,6 +202,16 @@ reason: string,
  */
 misleading: Misleading | null, };
 
+export type ByteSizes = { 
+/**
+ * Now.
+ */
+before: number, 
+/**
+ * After.
+ */
+after: number, };
+
 export type CallKind = "assistant" | "sideCall" | "summary" | "tool";
 
 export type CallView = { 
@@ -394,6 +404,26 @@ systemMessageCount?: number,
  * The system message the request leads with.
  */
 currentSystem?: CurrentSystem | null, };
+
+export type ContextSize = { 
+/**
+ * Agent messages.
+ */
+messageTokens: number, 
+/**
+ * Messages after `convertToLlm`.
+ */
+llmTokens: number, };
+
+export type ContextSizes = { 
+/**
+ * Before.
+ */
+before: ContextSize, 
+/**
+ * After both passes.
+ */
+after: ContextSize, };
 
 export type CurrentSystem = { 
 /**
@@ -779,6 +809,60 @@ warnings: Array<string>,
  */
 autoCheck: AutoCheckReport, };
 
+export type OverflowDoc = { 
+/**
+ * The leaf.
+ */
+leafId: string | null, 
+/**
+ * The configuration.
+ */
+config: PruneConfigDoc, 
+/**
+ * The configuration is the agent's own.
+ */
+agentDefaultConfig: boolean, 
+/**
+ * The agent prunes by itself (pi never does, D20).
+ */
+agentPrunes: boolean, 
+/**
+ * Entries on the path.
+ */
+pathLength: number, 
+/**
+ * Tool results on the path.
+ */
+toolResultCount: number, 
+/**
+ * Their estimate.
+ */
+toolResultTokens: number, 
+/**
+ * Results it prunes.
+ */
+prunedCount: number, 
+/**
+ * Their estimated saving.
+ */
+tokensSaved: number, 
+/**
+ * The results it prunes.
+ */
+pruned: Array<PruneRow>, 
+/**
+ * Results pruned before.
+ */
+alreadyPruned: Array<PruneRow>, 
+/**
+ * The oracle's `belowMinimumSavings`: what it would prune, saving too little.
+ */
+belowMinimumSavings: PruneBelowMinimum | null, 
+/**
+ * Its notes, joined.
+ */
+note: string | null, };
+
 export type OverflowReport = { "kind": "errorMessage", 
 /**
  * The JS source of the first matching pattern (e.g. `/prompt is too long/i`).
@@ -1000,6 +1084,116 @@ name: string,
  * The full description (package path, verification).
  */
 detail: string, };
+
+export type PruneBelowMinimum = { 
+/**
+ * What it would prune and save.
+ */
+result: PruneTotals, 
+/**
+ * The results it would prune.
+ */
+candidates: Array<PruneRow>, };
+
+export type PruneConfigDoc = { 
+/**
+ * The newest tool output kept whole (tokens).
+ */
+protectTokens: number, 
+/**
+ * The least saving worth a rewrite.
+ */
+minimumSavings: number, 
+/**
+ * Tools whose results are never pruned.
+ */
+protectedTools: Array<string>, };
+
+export type PruneReport = { 
+/**
+ * The agent whose rules ran.
+ */
+dialect: string, 
+/**
+ * The rule set that ran and why.
+ */
+ruleSet: RuleChoice, 
+/**
+ * The passes that ran: `stale`, `overflow`.
+ */
+passes: Array<string>, 
+/**
+ * omp 18's stale pass, when it ran.
+ */
+stale: StaleDoc | null, 
+/**
+ * Both passes together.
+ */
+total: PruneTotals, 
+/**
+ * The leaf's context before and after.
+ */
+context: ContextSizes, 
+/**
+ * Nothing is written (a preview).
+ */
+dryRun: boolean, 
+/**
+ * Every entry either pass prunes, in order (the app outlines them).
+ */
+prunedIds: Array<string>, 
+/**
+ * The file's size now and after the rewrite.
+ */
+bytes: ByteSizes, 
+/**
+ * Both passes' notes (pi never prunes by itself, docs/decisions.md D20; …).
+ */
+notes: Array<string>, 
+/**
+ * Why nothing would be pruned, when nothing would.
+ */
+reason: string | null, } & (OverflowDoc | { 
+/**
+ * The leaf.
+ */
+leafId: string | null, });
+
+export type PruneRow = { 
+/**
+ * The tool result.
+ */
+entryId: string, 
+/**
+ * Its tool.
+ */
+toolName: string | null, 
+/**
+ * Its estimate.
+ */
+tokens: number, 
+/**
+ * The notice that replaces it.
+ */
+notice: string, 
+/**
+ * Tool output tokens after it.
+ */
+newerTokens: number, 
+/**
+ * It is in the leaf's context (not behind a compaction).
+ */
+inContext: boolean, };
+
+export type PruneTotals = { 
+/**
+ * Results whose output becomes a notice.
+ */
+prunedCount: number, 
+/**
+ * The agents' estimated saving.
+ */
+tokensSaved: number, };
 
 export type Request = { 
 /**
@@ -1258,6 +1452,116 @@ totalTokens: number,
 ruleSets: Array<RuleSetRow>, };
 
 export type Severity = "error" | "warning";
+
+export type StaleConfigDoc = { 
+/**
+ * A newer read of the same file supersedes an older one.
+ */
+supersedeReads: boolean, 
+/**
+ * Useless results (empty, errors the agent marks) go.
+ */
+dropUseless: boolean, 
+/**
+ * Tools whose results are kept.
+ */
+protectedTools: [string, string], 
+/**
+ * The entry before which nothing is pruned (the cache boundary).
+ */
+keepBoundaryId: string | null, 
+/**
+ * Idle time after which the cache counts as cold.
+ */
+idleFlushMs: number, 
+/**
+ * Tokens after a result below which it is kept while the cache is warm.
+ */
+suffixTokenLimit: number, 
+/**
+ * The clock the pass ran with (ms).
+ */
+now: number, };
+
+export type StaleDoc = { 
+/**
+ * The configuration.
+ */
+config: StaleConfigDoc, 
+/**
+ * Entries on the path.
+ */
+pathLength: number, 
+/**
+ * The last message's time (ms), which decides a cold cache.
+ */
+lastMessageTimestamp: number | null, 
+/**
+ * The cache is cold: no suffix limit.
+ */
+idle: boolean, 
+/**
+ * Results it prunes.
+ */
+prunedCount: number, 
+/**
+ * Their estimated saving.
+ */
+tokensSaved: number, 
+/**
+ * The results it prunes.
+ */
+pruned: Array<StaleRow>, 
+/**
+ * Every candidate, with its decision.
+ */
+candidates: Array<StaleRow>, 
+/**
+ * Its notes, joined.
+ */
+note: string | null, };
+
+export type StaleRow = { 
+/**
+ * The tool result.
+ */
+entryId: string, 
+/**
+ * Its tool.
+ */
+toolName: string | null, 
+/**
+ * Why it is a candidate (`supersededRead`, `useless`).
+ */
+reason: string, 
+/**
+ * The file a superseded read read.
+ */
+readPath: string | null, 
+/**
+ * Its estimate now.
+ */
+tokens: number, 
+/**
+ * Its estimate with the notice.
+ */
+tokensAfter: number, 
+/**
+ * The notice that replaces it.
+ */
+notice: string, 
+/**
+ * Tokens after it on the path.
+ */
+suffixTokens: number, 
+/**
+ * It is in the leaf's context (not behind a compaction).
+ */
+inContext: boolean, 
+/**
+ * What the pass does with it.
+ */
+decision: string, };
 
 export type SystemSection = { 
 /**

@@ -5,13 +5,12 @@
 //! `contextree_ops::prune`; this module parses flags and prints.
 
 use clap::Args;
-use contextree_core::prune::{PruneConfig, PrunePlan, StaleCandidate, StaleConfig, StalePlan, ToolResult, SKILL_READ_MATCHER};
+use contextree_core::prune::{PruneConfig, PrunePlan, StaleConfig, StalePlan};
 use contextree_core::session::Session;
-use contextree_ops::JsNumber;
-use serde::Serialize;
+use contextree_read::prune::Applied;
+use contextree_read::PruneReport;
 
-use super::compact::to_value;
-use crate::common::{print_session_json, CliError, SessionArgs};
+use crate::common::{write_json, CliError, SessionArgs};
 
 #[derive(Debug, Args)]
 pub struct PruneArgs {
@@ -100,27 +99,10 @@ pub fn run(args: &PruneArgs) -> Result<(), CliError> {
     let stale_config = pass.stale().then(|| stale_config(args));
     let pv =
         contextree_ops::prune::preview_turn(&loaded, a.leaf(&loaded)?, overflow_config.as_ref(), stale_config.as_ref(), &a.pack(rules)?)?;
-    let head = match &pv.overflow {
-        Some(plan) => Head::Overflow(Box::new(document(s, plan))),
-        None => {
-            Head::Stale { dialect: s.dialect().name(), leaf_id: pv.stale.as_ref().and_then(|p| p.leaf).map(|n| s.entry(n).id.to_string()) }
-        }
-    };
-    let passes: Vec<&str> =
+    let passes: Vec<&'static str> =
         [(pass.stale(), "stale"), (pass.overflow(), "overflow")].into_iter().filter(|(on, _)| *on).map(|(_, n)| n).collect();
-    let (count, saved) = pv.totals();
-    let mut doc = PruneDoc {
-        head,
-        passes,
-        stale: pv.stale.as_ref().map(|p| stale_document(s, p)),
-        total: Totals { pruned_count: count, tokens_saved: saved },
-        context: ContextSizes {
-            before: Sizes { message_tokens: pv.message_tokens_before, llm_tokens: pv.llm_tokens_before },
-            after: Sizes { message_tokens: pv.message_tokens_after, llm_tokens: pv.llm_tokens_after },
-        },
-        dry_run: args.dry_run,
-        applied: None,
-    };
+    let count = pv.totals().0;
+    let mut doc = PruneReport::new(s, &pv, passes, args.dry_run);
     if !args.dry_run {
         let done = contextree_ops::prune::apply_turn(&loaded, &pv)?;
         let warnings = done.as_ref().map(contextree_ops::prune::warnings).unwrap_or_default();
@@ -134,9 +116,8 @@ pub fn run(args: &PruneArgs) -> Result<(), CliError> {
             warnings,
         });
     }
-    let doc = to_value(&doc)?;
     if a.json {
-        print_session_json(s, &doc);
+        write_json(&doc);
     } else {
         if let Some(p) = &pv.stale {
             print_stale_text(s, p);
@@ -147,9 +128,9 @@ pub fn run(args: &PruneArgs) -> Result<(), CliError> {
             }
             print_text(s, plan);
         }
-        let c = &doc["context"];
-        outln!("context of the leaf: {} → {} tokens (dialect estimate)", c["before"]["messageTokens"], c["after"]["messageTokens"]);
-        match doc["backup"].as_str() {
+        let c = &doc.context;
+        outln!("context of the leaf: {} → {} tokens (dialect estimate)", c.before.message_tokens, c.after.message_tokens);
+        match doc.applied.as_ref().and_then(|d| d.backup.as_deref()) {
             Some(b) => outln!("pruned {count} results in {} (backup: {b})", a.file.display()),
             None if !args.dry_run => outln!("nothing to prune; the file was not touched"),
             None => {}
@@ -165,144 +146,6 @@ fn now_ms() -> u64 {
 fn stale_config(args: &PruneArgs) -> StaleConfig {
     let now = args.now.unwrap_or_else(now_ms);
     StaleConfig { supersede_reads: !args.no_supersede, drop_useless: !args.no_useless, ..StaleConfig::agent(args.prefix_bound, now as f64) }
-}
-
-/// `prune`'s document: the overflow pass's fields (or, without it, the session and leaf), the
-/// passes, the stale pass, the totals, the context before and after, and what a rewrite did.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PruneDoc<'a> {
-    #[serde(flatten)]
-    head: Head,
-    passes: Vec<&'a str>,
-    stale: Option<StaleDoc>,
-    total: Totals,
-    context: ContextSizes,
-    dry_run: bool,
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    applied: Option<Applied>,
-}
-
-/// The overflow pass's document, or only the session and leaf when it did not run.
-#[derive(Serialize)]
-#[serde(untagged)]
-enum Head {
-    Overflow(Box<OverflowDoc>),
-    #[serde(rename_all = "camelCase")]
-    Stale {
-        dialect: &'static str,
-        leaf_id: Option<String>,
-    },
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Totals {
-    pruned_count: usize,
-    tokens_saved: u64,
-}
-
-#[derive(Serialize)]
-struct ContextSizes {
-    before: Sizes,
-    after: Sizes,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Sizes {
-    message_tokens: u64,
-    llm_tokens: u64,
-}
-
-/// What the rewrite did.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Applied {
-    /// `None`: nothing to prune, the file was not touched.
-    backup: Option<String>,
-    pruned_at: Option<u64>,
-    recovered_bytes: u64,
-    warnings: Vec<String>,
-}
-
-/// The stale pass: its configuration as the agent calls it, the clock, and
-/// every candidate with what the pass does with it.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct StaleDoc {
-    config: StaleConfigDoc,
-    path_length: usize,
-    last_message_timestamp: Option<JsNumber>,
-    idle: bool,
-    pruned_count: usize,
-    tokens_saved: u64,
-    pruned: Vec<StaleRow>,
-    candidates: Vec<StaleRow>,
-    note: Option<String>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct StaleConfigDoc {
-    supersede_reads: bool,
-    drop_useless: bool,
-    protected_tools: [&'static str; 2],
-    keep_boundary_id: Option<String>,
-    idle_flush_ms: u64,
-    suffix_token_limit: u64,
-    now: JsNumber,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct StaleRow {
-    entry_id: String,
-    tool_name: Option<String>,
-    reason: &'static str,
-    read_path: Option<String>,
-    tokens: u64,
-    tokens_after: u64,
-    notice: &'static str,
-    suffix_tokens: u64,
-    in_context: bool,
-    decision: &'static str,
-}
-
-fn stale_document(s: &Session, p: &StalePlan) -> StaleDoc {
-    let c = &p.config;
-    let row = |x: &StaleCandidate| StaleRow {
-        entry_id: s.entry(x.node).id.to_string(),
-        tool_name: x.tool_name.clone(),
-        reason: x.reason.name(),
-        read_path: x.read_path.clone(),
-        tokens: x.tokens,
-        tokens_after: x.tokens_after(),
-        notice: x.notice(),
-        suffix_tokens: x.suffix_tokens,
-        in_context: x.in_context,
-        decision: x.decision.name(),
-    };
-    let notes = p.notes();
-    StaleDoc {
-        config: StaleConfigDoc {
-            supersede_reads: c.supersede_reads,
-            drop_useless: c.drop_useless,
-            protected_tools: ["skill", SKILL_READ_MATCHER],
-            keep_boundary_id: p.keep_boundary_id.clone(),
-            idle_flush_ms: c.idle_flush_ms,
-            suffix_token_limit: c.suffix_token_limit,
-            now: JsNumber(c.now_ms),
-        },
-        path_length: p.path_len,
-        last_message_timestamp: p.last_message_ms.map(JsNumber),
-        idle: p.idle,
-        pruned_count: p.pruned_count(),
-        tokens_saved: p.tokens_saved(),
-        pruned: p.pruned().into_iter().map(row).collect(),
-        candidates: p.candidates.iter().map(row).collect(),
-        note: (!notes.is_empty()).then(|| notes.join("; ")),
-    }
 }
 
 fn print_stale_text(s: &Session, p: &StalePlan) {
@@ -348,111 +191,6 @@ fn config(args: &PruneArgs, rules: contextree_core::RuleSet) -> Result<PruneConf
         cache_warm_suffix_tokens: cache_warm,
         omp18_guards: omp.omp18_guards,
     })
-}
-
-/// The overflow pass: the contract's fields, the oracle's `belowMinimumSavings`, and what the
-/// explorer shows besides (already-pruned results, hidden results).
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct OverflowDoc {
-    dialect: &'static str,
-    leaf_id: Option<String>,
-    config: ConfigDoc,
-    agent_default_config: bool,
-    agent_prunes: bool,
-    path_length: usize,
-    tool_result_count: usize,
-    tool_result_tokens: u64,
-    pruned_count: usize,
-    tokens_saved: u64,
-    pruned: Vec<Row>,
-    already_pruned: Vec<Row>,
-    below_minimum_savings: Option<BelowMinimum>,
-    note: Option<String>,
-}
-
-/// The pass's configuration; omp 18's additions named as in its PruneConfig.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ConfigDoc {
-    protect_tokens: u64,
-    minimum_savings: u64,
-    protected_tools: Vec<String>,
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    omp18: Option<Omp18Config>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Omp18Config {
-    prune_useless: bool,
-    /// The threshold path never sets a supersede key.
-    supersede: bool,
-    keep_boundary_id: Option<String>,
-    cache_warm_suffix_tokens: Option<u64>,
-}
-
-#[derive(Serialize)]
-struct BelowMinimum {
-    result: Totals,
-    candidates: Vec<Row>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Row {
-    entry_id: String,
-    tool_name: Option<String>,
-    tokens: u64,
-    notice: String,
-    newer_tokens: u64,
-    in_context: bool,
-}
-
-fn document(s: &Session, plan: &PrunePlan) -> OverflowDoc {
-    let rows = |rs: Vec<&ToolResult>| rs.into_iter().map(|r| row(s, r)).collect::<Vec<_>>();
-    let c = &plan.config;
-    let notes = plan.notes();
-    OverflowDoc {
-        dialect: plan.dialect.name(),
-        leaf_id: plan.leaf.map(|n| s.entry(n).id.to_string()),
-        config: ConfigDoc {
-            protect_tokens: c.protect_tokens,
-            minimum_savings: c.minimum_savings,
-            protected_tools: c.protected_tools.clone(),
-            omp18: c.omp18_guards.then(|| Omp18Config {
-                prune_useless: c.prune_useless,
-                supersede: false,
-                keep_boundary_id: plan.keep_boundary_id.clone(),
-                cache_warm_suffix_tokens: c.cache_warm_suffix_tokens,
-            }),
-        },
-        agent_default_config: c.is_agent_default(),
-        agent_prunes: plan.agent_prunes(),
-        path_length: plan.path_len,
-        tool_result_count: plan.tool_results.len(),
-        tool_result_tokens: plan.tool_results.iter().map(|r| r.tokens).sum(),
-        pruned_count: plan.pruned_count(),
-        tokens_saved: plan.tokens_saved(),
-        pruned: rows(plan.pruned()),
-        already_pruned: rows(plan.already_pruned().collect()),
-        below_minimum_savings: plan.below_minimum_savings().map(|(count, saved)| BelowMinimum {
-            result: Totals { pruned_count: count, tokens_saved: saved },
-            candidates: rows(plan.candidates().collect()),
-        }),
-        note: (!notes.is_empty()).then(|| notes.join(" ")),
-    }
-}
-
-fn row(s: &Session, r: &ToolResult) -> Row {
-    Row {
-        entry_id: s.entry(r.node).id.to_string(),
-        tool_name: r.tool_name.clone(),
-        tokens: r.tokens,
-        notice: r.notice(),
-        newer_tokens: r.newer_tokens,
-        in_context: r.in_context,
-    }
 }
 
 fn print_text(s: &Session, plan: &PrunePlan) {

@@ -244,3 +244,29 @@ fn the_tree_and_tokens_reports_under_every_rule_set() {
         insta::assert_snapshot!(format!("tokens-{name}"), serde_json::to_string_pretty(&tokens).unwrap());
     }
 }
+
+/// The prune report over contextree-ops' turn preview (what `contextree prune --dry-run` and the
+/// app's prune preview show), under every rule set with the agent's own configuration.
+#[test]
+fn the_prune_report_under_every_rule_set() {
+    use contextree_core::prune::{PruneConfig, StaleConfig};
+    let home = contextree_testkit::Scratch::new("prune-report");
+    let env = contextree_host::HostEnv::isolated(home.path());
+    for (rel, rules, name) in CASES {
+        let path = contextree_testkit::fixture(rel);
+        let loaded = contextree_host::load_session(&env, &path, Some(rules.into())).unwrap();
+        let overflow = PruneConfig::agent(rules);
+        let stale = rules.prunes_stale_results().then(|| StaleConfig::agent(false, 1_764_000_000_000.0));
+        let pv =
+            contextree_ops::prune::preview_turn(&loaded, Leaf::Last, Some(&overflow), stale.as_ref(), &PromptPack::own_for(rules)).unwrap();
+        let passes = if stale.is_some() { vec!["stale", "overflow"] } else { vec!["overflow"] };
+        let json = serde_json::to_value(contextree_read::PruneReport::new(&loaded.session, &pv, passes, true)).unwrap();
+        assert_eq!(json["prunedIds"].as_array().unwrap().len() as u64, json["total"]["prunedCount"].as_u64().unwrap(), "{rel}");
+        assert_eq!(json["bytes"]["before"], bytes_of(&path), "{rel}");
+        insta::assert_snapshot!(format!("prune-{name}"), serde_json::to_string_pretty(&json).unwrap());
+    }
+}
+
+fn bytes_of(path: &Path) -> u64 {
+    std::fs::metadata(path).unwrap().len()
+}
