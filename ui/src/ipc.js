@@ -163,7 +163,11 @@ export const undoCompactionPreview = (compactionId) => call('undo_compaction_pre
 /** Continues from the entry before a compaction (D14 marker). */
 export const undoCompaction = (compactionId) => call('undo_compaction', { compactionId });
 
-/** What moving the file's leaf to `targetId` would append (and the exact summary prompt). */
+/**
+ * What moving the file's leaf to `targetId` would append (and the exact summary prompt): the
+ * read layer's `NavigateReport`, as `contextree navigate --dry-run --json` prints it.
+ * @returns {Promise<import('./generated/reports').NavigateReport>}
+ */
 export const navigatePreview = (targetId, summarize, instructions) =>
   call('navigate_preview', { targetId, summarize, instructions });
 

@@ -153,6 +153,7 @@ impl NavigateOutcome {
 
 /// What a navigation would write, read only (no hook runs, no model is asked).
 #[derive(Debug, Clone, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct NavigatePreview {
     /// The entry to continue from.

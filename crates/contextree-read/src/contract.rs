@@ -15,6 +15,7 @@ use crate::context::{ContextReport, LlmRow, MessageRow};
 use crate::drops::DropsReport;
 use crate::entry::EntryReport;
 use crate::library::LibraryReport;
+use crate::navigate::NavigateReport;
 use crate::parts::{MessageTextReport, RowPreview, TokenCountsReport};
 use crate::plan::PlanReport;
 use crate::prune::PruneReport;
@@ -42,6 +43,7 @@ pub fn declarations() -> String {
     out.visit::<LibraryReport>();
     out.visit::<PlanReport<'static>>();
     out.visit::<PruneReport<'static>>();
+    out.visit::<NavigateReport<'static>>();
     out.visit::<TreeReport<'static>>();
     out.visit::<TreeEntry<'static>>();
     out.visit::<TokensReport<'static>>();

@@ -11,7 +11,8 @@
 //! [`entry::EntryReport`] (one entry's line), [`usage::UsageReport`] (what it cost),
 //! [`drops::DropsReport`] (what a compaction summarizes and may lose), [`library::LibraryReport`]
 //! (every session on the machine), [`plan::PlanReport`] (what compacting would do), and the
-//! [`prune::PruneReport`] (what pruning would do), [`tree::TreeReport`] and [`tokens::TokensReport`] (the tree and every entry's estimate), and
+//! [`prune::PruneReport`] (what pruning would do), [`navigate::NavigateReport`] (what moving
+//! the leaf would write), [`tree::TreeReport`] and [`tokens::TokensReport`] (the tree and every entry's estimate), and
 //! the [`parts`] a face reads on demand beside a view, [`rule_sets::RuleSetRow`] (the rules contextree
 //! knows).
 
@@ -23,6 +24,7 @@ pub mod contract;
 pub mod drops;
 pub mod entry;
 pub mod library;
+pub mod navigate;
 pub mod parts;
 pub mod plan;
 pub mod prune;
@@ -39,6 +41,7 @@ pub use context::{ContextOptions, ContextReport};
 pub use drops::{DropsReport, Summarized};
 pub use entry::EntryReport;
 pub use library::LibraryReport;
+pub use navigate::NavigateReport;
 pub use parts::{row_previews, MessageTextReport, RowPreview, TokenCountsReport};
 pub use plan::PlanReport;
 pub use prune::PruneReport;

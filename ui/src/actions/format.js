@@ -333,7 +333,10 @@ export function prunePreviewLines(preview) {
   return lines;
 }
 
-/** Navigate preview lines: `[line]`. */
+/**
+ * Navigate preview lines: `[line]`.
+ * @param {import('../generated/reports').NavigateReport} preview
+ */
 export function navigatePreviewLines(preview) {
   const lines = [`Continue from ${preview.targetId} (the file's leaf is ${preview.fromLeafId ?? 'none'}).`];
   if (preview.summarize) {

@@ -761,6 +761,60 @@ totalTokens: number,
  */
 cost: number, };
 
+export type NavigateReport = { 
+/**
+ * The agent whose rules ran.
+ */
+dialect: string, 
+/**
+ * The rule set that ran and why.
+ */
+ruleSet: RuleChoice, 
+/**
+ * The entry to continue from.
+ */
+targetId: string, 
+/**
+ * The leaf moved away from (the file's leaf).
+ */
+fromLeafId: string | null, 
+/**
+ * Whether a summary was asked for.
+ */
+summarize: boolean, 
+/**
+ * The abandoned entries the summary would cover.
+ */
+abandonedIds: Array<string>, 
+/**
+ * The parent of the entry to be written.
+ */
+placementParentId: string | null, 
+/**
+ * `branch_summary` or `custom`.
+ */
+entryType: string, 
+/**
+ * The summarizer call (`{systemPrompt, prompt, maxTokens?, reasoning?}`), when one is made.
+ */
+call: CallView | null, 
+/**
+ * The summarizer's budget.
+ */
+tokenBudget: number, 
+/**
+ * A summary was asked for but nothing is abandoned (the agents skip it too).
+ */
+nothingToSummarize: boolean, 
+/**
+ * The target is the leaf already: nothing would be written.
+ */
+nothingToDo: boolean, 
+/**
+ * Everything worth telling.
+ */
+warnings: Array<string>, };
+
 export type NotReproducible = { 
 /**
  * The entry it comes from (`None`: the whole context).

@@ -42,7 +42,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::compact::{to_value, AppendedDoc};
-use crate::common::{print_progress, print_session_json, CliError, ProviderArgs, SessionArgs};
+use crate::common::{print_progress, print_session_json, write_json, CliError, ProviderArgs, SessionArgs};
+use contextree_read::NavigateReport;
 
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("summarizer").args(["offline", "provider"]).multiple(true).requires("summarize")))]
@@ -79,15 +80,19 @@ pub struct NavigateArgs {
     #[command(flatten)]
     provider: ProviderArgs,
     /// Confirm appending to the file.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "dry_run")]
     yes: bool,
+    /// Show what would be written (the entries left behind, where the summary or the marker
+    /// goes, the exact summary call) and write nothing: the app's preview.
+    #[arg(long, conflicts_with = "undo_compaction")]
+    dry_run: bool,
 }
 
 pub fn run(args: &NavigateArgs) -> Result<(), CliError> {
     let a = &args.session;
-    if !args.yes {
+    if !args.yes && !args.dry_run {
         return Err(CliError::Input(format!(
-            "navigate appends an entry to {} so the agents reopen it on the new leaf: pass --yes to confirm (`contextree branch` shows the preparation without writing)",
+            "navigate appends an entry to {} so the agents reopen it on the new leaf: pass --yes to confirm (--dry-run shows what it would write)",
             a.file.display()
         )));
     }
@@ -117,6 +122,9 @@ pub fn run(args: &NavigateArgs) -> Result<(), CliError> {
         pack: &pack,
         env,
     };
+    if args.dry_run {
+        return print_preview(&loaded, navigate::preview(&loaded, &opts)?, a.json);
+    }
     let done = navigate::run(&loaded, &opts, &mut print_progress(a.json), &CancelToken::new())?;
     let head =
         Head { dialect: done.dialect.name(), file: a.file.display().to_string(), old_leaf_id: done.old_leaf_id.as_deref(), target_id: &to };
@@ -254,4 +262,32 @@ fn finish(s: &contextree_core::session::Session, json: bool, doc: &Value) -> Res
 fn node(loaded: &LoadedSession, a: &SessionArgs, id: &str) -> Result<NodeId, CliError> {
     // The agents' own message: `Entry <id> not found`.
     loaded.session.node(id).ok_or_else(|| CliError::Input(format!("{}: Entry {id} not found", a.file.display())))
+}
+
+/// `--dry-run`: the read layer's [`NavigateReport`] (the app's preview), or its lines.
+fn print_preview(loaded: &LoadedSession, preview: navigate::NavigatePreview, json: bool) -> Result<(), CliError> {
+    let report = NavigateReport::new(&loaded.session, preview);
+    if json {
+        write_json(&report);
+        return Ok(());
+    }
+    let p = &report.preview;
+    if p.nothing_to_do {
+        outln!("{} is the leaf already: nothing would be written", p.target_id);
+        return Ok(());
+    }
+    outln!("continue from {} (the leaf is {})", p.target_id, p.from_leaf_id.as_deref().unwrap_or("none"));
+    outln!("left behind: {} entries", p.abandoned_ids.len());
+    let under = p.placement_parent_id.as_deref().unwrap_or("the root");
+    outln!("would append a {} entry under {under}", p.entry_type);
+    if let Some(call) = &p.call {
+        let cap = call.max_tokens.map_or("no maxTokens sent".to_owned(), |n| format!("maxTokens {n}"));
+        outln!("summary call: {cap}, budget {} tokens", p.token_budget);
+    } else if p.summarize && p.nothing_to_summarize {
+        outln!("nothing to summarize: no call");
+    }
+    for w in &p.warnings {
+        outln!("warning: {w}");
+    }
+    Ok(())
 }

@@ -418,3 +418,25 @@ fn budget_follows_the_window_given() {
     assert_eq!(small["overThreshold"], true, "{small}");
     assert_eq!(small["ruleSet"]["name"], "pi@0.73");
 }
+
+/// `navigate --dry-run` shows what moving the leaf would write (the app's preview) and writes
+/// nothing; without --yes or --dry-run it refuses.
+#[test]
+fn navigate_dry_run_previews_and_writes_nothing() {
+    let scratch = Scratch::new("navigate-dry-run");
+    let file = scratch.copy_fixture("synthetic/E08.jsonl");
+    let before = std::fs::read(&file).unwrap();
+    let text = String::from_utf8(before.clone()).unwrap();
+    let target: Value = serde_json::from_str(text.lines().nth(2).unwrap()).unwrap();
+    let id = target["id"].as_str().unwrap();
+    let out = contextree(&["navigate", file.to_str().unwrap(), "--to", id, "--dry-run", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["targetId"], id);
+    assert_eq!(doc["placementParentId"], id, "{doc}");
+    assert!(!doc["abandonedIds"].as_array().unwrap().is_empty(), "{doc}");
+    assert_eq!(std::fs::read(&file).unwrap(), before, "a dry run writes nothing");
+    let refused = contextree(&["navigate", file.to_str().unwrap(), "--to", id]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+}

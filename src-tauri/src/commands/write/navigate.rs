@@ -1,9 +1,11 @@
 //! `navigate_preview` / `navigate`: move the file's leaf (D14), with or without a branch summary.
 
 use contextree_host::HostEnv;
-use contextree_ops::navigate::{self, NavigateOptions, NavigatePreview};
+use contextree_ops::navigate::{self, NavigateOptions};
 use contextree_ops::summarizer::ProviderFlags;
 use contextree_ops::Progress;
+use contextree_read::NavigateReport;
+use serde_json::value::RawValue;
 use tauri::ipc::Channel;
 use tauri::State;
 
@@ -45,12 +47,13 @@ pub async fn navigate_preview(
     target_id: String,
     summarize: bool,
     instructions: Option<String>,
-) -> Result<NavigatePreview, CommandError> {
+) -> Result<Box<RawValue>, CommandError> {
     let env = state.env();
     blocking(state.session()?, move |open| {
         let pack = pack_of(open);
         let opts = options(open, &target_id, summarize, instructions, ProviderFlags::default(), &pack, &env)?;
-        Ok(navigate::preview(&open.loaded, &opts)?)
+        let report = NavigateReport::new(&open.loaded.session, navigate::preview(&open.loaded, &opts)?);
+        serde_json::value::to_raw_value(&report).map_err(CommandError::Report)
     })
     .await
 }
