@@ -224,7 +224,7 @@ fn output_failed(e: std::io::Error) -> ! {
 }
 
 /// Writes `value` as one line of JSON, serialized straight into a buffered stdout: the
-/// [`Streamed`] arrays in it are written element by element as they are made.
+/// The read layer's `Rows` in it are written element by element as they are made.
 pub fn write_json<T: Serialize + ?Sized>(value: &T) {
     use std::io::Write;
     write_stdout_with(|out| serde_json::to_writer(&mut *out, value).map_err(std::io::Error::from).and_then(|()| out.write_all(b"\n")));
@@ -237,16 +237,6 @@ pub fn write_stdout_with(write: impl FnOnce(&mut std::io::BufWriter<std::io::Std
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     if let Err(e) = write(&mut out).and_then(|()| out.flush()) {
         output_failed(e);
-    }
-}
-
-/// The ids of `nodes` as a JSON array, written one at a time from the session (a million
-/// abandoned or summarized entries are not copied out as strings first).
-pub struct Ids<'a>(pub &'a contextree_core::session::Session, pub &'a [contextree_core::session::NodeId]);
-
-impl Serialize for Ids<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.1.iter().map(|&n| &*self.0.entry(n).id))
     }
 }
 
@@ -271,7 +261,7 @@ pub fn write_words<'a>(out: &mut impl std::io::Write, words: impl IntoIterator<I
 }
 
 /// The start of a document about session `s` written by hand (`{"dialect":…,"ruleSet":…`, no
-/// closing brace): for a field that cannot be a [`Streamed`] array, such as a text written in
+/// closing brace): for a field that cannot be a `Rows` list, such as a text written in
 /// parts whose length and digest follow it.
 pub fn write_session_json_start(out: &mut impl std::io::Write, s: &contextree_core::session::Session) -> std::io::Result<()> {
     out.write_all(b"{\"dialect\":")?;
@@ -293,7 +283,7 @@ struct SessionDoc<'a, T: ?Sized> {
 }
 
 /// Prints a document about session `s`, led by its dialect and rule set; `body` is a struct
-/// (or map) without those two fields. Its [`Streamed`] arrays are written element by element,
+/// (or map) without those two fields. Its `Rows` lists are written element by element,
 /// so memory does not grow with the session (a million-message context stays a few megabytes
 /// of output buffer).
 pub fn print_session_doc<T: Serialize + ?Sized>(s: &contextree_core::session::Session, body: &T) {
@@ -313,45 +303,7 @@ pub fn print_session_json(s: &contextree_core::session::Session, value: &serde_j
     print_session_doc(s, &WithoutHead(value));
 }
 
-/// The read layer's streamed list (one home: contextree-read).
-pub use contextree_read::Rows as Streamed;
-
 /// Turns a read-back failure (file changed under us, IO) into an error.
 pub fn read_back(e: contextree_core::context::materialize::ReadBackError) -> CliError {
     CliError::ReadBack(e)
-}
-
-/// File operations as JSON: the raw sets sorted (as the oracle prints them)
-/// and the agents' own `readFiles` / `modifiedFiles` lists.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FileOpsDoc {
-    pub read: Vec<String>,
-    pub written: Vec<String>,
-    pub edited: Vec<String>,
-    pub read_files: Vec<String>,
-    pub modified_files: Vec<String>,
-}
-
-impl FileOpsDoc {
-    pub fn new(ops: &contextree_core::compaction::FileOps) -> Self {
-        let sorted = |set: &contextree_core::compaction::file_ops::PathSet| {
-            let mut v = set.as_slice().to_vec();
-            v.sort_by(|a, b| contextree_core::js::cmp_utf16(a, b));
-            v
-        };
-        let lists = ops.lists();
-        Self {
-            read: sorted(&ops.read),
-            written: sorted(&ops.written),
-            edited: sorted(&ops.edited),
-            read_files: lists.read_files,
-            modified_files: lists.modified_files,
-        }
-    }
-}
-
-/// [`FileOpsDoc`] as a JSON value.
-pub fn file_ops_json(ops: &contextree_core::compaction::FileOps) -> serde_json::Value {
-    serde_json::to_value(FileOpsDoc::new(ops)).expect("lists of strings serialize")
 }

@@ -10,8 +10,10 @@ use std::any::TypeId;
 
 use ts_rs::{Config, TypeVisitor, TS};
 
+use crate::branch::{BranchMessage, BranchReport};
 use crate::budget::BudgetReport;
 use crate::context::{ContextReport, LlmRow, MessageRow};
+use crate::cut::CutReport;
 use crate::drops::DropsReport;
 use crate::entry::EntryReport;
 use crate::library::LibraryReport;
@@ -42,6 +44,9 @@ pub fn declarations() -> String {
     out.visit::<DropsReport<'static>>();
     out.visit::<LibraryReport>();
     out.visit::<PlanReport<'static>>();
+    out.visit::<CutReport<'static>>();
+    out.visit::<BranchReport<'static>>();
+    out.visit::<BranchMessage<'static>>();
     out.visit::<PruneReport<'static>>();
     out.visit::<NavigateReport<'static>>();
     out.visit::<TreeReport<'static>>();

@@ -11,16 +11,19 @@
 //! [`entry::EntryReport`] (one entry's line), [`usage::UsageReport`] (what it cost),
 //! [`drops::DropsReport`] (what a compaction summarizes and may lose), [`library::LibraryReport`]
 //! (every session on the machine), [`plan::PlanReport`] (what compacting would do), and the
-//! [`prune::PruneReport`] (what pruning would do), [`navigate::NavigateReport`] (what moving
+//! [`cut::CutReport`] (where compaction would cut), [`branch::BranchReport`] (what a branch
+//! summary would read), [`prune::PruneReport`] (what pruning would do), [`navigate::NavigateReport`] (what moving
 //! the leaf would write), [`tree::TreeReport`] and [`tokens::TokensReport`] (the tree and every entry's estimate), and
 //! the [`parts`] a face reads on demand beside a view, [`rule_sets::RuleSetRow`] (the rules contextree
 //! knows).
 
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod branch;
 pub mod budget;
 pub mod context;
 pub mod contract;
+pub mod cut;
 pub mod drops;
 pub mod entry;
 pub mod library;
@@ -36,8 +39,10 @@ pub mod usage;
 
 mod rows;
 
+pub use branch::BranchReport;
 pub use budget::BudgetReport;
 pub use context::{ContextOptions, ContextReport};
+pub use cut::CutReport;
 pub use drops::{DropsReport, Summarized};
 pub use entry::EntryReport;
 pub use library::LibraryReport;
@@ -45,7 +50,7 @@ pub use navigate::NavigateReport;
 pub use parts::{row_previews, MessageTextReport, RowPreview, TokenCountsReport};
 pub use plan::PlanReport;
 pub use prune::PruneReport;
-pub use rows::{Ordered, Rows};
+pub use rows::{FileOpsReport, Ids, Ordered, Rows};
 pub use rule_sets::{rule_sets, RuleSetRow};
 pub use session::SessionReport;
 pub use tokens::TokensReport;

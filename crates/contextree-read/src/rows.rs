@@ -79,3 +79,61 @@ impl<V: Serialize> Serialize for Ordered<V> {
         serializer.collect_map(self.0.iter().map(|(k, v)| (k, v)))
     }
 }
+
+/// The ids of `nodes` as a JSON array, written one at a time from the session (a million
+/// abandoned or summarized entries are not copied out as strings first). Its TypeScript type is
+/// `Array<string>`.
+pub struct Ids<'a>(pub &'a contextree_core::session::Session, pub &'a [contextree_core::session::NodeId]);
+
+impl Serialize for Ids<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.1.iter().map(|&n| &*self.0.entry(n).id))
+    }
+}
+
+impl ts_rs::TS for Ids<'_> {
+    type WithoutGenerics = Self;
+    type OptionInnerType = Self;
+    fn name(_: &ts_rs::Config) -> String {
+        "Array<string>".to_owned()
+    }
+    fn inline(cfg: &ts_rs::Config) -> String {
+        Self::name(cfg)
+    }
+}
+
+/// File operations of a cut or a branch: the raw sets sorted (as the oracle prints them) and the
+/// agents' own `readFiles` / `modifiedFiles` lists.
+#[derive(Debug, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct FileOpsReport {
+    /// Files read.
+    pub read: Vec<String>,
+    /// Files written.
+    pub written: Vec<String>,
+    /// Files edited.
+    pub edited: Vec<String>,
+    /// The agents' `readFiles` (read and never modified).
+    pub read_files: Vec<String>,
+    /// The agents' `modifiedFiles` (written or edited).
+    pub modified_files: Vec<String>,
+}
+
+impl FileOpsReport {
+    /// The report of `ops`.
+    pub fn new(ops: &contextree_core::compaction::FileOps) -> Self {
+        let sorted = |set: &contextree_core::compaction::file_ops::PathSet| {
+            let mut v = set.as_slice().to_vec();
+            v.sort_by(|a, b| contextree_core::js::cmp_utf16(a, b));
+            v
+        };
+        let lists = ops.lists();
+        Self {
+            read: sorted(&ops.read),
+            written: sorted(&ops.written),
+            edited: sorted(&ops.edited),
+            read_files: lists.read_files,
+            modified_files: lists.modified_files,
+        }
+    }
+}

@@ -84,6 +84,24 @@ contextPromotion: boolean,
  */
 notes: Array<string>, };
 
+export type BranchMessage = { 
+/**
+ * Its entry.
+ */
+entryId: string, 
+/**
+ * Its role under the rule set.
+ */
+role: string | null, 
+/**
+ * Its estimate.
+ */
+tokens: number, 
+/**
+ * pi 1.6: the context_edit whose replacement it reads.
+ */
+editedBy?: string, };
+
 export type BranchPoint = { 
 /**
  * The entry.
@@ -93,6 +111,60 @@ id: string | null,
  * How many children it has.
  */
 children: number, };
+
+export type BranchReport = { 
+/**
+ * The agent whose rules ran.
+ */
+dialect: string, 
+/**
+ * The rule set that ran and why.
+ */
+ruleSet: RuleChoice, 
+/**
+ * The old leaf.
+ */
+fromId: string | null, 
+/**
+ * The navigation target.
+ */
+toId: string | null, 
+/**
+ * The selection's token budget (0: none).
+ */
+budget: number, 
+/**
+ * Where the two paths meet.
+ */
+commonAncestorId: string | null, 
+/**
+ * The entries left behind (collected).
+ */
+entryIds: Array<string>, 
+/**
+ * Those the budget selects.
+ */
+selectedIds: Array<string>, 
+/**
+ * The selected messages with the role and estimate the summarizer sees.
+ */
+messages: Array<BranchMessage>, 
+/**
+ * Their estimate.
+ */
+totalTokens: number, 
+/**
+ * A summary squeezed in over the budget.
+ */
+squeezedId: string | null, 
+/**
+ * Where the selection stopped.
+ */
+stoppedAtId: string | null, 
+/**
+ * The file operations of the selection.
+ */
+fileOps: FileOpsReport, };
 
 export type BranchTotals = { 
 /**
@@ -447,6 +519,92 @@ tools: unknown[],
  */
 timestamp: unknown, };
 
+export type CutReport = { 
+/**
+ * The agent whose rules ran.
+ */
+dialect: string, 
+/**
+ * The rule set that ran and why.
+ */
+ruleSet: RuleChoice, 
+/**
+ * The leaf whose path is cut.
+ */
+leafId: string | null, 
+/**
+ * The settings the plan used.
+ */
+settings: SettingsDoc, 
+/**
+ * The agent would not compact.
+ */
+nothingToCompact: boolean, 
+/**
+ * Why not, in the agent's words.
+ */
+reason: string | null, 
+/**
+ * The first entry kept verbatim.
+ */
+firstKeptEntryId: string | null, 
+/**
+ * Its entry number.
+ */
+firstKeptEntryIndex: number | null, 
+/**
+ * The cut falls inside a turn.
+ */
+isSplitTurn: boolean | null, 
+/**
+ * The split turn's first entry (none when the cut is the turn start).
+ */
+turnStartEntryId: string | null, 
+/**
+ * `tokensBefore` as the rule set computes it.
+ */
+tokensBefore: number, 
+/**
+ * `keepRecentTokens` as used (omp scales it).
+ */
+keepRecentTokensUsed: number, 
+/**
+ * The compaction this one follows.
+ */
+previousCompactionId: string | null, 
+/**
+ * Entries the history summary covers.
+ */
+messagesToSummarizeIds: Array<string>, 
+/**
+ * The split turn's entries before the cut.
+ */
+turnPrefixIds: Array<string>, 
+/**
+ * Entries kept verbatim.
+ */
+recentMessagesIds: Array<string>, 
+/**
+ * omp: entries the previous compaction kept that this one drops.
+ */
+droppedIds: Array<string>, 
+/**
+ * The raw sets sorted and the agents' lists.
+ */
+fileOps: FileOpsReport, 
+/**
+ * The raw `findCutPoint` facts.
+ */
+findCutPoint: FindCutPoint, 
+/**
+ * Everything worth telling about the plan.
+ */
+warnings: Array<string>, 
+/**
+ * `--window`: the agent's own check after its last run.
+ */
+autoCheck?: AutoCheckReport, };
+
 export type Diagnostic = { 
 /**
  * 1-based physical line number in the file.
@@ -574,6 +732,54 @@ readFiles: Array<string>,
  * `modifiedFiles`: edited or written, in JS sort order.
  */
 modifiedFiles: Array<string>, };
+
+export type FileOpsReport = { 
+/**
+ * Files read.
+ */
+read: Array<string>, 
+/**
+ * Files written.
+ */
+written: Array<string>, 
+/**
+ * Files edited.
+ */
+edited: Array<string>, 
+/**
+ * The agents' `readFiles` (read and never modified).
+ */
+readFiles: Array<string>, 
+/**
+ * The agents' `modifiedFiles` (written or edited).
+ */
+modifiedFiles: Array<string>, };
+
+export type FindCutPoint = { 
+/**
+ * `path`, or pi ≥ 0.87 `contextEntries`.
+ */
+indexSpace: string, 
+/**
+ * Where the range searched starts.
+ */
+boundaryStart: number, 
+/**
+ * Where it ends.
+ */
+boundaryEnd: number, 
+/**
+ * omp: the estimate that scales keepRecentTokens.
+ */
+estimatedTokens: number | null, 
+/**
+ * omp: the usage that scales keepRecentTokens.
+ */
+promptTokens: number | null, 
+/**
+ * `keepRecentTokens` as used.
+ */
+keepRecentTokensUsed: number, };
 
 export type FitView = { 
 /**
@@ -1504,6 +1710,16 @@ totalTokens: number,
  * The rule sets one can switch to.
  */
 ruleSets: Array<RuleSetRow>, };
+
+export type SettingsDoc = { 
+/**
+ * `keepRecentTokens`.
+ */
+keepRecentTokens: number, 
+/**
+ * `reserveTokens`.
+ */
+reserveTokens: number, };
 
 export type Severity = "error" | "warning";
 

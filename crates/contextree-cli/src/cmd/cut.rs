@@ -2,19 +2,15 @@
 //! dialect, without calling any model.
 
 use clap::Args;
-use contextree_core::compaction::{
-    auto_check_with, plan, should_compact_under, threshold_tokens_under, CheckInputs, CompactionPlan, CompactionSettings, FileOps, Prepared,
-};
+use contextree_core::compaction::{auto_check_with, plan, CheckInputs, CompactionPlan, CompactionSettings};
 use contextree_core::session::{NodeId, Session};
-use contextree_ops::auto_check::{auto_check_report, AutoCheckReport};
-use contextree_ops::JsNumber;
-use serde::Serialize;
-use serde_json::Value;
+use contextree_ops::auto_check::auto_check_report;
 
 use std::io::Write;
 
 use super::compact::to_value;
-use crate::common::{file_ops_json, print_session_doc, read_back, write_ids, write_stdout_with, CliError, Ids, SessionArgs};
+use crate::common::{read_back, write_ids, write_json, write_stdout_with, CliError, SessionArgs};
+use contextree_read::CutReport;
 
 #[derive(Debug, Args)]
 pub struct CutArgs {
@@ -64,7 +60,7 @@ pub fn run(args: &CutArgs) -> Result<(), CliError> {
         ..defaults
     };
     let plan = plan(s, &ctx, &settings, &loaded.source).map_err(read_back)?;
-    let mut doc = document(s, &plan, args.window);
+    let mut doc = CutReport::new(s, &plan, args.window);
     if let Some(w) = args.window {
         let model = match args.model.as_deref() {
             None => None,
@@ -87,148 +83,14 @@ pub fn run(args: &CutArgs) -> Result<(), CliError> {
     if a.json {
         // The id lists are written one element at a time (a million-entry path is not held
         // as strings or values).
-        print_session_doc(s, &doc);
+        write_json(&doc);
         Ok(())
     } else {
         print_text(s, &plan, &doc)
     }
 }
 
-/// The contract's fields plus the cut's details.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct CutDoc<'a> {
-    leaf_id: Option<String>,
-    settings: SettingsDoc,
-    nothing_to_compact: bool,
-    reason: Option<String>,
-    first_kept_entry_id: Option<String>,
-    first_kept_entry_index: Option<u32>,
-    is_split_turn: Option<bool>,
-    turn_start_entry_id: Option<String>,
-    tokens_before: JsNumber,
-    keep_recent_tokens_used: u64,
-    previous_compaction_id: Option<String>,
-    messages_to_summarize_ids: Ids<'a>,
-    turn_prefix_ids: Ids<'a>,
-    recent_messages_ids: Ids<'a>,
-    dropped_ids: Ids<'a>,
-    /// The raw sets sorted and the agents' lists (`common::file_ops_json`).
-    file_ops: Value,
-    find_cut_point: FindCutPoint,
-    warnings: Vec<String>,
-    /// `--window`: the dialect's threshold rule.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    threshold: Option<Threshold>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    auto_check: Option<AutoCheckReport>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct SettingsDoc {
-    keep_recent_tokens: u64,
-    reserve_tokens: u64,
-}
-
-/// The number the agents test after a run (omp's last usage, pi's context estimate, which is
-/// what `tokensBefore` holds) against the window.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Threshold {
-    window: u64,
-    threshold_tokens: Option<JsNumber>,
-    should_compact: bool,
-}
-
-/// Raw `findCutPoint` facts (see [`find_cut_point`]).
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct FindCutPoint {
-    index_space: &'static str,
-    boundary_start: usize,
-    boundary_end: usize,
-    estimated_tokens: Option<u64>,
-    prompt_tokens: Option<JsNumber>,
-    keep_recent_tokens_used: u64,
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    cut: Option<CutAt>,
-}
-
-/// Where `findCutPoint` cut.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct CutAt {
-    first_kept_entry_index: usize,
-    /// -1: none.
-    turn_start_index: i64,
-    is_split_turn: bool,
-    first_kept_entry_id: Option<String>,
-    turn_start_entry_id: Option<String>,
-}
-
-fn document<'a>(s: &'a Session, plan: &'a CompactionPlan, window: Option<u64>) -> CutDoc<'a> {
-    let id = |n: NodeId| s.entry(n).id.to_string();
-    let prepared = plan.prepared();
-    let ids = |list: fn(&Prepared) -> &[NodeId]| Ids(s, prepared.map_or(&[][..], list));
-    CutDoc {
-        leaf_id: plan.leaf.map(id),
-        settings: SettingsDoc { keep_recent_tokens: plan.settings.keep_recent_tokens, reserve_tokens: plan.settings.reserve_tokens },
-        nothing_to_compact: prepared.is_none(),
-        reason: plan.outcome.as_ref().err().map(|r| r.to_string()),
-        first_kept_entry_id: prepared.map(|p| id(p.first_kept)),
-        first_kept_entry_index: prepared.map(|p| p.first_kept.0),
-        is_split_turn: prepared.map(Prepared::is_split_turn),
-        turn_start_entry_id: prepared.and_then(turn_start_with_prefix).map(id),
-        tokens_before: JsNumber(plan.tokens_before),
-        keep_recent_tokens_used: plan.keep_recent.used,
-        previous_compaction_id: plan.previous.map(|p| id(p.node)),
-        messages_to_summarize_ids: ids(|p| &p.messages_to_summarize),
-        turn_prefix_ids: ids(|p| &p.turn_prefix),
-        recent_messages_ids: ids(|p| &p.recent),
-        dropped_ids: ids(|p| &p.dropped),
-        file_ops: prepared.map_or_else(|| file_ops_json(&FileOps::default()), |p| file_ops_json(&p.file_ops)),
-        find_cut_point: find_cut_point(s, &plan.entries, plan),
-        warnings: plan.warnings.clone(),
-        threshold: window.map(|w| Threshold {
-            window: w,
-            threshold_tokens: threshold_tokens_under(w, &plan.settings, s.rules()).map(JsNumber),
-            should_compact: should_compact_under(plan.tokens_before, w, &plan.settings, s.rules()),
-        }),
-        auto_check: None,
-    }
-}
-
-/// The oracle's `turnStartEntryId`: the first turn-prefix message's entry, so
-/// none when the cut is itself the turn start (E14).
-fn turn_start_with_prefix(p: &Prepared) -> Option<NodeId> {
-    p.turn_start.filter(|_| !p.turn_prefix.is_empty())
-}
-
-/// Raw `findCutPoint` facts with indices into the plan's entries (the path;
-/// pi ≥ 0.87 the projected context entries, `indexSpace: "contextEntries"`),
-/// also when the agent would not compact (as the oracle's `findCutPoint`).
-fn find_cut_point(s: &Session, path: &[NodeId], plan: &CompactionPlan) -> FindCutPoint {
-    let k = &plan.keep_recent;
-    let id = |i: usize| path.get(i).map(|&n| s.entry(n).id.to_string());
-    FindCutPoint {
-        index_space: if s.rules().cuts_projected_entries() { "contextEntries" } else { "path" },
-        boundary_start: plan.boundary.start,
-        boundary_end: plan.boundary.end,
-        estimated_tokens: k.estimated_tokens,
-        prompt_tokens: k.prompt_tokens.map(JsNumber),
-        keep_recent_tokens_used: k.used,
-        cut: plan.cut.map(|cut| CutAt {
-            first_kept_entry_index: cut.first_kept,
-            turn_start_index: cut.turn_start.map_or(-1, |t| t as i64),
-            is_split_turn: cut.is_split_turn(),
-            first_kept_entry_id: id(cut.first_kept),
-            turn_start_entry_id: cut.turn_start.and_then(id),
-        }),
-    }
-}
-
-fn print_text(s: &Session, plan: &CompactionPlan, cut: &CutDoc<'_>) -> Result<(), CliError> {
+fn print_text(s: &Session, plan: &CompactionPlan, cut: &CutReport<'_>) -> Result<(), CliError> {
     let id = |n: NodeId| s.entry(n).id.to_string();
     let k = &plan.keep_recent;
     outln!(

@@ -270,3 +270,26 @@ fn the_prune_report_under_every_rule_set() {
 fn bytes_of(path: &Path) -> u64 {
     std::fs::metadata(path).unwrap().len()
 }
+
+#[test]
+fn the_cut_and_branch_reports_under_every_rule_set() {
+    use contextree_core::branch::{collect_entries_for_branch_summary, prepare_branch_entries};
+    use contextree_core::compaction::{plan, CompactionSettings};
+    for (rel, rules, name) in CASES {
+        let (s, bytes) = open(rel, rules);
+        let ctx = build(&s, Leaf::Last);
+        let settings = CompactionSettings { keep_recent_tokens: 40, ..CompactionSettings::default() };
+        let p = plan(&s, &ctx, &settings, &bytes).unwrap();
+        let cut = serde_json::to_value(contextree_read::CutReport::new(&s, &p, Some(1000))).unwrap();
+        assert_eq!(cut["window"], 1000, "{rel}");
+        insta::assert_snapshot!(format!("cut-{name}"), serde_json::to_string_pretty(&cut).unwrap());
+        // Back to the second entry: everything after it is left behind.
+        let to = contextree_core::session::NodeId(1);
+        let collected = collect_entries_for_branch_summary(&s, s.leaf(), to);
+        let prep = prepare_branch_entries(&s, &collected.entries, 0, &bytes).unwrap();
+        let report = contextree_read::BranchReport::new(&s, [s.leaf(), Some(to)], 0, &collected, &prep);
+        let branch = serde_json::to_value(&report).unwrap();
+        assert_eq!(branch["messages"].as_array().unwrap().len(), branch["selectedIds"].as_array().unwrap().len(), "{rel}");
+        insta::assert_snapshot!(format!("branch-{name}"), serde_json::to_string_pretty(&branch).unwrap());
+    }
+}
