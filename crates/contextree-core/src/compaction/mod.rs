@@ -25,21 +25,24 @@ pub mod transcript;
 
 pub use auto::{
     auto_check, auto_check_with, context_overflow, omp18_overflow, omp18_overflow_pattern, omp18_payload_pattern, overflow_pattern,
-    AutoCheck, AutoDecision, CheckInputs, MethodChoice, Overflow, Skip, Usable,
+    pi16_overflow_pattern, AutoCheck, AutoDecision, CheckInputs, MethodChoice, Overflow, Skip, Usable,
 };
 pub use cut::{find_cut_point, CutPoint};
 pub use entry::{
-    compaction_result, entry_line, new_entry, supplied_result, Answers, CompactionResult, EntryError, NewEntry, SuppliedCompaction,
+    compaction_result, details_value, entry_line, new_entry, new_entry_id, strip_file_tags, supplied_result, system_checkpoint, Answers,
+    CompactionResult, EntryError, NewEntry, SuppliedCompaction,
 };
-pub use file_ops::{FileLists, FileOps};
+pub use file_ops::{FileLists, FileOps, PathSet};
 pub use plan::{plan, CompactionPlan, KeepRecent, NothingToCompact, Prepared, PreviousCompaction};
-pub use preview::{preview, preview_numbers, CompactionPreview};
+pub use preview::{preview, preview_numbers, CompactionPreview, SHORT_PREVIEW_MARKER};
 pub use prompt::{
-    summary_requests, CallKind, CompactingHook, HistoryStep, PromptBuildError, PromptOptions, SummarizerCall, SummaryRequests,
+    pi_reasoning, summary_requests, CallKind, CompactingHook, Fit, HistoryStep, PromptBuildError, PromptOptions, SummarizerCall,
+    SummaryModel, SummaryRequests, TranscriptFormat,
 };
 pub use settings::{
     should_compact, should_compact_under, threshold_tokens, threshold_tokens_under, CompactionSettings, Method, MethodOrder, Strategy,
 };
+pub use transcript::{preferred_dialect, SummaryDialect};
 
 #[cfg(test)]
 mod golden_tests;

@@ -15,4 +15,18 @@ pub mod state;
 pub mod system;
 pub mod usage;
 
-pub use build::{build, entry_estimate, path_to, Context, EditEffect, Item, Leaf, Projected};
+pub use build::{build, entry_estimate, path_to, Context, EditEffect, Item, Leaf, ModelState, OmpState, Projected};
+pub use caveats::not_reproducible;
+pub use llm::convert_to_llm;
+pub use materialize::{
+    agent_message, context_token_sums, context_tokens, item_estimate, item_role, item_tokens, llm_messages, serialize_context,
+    serialize_context_with, summary_transcript, ContextTokens, ReadBackCause, ReadBackError,
+};
+pub use omp18::NotReproducible;
+pub use preview::entry_preview;
+pub use serialize::serialize_conversation;
+pub use state::{entry_states, EntryState};
+pub use usage::{
+    estimate_context_tokens, estimate_context_tokens_of, estimate_projected_context_tokens, estimate_projected_context_tokens_of,
+    ContextEstimate,
+};

@@ -31,6 +31,7 @@ use std::path::PathBuf;
 use crate::Dialect;
 
 pub use agent::{agent_package_name, agent_package_names, AgentPackError, TextCheck, PI_SOURCE_FILES};
+pub use js_literal::JsLiteralError;
 pub use known::{HashedForm, KnownText, KNOWN_TEXTS};
 pub use pack::PromptPack;
 pub use template::{RenderError, Segment, Template, TemplateError};

@@ -20,9 +20,10 @@ pub mod source;
 pub mod tree;
 
 pub use diagnostic::{Diagnostic, Severity};
-pub use entry::{call_id_hash, Empty, Entry, EntryKind, Facts, MessageMeta, ReplyFacts, Role, TurnFacts, Usage};
-pub use load::{NewerEvidence, Row, RulePolicy, Session, TitleSlot};
+pub use entry::{call_id_hash, Empty, Entry, EntryKind, Facts, MessageMeta, ReplyFacts, Role, Timestamp, TurnFacts, Usage};
+pub use load::{Detection, NewerEvidence, Row, RulePolicy, Session, TitleSlot};
 pub use name::Name;
-pub use record::{index_chunk, ChunkIndex, LineRecord};
+pub use probe::{parse_iso_ms, parse_value_lenient, probe_line, probe_object, Parent, Probe, ProbeError};
+pub use record::{index_chunk, ChunkIndex, LineRecord, OmpReading, Reading};
 pub use source::{Source, SourceError, Span};
-pub use tree::{NodeId, SessionTree};
+pub use tree::{Link, NodeId, SessionTree};

@@ -5,3 +5,8 @@ pub mod count;
 pub mod estimate;
 pub mod family;
 pub mod tokenizer;
+
+pub use count::count_message;
+pub use estimate::estimate_message;
+pub use family::native_tokenizer;
+pub use tokenizer::{count, TokenCache, TokenizerKind, UnknownTokenizer};
