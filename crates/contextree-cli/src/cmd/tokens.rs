@@ -1,7 +1,6 @@
 //! `contextree tokens`.
 
-use contextree_core::context::materialize::item_estimate;
-use contextree_core::context::Item;
+use contextree_core::context::{item_estimate, Item};
 use contextree_core::session::{Entry, NodeId};
 use serde::Serialize;
 use serde_json::Value;

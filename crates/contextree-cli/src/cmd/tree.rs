@@ -1,7 +1,6 @@
 //! `contextree tree`.
 
-use contextree_core::context::preview::entry_preview;
-use contextree_core::context::state::entry_states;
+use contextree_core::context::{entry_preview, entry_states};
 use contextree_core::render;
 use serde::Serialize;
 
