@@ -4,24 +4,24 @@
 //! is written; the plan feeds the prompts, the model's answers (asked by the
 //! caller) feed the entry, and the host appends its line.
 //!
-//! - [`settings`]: `CompactionSettings` and the threshold rule (`shouldCompact`).
-//! - [`cut`]: `findCutPoint` on path indices.
-//! - [`file_ops`]: read / written / edited files, carried across compactions.
+//! - [`CompactionSettings`] and the threshold rule ([`should_compact`], `shouldCompact`).
+//! - [`find_cut_point`]: `findCutPoint` on path indices.
+//! - [`FileOps`] / [`FileLists`]: read / written / edited files, carried across compactions.
 //! - [`plan`]: `prepareCompaction` → [`CompactionPlan`].
-//! - [`prompt`]: the exact summarizer calls of `compact()` for a plan.
-//! - [`entry`]: the stored summary (merge, file tags) and the entry line.
+//! - [`summary_requests`]: the exact summarizer calls of `compact()` for a plan.
+//! - [`compaction_result`] / [`new_entry`]: the stored summary (merge, file tags) and the entry line.
 //! - [`preview`]: sizes before and after, and the calls, before running.
 
-pub mod auto;
-pub mod cut;
-pub mod entry;
-pub mod file_ops;
-pub mod plan;
+mod auto;
+mod cut;
+pub(crate) mod entry;
+pub(crate) mod file_ops;
+mod plan;
 mod prepare18;
-pub mod preview;
-pub mod prompt;
-pub mod settings;
-pub mod transcript;
+mod preview;
+pub(crate) mod prompt;
+pub(crate) mod settings;
+pub(crate) mod transcript;
 
 pub use auto::{
     auto_check, auto_check_with, context_overflow, omp18_overflow, omp18_overflow_pattern, omp18_payload_pattern, overflow_pattern,
