@@ -30,7 +30,7 @@ pub enum CommandError {
     UnknownEntry(String),
     /// An entry's bytes could not be read back from the session file.
     #[error(transparent)]
-    ReadBack(#[from] contextree_core::context::materialize::ReadBackError),
+    ReadBack(#[from] contextree_core::context::ReadBackError),
     /// The compaction preview's prompts could not be built (a prompt pack text is missing or
     /// does not render).
     #[error("cannot build the compaction prompts: {0}")]

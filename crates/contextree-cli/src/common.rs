@@ -24,7 +24,7 @@ pub enum CliError {
     Pack(#[from] contextree_host::agent::AgentLoadError),
     /// The file could not be read back where an entry is (it changed, or IO failed).
     #[error(transparent)]
-    ReadBack(#[from] contextree_core::context::materialize::ReadBackError),
+    ReadBack(#[from] contextree_core::context::ReadBackError),
     /// A branch summary's request could not be built.
     #[error(transparent)]
     BranchRequest(#[from] contextree_core::branch_summary::BranchSummaryError),
@@ -304,6 +304,6 @@ pub fn print_session_json(s: &contextree_core::session::Session, value: &serde_j
 }
 
 /// Turns a read-back failure (file changed under us, IO) into an error.
-pub fn read_back(e: contextree_core::context::materialize::ReadBackError) -> CliError {
+pub fn read_back(e: contextree_core::context::ReadBackError) -> CliError {
     CliError::ReadBack(e)
 }

@@ -11,7 +11,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use contextree_core::tokens::tokenizer::TokenizerKind;
+use contextree_core::tokens::TokenizerKind;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

@@ -13,10 +13,8 @@
 //! provider history instead of the kept messages and then only what follows the compaction, so
 //! no appended copy keeps those messages.
 
-use contextree_core::compaction::entry::{entry_line, new_entry_id, system_checkpoint};
-use contextree_core::compaction::CompactionResult;
-use contextree_core::context::materialize::{ReadBackCause, ReadBackError};
-use contextree_core::context::{self, Leaf};
+use contextree_core::compaction::{entry_line, new_entry_id, system_checkpoint, CompactionResult};
+use contextree_core::context::{self, Leaf, ReadBackCause, ReadBackError};
 use contextree_core::session::{NodeId, Source as _};
 use contextree_host::write::{now_iso, random_u32};
 use contextree_host::{LoadedSession, RawJson};

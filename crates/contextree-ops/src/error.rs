@@ -2,7 +2,7 @@
 
 use contextree_core::branch_summary::BranchSummaryError;
 use contextree_core::compaction::{EntryError, PromptBuildError};
-use contextree_core::context::materialize::ReadBackError;
+use contextree_core::context::ReadBackError;
 use contextree_core::prompts::PromptError;
 use contextree_host::hooks::HookConfigError;
 use contextree_host::rewrite::RewriteError;

@@ -32,10 +32,8 @@ use contextree_core::branch::{
 use contextree_core::branch_summary::{
     self, generated, new_leaf, returns_to_editor, summary_call, BranchOptions, BranchSummaryCall, EntryMeta,
 };
-use contextree_core::compaction::entry::new_entry_id;
-use contextree_core::compaction::prompt::pi_reasoning;
-use contextree_core::context::materialize::agent_message;
-use contextree_core::context::{self, Item, Leaf};
+use contextree_core::compaction::{new_entry_id, pi_reasoning};
+use contextree_core::context::{self, agent_message, Item, Leaf};
 use contextree_core::js::stringify;
 use contextree_core::prompts::PromptPack;
 use contextree_core::session::{NodeId, Session};

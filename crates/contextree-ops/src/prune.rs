@@ -1,8 +1,7 @@
 //! omp's tool-output pruning for a leaf (spec pruning.md): the plan, the context before and
 //! after, and the checked, backed-up rewrite of docs/decisions.md D15 (`contextree_host::rewrite`).
 
-use contextree_core::context::materialize::context_token_sums;
-use contextree_core::context::{self, Leaf};
+use contextree_core::context::{self, context_token_sums, Leaf};
 use contextree_core::prompts::PromptPack;
 use contextree_core::prune::{plan_prune, plan_prune_after, plan_stale, pruned_line, PruneConfig, PrunePlan, StaleConfig, StalePlan};
 use contextree_core::session::NodeId;

@@ -401,9 +401,8 @@ pub fn omp18_summary_model(
     path_model: Option<String>,
     candidates: &mut Candidates,
     warnings: &mut Vec<String>,
-) -> Option<contextree_core::compaction::prompt::SummaryModel> {
-    use contextree_core::compaction::prompt::SummaryModel;
-    use contextree_core::compaction::transcript::preferred_dialect;
+) -> Option<contextree_core::compaction::SummaryModel> {
+    use contextree_core::compaction::{preferred_dialect, SummaryModel};
     if !session.rules().summarizes_with_model_transcript() {
         return None;
     }

@@ -4,7 +4,7 @@
 //! compaction's parent: no summary, the full history (checked against the agents by the
 //! oracle tests). The compaction stays in the file, on a branch of its own.
 
-use contextree_core::compaction::entry::new_entry_id;
+use contextree_core::compaction::new_entry_id;
 use contextree_core::session::NodeId;
 use contextree_host::write::{now_iso, random_u32};
 use contextree_host::LoadedSession;

@@ -3,9 +3,7 @@
 
 use contextree_core::budget::budget;
 use contextree_core::compaction::CompactionSettings;
-use contextree_core::context::materialize::{context_tokens, ReadBackError};
-use contextree_core::context::usage::estimate_projected_context_tokens;
-use contextree_core::context::Context;
+use contextree_core::context::{context_tokens, estimate_projected_context_tokens, Context, ReadBackError};
 use contextree_core::dialect::RuleChoiceWire;
 use contextree_core::js::JsNumber;
 use contextree_core::prompts::PromptPack;

@@ -4,16 +4,16 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use contextree_core::context::caveats;
-use contextree_core::context::materialize::{agent_message, context_tokens, item_role, item_tokens, ReadBackError};
 use contextree_core::context::system::{current_system, is_system_item, parts};
-use contextree_core::context::usage::{estimate_context_tokens_of, estimate_projected_context_tokens_of, ContextEstimate};
-use contextree_core::context::{Context, Item};
+use contextree_core::context::{
+    agent_message, context_tokens, estimate_context_tokens_of, estimate_projected_context_tokens_of, item_role, item_tokens,
+    not_reproducible, Context, ContextEstimate, Item, ReadBackError,
+};
 use contextree_core::dialect::RuleChoiceWire;
 use contextree_core::js::utf16_len;
 use contextree_core::prompts::{PackOrigin, PromptPack};
 use contextree_core::session::{Name, NodeId, Session, Source};
-use contextree_core::tokens::tokenizer::TokenizerKind;
+use contextree_core::tokens::TokenizerKind;
 use contextree_core::view::context_messages;
 use contextree_core::{Dialect, RuleChoice};
 use serde::Serialize;
@@ -476,7 +476,7 @@ impl<'a> ContextReport<'a> {
             projection,
             provider_replay: ctx.provider_replay,
             token_count: omp18.then(|| token_count(default_model)),
-            not_reproducible: caveats::not_reproducible(s, ctx, default_model).map(|list| {
+            not_reproducible: not_reproducible(s, ctx, default_model).map(|list| {
                 list.into_iter()
                     .map(|n| NotReproducible { entry_id: n.entry.map(|e| s.entry(e).id.to_string()), kind: n.kind, reason: n.reason })
                     .collect()
@@ -574,7 +574,7 @@ fn model_of<'a>(s: &Session, ctx: &'a Context) -> ModelParts<'a> {
 
 /// omp 18's counting for the default model.
 fn token_count(model: Option<&str>) -> TokenCount<'_> {
-    let family = model.and_then(contextree_core::tokens::family::native_tokenizer);
+    let family = model.and_then(contextree_core::tokens::native_tokenizer);
     TokenCount {
         model,
         native_tokenizer: family,
@@ -594,8 +594,8 @@ fn tokenizer_count(
     source: &dyn Source,
     kind: TokenizerKind,
 ) -> Result<TokenizerCount, ReadBackError> {
-    let msgs = contextree_core::context::materialize::llm_messages(s, ctx, pack, source)?;
-    let n = msgs.iter().filter_map(Value::as_object).map(|m| contextree_core::tokens::count::count_message(kind, m, s.rules())).sum();
+    let msgs = contextree_core::context::llm_messages(s, ctx, pack, source)?;
+    let n = msgs.iter().filter_map(Value::as_object).map(|m| contextree_core::tokens::count_message(kind, m, s.rules())).sum();
     Ok(TokenizerCount { name: kind.name(), llm_tokens: n })
 }
 
@@ -667,7 +667,7 @@ fn projection_facts(s: &Session, ctx: &Context, source: &dyn Source) -> Result<(
         let names =
             |key: &str| -> Vec<String> { cur.get(key).and_then(Value::as_object).map_or_else(Vec::new, |m| m.keys().cloned().collect()) };
         CurrentSystem {
-            tokens: cur.as_object().map_or(0, |m| contextree_core::tokens::estimate::estimate_message(m, s.rules())),
+            tokens: cur.as_object().map_or(0, |m| contextree_core::tokens::estimate_message(m, s.rules())),
             content_length: content_length(cur.get("content")),
             sections: names("sections"),
             tools: tool_names(cur.get("toolsAdded")),

@@ -6,8 +6,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use contextree_core::compaction::{plan, CompactionSettings};
-use contextree_core::context::materialize::ReadBackError;
-use contextree_core::context::Context;
+use contextree_core::context::{Context, ReadBackError};
 use contextree_core::dialect::RuleChoiceWire;
 use contextree_core::drops::{is_request, requests, summarized_by, Request};
 use contextree_core::session::{NodeId, Session, Source};

@@ -1,6 +1,6 @@
 //! One entry as the file has it: the app's entry panel and `contextree entry`.
 
-use contextree_core::context::materialize::ReadBackError;
+use contextree_core::context::ReadBackError;
 use contextree_core::session::{Diagnostic, NodeId, Session, Source};
 use serde::Serialize;
 use ts_rs::TS;

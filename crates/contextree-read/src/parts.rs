@@ -1,12 +1,10 @@
 //! The small reads a face makes on demand beside a view: a context's tokenizer counts, one
 //! context message's whole text, the previews of the tree rows on screen.
 
-use contextree_core::context::materialize::ReadBackError;
-use contextree_core::context::Context;
+use contextree_core::context::{Context, ReadBackError};
 use contextree_core::prompts::PromptPack;
 use contextree_core::session::{NodeId, Session, Source};
-use contextree_core::tokens::count::count_message;
-use contextree_core::tokens::tokenizer::TokenizerKind;
+use contextree_core::tokens::{count_message, TokenizerKind};
 use contextree_core::view::{context_pair, context_pairs, previews};
 use serde::Serialize;
 use serde_json::Value;

@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use contextree_core::context::materialize::ReadBackError;
+use contextree_core::context::ReadBackError;
 use contextree_core::dialect::RuleChoiceWire;
 use contextree_core::drops::{is_request, requests, Request};
 use contextree_core::session::{NodeId, Session, Source};

@@ -122,7 +122,7 @@ pub struct FileOpsReport {
 impl FileOpsReport {
     /// The report of `ops`.
     pub fn new(ops: &contextree_core::compaction::FileOps) -> Self {
-        let sorted = |set: &contextree_core::compaction::file_ops::PathSet| {
+        let sorted = |set: &contextree_core::compaction::PathSet| {
             let mut v = set.as_slice().to_vec();
             v.sort_by(|a, b| contextree_core::js::cmp_utf16(a, b));
             v

@@ -1,7 +1,7 @@
 //! The rule set's estimate of every entry: `contextree tokens`.
 
-use contextree_core::context::materialize::{item_estimate, ReadBackError};
 use contextree_core::context::Item;
+use contextree_core::context::{item_estimate, ReadBackError};
 use contextree_core::dialect::RuleChoiceWire;
 use contextree_core::session::{Entry, NodeId, Session, Source};
 use contextree_core::RuleChoice;

@@ -2,7 +2,7 @@
 //! app draws the same rows from core's `view::tree_layout`, sent as one binary column table
 //! for its 200,000-row list, src-tauri/src/commands/tree/wire.rs.)
 
-use contextree_core::context::state::entry_states;
+use contextree_core::context::entry_states;
 use contextree_core::context::Context;
 use contextree_core::dialect::RuleChoiceWire;
 use contextree_core::session::Session;

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use contextree_core::context::materialize::ReadBackError;
+use contextree_core::context::ReadBackError;
 use contextree_core::dialect::RuleChoiceWire;
 use contextree_core::session::{Session, Source};
 use contextree_core::spend::{spend_report, BranchTotals, CompactionMark, ModelTotals, Record, SpendReport, Totals};

@@ -5,9 +5,8 @@ mod export;
 #[cfg(test)]
 mod ipc_tests;
 
-use contextree_core::context::build;
-use contextree_core::context::materialize::context_tokens;
-use contextree_core::tokens::tokenizer::TokenizerKind;
+use contextree_core::context::{build, context_tokens};
+use contextree_core::tokens::TokenizerKind;
 use contextree_core::view::context_pairs;
 use contextree_read::{ContextOptions, ContextReport, MessageTextReport, TokenCountsReport};
 use serde_json::value::RawValue;
@@ -49,9 +48,8 @@ pub async fn token_counts(
     leaf_id: Option<String>,
     tokenizer: String,
 ) -> Result<TokenCountsReport, CommandError> {
-    let kind: TokenizerKind = tokenizer
-        .parse()
-        .map_err(|e: contextree_core::tokens::tokenizer::UnknownTokenizer| CommandError::InvalidArgument(e.to_string()))?;
+    let kind: TokenizerKind =
+        tokenizer.parse().map_err(|e: contextree_core::tokens::UnknownTokenizer| CommandError::InvalidArgument(e.to_string()))?;
     blocking(state.session()?, move |open| {
         let (s, src, pack) = (&open.loaded.session, &open.loaded.source, &open.pack);
         let ctx = build(s, leaf(open, leaf_id.as_deref())?);
@@ -132,8 +130,7 @@ fn export_text(open: &OpenSession, leaf_id: Option<&str>, format: export::Format
         .map(|(p, (_, role, n))| {
             let text = p.text();
             let llm_role = p.llm.as_ref().and_then(|m| m.get("role")).and_then(Value::as_str).map(str::to_owned);
-            let llm_tokens =
-                p.llm.as_ref().and_then(Value::as_object).map_or(0, |m| contextree_core::tokens::estimate::estimate_message(m, rules));
+            let llm_tokens = p.llm.as_ref().and_then(Value::as_object).map_or(0, |m| contextree_core::tokens::estimate_message(m, rules));
             export::Message {
                 role: role.to_string(),
                 entry_id: s.entry(p.item.node()).id.to_string(),
@@ -154,7 +151,7 @@ fn export_text(open: &OpenSession, leaf_id: Option<&str>, format: export::Format
         llm_tokens: tokens.llm_tokens(),
         rules: format!("{} ({})", rules.name(), s.rule_choice().why()),
         branch: {
-            let states = contextree_core::context::state::entry_states(s, &ctx);
+            let states = contextree_core::context::entry_states(s, &ctx);
             ctx.path
                 .iter()
                 .map(|&n| {

@@ -4,8 +4,7 @@
 
 pub(crate) mod wire;
 
-use contextree_core::context::build;
-use contextree_core::context::state::entry_states;
+use contextree_core::context::{build, entry_states};
 use contextree_core::view;
 use tauri::ipc::Response;
 use tauri::State;

@@ -6,9 +6,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
-use contextree_core::context::materialize::context_tokens;
-use contextree_core::context::state::entry_states;
-use contextree_core::context::{self, Leaf};
+use contextree_core::context::{self, context_tokens, entry_states, Leaf};
 use contextree_core::prompts::PromptPack;
 use contextree_core::session::NodeId;
 use contextree_core::RuleChoice;

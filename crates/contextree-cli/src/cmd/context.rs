@@ -2,7 +2,7 @@
 //! a table of its messages.
 
 use clap::Args;
-use contextree_core::tokens::tokenizer::TokenizerKind;
+use contextree_core::tokens::TokenizerKind;
 use contextree_read::{ContextOptions, ContextReport};
 use std::io::Write;
 

@@ -1,8 +1,8 @@
 //! `contextree serialize`.
 
 use clap::Args;
-use contextree_core::compaction::transcript::{preferred_dialect, SummaryDialect};
-use contextree_core::context::materialize::{serialize_context_with, summary_transcript, ReadBackError};
+use contextree_core::compaction::{preferred_dialect, SummaryDialect};
+use contextree_core::context::{serialize_context_with, summary_transcript, ReadBackError};
 use contextree_core::session::Session;
 use serde::Serialize;
 use sha2::{Digest, Sha256};

@@ -1,8 +1,7 @@
 //! `contextree tree`: the read layer's [`TreeReport`] (`--json`), or the tree drawn as text with
 //! connectors and previews (core's `render`).
 
-use contextree_core::context::preview::entry_preview;
-use contextree_core::context::state::entry_states;
+use contextree_core::context::{entry_preview, entry_states};
 use contextree_core::render;
 use contextree_read::TreeReport;
 

@@ -86,7 +86,7 @@ fn compact_and_check(fixture: &str, keep_recent: &str, summary: Option<&str>) {
         let order: Vec<&str> =
             ["role", "content", "sections", "toolsAdded", "timestamp"].into_iter().filter(|k| sys.get(k).is_some()).collect();
         assert_eq!(keys(sys), order, "{at}: checkpoint key order");
-        let ms = contextree_core::session::probe::parse_iso_ms(entry["timestamp"].as_str().unwrap()).unwrap();
+        let ms = contextree_core::session::parse_iso_ms(entry["timestamp"].as_str().unwrap()).unwrap();
         assert_eq!(sys["timestamp"].as_f64(), Some(ms), "{at}: the checkpoint carries the compaction's time");
     }
 

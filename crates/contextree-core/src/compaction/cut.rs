@@ -79,7 +79,7 @@ fn turn_start(session: &Session, path: &[NodeId], start: usize, cut: usize) -> O
 
 /// `findValidCutPoints`: never a tool result; `custom` messages in pi,
 /// `hookMessage` in omp (D11).
-pub fn is_valid_cut_point(e: &Entry, dialect: Dialect) -> bool {
+pub(crate) fn is_valid_cut_point(e: &Entry, dialect: Dialect) -> bool {
     match &*e.entry_type {
         "custom_message" | "branch_summary" => true,
         "message" => e.message().is_some_and(|m| match m.role {
@@ -112,7 +112,7 @@ fn starts_turn(e: &Entry) -> bool {
 /// reached without a cut point after it falls back to the last cut point; a
 /// suffix that is only an omitted recovery attempt moves the cut past it; the
 /// back-scan stops at any entry with messages.
-pub fn find_projected_cut_point(
+pub(crate) fn find_projected_cut_point(
     session: &Session,
     ctx: &Context,
     estimates: &[u64],

@@ -125,7 +125,7 @@ fn hook_value(field: &'static str, json: Option<&RawJson>) -> Result<Option<Valu
 
 /// The summary with the dialect's file tags (§6.3). `merged` is the summary
 /// of the calls (split-turn layout included, see [`SummaryRequests::merge`]).
-pub fn tagged_summary(dialect: Dialect, merged: &str, lists: &FileLists) -> String {
+pub(crate) fn tagged_summary(dialect: Dialect, merged: &str, lists: &FileLists) -> String {
     match dialect {
         Dialect::Pi => format!("{merged}{}", pi_file_tags(lists)),
         Dialect::Omp => omp_upsert_file_tags(merged, lists),
@@ -288,7 +288,7 @@ pub fn system_checkpoint(session: &Session, ctx: &Context, source: &dyn Source) 
 /// right-trimmed, then one `<files>` block — the sorted files (at most 20,
 /// then `[…N files elided…]`) as a prefix-folded tree, each marked
 /// ` (Read)`, ` (Write)` or ` (RW)` (modified and also read).
-pub fn omp18_upsert_files(summary: &str, lists: &FileLists, read: &super::file_ops::PathSet) -> String {
+pub(crate) fn omp18_upsert_files(summary: &str, lists: &FileLists, read: &super::file_ops::PathSet) -> String {
     let stripped = strip_tag_blocks(&strip_tag_blocks(&strip_tag_blocks(summary, "files"), "read-files"), "modified-files");
     let base = js_trim_end(&stripped);
     let block = omp18_files_block(lists, read);
@@ -433,7 +433,7 @@ pub fn new_entry_id(session: &Session, draw: &mut dyn FnMut() -> u32) -> String 
 /// them (session-format.md §4; pi 1.6 adds `usage` before `fromHook` and
 /// `systemMessage` last, its `timestamp` the entry's own time in ms,
 /// pi-1.6.md §1.4, §4.7); `undefined` fields left out.
-pub fn entry_value(result: &CompactionResult, id: &str, parent_id: Option<&str>, timestamp: &str) -> Value {
+pub(crate) fn entry_value(result: &CompactionResult, id: &str, parent_id: Option<&str>, timestamp: &str) -> Value {
     let mut m = Map::new();
     m.insert("type".into(), "compaction".into());
     m.insert("id".into(), id.into());

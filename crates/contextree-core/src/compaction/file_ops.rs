@@ -189,7 +189,7 @@ impl FileOps {
 }
 
 /// `isUrlSchemePath`: `/[a-z][a-z0-9+.-]*:\/\//i` anywhere in the path.
-pub fn is_url_scheme_path(path: &str) -> bool {
+pub(crate) fn is_url_scheme_path(path: &str) -> bool {
     let b = path.as_bytes();
     let in_class = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-');
     let mut from = 0;
@@ -206,13 +206,13 @@ pub fn is_url_scheme_path(path: &str) -> bool {
 /// `stripReadSelector` (`splitReadSelector(path).path`): a trailing
 /// `:selector` that is a line-range list, `raw` or `conflicts` goes, and a
 /// `range:raw` / `raw:range` compound goes whole.
-pub fn strip_read_selector(path: &str) -> &str {
+pub(crate) fn strip_read_selector(path: &str) -> &str {
     split_read_selector(path).0
 }
 
 /// `splitReadSelector(path)`: the base path and the trailing selector, if any
 /// (a `range:raw` / `raw:range` compound is one selector).
-pub fn split_read_selector(path: &str) -> (&str, Option<&str>) {
+pub(crate) fn split_read_selector(path: &str) -> (&str, Option<&str>) {
     let Some(colon) = path.rfind(':').filter(|&c| c > 0) else { return (path, None) };
     let candidate = &path[colon + 1..];
     let is_raw = |s: &str| s.eq_ignore_ascii_case("raw");

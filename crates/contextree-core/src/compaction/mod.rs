@@ -4,42 +4,45 @@
 //! is written; the plan feeds the prompts, the model's answers (asked by the
 //! caller) feed the entry, and the host appends its line.
 //!
-//! - [`settings`]: `CompactionSettings` and the threshold rule (`shouldCompact`).
-//! - [`cut`]: `findCutPoint` on path indices.
-//! - [`file_ops`]: read / written / edited files, carried across compactions.
+//! - [`CompactionSettings`] and the threshold rule ([`should_compact`], `shouldCompact`).
+//! - [`find_cut_point`]: `findCutPoint` on path indices.
+//! - [`FileOps`] / [`FileLists`]: read / written / edited files, carried across compactions.
 //! - [`plan`]: `prepareCompaction` → [`CompactionPlan`].
-//! - [`prompt`]: the exact summarizer calls of `compact()` for a plan.
-//! - [`entry`]: the stored summary (merge, file tags) and the entry line.
+//! - [`summary_requests`]: the exact summarizer calls of `compact()` for a plan.
+//! - [`compaction_result`] / [`new_entry`]: the stored summary (merge, file tags) and the entry line.
 //! - [`preview`]: sizes before and after, and the calls, before running.
 
-pub mod auto;
-pub mod cut;
-pub mod entry;
-pub mod file_ops;
-pub mod plan;
+mod auto;
+mod cut;
+pub(crate) mod entry;
+pub(crate) mod file_ops;
+mod plan;
 mod prepare18;
-pub mod preview;
-pub mod prompt;
-pub mod settings;
-pub mod transcript;
+mod preview;
+pub(crate) mod prompt;
+pub(crate) mod settings;
+pub(crate) mod transcript;
 
 pub use auto::{
     auto_check, auto_check_with, context_overflow, omp18_overflow, omp18_overflow_pattern, omp18_payload_pattern, overflow_pattern,
-    AutoCheck, AutoDecision, CheckInputs, MethodChoice, Overflow, Skip, Usable,
+    pi16_overflow_pattern, AutoCheck, AutoDecision, CheckInputs, MethodChoice, Overflow, Skip, Usable,
 };
 pub use cut::{find_cut_point, CutPoint};
 pub use entry::{
-    compaction_result, entry_line, new_entry, supplied_result, Answers, CompactionResult, EntryError, NewEntry, SuppliedCompaction,
+    compaction_result, details_value, entry_line, new_entry, new_entry_id, strip_file_tags, supplied_result, system_checkpoint, Answers,
+    CompactionResult, EntryError, NewEntry, SuppliedCompaction,
 };
-pub use file_ops::{FileLists, FileOps};
+pub use file_ops::{FileLists, FileOps, PathSet};
 pub use plan::{plan, CompactionPlan, KeepRecent, NothingToCompact, Prepared, PreviousCompaction};
-pub use preview::{preview, preview_numbers, CompactionPreview};
+pub use preview::{preview, preview_numbers, CompactionPreview, SHORT_PREVIEW_MARKER};
 pub use prompt::{
-    summary_requests, CallKind, CompactingHook, HistoryStep, PromptBuildError, PromptOptions, SummarizerCall, SummaryRequests,
+    pi_reasoning, summary_requests, CallKind, CompactingHook, Fit, HistoryStep, PromptBuildError, PromptOptions, SummarizerCall,
+    SummaryModel, SummaryRequests, TranscriptFormat,
 };
 pub use settings::{
     should_compact, should_compact_under, threshold_tokens, threshold_tokens_under, CompactionSettings, Method, MethodOrder, Strategy,
 };
+pub use transcript::{preferred_dialect, SummaryDialect};
 
 #[cfg(test)]
 mod golden_tests;

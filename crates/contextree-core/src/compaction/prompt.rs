@@ -25,10 +25,10 @@ use crate::session::{NodeId, Session, Source};
 use crate::{Dialect, RawJson, RuleSet};
 
 /// The literal history both agents use when a split turn has nothing before it.
-pub const NO_PRIOR_HISTORY: &str = "No prior history.";
+pub(crate) const NO_PRIOR_HISTORY: &str = "No prior history.";
 
 /// What separates the history summary from the turn-prefix summary.
-pub const SPLIT_TURN_SEPARATOR: &str = "\n\n---\n\n**Turn Context (split turn):**\n\n";
+pub(crate) const SPLIT_TURN_SEPARATOR: &str = "\n\n---\n\n**Turn Context (split turn):**\n\n";
 
 /// Which summary a call asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,7 +201,7 @@ const OMP18_MAX_SUMMARY_TOKENS: u64 = 16_384;
 const OMP18_DEFAULT_SUMMARY_WINDOW: u64 = 200_000;
 
 /// `summaryInputBudgetTokens` of omp 18.
-pub fn omp18_input_budget(window: Option<u64>, max_tokens: u64) -> u64 {
+pub(crate) fn omp18_input_budget(window: Option<u64>, max_tokens: u64) -> u64 {
     let window = window.filter(|&w| w > 0).unwrap_or(OMP18_DEFAULT_SUMMARY_WINDOW);
     let min_input = OMP18_MAX_SUMMARY_TOKENS.min(1024u64.max(window / 8));
     let room = (window as f64 * 0.8).floor() as i64 - max_tokens as i64 - OMP18_MAX_SUMMARY_TOKENS as i64;
@@ -738,7 +738,7 @@ fn previous_summary(session: &Session, plan: &CompactionPlan) -> Option<String> 
 
 /// `serializeConversation(convertToLlm(messages of nodes))`, one entry read
 /// back at a time.
-pub fn conversation(session: &Session, nodes: &[NodeId], source: &dyn Source, pack: &PromptPack) -> Result<String, ReadBackError> {
+pub(crate) fn conversation(session: &Session, nodes: &[NodeId], source: &dyn Source, pack: &PromptPack) -> Result<String, ReadBackError> {
     conversation_of(session, nodes, source, pack, &Item::Entry, None)
 }
 

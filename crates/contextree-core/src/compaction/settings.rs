@@ -161,12 +161,12 @@ fn omp_threshold(window: u64, settings: &CompactionSettings) -> f64 {
 }
 
 /// omp's `effectiveReserveTokens`: at least 15 % of the window.
-pub fn effective_reserve_tokens(window: u64, settings: &CompactionSettings) -> u64 {
+pub(crate) fn effective_reserve_tokens(window: u64, settings: &CompactionSettings) -> u64 {
     ((window as f64 * 0.15).floor() as u64).max(settings.reserve_tokens)
 }
 
 /// [`threshold_tokens`] under a rule set: omp 18's `resolveThresholdTokens`
-/// ([`omp18_threshold`]; its `shouldCompact` has no strategy, only
+/// (`omp18_threshold`; its `shouldCompact` has no strategy, only
 /// `enabled` and a window), otherwise the dialect's.
 pub fn threshold_tokens_under(window: u64, settings: &CompactionSettings, rules: RuleSet) -> Option<f64> {
     if !rules.floors_threshold_with_estimate() {
@@ -186,7 +186,7 @@ pub fn should_compact_under(context_tokens: f64, window: u64, settings: &Compact
 /// `max(floor(0.15W), reserveTokens ?? 16384)`, replaced by
 /// `max(1, floor(0.15W))` when that reserve is ≥ W, or when `reserveTokens`
 /// is unset and the reserve leaves less than 15 % of the window.
-pub fn omp18_threshold(window: u64, settings: &CompactionSettings) -> f64 {
+pub(crate) fn omp18_threshold(window: u64, settings: &CompactionSettings) -> f64 {
     let w = window as f64;
     if let Some(t) = settings.threshold_tokens.filter(|t| t.is_finite() && *t > 0.0) {
         return (w - 1.0).min(t.max(1.0));
@@ -198,7 +198,7 @@ pub fn omp18_threshold(window: u64, settings: &CompactionSettings) -> f64 {
 }
 
 /// omp 18's `resolveBudgetReserveTokens`.
-pub fn omp18_budget_reserve(window: u64, settings: &CompactionSettings) -> u64 {
+pub(crate) fn omp18_budget_reserve(window: u64, settings: &CompactionSettings) -> u64 {
     let reserve = effective_reserve_tokens(window, settings);
     let proportional = ((window as f64 * 0.15).floor() as u64).max(1);
     let impossible_default = !settings.reserve_tokens_set && reserve as f64 >= window as f64 - proportional as f64;

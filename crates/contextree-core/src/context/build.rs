@@ -316,7 +316,7 @@ pub(crate) fn emits_message(e: &Entry) -> bool {
 }
 
 /// omp's OpenAI-native compaction payload (context.md §1.1).
-pub fn has_openai_replay(c: &Entry) -> bool {
+pub(crate) fn has_openai_replay(c: &Entry) -> bool {
     let Some(replay) = c.object().and_then(|m| m.get("preserveData")).and_then(|p| p.get("openaiRemoteCompaction")) else {
         return false;
     };

@@ -22,7 +22,7 @@ pub fn convert_to_llm(messages: &[Value], rules: RuleSet, pack: &PromptPack) -> 
 
 /// Converts one agent message into every LLM message it becomes (omp ≥ 18
 /// splits custom messages with images and file mentions into two).
-pub fn convert_message_all(msg: &Value, rules: RuleSet, pack: &PromptPack) -> Vec<Value> {
+pub(crate) fn convert_message_all(msg: &Value, rules: RuleSet, pack: &PromptPack) -> Vec<Value> {
     if rules.sends_custom_as_developer() {
         if let Some(m) = msg.as_object() {
             if let Some(split) = convert_omp18_split(m) {
@@ -36,7 +36,7 @@ pub fn convert_message_all(msg: &Value, rules: RuleSet, pack: &PromptPack) -> Ve
 /// Converts one agent message, `None` when the dialect drops it (unknown role,
 /// `excludeFromContext`, or not an object). Under omp ≥ 18 a message that
 /// becomes two LLM messages gives the first ([`convert_message_all`] gives both).
-pub fn convert_message(msg: &Value, rules: RuleSet, pack: &PromptPack) -> Option<Value> {
+pub(crate) fn convert_message(msg: &Value, rules: RuleSet, pack: &PromptPack) -> Option<Value> {
     let m = msg.as_object()?;
     let role = m.get("role").and_then(Value::as_str)?;
     if rules.sends_custom_as_developer() {

@@ -207,7 +207,7 @@ fn anthropic_payload(c: &Entry, rules: RuleSet) -> Option<Value> {
 
 /// The agent message of an item as the context holds it: omp ≥ 18 strips
 /// the tool calls without a result from an assistant ([`Context::stripped`]).
-pub fn context_message(session: &Session, ctx: &Context, item: Item, source: &dyn Source) -> Result<Value, ReadBackError> {
+pub(crate) fn context_message(session: &Session, ctx: &Context, item: Item, source: &dyn Source) -> Result<Value, ReadBackError> {
     let mut msg = agent_message(session, item, source)?;
     if let Some(mask) = ctx.stripped_calls(item) {
         super::omp18::strip_dangling_calls(&mut msg, mask);
@@ -260,7 +260,7 @@ pub fn item_estimate(session: &Session, item: Item, source: &dyn Source) -> Resu
 
 /// The agent messages' token numbers only (`llm` left empty): what the
 /// estimates and the compaction cut need, without a prompt pack.
-pub fn message_tokens(session: &Session, ctx: &Context, source: &dyn Source) -> Result<ContextTokens, ReadBackError> {
+pub(crate) fn message_tokens(session: &Session, ctx: &Context, source: &dyn Source) -> Result<ContextTokens, ReadBackError> {
     let mut res = ContextTokens { messages: Vec::with_capacity(ctx.items.len()), llm: Vec::new() };
     for &item in &ctx.items {
         res.messages.push((item, item_role(session, item).into(), item_estimate(session, item, source)?));
@@ -269,7 +269,7 @@ pub fn message_tokens(session: &Session, ctx: &Context, source: &dyn Source) -> 
 }
 
 /// [`message_tokens`]' estimates alone (8 bytes a message), in `ctx.items` order.
-pub fn message_estimates(session: &Session, ctx: &Context, source: &dyn Source) -> Result<Vec<u64>, ReadBackError> {
+pub(crate) fn message_estimates(session: &Session, ctx: &Context, source: &dyn Source) -> Result<Vec<u64>, ReadBackError> {
     ctx.items.iter().map(|&item| item_estimate(session, item, source)).collect()
 }
 

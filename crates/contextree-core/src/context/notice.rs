@@ -12,7 +12,7 @@ use crate::js::{is_js_line_terminator, is_js_whitespace, is_truthy, push_js_stri
 
 /// Whose words a command's output notice is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NoticeWords {
+pub(crate) enum NoticeWords {
     /// pi: only `[Output truncated. Full output: …]` of a truncated command.
     Pi,
     /// oh-my-pi 13.19's `formatOutputNotice`.
@@ -24,7 +24,7 @@ pub enum NoticeWords {
 /// omp's notice appended to tool and user-run command output, from the
 /// message's `meta` (`{truncation, limits, diagnostics}`, omp 18 also
 /// `source`, `artifactError`); empty without one.
-pub fn output_notice(meta: Option<&Value>, words: NoticeWords) -> String {
+pub(crate) fn output_notice(meta: Option<&Value>, words: NoticeWords) -> String {
     if !is_truthy(meta) {
         return String::new();
     }
@@ -461,7 +461,7 @@ fn posix_basename(path: &str) -> &str {
 }
 
 /// The text a `bashExecution` message becomes in the context.
-pub fn bash_text(msg: &Map<String, Value>, words: NoticeWords) -> String {
+pub(crate) fn bash_text(msg: &Map<String, Value>, words: NoticeWords) -> String {
     let mut text = String::from("Ran `");
     push_js_string(msg.get("command"), &mut text);
     text.push_str("`\n");
@@ -485,7 +485,7 @@ pub fn bash_text(msg: &Map<String, Value>, words: NoticeWords) -> String {
 }
 
 /// The text an omp `pythonExecution` message becomes in the context.
-pub fn python_text(msg: &Map<String, Value>, words: NoticeWords) -> String {
+pub(crate) fn python_text(msg: &Map<String, Value>, words: NoticeWords) -> String {
     let mut text = String::from("Ran Python:\n```python\n");
     push_js_string(msg.get("code"), &mut text);
     text.push_str("\n```\n");

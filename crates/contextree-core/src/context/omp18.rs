@@ -162,7 +162,7 @@ fn finish(session: &Session, mut items: Vec<Item>, stripped: &mut Vec<(NodeId, u
 /// Rewrites a read-back assistant message whose calls `mask` marks (bit k =
 /// the k-th `toolCall` block): those calls and every `redactedThinking`
 /// block go, thinking blocks lose their signature.
-pub fn strip_dangling_calls(msg: &mut Value, mask: u64) {
+pub(crate) fn strip_dangling_calls(msg: &mut Value, mask: u64) {
     let Some(blocks) = msg.get_mut("content").and_then(Value::as_array_mut) else { return };
     let mut k = 0;
     blocks.retain(|b| match b.get("type").and_then(Value::as_str) {
@@ -198,7 +198,7 @@ pub struct NotReproducible {
 /// What the context of `ctx` shows that the file cannot fully determine.
 /// `model` is the session's current model (`provider/id`), whose tokenizer
 /// family decides whether omp's counts are reproducible.
-pub fn not_reproducible(session: &Session, ctx: &Context, model: Option<&str>) -> Vec<NotReproducible> {
+pub(crate) fn not_reproducible(session: &Session, ctx: &Context, model: Option<&str>) -> Vec<NotReproducible> {
     let mut out = Vec::new();
     if let Some(c) = ctx.compaction {
         let e = session.entry(c);

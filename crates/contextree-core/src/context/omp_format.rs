@@ -15,7 +15,7 @@
 use crate::js::{is_js_line_terminator, is_js_whitespace, js_trim, js_trim_end, js_trim_start};
 
 /// Applies omp's post-render formatter to a whole rendered template.
-pub fn format(rendered: &str) -> String {
+pub(crate) fn format(rendered: &str) -> String {
     let lines: Vec<&str> = rendered.split('\n').collect();
     let mut out: Vec<String> = Vec::with_capacity(lines.len());
     let mut in_code_block = false;
@@ -55,7 +55,7 @@ pub fn format(rendered: &str) -> String {
 /// run is dropped whole, with the blank lines before it) or the first line;
 /// lists and opening tags no longer pull lines up; closing-tag lines still
 /// drop the blank lines before them; table rows are compacted as before.
-pub fn format18(rendered: &str) -> String {
+pub(crate) fn format18(rendered: &str) -> String {
     let lines: Vec<&str> = rendered.split('\n').collect();
     let mut out: Vec<String> = Vec::with_capacity(lines.len());
     let mut in_code_block = false;

@@ -45,7 +45,7 @@ pub fn entry_preview(session: &Session, node: NodeId, source: &dyn Source, max: 
 }
 
 /// The readable text of an agent message: text blocks, tool calls, commands.
-pub fn message_text(msg: &Value) -> String {
+pub(crate) fn message_text(msg: &Value) -> String {
     let s = |k: &str| msg.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
     match msg.get("role").and_then(Value::as_str) {
         Some("bashExecution") => format!("$ {}", s("command")),

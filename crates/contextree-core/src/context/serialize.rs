@@ -49,7 +49,7 @@ fn user_text(msg: &Value) -> String {
 /// Appends one message's parts to `out`, each preceded by the blank-line
 /// separator unless it is the first part of the transcript (`first` tracks
 /// that across calls).
-pub fn serialize_message_into(msg: &Value, rules: RuleSet, out: &mut String, first: &mut bool) {
+pub(crate) fn serialize_message_into(msg: &Value, rules: RuleSet, out: &mut String, first: &mut bool) {
     let pi16 = rules.serializes_without_thinking();
     let mut part = |label: &str, body: &str| push_part(out, first, label, body);
     match msg.get("role").and_then(Value::as_str) {
@@ -89,7 +89,7 @@ pub fn serialize_message_into(msg: &Value, rules: RuleSet, out: &mut String, fir
 /// §5.6): labels `[User]:`, `[Think]:`, `[Assistant]:`, `[Tool Call]:`,
 /// `[Tool Result]:`; tool results flagged useless and their calls are left
 /// out (`useless` tells a call id that is), `developer` is ignored.
-pub fn serialize_omp18_into(msg: &Value, useless: &dyn Fn(&str) -> bool, out: &mut String, first: &mut bool) {
+pub(crate) fn serialize_omp18_into(msg: &Value, useless: &dyn Fn(&str) -> bool, out: &mut String, first: &mut bool) {
     let mut part = |label: &str, body: &str| push_part(out, first, label, body);
     match msg.get("role").and_then(Value::as_str) {
         Some("user") => {
@@ -133,7 +133,7 @@ pub fn serialize_omp18_into(msg: &Value, useless: &dyn Fn(&str) -> bool, out: &m
 
 /// A tool result's text as the summary input shows it: the text blocks
 /// joined, cut at 2000 UTF-16 units with the truncation note.
-pub fn tool_result_summary_text(msg: &Value) -> String {
+pub(crate) fn tool_result_summary_text(msg: &Value) -> String {
     let text = joined_texts(msg.get("content"));
     if text.is_empty() {
         return text;

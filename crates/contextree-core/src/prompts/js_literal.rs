@@ -53,7 +53,7 @@ pub enum JsLiteralError {
 
 /// The value of the first `const`/`let`/`var` declaration of `name` in
 /// `source`, or `None` when there is no such declaration.
-pub fn find_string_constant(source: &str, name: &str) -> Result<Option<String>, JsLiteralError> {
+pub(crate) fn find_string_constant(source: &str, name: &str) -> Result<Option<String>, JsLiteralError> {
     find_constant(source, name, 0)
 }
 

@@ -114,23 +114,23 @@ pub const KNOWN_TEXTS: &[KnownText] = &[
 ];
 
 /// The rows for one dialect (every rule set of it), in table order.
-pub fn known_texts(dialect: Dialect) -> impl Iterator<Item = &'static KnownText> {
+pub(crate) fn known_texts(dialect: Dialect) -> impl Iterator<Item = &'static KnownText> {
     KNOWN_TEXTS.iter().filter(move |k| k.dialect == dialect)
 }
 
 /// The rows of one rule set, in table order (empty for a rule set whose
 /// texts are not recorded).
-pub fn known_texts_of(rules: RuleSet) -> impl Iterator<Item = &'static KnownText> {
+pub(crate) fn known_texts_of(rules: RuleSet) -> impl Iterator<Item = &'static KnownText> {
     KNOWN_TEXTS.iter().filter(move |k| k.rules == rules)
 }
 
 /// The rule sets whose texts are recorded, oldest first within an agent.
-pub fn recorded_rule_sets(dialect: Dialect) -> impl Iterator<Item = RuleSet> {
+pub(crate) fn recorded_rule_sets(dialect: Dialect) -> impl Iterator<Item = RuleSet> {
     RuleSet::ALL.into_iter().filter(move |r| r.dialect() == dialect && known_texts_of(*r).next().is_some())
 }
 
 /// sha256 of `text`'s UTF-8 bytes, lowercase hex.
-pub fn sha256_hex(text: &str) -> String {
+pub(crate) fn sha256_hex(text: &str) -> String {
     use sha2::{Digest, Sha256};
     use std::fmt::Write;
     Sha256::digest(text.as_bytes()).iter().fold(String::with_capacity(64), |mut s, b| {

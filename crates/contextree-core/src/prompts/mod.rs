@@ -8,7 +8,7 @@
 //!   this repository.
 //! - [`PromptPack::from_agent_files`]: the texts of an agent installed on the
 //!   user's machine, read at run time and checked against the digests of
-//!   [`known`] (the spec's tables). Only a verified pack makes the output
+//!   [`KNOWN_TEXTS`] (the spec's tables). Only a verified pack makes the output
 //!   byte-identical to the agent's.
 //! - [`PromptPack::from_templates`] / [`PromptPack::placeholders`]: texts
 //!   given by the caller, e.g. the tokens the golden fixtures use.
@@ -19,11 +19,11 @@
 //! concatenates its constants, so nothing is formatted there.
 
 mod agent;
-pub mod js_literal;
-pub mod known;
+mod js_literal;
+mod known;
 mod own;
 mod pack;
-pub mod template;
+mod template;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -31,6 +31,7 @@ use std::path::PathBuf;
 use crate::Dialect;
 
 pub use agent::{agent_package_name, agent_package_names, AgentPackError, TextCheck, PI_SOURCE_FILES};
+pub use js_literal::JsLiteralError;
 pub use known::{HashedForm, KnownText, KNOWN_TEXTS};
 pub use pack::PromptPack;
 pub use template::{RenderError, Segment, Template, TemplateError};

@@ -1,6 +1,6 @@
 //! Session files: lines → records → entries (per dialect) → tree.
 //!
-//! A session is indexed once: every line is parsed into a small [`record::LineRecord`]
+//! A session is indexed once: every line is parsed into a small [`LineRecord`]
 //! that keeps the facts the algorithms need (ids, parent, role, the chars the
 //! token estimate counts, usage) and the byte span of the line, never the
 //! message text. Text is re-read from the file through a [`Source`] when a
@@ -8,21 +8,22 @@
 //! Non-message entries (compactions, labels, model changes, unknown types) are
 //! few and small, so their parsed JSON is kept.
 
-pub mod diagnostic;
-pub mod entry;
+mod diagnostic;
+mod entry;
 mod fast;
 mod idmap;
-pub mod load;
-pub mod name;
-pub mod probe;
-pub mod record;
-pub mod source;
-pub mod tree;
+mod load;
+mod name;
+pub(crate) mod probe;
+mod record;
+mod source;
+mod tree;
 
 pub use diagnostic::{Diagnostic, Severity};
-pub use entry::{call_id_hash, Empty, Entry, EntryKind, Facts, MessageMeta, ReplyFacts, Role, TurnFacts, Usage};
-pub use load::{NewerEvidence, Row, RulePolicy, Session, TitleSlot};
+pub use entry::{call_id_hash, Empty, Entry, EntryKind, Facts, MessageMeta, ReplyFacts, Role, Timestamp, TurnFacts, Usage};
+pub use load::{Detection, NewerEvidence, Row, RulePolicy, Session, TitleSlot};
 pub use name::Name;
-pub use record::{index_chunk, ChunkIndex, LineRecord};
+pub use probe::{parse_iso_ms, parse_value_lenient, probe_line, probe_object, Parent, Probe, ProbeError};
+pub use record::{index_chunk, ChunkIndex, LineRecord, OmpReading, Reading};
 pub use source::{Source, SourceError, Span};
-pub use tree::{NodeId, SessionTree};
+pub use tree::{Link, NodeId, SessionTree};

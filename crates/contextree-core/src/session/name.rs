@@ -55,7 +55,7 @@ enum Repr {
 }
 
 /// How many long names [`Name::shared`] remembers per thread (the oldest is replaced).
-pub const SHARED_NAMES: usize = 32;
+pub(crate) const SHARED_NAMES: usize = 32;
 
 /// The long names [`Name::shared`] made last on this thread.
 #[derive(Default)]
@@ -91,7 +91,7 @@ impl Name {
 
     /// A name for a value many entries repeat (a model, a provider): longer than 15 bytes, it
     /// is shared with an equal name made earlier on this thread (one of the last
-    /// [`SHARED_NAMES`]), so a million replies of one model hold its name once
+    /// 32, `SHARED_NAMES`), so a million replies of one model hold its name once
     /// (docs/benchmarks.md "Memory with many small entries").
     pub fn shared(s: &str) -> Name {
         if s.len() <= INLINE {
@@ -115,7 +115,7 @@ impl Name {
     }
 
     /// A `(provider, model)` pair shared like [`Name::shared`]: equal pairs made on this thread
-    /// (one of the last [`SHARED_NAMES`]) are one allocation.
+    /// (one of the last 32, `SHARED_NAMES`) are one allocation.
     pub fn shared_pair(first: &str, second: &str) -> Arc<(Name, Name)> {
         SHARED_PAIRS.with(|cell| {
             let mut shared = cell.borrow_mut();

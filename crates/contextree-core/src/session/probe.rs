@@ -87,7 +87,7 @@ pub fn probe_object(mut map: Map<String, Value>) -> Probe {
 }
 
 /// The facts of a message object (reference reading, on a `Value`).
-pub fn message_meta(msg: &Map<String, Value>) -> MessageMeta {
+pub(crate) fn message_meta(msg: &Map<String, Value>) -> MessageMeta {
     let role = Role::parse(msg.get("role").and_then(Value::as_str).unwrap_or(""));
     // `chars` is dialect-neutral: custom and hookMessage count like tool
     // results (pi counts `custom`, omp `hookMessage`; MessageMeta::estimate
@@ -142,7 +142,7 @@ pub fn message_meta(msg: &Map<String, Value>) -> MessageMeta {
 }
 
 /// The [`TurnFacts`] of a message (reference reading).
-pub fn turn_facts(msg: &Map<String, Value>, role: &Role) -> TurnFacts {
+pub(crate) fn turn_facts(msg: &Map<String, Value>, role: &Role) -> TurnFacts {
     let mut t = TurnFacts::default();
     match role {
         Role::ToolResult => {

@@ -15,7 +15,7 @@ use crate::{Dialect, RuleSet};
 const IMAGE_CHARS: u64 = 4800;
 
 /// The characters `estimateTokens` counts for one agent message.
-pub fn estimate_message_chars(msg: &Map<String, Value>, rules: RuleSet) -> u64 {
+pub(crate) fn estimate_message_chars(msg: &Map<String, Value>, rules: RuleSet) -> u64 {
     let mut chars = 0;
     for_each_fragment(msg, rules, &mut |frag| {
         chars += match frag {
@@ -28,7 +28,7 @@ pub fn estimate_message_chars(msg: &Map<String, Value>, rules: RuleSet) -> u64 {
 }
 
 /// The rule set's estimate of one agent or LLM message: `ceil(chars / 4)`,
-/// or under omp ≥ 18 its fragment count ([`omp18_message_tokens`]).
+/// or under omp ≥ 18 its fragment count (`omp18_message_tokens`).
 pub fn estimate_message(msg: &Map<String, Value>, rules: RuleSet) -> u64 {
     if rules.counts_utf8_fragments() {
         return omp18_message_tokens(msg);
@@ -37,13 +37,13 @@ pub fn estimate_message(msg: &Map<String, Value>, rules: RuleSet) -> u64 {
 }
 
 /// Tokens one image counts in omp 18's `Tokenizer` (`IMAGE_TOKEN_ESTIMATE`).
-pub const OMP18_IMAGE_TOKENS: u64 = 1200;
+pub(crate) const OMP18_IMAGE_TOKENS: u64 = 1200;
 
 /// Tokens one snapcompact frame counts (`snapcompact.FRAME_TOKEN_ESTIMATE`).
-pub const OMP18_FRAME_TOKENS: u64 = 5024;
+pub(crate) const OMP18_FRAME_TOKENS: u64 = 5024;
 
 /// omp's model-less count of one text fragment: `(UTF-8 bytes + 3) >> 2`.
-pub fn utf8_fragment_tokens(bytes: u64) -> u64 {
+pub(crate) fn utf8_fragment_tokens(bytes: u64) -> u64 {
     (bytes + 3) >> 2
 }
 
@@ -52,7 +52,7 @@ pub fn utf8_fragment_tokens(bytes: u64) -> u64 {
 /// fragment, plus 1200 per image (5024 per snapcompact frame of a
 /// compaction summary). A lone surrogate in a text counts 3 bytes (Node's
 /// `Buffer.byteLength` encodes it as U+FFFD); serde strings cannot hold one.
-pub fn omp18_message_tokens(msg: &Map<String, Value>) -> u64 {
+pub(crate) fn omp18_message_tokens(msg: &Map<String, Value>) -> u64 {
     let t = |s: &str| utf8_fragment_tokens(s.len() as u64);
     let text = |v: Option<&Value>| v.and_then(Value::as_str).map_or(0, t);
     let blocks = || msg.get("content").and_then(Value::as_array).into_iter().flatten();
@@ -103,7 +103,7 @@ pub fn omp18_message_tokens(msg: &Map<String, Value>) -> u64 {
 
 /// One piece of a message that the estimate measures.
 #[derive(Debug)]
-pub enum Fragment<'a> {
+pub(crate) enum Fragment<'a> {
     /// Text as it is.
     Text(&'a str),
     /// A value measured as `JSON.stringify` (tool-call arguments).
@@ -114,7 +114,7 @@ pub enum Fragment<'a> {
 
 /// Calls `f` for every fragment the rule set's `estimateTokens` measures in
 /// an agent or LLM message (context.md §3.1, pi-1.6.md §3.1).
-pub fn for_each_fragment<'a>(msg: &'a Map<String, Value>, rules: RuleSet, f: &mut dyn FnMut(Fragment<'a>)) {
+pub(crate) fn for_each_fragment<'a>(msg: &'a Map<String, Value>, rules: RuleSet, f: &mut dyn FnMut(Fragment<'a>)) {
     let dialect = rules.dialect();
     let role = msg.get("role").and_then(Value::as_str).unwrap_or("");
     let content = msg.get("content");

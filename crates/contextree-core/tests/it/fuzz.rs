@@ -65,7 +65,7 @@ fn a_lone_surrogate_escape_is_read_back() {
     // Found by this test's corpus: JSON.stringify writes half of a surrogate pair cut apart as
     // `\ud83d`; the agents read it, the scanner indexed it, and reading the entry back (context
     // --json, serialize) failed with "the entry no longer parses ...; was the file changed?".
-    use contextree_core::context::{build, materialize::serialize_context, Leaf};
+    use contextree_core::context::{build, serialize_context, Leaf};
     use contextree_core::prompts::PromptPack;
     use contextree_core::session::Session;
     let file = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-corpus/surrogates.jsonl")).unwrap();

@@ -12,10 +12,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use contextree_core::context::llm::convert_to_llm;
-use contextree_core::context::serialize::serialize_conversation;
+use contextree_core::context::{convert_to_llm, serialize_conversation};
 use contextree_core::prompts::PromptPack;
-use contextree_core::tokens::estimate::estimate_message;
+use contextree_core::tokens::estimate_message;
 use contextree_core::Dialect;
 use serde_json::Value;
 

@@ -2,8 +2,7 @@
 //! stored in the file.
 
 use contextree_core::compaction::CompactionPlan;
-use contextree_core::context::materialize::{agent_message, ReadBackError};
-use contextree_core::context::Item;
+use contextree_core::context::{agent_message, Item, ReadBackError};
 use contextree_core::session::{NodeId, Session, Source};
 use contextree_core::Dialect;
 use serde::Serialize;

@@ -1,8 +1,9 @@
 //! Summaries written without a model (offline, or no model configured), labelled as such in
 //! the entry so nobody takes an extract for an LLM summary.
 
-use contextree_core::compaction::entry::{details_value, strip_file_tags};
-use contextree_core::compaction::{Answers, CompactionPlan, CompactionResult, HistoryStep, SummaryRequests};
+use contextree_core::compaction::{
+    details_value, strip_file_tags, Answers, CompactionPlan, CompactionResult, HistoryStep, SummaryRequests,
+};
 use contextree_core::js::{js_trim_end, slice_utf16, utf16_len};
 use contextree_core::session::Session;
 use contextree_llm::offline::{parts, PartKind, OFFLINE_LABEL};

@@ -236,7 +236,7 @@ fn preview_of(
     });
     // The calls in order (the short one quotes the preview's marker), their prompts moved out of
     // the requests: a prompt quoting a million-message history is held once.
-    let short = requests.short_call(contextree_core::compaction::preview::SHORT_PREVIEW_MARKER);
+    let short = requests.short_call(contextree_core::compaction::SHORT_PREVIEW_MARKER);
     let calls: Vec<CallView> = requests.into_first_calls().into_iter().chain(short).map(CallView::from_call).collect();
     Ok(Ok(Planned {
         prompt_pack: pack.origin().to_string(),
@@ -264,7 +264,7 @@ fn preview_of(
         short_summary_note: has_short.then(|| {
             format!(
                 "the short-summary prompt quotes the summary the calls before it return; shown here as {}",
-                contextree_core::compaction::preview::SHORT_PREVIEW_MARKER
+                contextree_core::compaction::SHORT_PREVIEW_MARKER
             )
         }),
         transcript,
@@ -273,8 +273,8 @@ fn preview_of(
     }))
 }
 
-fn fit_parts(fit: contextree_core::compaction::prompt::Fit) -> (&'static str, u64) {
-    use contextree_core::compaction::prompt::Fit;
+fn fit_parts(fit: contextree_core::compaction::Fit) -> (&'static str, u64) {
+    use contextree_core::compaction::Fit;
     match fit {
         Fit::Bytes(n) => ("bytes", n),
         Fit::Tokens(n) => ("tokens", n),

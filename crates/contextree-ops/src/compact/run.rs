@@ -1,8 +1,7 @@
 //! The compaction itself: hooks (`run_hooks.rs`), summaries, and the one appended `compaction`
 //! entry, with every way it can stop before the write leaving the file as it was.
 
-use contextree_core::compaction::entry::system_checkpoint;
-use contextree_core::compaction::{compaction_result, new_entry, summary_requests, supplied_result, SuppliedCompaction};
+use contextree_core::compaction::{compaction_result, new_entry, summary_requests, supplied_result, system_checkpoint, SuppliedCompaction};
 use contextree_core::models::current_model;
 use contextree_core::Dialect;
 use contextree_host::hooks::HookEvent;

@@ -1,8 +1,9 @@
 //! What every path of the flow starts from, shared so that the preview, the dry run and the
 //! run plan with the same settings and build the same prompts.
 
-use contextree_core::compaction::prompt::{pi_reasoning, PromptBuildError};
-use contextree_core::compaction::{plan, CompactingHook, CompactionPlan, CompactionSettings, PromptOptions};
+use contextree_core::compaction::{
+    pi_reasoning, plan, CompactingHook, CompactionPlan, CompactionSettings, PromptBuildError, PromptOptions,
+};
 use contextree_core::context::{self, Leaf};
 use contextree_core::prompts::PromptPack;
 use contextree_core::Dialect;

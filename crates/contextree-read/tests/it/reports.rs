@@ -167,7 +167,7 @@ fn the_drops_report_of_a_plan_and_of_a_compaction() {
 /// one per agent message, and the whole text of a message starts with the report's cut text.
 #[test]
 fn token_counts_and_whole_texts_agree_with_the_context_report() {
-    use contextree_core::tokens::tokenizer::TokenizerKind;
+    use contextree_core::tokens::TokenizerKind;
     for (rel, rules, _) in CASES {
         let (s, bytes) = open(rel, rules);
         let ctx = build(&s, Leaf::Last);

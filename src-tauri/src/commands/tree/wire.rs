@@ -27,7 +27,7 @@
 
 use std::collections::HashMap;
 
-use contextree_core::context::state::EntryState;
+use contextree_core::context::EntryState;
 use contextree_core::session::{NodeId, Session};
 use contextree_core::view::{Connector, TreeLayout, NO_ROW};
 use serde_json::json;
@@ -210,8 +210,7 @@ pub(crate) mod read {
 mod tests {
     use super::read::{decode, Table};
     use super::*;
-    use contextree_core::context::state::entry_states;
-    use contextree_core::context::{build, Leaf};
+    use contextree_core::context::{build, entry_states, Leaf};
     use contextree_core::view::{tree_layout, tree_rows};
     use serde_json::Value;
 

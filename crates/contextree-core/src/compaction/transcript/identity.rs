@@ -112,7 +112,7 @@ fn class_by_rank(model: &str) -> &'static str {
 }
 
 /// `classifyModel("", model, { lenient: true }).class`.
-pub fn model_class(model: &str) -> &'static str {
+pub(crate) fn model_class(model: &str) -> &'static str {
     let trimmed = crate::js::js_trim(model);
     let bare = bare_of(trimmed).to_lowercase();
     if let Some(&(_, logical, class)) = OVERRIDES.iter().find(|(m, ..)| *m == bare) {

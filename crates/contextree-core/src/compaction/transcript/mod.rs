@@ -21,7 +21,7 @@ mod gemini;
 mod gemma;
 mod glm;
 mod harmony;
-pub mod identity;
+mod identity;
 mod kimi;
 mod qwen3;
 mod render;
@@ -122,7 +122,7 @@ impl SummaryDialect {
 }
 
 /// `serializeConversationForSummary(llm, dialect)`: `llm` is `convertToLlm`'s output.
-pub fn serialize_for_summary(llm: &[Value], dialect: SummaryDialect) -> String {
+pub(crate) fn serialize_for_summary(llm: &[Value], dialect: SummaryDialect) -> String {
     let msgs = render::prepare(llm, dialect == SummaryDialect::Anthropic);
     let text = dialect.render(&msgs);
     let text = if dialect == SummaryDialect::Harmony { harmony::escape_control_tokens(&text) } else { text };
@@ -140,7 +140,7 @@ pub fn serialize_for_summary(llm: &[Value], dialect: SummaryDialect) -> String {
 /// `[gMASK]<sop>`, deepseek's begin-of-sentence), which is left out after the first part. Each
 /// part starts with `\n\n` then a letter, or with `<` (a turn marker), so neither escape
 /// (`<|…|>`, `<…conversation>`) can match across a cut: they are applied part by part.
-pub struct ChunkedTranscript {
+pub(crate) struct ChunkedTranscript {
     dialect: SummaryDialect,
     useless: std::collections::HashSet<String>,
     buffer: Vec<Value>,
@@ -161,7 +161,7 @@ impl ChunkedTranscript {
     /// A transcript in `dialect`; `useless` must hold [`ChunkedTranscript::useless_key`] of
     /// every message that will be pushed (the results left out, with their calls); a part is
     /// written once `chunk` messages wait.
-    pub fn new(dialect: SummaryDialect, useless: std::collections::HashSet<String>, chunk: usize) -> ChunkedTranscript {
+    pub(crate) fn new(dialect: SummaryDialect, useless: std::collections::HashSet<String>, chunk: usize) -> ChunkedTranscript {
         ChunkedTranscript {
             dialect,
             useless,
@@ -179,13 +179,13 @@ impl ChunkedTranscript {
 
     /// Counts the text as it is written; [`ChunkedTranscript::finish_within`] then gives only
     /// the count when it exceeds `limit`.
-    pub fn with_limit(mut self, limit: u64) -> ChunkedTranscript {
+    pub(crate) fn with_limit(mut self, limit: u64) -> ChunkedTranscript {
         self.limit = Some(limit);
         self
     }
 
     /// The transcript, or (with a limit, when its o200k_base count exceeds it) that count.
-    pub fn finish_within(mut self) -> Result<String, u64> {
+    pub(crate) fn finish_within(mut self) -> Result<String, u64> {
         self.flush();
         let Some(limit) = self.limit else { return Ok(self.out) };
         let tokens = self.tokens + o200k_count(&self.out[self.counted..]);
@@ -197,12 +197,12 @@ impl ChunkedTranscript {
     }
 
     /// The key a tool result flagged useless (not an error) puts in the set of results left out.
-    pub fn useless_key(msg: &Value) -> Option<String> {
+    pub(crate) fn useless_key(msg: &Value) -> Option<String> {
         render::useless_key(msg)
     }
 
     /// The next message of `convertToLlm`'s output.
-    pub fn push(&mut self, msg: Value) {
+    pub(crate) fn push(&mut self, msg: Value) {
         if self.buffer.len() >= self.chunk && render::role(&msg) == "user" && !self.ends_with_developer() {
             self.flush();
         }
@@ -210,7 +210,7 @@ impl ChunkedTranscript {
     }
 
     /// The transcript.
-    pub fn finish(mut self) -> String {
+    pub(crate) fn finish(mut self) -> String {
         self.flush();
         self.out
     }
@@ -293,7 +293,7 @@ pub(crate) fn o200k_count_in(text: &str, piece: usize) -> u64 {
 /// `escapeSummaryBoundaryTags`: `<conversation>`, `</conversation>`, `<previous-summary>`,
 /// `</previous-summary>` (ASCII case-insensitive, whitespace allowed after `<`, around `/` and
 /// before `>`) get their `<` replaced by `&lt;`.
-pub fn escape_boundary_tags(text: &str) -> String {
+pub(crate) fn escape_boundary_tags(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find('<') {

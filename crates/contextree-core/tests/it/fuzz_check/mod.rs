@@ -14,15 +14,12 @@
 #![allow(dead_code)]
 
 use contextree_core::compaction::{plan, CompactionSettings};
-use contextree_core::context::materialize::{context_tokens, llm_messages, serialize_context};
-use contextree_core::context::state::entry_states;
-use contextree_core::context::usage::estimate_context_tokens;
-use contextree_core::context::{build, Leaf};
+use contextree_core::context::{build, context_tokens, entry_states, estimate_context_tokens, llm_messages, serialize_context, Leaf};
 use contextree_core::prompts::PromptPack;
 use contextree_core::prune::{plan_prune, PruneConfig};
-use contextree_core::session::probe::{parse_value_lenient, probe_line, probe_object, Probe, ProbeError};
-use contextree_core::session::EntryKind;
-use contextree_core::session::{index_chunk, ChunkIndex, NodeId, RulePolicy, Session};
+use contextree_core::session::{
+    index_chunk, parse_value_lenient, probe_line, probe_object, ChunkIndex, EntryKind, NodeId, Probe, ProbeError, RulePolicy, Session,
+};
 use contextree_core::view::tree_rows;
 use contextree_core::RuleSet;
 use serde_json::Value;
