@@ -275,13 +275,16 @@ fn rewrite_with(
 
     let original = File::open(path).map_err(io)?;
     let len = check_unchanged(path, &original, expected)?;
-    let meta = original.metadata().map_err(io)?;
-    let (dev, ino) = (meta.dev(), meta.ino());
-    refuse_identity_changes(path, &meta)?;
-    refuse_writers(path, dev, ino)?;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map_or_else(|| "session.jsonl".into(), |n| n.to_string_lossy().into_owned());
     let removed_temporaries = remove_stale_temporaries(dir, &name);
+    let mut meta = original.metadata().map_err(io)?;
+    let (dev, ino) = (meta.dev(), meta.ino());
+    if meta.nlink() > 1 && remove_unrenamed_backups(dir, &name, dev, ino, meta.nlink()) {
+        meta = original.metadata().map_err(io)?;
+    }
+    refuse_identity_changes(path, &meta)?;
+    refuse_writers(path, dev, ino)?;
     let tmp_path = dir.join(format!("{}{}-{:08x}", temp_prefix(&name), std::process::id(), crate::write::random_u32()));
     // A session may be private: the temporary file is created with the
     // original's permission bits (narrowed by the umask), never the default
@@ -432,6 +435,34 @@ fn remove_stale_temporaries(dir: &Path, name: &str) -> Vec<PathBuf> {
         }
     }
     removed
+}
+
+/// A rewrite killed between taking its backup link and the rename leaves the session with a
+/// second name, `<name>.bak-<ms>`, for the same inode: not a backup (the live file is still
+/// that inode, and agents append to it), and a hard link that would refuse every later
+/// rewrite. When every other name of the file is such a link and no rewrite of this session is
+/// running (no temporary file of a live process), those links are removed and `true` returned.
+/// Found by the fault tests (prune × kill).
+fn remove_unrenamed_backups(dir: &Path, name: &str, dev: u64, ino: u64, links: u64) -> bool {
+    let (temp, backup) = (temp_prefix(name), format!("{name}.bak-"));
+    let Ok(entries) = std::fs::read_dir(dir) else { return false };
+    let mut ours = Vec::new();
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(n) = file_name.to_str() else { continue };
+        // A live rewrite of this session (its temporary file outlived the sweep): its link is
+        // about to become the real backup.
+        if n.starts_with(&temp) {
+            return false;
+        }
+        if n.starts_with(&backup) && entry.metadata().is_ok_and(|m| (m.dev(), m.ino()) == (dev, ino)) {
+            ours.push(entry.path());
+        }
+    }
+    if ours.is_empty() || ours.len() as u64 != links - 1 {
+        return false;
+    }
+    ours.iter().all(|p| std::fs::remove_file(p).is_ok())
 }
 
 /// [`RewriteError::HeldOpen`] if any process holds the file open for writing.
@@ -996,6 +1027,31 @@ mod tests {
         assert!(err.to_string().contains("2 hard links"), "{err}");
         assert_eq!(std::fs::read(&path).unwrap(), fixture("E13b.jsonl"));
         assert_eq!(names(&dir), ["other-name.jsonl", "s.jsonl"], "no backup, no temporary file");
+    }
+
+    /// A rewrite killed after its backup link and before the rename leaves a second name of
+    /// the live file: the next rewrite removes it (with the dead process's temporary file) and
+    /// takes a real backup; a live rewrite's link, or another name, is left alone.
+    #[test]
+    fn a_killed_rewrites_backup_link_does_not_block_the_next() {
+        let (dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+        std::fs::hard_link(&path, dir.path().join("s.jsonl.bak-1700000000000")).unwrap();
+        // A dead process's temporary file (no such pid).
+        std::fs::write(dir.path().join(format!("{}4000000000-0badf00d", temp_prefix("s.jsonl"))), b"half").unwrap();
+        let done = prune_loaded(&loaded, &plan, 1).unwrap().unwrap();
+        assert_eq!(std::fs::read(&done.rewritten.backup).unwrap(), fixture("E13b.jsonl"), "the backup is the original");
+        assert_eq!(std::fs::metadata(&path).unwrap().nlink(), 1);
+        let left = names(&dir);
+        assert_eq!(left.len(), 2, "the session and one backup: {left:?}");
+        assert!(!left.iter().any(|n| n == "s.jsonl.bak-1700000000000"), "{left:?}");
+
+        // The same with a temporary file of a live process (this one): refused, nothing removed.
+        let (dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+        std::fs::hard_link(&path, dir.path().join("s.jsonl.bak-1700000000000")).unwrap();
+        std::fs::write(dir.path().join(format!("{}{}-0badf00d", temp_prefix("s.jsonl"), std::process::id())), b"half").unwrap();
+        let err = prune_loaded(&loaded, &plan, 1).unwrap_err();
+        assert!(matches!(err, RewriteError::HardLinks { links: 2, .. }), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), fixture("E13b.jsonl"));
     }
 
     #[test]
