@@ -1,7 +1,6 @@
 //! What the model receives from a leaf: `contextree context --json`, its text output, and the
 //! app's context panel, all from one [`ContextReport`].
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 
 use contextree_core::context::system::{current_system, is_system_item, parts};
@@ -20,7 +19,7 @@ use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
 
-use crate::rows::{Ordered, Rows};
+use crate::rows::{Ordered, ReadBackSlot, Rows};
 
 /// What a face asks of the context report besides the numbers.
 #[derive(Debug, Clone, Copy, Default)]
@@ -115,7 +114,7 @@ pub struct ContextReport<'a> {
     pub llm: Rows<Box<dyn Iterator<Item = LlmRow> + 'a>>,
     #[serde(skip)]
     #[ts(skip)]
-    failed: std::rc::Rc<RefCell<Option<ReadBackError>>>,
+    failed: ReadBackSlot,
 }
 
 /// The model of the path.
@@ -421,14 +420,27 @@ impl<'a> ContextReport<'a> {
         source: &'a dyn Source,
         options: ContextOptions,
     ) -> Result<Self, ReadBackError> {
-        let mut estimates: Vec<u64> = Vec::with_capacity(ctx.items.len());
-        let (mut llm_count, mut llm_tokens) = (0usize, 0u64);
-        let mut rows = Vec::new();
-        for &item in &ctx.items {
-            estimates.push(item_tokens(s, ctx, item, pack, source, &mut rows)?);
-            llm_count += rows.len();
-            llm_tokens += rows.iter().map(|r| r.1).sum::<u64>();
-        }
+        // With text asked (the app), every message is read back once and its numbers kept;
+        // without (the CLI), only each message's estimate is kept and the LLM rows are made
+        // again while they are written, so a long context's rows are never held.
+        let held = match options.text_chars {
+            Some(_) => Some(context_tokens(s, ctx, pack, source)?),
+            None => None,
+        };
+        let (estimates, llm_count, llm_tokens) = match &held {
+            Some(t) => (t.messages.iter().map(|m| m.2).collect(), t.llm.len(), t.llm_tokens()),
+            None => {
+                let mut estimates: Vec<u64> = Vec::with_capacity(ctx.items.len());
+                let (mut llm_count, mut llm_tokens) = (0usize, 0u64);
+                let mut rows = Vec::new();
+                for &item in &ctx.items {
+                    estimates.push(item_tokens(s, ctx, item, pack, source, &mut rows)?);
+                    llm_count += rows.len();
+                    llm_tokens += rows.iter().map(|r| r.1).sum::<u64>();
+                }
+                (estimates, llm_count, llm_tokens)
+            }
+        };
         let message_tokens: u64 = estimates.iter().sum();
         let estimate = |i: usize| estimates[i];
         let est = estimate_context_tokens_of(s, ctx, &estimate);
@@ -442,21 +454,21 @@ impl<'a> ContextReport<'a> {
             Some(kind) => Some(tokenizer_count(s, ctx, pack, source, kind)?),
             None => None,
         };
-        let shown = match options.text_chars {
-            Some(max) => {
-                let tokens = context_tokens(s, ctx, pack, source)?;
-                Some(context_messages(s, ctx, &tokens, pack, source, max)?)
-            }
-            None => None,
+        let shown = match (options.text_chars, &held) {
+            (Some(max), Some(tokens)) => Some(context_messages(s, ctx, tokens, pack, source, max)?),
+            _ => None,
         };
         let system = match options.text_chars {
             Some(max) if s.rules().projects_context_edits() => current_system(s, ctx, source)?.map(|m| system_text(s, ctx, &m, max)),
             _ => None,
         };
-        let failed = std::rc::Rc::new(RefCell::new(None));
+        let failed = ReadBackSlot::default();
         let facts = std::rc::Rc::new(facts);
         let messages = message_rows(s, ctx, estimates, facts.clone(), shown);
-        let llm = llm_rows(s, ctx, pack, source, facts, failed.clone());
+        let llm = match held {
+            Some(tokens) => held_llm_rows(ctx, tokens, facts),
+            None => llm_rows(s, ctx, pack, source, facts, failed.clone()),
+        };
         Ok(ContextReport {
             dialect: s.dialect().name(),
             rule_set: s.rule_choice(),
@@ -495,10 +507,7 @@ impl<'a> ContextReport<'a> {
     /// After the report was written: the first message that could not be read back while its
     /// LLM rows were made (the file changed); the list ended there.
     pub fn finish(self) -> Result<(), ReadBackError> {
-        match self.failed.borrow_mut().take() {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
+        self.failed.finish()
     }
 }
 
@@ -535,7 +544,7 @@ fn llm_rows<'a>(
     pack: &'a PromptPack,
     source: &'a dyn Source,
     facts: std::rc::Rc<HashMap<usize, Facts>>,
-    failed: std::rc::Rc<RefCell<Option<ReadBackError>>>,
+    failed: ReadBackSlot,
 ) -> Box<dyn Iterator<Item = LlmRow> + 'a> {
     let (mut rows, mut at, mut k, mut i) = (Vec::<(Name, u64)>::new(), 0, 0, 0);
     Box::new(std::iter::from_fn(move || loop {
@@ -546,10 +555,27 @@ fn llm_rows<'a>(
         }
         let &item = ctx.items.get(k)?;
         if let Err(e) = item_tokens(s, ctx, item, pack, source, &mut rows) {
-            *failed.borrow_mut() = Some(e);
+            failed.keep(e);
             return None;
         }
         (at, k) = (0, k + 1);
+    }))
+}
+
+/// The LLM rows from numbers already held (text asked): the same rows [`llm_rows`] makes,
+/// each with the facts of the agent message it comes from.
+fn held_llm_rows<'a>(
+    ctx: &'a Context,
+    tokens: contextree_core::context::ContextTokens,
+    facts: std::rc::Rc<HashMap<usize, Facts>>,
+) -> Box<dyn Iterator<Item = LlmRow> + 'a> {
+    let mut k = 0;
+    Box::new(tokens.llm.into_iter().enumerate().map(move |(i, (item, role, n))| {
+        // LLM messages come in the items' order: the agent message is the next item that is it.
+        while ctx.items.get(k).is_some_and(|&at| at != item) {
+            k += 1;
+        }
+        LlmRow { i, role, tokens: n, facts: facts.get(&k).cloned().unwrap_or_default() }
     }))
 }
 

@@ -2,9 +2,6 @@
 //! the paths, identifiers and quoted text they name (`contextree drops`, the app's entry panel
 //! for a compaction and its plan preview).
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use contextree_core::compaction::{plan, CompactionSettings};
 use contextree_core::context::{Context, ReadBackError};
 use contextree_core::dialect::RuleChoiceWire;
@@ -14,7 +11,7 @@ use contextree_core::RuleChoice;
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::rows::Rows;
+use crate::rows::{ReadBackSlot, Rows};
 
 /// The requests a compaction summarizes (an existing one, or the one compacting a leaf now
 /// would make), each flagged when its summary names none of its terms. The requests are
@@ -42,7 +39,7 @@ pub struct DropsReport<'a> {
     pub count: usize,
     #[serde(skip)]
     #[ts(skip)]
-    failed: Rc<RefCell<Option<ReadBackError>>>,
+    failed: ReadBackSlot,
 }
 
 /// The entries a compaction summarizes, and its summary.
@@ -80,9 +77,8 @@ impl<'a> DropsReport<'a> {
                 lost += usize::from(r?.may_be_lost);
             }
         }
-        let failed = Rc::new(RefCell::new(None));
-        let sink = failed.clone();
-        let each = requests(s, &of.nodes, summary, source).map_while(move |r| r.map_err(|e| *sink.borrow_mut() = Some(e)).ok());
+        let failed = ReadBackSlot::default();
+        let each = failed.until_error(requests(s, &of.nodes, summary, source));
         Ok(Self {
             dialect: s.dialect().name(),
             rule_set: s.rule_choice(),
@@ -105,9 +101,6 @@ impl<'a> DropsReport<'a> {
     /// After the report was written: the first request that could not be read back (the file
     /// changed); the list ended there.
     pub fn finish(self) -> Result<(), ReadBackError> {
-        match self.failed.borrow_mut().take() {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
+        self.failed.finish()
     }
 }

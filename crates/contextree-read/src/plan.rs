@@ -2,9 +2,6 @@
 //! plan panel. The plan itself is contextree-ops' (the flow that would write it computes it);
 //! this report adds the user requests it would summarize (the drops audit before the fact).
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use contextree_core::context::ReadBackError;
 use contextree_core::dialect::RuleChoiceWire;
 use contextree_core::drops::{is_request, requests, Request};
@@ -14,7 +11,7 @@ use contextree_ops::compact::DryRun;
 use serde::Serialize;
 use ts_rs::TS;
 
-use crate::rows::Rows;
+use crate::rows::{ReadBackSlot, Rows};
 
 /// The plan of a compaction and the exact summarizer calls (or why the agent would not
 /// compact), the settings files, the hooks that would run, the agent's own automatic check,
@@ -36,7 +33,7 @@ pub struct PlanReport<'a> {
     pub requests: Rows<Box<dyn Iterator<Item = Request> + 'a>>,
     #[serde(skip)]
     #[ts(skip)]
-    failed: Rc<RefCell<Option<ReadBackError>>>,
+    failed: ReadBackSlot,
 }
 
 impl<'a> PlanReport<'a> {
@@ -46,26 +43,20 @@ impl<'a> PlanReport<'a> {
             DryRun::Plan(p) => p.planned.summarized.clone(),
             DryRun::Nothing(_) => Vec::new(),
         };
-        let failed = Rc::new(RefCell::new(None));
-        let sink = failed.clone();
-        let each = nodes.into_iter().filter(move |&n| is_request(s, n)).map_while(move |n| {
-            match requests(s, std::slice::from_ref(&n), None, source).next()? {
-                Ok(r) => Some(r),
-                Err(e) => {
-                    *sink.borrow_mut() = Some(e);
-                    None
-                }
-            }
-        });
+        let failed = ReadBackSlot::default();
+        // `requests` borrows its nodes: each is asked for on its own (the plan owns the list).
+        let each = failed.until_error(
+            nodes
+                .into_iter()
+                .filter(move |&n| is_request(s, n))
+                .filter_map(move |n| requests(s, std::slice::from_ref(&n), None, source).next()),
+        );
         Self { dialect: s.dialect().name(), rule_set: s.rule_choice(), plan, requests: Rows::new(Box::new(each)), failed }
     }
 
     /// After the report was written: the first request that could not be read back (the file
     /// changed); the list ended there.
     pub fn finish(self) -> Result<(), ReadBackError> {
-        match self.failed.borrow_mut().take() {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
+        self.failed.finish()
     }
 }

@@ -1,7 +1,10 @@
 //! How a report holds what it does not hold: lists made while they are written, and objects
 //! whose keys keep the order they were met in.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use contextree_core::context::ReadBackError;
 
 use serde::{Serialize, Serializer};
 
@@ -32,6 +35,36 @@ where
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let items = self.0.take().ok_or_else(|| serde::ser::Error::custom("a streamed list is written once"))?;
         serializer.collect_seq(items)
+    }
+}
+
+/// The first message that could not be read back while a report's [`Rows`] were written (the
+/// file changed under them): the list ends there, and the report's `finish` returns it. Clones
+/// share one slot (the rows' iterator keeps one, the report the other).
+#[derive(Clone, Default)]
+pub(crate) struct ReadBackSlot(Rc<RefCell<Option<ReadBackError>>>);
+
+impl ReadBackSlot {
+    /// Keeps `e` for `finish`.
+    pub(crate) fn keep(&self, e: ReadBackError) {
+        *self.0.borrow_mut() = Some(e);
+    }
+
+    /// The items of `results` up to the first error, which is kept.
+    pub(crate) fn until_error<'a, T: 'a>(
+        &self,
+        results: impl Iterator<Item = Result<T, ReadBackError>> + 'a,
+    ) -> impl Iterator<Item = T> + 'a {
+        let slot = self.clone();
+        results.map_while(move |r| r.map_err(|e| slot.keep(e)).ok())
+    }
+
+    /// The error kept, if any.
+    pub(crate) fn finish(&self) -> Result<(), ReadBackError> {
+        match self.0.borrow_mut().take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 }
 
