@@ -3,7 +3,7 @@
 //!
 //! Pruning changes lines in the middle of the file, so it cannot be an
 //! append. The rewrite goes through a temporary file in the same folder
-//! (same filesystem, so the final `rename` is atomic): every line that is not
+//! (same filesystem, so putting it in place is atomic): every line that is not
 //! pruned is copied byte for byte (blank and malformed lines, unknown
 //! entries, blob references and CRLF endings included), each pruned line is
 //! replaced by omp's rewritten line with one `prunedAt` for the batch.
@@ -24,6 +24,11 @@
 //! [`LATE_WRITER_WAIT`]) until no process holds the old inode for writing, so
 //! an append-and-close that opened the old file just before the rename has
 //! finished when its bytes are copied over.
+//!
+//! The "rename" is an exchange of the two names (`renameat2(RENAME_EXCHANGE)`), so a file an
+//! agent renamed over the session after the last check is never destroyed: it comes out at the
+//! temporary name, is seen not to be the file that was read, and is swapped back ([`swap_in`]).
+//! Only where the kernel or filesystem cannot exchange is it a plain rename.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
@@ -227,6 +232,8 @@ enum Stage {
     BeforeFinalCheck,
     /// The final check passed; the backup link and the rename come next.
     BeforeRename,
+    /// The backup link is taken and checked; the swap comes next.
+    BackupTaken,
 }
 
 /// [`rewrite_lines`] with `hook` run at each [`Stage`], so tests can append
@@ -340,9 +347,36 @@ fn rewrite_with(
             });
         }
     }
-    if let Err(e) = std::fs::rename(&tmp_path, path) {
-        let _ = std::fs::remove_file(&backup);
-        return Err(io(e).into());
+    hook(Stage::BackupTaken);
+    match swap_in(&tmp_path, path, dev, ino) {
+        Ok(()) => {}
+        Err(SwapError::Io(e)) => {
+            let _ = std::fs::remove_file(&backup);
+            return Err(io(e).into());
+        }
+        Err(SwapError::Replaced) => {
+            let _ = std::fs::remove_file(&backup);
+            return Err(WriteError::Changed {
+                path: path.to_owned(),
+                change: Change::Rewritten,
+                loaded_len: expected.len,
+                len: std::fs::metadata(path).map_or(0, |m| m.len()),
+            }
+            .into());
+        }
+        Err(SwapError::Stranded(other)) => {
+            // Whatever the swap brought out is now at the temporary name: it must stay there.
+            cleanup.disarm();
+            let _ = std::fs::remove_file(&backup);
+            return Err(WriteError::Io {
+                path: path.to_owned(),
+                source: std::io::Error::other(format!(
+                    "the file was replaced while it was being rewritten, and putting the replacement back failed: it is at {}; nothing else was changed",
+                    other.display()
+                )),
+            }
+            .into());
+        }
     }
     cleanup.disarm();
     // An append that slipped in after the check went to the old inode (now
@@ -369,6 +403,62 @@ fn rewrite_with(
     // rewrite that had been done).
     let fingerprint = Fingerprint::of(&tmp).map_err(io)?;
     Ok(Rewritten { backup, replaced: replacements.len(), recovered_bytes, late_writers, removed_temporaries, warnings, fingerprint })
+}
+
+/// Why [`swap_in`] did not put the new file in place.
+enum SwapError {
+    /// The path named another file at the instant of the swap (renamed over it since the last
+    /// check); it was put back, the new file is at its temporary name again.
+    Replaced,
+    /// As `Replaced`, but putting it back failed: the replacement is at this (temporary) name.
+    Stranded(PathBuf),
+    /// The swap itself failed (the path is gone, or an IO error); nothing moved.
+    Io(std::io::Error),
+}
+
+/// Puts the new file `tmp` at `path` if `path` still names the inode `(dev, ino)` that was
+/// read and checked.
+///
+/// A plain `rename` would destroy whatever `path` names at that instant: a file an agent
+/// renamed over the session after the last check would be lost (the fault tests found that
+/// window). `renameat2(RENAME_EXCHANGE)` swaps the two names atomically instead, so nothing is
+/// destroyed: the old file comes out at `tmp`, where its inode is checked. If it is not the
+/// one read, the swap is undone and the rewrite refused. On success `tmp` names the original,
+/// which the backup link also names, so that name is removed.
+fn swap_in(tmp: &Path, path: &Path, dev: u64, ino: u64) -> Result<(), SwapError> {
+    match exchange(tmp, path) {
+        Ok(()) => {}
+        // No exchange on this filesystem or kernel: a plain rename, with its short window.
+        Err(e) if e.kind() == std::io::ErrorKind::Unsupported => return std::fs::rename(tmp, path).map_err(SwapError::Io),
+        Err(e) => return Err(SwapError::Io(e)),
+    }
+    match std::fs::symlink_metadata(tmp) {
+        Ok(out) if (out.dev(), out.ino()) == (dev, ino) => {
+            let _ = std::fs::remove_file(tmp);
+            Ok(())
+        }
+        _ => match exchange(tmp, path) {
+            Ok(()) => Err(SwapError::Replaced),
+            Err(_) => Err(SwapError::Stranded(tmp.to_owned())),
+        },
+    }
+}
+
+/// Swaps the names `a` and `b` atomically; `ErrorKind::Unsupported` where the kernel or the
+/// filesystem cannot (old kernels, some network and FUSE filesystems).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use rustix::fs::{renameat_with, RenameFlags, CWD};
+    use rustix::io::Errno;
+    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).map_err(|e| match e {
+        Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP => std::io::ErrorKind::Unsupported.into(),
+        e => e.into(),
+    })
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
+    Err(std::io::ErrorKind::Unsupported.into())
 }
 
 /// Copies what was appended to the old inode past `len` to the end of the
@@ -849,34 +939,38 @@ mod tests {
     fn a_file_replaced_or_removed_right_before_the_rename_is_left_alone() {
         // Found by the fault tests (tests/it/faults): a file renamed over the session between the
         // last check and the backup link became the backup and was lost under the rename; a
-        // removed one left an empty backup behind.
-        for remove in [false, true] {
-            let (dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
-            let before = std::fs::read(&path).unwrap();
-            let replacement = [&before[..], b"{\"type\":\"custom\",\"id\":\"zz\",\"parentId\":\"a5\",\"timestamp\":\"t\"}\n"].concat();
-            let rep = Replacement { span: loaded.session.entry(plan.pruned()[0].node).span, text: "{}".into() };
-            let mut swap = |stage| {
-                if stage == Stage::BeforeRename {
-                    if remove {
-                        std::fs::remove_file(&path).unwrap();
-                    } else {
-                        std::fs::write(dir.path().join("other"), &replacement).unwrap();
-                        std::fs::rename(dir.path().join("other"), &path).unwrap();
+        // removed one left an empty backup behind. One renamed over it after the link (the last
+        // window, closed by the exchange) was destroyed by the rename.
+        for at in [Stage::BeforeRename, Stage::BackupTaken] {
+            for remove in [false, true] {
+                let (dir, path, loaded, plan) = prune_copy(&fixture("E13b.jsonl"));
+                let before = std::fs::read(&path).unwrap();
+                let replacement = [&before[..], b"{\"type\":\"custom\",\"id\":\"zz\",\"parentId\":\"a5\",\"timestamp\":\"t\"}\n"].concat();
+                let rep = Replacement { span: loaded.session.entry(plan.pruned()[0].node).span, text: "{}".into() };
+                let mut swap = |stage| {
+                    if stage == at {
+                        if remove {
+                            std::fs::remove_file(&path).unwrap();
+                        } else {
+                            std::fs::write(dir.path().join("other"), &replacement).unwrap();
+                            std::fs::rename(dir.path().join("other"), &path).unwrap();
+                        }
                     }
+                };
+                let err = rewrite_with_hook(&path, &loaded.fingerprint, &[rep], &mut swap).unwrap_err();
+                let case = format!("{at:?}, removed: {remove}");
+                if remove {
+                    assert!(
+                        matches!(&err, RewriteError::Write(WriteError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound),
+                        "{case}: {err}"
+                    );
+                    assert!(!path.exists(), "{case}: not put back");
+                    assert_eq!(names(&dir), Vec::<String>::new(), "{case}: no backup, no temporary file");
+                } else {
+                    assert!(matches!(err, RewriteError::Write(WriteError::Changed { change: Change::Rewritten, .. })), "{case}: {err}");
+                    assert_eq!(std::fs::read(&path).unwrap(), replacement, "{case}: the replacement stays the session");
+                    assert_eq!(names(&dir), vec!["s.jsonl".to_owned()], "{case}: no backup, no temporary file");
                 }
-            };
-            let err = rewrite_with_hook(&path, &loaded.fingerprint, &[rep], &mut swap).unwrap_err();
-            if remove {
-                assert!(
-                    matches!(&err, RewriteError::Write(WriteError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound),
-                    "{err}"
-                );
-                assert!(!path.exists(), "not put back");
-                assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "no backup, no temporary file");
-            } else {
-                assert!(matches!(err, RewriteError::Write(WriteError::Changed { change: Change::Rewritten, .. })), "{err}");
-                assert_eq!(std::fs::read(&path).unwrap(), replacement, "the replacement stays the session");
-                assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no backup, no temporary file");
             }
         }
     }
