@@ -492,6 +492,18 @@ fn refuse_identity_changes(path: &Path, meta: &std::fs::Metadata) -> Result<(), 
 
 /// The start of the temporary file's name for the session `name`; the
 /// process id and 8 hex digits follow.
+/// Removes what killed rewrites of the session at `path` left behind (their temporary files;
+/// [`rewrite_lines`] does this before every rewrite) and returns what was removed. For a write
+/// that then finds nothing to rewrite: a rewrite killed right after putting its new file in
+/// place leaves the original's second name at its temporary name, and a file with nothing left
+/// to prune would otherwise never be rewritten again to clear it.
+pub fn remove_leftovers(path: &Path) -> Vec<PathBuf> {
+    let Ok(real) = std::fs::canonicalize(path) else { return Vec::new() };
+    let dir = real.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let Some(name) = real.file_name().map(|n| n.to_string_lossy().into_owned()) else { return Vec::new() };
+    remove_stale_temporaries(dir, &name)
+}
+
 fn temp_prefix(name: &str) -> String {
     format!(".{name}.contextree-tmp-")
 }
@@ -1071,6 +1083,23 @@ mod tests {
         for k in &kept {
             assert!(dir.path().join(k).exists(), "{k} is kept");
         }
+    }
+
+    /// A rewrite killed right after its exchange leaves the original's second name at the
+    /// temporary name while the session is already pruned (found by the fault tests, prune ×
+    /// kill): a later prune with nothing to do still removes it.
+    #[test]
+    fn a_leftover_of_a_rewrite_killed_after_its_exchange_is_removed_without_a_rewrite() {
+        let (dir, path, _, _) = prune_copy(&fixture("E13b.jsonl"));
+        let backup = dir.path().join("s.jsonl.bak-1700000000000");
+        std::fs::write(&backup, b"the original").unwrap();
+        let leftover = dir.path().join(".s.jsonl.contextree-tmp-999999999-0badf00d");
+        std::fs::hard_link(&backup, &leftover).unwrap();
+        let live = dir.path().join(format!(".s.jsonl.contextree-tmp-{}-0badf00d", std::process::id()));
+        std::fs::write(&live, b"x").unwrap();
+        assert_eq!(remove_leftovers(&path), vec![leftover.clone()]);
+        assert!(!leftover.exists() && live.exists());
+        assert_eq!(std::fs::read(&backup).unwrap(), b"the original", "the backup keeps the original");
     }
 
     /// The folder's entries, sorted.

@@ -185,6 +185,17 @@ pub fn warnings(done: &Pruned) -> Vec<String> {
     out
 }
 
+/// For a prune that found nothing to prune: removes what interrupted rewrites of this session
+/// left behind, and says so (the same words as [`warnings`]).
+pub fn sweep_leftovers(loaded: &LoadedSession) -> Vec<String> {
+    let removed = contextree_host::rewrite::remove_leftovers(&loaded.path);
+    if removed.is_empty() {
+        return Vec::new();
+    }
+    let names: Vec<String> = removed.iter().map(|p| p.display().to_string()).collect();
+    vec![format!("removed the temporary file(s) an interrupted rewrite of this session left behind: {}", names.join(", "))]
+}
+
 /// Applies `plan` (made from `loaded`): `None` when it prunes nothing (the file is untouched).
 pub fn apply(loaded: &LoadedSession, plan: &PrunePlan) -> Result<Option<Pruned>, OpsError> {
     // One `prunedAt` for the whole batch, as omp stamps it.

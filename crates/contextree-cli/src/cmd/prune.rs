@@ -105,7 +105,10 @@ pub fn run(args: &PruneArgs) -> Result<(), CliError> {
     let mut doc = PruneReport::new(s, &pv, passes, args.dry_run);
     if !args.dry_run {
         let done = contextree_ops::prune::apply_turn(&loaded, &pv)?;
-        let warnings = done.as_ref().map(contextree_ops::prune::warnings).unwrap_or_default();
+        let warnings = match &done {
+            Some(done) => contextree_ops::prune::warnings(done),
+            None => contextree_ops::prune::sweep_leftovers(&loaded),
+        };
         for w in &warnings {
             eprintln!("contextree: warning: {w}");
         }

@@ -47,6 +47,8 @@ pub async fn prune(
         let s = &open.loaded.session;
         let pv = turn(open, leaf_id.as_deref())?;
         let Some(done) = prune::apply_turn(&open.loaded, &pv)? else {
+            // Nothing to prune, but what an interrupted prune left behind goes.
+            prune::sweep_leftovers(&open.loaded);
             return Err(contextree_ops::OpsError::Refused("Nothing to prune".to_owned()).into());
         };
         let rewrite = RewriteView {

@@ -26,7 +26,8 @@
 //! only when the session file holds what was written).
 //!
 //! `CONTEXTREE_FAULT_TRIALS` (default 10) trials per path × fault; `CONTEXTREE_FAULT_SEED`
-//! the base seed (each trial's seed is printed with any failure); `CONTEXTREE_FAULT_BIN` another
+//! the base seed (each trial's seed is printed with any failure); `CONTEXTREE_FAULT_ONLY` a
+//! comma-separated list of the faults to run (default all); `CONTEXTREE_FAULT_BIN` another
 //! `contextree` binary (a release build for long runs). A summary per fault is printed
 //! (`--nocapture`) and written to `$CARGO_TARGET_TMPDIR/faults-<path>.txt`.
 
@@ -919,7 +920,12 @@ fn run_flow(flow: Flow) {
     let mut report = format!("{}: {n} trials per fault, base seed {:#x}, clean run {:?}\n", flow.name(), seed(), base.took);
     let mut failures = Vec::new();
     let mut total = 0;
+    // `CONTEXTREE_FAULT_ONLY=kill,replace`: long runs of a few faults.
+    let only = std::env::var("CONTEXTREE_FAULT_ONLY").ok();
     for fault in FAULTS {
+        if only.as_deref().is_some_and(|names| !names.split(',').any(|n| n.trim() == fault.name())) {
+            continue;
+        }
         let mut tally = Tally::default();
         for i in 0..n {
             trial(flow, fault, trial_seed(seed(), flow, fault, i), &base, &mut tally);
