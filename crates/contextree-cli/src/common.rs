@@ -119,7 +119,7 @@ pub struct SessionArgs {
     pub file: PathBuf,
     /// Whose rules apply: `pi`, `omp` (that agent, its rule set chosen as
     /// docs/decisions.md D22 says), or one rule set: `pi@0.73`, `pi@1.6`, `omp@13`,
-    /// `omp@18` (default: detected from the file).
+    /// `omp@18`, `omp@18.3` (default: detected from the file).
     #[arg(long)]
     pub dialect: Option<RuleRequest>,
     /// The leaf to look from (default: the file's last entry).

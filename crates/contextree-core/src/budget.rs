@@ -91,6 +91,7 @@ pub fn budget(
     source: &dyn Source,
 ) -> Result<Budget, ReadBackError> {
     let dialect = session.dialect();
+    let settings = &settings.for_session(session);
     let model = current_model(&ctx.model, dialect);
     let (window, window_source) = resolve_window(window, model.as_deref());
     let check = auto_check(session, ctx, settings, window, None, source)?;

@@ -80,8 +80,10 @@ pub enum RuleSet {
     Pi16,
     /// oh-my-pi 13.19.0; stands for omp < 18.
     Omp13,
-    /// oh-my-pi 18.2.3; stands for omp ≥ 18.
+    /// oh-my-pi 18.2.3; stands for omp 18.0 – 18.2.
     Omp18,
+    /// oh-my-pi 18.3.4; stands for omp ≥ 18.3 (omp-18.3.md).
+    Omp183,
 }
 
 /// What a rule set is, besides its rules: one row per [`RuleSet`], in its order.
@@ -105,7 +107,7 @@ pub struct RuleSetInfo {
 }
 
 /// Every rule set, agents in [`Dialect::ALL`] order, oldest first within an agent.
-pub const RULE_SETS: [RuleSetInfo; 4] = [
+pub const RULE_SETS: [RuleSetInfo; 5] = [
     RuleSetInfo {
         rules: RuleSet::Pi073,
         dialect: Dialect::Pi,
@@ -139,8 +141,17 @@ pub const RULE_SETS: [RuleSetInfo; 4] = [
         name: "omp@18",
         reference: "oh-my-pi 18.2.3",
         since: (18, 0),
-        stands_for: "oh-my-pi ≥ 18",
+        stands_for: "oh-my-pi 18.0 – 18.2",
         aliases: &["omp@18.2", "omp@18.2.3", "omp18"],
+    },
+    RuleSetInfo {
+        rules: RuleSet::Omp183,
+        dialect: Dialect::Omp,
+        name: "omp@18.3",
+        reference: "oh-my-pi 18.3.4",
+        since: (18, 3),
+        stands_for: "oh-my-pi ≥ 18.3",
+        aliases: &["omp@18.3.4", "omp183"],
     },
 ];
 
@@ -385,6 +396,40 @@ impl RuleSet {
     pub fn floors_threshold_with_estimate(self) -> bool {
         self.at_least(RuleSet::Omp18)
     }
+
+    /// omp ≥ 18.3: a compaction with an Anthropic-native payload, `firstKeptEntryId` `""` and a
+    /// `providerReplayThroughEntryId` before it keeps the entries after that one, in the
+    /// context and as the start of what the next compaction summarizes (omp-18.3.md §1.1, §2.1).
+    pub fn keeps_snapshot_replay_tail(self) -> bool {
+        self.at_least(RuleSet::Omp183)
+    }
+
+    /// omp ≥ 18.3: the summary message of an Anthropic-native compaction keeps the
+    /// compaction's time as `timestamp` and carries the rewrite time (first retained entry's
+    /// time − 1 ms) as `historyRewriteAt` (omp-18.3.md §1.2).
+    pub fn dates_native_rewrites_separately(self) -> bool {
+        self.at_least(RuleSet::Omp183)
+    }
+
+    /// omp ≥ 18.3: a `length` stop below the threshold keeps a delivered turn or retries an
+    /// empty one without compacting; only an exhausted window recovers by compaction
+    /// (omp-18.3.md §2.2).
+    pub fn keeps_length_stops_below_threshold(self) -> bool {
+        self.at_least(RuleSet::Omp183)
+    }
+
+    /// omp ≥ 18.3: the live agent adds messages to a rebuilt context that the file never holds:
+    /// an `eval-state-context` notice once the eval tool ran, a retry note after an empty
+    /// `length` stop (omp-18.3.md §1.4).
+    pub fn adds_live_context_notices(self) -> bool {
+        self.at_least(RuleSet::Omp183)
+    }
+
+    /// omp ≥ 18.3.1: a subagent's threshold is the one recorded in its `session_init`
+    /// entry (`compactionThreshold`), not the settings files' (omp-18.3.md §2.3).
+    pub fn reads_recorded_threshold(self) -> bool {
+        self.at_least(RuleSet::Omp183)
+    }
 }
 
 impl fmt::Display for RuleSet {
@@ -414,7 +459,7 @@ fn parse_version(v: &str) -> Option<(u32, u32)> {
 pub enum RuleRequest {
     /// `pi` or `omp`.
     Agent(Dialect),
-    /// `pi@0.73`, `pi@1.6`, `omp@13`, `omp@18`.
+    /// `pi@0.73`, `pi@1.6`, `omp@13`, `omp@18`, `omp@18.3`.
     Exact(RuleSet),
 }
 
@@ -577,6 +622,8 @@ mod tests {
         assert!(RuleSet::Pi16.projects_context_edits() && !RuleSet::Pi073.projects_context_edits());
         assert!(!RuleSet::Omp18.projects_context_edits());
         assert!(RuleSet::Omp18.reads_title_slot() && !RuleSet::Omp13.reads_title_slot() && !RuleSet::Pi16.reads_title_slot());
+        assert!(RuleSet::Omp183.reads_title_slot() && RuleSet::Omp183.keeps_snapshot_replay_tail());
+        assert!(!RuleSet::Omp18.keeps_snapshot_replay_tail() && !RuleSet::Pi16.reads_recorded_threshold());
     }
 
     /// Rules switch with `at_least` (a later rule set keeps them), never by naming one rule
@@ -623,7 +670,10 @@ mod tests {
         assert_eq!(at(Dialect::Pi, "1.6.0"), Some(RuleSet::Pi16));
         assert_eq!(at(Dialect::Pi, "2.0.0-beta.1"), Some(RuleSet::Pi16));
         assert_eq!(at(Dialect::Omp, "13.19.0"), Some(RuleSet::Omp13));
-        assert_eq!(at(Dialect::Omp, "18.3.4"), Some(RuleSet::Omp18));
+        assert_eq!(at(Dialect::Omp, "18.2.9"), Some(RuleSet::Omp18));
+        assert_eq!(at(Dialect::Omp, "18.3.0"), Some(RuleSet::Omp183));
+        assert_eq!(at(Dialect::Omp, "18.3.4"), Some(RuleSet::Omp183));
+        assert_eq!(at(Dialect::Omp, "19.0.0"), Some(RuleSet::Omp183));
         assert_eq!(at(Dialect::Omp, "garbage"), None);
     }
 
@@ -637,6 +687,6 @@ mod tests {
         let c = choose_rules(None, Dialect::Pi, Some("not a version"), Some("system messages"));
         assert_eq!((c.rules, c.why()), (RuleSet::Pi16, "the file shows system messages".to_owned()));
         let c = choose_rules(None, Dialect::Omp, None, None);
-        assert_eq!((c.rules, c.reason), (RuleSet::Omp18, RuleReason::Newest));
+        assert_eq!((c.rules, c.reason), (RuleSet::Omp183, RuleReason::Newest));
     }
 }

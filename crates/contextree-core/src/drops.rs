@@ -158,7 +158,12 @@ pub fn summarized_by(s: &Session, c: NodeId) -> Vec<NodeId> {
     let k = path.len() - 1;
     let kept_from = |at: usize| {
         let first = s.entry(path[at]).str_field("firstKeptEntryId");
-        path[..at].iter().position(|&n| Some(&*s.entry(n).id) == first)
+        path[..at].iter().position(|&n| Some(&*s.entry(n).id) == first).or_else(|| {
+            // omp ≥ 18.3: an Anthropic snapshot compaction retains what follows its replay point.
+            let through =
+                crate::context::snapshot_replay_point(s, &path, at).filter(|_| crate::context::has_anthropic_payload(s.entry(path[at])));
+            through.map(|t| t + 1).filter(|&t| t < at)
+        })
     };
     let end = kept_from(k).unwrap_or(k);
     let start = path[..k].iter().rposition(|&n| &*s.entry(n).entry_type == "compaction").map_or(0, |p| kept_from(p).unwrap_or(p + 1));

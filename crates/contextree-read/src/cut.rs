@@ -165,8 +165,8 @@ fn document<'a>(s: &'a Session, plan: &'a CompactionPlan, window: Option<u64>) -
         warnings: plan.warnings.clone(),
         threshold: window.map(|w| Threshold {
             window: w,
-            threshold_tokens: threshold_tokens_under(w, &plan.settings, s.rules()).map(JsNumber),
-            should_compact: should_compact_under(plan.tokens_before, w, &plan.settings, s.rules()),
+            threshold_tokens: threshold_tokens_under(w, &plan.settings.for_session(s), s.rules()).map(JsNumber),
+            should_compact: should_compact_under(plan.tokens_before, w, &plan.settings.for_session(s), s.rules()),
         }),
         auto_check: None,
     }

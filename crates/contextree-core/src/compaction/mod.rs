@@ -40,7 +40,8 @@ pub use prompt::{
     SummaryModel, SummaryRequests, TranscriptFormat,
 };
 pub use settings::{
-    should_compact, should_compact_under, threshold_tokens, threshold_tokens_under, CompactionSettings, Method, MethodOrder, Strategy,
+    recorded_threshold, should_compact, should_compact_under, threshold_tokens, threshold_tokens_under, CompactionSettings, Method,
+    MethodOrder, Strategy,
 };
 pub use transcript::{preferred_dialect, SummaryDialect};
 

@@ -10,7 +10,7 @@ use super::file_ops::FileOps;
 use super::plan::{CompactionPlan, KeepRecent, NothingToCompact, Prepared, PreviousCompaction};
 use super::settings::CompactionSettings;
 use crate::context::materialize::{agent_message, ReadBackError};
-use crate::context::{entry_estimate, Context, Item};
+use crate::context::{entry_estimate, snapshot_replay_point, Context, Item};
 use crate::session::{Entry, NodeId, Role, Session, Source};
 
 /// `prepareCompaction(path of ctx.leaf, settings)` under omp 18, without an
@@ -56,6 +56,11 @@ pub(super) fn plan(
             // A local summary excludes its kept tail: summarize it again.
             if let Some(i) = (after(reset)..prev.path_index).find(|&i| entry(i).id() == Some(kept)) {
                 start = i;
+            } else if let Some(t) = snapshot_replay_point(session, path, prev.path_index) {
+                // omp ≥ 18.3: an Anthropic snapshot compaction retained what followed its replay
+                // point; that is summarized again, from right after the point even when a
+                // `reset_boundary` lies later (omp-18.3.md §2.1).
+                start = t + 1;
             }
         }
     }

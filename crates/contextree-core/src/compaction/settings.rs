@@ -147,6 +147,35 @@ pub fn threshold_tokens(window: u64, settings: &CompactionSettings, dialect: Dia
     }
 }
 
+impl CompactionSettings {
+    /// These settings as they apply to `session`: omp ≥ 18.3.1 runs a subagent with the
+    /// threshold its parent configured for it (`task.agentCompactionThresholdOverrides`) and
+    /// records it in the subagent's `session_init` entry as `compactionThreshold:
+    /// {thresholdPercent, thresholdTokens}` (−1 = unset), which then replaces the settings
+    /// files' threshold (omp-18.3.md §2.3). Otherwise the settings as they are.
+    pub fn for_session(&self, session: &crate::session::Session) -> CompactionSettings {
+        let mut out = *self;
+        if let Some((percent, tokens)) = recorded_threshold(session) {
+            out.threshold_percent = percent;
+            out.threshold_tokens = tokens;
+        }
+        out
+    }
+}
+
+/// The `compactionThreshold` of the file's `session_init` entry, as `(thresholdPercent,
+/// thresholdTokens)` with −1 (or any value that is not a positive number) as `None`; `None`
+/// when the rule set does not read it or the file records none.
+pub fn recorded_threshold(session: &crate::session::Session) -> Option<(Option<f64>, Option<f64>)> {
+    if !session.rules().reads_recorded_threshold() {
+        return None;
+    }
+    let init = session.entries().iter().find(|e| &*e.entry_type == "session_init")?;
+    let pair = init.object()?.get("compactionThreshold")?.as_object()?;
+    let value = |key: &str| pair.get(key).and_then(serde_json::Value::as_f64).filter(|v| v.is_finite() && *v > 0.0);
+    Some((value("thresholdPercent"), value("thresholdTokens")))
+}
+
 /// omp's `resolveThresholdTokens`: fixed tokens, then a percentage, then the
 /// effective reserve.
 fn omp_threshold(window: u64, settings: &CompactionSettings) -> f64 {

@@ -265,9 +265,11 @@ fn convert_omp18_split(m: &Map<String, Value>) -> Option<Vec<Map<String, Value>>
     }
 }
 
-/// `historyRewriteAt`: the summary's timestamp (omp ≥ 18).
+/// `historyRewriteAt`: the summary's own `historyRewriteAt` (omp ≥ 18.3's Anthropic-native
+/// compactions), else its timestamp (omp ≥ 18).
 fn push_history_rewrite(out: &mut Map<String, Value>, source: &Map<String, Value>) {
-    if let Some(ts) = source.get("timestamp") {
+    let at = source.get("historyRewriteAt").filter(|v| !v.is_null()).or_else(|| source.get("timestamp"));
+    if let Some(ts) = at {
         out.insert("historyRewriteAt".to_owned(), ts.clone());
     }
 }

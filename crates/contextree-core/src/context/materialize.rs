@@ -212,7 +212,53 @@ pub(crate) fn context_message(session: &Session, ctx: &Context, item: Item, sour
     if let Some(mask) = ctx.stripped_calls(item) {
         super::omp18::strip_dangling_calls(&mut msg, mask);
     }
+    if let Item::CompactionSummary(c) = item {
+        date_native_rewrite(session, ctx, c, &mut msg);
+    }
     Ok(msg)
+}
+
+/// omp ≥ 18 dates the summary of an Anthropic-native compaction just before the first entry
+/// it retains, so that entry's signed thinking stays valid (`buildSessionContext`): 18.2 moves
+/// the summary's `timestamp` there, 18.3 keeps the compaction's time as `timestamp` and puts
+/// the rewrite time in `historyRewriteAt`, just before it (omp-18.md §2.2, omp-18.3.md §1.2).
+fn date_native_rewrite(session: &Session, ctx: &Context, c: crate::session::NodeId, msg: &mut Value) {
+    let rules = session.rules();
+    if !rules.honours_reset_boundary() || !super::omp18::has_anthropic_payload(session.entry(c)) {
+        return;
+    }
+    let Some(k) = ctx.path.iter().position(|&n| n == c) else { return };
+    let kept_id = session.entry(c).str_field("firstKeptEntryId");
+    let first_kept = ctx.path.iter().position(|&n| session.entry(n).id() == kept_id).filter(|&i| i < k);
+    let snapshot = || {
+        let through = session.entry(c).str_field("providerReplayThroughEntryId").filter(|t| kept_id == Some("") && !t.is_empty())?;
+        ctx.path.iter().position(|&n| session.entry(n).id() == Some(through)).filter(|&t| t + 1 < k).map(|t| t + 1)
+    };
+    let retained = first_kept.or_else(|| rules.dates_native_rewrites_separately().then(snapshot).flatten()).unwrap_or(k + 1);
+    let Some(at) = ctx.path.get(retained).and_then(|&n| session.entry(n).timestamp_ms.get()).filter(|ms| ms.is_finite()) else {
+        return;
+    };
+    let rewrite = serde_json::Number::from_f64(at - 1.0).map_or(Value::Null, |n| js_ms(n, at - 1.0));
+    let Some(obj) = msg.as_object_mut() else { return };
+    if rules.dates_native_rewrites_separately() {
+        // The key sits just before `timestamp`, as the agent builds the message.
+        let ts = obj.remove("timestamp");
+        obj.insert("historyRewriteAt".into(), rewrite);
+        if let Some(ts) = ts {
+            obj.insert("timestamp".into(), ts);
+        }
+    } else {
+        obj.insert("timestamp".into(), rewrite);
+    }
+}
+
+/// A millisecond time as `getTime()` gives it: integral values print as integers.
+fn js_ms(n: serde_json::Number, ms: f64) -> Value {
+    if ms.fract() == 0.0 && ms.abs() < 9.0e15 {
+        Value::from(ms as i64)
+    } else {
+        Value::Number(n)
+    }
 }
 
 /// Token numbers of a context, in the dialect's estimate.

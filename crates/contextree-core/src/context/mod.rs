@@ -23,6 +23,7 @@ pub use materialize::{
     serialize_context_with, summary_transcript, ContextTokens, ReadBackCause, ReadBackError,
 };
 pub use omp18::NotReproducible;
+pub(crate) use omp18::{has_anthropic_payload, snapshot_replay_point};
 pub use preview::entry_preview;
 pub use serialize::serialize_conversation;
 pub use state::{entry_states, EntryState};

@@ -40,7 +40,14 @@ pub(super) fn emit(session: &Session, ctx: &mut Context, path: &[NodeId], compac
             let index_of =
                 |id: Option<&str>, end: usize| id.and_then(|id| path[..end].iter().position(|&n| session.entry(n).id() == Some(id)));
             let first_kept = index_of(entry.str_field("firstKeptEntryId"), k);
-            ctx.kept_from = first_kept;
+            // omp ≥ 18.3: an Anthropic snapshot compaction that summarized everything up to
+            // its replay point keeps what follows that point (omp-18.3.md §1.1).
+            let snapshot_through = snapshot_replay_point(session, path, k).filter(|_| has_anthropic_payload(entry));
+            let retained = first_kept.or(snapshot_through.map(|t| t + 1)).filter(|&s| s < k);
+            ctx.kept_from = retained;
+            if first_kept.is_none() {
+                ctx.replay_through = snapshot_through.map(|t| path[t]);
+            }
             let rollover = entry.object().and_then(|m| m.get("details")).and_then(|d| d.get("kind")).and_then(Value::as_str)
                 == Some("experimental-context-rollover");
             if rollover {
@@ -53,7 +60,7 @@ pub(super) fn emit(session: &Session, ctx: &mut Context, path: &[NodeId], compac
                 }
             }
             if !ctx.provider_replay {
-                if let Some(start) = first_kept {
+                if let Some(start) = retained {
                     items.extend(path[start..k].iter().filter_map(|&n| item_of(session, n)));
                 }
             } else if let Some(through) = index_of(entry.str_field("providerReplayThroughEntryId"), k) {
@@ -66,6 +73,28 @@ pub(super) fn emit(session: &Session, ctx: &mut Context, path: &[NodeId], compac
         (_, None) => items.extend(path.iter().filter_map(|&n| item_of(session, n))),
     }
     ctx.items = finish(session, items, &mut ctx.stripped);
+}
+
+/// omp ≥ 18.3: the path index of the replay point of the compaction at `path[k]` when it kept
+/// nothing of its own (`firstKeptEntryId` `""`) and its `providerReplayThroughEntryId` is on the
+/// path before it: a snapshot compaction, whose retained tail is the entries after that point.
+/// `prepareCompaction` asks only that (omp-18.3.md §2.1); `buildSessionContext` also asks for an
+/// Anthropic-native payload (§1.1, [`has_anthropic_payload`]). `None` under older rules.
+pub(crate) fn snapshot_replay_point(session: &Session, path: &[NodeId], k: usize) -> Option<usize> {
+    let c = session.entry(path[k]);
+    if !session.rules().keeps_snapshot_replay_tail() || c.str_field("firstKeptEntryId") != Some("") {
+        return None;
+    }
+    let through = c.str_field("providerReplayThroughEntryId").filter(|id| !id.is_empty())?;
+    path[..k].iter().position(|&n| session.entry(n).id() == Some(through))
+}
+
+/// `getPreservedAnthropicCompactionData` finds a payload: `preserveData.anthropicCompaction`
+/// with a non-empty `provider` and `content`.
+pub(crate) fn has_anthropic_payload(c: &crate::session::Entry) -> bool {
+    let native = c.object().and_then(|m| m.get("preserveData")).and_then(|p| p.get("anthropicCompaction"));
+    let non_empty = |key| native.and_then(|a| a.get(key)).and_then(Value::as_str).is_some_and(|v| !v.is_empty());
+    non_empty("provider") && non_empty("content")
 }
 
 /// `appendMessage`: the message an entry emits, if omp 18 sends it.

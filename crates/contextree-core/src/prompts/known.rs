@@ -124,6 +124,12 @@ pub(crate) fn known_texts_of(rules: RuleSet) -> impl Iterator<Item = &'static Kn
     KNOWN_TEXTS.iter().filter(move |k| k.rules == rules)
 }
 
+/// The rule set whose recorded texts `rules` sends: itself, or the newest recorded set of its
+/// agent before it (a release that changed no text records none).
+pub(crate) fn texts_of_rules(rules: RuleSet) -> RuleSet {
+    recorded_rule_sets(rules.dialect()).filter(|r| rules.at_least(*r)).last().unwrap_or(rules)
+}
+
 /// The rule sets whose texts are recorded, oldest first within an agent.
 pub(crate) fn recorded_rule_sets(dialect: Dialect) -> impl Iterator<Item = RuleSet> {
     RuleSet::ALL.into_iter().filter(move |r| r.dialect() == dialect && known_texts_of(*r).next().is_some())

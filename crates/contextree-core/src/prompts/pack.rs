@@ -108,10 +108,11 @@ impl PromptPack {
         self.rules
     }
 
-    /// Whether this pack's texts are the ones `rules` sends: true when the
-    /// pack fits `rules` or fits no particular rule set.
+    /// Whether this pack's texts are the ones `rules` sends: true when the pack fits `rules`,
+    /// or the release whose texts `rules` kept (a rule set that changed no text, as omp@18.3,
+    /// sends its predecessor's), or no particular rule set.
     pub fn fits(&self, rules: RuleSet) -> bool {
-        self.rules.is_none_or(|r| r == rules)
+        self.rules.is_none_or(|r| r == rules || r == super::known::texts_of_rules(rules))
     }
 
     /// The same texts, attributed to `origin` with the given checks.

@@ -229,6 +229,9 @@ pub struct TurnFacts {
     /// Tool result: flagged `useless: true` by its tool and not an error
     /// (omp ≥ 15 leaves it and its call out of summaries, prunes it first).
     pub useless: bool,
+    /// Assistant: carries `requestControls` or `credentialId`, fields only oh-my-pi ≥ 18.3
+    /// writes (omp-18.3.md §3): evidence of its rules (D22).
+    pub omp183_fields: bool,
 }
 
 /// A 64-bit FNV-1a hash of a tool-call id: the context compares ids, never

@@ -89,6 +89,7 @@ pub(super) fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
             empty_error: false,
             useless: false,
             skill_reads: 0,
+            omp183_fields: false,
         }
         .into(),
         role,
@@ -322,7 +323,9 @@ impl Scanner<'_> {
                     m.tool_call_id = s.opt_text()?.map(|id| call_id_hash(&id));
                 }
                 // Rare fields omp 18 reads: the reference reading decides.
-                b"retryRecovery" | b"useless" => return None,
+                // Rare fields the reference reading decides on (omp 18's dropped turns and
+                // useless results, omp 18.3's evidence).
+                b"retryRecovery" | b"useless" | b"requestControls" | b"credentialId" => return None,
                 _ => s.skip()?,
             }
             Some(())

@@ -31,18 +31,39 @@ pub struct Detection {
 /// kind seen, as a phrase ("system messages in the transcript").
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NewerEvidence {
-    /// Evidence of pi ≥ 0.86 (pi-1.6.md §1.6).
-    pub pi: Option<String>,
-    /// Evidence of oh-my-pi 18 (omp-18.md).
-    pub omp: Option<String>,
+    /// Evidence of pi ≥ 0.86 (pi-1.6.md §1.6): the newest rule set it shows, and what.
+    pub pi: Option<(RuleSet, String)>,
+    /// Evidence of oh-my-pi ≥ 18 (omp-18.md §1, omp-18.3.md §4): the newest rule set it
+    /// shows, and what.
+    pub omp: Option<(RuleSet, String)>,
 }
 
 impl NewerEvidence {
-    /// The evidence for `dialect`'s newer rule set.
+    /// The evidence for `dialect`'s newer rule sets: what the file shows of the newest one.
     pub fn of(&self, dialect: Dialect) -> Option<&str> {
+        self.slot(dialect).as_ref().map(|(_, what)| what.as_str())
+    }
+
+    /// The newest rule set of `dialect` the file shows (entries no older release writes).
+    pub fn shows(&self, dialect: Dialect) -> Option<RuleSet> {
+        self.slot(dialect).as_ref().map(|(rules, _)| *rules)
+    }
+
+    fn slot(&self, dialect: Dialect) -> &Option<(RuleSet, String)> {
         match dialect {
-            Dialect::Pi => self.pi.as_deref(),
-            Dialect::Omp => self.omp.as_deref(),
+            Dialect::Pi => &self.pi,
+            Dialect::Omp => &self.omp,
+        }
+    }
+
+    /// Notes that the file shows `rules` by `what`; the first evidence of the newest set wins.
+    fn note(&mut self, rules: RuleSet, what: impl FnOnce() -> String) {
+        let slot = match rules.dialect() {
+            Dialect::Pi => &mut self.pi,
+            Dialect::Omp => &mut self.omp,
+        };
+        if slot.as_ref().is_none_or(|(seen, _)| rules > *seen) {
+            *slot = Some((rules, what()));
         }
     }
 }
@@ -592,7 +613,7 @@ fn detect(chunks: &[ChunkIndex], hint: Option<Dialect>) -> Detection {
         if first && rec.line == 1 && probe.entry_type.as_deref() == Some("title") {
             // omp 18's fixed-width title slot sits before the header (omp-18.md §1.1).
             note(&mut omp, "title line before the header");
-            newer.omp.get_or_insert_with(|| "a title line before the session header".into());
+            newer.note(RuleSet::Omp18, || "a title line before the session header".into());
             continue;
         }
         if std::mem::take(&mut first) {
@@ -614,7 +635,11 @@ fn detect(chunks: &[ChunkIndex], hint: Option<Dialect>) -> Detection {
                 Role::System => {
                     // Only pi ≥ 0.86 persists system messages (pi-1.6.md §1.6).
                     note(&mut pi, "system messages");
-                    newer.pi.get_or_insert_with(|| "system messages in the transcript (pi ≥ 0.86)".into());
+                    newer.note(RuleSet::Pi16, || "system messages in the transcript (pi ≥ 0.86)".into());
+                }
+                Role::Assistant if m.turn.omp183_fields => {
+                    newer
+                        .note(RuleSet::Omp183, || "an assistant message with `requestControls` or `credentialId` (oh-my-pi ≥ 18.3)".into());
                 }
                 _ if m.pruned => note(&mut omp, "pruned tool results (`prunedAt`)"),
                 _ => {}
@@ -624,26 +649,34 @@ fn detect(chunks: &[ChunkIndex], hint: Option<Dialect>) -> Detection {
                 match t {
                     "context_edit" => {
                         note(&mut pi, "`context_edit` entries");
-                        newer.pi.get_or_insert_with(|| "`context_edit` entries (pi ≥ 0.87)".into());
+                        newer.note(RuleSet::Pi16, || "`context_edit` entries (pi ≥ 0.87)".into());
                     }
                     "usage" => {
                         note(&mut pi, "`usage` entries");
-                        newer.pi.get_or_insert_with(|| "`usage` entries (pi ≥ 0.86)".into());
+                        newer.note(RuleSet::Pi16, || "`usage` entries (pi ≥ 0.86)".into());
                     }
                     "compaction" if map.contains_key("systemMessage") => {
-                        newer.pi.get_or_insert_with(|| "a compaction with a `systemMessage` checkpoint (pi ≥ 0.86)".into());
+                        newer.note(RuleSet::Pi16, || "a compaction with a `systemMessage` checkpoint (pi ≥ 0.86)".into());
                     }
                     "reset_boundary" | "credential_pin" | "model_usage" | "title_change" => {
                         note(&mut omp, "omp 18 entry types");
-                        newer.omp.get_or_insert_with(|| format!("`{t}` entries (oh-my-pi 18)"));
+                        newer.note(RuleSet::Omp18, || format!("`{t}` entries (oh-my-pi 18)"));
                     }
                     "service_tier_change" | "ttsr_injection" | "mcp_tool_selection" | "session_init" | "mode_change" => {
-                        note(&mut omp, "omp-only entry types")
+                        note(&mut omp, "omp-only entry types");
+                        if t == "session_init" && map.contains_key("compactionThreshold") {
+                            newer.note(RuleSet::Omp183, || "a `session_init` entry with `compactionThreshold` (oh-my-pi ≥ 18.3.1)".into());
+                        }
                     }
                     "session_info" => note(&mut pi, "`session_info` entries"),
                     "model_change" if map.contains_key("model") => note(&mut omp, "`model_change` with `model`"),
                     "model_change" if map.contains_key("modelId") => note(&mut pi, "`model_change` with `provider`/`modelId`"),
                     _ => {}
+                }
+                if t == "compaction"
+                    && map.get("preserveData").and_then(|p| p.get("anthropicCompaction")).is_some_and(|a| a.get("signature").is_some())
+                {
+                    newer.note(RuleSet::Omp183, || "a compaction with an Anthropic `signature` (oh-my-pi ≥ 18.3)".into());
                 }
                 if map.contains_key("fromExtension") || map.contains_key("shortSummary") || map.contains_key("preserveData") {
                     note(&mut omp, "omp summary fields (`fromExtension`, `shortSummary`, `preserveData`)");

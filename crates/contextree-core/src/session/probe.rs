@@ -174,6 +174,7 @@ pub(crate) fn turn_facts(msg: &Map<String, Value>, role: &Role) -> TurnFacts {
                 t.other_blocks = blocks.iter().filter(|b| !matches!(ty(b), "toolCall" | "redactedThinking")).count() as u32;
             }
             t.retry_recovery = crate::js::is_truthy(msg.get("retryRecovery"));
+            t.omp183_fields = msg.contains_key("requestControls") || msg.contains_key("credentialId");
             let filled = |b: &Value, k: &str| b.get(k).and_then(Value::as_str).is_some_and(|s| !crate::js::js_trim(s).is_empty());
             t.empty_error = msg.get("stopReason").and_then(Value::as_str) == Some("error")
                 && !blocks.iter().any(|b| match ty(b) {

@@ -26,11 +26,12 @@ fn context_json(s: &Session, source: &dyn Source, text: Option<usize>) -> Value 
     json
 }
 
-const CASES: [(&str, RuleSet, &str); 4] = [
+const CASES: [(&str, RuleSet, &str); 5] = [
     ("synthetic/E05.jsonl", RuleSet::Pi073, "pi073-E05"),
     ("pi16/pi16-edit-example.jsonl", RuleSet::Pi16, "pi16-edit-example"),
     ("synthetic/E05.jsonl", RuleSet::Omp13, "omp13-E05"),
     ("omp18/omp18-compaction.jsonl", RuleSet::Omp18, "omp18-compaction"),
+    ("omp183/omp183-snapshot.jsonl", RuleSet::Omp183, "omp183-snapshot"),
 ];
 
 #[test]
@@ -94,6 +95,11 @@ fn what_is_not_reproducible_is_listed_where_the_rules_name_something() {
             RuleSet::Omp18 => {
                 let kinds: Vec<&str> = list.unwrap().iter().map(|n| n["kind"].as_str().unwrap()).collect();
                 assert!(kinds.contains(&"native-tokenizer"), "{kinds:?}");
+            }
+            RuleSet::Omp183 => {
+                // omp-18.3.md §1.4: the live agent's own additions, named where the file shows their cause.
+                let kinds: Vec<&str> = list.unwrap().iter().map(|n| n["kind"].as_str().unwrap()).collect();
+                assert_eq!(kinds, ["anthropic-native-compaction", "native-tokenizer", "eval-state-notice", "length-stop-retry"]);
             }
         }
     }

@@ -9,7 +9,7 @@ use super::omp18::omp18_check;
 use super::overflow::{context_overflow, omp18_overflow, pi16_overflow};
 use super::pi::pi_check;
 use super::report::{AutoCheck, AutoDecision, CheckInputs, Overflow, Skip};
-use crate::compaction::settings::{threshold_tokens_under, CompactionSettings};
+use crate::compaction::settings::{recorded_threshold, threshold_tokens_under, CompactionSettings};
 use crate::context::materialize::{agent_message, ReadBackError};
 use crate::context::{Context, Item};
 use crate::session::{MessageMeta, NodeId, Role, Session, Source};
@@ -71,6 +71,7 @@ pub fn auto_check_with(
 ) -> Result<AutoCheck, ReadBackError> {
     let dialect = session.dialect();
     let rules = session.rules();
+    let settings = &settings.for_session(session);
     let mut out = AutoCheck {
         dialect,
         assistant: None,
@@ -97,6 +98,14 @@ pub fn auto_check_with(
         stored_estimate: None,
         method: None,
     };
+    if let Some((percent, tokens)) = recorded_threshold(session) {
+        let show = |v: Option<f64>| v.map_or_else(|| "unset".to_owned(), |v| v.to_string());
+        out.notes.push(format!(
+            "the threshold is the one recorded in the file's session_init entry (a subagent's override: thresholdPercent {}, thresholdTokens {}), not the settings files'",
+            show(percent),
+            show(tokens)
+        ));
+    }
     let is_assistant = |i: &Item| matches!(i, Item::Entry(n) if session.entry(*n).message().is_some_and(|m| m.role == Role::Assistant));
     // omp 18 rebuilds its context without error and aborted replies (omp-18.md §2.4), but checks
     // the reply the run just produced: the last assistant entry on the path.

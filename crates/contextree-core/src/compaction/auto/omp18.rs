@@ -199,6 +199,12 @@ fn omp18_recovery(
     }
     // 4. A `length` stop: the model spent its output budget; recovery like an overflow.
     if fresh && stop == Some("length") {
+        if session.rules().keeps_length_stops_below_threshold() {
+            out = match length_stop_below_threshold(session, settings, a, source, out)? {
+                ControlFlow::Break(done) => return Ok(ControlFlow::Break(done)),
+                ControlFlow::Continue(out) => out,
+            };
+        }
         out.context_promotion = true;
         if !settings.enabled || settings.method_order.is_empty() {
             return Ok(ControlFlow::Break(out.stop(
@@ -213,6 +219,61 @@ fn omp18_recovery(
         return Ok(ControlFlow::Break(out));
     }
     Ok(ControlFlow::Continue(out))
+}
+
+/// omp ≥ 18.3's `length` stop with the window not exhausted (usage at or below the threshold,
+/// a known window): a delivered turn is kept, an empty one is retried without compacting
+/// after promotion is tried (omp-18.3.md §2.2). `Continue` when the window is exhausted: the
+/// recovery of omp 18 follows.
+fn length_stop_below_threshold(
+    session: &Session,
+    settings: &CompactionSettings,
+    a: &Assistant,
+    source: &dyn Source,
+    mut out: AutoCheck,
+) -> Result<ControlFlow<AutoCheck, AutoCheck>, ReadBackError> {
+    let window = out.window;
+    let used = omp18_context_tokens(a.usage.as_ref());
+    let threshold = crate::compaction::settings::omp18_threshold(window, settings);
+    if window == 0 || used > threshold {
+        return Ok(ControlFlow::Continue(out));
+    }
+    let below = format!("length stop (response incomplete) with context tokens {used} ≤ threshold {threshold} (window {window})");
+    let message = agent_message(session, Item::Entry(a.node), source)?;
+    if delivered(&message) {
+        let done = out.stop(
+            Skip::LengthKept,
+            format!("{below}: the output cap truncated a delivered turn; the agent keeps it with a warning and does not compact"),
+        );
+        return Ok(ControlFlow::Break(done));
+    }
+    out.context_promotion = true;
+    let mut done = if settings.enabled && !settings.method_order.is_empty() {
+        let mut done = out.stop(
+            Skip::LengthRetry,
+            format!("{below} and nothing delivered: {PROMOTION}; otherwise the turn is dropped and retried without compacting (at most 3 in a row)"),
+        );
+        done.will_retry = true;
+        done
+    } else {
+        out.stop(Skip::NoMethod, format!("{below}: {PROMOTION}; otherwise nothing (compaction disabled or no method)"))
+    };
+    done.notes.push(
+        "how many length stops in a row came before is the agent's memory, not the file's: after 3 the agent gives up instead of retrying"
+            .into(),
+    );
+    Ok(ControlFlow::Break(done))
+}
+
+/// `assistantTurnDelivered`: a tool call, an image, or text that is not blank.
+fn delivered(message: &Value) -> bool {
+    message.get("content").and_then(Value::as_array).is_some_and(|blocks| {
+        blocks.iter().any(|b| match b.get("type").and_then(Value::as_str) {
+            Some("toolCall" | "image") => true,
+            Some("text") => b.get("text").and_then(Value::as_str).is_some_and(|t| !t.trim().is_empty()),
+            _ => false,
+        })
+    })
 }
 
 /// Step 5 of [`omp18_check`]: the per-turn stale pass, which the agent runs (rewriting the

@@ -59,6 +59,12 @@ pub enum Skip {
     PayloadRejected,
     /// omp 18: an overflow, and no method in `methodOrder` is usable for it.
     NoUsableMethod,
+    /// omp ≥ 18.3: a `length` stop that delivered output (a tool call, an image or text) with
+    /// the window below the threshold: the truncated turn is kept, with a warning.
+    LengthKept,
+    /// omp ≥ 18.3: a `length` stop that delivered nothing with the window below the
+    /// threshold: the turn is dropped and retried without compacting.
+    LengthRetry,
 }
 
 impl Skip {
@@ -77,6 +83,8 @@ impl Skip {
             Skip::NoMethod => "noMethod",
             Skip::PayloadRejected => "payloadRejected",
             Skip::NoUsableMethod => "noUsableMethod",
+            Skip::LengthKept => "lengthKept",
+            Skip::LengthRetry => "lengthRetry",
         }
     }
 }

@@ -433,3 +433,50 @@ fn omp_threshold_after_pruning() {
     let c = check(&base().asst("a1", "stop", 10_000), Dialect::Omp);
     assert_eq!(c.context_tokens, Some(0.0));
 }
+
+fn check183(b: &B, settings: &CompactionSettings, window: u64) -> AutoCheck {
+    let bytes = b.bytes();
+    let session = Session::parse(&bytes, Some(RuleSet::Omp183));
+    let ctx = build(&session, Leaf::Last);
+    auto_check_with(&session, &ctx, settings, window, Some(MODEL), &CheckInputs::default(), &bytes).unwrap()
+}
+
+/// omp-18.3.md §2.2: below the threshold a `length` stop no longer compacts; at or above it,
+/// and under omp 18.2's rules whatever the usage, it does.
+#[test]
+fn omp183_length_stops_below_the_threshold_keep_or_retry() {
+    let s = CompactionSettings::default();
+    let delivered = B::new().user("u1").asst("a1", "length", 1000);
+    let c = check183(&delivered, &s, 200_000);
+    assert_eq!((c.decision, c.skipped), (AutoDecision::None, Some(Skip::LengthKept)), "{}", c.reason);
+    assert!(!c.will_retry);
+    // Nothing delivered (only blank text): dropped and retried without compacting.
+    let mut empty = B::new().user("u1");
+    empty.push("a1", json!({"type":"message","message":{"role":"assistant","content":[{"type":"text","text":"  "}],"provider":MODEL.0,"model":MODEL.1,"stopReason":"length",
+        "usage":{"input":1000,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":1000},"timestamp":T0 + 20_000}}));
+    let c = check183(&empty, &s, 200_000);
+    assert_eq!((c.decision, c.skipped, c.will_retry), (AutoDecision::None, Some(Skip::LengthRetry), true), "{}", c.reason);
+    // The window exhausted (usage above the threshold): recovery compaction as in omp 18.2.
+    let full = B::new().user("u1").asst("a1", "length", 190_000);
+    let c = check183(&full, &s, 200_000);
+    assert_eq!(c.decision, AutoDecision::Incomplete, "{}", c.reason);
+    // An unknown window keeps compacting.
+    assert_eq!(check183(&delivered, &s, 0).decision, AutoDecision::Incomplete);
+    // omp 18.2 compacts on every fresh length stop.
+    assert_eq!(check18(&delivered, &s, 200_000, &CheckInputs::default()).decision, AutoDecision::Incomplete);
+}
+
+/// omp-18.3.md §2.3: a subagent's `session_init.compactionThreshold` replaces the settings'
+/// threshold under omp@18.3 only.
+#[test]
+fn omp183_reads_the_threshold_recorded_in_session_init() {
+    let s = CompactionSettings::default();
+    let mut b = B::new();
+    b.push("init", json!({"type":"session_init","compactionThreshold":{"thresholdPercent":-1,"thresholdTokens":50_000}}));
+    let b = b.user("u1").asst("a1", "stop", 60_000);
+    let c = check183(&b, &s, 200_000);
+    assert_eq!((c.threshold, c.decision), (Some(50_000.0), AutoDecision::Threshold), "{}", c.reason);
+    assert!(c.notes.iter().any(|n| n.contains("session_init")), "{:?}", c.notes);
+    let c = check18(&b, &s, 200_000, &CheckInputs::default());
+    assert_eq!(c.decision, AutoDecision::None, "omp 18.2 reads the settings files only: {}", c.reason);
+}
