@@ -132,21 +132,22 @@ agent_info() {
 # Installs tests/agents with AGENT's package at VERSION in a scratch copy and runs the parity
 # suites against it; prints the outcome, returns 0 (passed) or 1.
 install_and_test() {
-	local name="$1" version="$2" log_dir="$3" copy="$scratch/agents-$1" log
+	local name="$1" version="$2" log_dir="$3" copy="$scratch/agents-$1" log kept=""
+	[[ -n "$out" ]] || kept=", removed at the end: --out DIR keeps it"
 	rm -rf "$copy"
 	mkdir -p "$copy/omp13" "$log_dir"
 	cp "$agents_dir"/{package.json,package-lock.json,oracle.mjs,gen-session.py} "$copy/"
 	cp "$agents_dir/omp13/package.json" "$copy/omp13/"
 	(cd "$copy/$(dirname "$pin_file")" && npm pkg set "dependencies.$pkg=$version") || die "cannot set $pkg $version in the copy"
 	log="$log_dir/install.log"
-	echo "   install: npm install in a copy of tests/agents with $pkg $version (log: $log)"
+	echo "   install: npm install in a copy of tests/agents with $pkg $version (log: $log$kept)"
 	if ! (cd "$copy" && npm install --no-audit --no-fund) >"$log" 2>&1; then
 		echo "   install: FAILED — $pkg $version does not install:"
 		npm_error "$log" | sed 's/^/   /'
 		return 1
 	fi
 	log="$log_dir/parity.log"
-	echo "   parity: ORACLE=<copy> cargo test -p contextree-cli --test it parity (log: $log)"
+	echo "   parity: ORACLE=<copy> cargo test -p contextree-cli --test it parity (log: $log$kept)"
 	if (cd "$root" && ORACLE="$copy" cargo test -p contextree-cli --test it parity) >"$log" 2>&1; then
 		echo "   parity: passed ($(grep -Eo '[0-9]+ passed' "$log" | tail -n1))"
 		return 0
