@@ -46,6 +46,12 @@ step_ui_test() {
   node --test tests/ui/
 }
 
+# scripts/agent-drift.sh offline (issue 20): two fixture package trees, a changed module
+# flagged, minifier-renamed names not (about a second, no network).
+step_drift() {
+  node --test tests/drift/
+}
+
 # The UI's type check (issue 19): tsc over ui/src's JSDoc-typed modules against the declarations
 # generated from the read layer's reports (ui/src/generated/, kept current by contextree-read's
 # `the_ui_contract_is_current` test). TypeScript is pinned in tests/ui/package.json's lock file.
@@ -103,7 +109,7 @@ step_package() {
   return "$status"
 }
 
-STEPS=(deps agents fmt build clippy cargo_test ui_test ui_types e2e package)
+STEPS=(deps agents fmt build clippy cargo_test ui_test drift ui_types e2e package)
 # TEST_STEPS="e2e package" scripts/test.sh runs only those steps (a step needs the ones before it
 # to have run once).
 if [[ -n "${TEST_STEPS:-}" ]]; then read -ra STEPS <<<"$TEST_STEPS"; fi
