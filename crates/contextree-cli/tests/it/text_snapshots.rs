@@ -21,6 +21,7 @@ const CASES: &[(&str, &str)] = &[
     ("pi16/g16-small-s7.jsonl", "pi@1.6"),
     ("omp18/omp18-compaction.jsonl", "omp@18"),
     ("omp18/omp18-notices.jsonl", "omp@18"),
+    ("omp183/omp183-snapshot.jsonl", "omp@18.3"),
 ];
 
 /// `contextree ARGS` in an empty HOME; its stdout with the repository's path replaced.
