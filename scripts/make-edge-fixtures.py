@@ -358,6 +358,17 @@ def edge_missing_id():
 
 
 @fixture
+def edge_missing_id_leaf():
+    """The last line is a user message without an `id` (its parentId is valid): the agents' leaf
+    id is undefined, so their context ends at that last entry."""
+    s = Session()
+    s.preamble()
+    s.turn(1)
+    s.add("message", None, message=s.user_msg("I have no id and I am last.", s.tick()), move=False)
+    s.write("edge-missing-id-leaf")
+
+
+@fixture
 def edge_orphan():
     """An entry whose parentId names no entry in the file, with a subtree below it; the leaf is in
     that subtree."""
