@@ -68,8 +68,11 @@ FIXTURE_JOBS = {
 }
 
 
-# Fixtures without golden outputs (tests/fixtures/README.md): xss is for the desktop app's e2e test.
-NO_GOLDEN = {"xss"}
+# Fixtures without golden outputs (tests/fixtures/README.md): xss is for the desktop app's e2e test;
+# edge-missing-id-leaf is compared with the agents live (missing_id_parity.rs: its context), since
+# the agents' getBranch() is empty for a leaf without an id (no cut, branch or prune there), which
+# contextree does not reproduce yet.
+NO_GOLDEN = {"xss", "edge-missing-id-leaf"}
 
 
 class Impl:
@@ -371,7 +374,7 @@ def process(fixture, oracle, timeout, impls):
     if "pi" in results:
         pi, omp = results["pi"], results.get("omp13", {"error": "omp13 not run"})
         if "error" not in pi:
-            if "error" not in omp and parse_signature(pi["tokens"]) == parse_signature(omp["tokens"]) and pi["tokens"]["leafId"] == omp["tokens"]["leafId"]:
+            if "error" not in omp and parse_signature(pi["tokens"]) == parse_signature(omp["tokens"]) and pi["tokens"].get("leafId") == omp["tokens"].get("leafId"):
                 prune = omp["prune"]
             else:
                 prune = {"error": "not recorded: pi has no pruning and omp13 parses this file differently (see the .omp.json golden)"}

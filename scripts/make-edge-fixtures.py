@@ -358,6 +358,17 @@ def edge_missing_id():
 
 
 @fixture
+def edge_missing_id_leaf():
+    """The last line is a user message without an `id` (its parentId is valid): the agents' leaf
+    id is undefined, so their context ends at that last entry."""
+    s = Session()
+    s.preamble()
+    s.turn(1)
+    s.add("message", None, message=s.user_msg("I have no id and I am last.", s.tick()), move=False)
+    s.write("edge-missing-id-leaf")
+
+
+@fixture
 def edge_orphan():
     """An entry whose parentId names no entry in the file, with a subtree below it; the leaf is in
     that subtree."""
@@ -892,6 +903,94 @@ def edge_prune():
     tool_turn(5, "bash", 40000)
     tool_turn(6, "bash", 100000)
     s.write("edge-prune")
+
+
+# ============================================================================================
+# tool-call ids (omp 18 strips calls no result answers; the agents compare ids as JS values)
+# ============================================================================================
+
+CALL_UNSET = object()  # a `toolCall` without `id` / a result without `toolCallId`
+
+
+def call_block(call_id, n):
+    b = {"type": "toolCall", "name": "read", "arguments": {"path": f"src/module-{n}.ts"}}
+    if call_id is not CALL_UNSET:
+        b["id"] = call_id
+    return b
+
+
+def call_turn(s, n, call_id, result_id, stop="toolUse"):
+    """user n -> assistant (signed thinking, text, one call) -> its tool result -> final text, with
+    the call's `id` and the result's `toolCallId` as given (CALL_UNSET: the field is left out)."""
+    s.user(f"u{n}", f"Read module {n}, please.")
+    s.assistant(f"a{n}", [{"type": "thinking", "thinking": f"Module {n} first.", "thinkingSignature": f"sig{n}"},
+                          {"type": "text", "text": f"Reading module {n}."}, call_block(call_id, n)], stop=stop)
+    sec = s.tick()
+    tm = s.tool_msg(result_id, "read", lorem(400, n))
+    if result_id is CALL_UNSET:
+        del tm["toolCallId"]
+    s.add("message", f"r{n}", sec=sec, message=tm)
+    s.assistant(f"f{n}", [{"type": "text", "text": f"Module {n} read."}])
+
+
+@fixture
+def edge_call_no_ids():
+    """A tool call without `id` answered by a result without `toolCallId` (a pair for the agents:
+    undefined === undefined), then an aborted reply of the same shape followed by its result."""
+    s = Session()
+    s.preamble()
+    call_turn(s, 1, CALL_UNSET, CALL_UNSET)
+    s.user("u2", "Read module 2 as well.")
+    s.assistant("a2", [{"type": "text", "text": "Reading module 2."}, call_block(CALL_UNSET, 2)], stop="aborted")
+    sec = s.tick()
+    tm = s.tool_msg(None, "read", "Tool execution was aborted.", is_error=True)
+    del tm["toolCallId"]
+    s.add("message", "r2", sec=sec, message=tm)
+    s.user("u3", "Never mind, summarize module 1.")
+    s.assistant("f3", [{"type": "text", "text": "Module 1 holds the lexer."}])
+    s.write("edge-call-no-ids")
+
+
+@fixture
+def edge_call_no_ids_v1():
+    """v1: an assistant with thinking, text and a call without `id`, answered by a result without
+    `toolCallId` (migration gives entries ids, not calls)."""
+    s = Session(version=1, header_extra={"provider": "anthropic", "modelId": "claude-sonnet-4-5", "thinkingLevel": "medium"})
+    call_turn(s, 1, CALL_UNSET, CALL_UNSET)
+    s.user("u2", "Thanks.")
+    s.assistant("f2", [{"type": "text", "text": "You are welcome."}])
+    s.write("edge-call-no-ids-v1")
+
+
+@fixture
+def edge_call_no_id_result_id():
+    """A call without `id`; its result has a `toolCallId` (no pair: the call is unanswered)."""
+    s = Session()
+    s.preamble()
+    call_turn(s, 1, CALL_UNSET, "call_1")
+    s.write("edge-call-no-id-result-id")
+
+
+@fixture
+def edge_call_id_result_no_id():
+    """A call with an `id`; its result has no `toolCallId` (no pair: the call is unanswered)."""
+    s = Session()
+    s.preamble()
+    call_turn(s, 1, "call_1", CALL_UNSET)
+    s.write("edge-call-id-result-no-id")
+
+
+@fixture
+def edge_call_ids_typed():
+    """Ids that are not strings: null answers null, 7 answers 7.0, the string "8" does not answer
+    the number 8, an object answers no equal object."""
+    s = Session()
+    s.preamble()
+    call_turn(s, 1, None, None)
+    call_turn(s, 2, 7, 7.0)
+    call_turn(s, 3, "8", 8)
+    call_turn(s, 4, {"k": 1}, {"k": 1})
+    s.write("edge-call-ids-typed")
 
 
 # ============================================================================================

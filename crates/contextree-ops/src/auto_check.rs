@@ -152,7 +152,7 @@ pub fn auto_check_report(s: &Session, c: &AutoCheck) -> AutoCheckReport {
     });
     AutoCheckReport {
         rule_set: c.rules.name(),
-        assistant_id: c.assistant.map(|n| s.entry(n).id.to_string()),
+        assistant_id: c.assistant.and_then(|n| s.entry(n).id().map(str::to_owned)),
         stop_reason: c.stop_reason.clone(),
         decision: c.decision.name(),
         skipped: c.skipped.map(|k| k.name()),

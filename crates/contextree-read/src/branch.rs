@@ -88,20 +88,20 @@ impl<'a> BranchReport<'a> {
         collected: &'a BranchEntries,
         prep: &'a PreparedBranch,
     ) -> Self {
-        let id = |n: NodeId| s.entry(n).id.to_string();
+        let id = |n: NodeId| s.entry(n).id().map(str::to_owned);
         Self {
             dialect: s.dialect().name(),
             rule_set: s.rule_choice(),
-            from_id: from.map(id),
-            to_id: to.map(id),
+            from_id: from.and_then(id),
+            to_id: to.and_then(id),
             budget,
-            common_ancestor_id: collected.common_ancestor.map(id),
+            common_ancestor_id: collected.common_ancestor.and_then(id),
             entry_ids: Ids(s, &collected.entries),
             selected_ids: Ids(s, &prep.selected),
             messages: Rows::new(Box::new(messages(s, prep))),
             total_tokens: prep.total_tokens,
-            squeezed_id: prep.squeezed.map(id),
-            stopped_at_id: prep.stopped_at.map(id),
+            squeezed_id: prep.squeezed.and_then(id),
+            stopped_at_id: prep.stopped_at.and_then(id),
             file_ops: FileOpsReport::new(&prep.file_ops),
             call: None,
         }

@@ -83,7 +83,7 @@ impl BudgetReport {
         Ok(Self {
             dialect: s.dialect().name(),
             rule_set: s.rule_choice().clone(),
-            leaf_id: ctx.leaf.map(|n| s.entry(n).id.to_string()),
+            leaf_id: ctx.leaf.and_then(|n| s.entry(n).id().map(str::to_owned)),
             window: b.window,
             window_source: b.window_source.name(),
             model: b.model,

@@ -472,7 +472,7 @@ impl<'a> ContextReport<'a> {
         Ok(ContextReport {
             dialect: s.dialect().name(),
             rule_set: s.rule_choice(),
-            leaf_id: ctx.leaf.map(|n| s.entry(n).id.to_string()),
+            leaf_id: ctx.leaf.and_then(|n| s.entry(n).id().map(str::to_owned)),
             leaf_index: ctx.leaf.map(|n| n.0),
             model,
             models,
@@ -490,11 +490,15 @@ impl<'a> ContextReport<'a> {
             token_count: omp18.then(|| token_count(default_model)),
             not_reproducible: not_reproducible(s, ctx, default_model).map(|list| {
                 list.into_iter()
-                    .map(|n| NotReproducible { entry_id: n.entry.map(|e| s.entry(e).id.to_string()), kind: n.kind, reason: n.reason })
+                    .map(|n| NotReproducible {
+                        entry_id: n.entry.and_then(|e| s.entry(e).id().map(str::to_owned)),
+                        kind: n.kind,
+                        reason: n.reason,
+                    })
                     .collect()
             }),
             configured_thinking_level: omp18.then_some(ctx.omp.configured_thinking_level.as_deref()),
-            reset_boundary_id: omp18.then(|| ctx.reset_boundary.map(|n| s.entry(n).id.to_string())),
+            reset_boundary_id: omp18.then(|| ctx.reset_boundary.and_then(|n| s.entry(n).id().map(str::to_owned))),
             prompts: pack.origin().into(),
             tokenizer,
             system,

@@ -139,23 +139,23 @@ impl<'a> CutReport<'a> {
 }
 
 fn document<'a>(s: &'a Session, plan: &'a CompactionPlan, window: Option<u64>) -> CutReport<'a> {
-    let id = |n: NodeId| s.entry(n).id.to_string();
+    let id = |n: NodeId| s.entry(n).id().map(str::to_owned);
     let prepared = plan.prepared();
     let ids = |list: fn(&Prepared) -> &[NodeId]| Ids(s, prepared.map_or(&[][..], list));
     CutReport {
         dialect: s.dialect().name(),
         rule_set: s.rule_choice(),
-        leaf_id: plan.leaf.map(id),
+        leaf_id: plan.leaf.and_then(id),
         settings: SettingsDoc { keep_recent_tokens: plan.settings.keep_recent_tokens, reserve_tokens: plan.settings.reserve_tokens },
         nothing_to_compact: prepared.is_none(),
         reason: plan.outcome.as_ref().err().map(|r| r.to_string()),
-        first_kept_entry_id: prepared.map(|p| id(p.first_kept)),
+        first_kept_entry_id: prepared.and_then(|p| id(p.first_kept)),
         first_kept_entry_index: prepared.map(|p| p.first_kept.0),
         is_split_turn: prepared.map(Prepared::is_split_turn),
-        turn_start_entry_id: prepared.and_then(turn_start_with_prefix).map(id),
+        turn_start_entry_id: prepared.and_then(turn_start_with_prefix).and_then(id),
         tokens_before: JsNumber(plan.tokens_before),
         keep_recent_tokens_used: plan.keep_recent.used,
-        previous_compaction_id: plan.previous.map(|p| id(p.node)),
+        previous_compaction_id: plan.previous.and_then(|p| id(p.node)),
         messages_to_summarize_ids: ids(|p| &p.messages_to_summarize),
         turn_prefix_ids: ids(|p| &p.turn_prefix),
         recent_messages_ids: ids(|p| &p.recent),
@@ -183,7 +183,7 @@ fn turn_start_with_prefix(p: &Prepared) -> Option<NodeId> {
 /// also when the agent would not compact (as the oracle's `findCutPoint`).
 fn find_cut_point(s: &Session, path: &[NodeId], plan: &CompactionPlan) -> FindCutPoint {
     let k = &plan.keep_recent;
-    let id = |i: usize| path.get(i).map(|&n| s.entry(n).id.to_string());
+    let id = |i: usize| path.get(i).and_then(|&n| s.entry(n).id().map(str::to_owned));
     FindCutPoint {
         index_space: if s.rules().cuts_projected_entries() { "contextEntries" } else { "path" },
         boundary_start: plan.boundary.start,

@@ -33,7 +33,7 @@ impl TokenCountsReport {
             .map(|p| p.llm.as_ref().and_then(Value::as_object).map(|m| count_message(kind, m, s.rules()) as u64))
             .collect();
         Ok(Self {
-            leaf_id: ctx.leaf.map(|n| s.entry(n).id.to_string()),
+            leaf_id: ctx.leaf.and_then(|n| s.entry(n).id().map(str::to_owned)),
             tokenizer: kind.name(),
             total: messages.iter().flatten().sum(),
             messages,

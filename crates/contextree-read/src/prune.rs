@@ -76,7 +76,7 @@ impl<'a> PruneReport<'a> {
     pub fn new(s: &'a Session, pv: &TurnPreview, passes: Vec<&'static str>, dry_run: bool) -> Self {
         let head = match &pv.overflow {
             Some(plan) => Head::Overflow(Box::new(overflow_document(s, plan))),
-            None => Head::Stale { leaf_id: pv.stale.as_ref().and_then(|p| p.leaf).map(|n| s.entry(n).id.to_string()) },
+            None => Head::Stale { leaf_id: pv.stale.as_ref().and_then(|p| p.leaf).and_then(|n| s.entry(n).id().map(str::to_owned)) },
         };
         let (count, saved) = pv.totals();
         let pruned_ids: Vec<String> = pv.targets().iter().map(|(n, _)| s.entry(*n).id.to_string()).collect();
@@ -362,7 +362,7 @@ fn overflow_document(s: &Session, plan: &PrunePlan) -> OverflowDoc {
     let c = &plan.config;
     let notes = plan.notes();
     OverflowDoc {
-        leaf_id: plan.leaf.map(|n| s.entry(n).id.to_string()),
+        leaf_id: plan.leaf.and_then(|n| s.entry(n).id().map(str::to_owned)),
         config: ConfigDoc {
             protect_tokens: c.protect_tokens,
             minimum_savings: c.minimum_savings,

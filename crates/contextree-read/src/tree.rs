@@ -68,7 +68,7 @@ impl<'a> TreeReport<'a> {
         Self {
             dialect: s.dialect().name(),
             rule_set: s.rule_choice(),
-            leaf_id: ctx.leaf.map(|n| s.entry(n).id.to_string()),
+            leaf_id: ctx.leaf.and_then(|n| s.entry(n).id().map(str::to_owned)),
             rows: Rows::new(Box::new(rows)),
         }
     }

@@ -11,6 +11,7 @@ mod compact_e2e;
 mod compact_hooks;
 mod cut_parity;
 mod faults;
+mod missing_id_parity;
 mod navigate_hooks;
 mod navigate_prune_e2e;
 mod no_spawn;

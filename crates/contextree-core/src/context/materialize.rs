@@ -430,7 +430,7 @@ pub fn serialize_context_with(
         .iter()
         .filter_map(|i| session.entry(i.node()).message().filter(|m| m.turn.useless).and_then(|m| m.turn.tool_call_id))
         .collect();
-    let is_useless = |id: &str| useless.contains(&crate::session::call_id_hash(id));
+    let is_useless = |id: Option<&Value>| crate::session::call_key(id).is_some_and(|k| useless.contains(&k));
     for &item in &ctx.items {
         let msg = context_message(session, ctx, item, source)?;
         for llm in convert_message_all(&msg, rules, pack) {

@@ -128,7 +128,9 @@ fn is_user_request(session: &Session, n: NodeId) -> bool {
 /// list are stripped from their assistant (recorded in `stripped` as a mask
 /// of the `toolCall` blocks to drop; a message left empty is dropped), then
 /// aborted and failed assistants go, with the results of their calls,
-/// unless an `interrupted-thinking` note follows.
+/// unless an `interrupted-thinking` note follows. Calls and results pair as
+/// the agent's sets compare their ids (`session::call_key`): a call without
+/// an `id` is answered by a result without a `toolCallId`.
 fn finish(session: &Session, mut items: Vec<Item>, stripped: &mut Vec<(NodeId, u64)>) -> Vec<Item> {
     let meta = |i: &Item| match i {
         Item::Entry(n) => session.entry(*n).message(),

@@ -88,8 +88,9 @@ pub(crate) fn serialize_message_into(msg: &Value, rules: RuleSet, out: &mut Stri
 /// oh-my-pi ≥ 18's `serializeConversation` without a dialect (omp-18.md
 /// §5.6): labels `[User]:`, `[Think]:`, `[Assistant]:`, `[Tool Call]:`,
 /// `[Tool Result]:`; tool results flagged useless and their calls are left
-/// out (`useless` tells a call id that is), `developer` is ignored.
-pub(crate) fn serialize_omp18_into(msg: &Value, useless: &dyn Fn(&str) -> bool, out: &mut String, first: &mut bool) {
+/// out (`useless` tells whether a call id, present or not, is one of theirs),
+/// `developer` is ignored.
+pub(crate) fn serialize_omp18_into(msg: &Value, useless: &dyn Fn(Option<&Value>) -> bool, out: &mut String, first: &mut bool) {
     let mut part = |label: &str, body: &str| push_part(out, first, label, body);
     match msg.get("role").and_then(Value::as_str) {
         Some("user") => {
@@ -111,7 +112,7 @@ pub(crate) fn serialize_omp18_into(msg: &Value, useless: &dyn Fn(&str) -> bool, 
                         push_join_item(block.get("thinking"), &mut item);
                         thinking.push(item);
                     }
-                    Some("toolCall") if !block.get("id").and_then(Value::as_str).is_some_and(useless) => calls.push(tool_call(block)),
+                    Some("toolCall") if !useless(block.get("id")) => calls.push(tool_call(block)),
                     _ => {}
                 }
             }
@@ -121,7 +122,7 @@ pub(crate) fn serialize_omp18_into(msg: &Value, useless: &dyn Fn(&str) -> bool, 
                 }
             }
         }
-        Some("toolResult") if !msg.get("toolCallId").and_then(Value::as_str).is_some_and(useless) => {
+        Some("toolResult") if !useless(msg.get("toolCallId")) => {
             let text = joined_texts(msg.get("content"));
             if !text.is_empty() {
                 part("[Tool Result]: ", &truncate_for_summary(text, false));

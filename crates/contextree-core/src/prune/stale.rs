@@ -155,8 +155,7 @@ fn tool_calls_by_id(
             if b.get("type").and_then(Value::as_str) != Some("toolCall") {
                 continue;
             }
-            let Some(id) = b.get("id").and_then(Value::as_str) else { continue };
-            let h = crate::session::call_id_hash(id);
+            let h = crate::session::call_block_key(b);
             if wanted.contains(&h) {
                 // The last block with this id in the message wins, as Map.set does.
                 let name = b.get("name").and_then(Value::as_str).map(str::to_owned);

@@ -206,13 +206,16 @@ impl<T: Empty> std::ops::Deref for Facts<T> {
 }
 
 /// What omp 18's `buildSessionContext` reads of a message beyond the index:
-/// tool-call ids (as [`call_id_hash`]es), retry-recovery and empty error
-/// turns.
+/// tool-call ids (as [`call_key`](super::call_key)s), retry-recovery and
+/// empty error turns.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TurnFacts {
-    /// Assistant: the ids of its `toolCall` blocks, in order.
+    /// Assistant: the keys of its `toolCall` blocks' ids, in order
+    /// ([`call_block_key`](super::call_block_key)).
     pub call_ids: Box<[u64]>,
-    /// Tool result: its `toolCallId`.
+    /// Tool result: the key of its `toolCallId` ([`call_key`](super::call_key);
+    /// a missing one is `undefined`'s key); None when it pairs with no call
+    /// (an object or array), and for other roles.
     pub tool_call_id: Option<u64>,
     /// Assistant: blocks that are neither `toolCall` nor `redactedThinking`
     /// (what is left when every call is stripped); 0 for a turn without calls,
@@ -232,12 +235,6 @@ pub struct TurnFacts {
     /// Assistant: carries `requestControls` or `credentialId`, fields only oh-my-pi ≥ 18.3
     /// writes (omp-18.3.md §3): evidence of its rules (D22).
     pub omp183_fields: bool,
-}
-
-/// A 64-bit FNV-1a hash of a tool-call id: the context compares ids, never
-/// shows them, so the index keeps 8 bytes instead of the string.
-pub fn call_id_hash(id: &str) -> u64 {
-    id.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
 }
 
 impl MessageMeta {

@@ -9,7 +9,8 @@
 //! type — so that the reference reading ([`super::probe`]) decides. The test
 //! `fast_and_reference_readings_agree` holds the two readings together.
 
-use super::entry::{call_id_hash, EntryKind, MessageMeta, ReplyFacts, Role, TurnFacts, Usage};
+use super::call_id::{call_id_hash, NULL_CALL_ID, UNDEFINED_CALL_ID};
+use super::entry::{EntryKind, MessageMeta, ReplyFacts, Role, TurnFacts, Usage};
 use super::name::Name;
 use super::probe::{parse_iso_ms, Parent, Probe};
 use crate::js;
@@ -83,7 +84,7 @@ pub(super) fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
         tool_name: msg.tool_name.as_deref().map(Name::shared),
         turn: TurnFacts {
             call_ids: if is_assistant { c.call_ids.clone().into() } else { Box::default() },
-            tool_call_id: msg.tool_call_id.filter(|_| role == Role::ToolResult),
+            tool_call_id: (role == Role::ToolResult).then(|| msg.tool_call_id.unwrap_or(UNDEFINED_CALL_ID)),
             other_blocks: if is_assistant && !c.call_ids.is_empty() { c.other_blocks } else { 0 },
             retry_recovery: false,
             empty_error: false,
@@ -128,6 +129,7 @@ struct MessageFields {
     exclude_from_context: bool,
     pruned_at: bool,
     tool_name: Option<String>,
+    /// The key of `toolCallId` (None: the field is missing).
     tool_call_id: Option<u64>,
 }
 
@@ -146,7 +148,7 @@ struct Content {
     text_b4: u64,
     /// omp 18's count of an assistant's blocks.
     assistant_b4: u64,
-    /// Hashes of the `toolCall` blocks' ids.
+    /// Keys of the `toolCall` blocks' ids (`call_id`).
     call_ids: Vec<u64>,
     /// Blocks that are neither `toolCall` nor `redactedThinking`.
     other_blocks: u32,
@@ -320,7 +322,7 @@ impl Scanner<'_> {
                 }
                 b"toolCallId" => {
                     seen.first(12)?;
-                    m.tool_call_id = s.opt_text()?.map(|id| call_id_hash(&id));
+                    m.tool_call_id = Some(if s.literal(b"null") { NULL_CALL_ID } else { call_id_hash(&s.text()?) });
                 }
                 // Rare fields omp 18 reads: the reference reading decides.
                 // Rare fields the reference reading decides on (omp 18's dropped turns and
@@ -372,7 +374,8 @@ impl Scanner<'_> {
         // omp 18's fragment counts of the same fields, and of a thinking
         // signature and redacted thinking data.
         let (mut text_b4, mut thinking_b4, mut name_b4, mut args_b4, mut signature_b4, mut data_b4) = (0, 0, 0, 0, 0, 0);
-        let mut id: Option<u64> = None;
+        // The id's key; None for an id the scanner leaves to the reference reading.
+        let mut id = Some(UNDEFINED_CALL_ID);
         let mut seen = Seen(0);
         self.object(|s, key| {
             match key {
@@ -414,7 +417,12 @@ impl Scanner<'_> {
                 }
                 b"id" => {
                     seen.first(7)?;
-                    id = if s.peek()? == b'"' { Some(call_id_hash(&s.text()?)) } else { s.skip().map(|_| None)? };
+                    id = match s.peek()? {
+                        b'"' => Some(call_id_hash(&s.text()?)),
+                        b'n' if s.literal(b"null") => Some(NULL_CALL_ID),
+                        // Numbers, booleans, objects: the reference reading (a toolCall's only).
+                        _ => s.skip().map(|_| None)?,
+                    };
                 }
                 b"data" => {
                     seen.first(6)?;
@@ -440,7 +448,7 @@ impl Scanner<'_> {
             Some("toolCall") => {
                 c.tool_calls += name + args;
                 c.assistant_b4 += name_b4 + args_b4;
-                c.call_ids.push(id.unwrap_or(0));
+                c.call_ids.push(id?);
             }
             Some("image") => c.images += 1,
             Some("redactedThinking") => c.assistant_b4 += data_b4,

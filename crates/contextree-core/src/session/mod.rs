@@ -8,6 +8,7 @@
 //! Non-message entries (compactions, labels, model changes, unknown types) are
 //! few and small, so their parsed JSON is kept.
 
+mod call_id;
 mod diagnostic;
 mod entry;
 mod fast;
@@ -19,8 +20,9 @@ mod record;
 mod source;
 mod tree;
 
+pub use call_id::{call_block_key, call_id_hash, call_key};
 pub use diagnostic::{Diagnostic, Severity};
-pub use entry::{call_id_hash, Empty, Entry, EntryKind, Facts, MessageMeta, ReplyFacts, Role, Timestamp, TurnFacts, Usage};
+pub use entry::{Empty, Entry, EntryKind, Facts, MessageMeta, ReplyFacts, Role, Timestamp, TurnFacts, Usage};
 pub use load::{Detection, NewerEvidence, Row, RulePolicy, Session, TitleSlot};
 pub use name::Name;
 pub use probe::{parse_iso_ms, parse_value_lenient, probe_line, probe_object, Parent, Probe, ProbeError};

@@ -8,7 +8,8 @@
 
 use serde_json::{Map, Value};
 
-use super::entry::{call_id_hash, EntryKind, MessageMeta, ReplyFacts, Role, Timestamp, TurnFacts, Usage};
+use super::call_id::{call_block_key, call_key};
+use super::entry::{EntryKind, MessageMeta, ReplyFacts, Role, Timestamp, TurnFacts, Usage};
 use super::name::Name;
 use crate::tokens::estimate::estimate_message_chars;
 use crate::RuleSet;
@@ -146,7 +147,7 @@ pub(crate) fn turn_facts(msg: &Map<String, Value>, role: &Role) -> TurnFacts {
     let mut t = TurnFacts::default();
     match role {
         Role::ToolResult => {
-            t.tool_call_id = msg.get("toolCallId").and_then(Value::as_str).map(call_id_hash);
+            t.tool_call_id = call_key(msg.get("toolCallId"));
             t.useless = msg.get("useless") == Some(&Value::Bool(true)) && msg.get("isError") != Some(&Value::Bool(true));
         }
         Role::Assistant => {
@@ -154,11 +155,7 @@ pub(crate) fn turn_facts(msg: &Map<String, Value>, role: &Role) -> TurnFacts {
             fn ty(b: &Value) -> &str {
                 b.get("type").and_then(Value::as_str).unwrap_or("")
             }
-            t.call_ids = blocks
-                .iter()
-                .filter(|b| ty(b) == "toolCall")
-                .map(|b| b.get("id").and_then(Value::as_str).map_or(0, call_id_hash))
-                .collect();
+            t.call_ids = blocks.iter().filter(|b| ty(b) == "toolCall").map(call_block_key).collect();
             let calls = blocks.iter().filter(|b| ty(b) == "toolCall");
             t.skill_reads = calls.enumerate().take(64).fold(0, |mask, (k, b)| {
                 let path = b.get("arguments").and_then(|a| a.get("path")).and_then(Value::as_str);
@@ -423,6 +420,36 @@ mod tests {
         };
         let fast = super::super::fast::probe_message_line(line).expect("the scanner reads it");
         assert_eq!(fast, reference);
+    }
+
+    #[test]
+    fn tool_call_ids_keep_their_javascript_identity() {
+        let turn = |line: &str| {
+            let reference = match serde_json::from_str::<Value>(line) {
+                Ok(Value::Object(map)) => probe_object(map),
+                other => panic!("{other:?}"),
+            };
+            // The scanner reads the line the same way, or leaves it to the reference reading.
+            if let Some(fast) = super::super::fast::probe_message_line(line.as_bytes()) {
+                assert_eq!(fast, reference, "{line}");
+            }
+            let EntryKind::Message(m) = reference.kind else { panic!("{line}") };
+            (m.turn.call_ids.to_vec(), m.turn.tool_call_id)
+        };
+        let call = |id: &str| {
+            turn(&format!(r#"{{"type":"message","id":"a","message":{{"role":"assistant","content":[{{"type":"text","text":"t"}},{{"type":"toolCall","name":"n","arguments":{{}}{id}}}]}}}}"#)).0
+        };
+        let result = |id: &str| turn(&format!(r#"{{"type":"message","id":"r","message":{{"role":"toolResult","content":[]{id}}}}}"#)).1;
+        // A call without an id and a result without a toolCallId are a pair (undefined === undefined).
+        assert_eq!(call(""), vec![result("").unwrap()]);
+        assert_eq!(call(r#","id":null"#), vec![result(r#","toolCallId":null"#).unwrap()]);
+        assert_eq!(call(r#","id":7"#), vec![result(r#","toolCallId":7.0"#).unwrap()]);
+        assert_eq!(call(r#","id":"c1""#), vec![result(r#","toolCallId":"c1""#).unwrap()]);
+        assert_ne!(call(r#","id":"8""#), vec![result(r#","toolCallId":8"#).unwrap()]);
+        assert_ne!(call(""), vec![result(r#","toolCallId":null"#).unwrap()]);
+        // An object id pairs with nothing.
+        assert_eq!(result(r#","toolCallId":{"k":1}"#), None);
+        assert_ne!(call(r#","id":{"k":1}"#), vec![result("").unwrap()]);
     }
 
     #[test]

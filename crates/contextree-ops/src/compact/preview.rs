@@ -288,5 +288,5 @@ fn settings_files(agent: &AgentSettings) -> Vec<String> {
 }
 
 fn leaf_id(s: &Session, plan: &CompactionPlan) -> Option<String> {
-    plan.leaf.map(|n| s.entry(n).id.to_string())
+    plan.leaf.and_then(|n| s.entry(n).id().map(str::to_owned))
 }

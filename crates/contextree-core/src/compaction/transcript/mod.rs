@@ -142,7 +142,7 @@ pub(crate) fn serialize_for_summary(llm: &[Value], dialect: SummaryDialect) -> S
 /// (`<|…|>`, `<…conversation>`) can match across a cut: they are applied part by part.
 pub(crate) struct ChunkedTranscript {
     dialect: SummaryDialect,
-    useless: std::collections::HashSet<String>,
+    useless: std::collections::HashSet<u64>,
     buffer: Vec<Value>,
     chunk: usize,
     out: String,
@@ -161,7 +161,7 @@ impl ChunkedTranscript {
     /// A transcript in `dialect`; `useless` must hold [`ChunkedTranscript::useless_key`] of
     /// every message that will be pushed (the results left out, with their calls); a part is
     /// written once `chunk` messages wait.
-    pub(crate) fn new(dialect: SummaryDialect, useless: std::collections::HashSet<String>, chunk: usize) -> ChunkedTranscript {
+    pub(crate) fn new(dialect: SummaryDialect, useless: std::collections::HashSet<u64>, chunk: usize) -> ChunkedTranscript {
         ChunkedTranscript {
             dialect,
             useless,
@@ -197,7 +197,7 @@ impl ChunkedTranscript {
     }
 
     /// The key a tool result flagged useless (not an error) puts in the set of results left out.
-    pub(crate) fn useless_key(msg: &Value) -> Option<String> {
+    pub(crate) fn useless_key(msg: &Value) -> Option<u64> {
         render::useless_key(msg)
     }
 

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use crate::js::{is_truthy, js_entries, number_to_js_string, push_js_string, stringify, to_js_string};
+use crate::session::call_key;
 
 /// One message as the formats see it, after the summary's preparation.
 pub(super) enum Msg<'a> {
@@ -28,20 +29,21 @@ pub(super) struct ToolResult {
 
 /// The preparation `serializeConversation` does when given a dialect.
 pub(super) fn prepare(llm: &[Value], drop_thinking: bool) -> Vec<Msg<'_>> {
-    let useless: HashSet<String> = llm.iter().filter_map(useless_key).collect();
+    let useless: HashSet<u64> = llm.iter().filter_map(useless_key).collect();
     prepare_with(llm, drop_thinking, &useless)
 }
 
 /// The call id of a tool result flagged useless (and not an error), as a key of the set
-/// [`prepare_with`] leaves out.
-pub(super) fn useless_key(m: &Value) -> Option<String> {
-    (role(m) == "toolResult" && m.get("useless") == Some(&Value::Bool(true)) && m.get("isError") != Some(&Value::Bool(true)))
-        .then(|| id_key(m.get("toolCallId")))
+/// [`prepare_with`] leaves out (an object id is in the agent's set but equal to no other id).
+pub(super) fn useless_key(m: &Value) -> Option<u64> {
+    let flagged = role(m) == "toolResult" && m.get("useless") == Some(&Value::Bool(true)) && m.get("isError") != Some(&Value::Bool(true));
+    flagged.then(|| call_key(m.get("toolCallId"))).flatten()
 }
 
 /// [`prepare`] with the useless results' call ids already known (each message is prepared
 /// alone: preparing a list is preparing its parts one after the other).
-pub(super) fn prepare_with<'a>(llm: &'a [Value], drop_thinking: bool, useless: &HashSet<String>) -> Vec<Msg<'a>> {
+pub(super) fn prepare_with<'a>(llm: &'a [Value], drop_thinking: bool, useless: &HashSet<u64>) -> Vec<Msg<'a>> {
+    let is_useless = |id: Option<&Value>| call_key(id).is_some_and(|k| useless.contains(&k));
     let mut out = Vec::with_capacity(llm.len());
     for msg in llm {
         match role(msg) {
@@ -50,7 +52,7 @@ pub(super) fn prepare_with<'a>(llm: &'a [Value], drop_thinking: bool, useless: &
                 let kept: Vec<&Value> = blocks
                     .iter()
                     .filter(|b| match block_type(b) {
-                        "toolCall" => !useless.contains(&id_key(b.get("id"))),
+                        "toolCall" => !is_useless(b.get("id")),
                         "thinking" => !drop_thinking,
                         _ => true,
                     })
@@ -70,7 +72,7 @@ pub(super) fn prepare_with<'a>(llm: &'a [Value], drop_thinking: bool, useless: &
                 out.push(Msg::Assistant { text, thinking: thinking.join("\n"), calls });
             }
             "toolResult" => {
-                if useless.contains(&id_key(msg.get("toolCallId"))) {
+                if is_useless(msg.get("toolCallId")) {
                     continue;
                 }
                 let text = crate::context::serialize::tool_result_summary_text(msg);
@@ -98,14 +100,6 @@ pub(super) fn role(msg: &Value) -> &str {
 
 fn block_type(b: &Value) -> &str {
     b.get("type").and_then(Value::as_str).unwrap_or("")
-}
-
-/// A call id as a set key (a missing id is JS `undefined`, which matches another missing id).
-fn id_key(v: Option<&Value>) -> String {
-    match v {
-        None => "u".to_owned(),
-        Some(v) => format!("v{}", stringify(v)),
-    }
 }
 
 /// An element of JS `join`: null and undefined are empty.
