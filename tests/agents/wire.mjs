@@ -2,7 +2,8 @@
 // What an agent really sends to its model for a session file, recorded on the wire.
 //
 //   node wire.mjs [--agent omp183|omp18|omp13|pi|pi16] [--prompt TEXT] [--window N]
-//                 [--max-tokens N] [--timeout S] [--keep DIR] [--no-netns] [--pretty] FILE
+//                 [--max-tokens N] [--compact [--method M] [--keep-recent N]] [--timeout S] [--keep DIR] [--no-netns]
+//                 [--pretty] FILE
 //
 // Starts a stand-in model server (OpenAI chat-completions compatible) on 127.0.0.1, points the
 // agent at it through a models file in a temporary HOME, and runs the agent non-interactively on
@@ -34,6 +35,13 @@
 // wire a developer message is sent with role "user" (the agents' choice for such an endpoint) and
 // a tool result with role "tool".
 // --keep DIR keeps the temporary folder (HOME, the copy, the agent's logs) in DIR.
+//
+// --compact (omp 18 agents): the agent runs in its RPC mode instead and is told to compact before
+// the prompt (its /compact, `session.compact()`), with `compaction.methodOrder` = [--method,
+// default soft: an LLM summary] and, with --keep-recent, `compaction.keepRecentTokens` in its
+// config. The summary requests come first in requests[]
+// (their messages: what the agent summarizes), then the prompt's; `compaction` is the RPC
+// response (firstKeptEntryId, tokensBefore, …). The agent's print mode runs no slash command.
 
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -56,7 +64,7 @@ function die(msg, code = 2) {
 	process.stderr.write(`wire: ${msg}\n`);
 	process.exit(code);
 }
-const WITH_VALUE = new Set(["--agent", "--prompt", "--window", "--max-tokens", "--timeout", "--keep"]);
+const WITH_VALUE = new Set(["--agent", "--prompt", "--window", "--max-tokens", "--timeout", "--keep", "--method", "--keep-recent"]);
 const argv = process.argv.slice(2);
 const opts = {};
 const pos = [];
@@ -70,7 +78,7 @@ for (let i = 0; i < argv.length; i++) {
 	} else opts[a.slice(2)] = true;
 }
 if (opts.help || pos.length !== 1) {
-	process.stderr.write(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 37).join("\n") + "\n");
+	process.stderr.write(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 45).join("\n") + "\n");
 	process.exit(opts.help ? 0 : 2);
 }
 const intOpt = (name, dflt) => {
@@ -89,9 +97,9 @@ const timeoutMs = intOpt("timeout", 120) * 1000;
 // ---------------------------------------------------------------------------------------------
 // the agents
 // ---------------------------------------------------------------------------------------------
-/** omp's print mode, resuming the copy; no title request, no discovery of the machine's extras. */
+/** omp's print mode (or RPC mode: text null), resuming the copy; no title request, no discovery of the machine's extras. */
 const ompArgs = (file, text) => [
-	"-p",
+	...(text === null ? ["--mode", "rpc"] : ["-p"]),
 	"--resume",
 	file,
 	"--model",
@@ -101,7 +109,7 @@ const ompArgs = (file, text) => [
 	"--no-skills",
 	"--no-rules",
 	"--no-lsp",
-	text,
+	...(text === null ? [] : [text]),
 ];
 /** pi's print mode on the copy. */
 const piArgs = (file, text) => [
@@ -162,6 +170,8 @@ const pkgDir = path.join(HERE, agent.pkg);
 if (!fs.existsSync(path.join(pkgDir, agent.entry))) die(`${agent.pkg}/${agent.entry} is not installed (run scripts/install-agents.sh)`);
 if (agent.runtime === "bun" && !fs.existsSync(BUN)) die("bun is not installed in node_modules/.bin (run scripts/install-agents.sh)");
 const pkgJson = JSON.parse(fs.readFileSync(path.join(pkgDir, "package.json"), "utf8"));
+const compactFirst = !!opts.compact;
+if (compactFirst && agent.args !== ompArgs) die("--compact drives omp's RPC mode (--agent omp183, omp18 or omp13)");
 
 // ---------------------------------------------------------------------------------------------
 // isolation: re-run inside a fresh network namespace when the machine allows it
@@ -322,6 +332,13 @@ fs.writeFileSync(
 	),
 );
 
+if (compactFirst) {
+	const method = String(opts.method ?? "soft");
+	const compaction = { methodOrder: [method] };
+	if (opts["keep-recent"] !== undefined) compaction.keepRecentTokens = intOpt("keep-recent", 20000);
+	fs.writeFileSync(path.join(path.dirname(modelsPath), "config.yml"), JSON.stringify({ compaction }));
+}
+
 const proxy = `http://127.0.0.1:${port}`;
 const env = {
 	PATH: process.env.PATH,
@@ -353,12 +370,48 @@ const env = {
 fs.mkdirSync(env.TMPDIR, { recursive: true });
 
 const runtime = agent.runtime === "bun" ? BUN : process.execPath;
-const cmd = [runtime, path.join(pkgDir, agent.entry), ...agent.args(copy, prompt)];
-const child = spawn(cmd[0], cmd.slice(1), { cwd: work, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+const cmd = [runtime, path.join(pkgDir, agent.entry), ...agent.args(copy, compactFirst ? null : prompt)];
+const child = spawn(cmd[0], cmd.slice(1), { cwd: work, env, stdio: [compactFirst ? "pipe" : "ignore", "pipe", "pipe"], detached: true });
 let stdout = "";
 let stderr = "";
+let compaction = null;
 child.stdout.on("data", d => (stdout += d));
 child.stderr.on("data", d => (stderr += d));
+if (compactFirst) driveRpc(child).catch(err => (stderr += `\nwire: RPC: ${err.message}`));
+
+/**
+ * omp's RPC mode, one JSON object a line each way: after `ready`, `compact`; after its response,
+ * `prompt`; after the prompt's run ends (`agent_end`), stdin closes and the agent exits.
+ */
+async function driveRpc(proc) {
+	const send = obj => proc.stdin.write(JSON.stringify(obj) + "\n");
+	let buffered = "";
+	const waiters = [];
+	proc.stdout.on("data", d => {
+		buffered += d;
+		let nl;
+		while ((nl = buffered.indexOf("\n")) >= 0) {
+			const line = buffered.slice(0, nl);
+			buffered = buffered.slice(nl + 1);
+			let msg;
+			try {
+				msg = JSON.parse(line);
+			} catch {
+				continue;
+			}
+			for (const w of waiters.splice(0)) if (!w(msg)) waiters.push(w);
+		}
+	});
+	const next = test => new Promise(resolve => waiters.push(msg => (test(msg) ? (resolve(msg), true) : false)));
+	await next(m => m.type === "ready");
+	send({ id: "wire-compact", type: "compact" });
+	const done = await next(m => m.type === "response" && m.id === "wire-compact");
+	compaction = done.success ? (done.data ?? null) : { error: done.error ?? "compact failed" };
+	if (compaction && typeof compaction.summary === "string") compaction = { ...compaction, summary: `${compaction.summary.length} chars` };
+	send({ id: "wire-prompt", type: "prompt", message: prompt });
+	await next(m => m.type === "agent_end");
+	proc.stdin.end();
+}
 let timedOut = false;
 const timer = setTimeout(() => {
 	timedOut = true;
@@ -458,6 +511,7 @@ const report = {
 	model: { provider: PROVIDER, id: MODEL_ID, api: "openai-completions", contextWindow: window, maxTokens },
 	exit,
 	main: mainIndex < 0 ? null : mainIndex,
+	...(compactFirst ? { compaction } : {}),
 	compactedFirst,
 	appended: appended.entries,
 	fileRewritten: appended.rewritten,
