@@ -14,6 +14,7 @@ mod faults;
 mod navigate_hooks;
 mod navigate_prune_e2e;
 mod no_spawn;
+mod omp183_wire;
 mod omp18_auto_parity;
 mod omp18_parity;
 mod omp18_stale_parity;
