@@ -119,7 +119,11 @@ const { opts, pos } = parseArgs(argv);
 const [command, fileArg] = pos;
 const COMMANDS = ["info", "context", "cut", "serialize", "transcript", "summarize", "prune", "branch", "tokens", "bench", "batch", "auto"];
 if (!command || opts.help || !COMMANDS.includes(command)) {
-	process.stderr.write(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 51).join("\n") + "\n");
+	// The header comment is the help text.
+	const lines = fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n");
+	let end = 1;
+	while (end < lines.length && lines[end].startsWith("//")) end++;
+	process.stderr.write(lines.slice(1, end).join("\n") + "\n");
 	process.exit(command && !opts.help ? 2 : 0);
 }
 if (!fileArg) die("missing FILE");

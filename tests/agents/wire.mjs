@@ -36,12 +36,12 @@
 // a tool result with role "tool".
 // --keep DIR keeps the temporary folder (HOME, the copy, the agent's logs) in DIR.
 //
-// --compact (omp 18 agents): the agent runs in its RPC mode instead and is told to compact before
-// the prompt (its /compact, `session.compact()`), with `compaction.methodOrder` = [--method,
-// default soft: an LLM summary] and, with --keep-recent, `compaction.keepRecentTokens` in its
-// config. The summary requests come first in requests[]
-// (their messages: what the agent summarizes), then the prompt's; `compaction` is the RPC
-// response (firstKeptEntryId, tokensBefore, …). The agent's print mode runs no slash command.
+// --compact (omp): the agent runs in its RPC mode instead and is told to compact before the prompt
+// (its /compact, `session.compact()`), with `compaction.methodOrder` = [--method, default soft:
+// an LLM summary] and, with --keep-recent, `compaction.keepRecentTokens` in its config. The
+// summary requests come first in requests[] (their messages: what the agent summarizes), then
+// the prompt's; `compaction` is the RPC response (firstKeptEntryId, tokensBefore, …). The
+// agent's print mode runs no slash command.
 
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -78,7 +78,11 @@ for (let i = 0; i < argv.length; i++) {
 	} else opts[a.slice(2)] = true;
 }
 if (opts.help || pos.length !== 1) {
-	process.stderr.write(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 45).join("\n") + "\n");
+	// The header comment is the help text.
+	const lines = fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n");
+	let end = 1;
+	while (end < lines.length && lines[end].startsWith("//")) end++;
+	process.stderr.write(lines.slice(1, end).join("\n") + "\n");
 	process.exit(opts.help ? 0 : 2);
 }
 const intOpt = (name, dflt) => {
