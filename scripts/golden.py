@@ -12,6 +12,7 @@ sets (default `pi,omp13`, the original behaviour):
     omp13   omp13 (13.19.0) tests/golden/<stem>.omp.json          real synthetic generated edge
     pi16    pi16  (1.6.0)   tests/golden-pi16/<stem>.pi16.json    the four above + pi16
     omp18   omp18 (18.2.3)  tests/golden-omp18/<stem>.omp18.json  the four above + omp18
+    omp183  omp183 (18.3.4) tests/golden-omp183/<stem>.omp183.json the four above + omp18 + omp183
 
 For every fixture *.jsonl of those folders (or only those whose stem matches one of the
 shell-style PATTERNs) and each selected implementation it opens a temporary copy of the file once
@@ -20,12 +21,12 @@ in the oracle's `batch` mode and records:
     info, context, tokens        the oracle's documents, unchanged (pi16's extra fields included)
     serialize                    {"length", "sha256"} only (the text is not stored)
     cut, cut8000, cut2000        cut with the default keepRecentTokens, 8000 and 2000
-    cut<K>                       pi16/omp18 only, small keepRecentTokens where the spec's examples
-                                 use them (EXTRA_CUTS: synthetic K 0, 8, 20, 25; pi16 K 100, 250,
-                                 300; omp18 K 100, 300)
-    <command>@<leaf>             pi16/omp18 only, FIXTURE_JOBS: context / cut at another leaf of a
-                                 few hand-made files
-    prune                        omp13 / omp18: the agent's pruneToolOutputs; pi: the omp13 result
+    cut<K>                       pi16/omp18/omp183 only, small keepRecentTokens where the spec's
+                                 examples use them (EXTRA_CUTS: synthetic K 0, 8, 20, 25; pi16 K
+                                 100, 250, 300; omp18 and omp183 K 100, 300)
+    <command>@<leaf>             pi16/omp18/omp183 only, FIXTURE_JOBS: context / cut at another leaf
+                                 of a few hand-made files
+    prune                        omp13 / omp18 / omp183: the agent's pruneToolOutputs; pi: the omp13 result
                                  when both agents parse the file identically (pi has no pruning);
                                  pi16: absent (pi 1.6.0 has no pruning, the oracle refuses it)
     branch                       [{"args": [...], "result": {...}}] for chosen --to targets
@@ -58,13 +59,15 @@ TREE_SCRIPT = os.path.join(ROOT, "scripts", "oracle-tree.mjs")
 
 # Small keepRecentTokens values per fixture folder, for the implementations with extra_cuts: the
 # values the specs' examples use (pi-1.6.md §4.3, omp-18.md §5.4, examples.md) -> jobs "cut<K>".
-EXTRA_CUTS = {"synthetic": (0, 8, 20, 25), "pi16": (100, 250, 300), "omp18": (100, 300)}
+EXTRA_CUTS = {"synthetic": (0, 8, 20, 25), "pi16": (100, 250, 300), "omp18": (100, 300), "omp183": (100, 300)}
 # Jobs at another leaf for some hand-made files (same implementations): "<command>@<leaf id>".
 FIXTURE_JOBS = {
     "pi16-edit-example": ["context@r1"],  # pi-1.6.md §2.2: before the edits, the original three messages
     "pi16-usage": ["context@u2", "cut@u2"],  # §3.3: usage-based 7010 before the edit
     "pi16-system": ["context@e4"],  # §2.2: a null edit of the latest compaction
     "omp18-reset": ["context@f1", "cut@f1"],  # omp-18.md §2.2: before the reset boundary
+    # omp-18.3.md §1.1/§2.1: at the snapshot compaction itself, before the turns after it
+    "omp183-snapshot-replay": ["context@cmp1", "cut@cmp1"],
 }
 
 
@@ -96,6 +99,9 @@ IMPLS = {
                  None, extra_cuts=True),
     "omp18": Impl("omp18", "omp18", "omp18", os.path.join(ROOT, "tests", "golden-omp18"), FIXTURE_GROUPS + ["omp18"],
                   "run", extra_cuts=True),
+    # 18.3.4's coding agent on the newest published core (18.2.11): tests/agents/README.md
+    "omp183": Impl("omp183", "omp183", "omp183", os.path.join(ROOT, "tests", "golden-omp183"),
+                   FIXTURE_GROUPS + ["omp18", "omp183"], "run", extra_cuts=True),
 }
 DEFAULT_IMPLS = "pi,omp13"
 

@@ -8,11 +8,13 @@
 #   2. tests/fixtures/edge/*.jsonl                                   (scripts/make-edge-fixtures.py)
 #      tests/fixtures/pi16/pi16-*.jsonl                              (scripts/make-pi16-fixtures.py)
 #      tests/fixtures/omp18/omp18-*.jsonl                            (scripts/make-omp18-fixtures.py)
+#      tests/fixtures/omp183/omp183-*.jsonl                          (scripts/make-omp183-fixtures.py)
 #   3. golden outputs (scripts/golden.py) for the implementations of --impls (default pi,omp13):
 #      pi, omp13 -> tests/golden/<stem>.<pi|omp>.json      over tests/fixtures/{real,synthetic,generated,edge}
 #      pi16      -> tests/golden-pi16/<stem>.pi16.json     over the same + tests/fixtures/pi16
 #      omp18     -> tests/golden-omp18/<stem>.omp18.json   over the same + tests/fixtures/omp18
-#      e.g. --impls pi16,omp18 (or all four: --impls pi,omp13,pi16,omp18)
+#      omp183    -> tests/golden-omp183/<stem>.omp183.json over the same + tests/fixtures/{omp18,omp183}
+#      e.g. --impls pi16,omp18 (or all five: --impls pi,omp13,pi16,omp18,omp183)
 #
 # The agents' folder defaults to $ORACLE, else tests/agents (install the agents there with
 # scripts/install-agents.sh). --no-fixtures skips steps 1-2; PATTERNs (shell globs on the fixture
@@ -34,7 +36,7 @@ while [ $# -gt 0 ]; do
 		--jobs|-j) JOBS="$2"; shift 2 ;;
 		--impls) IMPLS="$2"; shift 2 ;;
 		--impls=*) IMPLS="${1#*=}"; shift ;;
-		-h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+		-h|--help) sed -n '2,24p' "$0"; exit 0 ;;
 		-*) echo "make-golden: unknown option $1" >&2; exit 2 ;;
 		*) PATTERNS+=("$1"); shift ;;
 	esac
@@ -93,13 +95,14 @@ if [ "$FIXTURES" = 1 ]; then
 	python3 "$ROOT/scripts/make-edge-fixtures.py" "$ROOT/tests/fixtures/edge"
 	python3 "$ROOT/scripts/make-pi16-fixtures.py" "$OUT16"
 	python3 "$ROOT/scripts/make-omp18-fixtures.py" "$ROOT/tests/fixtures/omp18"
+	python3 "$ROOT/scripts/make-omp183-fixtures.py" "$ROOT/tests/fixtures/omp183"
 fi
 
 ARGS=(--oracle "$ORACLE_DIR")
 [ -n "$JOBS" ] && ARGS+=(--jobs "$JOBS")
 [ -n "$IMPLS" ] && ARGS+=(--impls "$IMPLS")
 python3 "$ROOT/scripts/golden.py" "${ARGS[@]}" ${PATTERNS[@]+"${PATTERNS[@]}"}
-for d in golden golden-pi16 golden-omp18; do
+for d in golden golden-pi16 golden-omp18 golden-omp183; do
 	[ -d "$ROOT/tests/$d" ] && du -sh "$ROOT/tests/$d" >&2
 done
 exit 0

@@ -4,10 +4,11 @@
 // check child order (children sorted by timestamp), orphan/self-parent roots and labels.
 //
 //   node  scripts/oracle-tree.mjs ORACLE_DIR pi    FILE
-//   ORACLE_DIR/node_modules/.bin/bun scripts/oracle-tree.mjs ORACLE_DIR omp13|omp18|pi16 FILE
+//   ORACLE_DIR/node_modules/.bin/bun scripts/oracle-tree.mjs ORACLE_DIR omp13|omp18|omp183|pi16 FILE
 //
 // pi = @mariozechner/pi-coding-agent 0.73.1 (Node), pi16 = @earendil-works/pi-coding-agent 1.6.0,
-// omp13 = @oh-my-pi/pi-coding-agent 13.19.0 (ORACLE_DIR/omp13), omp18 = 18.2.3 (all three: Bun).
+// omp13 = @oh-my-pi/pi-coding-agent 13.19.0 (ORACLE_DIR/omp13), omp18 = 18.2.3, omp183 = 18.3.4's
+// sources (ORACLE_DIR/omp183; all four: Bun).
 //
 // Output: {"roots": N, "nodes": [[id, depth, label|null], ...]} in depth-first pre-order
 // (roots in getTree order, children in getTree order). Like oracle.mjs, v1 migration ids are
@@ -20,8 +21,8 @@ import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 
 const [oracleDir, impl, fileArg] = process.argv.slice(2);
-if (!oracleDir || !["pi", "pi16", "omp13", "omp18"].includes(impl) || !fileArg) {
-	process.stderr.write("usage: oracle-tree.mjs ORACLE_DIR pi|pi16|omp13|omp18 FILE\n");
+if (!oracleDir || !["pi", "pi16", "omp13", "omp18", "omp183"].includes(impl) || !fileArg) {
+	process.stderr.write("usage: oracle-tree.mjs ORACLE_DIR pi|pi16|omp13|omp18|omp183 FILE\n");
 	process.exit(2);
 }
 const ORACLE = path.resolve(oracleDir);
@@ -79,9 +80,15 @@ if (impl === "pi" || impl === "pi16") {
 	counter = 0;
 	mgr = await sm.SessionManager.open(file, path.join(scratch, "sessions"));
 } else {
-	// omp 18.2.3, opened as oracle.mjs does (strips the title slot line, no breadcrumb file)
+	// omp 18.2.3 / 18.3.4, opened as oracle.mjs does (strips the title slot line, no breadcrumb file)
 	const spec = "@oh-my-pi/pi-coding-agent/session/session-manager";
-	const sm = await import(globalThis.Bun.resolveSync(spec, ORACLE));
+	let base = ORACLE;
+	if (impl === "omp183") {
+		base = path.join(ORACLE, "omp183");
+		const { provideOmp183Modules } = await import(pathToFileURL(path.join(base, "provide-modules.mjs")).href);
+		provideOmp183Modules();
+	}
+	const sm = await import(globalThis.Bun.resolveSync(spec, base));
 	counter = 0;
 	mgr = await sm.SessionManager.open(file, copyDir, undefined, { initialCwd: process.cwd(), suppressBreadcrumb: true });
 }

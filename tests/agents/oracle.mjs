@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Reference oracle for pi / oh-my-pi session-file handling.
 //
-//   node oracle.mjs [--impl pi|pi16|omp13|omp18|omp] COMMAND FILE [options]
+//   node oracle.mjs [--impl pi|pi16|omp13|omp18|omp|omp183] COMMAND FILE [options]
 //
 // --impl pi   (default): @mariozechner/pi-coding-agent 0.73.1, run under Node.
 // --impl pi16         : @earendil-works/pi-coding-agent 1.6.0 (pi renamed; needs Node >= 22, so it
@@ -9,7 +9,10 @@
 // --impl omp13        : @oh-my-pi/pi-coding-agent 13.19.0 (installed in omp13/node_modules), the
 //                       reference version of the omp dialect in the project's spec.
 // --impl omp18 | omp  : @oh-my-pi/pi-coding-agent 18.2.3 (+ @oh-my-pi/pi-agent-core 18.2.3).
-// Both omp versions ship TypeScript sources that only run under Bun; when started under Node the
+// --impl omp183       : @oh-my-pi/pi-coding-agent 18.3.4's sources on the newest published core
+//                       (18.2.11; installed in omp183/node_modules): 18.3's coding-agent changes, not
+//                       its core-side ones (historyRewriteAt, prepareCompaction after a "" snapshot).
+// The omp versions ship TypeScript sources that only run under Bun; when started under Node the
 // script re-executes itself with node_modules/.bin/bun (also for pi16).
 // `prune` only exists in oh-my-pi; without --impl it uses omp13.
 //
@@ -23,25 +26,25 @@
 //   prune     FILE [--leaf ID] [--protect N] [--min-savings N] [--cache-warm N]
 //                  [--supersede] [--no-useless]          pruneToolOutputs decision (omp)
 //   prune     FILE --stale [--leaf ID] [--now MS] [--prefix-bound] [--no-supersede] [--no-useless]
-//                  [--then-overflow]                     omp18: the per-turn stale pass
+//                  [--then-overflow]                     omp18, omp183: the per-turn stale pass
 //                                        pruneSupersededToolResults as the agent calls it (then,
 //                                        with --then-overflow, its pruneToolOutputs on the result)
 //   auto      FILE --window N [--leaf ID] [--now MS] [--prefix-bound] [--reserve N]
-//                                        omp18 only: the inputs of SessionMaintenance.checkCompaction's
+//                                        omp18, omp183: the inputs of SessionMaintenance.checkCompaction's
 //                                        threshold path rebuilt from the agent's exported functions
 //                                        (isContextOverflow, isPayloadRejection, the stale pass, overflow
 //                                        pruning, countMessages excluding encrypted reasoning,
 //                                        calculateContextTokens, resolveThresholdTokens, shouldCompact)
 //   branch    FILE --to TARGET [--from OLD_LEAF] [--budget N] [--model ID [--window N] [--reserve N]]
 //                                        collectEntriesForBranchSummary + prepareBranchEntries
-//                                        (--model, omp18: + generateBranchSummary's request with a
+//                                        (--model, omp18/183: + generateBranchSummary's request with a
 //                                        stand-in model, as `summarize` below)
 //   tokens    FILE [--summary]           per-entry estimated tokens (file order)
-//   transcript FILE [--leaf ID] [--models ID,ID,...]   (omp18 only) the summarizer input of omp 18:
+//   transcript FILE [--leaf ID] [--models ID,ID,...]   (omp18, omp183) the summarizer input of omp 18:
 //                                        serializeConversationForSummary(convertToLlm(context), d)
 //                                        for every dialect d preferredDialect can name, plus
 //                                        preferredDialect(id) of each --models id
-//   summarize FILE --model ID [--window N] [--keep-recent N] [--reserve N]   (omp18 only)
+//   summarize FILE --model ID [--window N] [--keep-recent N] [--reserve N]   (omp18, omp183)
 //                                        prepareCompaction, then compact() with a stand-in model
 //                                        ID that records every summarizer request (system
 //                                        prompt, prompt, maxTokens) and answers "<kind answer>"
@@ -116,15 +119,21 @@ const { opts, pos } = parseArgs(argv);
 const [command, fileArg] = pos;
 const COMMANDS = ["info", "context", "cut", "serialize", "transcript", "summarize", "prune", "branch", "tokens", "bench", "batch", "auto"];
 if (!command || opts.help || !COMMANDS.includes(command)) {
-	process.stderr.write(fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").slice(1, 48).join("\n") + "\n");
+	// The header comment is the help text.
+	const lines = fs.readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n");
+	let end = 1;
+	while (end < lines.length && lines[end].startsWith("//")) end++;
+	process.stderr.write(lines.slice(1, end).join("\n") + "\n");
 	process.exit(command && !opts.help ? 2 : 0);
 }
 if (!fileArg) die("missing FILE");
-const IMPL_ALIASES = { pi: "pi", pi16: "pi16", omp13: "omp13", omp18: "omp18", omp: "omp18" };
+const IMPL_ALIASES = { pi: "pi", pi16: "pi16", omp13: "omp13", omp18: "omp18", omp: "omp18", omp183: "omp183" };
 const implArg = opts.impl ?? (command === "prune" ? "omp13" : "pi");
 const impl = IMPL_ALIASES[implArg];
-if (!impl) die(`unknown --impl ${implArg} (pi, pi16, omp13, omp18, omp = omp18)`);
-const isOmp = impl === "omp13" || impl === "omp18";
+if (!impl) die(`unknown --impl ${implArg} (pi, pi16, omp13, omp18, omp = omp18, omp183)`);
+// omp 18.2.3 and 18.3.4 share every omp 18 command (the second is the first plus 18.3's changes).
+const isOmp18 = impl === "omp18" || impl === "omp183";
+const isOmp = impl === "omp13" || isOmp18;
 // omp ships TypeScript for Bun; pi 1.6.0 needs Node >= 22 (fs.globSync), this machine has Node 20.
 const needsBun = isOmp || impl === "pi16";
 if (command === "prune" && !isOmp) die("prune is only implemented by oh-my-pi (--impl omp13 or omp18)");
@@ -322,20 +331,39 @@ async function loadPi16() {
 	};
 }
 
-async function loadOmp() {
-	const smMod = await import("@oh-my-pi/pi-coding-agent/session/session-manager");
-	const ctxMod = await import("@oh-my-pi/pi-coding-agent/session/session-context");
-	const msgs = await import("@oh-my-pi/pi-coding-agent/session/messages");
-	const comp = await import("@oh-my-pi/pi-agent-core/compaction");
-	const { Tokenizer } = await import("@oh-my-pi/pi-agent-core/tokenizer");
+// oh-my-pi 18.3.4 lives in omp183/node_modules (its own npm project, omp183/package.json): its
+// coding agent's sources on the newest published core packages, whose third-party dependencies it
+// installs itself; @oh-my-pi/pi-natives is omp183/natives-shim (18.2.3's natives from
+// ./node_modules plus stand-ins for the exports 18.3 added).
+const OMP183_DIR = path.join(HERE, "omp183");
+/** omp 18.2.3 (`variant` omp18, from ./node_modules) or 18.3.4 (omp183, from omp183/). */
+async function loadOmp(variant = "omp18") {
+	const base = variant === "omp183" ? OMP183_DIR : null;
+	if (base) {
+		if (!fs.existsSync(path.join(base, "node_modules/@oh-my-pi/pi-coding-agent/package.json")))
+			die(`@oh-my-pi/pi-coding-agent@18.3.4 not found in ${base}/node_modules (run scripts/install-agents.sh)`);
+		const { provideOmp183Modules } = await import(pathToFileURL(path.join(base, "provide-modules.mjs")).href);
+		provideOmp183Modules();
+	}
+	const load = spec => (base ? import(globalThis.Bun.resolveSync(spec, base)) : import(spec));
+	const nm = base ? path.join(base, "node_modules") : NM;
+	const smMod = await load("@oh-my-pi/pi-coding-agent/session/session-manager");
+	const ctxMod = await load("@oh-my-pi/pi-coding-agent/session/session-context");
+	const msgs = await load("@oh-my-pi/pi-coding-agent/session/messages");
+	const comp = await load("@oh-my-pi/pi-agent-core/compaction");
+	const { Tokenizer } = await load("@oh-my-pi/pi-agent-core/tokenizer");
 	const tokenizer = new Tokenizer(undefined); // no model: byte estimate (bytes+3)>>2 per fragment
+	// 18.3 moved customMessageEntryMessage to pi-tui's chat/transcript-entry (session-context imports it).
+	const customMessageEntryMessage =
+		ctxMod.customMessageEntryMessage ?? (await load("@oh-my-pi/pi-tui/chat/transcript-entry")).customMessageEntryMessage;
 	return {
-		name: "omp18",
+		name: variant,
+		load,
 		oracle: {
-			impl: "omp18",
+			impl: variant,
 			package: "@oh-my-pi/pi-coding-agent",
-			version: pkgVersion("@oh-my-pi/pi-coding-agent"),
-			agentCore: pkgVersion("@oh-my-pi/pi-agent-core"),
+			version: pkgVersion("@oh-my-pi/pi-coding-agent", nm),
+			agentCore: pkgVersion("@oh-my-pi/pi-agent-core", nm),
 			runtime: `bun ${globalThis.Bun.version}`,
 			tokenizer: "Tokenizer(no model) = sum over text fragments of (utf8Bytes+3)>>2, images 1200",
 		},
@@ -360,7 +388,7 @@ async function loadOmp() {
 				case "message":
 					return e.message;
 				case "custom_message":
-					return ctxMod.customMessageEntryMessage(e);
+					return customMessageEntryMessage(e);
 				case "branch_summary":
 					return msgs.createBranchSummaryMessage(e.summary, e.fromId, e.timestamp);
 				case "compaction":
@@ -710,7 +738,7 @@ const b =
 			? await loadPi16()
 			: impl === "omp13"
 				? await loadOmp13()
-				: await loadOmp();
+				: await loadOmp(impl);
 t = mark("import", t);
 
 const filePath = path.resolve(fileArg);
@@ -893,7 +921,7 @@ function pruneStale(mgr, leafId, o, base, indexOf) {
  */
 async function autoInputs(mgr, leafId, o, base) {
 	const comp = b.comp;
-	const AIError = await import("@oh-my-pi/pi-ai/error");
+	const AIError = await b.load("@oh-my-pi/pi-ai/error");
 	const window = num(o.window);
 	if (window === undefined) fail("auto needs --window N");
 	const branchEntries = mgr.getBranch(leafId);
@@ -1050,8 +1078,8 @@ async function runCommand(command, o) {
 		}
 		return (out);
 	} else if (command === "transcript") {
-		if (impl !== "omp18") fail("transcript is omp 18's summarizer input (--impl omp18)");
-		const { preferredDialect } = await import("@oh-my-pi/pi-catalog/identity");
+		if (!isOmp18) fail("transcript is omp 18's summarizer input (--impl omp18 or omp183)");
+		const { preferredDialect } = await b.load("@oh-my-pi/pi-catalog/identity");
 		const ctx = b.buildContext(mgr, leafId);
 		const llm = b.convertToLlm(ctx.messages);
 		const transcripts = {};
@@ -1061,7 +1089,7 @@ async function runCommand(command, o) {
 		for (const id of o.models ? String(o.models).split(",") : []) dialects[id] = preferredDialect(id);
 		return { ...base, llmCount: llm.length, dialects, transcripts };
 	} else if (command === "summarize") {
-		if (impl !== "omp18") fail("summarize is omp 18's compaction requests (--impl omp18)");
+		if (!isOmp18) fail("summarize is omp 18's compaction requests (--impl omp18 or omp183)");
 		if (!o.model) fail("summarize needs --model ID");
 		const settings = { ...b.defaultCompactionSettings, remoteEnabled: false };
 		if (o["keep-recent"] !== undefined) settings.keepRecentTokens = num(o["keep-recent"]);
@@ -1167,16 +1195,16 @@ async function runCommand(command, o) {
 		}
 		return (out);
 	} else if (command === "auto") {
-		if (impl !== "omp18") fail("auto is implemented for oh-my-pi 18 only (--impl omp18)");
+		if (!isOmp18) fail("auto is implemented for oh-my-pi 18 only (--impl omp18 or omp183)");
 		return autoInputs(mgr, leafId, o, base);
 	} else if (command === "prune" && o.stale) {
-		if (impl !== "omp18") fail("prune --stale is oh-my-pi 18's per-turn pass (--impl omp18)");
+		if (!isOmp18) fail("prune --stale is oh-my-pi 18's per-turn pass (--impl omp18 or omp183)");
 		return pruneStale(mgr, leafId, o, base, indexOf);
 	} else if (command === "prune") {
 		const branchEntries = mgr.getBranch(leafId);
 		let keepBoundaryId;
 		const config = { ...b.DEFAULT_PRUNE_CONFIG, protectedTools: [...b.DEFAULT_PRUNE_CONFIG.protectedTools] };
-		if (impl === "omp18") {
+		if (isOmp18) {
 			// 18.x: the agent passes the latest compaction's firstKeptEntryId as keepBoundaryId.
 			keepBoundaryId = b.getLatestCompactionEntry(branchEntries)?.firstKeptEntryId;
 			config.keepBoundaryId = keepBoundaryId;
@@ -1218,7 +1246,7 @@ async function runCommand(command, o) {
 				protectTokens: config.protectTokens,
 				minimumSavings: config.minimumSavings,
 				protectedTools: config.protectedTools.map(p => (typeof p === "string" ? p : p.name || "fn")),
-				...(impl === "omp18"
+				...(isOmp18
 					? {
 							pruneUseless: config.pruneUseless,
 							supersede: !!config.supersedeKey,
@@ -1261,7 +1289,7 @@ async function runCommand(command, o) {
 		if (o.model !== undefined) {
 			// omp18: generateBranchSummary itself, with a stand-in model (the budget is then its
 			// window minus --reserve, default 16384, as the agent computes it).
-			if (impl !== "omp18") fail("branch --model is omp 18's branch summary (--impl omp18)");
+			if (!isOmp18) fail("branch --model is omp 18's branch summary (--impl omp18 or omp183)");
 			const { model, calls, completeImpl } = standInModel(o);
 			const r = await b.comp.generateBranchSummary(collected.entries, {
 				model, apiKey: "no-key", signal: new AbortController().signal,

@@ -1,9 +1,12 @@
 //! `contextree context`: the read layer's [`ContextReport`], printed as it is (`--json`) or as
-//! a table of its messages.
+//! a table of its messages; `--full` adds the LLM messages themselves.
 
 use clap::Args;
+use contextree_core::context::llm_messages;
 use contextree_core::tokens::TokenizerKind;
 use contextree_read::{ContextOptions, ContextReport};
+use serde::Serialize;
+use serde_json::Value;
 use std::io::Write;
 
 use crate::common::{read_back, write_json, write_stdout_with, CliError, SessionArgs};
@@ -15,6 +18,19 @@ pub struct ContextArgs {
     /// Also count the LLM messages with a tokenizer: `o200k_base` or `cl100k_base`.
     #[arg(long)]
     tokenizer: Option<TokenizerKind>,
+    /// With --json: also the LLM messages themselves, as `convertToLlm` makes them (`fullLlm`,
+    /// the oracle's name), summaries wrapped in the prompt pack's words.
+    #[arg(long, requires = "json")]
+    full: bool,
+}
+
+/// `context --json --full`: the report, then the LLM messages.
+#[derive(Serialize)]
+struct FullDoc<'r, 'a> {
+    #[serde(flatten)]
+    report: &'r ContextReport<'a>,
+    #[serde(rename = "fullLlm")]
+    full_llm: Vec<Value>,
 }
 
 pub fn run(args: &ContextArgs) -> Result<(), CliError> {
@@ -26,7 +42,12 @@ pub fn run(args: &ContextArgs) -> Result<(), CliError> {
     let options = ContextOptions { tokenizer: args.tokenizer, text_chars: None };
     let report = ContextReport::new(s, &ctx, &pack, &loaded.source, options).map_err(read_back)?;
     if a.json {
-        write_json(&report);
+        if args.full {
+            let full_llm = llm_messages(s, &ctx, &pack, &loaded.source).map_err(read_back)?;
+            write_json(&FullDoc { report: &report, full_llm });
+        } else {
+            write_json(&report);
+        }
         return report.finish().map_err(read_back);
     }
     let (count, tokens, llm_count, llm_tokens) = (report.message_count, report.message_tokens, report.llm_count, report.llm_tokens);

@@ -15,6 +15,7 @@ mod missing_id_parity;
 mod navigate_hooks;
 mod navigate_prune_e2e;
 mod no_spawn;
+mod omp183_wire;
 mod omp18_auto_parity;
 mod omp18_parity;
 mod omp18_stale_parity;

@@ -1,0 +1,1 @@
+export * from "../../node_modules/@oh-my-pi/pi-natives/native/vcs.js";
