@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::context::build::{Context, Item};
 use crate::context::llm::convert_message;
-use crate::context::materialize::{context_message, ContextTokens, ReadBackError};
+use crate::context::materialize::{context_message, llm_source, ContextTokens, ReadBackError};
 use crate::context::preview::{entry_preview, message_text};
 use crate::context::state::EntryState;
 use crate::prompts::PromptPack;
@@ -282,7 +282,7 @@ pub fn context_messages(
     let mut res = Vec::with_capacity(ctx.items.len());
     for (&item, (_, role, n)) in ctx.items.iter().zip(&tokens.messages) {
         let msg = context_message(session, ctx, item, source)?;
-        let llm = convert_message(&msg, session.rules(), pack);
+        let llm = convert_message(&llm_source(ctx, item, &msg), session.rules(), pack);
         let llm_role = llm.as_ref().and_then(|m| m.get("role")).and_then(Value::as_str).map(str::to_owned);
         let llm_tokens = llm.as_ref().and_then(Value::as_object).map_or(0, |m| estimate_message(m, session.rules()));
         let full = message_text(llm.as_ref().unwrap_or(&msg));
@@ -333,7 +333,7 @@ pub fn context_pair(
 /// `context_message` and every number of the context do), then `convertToLlm`.
 fn pair(session: &Session, ctx: &Context, item: Item, pack: &PromptPack, source: &dyn Source) -> Result<ContextPair, ReadBackError> {
     let message = context_message(session, ctx, item, source)?;
-    let llm = convert_message(&message, session.rules(), pack);
+    let llm = convert_message(&llm_source(ctx, item, &message), session.rules(), pack);
     Ok(ContextPair { item, message, llm })
 }
 

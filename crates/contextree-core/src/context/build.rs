@@ -145,6 +145,11 @@ pub struct Context {
     /// omp ≥ 18: assistants whose tool calls without a result are stripped,
     /// with the mask of the `toolCall` blocks that go (bit k = the k-th).
     pub stripped: Vec<(NodeId, u64)>,
+    /// omp ≥ 18: assistants followed by their `interrupted-thinking` note; `convertToLlm`
+    /// leaves their trailing unsigned thinking out of the LLM message ([`llm_source`]).
+    ///
+    /// [`llm_source`]: super::materialize::llm_source
+    pub interrupted: Vec<NodeId>,
 }
 
 impl Context {
@@ -175,6 +180,7 @@ pub fn build(session: &Session, leaf: Leaf) -> Context {
         reset_boundary: None,
         replay_through: None,
         stripped: Vec::new(),
+        interrupted: Vec::new(),
         leaf,
         items: Vec::new(),
         compaction: None,

@@ -218,6 +218,18 @@ pub(crate) fn context_message(session: &Session, ctx: &Context, item: Item, sour
     Ok(msg)
 }
 
+/// The message `convertToLlm` starts from for `item`, given its agent message `msg` (from
+/// [`context_message`]): the same, but for an interrupted assistant under omp ≥ 18, whose
+/// trailing unsigned thinking the LLM does not get ([`Context::interrupted`]).
+pub(crate) fn llm_source<'m>(ctx: &Context, item: Item, msg: &'m Value) -> std::borrow::Cow<'m, Value> {
+    if !matches!(item, Item::Entry(_)) || !ctx.interrupted.contains(&item.node()) {
+        return std::borrow::Cow::Borrowed(msg);
+    }
+    let mut out = msg.clone();
+    super::omp18::strip_demoted_thinking(&mut out);
+    std::borrow::Cow::Owned(out)
+}
+
 /// omp ≥ 18 dates the summary of an Anthropic-native compaction just before the first entry
 /// it retains, so that entry's signed thinking stays valid (`buildSessionContext`): 18.2 moves
 /// the summary's `timestamp` there, 18.3 keeps the compaction's time as `timestamp` and puts
@@ -367,8 +379,14 @@ pub fn item_tokens(
     if matches!(item, Item::SystemCheckpoint(_) | Item::Replaced { .. }) || ctx.stripped_calls(item).is_some() {
         // Not what the entry itself holds: measured on the message it becomes.
         let msg = context_message(session, ctx, item, source)?;
-        rows(&msg, llm);
+        rows(&llm_source(ctx, item, &msg), llm);
         return Ok(msg.as_object().map_or(0, |m| estimate_message(m, rules)));
+    }
+    if ctx.interrupted.contains(&item.node()) {
+        // The agent message as stored; the LLM message without its demoted thinking.
+        let msg = context_message(session, ctx, item, source)?;
+        rows(&llm_source(ctx, item, &msg), llm);
+        return Ok(entry_estimate(e, rules));
     }
     match unchanged_by_conversion(e, item, rules) {
         Some(Some(llm_role)) => llm.push((llm_role.into(), entry_estimate(e, rules))),
@@ -399,7 +417,7 @@ pub fn llm_messages(session: &Session, ctx: &Context, pack: &PromptPack, source:
     let mut res = Vec::with_capacity(ctx.items.len());
     for &item in &ctx.items {
         let msg = context_message(session, ctx, item, source)?;
-        res.extend(convert_message_all(&msg, session.rules(), pack));
+        res.extend(convert_message_all(&llm_source(ctx, item, &msg), session.rules(), pack));
     }
     Ok(res)
 }
@@ -433,7 +451,7 @@ pub fn serialize_context_with(
     let is_useless = |id: Option<&Value>| crate::session::call_key(id).is_some_and(|k| useless.contains(&k));
     for &item in &ctx.items {
         let msg = context_message(session, ctx, item, source)?;
-        for llm in convert_message_all(&msg, rules, pack) {
+        for llm in convert_message_all(&llm_source(ctx, item, &msg), rules, pack) {
             if rules.serializes_with_omp18_labels() {
                 super::serialize::serialize_omp18_into(&llm, &is_useless, &mut out, &mut first);
             } else {

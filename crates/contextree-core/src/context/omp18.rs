@@ -73,6 +73,40 @@ pub(super) fn emit(session: &Session, ctx: &mut Context, path: &[NodeId], compac
         (_, None) => items.extend(path.iter().filter_map(|&n| item_of(session, n))),
     }
     ctx.items = finish(session, items, &mut ctx.stripped);
+    ctx.interrupted = ctx
+        .items
+        .windows(2)
+        .filter(|w| {
+            let is_assistant = session.entry(w[0].node()).message().is_some_and(|m| m.role == Role::Assistant);
+            let next = session.entry(w[1].node());
+            is_assistant && &*next.entry_type == "custom_message" && next.str_field("customType") == Some(INTERRUPTED_THINKING)
+        })
+        .map(|w| w[0].node())
+        .collect();
+}
+
+/// `stripDemotedThinkingForLlm`: an interrupted assistant's trailing run of unsigned,
+/// non-blank thinking blocks (after any trailing blank text) is left out of what it sends,
+/// with the blank text after it; a message without such a run is unchanged.
+pub(crate) fn strip_demoted_thinking(msg: &mut Value) {
+    let Some(blocks) = msg.get_mut("content").and_then(Value::as_array_mut) else { return };
+    let ty = |b: &Value| b.get("type").and_then(Value::as_str).map(str::to_owned);
+    let text = |b: &Value, k: &str| b.get(k).and_then(Value::as_str).map(str::trim).unwrap_or("").to_owned();
+    let mut scan_end = blocks.len();
+    while scan_end > 0 && ty(&blocks[scan_end - 1]).as_deref() == Some("text") && text(&blocks[scan_end - 1], "text").is_empty() {
+        scan_end -= 1;
+    }
+    let mut run_start = scan_end;
+    while run_start > 0 {
+        let b = &blocks[run_start - 1];
+        if ty(b).as_deref() != Some("thinking") || text(b, "thinking").is_empty() || crate::js::is_truthy(b.get("thinkingSignature")) {
+            break;
+        }
+        run_start -= 1;
+    }
+    if run_start < scan_end {
+        blocks.truncate(run_start);
+    }
 }
 
 /// omp ≥ 18.3: the path index of the replay point of the compaction at `path[k]` when it kept
@@ -220,7 +254,8 @@ pub struct NotReproducible {
     /// The entry it comes from (None: the whole context).
     pub entry: Option<NodeId>,
     /// A short machine name: `openai-native-history`, `anthropic-native-compaction`,
-    /// `snapcompact-frames`, `context-notes`, `native-tokenizer`.
+    /// `snapcompact-frames`, `context-notes`, `request-reminder`, `native-tokenizer`, and
+    /// omp 18.3's `eval-state-notice`, `length-stop-retry`.
     pub kind: &'static str,
     /// What cannot be recomputed and why.
     pub reason: String,
@@ -274,6 +309,14 @@ pub(crate) fn not_reproducible(session: &Session, ctx: &Context, model: Option<&
             entry: Some(n),
             kind: "context-notes",
             reason: "experimental context notes are rendered through omp's notes template and put first in the context; contextree does not render them".to_owned(),
+        });
+    }
+    if ctx.items.iter().any(|i| session.entry(i.node()).message().is_some_and(|m| m.role == Role::User)) {
+        // Seen on the wire (tests/agents/wire.mjs): 18.2.3 and 18.3.4 alike.
+        out.push(NotReproducible {
+            entry: None,
+            kind: "request-reminder",
+            reason: "the running agent puts a `<system-reminder>` with the current date and working directory before the first user message's text of every request; it is made when the request is sent, not stored".to_owned(),
         });
     }
     if let Some(family) = model.and_then(crate::tokens::family::native_tokenizer) {

@@ -99,7 +99,10 @@ fn what_is_not_reproducible_is_listed_where_the_rules_name_something() {
             RuleSet::Omp183 => {
                 // omp-18.3.md §1.4: the live agent's own additions, named where the file shows their cause.
                 let kinds: Vec<&str> = list.unwrap().iter().map(|n| n["kind"].as_str().unwrap()).collect();
-                assert_eq!(kinds, ["anthropic-native-compaction", "native-tokenizer", "eval-state-notice", "length-stop-retry"]);
+                assert_eq!(
+                    kinds,
+                    ["anthropic-native-compaction", "request-reminder", "native-tokenizer", "eval-state-notice", "length-stop-retry"]
+                );
             }
         }
     }
