@@ -15,6 +15,7 @@ stdlib only.
 """
 
 import importlib.util
+import json
 import os
 import sys
 
@@ -211,10 +212,49 @@ def length_kept(out):
     s.write("omp183-length", prefix=title_slot("Release notes", "auto", 8))
 
 
+def eval_snapshot_length(out):
+    """§1.1 and §1.4 together, written line by line: an eval tool call and result, a snapshot
+    compaction replayed through `a2` (its tail u3, a3 kept), then a reply cut at its output limit:
+    what the file cannot reproduce lists the live eval-state notice and the length-stop retry note."""
+    stamp = "2026-09-27T10:00:%02d.000Z"
+    base = 1790503200000
+    cost = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
+
+    def use(i, o=10):
+        return {"input": i, "output": o, "cacheRead": 0, "cacheWrite": 0, "totalTokens": i + o, "cost": cost}
+
+    def entry(i, eid, parent, kind, **kw):
+        return {"type": kind, "id": eid, "parentId": parent, "timestamp": stamp % i, **kw}
+
+    def reply(content, stop, i, o, sec):
+        return {"role": "assistant", "content": content, "api": "anthropic-messages", "provider": MODEL[0],
+                "model": MODEL[1], "usage": use(i, o), "stopReason": stop, "timestamp": base + sec * 1000}
+
+    lines = [
+        {"type": "session", "version": 3, "id": "0123456789abcdef", "timestamp": stamp % 0, "cwd": "/w"},
+        entry(1, "u1", None, "message", message={"role": "user", "content": "first question", "timestamp": base + 1000}),
+        entry(2, "a1", "u1", "message", message=reply([{"type": "text", "text": "first answer"},
+                                                       {"type": "toolCall", "id": "call_eval", "name": "eval", "arguments": {"code": "1+1"}}],
+                                                      "toolUse", 100, 10, 2)),
+        entry(3, "t1", "a1", "message", message={"role": "toolResult", "toolCallId": "call_eval", "toolName": "eval",
+                                                 "content": [{"type": "text", "text": "2"}], "isError": False, "timestamp": base + 3000}),
+        entry(4, "a2", "t1", "message", message=reply([{"type": "text", "text": "second answer"}], "stop", 200, 10, 4)),
+        entry(5, "u3", "a2", "message", message={"role": "user", "content": "third question (after the snapshot)", "timestamp": base + 5000}),
+        entry(6, "a3", "u3", "message", message=reply([{"type": "text", "text": "third answer"}], "stop", 300, 10, 6)),
+        entry(7, "c1", "a3", "compaction", summary="Summary of the first turns.", firstKeptEntryId="",
+              providerReplayThroughEntryId="a2", tokensBefore=310,
+              preserveData={"anthropicCompaction": {"provider": "anthropic", "content": "native summary", "signature": "sig123"}}),
+        entry(8, "u4", "c1", "message", message={"role": "user", "content": "fourth question", "timestamp": base + 8000}),
+        entry(9, "a4", "u4", "message", message=reply([{"type": "text", "text": "a long answer cut at the output lim"}], "length", 400, 4000, 9)),
+    ]
+    with open(os.path.join(out, "omp183-snapshot.jsonl"), "w", encoding="utf-8") as f:
+        f.writelines(json.dumps(line, separators=(",", ":")) + "\n" for line in lines)
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "tests", "fixtures", "omp183")
     os.makedirs(out, exist_ok=True)
-    for fn in (snapshot_replay, snapshot_noreplay, native_kept, interrupted, developer_notices, length_kept):
+    for fn in (snapshot_replay, snapshot_noreplay, native_kept, interrupted, developer_notices, length_kept, eval_snapshot_length):
         fn(out)
     threshold(out, "omp183-threshold-tokens", {"thresholdPercent": -1, "thresholdTokens": 6000},
               "omp183-session-threshold-tokens")

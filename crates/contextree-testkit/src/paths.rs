@@ -22,7 +22,7 @@ pub fn fixture(rel: &str) -> PathBuf {
 /// stem).
 pub fn fixture_stem(stem: &str) -> PathBuf {
     let root = repo().join("tests/fixtures");
-    ["synthetic", "real", "generated", "edge", "pi16", "omp18"]
+    ["synthetic", "real", "generated", "edge", "pi16", "omp18", "omp183"]
         .iter()
         .map(|d| root.join(d).join(format!("{stem}.jsonl")))
         .find(|p| p.is_file())

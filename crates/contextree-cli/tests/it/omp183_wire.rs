@@ -17,9 +17,14 @@
 //! listed: the date/cwd `<system-reminder>` it puts before the first user message's text, and
 //! `<system-reminder>` notices between the history and the prompt (omp-18.3.md §1.4).
 //!
-//! Until contextree has the `omp@18.3` rule set this compares with [`RULES`] = `omp@18` and
-//! expects the 18.3 differences of [`DIFFERS_IN_18_3`]; [`PENDING`] lists what contextree gets
-//! wrong under either set. Both lists fail when an entry no longer matches anything.
+//! It compares with [`RULES`] = `omp@18.3` (with `omp@18` it would expect the 18.3
+//! differences of [`DIFFERS_IN_18_3`]); [`PENDING`] lists what contextree gets wrong. Both lists
+//! fail when an entry no longer matches anything.
+//!
+//! `compactions_start_where_the_agents_do` checks what the agents summarize when asked to
+//! compact (`wire.mjs --compact`, recorded in `tests/golden-omp183/wire/`): for 18.3.4 that is
+//! the only reference for `prepareCompaction` after a snapshot compaction (§2.1), which lives in
+//! its unpublished core.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -30,9 +35,7 @@ use crate::support::oracle::oracle_dir;
 use crate::support::{self, repo, Report};
 
 /// The rule set compared with 18.3.4's requests.
-// TODO(omp@18.3): switch to "omp@18.3" once contextree-core has it; DIFFERS_IN_18_3 then no
-// longer applies and every file must match.
-const RULES: &str = "omp@18";
+const RULES: &str = "omp@18.3";
 
 /// The session files: `(folder under tests/fixtures, stem)`.
 const FILES: &[(&str, &str)] = &[
@@ -57,12 +60,9 @@ const DIFFERS_IN_18_3: &[(&str, &str)] = &[(
     "omp-18.3.md §1.1: an Anthropic snapshot compaction keeps the entries after its providerReplayThroughEntryId",
 )];
 
-/// Mismatches contextree owes under either rule set: `(stem, reason)`.
-const PENDING: &[(&str, &str)] = &[(
-    "omp183-interrupted",
-    "an interrupted reply followed by its interrupted-thinking note loses its trailing unsigned thinking in \
-     convertToLlm (stripDemotedThinkingForLlm, 18.2.3 and 18.3.4); contextree keeps it",
-)];
+/// Mismatches contextree owes under either rule set: `(stem, reason)`. (The interrupted reply's
+/// trailing unsigned thinking, the first one found here, is fixed: `Context::interrupted`.)
+const PENDING: &[(&str, &str)] = &[];
 
 /// One message as the wire carries it (see the module comment).
 #[derive(Debug, Clone, PartialEq)]
@@ -332,4 +332,61 @@ fn omp183_requests_carry_contextrees_context() {
         eprintln!("  expected difference, {stem}: {reason}");
     }
     report.assert_clean(&format!("{} files sent by oh-my-pi 18.3.4", FILES.len()));
+}
+
+/// The user texts of a fixture's entries by id.
+fn user_texts(file: &Path) -> std::collections::HashMap<String, String> {
+    let text = std::fs::read_to_string(file).unwrap();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["message"]["role"] == "user")
+        .filter_map(|v| Some((v["id"].as_str()?.to_owned(), v["message"]["content"].as_str()?.to_owned())))
+        .collect()
+}
+
+/// What each agent summarized when told to compact (`--keep-recent 100`): its first kept entry is
+/// contextree's under the same rules, it summarizes nothing exactly when contextree would
+/// summarize nothing, and every user message contextree would summarize is in its conversation.
+/// 18.3.4 (omp@18.3) starts after a snapshot compaction's replay point (omp-18.3.md §2.1),
+/// 18.2.3 (omp@18) right after the compaction.
+#[test]
+fn compactions_start_where_the_agents_do() {
+    let dir = repo().join("tests/golden-omp183/wire");
+    let mut report = Report::default();
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_suffix(".json") else { continue };
+        let (stem, rules) = match rest.strip_suffix(".omp18") {
+            Some(r) => (r.strip_suffix(".compact100").unwrap(), "omp@18"),
+            None => (rest.strip_suffix(".compact100").unwrap(), "omp@18.3"),
+        };
+        seen += 1;
+        let g: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let file = support::fixture(stem);
+        let ours = match support::run_rules("cut", &file, rules, &["--keep-recent", "100"]) {
+            Ok(v) => v,
+            Err(e) => {
+                report.fail(format!("{stem} {rules}: cut failed: {e}"));
+                continue;
+            }
+        };
+        report.eq(&format!("{stem} {rules} firstKeptEntryId"), &ours["firstKeptEntryId"], &g["compaction"]["firstKeptEntryId"]);
+        let conversation = g["summaryRequests"][0]["messages"][0]["text"][0].as_str().unwrap_or("").to_owned();
+        let inside = conversation.split("</conversation>").next().unwrap_or("").trim_start_matches("<conversation>").trim().to_owned();
+        let summarized: Vec<String> =
+            ours["messagesToSummarizeIds"].as_array().into_iter().flatten().filter_map(|v| v.as_str().map(str::to_owned)).collect();
+        report.eq(&format!("{stem} {rules} summarizes something"), Value::Bool(!summarized.is_empty()), Value::Bool(!inside.is_empty()));
+        let users = user_texts(&file);
+        for id in &summarized {
+            if let Some(text) = users.get(id) {
+                if !inside.contains(text.as_str()) {
+                    report.fail(format!("{stem} {rules}: the agent's conversation lacks {id} ({text:?}), which contextree summarizes"));
+                }
+            }
+        }
+    }
+    assert!(seen >= 8, "only {seen} wire goldens in {}", dir.display());
+    report.assert_clean("compactions of oh-my-pi 18.2.3 and 18.3.4");
 }

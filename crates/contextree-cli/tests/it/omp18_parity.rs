@@ -1,9 +1,10 @@
-//! contextree under the `omp@18` rule set against oh-my-pi 18.2.3: every
-//! golden file in `tests/golden-omp18/` (made by `scripts/make-golden.sh
-//! --impls omp18`, see its README) is compared job by job, field by field,
-//! with what the binary prints with `--dialect omp@18` and the agent's own
-//! prompt pack (`--prompts` the 18.2.3 package inside the oracle, or
-//! `CONTEXTREE_OMP18_PACKAGE`).
+//! contextree under the `omp@18` rule set against oh-my-pi 18.2.3, and under `omp@18.3`
+//! against oh-my-pi 18.3.4: every golden file in `tests/golden-omp18/` (made by
+//! `scripts/make-golden.sh --impls omp18`, see its README), and in `tests/golden-omp183/`
+//! (`--impls omp183`: the 18.3.4 coding agent's own functions), is compared job by job, field by
+//! field, with what the binary prints with `--dialect` the rule set and the agent's own prompt
+//! pack (`--prompts` the 18.2.3 package inside the oracle, or `CONTEXTREE_OMP18_PACKAGE`; 18.3.4
+//! changed no prompt text).
 //!
 //! A job that cannot match yet is listed in [`ALLOWED`] with the reason; the
 //! test fails on any other mismatch and on an allowed entry that now matches
@@ -19,7 +20,42 @@ use crate::support::oracle::agent_pack;
 use crate::support::{fixture, json_files, pick, repo, Report};
 use serde_json::{json, Value};
 
-const RULES: &str = "omp@18";
+/// One rule set and the goldens of the release it follows.
+struct Target {
+    /// `--dialect`.
+    rules: &'static str,
+    /// The golden folder under the repository and its files' suffix.
+    dir: &'static str,
+    suffix: &'static str,
+    /// Jobs known not to match that release.
+    allowed: &'static [(&'static str, &'static str, &'static str)],
+    /// At least this many golden files.
+    min_files: usize,
+}
+
+const OMP18: Target = Target { rules: "omp@18", dir: "tests/golden-omp18", suffix: ".omp18.json", allowed: ALLOWED, min_files: 70 };
+const OMP183: Target =
+    Target { rules: "omp@18.3", dir: "tests/golden-omp183", suffix: ".omp183.json", allowed: ALLOWED_183, min_files: 80 };
+
+/// [`ALLOWED`], and where the reference cannot run 18.3.4's own code: its core packages are not
+/// published, so `--impl omp183` runs the 18.3.4 coding agent on core 18.2.11, whose
+/// `prepareCompaction` starts after a snapshot compaction rather than after its replay point
+/// (omp-18.3.md §2.1). The whole 18.3.4 agent does start there: `omp183_wire.rs` checks the
+/// summary request it sends for `omp183-snapshot-replay` (u2 … f2).
+const ALLOWED_183: &[(&str, &str, &str)] = &[
+    ALLOWED[0],
+    ALLOWED[1],
+    (
+        "omp183-snapshot-replay",
+        "cut",
+        "18.3.4's prepareCompaction (§2.1) is in its unpublished core; the reference runs 18.2.11's (checked on the wire instead)",
+    ),
+    (
+        "omp183-snapshot",
+        "cut",
+        "18.3.4's prepareCompaction (§2.1) is in its unpublished core; the reference runs 18.2.11's (checked on the wire instead)",
+    ),
+];
 
 /// `(fixture stem, job, why)`: jobs known not to match oh-my-pi 18.2.3.
 /// `*` as the stem stands for every file.
@@ -40,11 +76,11 @@ const HIDDEN_BY_AGENTS: &[(&str, &[&str], bool)] = &[
     ("edge-self-parent-leaf", &["selfp001"], false),
 ];
 
-fn run(cmd: &str, file: &Path, extra: &[&str]) -> Result<Value, String> {
+fn run_under(rules: &str, cmd: &str, file: &Path, extra: &[&str]) -> Result<Value, String> {
     let pack = agent_pack("omp18");
     let mut args = vec!["--prompts", pack.to_str().unwrap()];
     args.extend_from_slice(extra);
-    support::run_rules(cmd, file, RULES, &args)
+    support::run_rules(cmd, file, rules, &args)
 }
 
 fn without(v: Value, hidden: &[&str], id_of: impl Fn(&Value) -> Option<&str>) -> Value {
@@ -54,10 +90,15 @@ fn without(v: Value, hidden: &[&str], id_of: impl Fn(&Value) -> Option<&str>) ->
 /// One file's results, one [`Report`] per job.
 struct FileRun<'a> {
     name: &'a str,
+    rules: &'static str,
     jobs: BTreeMap<&'static str, Report>,
 }
 
 impl FileRun<'_> {
+    fn run(&self, cmd: &str, file: &Path, extra: &[&str]) -> Result<Value, String> {
+        run_under(self.rules, cmd, file, extra)
+    }
+
     fn job(&mut self, job: &'static str) -> &mut Report {
         self.jobs.entry(job).or_default()
     }
@@ -74,7 +115,7 @@ impl FileRun<'_> {
 }
 
 fn check_info(f: &mut FileRun, g: &Value, file: &Path, hidden: &[&str], hidden_in_tree: bool) {
-    let info = match run("info", file, &[]) {
+    let info = match f.run("info", file, &[]) {
         Ok(v) => v,
         Err(e) => return f.fail("info", format!("info failed: {e}")),
     };
@@ -91,7 +132,7 @@ fn check_info(f: &mut FileRun, g: &Value, file: &Path, hidden: &[&str], hidden_i
     f.eq("info", "info.labels", &info["labels"], Value::Object(labels));
 
     if let Some(gt) = g.get("tree").filter(|t| t.is_object()) {
-        match run("tree", file, &[]) {
+        match f.run("tree", file, &[]) {
             Err(e) => f.fail("tree", format!("tree failed: {e}")),
             Ok(t) => {
                 let rows = if hidden_in_tree { without(t["rows"].clone(), hidden, |r| r["id"].as_str()) } else { t["rows"].clone() };
@@ -105,7 +146,7 @@ fn check_info(f: &mut FileRun, g: &Value, file: &Path, hidden: &[&str], hidden_i
 /// `context`, the per-message estimates under `tokens`, the LLM messages
 /// under `llm`.
 fn check_context(f: &mut FileRun, gc: &Value, file: &Path, extra: &[&str], label: &str) {
-    let c = match run("context", file, extra) {
+    let c = match f.run("context", file, extra) {
         Ok(v) => v,
         Err(e) => return f.fail("context", format!("{label} failed: {e}")),
     };
@@ -125,7 +166,7 @@ fn check_context(f: &mut FileRun, gc: &Value, file: &Path, extra: &[&str], label
 }
 
 fn check_tokens(f: &mut FileRun, g: &Value, file: &Path) {
-    match run("tokens", file, &[]) {
+    match f.run("tokens", file, &[]) {
         Err(e) => f.fail("tokens", format!("tokens failed: {e}")),
         Ok(t) => {
             let keys = ["id", "type", "role", "tokens"];
@@ -136,7 +177,7 @@ fn check_tokens(f: &mut FileRun, g: &Value, file: &Path) {
 }
 
 fn check_serialize(f: &mut FileRun, g: &Value, file: &Path) {
-    match run("serialize", file, &[]) {
+    match f.run("serialize", file, &[]) {
         Err(e) => f.fail("serialize", format!("serialize failed: {e}")),
         Ok(s) => {
             f.eq("serialize", "serialize.length", &s["length"], &g["serialize"]["length"]);
@@ -160,7 +201,7 @@ fn check_cuts(f: &mut FileRun, g: &Value, file: &Path) {
             args.extend(["--leaf".to_owned(), leaf.to_owned()]);
         }
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let ours = match run("cut", file, &args) {
+        let ours = match f.run("cut", file, &args) {
             Ok(v) => v,
             Err(e) => {
                 f.fail("cut", format!("{key} failed: {e}"));
@@ -194,7 +235,7 @@ fn check_prune(f: &mut FileRun, g: &Value, file: &Path) {
     // The oracle runs omp 18's bare `DEFAULT_PRUNE_CONFIG` + `keepBoundaryId`: without the
     // agent's 8000-token cache-warm guard (omp-18.md §6.1), and without the per-turn stale pass
     // before it (`tests/golden-omp18-stale/` checks both passes).
-    let ours = match run("prune", file, &["--dry-run", "--cache-warm", "none", "--pass", "overflow"]) {
+    let ours = match f.run("prune", file, &["--dry-run", "--cache-warm", "none", "--pass", "overflow"]) {
         Ok(v) => v,
         Err(e) => return f.fail("prune", format!("prune failed: {e}")),
     };
@@ -221,7 +262,7 @@ fn check_branch(f: &mut FileRun, g: &Value, file: &Path) {
         let args: Vec<&str> = job["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
         let at = format!("branch {}", args.join(" "));
         let gb = &job["result"];
-        match (run("branch", file, &args), gb.get("error")) {
+        match (f.run("branch", file, &args), gb.get("error")) {
             (Ok(ours), None) => {
                 for key in ["commonAncestorId", "entryIds", "selectedIds", "totalTokens"] {
                     f.eq("branch", &format!("{at} {key}"), &ours[key], &gb[key]);
@@ -239,17 +280,17 @@ fn check_branch(f: &mut FileRun, g: &Value, file: &Path) {
     }
 }
 
-fn check_file(golden: &Path) -> (String, BTreeMap<&'static str, Report>) {
+fn check_file(t: &Target, golden: &Path) -> (String, BTreeMap<&'static str, Report>) {
     let name = golden.file_name().unwrap().to_string_lossy().into_owned();
-    let stem = name.strip_suffix(".omp18.json").unwrap().to_owned();
+    let stem = name.strip_suffix(t.suffix).unwrap().to_owned();
     let g: Value = serde_json::from_str(&std::fs::read_to_string(golden).unwrap()).unwrap();
     let file = fixture(&stem);
-    let mut f = FileRun { name: &name, jobs: BTreeMap::new() };
+    let mut f = FileRun { name: &name, rules: t.rules, jobs: BTreeMap::new() };
 
     if g.get("error").is_some() {
         // The agent refuses or crashes; contextree must still answer.
         for cmd in ["info", "context", "tree", "tokens", "serialize"] {
-            match run(cmd, &file, &[]) {
+            match f.run(cmd, &file, &[]) {
                 Ok(_) => f.job("info").compared += 1,
                 Err(e) => f.fail("info", format!("{cmd} failed where the agent did not answer: {e}")),
             }
@@ -273,25 +314,38 @@ fn check_file(golden: &Path) -> (String, BTreeMap<&'static str, Report>) {
     (stem, f.jobs)
 }
 
-fn allowed(stem: &str, job: &str) -> Option<&'static str> {
-    ALLOWED.iter().find(|(s, j, _)| (*s == stem || *s == "*") && *j == job).map(|(.., why)| *why)
+fn allowed(t: &Target, stem: &str, job: &str) -> Option<&'static str> {
+    t.allowed.iter().find(|(s, j, _)| (*s == stem || *s == "*") && *j == job).map(|(.., why)| *why)
 }
 
 #[test]
 fn every_omp18_golden_file_matches_oh_my_pi_18() {
-    let goldens = json_files(&repo().join("tests/golden-omp18"));
-    assert!(goldens.len() >= 70, "only {} golden files", goldens.len());
+    every_golden_file_matches(&OMP18);
+}
+
+/// omp@18.3 against oh-my-pi 18.3.4's own functions (tests/agents/omp183: its coding agent on
+/// the newest published core); what lives in 18.3.4's core only (`prepareCompaction` after a
+/// snapshot compaction, `historyRewriteAt`) is checked against the whole agent in
+/// `omp183_wire.rs`.
+#[test]
+fn every_omp183_golden_file_matches_oh_my_pi_18_3() {
+    every_golden_file_matches(&OMP183);
+}
+
+fn every_golden_file_matches(t: &Target) {
+    let goldens = json_files(&repo().join(t.dir));
+    assert!(goldens.len() >= t.min_files, "only {} golden files in {}", goldens.len(), t.dir);
     let mut table: BTreeMap<&'static str, (usize, usize, usize)> = BTreeMap::new(); // job → (files, matching, allowed)
     let mut failures = Vec::new();
     let mut stale = Vec::new();
     for g in &goldens {
-        let (stem, jobs) = check_file(g);
+        let (stem, jobs) = check_file(t, g);
         for (job, report) in jobs {
             let row = table.entry(job).or_default();
             row.0 += 1;
-            match (report.failures.is_empty(), allowed(&stem, job)) {
+            match (report.failures.is_empty(), allowed(t, &stem, job)) {
                 (true, None) => row.1 += 1,
-                (true, Some(_)) if ALLOWED.iter().any(|(s, j, _)| *s == stem && *j == job) => {
+                (true, Some(_)) if t.allowed.iter().any(|(s, j, _)| *s == stem && *j == job) => {
                     row.1 += 1;
                     stale.push(format!("{stem} {job}: matches now; remove it from ALLOWED"));
                 }
@@ -306,7 +360,7 @@ fn every_omp18_golden_file_matches_oh_my_pi_18() {
             }
         }
     }
-    eprintln!("omp@18 parity (files matching / files, allowed mismatches):");
+    eprintln!("{} parity (files matching / files, allowed mismatches):", t.rules);
     for (job, (files, ok, allow)) in &table {
         eprintln!("  {job:<10} {ok:>3} / {files:<3} allowed {allow}");
     }
