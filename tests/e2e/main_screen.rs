@@ -587,7 +587,7 @@ pub async fn check_side_by_side(harness: &Harness, client: &Client, file: &Path,
     let drawn = client
         .execute(
             "const n = (op) => document.querySelectorAll(`#compare-rows .compare-row.compare-${op}`).length; \
-             const folded = Array.from(document.querySelectorAll('#compare-rows .compare-gap'), \
+             const folded = Array.from(document.querySelectorAll('#compare-rows .compare-row.compare-gap'), \
                (g) => Number(g.textContent.replace(/,/g, '').match(/\\d+/)[0])).reduce((a, b) => a + b, 0); \
              return [n('same') + folded, n('changed'), n('diverged')];",
             vec![],
