@@ -37,6 +37,7 @@ pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> 
             commands::context::message_text,
             commands::context::export_context,
             commands::context::save_context,
+            commands::compare::compare_view,
             commands::entry::entry_detail,
             commands::library::list_sessions,
             commands::budget::budget,

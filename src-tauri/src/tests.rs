@@ -100,6 +100,17 @@ fn app_on_the_mock_runtime_opens_a_session_over_ipc() {
     assert!(!messages.is_empty());
     assert_eq!(ctx["prompts"]["source"].as_str().map(|s| s == "own" || s == "agent"), Some(true));
 
+    // Two leaves side by side: the file's leaf (B) against the other one (A), each side the
+    // context of its leaf, with the sent messages' text.
+    let cmp = invoke(&webview, "compare_view", json!({ "leafA": other_id })).unwrap();
+    assert_eq!((&cmp["a"]["leafId"], &cmp["b"]["leafId"]), (&json!(other_id), &view["leafId"]));
+    assert_eq!(cmp["a"]["llmTokens"], ctx["llmTokens"]);
+    assert!(cmp["divergeAt"].as_u64().is_some(), "{cmp}");
+    let texts = cmp["rows"].as_array().unwrap().iter().filter(|r| r["a"]["message"]["text"].is_string()).count();
+    assert_eq!(texts, messages.len(), "every message of A with its text");
+    let err = invoke(&webview, "compare_view", json!({ "leafA": "nope" })).unwrap_err();
+    assert_eq!(err["kind"], "unknown-entry", "{err}");
+
     let previews = invoke(&webview, "row_previews", json!({ "ids": [expected[0], "nope"] })).unwrap();
     assert_eq!(previews.as_array().unwrap().len(), 1);
 

@@ -13,8 +13,9 @@
 //! - with a path argument it opens that file instead;
 //! - a leaf on another branch, selected with a click and Enter, recomputes the tree and the
 //!   context, which again matches the CLI; `g` goes back to the file's leaf (`another-leaf.png`);
-//!   that leaf marked (`m`) and compared with the file's leaf (`=`) shows the two contexts side
-//!   by side, diverging where the CLI's two contexts do (`side-by-side.png`);
+//! - that leaf marked (`m`) and compared with the file's leaf (`=`) shows the two contexts side
+//!   by side as `contextree compare --json` gives them: each side's tokens, the common ancestor,
+//!   the shared prefix, where they diverge and the rows (`side-by-side.png`);
 //! - `tests/fixtures/edge/xss.jsonl`: HTML in session text shows as text, and creates no element,
 //!   and the branch exported as an HTML page holds it as text, with no script;
 //! - the branch map beside the tree covers the rows the list shows; a click on it selects the
@@ -161,6 +162,7 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
         main_screen::demo_session_opens_without_arguments,
         main_screen::session_named_on_the_command_line_opens,
         main_screen::a_leaf_on_another_branch_recomputes_tree_and_context,
+        main_screen::two_leaves_compare_as_contextree_compare_does,
         main_screen::html_in_session_text_stays_text,
         main_screen::the_branch_map_selects_the_row_it_is_clicked_at,
         main_screen::search_and_filters_narrow_the_tree,

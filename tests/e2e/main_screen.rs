@@ -106,12 +106,9 @@ pub async fn a_leaf_on_another_branch_recomputes_tree_and_context(harness: &Harn
         ensure!(wrapper.as_str().is_some_and(|w| w.starts_with("wrapper text: ")), "no wrapper-text line: {wrapper}");
         wait_for_previews(client).await?;
         screenshot(harness, client, "another-leaf.png").await?;
-        // Mark this leaf for a side-by-side comparison.
-        press_key(client, 'm').await?;
 
         press_key(client, 'g').await?;
         wait_for_leaf(client, file_leaf).await?;
-        check_side_by_side(harness, client, &demo, OTHER_LEAF, file_leaf).await?;
 
         // A double-click makes a row the leaf too.
         scroll_tree_to_row(client, index).await?;
@@ -525,37 +522,79 @@ pub async fn check_context_matches_cli(harness: &Harness, client: &Client, sessi
     Ok(())
 }
 
-/// `=` with `left` marked and `right` shown: the dialog puts the two contexts side by side and
-/// its divergence is where the CLI's two contexts stop sharing messages (entry and role).
-pub async fn check_side_by_side(harness: &Harness, client: &Client, file: &std::path::Path, left: &str, right: &str) -> anyhow::Result<()> {
-    let messages = |leaf: &str| -> anyhow::Result<Vec<(String, String)>> {
-        let doc = steps::cli_json(harness, "context", file, &["--leaf", leaf, "--prompts", "own"])?;
-        Ok(doc["messages"]
-            .as_array()
-            .context("no messages")?
-            .iter()
-            .map(|m| (m["entryId"].as_str().unwrap_or_default().to_owned(), m["role"].as_str().unwrap_or_default().to_owned()))
-            .collect())
-    };
-    let (a, b) = (messages(left)?, messages(right)?);
-    let shared = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    ensure!(shared < a.len().min(b.len()), "the two leaves do not diverge in the CLI's contexts");
+/// `m` on a leaf of another branch, `g` back to the file's leaf, then `=`: the side-by-side
+/// dialog shows what `contextree compare --json` gives for the two leaves (`side-by-side.png`).
+pub async fn two_leaves_compare_as_contextree_compare_does(harness: &Harness) -> anyhow::Result<()> {
+    with_app(harness, &[], async |client| {
+        wait_until_ready(client).await?;
+        let file_leaf = harness.expected.last().unwrap();
+        wait_for_leaf(client, file_leaf).await?;
+        let rows = all_row_ids(client).await?;
+        let index = rows.iter().position(|id| id == OTHER_LEAF).context("no tree row for the other leaf")?;
+        scroll_tree_to_row(client, index).await?;
+        click_row(client, OTHER_LEAF).await?;
+        press_key(client, Key::Enter.into()).await?;
+        wait_for_leaf(client, OTHER_LEAF).await?;
+        press_key(client, 'm').await?;
+        wait_for(client, "the leaf marked", &format!("return document.body.dataset.compareLeaf === {OTHER_LEAF:?};")).await?;
+        press_key(client, 'g').await?;
+        wait_for_leaf(client, file_leaf).await?;
+        let demo = harness.root.join("demo/demo-session.jsonl");
+        check_side_by_side(harness, client, &demo, OTHER_LEAF, file_leaf).await
+    })
+    .await
+}
+
+/// `=` with `left` marked and `right` shown: the dialog says what `contextree compare --json`
+/// says of the two leaves (run as the app runs, with its HOME, so the rule set and the prompt
+/// texts are the same): each side's tokens, the common ancestor, the shared prefix, where they
+/// diverge and what each side has there; it draws every changed and diverged row, and the same
+/// rows drawn or folded.
+pub async fn check_side_by_side(harness: &Harness, client: &Client, file: &Path, left: &str, right: &str) -> anyhow::Result<()> {
+    let mut command = std::process::Command::new(steps::cli(harness));
+    command.arg("compare").arg(file).args([left, right, "--json"]).env("HOME", &harness.scratch).env_remove("XDG_CONFIG_HOME");
+    let doc = steps::json_output(&mut command, "compare")?;
+    let diverge = doc["divergeAt"].as_u64().context("the CLI's two contexts do not diverge")?;
+    let number = |v: &serde_json::Value| v.as_i64().map(|n| n.to_string()).unwrap_or_default();
+    let plural = |n: &serde_json::Value| format!("{} {}", number(n), if n == 1 { "message" } else { "messages" });
     press_key(client, '=').await?;
     wait_for(client, "the side-by-side dialog", "return document.body.dataset.compare === 'open';").await?;
-    let summary = text_content(client, "compare-summary").await?;
-    ensure!(
-        summary.contains(&format!("shared {shared} messages")) && summary.contains(&format!("they diverge at message {}", shared + 1)),
-        "the dialog says `{summary}`, the CLI's contexts share {shared} messages"
-    );
-    // The first row that differs holds A's and B's messages at the divergence, side by side.
+    // Counts are shown grouped (`29,182`); the CLI's are plain.
+    let summary = text_content(client, "compare-summary").await?.replace(',', "");
+    for want in [
+        format!("A {left}: {} tokens", number(&doc["a"]["llmTokens"])),
+        format!("B {right}: {} tokens", number(&doc["b"]["llmTokens"])),
+        format!("common ancestor {}", doc["commonAncestorId"].as_str().unwrap_or_default()),
+        format!("shared {} ({} tokens)", plural(&doc["sharedCount"]), number(&doc["sharedTokens"])),
+        format!("they diverge at message {}", diverge + 1),
+        format!("only in A: {} ({} tokens)", plural(&doc["a"]["onlyCount"]), number(&doc["a"]["onlyTokens"])),
+        format!("only in B: {} ({} tokens)", plural(&doc["b"]["onlyCount"]), number(&doc["b"]["onlyTokens"])),
+    ] {
+        ensure!(summary.contains(&want), "the dialog says `{summary}`, the CLI `{want}`");
+    }
+    // The first row that is not shared holds what each side has at the divergence, side by side.
     let first = client
         .execute(
-            "const r = document.querySelector('#compare-rows .compare-row.compare-differ'); \
+            "const r = document.querySelector('#compare-rows .compare-row:not(.compare-same):not(.compare-gap)'); \
              return r ? [r.querySelector('.compare-left')?.dataset.entryId ?? null, r.querySelector('.compare-right')?.dataset.entryId ?? null] : null;",
             vec![],
         )
         .await?;
-    ensure!(first == json!([a[shared].0, b[shared].0]), "first differing row {first}, expected {} | {}", a[shared].0, b[shared].0);
+    let at = &doc["rows"][diverge as usize];
+    let want = json!([at["a"]["entryId"], at["b"]["entryId"]]);
+    ensure!(first == want, "first row past the shared prefix: {first}, the CLI's {want}");
+    // Changed and diverged rows are all drawn; same rows are drawn or counted in a fold.
+    let drawn = client
+        .execute(
+            "const n = (op) => document.querySelectorAll(`#compare-rows .compare-row.compare-${op}`).length; \
+             const folded = Array.from(document.querySelectorAll('#compare-rows .compare-row.compare-gap'), \
+               (g) => Number(g.textContent.replace(/,/g, '').match(/\\d+/)[0])).reduce((a, b) => a + b, 0); \
+             return [n('same') + folded, n('changed'), n('diverged')];",
+            vec![],
+        )
+        .await?;
+    let want = json!([doc["sameCount"], doc["changedCount"], doc["divergedCount"]]);
+    ensure!(drawn == want, "rows drawn (same, changed, diverged) {drawn}, the CLI's {want}");
     screenshot(harness, client, "side-by-side.png").await?;
     client.execute("document.getElementById('compare-dialog').close();", vec![]).await?;
     wait_for(client, "the dialog to close", "return !document.body.dataset.compare;").await

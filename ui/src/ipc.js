@@ -59,6 +59,16 @@ export const rowPreviews = (ids) => call('row_previews', { ids });
 export const contextView = (leafId = null) => call('context_view', { leafId });
 
 /**
+ * Two leaves' contexts side by side: the read layer's `CompareReport`, the same document as
+ * `contextree compare --json` (the common ancestor, each side's totals and notes, the rows
+ * aligned), with each sent message's text. `leafB` `null`: the file's leaf.
+ * @param {string} leafA
+ * @param {string | null} [leafB]
+ * @returns {Promise<import('./generated/reports').CompareReport>}
+ */
+export const compareView = (leafA, leafB = null) => call('compare_view', { leafA, leafB });
+
+/**
  * Tokenizer counts of a leaf's context (`tokenizer`: `o200k_base` or `cl100k_base`), computed
  * off the main thread: the read layer's `TokenCountsReport` (a count per message, null when not
  * sent, and the total).

@@ -2,8 +2,7 @@
 // a leaf, `=` compares) and the recorded usage (`$`). They share one overlay state, so that
 // while either is up the main screen's keys stay off (keys.js's `compare` layer).
 
-import { contextView, usageReport } from './ipc.js';
-import { compareContexts } from './compare/align.js';
+import { compareView, usageReport } from './ipc.js';
 import { renderCompare } from './compare/view.js';
 import { renderUsage } from './usage/view.js';
 import { $ } from './dom.js';
@@ -34,8 +33,8 @@ export function createOverlays(store, { report }) {
     const right = store.get().shown?.leafId || null;
     if (!left) return;
     try {
-      const [a, b] = await Promise.all([contextView(left), contextView(right)]);
-      showOverlay($('compare-dialog'), (dialog) => renderCompare(dialog, compareContexts(a, b), a.leafId, b.leafId, () => dialog.close()));
+      const report = await compareView(left, right);
+      showOverlay($('compare-dialog'), (dialog) => renderCompare(dialog, report, () => dialog.close()));
     } catch (err) {
       report(err, 'comparing two leaves');
     }

@@ -448,7 +448,7 @@ impl<'a> ContextReport<'a> {
         let (projection, facts) =
             if s.rules().projects_context_edits() { projection_facts(s, ctx, source)? } else { (Projection::default(), HashMap::new()) };
         let (model, models, mode) = model_of(s, ctx);
-        let default_model = ctx.model.omp.iter().find(|(r, _)| r == "default").map(|(_, m)| m.as_str());
+        let default_model = default_role_model(ctx);
         let omp18 = s.rules().counts_utf8_fragments();
         let tokenizer = match options.tokenizer {
             Some(kind) => Some(tokenizer_count(s, ctx, pack, source, kind)?),
@@ -488,15 +488,7 @@ impl<'a> ContextReport<'a> {
             projection,
             provider_replay: ctx.provider_replay,
             token_count: omp18.then(|| token_count(default_model)),
-            not_reproducible: not_reproducible(s, ctx, default_model).map(|list| {
-                list.into_iter()
-                    .map(|n| NotReproducible {
-                        entry_id: n.entry.and_then(|e| s.entry(e).id().map(str::to_owned)),
-                        kind: n.kind,
-                        reason: n.reason,
-                    })
-                    .collect()
-            }),
+            not_reproducible: not_reproducible_of(s, ctx, default_model),
             configured_thinking_level: omp18.then_some(ctx.omp.configured_thinking_level.as_deref()),
             reset_boundary_id: omp18.then(|| ctx.reset_boundary.and_then(|n| s.entry(n).id().map(str::to_owned))),
             prompts: pack.origin().into(),
@@ -583,10 +575,25 @@ fn held_llm_rows<'a>(
     }))
 }
 
-type ModelParts<'a> = (ModelReport<'a>, Option<Ordered<&'a str>>, Option<&'a str>);
+/// What the request from `ctx`'s leaf depends on that the file cannot tell, under the rule sets
+/// that name something (`default_model`: omp's default role's model).
+pub(crate) fn not_reproducible_of(s: &Session, ctx: &Context, default_model: Option<&str>) -> Option<Vec<NotReproducible>> {
+    not_reproducible(s, ctx, default_model).map(|list| {
+        list.into_iter()
+            .map(|n| NotReproducible { entry_id: n.entry.and_then(|e| s.entry(e).id().map(str::to_owned)), kind: n.kind, reason: n.reason })
+            .collect()
+    })
+}
+
+/// omp's default role's model on `ctx`'s path.
+pub(crate) fn default_role_model(ctx: &Context) -> Option<&str> {
+    ctx.model.omp.iter().find(|(r, _)| r == "default").map(|(_, m)| m.as_str())
+}
+
+pub(crate) type ModelParts<'a> = (ModelReport<'a>, Option<Ordered<&'a str>>, Option<&'a str>);
 
 /// The model of the path: pi's pair, omp's roles and mode.
-fn model_of<'a>(s: &Session, ctx: &'a Context) -> ModelParts<'a> {
+pub(crate) fn model_of<'a>(s: &Session, ctx: &'a Context) -> ModelParts<'a> {
     match s.dialect() {
         Dialect::Pi => {
             let model = ctx.model.pi.as_ref().map(|(p, m)| PiModel { provider: p.as_deref(), model_id: m.as_deref() });
@@ -603,7 +610,7 @@ fn model_of<'a>(s: &Session, ctx: &'a Context) -> ModelParts<'a> {
 }
 
 /// omp 18's counting for the default model.
-fn token_count(model: Option<&str>) -> TokenCount<'_> {
+pub(crate) fn token_count(model: Option<&str>) -> TokenCount<'_> {
     let family = model.and_then(contextree_core::tokens::native_tokenizer);
     TokenCount {
         model,

@@ -12,6 +12,7 @@ use ts_rs::{Config, TypeVisitor, TS};
 
 use crate::branch::{BranchMessage, BranchReport};
 use crate::budget::BudgetReport;
+use crate::compare::{CompareReport, CompareRow};
 use crate::context::{ContextReport, LlmRow, MessageRow};
 use crate::cut::CutReport;
 use crate::drops::DropsReport;
@@ -37,6 +38,7 @@ pub fn declarations() -> String {
     let mut out = Collect { cfg: &cfg, seen: Vec::new(), decls: Vec::new() };
     out.visit::<SessionReport>();
     out.visit::<ContextReport<'static>>();
+    out.visit::<CompareReport<'static>>();
     out.visit::<BudgetReport>();
     out.visit::<EntryReport>();
     out.visit::<UsageReport<'static>>();
@@ -60,6 +62,7 @@ pub fn declarations() -> String {
     // Behind `Rows` (their fields say `Array<…>`).
     out.visit::<MessageRow<'static>>();
     out.visit::<LlmRow>();
+    out.visit::<CompareRow<'static>>();
     out.visit::<RuleSetRow>();
     let mut text = String::from(
         "// Generated from the report types of crates/contextree-read (src/contract.rs): do not edit.\n\

@@ -7,7 +7,8 @@
 //! is never held (memory stays within the file's size, docs/benchmarks.md).
 //!
 //! Views: [`session::SessionReport`] (an opened file), [`context::ContextReport`] (what the
-//! model receives from a leaf), [`budget::BudgetReport`] (how full it is),
+//! model receives from a leaf), [`compare::CompareReport`] (two leaves' contexts side by side),
+//! [`budget::BudgetReport`] (how full it is),
 //! [`entry::EntryReport`] (one entry's line), [`usage::UsageReport`] (what it cost),
 //! [`drops::DropsReport`] (what a compaction summarizes and may lose), [`library::LibraryReport`]
 //! (every session on the machine), [`plan::PlanReport`] (what compacting would do), and the
@@ -21,6 +22,7 @@
 
 pub mod branch;
 pub mod budget;
+pub mod compare;
 pub mod context;
 pub mod contract;
 pub mod cut;
@@ -41,6 +43,7 @@ mod rows;
 
 pub use branch::BranchReport;
 pub use budget::BudgetReport;
+pub use compare::{CompareOptions, CompareReport};
 pub use context::{ContextOptions, ContextReport};
 pub use cut::CutReport;
 pub use drops::{DropsReport, Summarized};

@@ -4,6 +4,7 @@
 
 pub mod budget;
 pub mod compaction;
+pub mod compare;
 pub mod context;
 pub mod entry;
 pub mod library;

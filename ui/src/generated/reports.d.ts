@@ -308,6 +308,33 @@ reasoning: string | null,
  */
 kind: string | null, };
 
+export type CellMessage = { 
+/**
+ * Its place in the side's context (the context report's `messages[i]`).
+ */
+i: number, 
+/**
+ * Its role (`user`, `toolResult`, `compactionSummary`, …).
+ */
+role: string, 
+/**
+ * The dialect's estimate of the agent message.
+ */
+tokens: number, 
+/**
+ * The dialect's estimate of the LLM messages `convertToLlm` makes of it (0: not sent).
+ */
+llmTokens: number, 
+/**
+ * With text asked: the LLM message's readable text (the agent message's when it is not
+ * sent), cut.
+ */
+text?: string, 
+/**
+ * `text` was cut.
+ */
+truncated?: boolean, };
+
 export type CompactionMark = { 
 /**
  * The compaction entry.
@@ -321,6 +348,197 @@ index: number,
  * `tokensBefore` as recorded.
  */
 tokensBefore: number | null, };
+
+export type CompareCell = { 
+/**
+ * The entry (a compaction's summary stands for the compaction entry).
+ */
+entryId: string | null, 
+/**
+ * Its number in the file.
+ */
+entryIndex: number, 
+/**
+ * Its state for this side's leaf (`kept`, `pruned`, `summarized`, `compaction`,
+ * `hidden`, …, as `contextree tree` shows it).
+ */
+state: string, 
+/**
+ * The message this side sends of it; `None`: nothing (the other side sends it).
+ */
+message: CellMessage | null, };
+
+export type CompareReport = { 
+/**
+ * The agent whose rules ran (`pi`, `omp`).
+ */
+dialect: string, 
+/**
+ * The rule set that ran and why (one for the session, so for both leaves).
+ */
+ruleSet: RuleChoice, 
+/**
+ * Whose wording wraps the summaries (docs/decisions.md D8).
+ */
+prompts: PromptsReport, 
+/**
+ * The deepest entry on both leaves' paths (`None`: they start at different roots).
+ */
+commonAncestorId: string | null, 
+/**
+ * That entry's number in the file.
+ */
+commonAncestorIndex: number | null, 
+/**
+ * Leaf A's context.
+ */
+a: CompareSide, 
+/**
+ * Leaf B's context.
+ */
+b: CompareSide, 
+/**
+ * B's totals minus A's.
+ */
+difference: TokenDifference, 
+/**
+ * Rows in all.
+ */
+rowCount: number, 
+/**
+ * The shared prefix: the leading `same` rows, the messages both contexts start with alike.
+ */
+sharedCount: number, 
+/**
+ * Their tokens.
+ */
+sharedTokens: number, 
+/**
+ * The first row that is not `same` (= `sharedCount`); `None`: the two contexts are alike.
+ */
+divergeAt: number | null, 
+/**
+ * `same` rows anywhere (the shared prefix and any after it).
+ */
+sameCount: number, 
+/**
+ * Their tokens.
+ */
+sameTokens: number, 
+/**
+ * `changed` rows: an entry on both paths that the two leaves send differently, or only one
+ * of them sends (the other summarized it, an edit hid it, …).
+ */
+changedCount: number, 
+/**
+ * `diverged` rows: messages of entries past the common ancestor, the two branches' side by
+ * side.
+ */
+divergedCount: number, 
+/**
+ * The rows, in order: every message of each context on exactly one row of its side.
+ */
+rows: Array<CompareRow>, };
+
+export type CompareRow = { 
+/**
+ * Its place among the rows.
+ */
+i: number, 
+/**
+ * `same` (both send this message alike), `changed` (an entry on both paths the leaves
+ * treat differently) or `diverged` (past the common ancestor: each cell an entry only its
+ * own leaf's path has).
+ */
+op: string, 
+/**
+ * A's side (`None`: nothing of A at this row).
+ */
+a: CompareCell | null, 
+/**
+ * B's side.
+ */
+b: CompareCell | null, };
+
+export type CompareSide = { 
+/**
+ * The leaf.
+ */
+leafId: string | null, 
+/**
+ * The leaf's entry number in the file.
+ */
+leafIndex: number | null, 
+/**
+ * Entries on the path from the root to the leaf.
+ */
+pathLength: number, 
+/**
+ * The model: pi's `{provider, modelId}`, omp's default role's.
+ */
+model: ModelReport, 
+/**
+ * omp: role → model.
+ */
+models?: Record<string, string>, 
+/**
+ * omp's mode.
+ */
+mode?: string, 
+/**
+ * Agent messages of the context.
+ */
+messageCount: number, 
+/**
+ * Their estimate.
+ */
+messageTokens: number, 
+/**
+ * Messages after `convertToLlm`.
+ */
+llmCount: number, 
+/**
+ * Their estimate.
+ */
+llmTokens: number, 
+/**
+ * The agent's `estimateContextTokens`.
+ */
+estimateContextTokens: ContextEstimate, 
+/**
+ * What the agent shows (pi ≥ 0.87: `estimateProjectedContextTokens`, pi-1.6.md §3.4).
+ */
+estimateProjectedContextTokens: ContextEstimate, 
+/**
+ * omp: the kept messages are the provider's native replacement history.
+ */
+providerReplay: boolean, 
+/**
+ * omp 18: whose counting the numbers are.
+ */
+tokenCount?: TokenCount, 
+/**
+ * What the request depends on that the file cannot tell (docs/decisions.md D23), for the
+ * rule sets that name something (pi ≥ 0.86, omp ≥ 18).
+ */
+notReproducible?: Array<NotReproducible>, 
+/**
+ * Messages this leaf sends that the other does not send alike (its cells of the
+ * `changed` and `diverged` rows).
+ */
+onlyCount: number, 
+/**
+ * Their tokens.
+ */
+onlyTokens: number, 
+/**
+ * Of them, those of entries past the common ancestor (its cells of the `diverged` rows).
+ */
+branchCount: number, 
+/**
+ * Their tokens.
+ */
+branchTokens: number, };
 
 export type ContextEstimate = { 
 /**
@@ -1962,6 +2180,21 @@ messages: Array<number | null>,
  * Sum of the counts.
  */
 total: number, };
+
+export type TokenDifference = { 
+/**
+ * Of the agent messages' estimate.
+ */
+messageTokens: number, 
+/**
+ * Of the LLM messages' estimate.
+ */
+llmTokens: number, 
+/**
+ * Of what the agent shows (`estimateProjectedContextTokens`); `None` when either side's
+ * is unknown after a compaction.
+ */
+estimate: number | null, };
 
 export type TokenizerCount = { 
 /**

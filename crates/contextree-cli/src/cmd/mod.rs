@@ -4,6 +4,7 @@ mod bench;
 mod branch;
 mod budget;
 mod compact;
+mod compare;
 mod context;
 mod cut;
 mod drops;
@@ -37,6 +38,8 @@ enum Command {
     Tree(SessionArgs),
     /// The LLM-visible context of the leaf, with the dialect's token estimates.
     Context(context::ContextArgs),
+    /// Two leaves' contexts side by side: the common ancestor, the shared prefix, where they diverge, the tokens.
+    Compare(compare::CompareArgs),
     /// How full the leaf's context is against the window; would the agent auto-compact now.
     Budget(budget::BudgetArgs),
     /// One entry's line as the file has it, and the problems on its line.
@@ -70,6 +73,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Info(args) => info::run(&args),
         Command::Tree(args) => tree::run(&args),
         Command::Context(args) => context::run(&args),
+        Command::Compare(args) => compare::run(&args),
         Command::Budget(args) => budget::run(&args),
         Command::Entry(args) => entry::run(&args),
         Command::Serialize(args) => serialize::run(&args),

@@ -9,6 +9,7 @@ mod agent_model;
 mod cli_behaviour;
 mod compact_e2e;
 mod compact_hooks;
+mod compare;
 mod cut_parity;
 mod faults;
 mod missing_id_parity;

@@ -1,7 +1,7 @@
-//! The text outputs people read — the tree, the context, the compaction dry run — pinned as
-//! insta snapshots (`tests/it/snapshots/`) over fixtures of every rule set. The JSON of the same
-//! commands is checked against the agents by the parity tests; these catch any change in how
-//! it is shown. `INSTA_UPDATE=always` (or `cargo insta review`) after an intended change.
+//! The text outputs people read — the tree, the context, the compaction dry run, the comparison
+//! of two leaves — pinned as insta snapshots (`tests/it/snapshots/`) over fixtures of every rule
+//! set. The JSON of the same commands is checked against the agents by the parity tests; these
+//! catch any change in how it is shown. `INSTA_UPDATE=always` (or `cargo insta review`) after an intended change.
 //!
 //! The commands run in an empty HOME (no agent settings, no contextree config, no installed
 //! agent), with explicit rule sets and contextree's own prompt texts, so nothing of the machine
@@ -22,6 +22,14 @@ const CASES: &[(&str, &str)] = &[
     ("omp18/omp18-compaction.jsonl", "omp@18"),
     ("omp18/omp18-notices.jsonl", "omp@18"),
     ("omp183/omp183-snapshot.jsonl", "omp@18.3"),
+];
+
+/// `(fixture, rule set, leaf A, leaf B)` for `contextree compare`: a compaction on one
+/// branch, context edits hiding what the other sends, a long shared run folded.
+const COMPARE_CASES: &[(&str, &str, &str, &str)] = &[
+    ("synthetic/E11.jsonl", "pi@0.73", "a2", "u3"),
+    ("pi16/pi16-system.jsonl", "pi@1.6", "e4", "f3"),
+    ("edge/edge-omp-compaction.jsonl", "omp@18", "f5", "a6"),
 ];
 
 /// `contextree ARGS` in an empty HOME; its stdout with the repository's path replaced.
@@ -64,6 +72,12 @@ fn text_outputs_are_as_snapshotted() {
                 }
                 insta::assert_snapshot!(format!("{stem}.{what}"), text(home.path(), &args));
             }
+        }
+        for &(fixture, rules, a, b) in COMPARE_CASES {
+            let file = repo().join("tests/fixtures").join(fixture);
+            let stem = Path::new(fixture).file_stem().unwrap().to_str().unwrap().to_owned();
+            let args = ["compare", file.to_str().unwrap(), a, b, "--dialect", rules, "--prompts", "own"];
+            insta::assert_snapshot!(format!("{stem}.compare"), text(home.path(), &args));
         }
     });
 }

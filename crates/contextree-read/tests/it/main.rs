@@ -1,3 +1,4 @@
 //! contextree-read's integration tests: every report under every rule set, on fixtures.
 
+mod compare;
 mod reports;

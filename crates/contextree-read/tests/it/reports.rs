@@ -11,7 +11,7 @@ use contextree_read::{ContextOptions, ContextReport, SessionReport};
 use serde_json::Value;
 
 /// A fixture of the repository (`tests/fixtures/…`) read under `rules`, and its bytes.
-fn open(rel: &str, rules: RuleSet) -> (Session, Vec<u8>) {
+pub(crate) fn open(rel: &str, rules: RuleSet) -> (Session, Vec<u8>) {
     let bytes = std::fs::read(contextree_testkit::fixture(rel)).unwrap();
     (Session::parse(&bytes, Some(rules)), bytes)
 }
