@@ -248,7 +248,7 @@ impl<'a> CompareReport<'a> {
             dialect: s.dialect().name(),
             rule_set: s.rule_choice(),
             prompts: pack.origin().into(),
-            common_ancestor_id: ancestor.map(|n| s.entry(n).id.to_string()),
+            common_ancestor_id: ancestor.and_then(|n| s.entry(n).id().map(str::to_owned)),
             common_ancestor_index: ancestor.map(|n| n.0),
             a: a_side,
             b: b_side,
@@ -295,7 +295,7 @@ fn side<'a>(
     let (model, models, mode) = model_of(s, ctx);
     let default_model = default_role_model(ctx);
     let side = CompareSide {
-        leaf_id: ctx.leaf.map(|n| s.entry(n).id.to_string()),
+        leaf_id: ctx.leaf.and_then(|n| s.entry(n).id().map(str::to_owned)),
         leaf_index: ctx.leaf.map(|n| n.0),
         path_length: ctx.path.len(),
         model,
