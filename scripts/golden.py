@@ -25,7 +25,8 @@ in the oracle's `batch` mode and records:
                                  examples use them (EXTRA_CUTS: synthetic K 0, 8, 20, 25; pi16 K
                                  100, 250, 300; omp18 and omp183 K 100, 300)
     <command>@<leaf>             pi16/omp18/omp183 only, FIXTURE_JOBS: context / cut at another leaf
-                                 of a few hand-made files
+                                 of a few hand-made files; for the generated g183-* files, the
+                                 entries where oh-my-pi 18.3's rules act (choose_feature_jobs)
     prune                        omp13 / omp18 / omp183: the agent's pruneToolOutputs; pi: the omp13 result
                                  when both agents parse the file identically (pi has no pruning);
                                  pi16: absent (pi 1.6.0 has no pruning, the oracle refuses it)
@@ -69,6 +70,11 @@ FIXTURE_JOBS = {
     # omp-18.3.md §1.1/§2.1: at the snapshot compaction itself, before the turns after it
     "omp183-snapshot-replay": ["context@cmp1", "cut@cmp1"],
 }
+
+
+# Generated oh-my-pi 18.3 sessions (tests/agents/gen-session.py --omp183-features): their jobs at
+# another leaf are chosen from what the file holds (choose_feature_jobs), not listed by id.
+FEATURE_JOB_PREFIX = "g183-"
 
 
 # Fixtures without golden outputs (tests/fixtures/README.md): xss is for the desktop app's e2e test;
@@ -214,6 +220,62 @@ def choose_branch_jobs(path):
     return unique
 
 
+def choose_feature_jobs(path):
+    """For a generated omp 18.3 session: `context@<id>` at the entries where 18.3's rules act, so
+    they are checked wherever the generator put them, not only when they fall in the last leaf's
+    context (spec omp-18.3.md): each interrupted-thinking note (up to three; the interrupted reply
+    before it reaches convertToLlm, §1.3), the first developer message (§3), the first reply cut
+    at `length` (§2.2), the first of each new hidden notice type (§3), and the first Anthropic
+    compaction of each kind as the leaf: kept tail, snapshot, snapshot with a replay point (§1.1,
+    §1.2). `cut@<id>` where the agent compacted again after a kept-tail or plain snapshot
+    compaction (the entry before the next compaction on its path). Not after a snapshot with a
+    replay point: there 18.3.4's prepareCompaction (§2.1) is in its unpublished core and the
+    reference runs 18.2.11's."""
+    entries = parse_like_pi(path)
+    if not entries:
+        return []
+    by_id = {e["id"]: e for e in entries}
+
+    def ancestors(eid):
+        seen = set()
+        eid = by_id[eid].get("parentId")
+        while isinstance(eid, str) and eid in by_id and eid not in seen:
+            seen.add(eid)
+            yield eid
+            eid = by_id[eid].get("parentId")
+
+    def role(e):
+        m = e.get("message")
+        return m.get("role") if e.get("type") == "message" and isinstance(m, dict) else None
+
+    keys, notes, kinds = [], 0, set()
+    for e in entries:
+        eid, kind = e["id"], None
+        if e.get("type") == "custom_message" and e.get("customType") == "interrupted-thinking":
+            notes += 1
+            kind = "note" if notes <= 3 else None
+        elif e.get("type") == "custom_message" and e.get("customType") in (
+                "session-agent-notice", "eval-prelude-notice", "anthropic-usage-wrap-up"):
+            kind = e["customType"]
+        elif role(e) == "developer":
+            kind = "developer"
+        elif role(e) == "assistant" and e["message"].get("stopReason") == "length":
+            kind = "length"
+        elif e.get("type") == "compaction" and isinstance((e.get("preserveData") or {}).get("anthropicCompaction"), dict):
+            replay = "providerReplayThroughEntryId" in e
+            kind = "snapshot+replay" if e.get("firstKeptEntryId") == "" and replay else (
+                "snapshot" if e.get("firstKeptEntryId") == "" else "kept")
+        if kind is None or (kind != "note" and kind in kinds):
+            continue
+        kinds.add(kind)
+        keys.append(f"context@{eid}")
+        if kind in ("kept", "snapshot"):
+            later = next((c for c in entries if c.get("type") == "compaction" and eid in set(ancestors(c["id"]))), None)
+            if later is not None and isinstance(later.get("parentId"), str):
+                keys.append(f"cut@{later['parentId']}")
+    return keys
+
+
 # --------------------------------------------------------------------------------------------
 # running the oracle
 # --------------------------------------------------------------------------------------------
@@ -327,12 +389,12 @@ def group_of(fixture):
     return os.path.basename(os.path.dirname(fixture))
 
 
-def jobs_for(impl, group, stem):
+def jobs_for(impl, group, stem, feature_jobs=()):
     """[(key, oracle job)] of the fixed jobs (before prune and branch)."""
     jobs = list(BASE_JOBS)
     if impl.extra_cuts:
         jobs += [(f"cut{k}", ["cut", "--keep-recent", str(k)]) for k in EXTRA_CUTS.get(group, ())]
-        for key in FIXTURE_JOBS.get(stem, ()):
+        for key in [*FIXTURE_JOBS.get(stem, ()), *feature_jobs]:
             command, leaf = key.split("@")
             jobs.append((key, [command, "--leaf", leaf]))
     return jobs
@@ -342,11 +404,12 @@ def process(fixture, oracle, timeout, impls):
     stem = os.path.splitext(os.path.basename(fixture))[0]
     group = group_of(fixture)
     branch_jobs = choose_branch_jobs(fixture)
+    feature_jobs = choose_feature_jobs(fixture) if stem.startswith(FEATURE_JOB_PREFIX) else []
     results = {}  # impl name -> golden document
     for impl in impls:
         if group not in impl.groups:
             continue
-        fixed = jobs_for(impl, group, stem)
+        fixed = jobs_for(impl, group, stem, feature_jobs)
         jobs = [j for _, j in fixed]
         if impl.prune == "run":
             jobs.append(["prune"])

@@ -5,6 +5,7 @@
 #
 #   1. tests/fixtures/generated/*.jsonl and demo/demo-session.jsonl   (tests/agents/gen-session.py, fixed seeds)
 #      tests/fixtures/pi16/g16-*.jsonl                               (gen-session.py --pi16-features)
+#      tests/fixtures/omp183/g183-*.jsonl                            (gen-session.py --omp183-features)
 #   2. tests/fixtures/edge/*.jsonl                                   (scripts/make-edge-fixtures.py)
 #      tests/fixtures/pi16/pi16-*.jsonl                              (scripts/make-pi16-fixtures.py)
 #      tests/fixtures/omp18/omp18-*.jsonl                            (scripts/make-omp18-fixtures.py)
@@ -36,7 +37,7 @@ while [ $# -gt 0 ]; do
 		--jobs|-j) JOBS="$2"; shift 2 ;;
 		--impls) IMPLS="$2"; shift 2 ;;
 		--impls=*) IMPLS="${1#*=}"; shift ;;
-		-h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+		-h|--help) sed -n '2,23p' "$0"; exit 0 ;;
 		-*) echo "make-golden: unknown option $1" >&2; exit 2 ;;
 		*) PATTERNS+=("$1"); shift ;;
 	esac
@@ -91,6 +92,19 @@ if [ "$FIXTURES" = 1 ]; then
 	g16-branchy-s19|--entries 250 --seed 19 --branch-rate 0.2 --compact-at 20000
 	g16-branchy-s97|--entries 300 --seed 97 --branch-rate 0.2 --compact-at 20000
 	g16-branchy-s112|--entries 300 --seed 112 --branch-rate 0.2 --compact-at 20000
+	EOF
+	# oh-my-pi 18.3.4 sessions (title slot, Anthropic native and snapshot compactions, interrupted
+	# replies, developer messages, session_init thresholds); see tests/fixtures/README.md
+	OUT183="$ROOT/tests/fixtures/omp183"
+	mkdir -p "$OUT183"
+	while IFS='|' read -r name args; do
+		[ -z "$name" ] && continue
+		# shellcheck disable=SC2086
+		python3 "$GEN" --omp183-features $args -o "$OUT183/$name.jsonl"
+	done <<-'EOF'
+	g183-main-s4|--entries 1500 --seed 4 --compact-at 60000 --output-scale 0.4
+	g183-branchy-s66|--entries 800 --seed 66 --branch-rate 0.15 --compact-at 40000 --output-scale 0.4
+	g183-subagent-s115|--entries 400 --seed 115 --branch-rate 0 --compact-at 30000 --output-scale 0.4
 	EOF
 	python3 "$ROOT/scripts/make-edge-fixtures.py" "$ROOT/tests/fixtures/edge"
 	python3 "$ROOT/scripts/make-pi16-fixtures.py" "$OUT16"

@@ -31,6 +31,8 @@ CASES = {
     "omp183-snapshot-noreplay": [("compact100", ["--compact", "--keep-recent", "100"])],
     "omp183-native-kept": [("compact100", ["--compact", "--keep-recent", "100"])],
     "omp18-compaction": [("compact100", ["--compact", "--keep-recent", "100"])],
+    # generated (gen-session.py --omp183-features): its last compaction is a snapshot with a replay point
+    "g183-subagent-s115": [("compact100", ["--compact", "--keep-recent", "100"])],
 }
 REMINDER = re.compile(r"^<system-reminder>\n.*?\n</system-reminder>", re.S)
 

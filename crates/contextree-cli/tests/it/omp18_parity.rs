@@ -41,7 +41,8 @@ const OMP183: Target =
 /// published, so `--impl omp183` runs the 18.3.4 coding agent on core 18.2.11, whose
 /// `prepareCompaction` starts after a snapshot compaction rather than after its replay point
 /// (omp-18.3.md §2.1). The whole 18.3.4 agent does start there: `omp183_wire.rs` checks the
-/// summary request it sends for `omp183-snapshot-replay` (u2 … f2).
+/// summary request it sends for `omp183-snapshot-replay` (u2 … f2) and the compaction it writes
+/// for `g183-subagent-s115` (`tests/golden-omp183/wire/`).
 const ALLOWED_183: &[(&str, &str, &str)] = &[
     ALLOWED[0],
     ALLOWED[1],
@@ -52,6 +53,14 @@ const ALLOWED_183: &[(&str, &str, &str)] = &[
     ),
     (
         "omp183-snapshot",
+        "cut",
+        "18.3.4's prepareCompaction (§2.1) is in its unpublished core; the reference runs 18.2.11's (checked on the wire instead)",
+    ),
+    // The leaf's last compaction, 73745d4a, is a snapshot replayed through c7ef9e9a: contextree
+    // also summarizes the nine entries between them (01330668 … 82e3a284), the reference starts
+    // after the compaction; with the replay point removed the two agree on every cut job.
+    (
+        "g183-subagent-s115",
         "cut",
         "18.3.4's prepareCompaction (§2.1) is in its unpublished core; the reference runs 18.2.11's (checked on the wire instead)",
     ),
