@@ -340,7 +340,15 @@ fn user_texts(file: &Path) -> std::collections::HashMap<String, String> {
     text.lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|v| v["message"]["role"] == "user")
-        .filter_map(|v| Some((v["id"].as_str()?.to_owned(), v["message"]["content"].as_str()?.to_owned())))
+        .filter_map(|v| {
+            let content = &v["message"]["content"];
+            // A string, or the text blocks (the summarizer transcript carries each block's text).
+            let text = match content.as_array() {
+                Some(blocks) => blocks.iter().filter(|b| b["type"] == "text").filter_map(|b| b["text"].as_str()).next()?.to_owned(),
+                None => content.as_str()?.to_owned(),
+            };
+            Some((v["id"].as_str()?.to_owned(), text))
+        })
         .collect()
 }
 
