@@ -190,10 +190,10 @@ fn is_notice(wire: &Sent) -> bool {
 }
 
 /// The agent's request for `file`, recorded by wire.mjs.
-fn wire(agents: &Path, file: &Path) -> Result<Value, String> {
+fn wire(agents: &Path, agent: &str, file: &Path) -> Result<Value, String> {
     let out = Command::new("node")
         .arg(agents.join("wire.mjs"))
-        .args(["--agent", "omp183"])
+        .args(["--agent", agent])
         .arg(file)
         .output()
         .map_err(|e| format!("cannot run node: {e}"))?;
@@ -206,16 +206,17 @@ fn wire(agents: &Path, file: &Path) -> Result<Value, String> {
 }
 
 /// Compares one file; returns what the agent added live (for the summary line).
-fn check(agents: &Path, pack: &Path, folder: &str, stem: &str, report: &mut Report) -> Vec<String> {
+fn check(run: &Run, folder: &str, stem: &str, report: &mut Report) -> Vec<String> {
+    let (agents, pack) = (&run.agents, &run.pack);
     let file = repo().join("tests/fixtures").join(folder).join(format!("{stem}.jsonl"));
-    let doc = match wire(agents, &file) {
+    let doc = match wire(agents, run.agent, &file) {
         Ok(d) => d,
         Err(e) => {
             report.fail(format!("{stem}: wire.mjs: {e}"));
             return Vec::new();
         }
     };
-    let ours = match support::run_rules("context", &file, RULES, &["--full", "--prompts", pack.to_str().unwrap()]) {
+    let ours = match support::run_rules("context", &file, run.rules, &["--full", "--prompts", pack.to_str().unwrap()]) {
         Ok(v) => v,
         Err(e) => {
             report.fail(format!("{stem}: contextree context: {e}"));
@@ -276,25 +277,48 @@ fn omp183_package(agents: &Path) -> PathBuf {
     pkg
 }
 
+/// One agent on the wire and the rule set that follows it.
+struct Run {
+    agents: PathBuf,
+    /// `wire.mjs --agent`.
+    agent: &'static str,
+    /// `--dialect`.
+    rules: &'static str,
+    /// The agent's package, for its prompt texts.
+    pack: PathBuf,
+}
+
 #[test]
 fn omp183_requests_carry_contextrees_context() {
     let agents = oracle_dir();
     let pack = omp183_package(&agents);
+    requests_carry(&Run { agents, agent: "omp183", rules: RULES, pack }, FILES);
+}
+
+/// The same comparison for oh-my-pi 18.2.3 under `omp@18`, on the same files (18.2.3 reads
+/// 18.3.4's files): the wire-level check kept for every rule set whose agent runs here.
+#[test]
+fn omp18_requests_carry_contextrees_context() {
+    let agents = oracle_dir();
+    let pack = crate::support::oracle::agent_pack("omp18");
+    requests_carry(&Run { agents, agent: "omp18", rules: "omp@18", pack }, FILES);
+}
+
+fn requests_carry(run: &Run, files: &[(&str, &str)]) {
     let mut report = Report::default();
     let mut lines = Vec::new();
     // Two agents at a time: each run is a few seconds of one core.
     let results: Vec<(Report, Vec<String>, &str)> = std::thread::scope(|scope| {
-        let chunks: Vec<_> = FILES.chunks(FILES.len().div_ceil(2)).collect();
+        let chunks: Vec<_> = files.chunks(files.len().div_ceil(2)).collect();
         let handles: Vec<_> = chunks
             .into_iter()
             .map(|chunk| {
-                let (agents, pack) = (&agents, &pack);
                 scope.spawn(move || {
                     chunk
                         .iter()
                         .map(|(folder, stem)| {
                             let mut r = Report::default();
-                            let live = check(agents, pack, folder, stem, &mut r);
+                            let live = check(run, folder, stem, &mut r);
                             (r, live, *stem)
                         })
                         .collect::<Vec<_>>()
@@ -311,9 +335,9 @@ fn omp183_requests_carry_contextrees_context() {
         report.failures.extend(r.failures);
     }
 
-    // The expected differences: while RULES is omp@18, 18.3's rule changes; always PENDING.
+    // The expected differences: 18.3's rule changes when 18.3.4 is compared with omp@18; always PENDING.
     let mut expected: Vec<(&str, &str)> = PENDING.to_vec();
-    if RULES == "omp@18" {
+    if run.agent == "omp183" && run.rules == "omp@18" {
         expected.extend_from_slice(DIFFERS_IN_18_3);
     }
     // Only message mismatches ("STEM #i…") can be expected; a failed run never is.
@@ -327,11 +351,11 @@ fn omp183_requests_carry_contextrees_context() {
                 .push(format!("{stem}: listed as differing ({reason}) but the agent's request carries contextree's context now"));
         }
     }
-    eprintln!("oh-my-pi 18.3.4's requests against contextree {RULES} ({} comparisons):\n{}", report.compared, lines.join("\n"));
+    eprintln!("{}'s requests against contextree {} ({} comparisons):\n{}", run.agent, run.rules, report.compared, lines.join("\n"));
     for (stem, reason) in &expected {
         eprintln!("  expected difference, {stem}: {reason}");
     }
-    report.assert_clean(&format!("{} files sent by oh-my-pi 18.3.4", FILES.len()));
+    report.assert_clean(&format!("{} files sent by {}", files.len(), run.agent));
 }
 
 /// The user texts of a fixture's entries by id.
