@@ -1,10 +1,11 @@
-//! What oh-my-pi 18.3.4 (and 18.2.3 under `omp@18`, 13.19.0 under `omp@13`) really sends,
-//! against contextree. For a few session files, `tests/agents/wire.mjs` runs the whole 18.3.4
-//! agent (its bundled `dist/cli.js`, installed in `tests/agents/omp183` by
-//! `scripts/install-agents.sh`) on a copy of the file with one new prompt, against a stand-in
-//! model on 127.0.0.1 (an OpenAI chat-completions endpoint), and records the request. The messages between the agent's system prompt and that prompt are
-//! compared with `contextree context FILE --dialect RULES --json --full` (`fullLlm`), each LLM
-//! message mapped as that wire carries it — the provider's encoding, not a session rule:
+//! What oh-my-pi 18.3.4 (and 18.2.3 under `omp@18`, 13.19.0 under `omp@13`) really sends, against
+//! contextree. For a few session files, `tests/agents/wire.mjs` runs the whole 18.3.4 agent (its
+//! bundled `dist/cli.js`, installed in `tests/agents/omp183` by `scripts/install-agents.sh`) on a
+//! copy of the file with one new prompt, against a stand-in model on 127.0.0.1 (an OpenAI
+//! chat-completions endpoint), and records the request. The messages between the agent's system
+//! prompt and that prompt are compared with `contextree context FILE --dialect RULES --json --full`
+//! (`fullLlm`), each LLM message mapped as that wire carries it — the provider's encoding, not a
+//! session rule:
 //!
 //! - `user` and `developer` → role `user`, its non-blank text parts and its images; a message
 //!   left with nothing is not sent;
