@@ -3,9 +3,10 @@
 # outputs (sha1 of stdout + stderr, and the exit code): a change meant to leave outputs alone
 # (docs/benchmarks.md, memory rounds) must print no difference.
 #   scripts/compare-outputs.sh OLD_BIN NEW_BIN [CHAIN.jsonl ...]
-# Files: every fixture of tests/fixtures/{omp18,pi16,real,synthetic,edge} under each of
-# omp@18, pi@1.6, pi@0.73, omp@13, and the chains given (e.g. a 200,000-entry one made by
-# scripts/gen-chain.py) under pi@0.73. `prune` gets a fixed `--now` (omp 18 reads the clock
+# Files: every fixture of tests/fixtures/{omp18,omp183,pi16,real,synthetic,edge,generated} under
+# each of omp@18.3, omp@18, pi@1.6, pi@0.73, omp@13, and the files given (e.g. a 200,000-entry
+# chain made by scripts/gen-chain.py, or a generated benchmark session) under pi@0.73 and
+# omp@18.3 (whose token estimate counts UTF-8 bytes). `prune` gets a fixed `--now` (omp 18 reads the clock
 # otherwise). Exit status 1 when any output differs.
 set -uo pipefail
 
@@ -32,10 +33,12 @@ hashes() { # bin, file, dialect
 }
 runs() { # bin
   local f d
-  for f in "$root"/tests/fixtures/{omp18,pi16,real,synthetic,edge}/*.jsonl; do
-    for d in omp@18 pi@1.6 pi@0.73 omp@13; do hashes "$1" "$f" "$d"; done
+  for f in "$root"/tests/fixtures/{omp18,omp183,pi16,real,synthetic,edge,generated}/*.jsonl; do
+    for d in omp@18.3 omp@18 pi@1.6 pi@0.73 omp@13; do hashes "$1" "$f" "$d"; done
   done
-  for f in "${chains[@]}"; do hashes "$1" "$f" pi@0.73; done
+  for f in "${chains[@]}"; do
+    for d in pi@0.73 omp@18.3; do hashes "$1" "$f" "$d"; done
+  done
 }
 chains=("$@")
 tmp=$(mktemp -d)

@@ -18,7 +18,7 @@ use crate::HostEnv;
 
 /// Bytes per indexing job: large enough that per-job overhead vanishes, small
 /// enough that two workers hold little memory.
-const CHUNK: u64 = 16 << 20;
+const CHUNK: u64 = 4 << 20;
 
 /// A session file could not be opened.
 #[derive(Debug, thiserror::Error)]

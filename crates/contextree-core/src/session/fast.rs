@@ -9,6 +9,7 @@
 //! type — so that the reference reading ([`super::probe`]) decides. The test
 //! `fast_and_reference_readings_agree` holds the two readings together.
 
+use super::block::Block;
 use super::call_id::{call_id_hash, NULL_CALL_ID, UNDEFINED_CALL_ID};
 use super::entry::{EntryKind, MessageMeta, ReplyFacts, Role, TurnFacts, Usage};
 use super::name::Name;
@@ -28,7 +29,7 @@ pub(super) fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
     // The reference parser rejects invalid UTF-8; so must this path. Bytes
     // above 0x7f can only stand inside strings, which note them.
     if s.non_ascii {
-        std::str::from_utf8(bytes).ok()?;
+        simdutf8::basic::from_utf8(bytes).ok()?;
     }
     let msg = line.message?;
     let role = Role::parse(msg.role.as_deref().unwrap_or(""));
@@ -154,12 +155,21 @@ struct Content {
     other_blocks: u32,
 }
 
+/// `JSON.stringify(value)` measured: its UTF-16 length, and how many more UTF-8
+/// bytes than that it takes (omp 18 counts bytes).
+struct Stringified {
+    units: u64,
+    utf8_extra: u64,
+}
+
 /// A string literal: where its bytes are (without quotes), its UTF-16
 /// length, and whether it holds escapes.
 struct Str {
     start: usize,
     end: usize,
     units: u64,
+    /// UTF-8 bytes of the decoded value (a lone surrogate as U+FFFD, 3 bytes, as Node writes it).
+    utf8: u64,
     escaped: bool,
 }
 
@@ -342,7 +352,7 @@ impl Scanner<'_> {
                 c.is_string = true;
                 let lit = self.string()?;
                 c.string = lit.units;
-                c.string_b4 = self.fragment_tokens(&lit)?;
+                c.string_b4 = Self::fragment_tokens(&lit);
             }
             b'n' if self.literal(b"null") => {}
             b'[' => {
@@ -397,19 +407,15 @@ impl Scanner<'_> {
                 }
                 b"arguments" => {
                     seen.first(4)?;
-                    // Non-ASCII arguments: their UTF-8 length is left to the reference reading.
-                    let outer = std::mem::take(&mut s.non_ascii);
                     let from = s.i;
-                    args = s.stringified_len()?;
-                    // Non-ASCII, or a `skill://` path (omp 18 protects skill reads): the reference
-                    // reading. `\u` escapes stringify back to characters whose UTF-8 length (omp
-                    // 18's count) exceeds their UTF-16 length (`args`): added below.
-                    let raw = &s.b[from..s.i];
-                    if s.non_ascii || memchr::memmem::find(raw, b"skill://").is_some() {
+                    let stringified = s.stringified_len()?;
+                    // A `skill://` path (omp 18 protects skill reads): the reference reading.
+                    if memchr::memmem::find(&s.b[from..s.i], b"skill://").is_some() {
                         return None;
                     }
-                    s.non_ascii = outer;
-                    args_b4 = (args + escaped_utf8_extra(raw)? + 3) >> 2;
+                    args = stringified.units;
+                    // omp 18 counts the UTF-8 bytes of the stringified arguments.
+                    args_b4 = (stringified.units + stringified.utf8_extra + 3) >> 2;
                 }
                 b"thinkingSignature" => {
                     seen.first(5)?;
@@ -515,46 +521,12 @@ impl Scanner<'_> {
             return Some((0, 0));
         }
         let lit = self.string()?;
-        Some((lit.units, self.fragment_tokens(&lit)?))
+        Some((lit.units, Self::fragment_tokens(&lit)))
     }
 
-    /// `(UTF-8 bytes + 3) >> 2` of a string literal's value: its raw bytes,
-    /// escapes decoded (`\uXXXX` by code unit; a pair is 4 bytes, a lone
-    /// surrogate gives up to the reference reading).
-    fn fragment_tokens(&self, lit: &Str) -> Option<u64> {
-        let b = &self.b[lit.start..lit.end];
-        if !lit.escaped {
-            return Some((b.len() as u64 + 3) >> 2);
-        }
-        let (mut bytes, mut i) = (0u64, 0usize);
-        while let Some(j) = memchr::memchr(b'\\', &b[i..]) {
-            bytes += j as u64;
-            i += j;
-            if b[i + 1] != b'u' {
-                bytes += 1;
-                i += 2;
-                continue;
-            }
-            let unit = |at: usize| std::str::from_utf8(b.get(at..at + 4)?).ok().and_then(|h| u16::from_str_radix(h, 16).ok());
-            let u = unit(i + 2)?;
-            i += 6;
-            bytes += match u {
-                0..=0x7f => 1,
-                0x80..=0x7ff => 2,
-                0xd800..=0xdbff
-                    if b.get(i) == Some(&b'\\')
-                        && b.get(i + 1) == Some(&b'u')
-                        && unit(i + 2).is_some_and(|l| (0xdc00..=0xdfff).contains(&l)) =>
-                {
-                    i += 6;
-                    4
-                }
-                // A lone surrogate: Node writes U+FFFD, 3 bytes.
-                _ => 3,
-            };
-        }
-        bytes += (b.len() - i) as u64;
-        Some((bytes + 3) >> 2)
+    /// `(UTF-8 bytes + 3) >> 2` of a string literal's value (omp 18's fragment count).
+    fn fragment_tokens(lit: &Str) -> u64 {
+        (lit.utf8 + 3) >> 2
     }
 
     fn literal(&mut self, word: &[u8]) -> bool {
@@ -568,6 +540,16 @@ impl Scanner<'_> {
 
     /// A JSON number, validated against the grammar, as JS reads it.
     fn number(&mut self) -> Option<f64> {
+        let raw = self.number_text()?;
+        // Up to 15 digits are exact in a double: no float parsing (most numbers are counts).
+        if raw.len() <= 15 && raw.iter().all(u8::is_ascii_digit) {
+            return Some(raw.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0')) as f64);
+        }
+        std::str::from_utf8(raw).ok()?.parse().ok()
+    }
+
+    /// A JSON number's text, validated against the grammar (skipped values need no more).
+    fn number_text(&mut self) -> Option<&[u8]> {
         self.ws();
         let start = self.i;
         let b = self.b;
@@ -605,20 +587,25 @@ impl Scanner<'_> {
             }
         }
         self.i = i;
-        std::str::from_utf8(&b[start..i]).ok()?.parse().ok()
+        Some(&b[start..i])
     }
 
     /// `JSON.stringify(value).length` of the value at the cursor, measured on
     /// the raw text: whitespace dropped, strings re-escaped the way JS escapes
     /// them, numbers in JS's shortest form. Gives up on a repeated or escaped
     /// key (JS would keep one value per key), like the rest of this path.
-    fn stringified_len(&mut self) -> Option<u64> {
+    fn stringified_len(&mut self) -> Option<Stringified> {
         // Per open container: its closing byte and, for objects, the keys seen.
         let mut stack: Vec<(u8, Vec<(usize, usize)>)> = Vec::new();
         let mut len = 0u64;
+        let mut utf8_extra = 0u64;
         loop {
             match self.peek()? {
-                b'"' => len += self.string_stringified_len()?,
+                b'"' => {
+                    let (units, extra) = self.string_stringified_len()?;
+                    len += units;
+                    utf8_extra += extra;
+                }
                 b'{' => {
                     self.i += 1;
                     len += 2;
@@ -626,7 +613,9 @@ impl Scanner<'_> {
                         self.i += 1;
                     } else {
                         stack.push((b'}', Vec::new()));
-                        len += self.member_key(&mut stack)?;
+                        let (units, extra) = self.member_key(&mut stack)?;
+                        len += units;
+                        utf8_extra += extra;
                         continue;
                     }
                 }
@@ -644,27 +633,26 @@ impl Scanner<'_> {
                 b'f' if self.literal(b"false") => len += 5,
                 b'n' if self.literal(b"null") => len += 4,
                 _ => {
-                    self.ws();
-                    let start = self.i;
-                    let f = self.number()?;
-                    let raw = &self.b[start..self.i];
+                    let raw = self.number_text()?;
                     // A plain integer of up to 15 digits prints as written.
                     let digits = raw.strip_prefix(b"-").unwrap_or(raw);
                     len += if digits.len() <= 15 && digits.iter().all(u8::is_ascii_digit) && raw != b"-0" {
                         raw.len() as u64
                     } else {
-                        js::number_to_js_string(f).len() as u64
+                        js::number_to_js_string(std::str::from_utf8(raw).ok()?.parse().ok()?).len() as u64
                     };
                 }
             }
             loop {
-                let Some(&(close, _)) = stack.last() else { return Some(len) };
+                let Some(&(close, _)) = stack.last() else { return Some(Stringified { units: len, utf8_extra }) };
                 match self.peek()? {
                     b',' => {
                         self.i += 1;
                         len += 1;
                         if close == b'}' {
-                            len += self.member_key(&mut stack)?;
+                            let (units, extra) = self.member_key(&mut stack)?;
+                            len += units;
+                            utf8_extra += extra;
                         }
                         break;
                     }
@@ -679,8 +667,8 @@ impl Scanner<'_> {
     }
 
     /// A member's key and colon inside the innermost object: their stringified
-    /// length, after checking that the key is new and unescaped.
-    fn member_key(&mut self, stack: &mut [(u8, Vec<(usize, usize)>)]) -> Option<u64> {
+    /// length and UTF-8 bytes beyond it, after checking that the key is new and unescaped.
+    fn member_key(&mut self, stack: &mut [(u8, Vec<(usize, usize)>)]) -> Option<(u64, u64)> {
         let key = self.string()?;
         if key.escaped {
             return None;
@@ -692,18 +680,21 @@ impl Scanner<'_> {
         }
         keys.push((key.start, key.end));
         self.eat(b':')?;
-        Some(key.units + 3)
+        Some((key.units + 3, key.utf8 - key.units))
     }
 
     /// `JSON.stringify` length of the string literal at the cursor: its decoded
     /// text re-escaped as JS does (quotes, backslashes and the short escapes
-    /// take two units, other controls and lone surrogates six, a pair two).
-    fn string_stringified_len(&mut self) -> Option<u64> {
+    /// take two units, other controls and lone surrogates six, a pair two), and
+    /// how many more UTF-8 bytes than units that text takes.
+    fn string_stringified_len(&mut self) -> Option<(u64, u64)> {
         let lit = self.string()?;
         let mut len = lit.units + 2;
         if !lit.escaped {
-            return Some(len);
+            return Some((len, lit.utf8 - lit.units));
         }
+        // Lone surrogates print as six-unit ASCII escapes, where `lit.utf8` holds U+FFFD.
+        let mut lone = 0;
         let b = &self.b[lit.start..lit.end];
         let mut i = 0;
         // End of the last high-surrogate escape, counted as lone until a low
@@ -726,16 +717,23 @@ impl Scanner<'_> {
                 0..=0x1f => len += 5,
                 0xd800..=0xdbff => {
                     len += 5;
+                    lone += 1;
                     high_end = Some(i + 6);
                 }
                 // The pair prints raw: take back the high half's escape cost.
-                0xdc00..=0xdfff if paired_low => len -= 5,
-                0xdc00..=0xdfff => len += 5,
+                0xdc00..=0xdfff if paired_low => {
+                    len -= 5;
+                    lone -= 1;
+                }
+                0xdc00..=0xdfff => {
+                    len += 5;
+                    lone += 1;
+                }
                 _ => {}
             }
             i += 6;
         }
-        Some(len)
+        Some((len, lit.utf8 - lit.units - 2 * lone))
     }
 
     /// Skips any value, validating it. Iterative: nesting depth costs no stack.
@@ -772,7 +770,7 @@ impl Scanner<'_> {
                 b'f' if self.literal(b"false") => {}
                 b'n' if self.literal(b"null") => {}
                 _ => {
-                    self.number()?;
+                    self.number_text()?;
                 }
             }
             // After a value: close containers or move to the next element.
@@ -811,18 +809,37 @@ impl Scanner<'_> {
     }
 
     /// A string literal at the cursor: validated (no raw control characters,
-    /// valid escapes) and measured in UTF-16 units without decoding. Eight
-    /// bytes are tested at a time for a quote, a backslash or a control byte;
-    /// runs between escapes are short (text is full of `\n`), so this beats a
-    /// `memchr` call per run.
+    /// valid escapes) and measured in UTF-16 units without decoding. Sixteen
+    /// bytes are tested at a time for a quote, a backslash or a control byte
+    /// ([`Block`]); runs between escapes are short (text is full of `\n`), so
+    /// this beats a `memchr` call per run.
     fn string(&mut self) -> Option<Str> {
         self.eat(b'"')?;
         let b = self.b;
         let start = self.i;
         let mut i = start;
         let mut units = 0u64;
+        // Raw bytes of the escapes minus the UTF-8 bytes they decode to.
+        let mut saved = 0u64;
         let mut escaped = false;
         loop {
+            // Sixteen bytes at a time while no byte ends the run.
+            while let Some(bytes) = b.get(i..i + 16).and_then(|w| <&[u8; 16]>::try_from(w).ok()) {
+                let block = Block::of(bytes);
+                let run = block.stops.trailing_zeros().min(16);
+                let mask = ((1u64 << run) - 1) as u32;
+                units += u64::from(if block.high & mask == 0 {
+                    run
+                } else {
+                    self.non_ascii = true;
+                    Block::units(bytes, mask)
+                });
+                i += run as usize;
+                if run < 16 {
+                    break;
+                }
+            }
+            // The last bytes of the line, eight at a time (a stop found above ends this at once).
             while let Some(word) = b.get(i..i + 8) {
                 let x = u64::from_le_bytes(word.try_into().unwrap_or_default());
                 let stops = attention(x);
@@ -843,14 +860,36 @@ impl Scanner<'_> {
             match c {
                 b'"' => {
                     self.i = i + 1;
-                    return Some(Str { start, end: i, units, escaped });
+                    let utf8 = (i - start) as u64 - saved;
+                    return Some(Str { start, end: i, units, utf8, escaped });
                 }
                 b'\\' => {
                     escaped = true;
                     units += 1;
                     match *b.get(i + 1)? {
-                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
-                        b'u' if b.get(i + 2..i + 6)?.iter().all(u8::is_ascii_hexdigit) => i += 6,
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
+                            saved += 1;
+                            i += 2;
+                        }
+                        b'u' => {
+                            let unit = hex4(b.get(i + 2..i + 6)?)?;
+                            i += 6;
+                            let low_follows = || {
+                                b.get(i..i + 2) == Some(b"\\u")
+                                    && b.get(i + 2..i + 6).and_then(hex4).is_some_and(|l| (0xdc00..=0xdfff).contains(&l))
+                            };
+                            saved += match unit {
+                                0..=0x7f => 5,
+                                0x80..=0x7ff => 4,
+                                // A pair: twelve bytes for one 4-byte character.
+                                0xd800..=0xdbff if low_follows() => {
+                                    units += 1;
+                                    i += 6;
+                                    8
+                                }
+                                _ => 3,
+                            };
+                        }
                         _ => return None,
                     }
                 }
@@ -865,6 +904,11 @@ impl Scanner<'_> {
     }
 }
 
+/// The value of four hex digits (a `\u` escape's), or None.
+fn hex4(digits: &[u8]) -> Option<u16> {
+    digits.iter().try_fold(0u16, |acc, &d| Some(acc << 4 | char::from(d).to_digit(16)? as u16))
+}
+
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
@@ -874,38 +918,6 @@ fn attention(x: u64) -> u64 {
     let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
     let below_0x20 = x.wrapping_sub(ONES * 0x20) & !x & HIGHS;
     below_0x20 | zero(x ^ (ONES * u64::from(b'"'))) | zero(x ^ (ONES * u64::from(b'\\')))
-}
-
-/// How many more UTF-8 bytes than UTF-16 units the characters of the `\u` escapes in `raw` (JSON
-/// text, ASCII) take once `JSON.stringify` writes them back: U+0080–U+07FF one, other BMP
-/// characters two, a surrogate pair two; a lone surrogate stays an escape (none). `None` on a
-/// malformed escape.
-fn escaped_utf8_extra(raw: &[u8]) -> Option<u64> {
-    let hex = |at: usize| -> Option<u32> { u32::from_str_radix(std::str::from_utf8(raw.get(at..at + 4)?).ok()?, 16).ok() };
-    let mut extra = 0;
-    let mut i = 0;
-    while i < raw.len() {
-        if raw[i] != b'\\' {
-            i += 1;
-            continue;
-        }
-        if raw.get(i + 1) != Some(&b'u') {
-            i += 2;
-            continue;
-        }
-        let unit = hex(i + 2)?;
-        i += 6;
-        extra += match unit {
-            0x80..=0x7ff => 1,
-            0xd800..=0xdbff if raw.get(i..i + 2) == Some(b"\\u") && hex(i + 2).is_some_and(|low| (0xdc00..=0xdfff).contains(&low)) => {
-                i += 6;
-                2
-            }
-            0xd800..=0xdfff | 0..=0x7f => 0,
-            _ => 2,
-        };
-    }
-    Some(extra)
 }
 
 #[cfg(test)]
@@ -919,8 +931,24 @@ mod tests {
             let lit = format!("\"{text}\\n{text}\"");
             let s = Scanner { b: lit.as_bytes(), i: 0, non_ascii: false }.string().unwrap();
             assert_eq!(s.units, 2 * crate::js::utf16_len(&text) as u64 + 1, "{n}");
+            assert_eq!(s.utf8, 2 * text.len() as u64 + 1, "{n}");
             let raw_tab = format!("\"{text}\t\"");
             assert!(Scanner { b: raw_tab.as_bytes(), i: 0, non_ascii: false }.string().is_none());
+        }
+    }
+
+    #[test]
+    fn decoded_utf8_lengths_count_escapes_as_their_characters() {
+        for raw in [r#""a\n\"\\\/\u0041\u00e9\u20ac\ud83d\ude00 é€😀""#, r#""\u0000\u007f\u0080\u07ff\u0800\uffff""#] {
+            let s = Scanner { b: raw.as_bytes(), i: 0, non_ascii: false }.string().unwrap();
+            let text: String = serde_json::from_str(raw).unwrap();
+            assert_eq!((s.units, s.utf8), (crate::js::utf16_len(&text) as u64, text.len() as u64), "{raw}");
+        }
+        // A lone surrogate decodes to U+FFFD (3 bytes) as Node writes it; a high half before a
+        // raw character is lone too.
+        for (raw, bytes) in [(r#""\ud83d""#, 3), (r#""\ude00\ud83d""#, 6), (r#""\ud83d😀""#, 7)] {
+            let s = Scanner { b: raw.as_bytes(), i: 0, non_ascii: false }.string().unwrap();
+            assert_eq!(s.utf8, bytes, "{raw}");
         }
     }
 
@@ -931,20 +959,26 @@ mod tests {
             r#"{"a":[1,2.50,-0,1e21,1E-7,123456789012345678,true,false,{}],"b":{"c":[]}}"#,
             r#"{ "s" : "q\"b\\s\/n\n\t\u0001\u00e9\ud83d\ude00 x\u2028" }"#,
             r#"{"2":1,"1":2,"x":"é😀"}"#,
+            r#"{"ключ":"значение 日本 😀 \u00e9\u0800\ud83d\ude00","списки":["ü",{"ä":"\n€"}]}"#,
         ] {
             let mut s = Scanner { b: raw.as_bytes(), i: 0, non_ascii: false };
             let fast = s.stringified_len().expect(raw);
             let v: serde_json::Value = serde_json::from_str(raw).unwrap();
-            assert_eq!(fast, js::stringify_len(&v) as u64, "{raw}");
+            assert_eq!(fast.units, js::stringify_len(&v) as u64, "{raw}");
+            assert_eq!(fast.units + fast.utf8_extra, js::stringify(&v).len() as u64, "{raw}");
         }
         // Lone surrogates (serde_json cannot hold them): JS prints each as a
         // six-unit escape and a pair raw. `"\ud83d x"` is 2 + 6 + 2 units; the
         // array prints as `["\ud800𐀀"]`, 1 + 1 + 6 + 2 + 1 + 1.
-        for (raw, js_len) in [(&br#""\ud83d x""#[..], 10), (br#"["\ud800\ud800\udc00"]"#, 12), (br#""\udc00\ud800""#, 14)] {
-            assert_eq!(Scanner { b: raw, i: 0, non_ascii: false }.stringified_len(), Some(js_len));
+        // Their UTF-8 bytes: the escapes are ASCII, the pair four bytes.
+        for (raw, js_len, js_bytes) in
+            [(&br#""\ud83d x""#[..], 10, 10), (br#"["\ud800\ud800\udc00"]"#, 12, 14), (br#""\udc00\ud800""#, 14, 14)]
+        {
+            let fast = Scanner { b: raw, i: 0, non_ascii: false }.stringified_len().unwrap();
+            assert_eq!((fast.units, fast.units + fast.utf8_extra), (js_len, js_bytes));
         }
         let mut dup = Scanner { b: br#"{"a":1,"a":2}"#, i: 0, non_ascii: false };
-        assert_eq!(dup.stringified_len(), None);
+        assert!(dup.stringified_len().is_none());
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! Non-message entries (compactions, labels, model changes, unknown types) are
 //! few and small, so their parsed JSON is kept.
 
+mod block;
 mod call_id;
 mod diagnostic;
 mod entry;

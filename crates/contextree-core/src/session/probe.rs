@@ -396,7 +396,7 @@ mod tests {
         let root = contextree_testkit::repo().join("tests/fixtures");
         let root = root.display();
         let mut checked = 0;
-        for dir in ["synthetic", "real", "generated", "edge", "omp18"] {
+        for dir in ["synthetic", "real", "generated", "edge", "omp18", "omp183"] {
             let Ok(files) = std::fs::read_dir(format!("{root}/{dir}")) else { continue };
             for f in files.flatten().filter(|f| f.path().extension().is_some_and(|x| x == "jsonl")) {
                 let bytes = std::fs::read(f.path()).unwrap();
@@ -419,6 +419,14 @@ mod tests {
             other => panic!("{other:?}"),
         };
         let fast = super::super::fast::probe_message_line(line).expect("the scanner reads it");
+        assert_eq!(fast, reference);
+        // Non-ASCII tool-call arguments (raw and escaped, in keys and values) are the scanner's.
+        let line = r#"{"type":"message","id":"c2","parentId":"c1","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"é"},{"type":"toolCall","id":"r2","name":"edit","arguments":{"путь":"src/日本.rs","new":"« 😀 » \u00e9\ud83d\ude00\n","n":[1,"€"]}}],"timestamp":43}}"#;
+        let reference = match serde_json::from_str::<Value>(line) {
+            Ok(Value::Object(map)) => probe_object(map),
+            other => panic!("{other:?}"),
+        };
+        let fast = super::super::fast::probe_message_line(line.as_bytes()).expect("the scanner reads it");
         assert_eq!(fast, reference);
     }
 
