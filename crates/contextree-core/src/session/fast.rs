@@ -835,8 +835,19 @@ impl Scanner<'_> {
                     Block::units(bytes, mask)
                 });
                 i += run as usize;
-                if run < 16 {
-                    break;
+                if run == 16 {
+                    continue;
+                }
+                // The common escapes of text (`\n`, `\"`, `\\`, `\t`) go on with the next block
+                // here; anything else is for the byte-wise code below.
+                match (bytes[run as usize], b.get(i + 1)) {
+                    (b'\\', Some(b'n' | b'"' | b'\\' | b't' | b'r' | b'/')) => {
+                        escaped = true;
+                        units += 1;
+                        saved += 1;
+                        i += 2;
+                    }
+                    _ => break,
                 }
             }
             // The last bytes of the line, eight at a time (a stop found above ends this at once).
