@@ -12,7 +12,7 @@
 # getTree → buildSessionContext → convertToLlm → estimate every entry, tests/agents/README.md),
 # started with the Bun the agents are installed with (`node_modules/.bin/bun oracle.mjs --impl
 # IMPL bench FILE`): `node oracle.mjs` would only start Node to re-execute itself under that Bun,
-# about 0.1–0.3 s the agents do not pay when they run.
+# a cost the agents do not pay when they run.
 # Wall time: whole process, page cache warm (one unmeasured run of each first), runs interleaved
 # (contextree, then each agent, RUNS / AGENT_RUNS times) so that a change of load hits all alike;
 # read from the shell's clock (µs) around `/usr/bin/time`, whose own `%e` counts in 10 ms steps.
@@ -22,8 +22,8 @@
 #
 #   scripts/bench.sh [SIZE_MB ...]
 #     RUNS=5              contextree runs per file
-#     AGENT_RUNS=3        runs per agent and file (a run takes seconds on big files; g500 needs
-#                         about 6 GB of memory per agent)
+#     AGENT_RUNS=3        runs per agent and file (a run takes seconds on big files, and GBs of
+#                         memory on g500)
 #     AGENTS=0            contextree alone (table 2 only)
 #     AGENT_IMPLS="pi16 omp18"   the oracle's --impl of each agent; omp183 (18.3.4's sources on
 #                         the 18.2.11 core, tests/agents/README.md) may be added
