@@ -207,6 +207,24 @@ export const prune = (leafId = null) => call('prune', { leafId });
 export const listSessions = (search = null) => call('list_sessions', { search });
 
 /**
+ * Brings the search index of every session up to date (new and grown files indexed, rewritten
+ * ones replaced, deleted ones dropped); `onProgress({ done, total })` follows it. Resolves to
+ * the read layer's `IndexReport` (`contextree index --json`).
+ * @param {(progress: { done: number, total: number }) => void} [onProgress]
+ * @returns {Promise<import('./generated/reports').IndexReport>}
+ */
+export const searchIndex = (onProgress) => call('search_index', { onProgress: progressChannel(onProgress) });
+
+/**
+ * Searches every session's text: the read layer's `SearchReport` (`contextree search --json`),
+ * each hit with its state for its session's leaf.
+ * @param {string} query
+ * @param {number} [limit]
+ * @returns {Promise<import('./generated/reports').SearchReport>}
+ */
+export const searchSessions = (query, limit = 200) => call('search_sessions', { query, limit });
+
+/**
  * The native file picker (tauri-plugin-dialog, permission `dialog:allow-open` only): resolves
  * to the chosen `.jsonl` file's path, or null when cancelled.
  */

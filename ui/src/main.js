@@ -132,7 +132,14 @@ async function start() {
   store.set({ entry: null });
   // Settings read at start or saved: the budget bar's default window (a typed one wins) and
   // the context panel's tokenizer (renderers.js's `settings` renderer).
-  screens = initScreens({ open: openAndShow, session: () => store.get().session, report, onSettings: (settings) => store.set({ settings }) });
+  screens = initScreens({
+    open: openAndShow,
+    session: () => store.get().session,
+    report,
+    onSettings: (settings) => store.set({ settings }),
+    // A search hit: its entry selected, with the context of its leaf (the file's when null).
+    reveal: (entryId, leafId) => showLeaf(leafId, entryId),
+  });
   try {
     perfMark('open');
     // The home folder (paths inside it are shown as `~/…`) is asked for beside the session.
