@@ -54,7 +54,8 @@ const STATE_WORDS = {
   summarized: ['summarized', 'A compaction replaced this entry with its summary'],
   pruned: ['pruned', 'In the context, with its tool output pruned'],
   offPath: ['other branch', 'On a branch the current leaf does not follow'],
-  branchSummarized: ['branch summarized', 'On an abandoned branch, kept as a branch summary'],
+  notSent: ['not sent', 'On the leaf\'s path but not sent to the model (a label, an excluded message, an older compaction)'],
+  unknown: ['state unknown', 'The session could not be read to tell'],
 };
 
 /**
