@@ -8,6 +8,7 @@ pub mod compare;
 pub mod context;
 pub mod entry;
 pub mod library;
+pub mod search;
 pub mod session;
 pub mod settings;
 pub mod tree;
