@@ -28,6 +28,8 @@
 //! - `c` previews a compaction: the PLAN panel's tokens before equal `contextree compact
 //!   --dry-run`'s, the summarized rows get a dashed outline, Esc closes it
 //!   (`compaction-preview.png`).
+//! - `search.rs`: the Search screen (Ctrl+Shift+F) finds what `contextree search` finds and
+//!   opens a hit with its entry selected (`search.png`);
 //! - `library.rs`: the Library screen over fake pi / omp folders in a scratch HOME
 //!   (`library.png`), Settings switching to the dark theme (`settings.png`, `dark.png`), and the
 //!   problems panel of a file that is not a session.
@@ -73,6 +75,7 @@ mod pi16;
 mod rule_sets;
 // The Library and Settings screens and the problems panel, under a scratch HOME.
 mod library;
+mod search;
 // The write flows (compact, prune, navigate, cancel, edit, undo) on copies of fixtures.
 mod writes;
 // Compaction with the agent's own model and key, and no contextree set-up.
@@ -176,6 +179,7 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
         library::the_library_lists_sessions_by_project_and_opens_one,
         library::settings_switch_the_theme_to_dark_and_keep_the_providers,
         library::a_file_that_is_not_a_session_shows_its_problems,
+        search::search_finds_a_word_and_opens_the_hit,
         writes::compaction_runs_against_a_fake_provider_and_shows_the_diff,
         writes::prune_previews_the_outputs_and_rewrites_with_a_backup,
         writes::a_prune_refused_for_a_held_file_says_so_and_writes_nothing,
