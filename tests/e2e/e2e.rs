@@ -29,7 +29,7 @@
 //!   --dry-run`'s, the summarized rows get a dashed outline, Esc closes it
 //!   (`compaction-preview.png`).
 //! - `search.rs`: the Search screen (Ctrl+Shift+F) finds what `contextree search` finds and
-//!   opens a hit with its entry selected (`search.png`);
+//!   opens a hit with its entry selected (`search-all.png`);
 //! - `library.rs`: the Library screen over fake pi / omp folders in a scratch HOME
 //!   (`library.png`), Settings switching to the dark theme (`settings.png`, `dark.png`), and the
 //!   problems panel of a file that is not a session.

@@ -1,7 +1,7 @@
 //! The Search screen over a scratch HOME's sessions: Ctrl+Shift+F from the tree, a query typed,
 //! the hits `contextree search --json` gives in the same HOME, in its order; Enter on the first
 //! hit opens its session with that entry selected and its leaf's context shown
-//! (`search.png`).
+//! (`search-all.png`).
 
 use anyhow::{ensure, Context as _};
 use fantoccini::actions::{InputSource as _, KeyAction, KeyActions};
@@ -83,7 +83,7 @@ pub async fn search_finds_a_word_and_opens_the_hit(harness: &Harness) -> anyhow:
             marked.as_str().is_some_and(|m| m.eq_ignore_ascii_case("idxOffset")),
             "the snippet's match is not marked: {marked:?}"
         );
-        screenshot(harness, client, "search.png").await?;
+        screenshot(harness, client, "search-all.png").await?;
         // ↓ from the query goes to the first hit; Enter opens it.
         let input = client.find(Locator::Id("search-query")).await?;
         input.send_keys(&Key::Down.to_string()).await?;
