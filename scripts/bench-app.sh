@@ -4,7 +4,9 @@
 #      and what follows it (tree_table over IPC, decoding, filtering, drawing the first rows),
 #      from the `performance.now()` marks the UI leaves in body[data-perf-*] (ui/src/tree/perf.js);
 #  (b) scrolling: a loop that moves the tree's scrollTop every animation frame, recording the
-#      frame intervals and the time of each redraw (tree[data-render-ms]), p50 / p95.
+#      frame intervals and the time of each redraw (tree[data-render-ms]), p50 / p95;
+#  (c) memory: the peak resident size (VmHWM) of the app's process (Rust, GTK and WebKit's UI
+#      side) after the first paint and after (b), and apart from it WebKit's web process's.
 # Runs the release app under Xvfb with tauri-driver (the e2e test's ports: hence the lock).
 #   scripts/bench-app.sh [SESSION.jsonl ...]      RUNS=5 BENCH_DIR=/tmp/contextree-bench
 # Without arguments: a ~100 MB session (g100, seed 13 as scripts/bench.sh) and a 200,000-entry
@@ -27,7 +29,7 @@ fi
 for s in "${sessions[@]}"; do [ -f "$s" ] || { echo "bench-app: $s not found" >&2; exit 2; }; done
 
 (cd "$root" && cargo build --release -p contextree-app --quiet)
-app="$root/target/release/contextree-app"
+app="${CARGO_TARGET_DIR:-$root/target}/release/contextree-app"
 command -v tauri-driver >/dev/null || { echo "bench-app: tauri-driver not found (scripts/install-deps.sh)" >&2; exit 2; }
 
 echo "machine: $(uname -srm), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(date -u +%Y-%m-%d)"
@@ -120,6 +122,40 @@ def wait_for_exit(timeout=60):
         time.sleep(0.2)
     time.sleep(0.5)
 
+def status_kb(pid, key):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+def children(pid):
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    stat = f.read()
+                if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                    out.append(int(d))
+            except (OSError, ValueError, IndexError):
+                pass
+    return out
+
+def memory(path):
+    # The app's own process (its Rust side, GTK and WebKit's UI process) and, apart, WebKit's
+    # web process it starts: peak resident sizes (VmHWM) so far, in MB.
+    found = subprocess.run(["pgrep", "-x", "-f", f"{app} {path}"], capture_output=True, text=True).stdout.split()
+    if not found:
+        return None
+    pid = int(found[0])
+    web = [c for c in children(pid) if "WebProces" in open(f"/proc/{c}/comm").read()]
+    return {"app": status_kb(pid, "VmHWM") / 1024, "appNow": status_kb(pid, "VmRSS") / 1024,
+            "web": sum(status_kb(c, "VmHWM") for c in web) / 1024}
+
 def pct(xs, p):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
@@ -127,9 +163,9 @@ def pct(xs, p):
 if True:
     print("| session | size MB | entries | rows shown | core load ms | after core load → first tree paint ms (IPC+encode / decode / filter+rows / paint) |")
     print("|---|---|---|---|---|---|")
-    scroll_rows, ops_rows, contexts = [], [], []
+    scroll_rows, ops_rows, contexts, memory_rows = [], [], [], []
     for path in sessions:
-        marks = []
+        marks, mems = [], []
         r, failures = 0, 0
         while r < runs:
             kept = (len(marks), len(ops_rows), len(scroll_rows))
@@ -140,7 +176,10 @@ if True:
                 if m["state"] != "ready":
                     raise SystemExit(f"bench-app: the app reports an error for {path}")
                 marks.append(m)
-                note("marks", json.dumps(m))
+                mem = memory(path)
+                if mem:
+                    mems.append(mem)
+                note("marks", json.dumps(m), "memory MB", json.dumps(mem))
                 if r == 0:
                     # All rows (metadata too), then the scroll loops.
                     run(sid, "document.getElementById('tree-metadata').click();")
@@ -171,12 +210,17 @@ function frame(ts) {
 }
 requestAnimationFrame(frame);""", (step, 300), asynchronous=True)
                         scroll_rows.append((os.path.basename(path), name, res))
+                    mem = memory(path)
+                    if mem:
+                        mems.append(mem)
+                        note("memory MB after scrolling and search", json.dumps(mem))
                 r += 1
             except (OSError, ValueError) as err:
                 # WebKitWebDriver now and then drops a session of a large file: run it again.
                 failures += 1
                 note("run failed, again:", err)
                 del marks[kept[0]:], ops_rows[kept[1]:], scroll_rows[kept[2]:]
+                mems.clear()
                 if failures > 3:
                     raise
             finally:
@@ -198,12 +242,20 @@ requestAnimationFrame(frame);""", (step, 300), asynchronous=True)
         ctx_shown = med(lambda m: m["ctxShown"] - m["ctxData"])
         contexts.append((os.path.basename(path), ctx_data, ctx_shown))
         size = os.path.getsize(path) / 1e6
+        if mems:
+            peak = max(m["app"] for m in mems)
+            memory_rows.append((os.path.basename(path), size, peak, statistics.median(m["appNow"] for m in mems), max(m["web"] for m in mems)))
         print(f"| {os.path.basename(path)} | {size:.0f} | {marks[0]['entries']} | {marks[0]['rows']} | {core:.0f} | **{after:.0f}** ({ipc:.0f} / {dec:.0f} / {shown:.0f} / {draw:.0f}) |")
     print()
     print("| session | then: context and budget over IPC ms | context panel drawn ms |")
     print("|---|---|---|")
     for base, d, shown in contexts:
         print(f"| {base} | {d:.0f} | {shown:.0f} |")
+    print()
+    print("| session | app process peak RSS (VmHWM) MB | × file | app RSS at the end MB | WebKit web process peak RSS MB (not included) |")
+    print("|---|---|---|---|---|")
+    for base, size, peak, now, web in memory_rows:
+        print(f"| {base} | {peak:.0f} | {peak * 1.048576 / size:.2f} | {now:.0f} | {web:.0f} |")
     print()
     print("| session | search `assistant` ms | search, no match ms | clear ms | filter user only ms | filter all ms |")
     print("|---|---|---|---|---|---|")
