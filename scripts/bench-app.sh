@@ -3,12 +3,13 @@
 #  (a) open → first tree paint for generated sessions, split into the core's load (open_session)
 #      and what follows it (tree_table over IPC, decoding, filtering, drawing the first rows),
 #      from the `performance.now()` marks the UI leaves in body[data-perf-*] (ui/src/tree/perf.js);
-#  (b) scrolling: a loop that moves the tree's scrollTop every animation frame, recording the
-#      frame intervals and the time of each redraw (tree[data-render-ms]), p50 / p95;
+#  (b) leaf changes (a double click on a row: until the tree, then the context, is drawn), search
+#      and filters, and scrolling: a loop that moves the tree's scrollTop every animation frame,
+#      recording the frame intervals and the time of each redraw (tree[data-render-ms]), p50 / p95;
 #  (c) memory: the peak resident size (VmHWM) of the app's process (Rust, GTK and WebKit's UI
 #      side) after the first paint and after (b), and apart from it WebKit's web process's.
 # Runs the release app under Xvfb with tauri-driver (the e2e test's ports: hence the lock).
-#   scripts/bench-app.sh [SESSION.jsonl ...]      RUNS=5 BENCH_DIR=/tmp/contextree-bench
+#   scripts/bench-app.sh [SESSION.jsonl ...]      RUNS=5 BENCH_DIR=/tmp/contextree-bench APP=…
 # Without arguments: a ~100 MB session (g100, seed 13 as scripts/bench.sh) and a 200,000-entry
 # one (e200k: --entries 200000 --output-scale 0.1 --seed 5), generated once into $BENCH_DIR.
 set -euo pipefail
@@ -28,8 +29,13 @@ if [ ${#sessions[@]} -eq 0 ]; then
 fi
 for s in "${sessions[@]}"; do [ -f "$s" ] || { echo "bench-app: $s not found" >&2; exit 2; }; done
 
-(cd "$root" && cargo build --release -p contextree-app --quiet)
-app="${CARGO_TARGET_DIR:-$root/target}/release/contextree-app"
+# APP=path/to/contextree-app measures that build instead (another branch's, for a before/after).
+if [ -n "${APP:-}" ]; then
+  app="$APP"
+else
+  (cd "$root" && cargo build --release -p contextree-app --quiet)
+  app="${CARGO_TARGET_DIR:-$root/target}/release/contextree-app"
+fi
 command -v tauri-driver >/dev/null || { echo "bench-app: tauri-driver not found (scripts/install-deps.sh)" >&2; exit 2; }
 
 echo "machine: $(uname -srm), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(date -u +%Y-%m-%d)"
@@ -163,9 +169,9 @@ def pct(xs, p):
 if True:
     print("| session | size MB | entries | rows shown | core load ms | after core load → first tree paint ms (IPC+encode / decode / filter+rows / paint) |")
     print("|---|---|---|---|---|---|")
-    scroll_rows, ops_rows, contexts, memory_rows = [], [], [], []
+    scroll_rows, ops_rows, contexts, memory_rows, leaf_rows = [], [], [], [], []
     for path in sessions:
-        marks, mems = [], []
+        marks, mems, leaf_changes = [], [], []
         r, failures = 0, 0
         while r < runs:
             kept = (len(marks), len(ops_rows), len(scroll_rows))
@@ -181,6 +187,24 @@ if True:
                     mems.append(mem)
                 note("marks", json.dumps(m), "memory MB", json.dumps(mem))
                 if r == 0:
+                    # Leaf changes (a double click on a row on screen), alternating between two rows.
+                    note("leaf changes")
+                    for j in range(6):
+                        lc = run(sid, """
+const [k] = arguments; const done = arguments[arguments.length - 1];
+const d = document.body.dataset;
+const rows = [...document.querySelectorAll('#tree-rows .row')].filter((r) => r.dataset.entryId !== d.leaf);
+const target = rows[Math.min(k, rows.length - 1)];
+const id = target.dataset.entryId;
+target.dispatchEvent(new MouseEvent('dblclick', { bubbles: true }));
+const poll = () => {
+  if (d.leaf === id && d.busy !== 'true') {
+    done({ id, req: +d.perfTreeRequest, data: +d.perfTreeData, dec: +d.perfTreeDecoded, applied: +d.perfTreeApplied, paint: +d.perfTreePainted, ctx: +d.perfContextShown, backend: d.perfTreeBackend });
+  } else setTimeout(poll, 5);
+};
+poll();""", (3 + 4 * (j % 2),), asynchronous=True)
+                        note("leaf change", json.dumps(lc))
+                        leaf_changes.append(lc)
                     # All rows (metadata too), then the scroll loops.
                     run(sid, "document.getElementById('tree-metadata').click();")
                     wait(sid, "return /^\\d+ rows$/.test(document.getElementById('tree-count').textContent);")
@@ -221,6 +245,8 @@ requestAnimationFrame(frame);""", (step, 300), asynchronous=True)
                 note("run failed, again:", err)
                 del marks[kept[0]:], ops_rows[kept[1]:], scroll_rows[kept[2]:]
                 mems.clear()
+                if r == 0:
+                    leaf_changes.clear()
                 if failures > 3:
                     raise
             finally:
@@ -242,6 +268,11 @@ requestAnimationFrame(frame);""", (step, 300), asynchronous=True)
         ctx_shown = med(lambda m: m["ctxShown"] - m["ctxData"])
         contexts.append((os.path.basename(path), ctx_data, ctx_shown))
         size = os.path.getsize(path) / 1e6
+        if leaf_changes:
+            lmed = lambda f: statistics.median(f(m) for m in leaf_changes)
+            leaf_rows.append((os.path.basename(path), len(leaf_changes), lmed(lambda m: m["paint"] - m["req"]), lmed(lambda m: m["data"] - m["req"]),
+                              lmed(lambda m: m["dec"] - m["data"]), lmed(lambda m: m["applied"] - m["dec"]), lmed(lambda m: m["paint"] - m["applied"]),
+                              lmed(lambda m: m["ctx"] - m["req"])))
         if mems:
             peak = max(m["app"] for m in mems)
             memory_rows.append((os.path.basename(path), size, peak, statistics.median(m["appNow"] for m in mems), max(m["web"] for m in mems)))
@@ -251,6 +282,11 @@ requestAnimationFrame(frame);""", (step, 300), asynchronous=True)
     print("|---|---|---|")
     for base, d, shown in contexts:
         print(f"| {base} | {d:.0f} | {shown:.0f} |")
+    print()
+    print("| session | leaf changes | → tree painted ms (IPC+encode / decode / filter+rows / paint) | → context shown ms |")
+    print("|---|---|---|---|")
+    for base, count, paint, ipc, dec, shown, draw, ctx in leaf_rows:
+        print(f"| {base} | {count} | **{paint:.0f}** ({ipc:.0f} / {dec:.0f} / {shown:.0f} / {draw:.0f}) | {ctx:.0f} |")
     print()
     print("| session | app process peak RSS (VmHWM) MB | × file | app RSS at the end MB | WebKit web process peak RSS MB (not included) |")
     print("|---|---|---|---|---|")
