@@ -5,7 +5,8 @@
 # WebKitGTK/GTK: building the app; xvfb, xauth, webkit2gtk-driver: the end-to-end test and the
 # package check (scripts/test.sh); fonts-dejavu-core, fonts-noto-cjk, fonts-noto-color-emoji:
 # the UI's font lists (ui/styles.css: Latin, CJK, emoji); strace: the test that contextree
-# starts no other program (crates/contextree-cli/tests/it/no_spawn.rs).
+# starts no other program (crates/contextree-cli/tests/it/no_spawn.rs); man-db and rpm: the
+# package check reads the installed man page and inspects the .rpm (scripts/test.sh, package).
 set -euo pipefail
 
 # Pinned: crates.io also carries tauri-driver 3 alphas (tauri 3), which we do not use.
@@ -15,7 +16,7 @@ APT_PACKAGES=(
   pkg-config build-essential file libssl-dev
   libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
   xvfb xauth webkit2gtk-driver fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji
-  strace
+  strace man-db rpm
 )
 
 missing=()

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Builds the installable Debian package of contextree: the release desktop app (contextree-app),
-# the `contextree` command line, a desktop entry and the icons, with the Tauri bundler.
-#   scripts/package.sh            # prints the .deb's path on stdout (the build log goes to stderr)
-# Then: sudo dpkg -i PATH.deb (sudo apt-get install -f if dependencies are missing).
+# Builds the installable packages of contextree, a .deb and an .rpm, with the Tauri bundler
+# (offline: the .rpm is written by the bundler itself, no rpmbuild): the release desktop app
+# (contextree-app), the `contextree` command line, its man pages and bash, zsh and fish
+# completions, a desktop entry and the icons. Both recommend the fonts the UI's font lists name
+# (tauri.conf.json, bundle.linux.*.recommends).
+#   scripts/package.sh            # prints the .deb's path, then the .rpm's, one a line on stdout
+#                                 # (the build log goes to stderr)
+# Then: sudo apt install ./PATH.deb, or sudo dnf install ./PATH.rpm.
 #
 # The bundler is the npm package @tauri-apps/cli at the exact version of packaging/package.json
 # (its lock file pins the prebuilt binary's package), installed with `npm ci` into
@@ -29,13 +33,36 @@ version="$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"name":"con
 echo "package: cargo build --release -p contextree-cli" >&2
 cargo build --release --locked -p contextree-cli >&2
 
-# The command line goes into the package beside the app (bundle.linux.deb.files); its path
-# depends on the target folder, so it is given here rather than in tauri.conf.json.
-config="$(printf '{"bundle":{"linux":{"deb":{"files":{"/usr/bin/contextree":"%s"}}}}}' "$target_dir/release/contextree")"
-echo "package: tauri build --bundles deb" >&2
-(cd "$root/src-tauri" && "$pack/node_modules/.bin/tauri" build --ci --bundles deb --config "$config" >&2)
+# The man pages and completions, from the command line's own clap definition (its hidden
+# `generate-assets`); written afresh so a removed command leaves no page behind. Man pages are
+# installed gzipped, as Debian's policy asks (-n: no name or time inside, the same bytes each run).
+assets="$target_dir/release/package-assets"
+rm -rf "$assets"
+"$target_dir/release/contextree" generate-assets "$assets" >/dev/null
+gzip -9n "$assets"/man1/*.1
 
-deb="$(ls -t "$target_dir"/release/bundle/deb/contextree_"$version"_*.deb | head -1)"
+# What goes into the packages beside the app (bundle.linux.{deb,rpm}.files, destination:
+# source); the sources are under the target folder, so they are given here rather than in
+# tauri.conf.json. zsh looks in a different folder on each family: Debian's zsh reads
+# vendor-completions, Fedora's and openSUSE's site-functions.
+files="\"/usr/bin/contextree\":\"$target_dir/release/contextree\""
+for page in "$assets"/man1/*.1.gz; do
+	files+=",\"/usr/share/man/man1/${page##*/}\":\"$page\""
+done
+files+=",\"/usr/share/bash-completion/completions/contextree\":\"$assets/bash/contextree\""
+files+=",\"/usr/share/fish/vendor_completions.d/contextree.fish\":\"$assets/fish/contextree.fish\""
+deb_files="$files,\"/usr/share/zsh/vendor-completions/_contextree\":\"$assets/zsh/_contextree\""
+rpm_files="$files,\"/usr/share/zsh/site-functions/_contextree\":\"$assets/zsh/_contextree\""
+config="{\"bundle\":{\"linux\":{\"deb\":{\"files\":{$deb_files}},\"rpm\":{\"files\":{$rpm_files}}}}}"
+echo "package: tauri build --bundles deb,rpm" >&2
+(cd "$root/src-tauri" && "$pack/node_modules/.bin/tauri" build --ci --bundles deb,rpm --config "$config" >&2)
+
+newest() { ls -t "$@" 2>/dev/null | head -1 || true; }
+deb="$(newest "$target_dir"/release/bundle/deb/contextree_"$version"_*.deb)"
+rpm="$(newest "$target_dir"/release/bundle/rpm/contextree*"$version"*.rpm)"
 [ -f "$deb" ] || { echo "package: no .deb in $target_dir/release/bundle/deb" >&2; exit 1; }
+[ -f "$rpm" ] || { echo "package: no .rpm in $target_dir/release/bundle/rpm" >&2; exit 1; }
 echo "package: $deb ($(du -h "$deb" | cut -f1))" >&2
+echo "package: $rpm ($(du -h "$rpm" | cut -f1))" >&2
 echo "$deb"
+echo "$rpm"

@@ -67,23 +67,60 @@ step_e2e() {
     cargo test --workspace --locked --test e2e
 }
 
-# The installable package: build the .deb (scripts/package.sh), install it, run the installed
-# command line on the demo session and start the installed app under Xvfb once: alive after a
-# few seconds, and its page asked for the demo session (the app writes it into its cache folder
-# then), so the web view loaded and talked to the backend.
+# The installable packages: build the .deb and the .rpm (scripts/package.sh); install the .deb,
+# check its files (the man pages as man finds them, the completions; bash loads its own), its
+# recommended fonts, run the installed command line on the demo session and start the installed
+# app under Xvfb once: alive after a few seconds, and its page asked for the demo session (the
+# app writes it into its cache folder then), so the web view loaded and talked to the backend.
+# The .rpm is inspected, not installed (this is Debian): its files, modes and recommended fonts.
 step_package() {
-  local deb sudo=() scratch log pid status=0
-  deb="$(scripts/package.sh)"
+  local built deb rpm sudo=() scratch log pid status=0
+  built="$(scripts/package.sh)"
+  deb="$(grep '\.deb$' <<<"$built")"
+  rpm="$(grep '\.rpm$' <<<"$built")"
   if [[ $(id -u) -ne 0 ]]; then sudo=(sudo); fi
   if ! "${sudo[@]}" dpkg -i "$deb"; then
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -f -y --no-install-recommends
   fi
-  local files want
+  # Each output is read whole before grep looks at it: `cmd | grep -q` fails under pipefail
+  # when grep stops reading early.
+  local files want text
+  local common=('^/usr/bin/contextree$' '^/usr/bin/contextree-app$' '^/usr/share/applications/.*\.desktop$'
+    '^/usr/share/icons/.*\.png$' '^/usr/share/man/man1/contextree\.1\.gz$' '^/usr/share/man/man1/contextree-context\.1\.gz$'
+    '^/usr/share/bash-completion/completions/contextree$' '^/usr/share/fish/vendor_completions\.d/contextree\.fish$')
   files="$(dpkg -L contextree)"
-  for want in '^/usr/bin/contextree$' '^/usr/bin/contextree-app$' \
-    '^/usr/share/applications/.*\.desktop$' '^/usr/share/icons/.*\.png$'; do
+  for want in "${common[@]}" '^/usr/share/zsh/vendor-completions/_contextree$'; do
     grep -q "$want" <<<"$files" || { echo "package: nothing installed matches $want" >&2; return 1; }
   done
+  text="$(dpkg-query -W -f='${Recommends}' contextree)"
+  for want in fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji; do
+    grep -qw "$want" <<<"$text" || { echo "package: the .deb does not recommend $want ($text)" >&2; return 1; }
+  done
+  # man finds the pages by name, and they document the commands (C locale: plain hyphens).
+  text="$(man -w contextree)"
+  [[ "$text" == /usr/share/man/man1/contextree.1.gz ]] || { echo "package: man -w contextree: $text" >&2; return 1; }
+  text="$(LC_ALL=C MANWIDTH=100 man -P cat contextree)"
+  grep -q 'contextree-context(1)' <<<"$text" || { echo "package: man contextree lists no contextree-context(1)" >&2; return 1; }
+  text="$(LC_ALL=C MANWIDTH=100 man -P cat contextree-context)"
+  grep -q -- '--leaf' <<<"$text" || { echo "package: man contextree-context does not document --leaf" >&2; return 1; }
+  bash -c 'source /usr/share/bash-completion/completions/contextree && complete -p contextree' >/dev/null \
+    || { echo "package: the bash completion does not register for contextree" >&2; return 1; }
+  echo "installed package: files, recommended fonts, man pages and the bash completion checked"
+
+  files="$(rpm -qlvp "$rpm")"
+  for want in "${common[@]}" '^/usr/share/zsh/site-functions/_contextree$'; do
+    grep -q " ${want#^}" <<<"$files" || { echo "package: nothing in the .rpm matches $want" >&2; return 1; }
+  done
+  # Modes as rpm will install them: both programs executable.
+  for want in /usr/bin/contextree /usr/bin/contextree-app; do
+    grep -qE "^-rwxr-xr-x .* $want\$" <<<"$files" || { echo "package: $want is not executable in the .rpm" >&2; return 1; }
+  done
+  text="$(rpm -qp --recommends "$rpm")"
+  for want in dejavu-sans-fonts dejavu-sans-mono-fonts google-noto-sans-cjk-fonts google-noto-color-emoji-fonts; do
+    grep -qx "$want" <<<"$text" || { echo "package: the .rpm does not recommend $want ($text)" >&2; return 1; }
+  done
+  echo "rpm package: $(grep -c . <<<"$files") files; programs, man pages, completions and recommended fonts checked"
+
   cat /usr/share/applications/contextree*.desktop
   /usr/bin/contextree info demo/demo-session.jsonl
   scratch="$(mktemp -d)"

@@ -34,6 +34,9 @@ pub enum CliError {
     /// A flow of contextree-ops failed; its kind says how.
     #[error(transparent)]
     Ops(#[from] contextree_ops::OpsError),
+    /// A file contextree writes itself (`generate-assets`) could not be written.
+    #[error("{}: {source}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
 }
 
 impl CliError {
@@ -41,7 +44,7 @@ impl CliError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             CliError::Input(_) | CliError::Load(_) | CliError::Pack(_) => ErrorKind::Input,
-            CliError::ReadBack(_) | CliError::BranchRequest(_) | CliError::Json(_) => ErrorKind::Io,
+            CliError::ReadBack(_) | CliError::BranchRequest(_) | CliError::Json(_) | CliError::Write { .. } => ErrorKind::Io,
             CliError::Ops(e) => e.kind(),
         }
     }

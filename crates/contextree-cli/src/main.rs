@@ -21,11 +21,8 @@ mod common;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let cli = cmd::Cli::parse();
-    match cmd::run(cli) {
+    match cmd::run(cmd::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // A hook's cancel is all the caller sees: its warnings go to stderr first.

@@ -1,5 +1,6 @@
 //! Subcommands.
 
+mod assets;
 mod bench;
 mod branch;
 mod budget;
@@ -18,7 +19,10 @@ mod tokens;
 mod tree;
 mod usage;
 
-use clap::{Parser, Subcommand};
+use std::sync::LazyLock;
+
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+use contextree_core::RuleSet;
 
 use crate::common::{CliError, SessionArgs};
 
@@ -28,6 +32,39 @@ use crate::common::{CliError, SessionArgs};
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// What one run was asked for: a command people use, or the hidden one packaging runs.
+pub enum Invocation {
+    // Boxed: the parsed arguments are hundreds of bytes, the hidden command's a path.
+    Cli(Box<Cli>),
+    Assets(assets::AssetsArgs),
+}
+
+/// `--version`'s text after the name: the release and every rule set this build reproduces,
+/// read from core's table so a new set shows up without touching the CLI.
+static LONG_VERSION: LazyLock<String> = LazyLock::new(|| {
+    let sets: Vec<&str> = RuleSet::ALL.iter().map(|r| r.name()).collect();
+    format!("{} (rule sets: {})", env!("CARGO_PKG_VERSION"), sets.join(", "))
+});
+
+/// The command line as people see it (help, man pages, completions): every public command,
+/// `--version` naming the rule sets. `-V` stays the bare release.
+pub fn command() -> clap::Command {
+    Cli::command().long_version(LONG_VERSION.as_str())
+}
+
+/// Parses the process's arguments; exits as clap does on `--help`, `--version` or bad usage.
+pub fn parse() -> Invocation {
+    // `generate-assets` is added here rather than to `Command`: clap_complete does not skip
+    // hidden subcommands, and the completions are generated from `command()`.
+    let hidden = assets::AssetsArgs::augment_args(clap::Command::new(assets::NAME)).hide(true);
+    let matches = command().subcommand(hidden).get_matches();
+    let parsed = match matches.subcommand() {
+        Some((assets::NAME, sub)) => assets::AssetsArgs::from_arg_matches(sub).map(Invocation::Assets),
+        _ => Cli::from_arg_matches(&matches).map(|cli| Invocation::Cli(Box::new(cli))),
+    };
+    parsed.unwrap_or_else(|e| e.format(&mut command()).exit())
 }
 
 #[derive(Debug, Subcommand)]
@@ -68,7 +105,11 @@ enum Command {
     Drops(drops::DropsArgs),
 }
 
-pub fn run(cli: Cli) -> Result<(), CliError> {
+pub fn run(invocation: Invocation) -> Result<(), CliError> {
+    let cli = match invocation {
+        Invocation::Cli(cli) => *cli,
+        Invocation::Assets(args) => return assets::run(&args),
+    };
     match cli.command {
         Command::Info(args) => info::run(&args),
         Command::Tree(args) => tree::run(&args),

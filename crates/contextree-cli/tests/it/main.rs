@@ -22,6 +22,7 @@ mod omp18_parity;
 mod omp18_stale_parity;
 mod omp18_transcript_parity;
 mod oracle_parity;
+mod package_assets;
 mod pi16_parity;
 mod pi16_write_e2e;
 mod prune_branch_parity;

@@ -9,6 +9,8 @@
 //! type — so that the reference reading ([`super::probe`]) decides. The test
 //! `fast_and_reference_readings_agree` holds the two readings together.
 
+use std::borrow::Cow;
+
 use super::block::Block;
 use super::call_id::{call_id_hash, NULL_CALL_ID, UNDEFINED_CALL_ID};
 use super::entry::{EntryKind, MessageMeta, ReplyFacts, Role, TurnFacts, Usage};
@@ -20,16 +22,26 @@ const IMAGE_CHARS: u64 = 4800;
 
 /// Reads a `message` line, or None when the line needs the reference reading.
 pub(super) fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
+    probe_message_prefix(bytes).filter(|&(_, len)| len == bytes.len()).map(|(probe, _)| probe)
+}
+
+/// Reads the `message` line `bytes` starts with, and says how long the line is
+/// (up to its `\n` or the end of `bytes`); None when the line needs the
+/// reference reading. Saves finding the line's end before reading it: the
+/// scanner never steps over a `\n` (not even as whitespace), so it stops in
+/// the first line.
+pub(super) fn probe_message_prefix(bytes: &[u8]) -> Option<(Probe, usize)> {
     let mut s = Scanner { b: bytes, i: 0, non_ascii: false };
     let line = s.line()?;
     s.ws();
-    if s.i != bytes.len() || line.ty.as_deref() != Some("message") {
+    let len = s.i;
+    if !matches!(bytes.get(len), None | Some(b'\n')) || line.ty.as_deref() != Some("message") {
         return None;
     }
     // The reference parser rejects invalid UTF-8; so must this path. Bytes
     // above 0x7f can only stand inside strings, which note them.
     if s.non_ascii {
-        simdutf8::basic::from_utf8(bytes).ok()?;
+        simdutf8::basic::from_utf8(&bytes[..len]).ok()?;
     }
     let msg = line.message?;
     let role = Role::parse(msg.role.as_deref().unwrap_or(""));
@@ -96,26 +108,28 @@ pub(super) fn probe_message_line(bytes: &[u8]) -> Option<Probe> {
         .into(),
         role,
     };
-    Some(Probe {
+    let probe = Probe {
         entry_type: Some("message".into()),
-        id: line.id.map(Into::into),
+        id: line.id.as_deref().map(Name::from),
         parent: line.parent,
         timestamp_ms: line.timestamp.as_deref().and_then(parse_iso_ms).into(),
         kind: EntryKind::Message(meta),
-    })
+    };
+    Some((probe, len))
 }
 
-struct LineFields {
-    ty: Option<String>,
-    id: Option<String>,
+/// The line's fields, borrowing the line's text where it holds no escapes.
+struct LineFields<'a> {
+    ty: Option<Cow<'a, str>>,
+    id: Option<Cow<'a, str>>,
     parent: Parent,
-    timestamp: Option<String>,
-    message: Option<MessageFields>,
+    timestamp: Option<Cow<'a, str>>,
+    message: Option<MessageFields<'a>>,
 }
 
 #[derive(Default)]
-struct MessageFields {
-    role: Option<String>,
+struct MessageFields<'a> {
+    role: Option<Cow<'a, str>>,
     content: Content,
     command: u64,
     output: u64,
@@ -124,12 +138,12 @@ struct MessageFields {
     output_b4: u64,
     summary_b4: u64,
     usage: Option<Usage>,
-    stop_reason: Option<String>,
-    provider: Option<String>,
-    model: Option<String>,
+    stop_reason: Option<Cow<'a, str>>,
+    provider: Option<Cow<'a, str>>,
+    model: Option<Cow<'a, str>>,
     exclude_from_context: bool,
     pruned_at: bool,
-    tool_name: Option<String>,
+    tool_name: Option<Cow<'a, str>>,
     /// The key of `toolCallId` (None: the field is missing).
     tool_call_id: Option<u64>,
 }
@@ -192,9 +206,10 @@ impl Seen {
     }
 }
 
-impl Scanner<'_> {
+impl<'a> Scanner<'a> {
+    /// Whitespace within a line: a `\n` ends the line, so it is never skipped.
     fn ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.b.get(self.i) {
+        while let Some(b' ' | b'\t' | b'\r') = self.b.get(self.i) {
             self.i += 1;
         }
     }
@@ -237,7 +252,7 @@ impl Scanner<'_> {
         }
     }
 
-    fn line(&mut self) -> Option<LineFields> {
+    fn line(&mut self) -> Option<LineFields<'a>> {
         let mut f = LineFields { ty: None, id: None, parent: Parent::Absent, timestamp: None, message: None };
         let mut seen = Seen(0);
         self.object(|s, key| {
@@ -252,7 +267,7 @@ impl Scanner<'_> {
                 }
                 b"parentId" => {
                     seen.first(2)?;
-                    f.parent = if s.literal(b"null") { Parent::Null } else { Parent::Id(s.text()?.into()) };
+                    f.parent = if s.literal(b"null") { Parent::Null } else { Parent::Id(Name::from(&*s.text()?)) };
                 }
                 b"timestamp" => {
                     seen.first(3)?;
@@ -269,7 +284,7 @@ impl Scanner<'_> {
         Some(f)
     }
 
-    fn message(&mut self) -> Option<MessageFields> {
+    fn message(&mut self) -> Option<MessageFields<'a>> {
         let mut m = MessageFields::default();
         let mut seen = Seen(0);
         self.object(|s, key| {
@@ -379,7 +394,7 @@ impl Scanner<'_> {
     }
 
     fn block(&mut self, c: &mut Content) -> Option<()> {
-        let mut ty: Option<String> = None;
+        let mut ty: Option<Cow<'_, str>> = None;
         let (mut text, mut thinking, mut name, mut args) = (0, 0, 0, 0);
         // omp 18's fragment counts of the same fields, and of a thinking
         // signature and redacted thinking data.
@@ -494,19 +509,19 @@ impl Scanner<'_> {
         Some(Some(u))
     }
 
-    /// A string value (null is not accepted where the caller needs text).
-    fn text(&mut self) -> Option<String> {
+    /// A string value (null is not accepted where the caller needs text), borrowed from the
+    /// line unless it holds escapes.
+    fn text(&mut self) -> Option<Cow<'a, str>> {
         let s = self.string()?;
-        let raw = &self.b[s.start..s.end];
+        let b: &'a [u8] = self.b;
         if s.escaped {
-            let quoted = &self.b[s.start - 1..s.end + 1];
-            serde_json::from_slice(quoted).ok()
+            serde_json::from_slice(&b[s.start - 1..s.end + 1]).ok().map(Cow::Owned)
         } else {
-            std::str::from_utf8(raw).ok().map(str::to_owned)
+            std::str::from_utf8(&b[s.start..s.end]).ok().map(Cow::Borrowed)
         }
     }
 
-    fn opt_text(&mut self) -> Option<Option<String>> {
+    fn opt_text(&mut self) -> Option<Option<Cow<'a, str>>> {
         if self.literal(b"null") {
             Some(None)
         } else {

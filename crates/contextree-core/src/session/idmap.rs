@@ -83,7 +83,7 @@ impl IdIndex {
         loop {
             match self.slots[at] {
                 EMPTY => return None,
-                j if &*entries[j as usize].id == id => return Some(NodeId(j)),
+                j if entries[j as usize].id == *id => return Some(NodeId(j)),
                 _ => at = (at + 1) & mask,
             }
         }

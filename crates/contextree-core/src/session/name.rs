@@ -134,6 +134,15 @@ impl Name {
         })
     }
 
+    /// The text's bytes: comparisons use them, skipping the UTF-8 check `as_str` makes of an
+    /// inline name (a few million comparisons when a large session is linked).
+    fn as_bytes(&self) -> &[u8] {
+        match &self.0 {
+            Repr::Inline { len, bytes } => &bytes[..*len as usize],
+            Repr::Heap(s) => s.as_bytes(),
+        }
+    }
+
     /// The text.
     pub fn as_str(&self) -> &str {
         match &self.0 {
@@ -228,7 +237,7 @@ impl Borrow<str> for Name {
 
 impl PartialEq for Name {
     fn eq(&self, other: &Name) -> bool {
-        self.as_str() == other.as_str()
+        self.as_bytes() == other.as_bytes()
     }
 }
 
@@ -236,13 +245,13 @@ impl Eq for Name {}
 
 impl PartialEq<str> for Name {
     fn eq(&self, other: &str) -> bool {
-        self.as_str() == other
+        self.as_bytes() == other.as_bytes()
     }
 }
 
 impl PartialEq<&str> for Name {
     fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
+        self.as_bytes() == other.as_bytes()
     }
 }
 
@@ -254,7 +263,8 @@ impl PartialOrd for Name {
 
 impl Ord for Name {
     fn cmp(&self, other: &Name) -> std::cmp::Ordering {
-        self.as_str().cmp(other.as_str())
+        // UTF-8 orders as its code points do.
+        self.as_bytes().cmp(other.as_bytes())
     }
 }
 

@@ -59,9 +59,14 @@ pub enum ProbeError {
 
 /// Reads one JSON value that makes up a whole line.
 pub fn probe_line(bytes: &[u8]) -> Result<Probe, ProbeError> {
-    if let Some(probe) = super::fast::probe_message_line(bytes) {
-        return Ok(probe);
+    match super::fast::probe_message_line(bytes) {
+        Some(probe) => Ok(probe),
+        None => probe_line_reference(bytes),
     }
+}
+
+/// [`probe_line`] without the scanner: for a line the scanner already gave up on.
+pub(super) fn probe_line_reference(bytes: &[u8]) -> Result<Probe, ProbeError> {
     match serde_json::from_slice::<Value>(bytes) {
         Ok(Value::Object(map)) => Ok(probe_object(map)),
         Ok(other) => Err(ProbeError::NotObject(json_kind(&other))),

@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use super::probe::{json_kind, probe_line, probe_object, Probe, ProbeError};
+use super::probe::{json_kind, probe_line_reference, probe_object, Probe, ProbeError};
 use super::source::Span;
 
 /// One non-blank physical line.
@@ -89,13 +89,21 @@ pub fn index_chunk(chunk: &[u8], base: u64, first_line: u32) -> ChunkIndex {
         res.bom = true;
     }
     while pos < chunk.len() {
-        let end = memchr::memchr(b'\n', &chunk[pos..]).map_or(chunk.len(), |i| pos + i);
+        // Most lines are messages the scanner reads whole, finding their end as it goes.
+        let (end, fast) = match super::fast::probe_message_prefix(&chunk[pos..]) {
+            Some((probe, len)) => (pos + len, Some(probe)),
+            None => (memchr::memchr(b'\n', &chunk[pos..]).map_or(chunk.len(), |i| pos + i), None),
+        };
         let line = &chunk[pos..end];
         res.n_lines += 1;
-        if !line.iter().all(u8::is_ascii_whitespace) {
+        if fast.is_some() || !line.iter().all(u8::is_ascii_whitespace) {
             let span = Span { start: base + pos as u64, len: line.len() as u32 };
             let omp_swallowed = pos < omp_resume;
-            let reading = match probe_line(line) {
+            let read = match fast {
+                Some(probe) => Ok(probe),
+                None => probe_line_reference(line),
+            };
+            let reading = match read {
                 Ok(probe) => Reading::Object(probe),
                 Err(problem) if omp_swallowed => Reading::Malformed { problem, omp: OmpReading::Nothing },
                 Err(problem) => {
