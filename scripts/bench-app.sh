@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Measures the desktop app (not part of scripts/test.sh; numbers go to docs/benchmarks.md, "App"):
-#  (a) open → first tree paint for generated sessions, split into the core's load (open_session)
+#  (a) open → first tree paint for generated sessions: from the app process's start (read from
+#      /proc, to a clock tick), and from the page's open, split into the core's load (open_session)
 #      and what follows it (tree_table over IPC, decoding, filtering, drawing the first rows),
 #      from the `performance.now()` marks the UI leaves in body[data-perf-*] (ui/src/tree/perf.js);
 #  (b) leaf changes (a double click on a row: until the tree, then the context, is drawn), search
@@ -162,13 +163,26 @@ def memory(path):
     return {"app": status_kb(pid, "VmHWM") / 1024, "appNow": status_kb(pid, "VmRSS") / 1024,
             "web": sum(status_kb(c, "VmHWM") for c in web) / 1024}
 
+def started_at(path):
+    # When the app's process started (seconds since the epoch, to a clock tick): the page's
+    # marks count from its own start, which comes after the process's and the web view's.
+    found = subprocess.run(["pgrep", "-x", "-f", f"{app} {path}"], capture_output=True, text=True).stdout.split()
+    if not found:
+        return None
+    with open(f"/proc/{found[0]}/stat") as f:
+        ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+    # Boot time from the uptime (10 ms resolution; /proc/stat's btime is whole seconds).
+    with open("/proc/uptime") as f:
+        boot = time.time() - float(f.read().split()[0])
+    return boot + ticks / os.sysconf("SC_CLK_TCK")
+
 def pct(xs, p):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 if True:
-    print("| session | size MB | entries | rows shown | core load ms | after core load → first tree paint ms (IPC+encode / decode / filter+rows / paint) |")
-    print("|---|---|---|---|---|---|")
+    print("| session | size MB | entries | rows shown | app process start → first tree paint ms | page's open → paint ms | core load ms | after core load → first tree paint ms (IPC+encode / decode / filter+rows / paint) |")
+    print("|---|---|---|---|---|---|---|---|")
     scroll_rows, ops_rows, contexts, memory_rows, leaf_rows = [], [], [], [], []
     for path in sessions:
         marks, mems, leaf_changes = [], [], []
@@ -178,9 +192,10 @@ if True:
             sid = start(path)
             try:
                 wait(sid, "return document.body.dataset.state === 'ready' || document.body.dataset.state === 'error';")
-                m = run(sid, "const d = document.body.dataset; return { open: +d.perfOpen, opened: +d.perfOpened, req: +d.perfTreeRequest, data: +d.perfTreeData, dec: +d.perfTreeDecoded, applied: +d.perfTreeApplied, paint: +d.perfTreePainted, ctxData: +d.perfContextData, ctxShown: +d.perfContextShown, backend: d.perfTreeBackend, rows: Number(document.getElementById('tree').dataset.rowCount), entries: document.getElementById('session-summary').textContent, state: d.state };")
+                m = run(sid, "const d = document.body.dataset; return { origin: performance.timeOrigin, open: +d.perfOpen, opened: +d.perfOpened, req: +d.perfTreeRequest, data: +d.perfTreeData, dec: +d.perfTreeDecoded, applied: +d.perfTreeApplied, paint: +d.perfTreePainted, ctxData: +d.perfContextData, ctxShown: +d.perfContextShown, backend: d.perfTreeBackend, rows: Number(document.getElementById('tree').dataset.rowCount), entries: document.getElementById('session-summary').textContent, state: d.state };")
                 if m["state"] != "ready":
                     raise SystemExit(f"bench-app: the app reports an error for {path}")
+                m["started"] = started_at(path)
                 marks.append(m)
                 mem = memory(path)
                 if mem:
@@ -258,6 +273,10 @@ requestAnimationFrame(frame);""", (step, 300), asynchronous=True)
                 finally:
                     stop_driver()
         med = lambda f: statistics.median(f(m) for m in marks)
+        # From the process's start (a clock tick's resolution) to the paint, on the page's clock.
+        launch = [m["origin"] + m["paint"] - 1000 * m["started"] for m in marks if m.get("started")]
+        launch_txt = f"{statistics.median(launch):.0f} (min {min(launch):.0f})" if launch else "—"
+        page = med(lambda m: m["paint"] - m["open"])
         core = med(lambda m: m["opened"] - m["open"])
         after = med(lambda m: m["paint"] - m["opened"])
         ipc = med(lambda m: m["data"] - m["req"])
@@ -276,7 +295,7 @@ requestAnimationFrame(frame);""", (step, 300), asynchronous=True)
         if mems:
             peak = max(m["app"] for m in mems)
             memory_rows.append((os.path.basename(path), size, peak, statistics.median(m["appNow"] for m in mems), max(m["web"] for m in mems)))
-        print(f"| {os.path.basename(path)} | {size:.0f} | {marks[0]['entries']} | {marks[0]['rows']} | {core:.0f} | **{after:.0f}** ({ipc:.0f} / {dec:.0f} / {shown:.0f} / {draw:.0f}) |")
+        print(f"| {os.path.basename(path)} | {size:.0f} | {marks[0]['entries']} | {marks[0]['rows']} | {launch_txt} | {page:.0f} | {core:.0f} | **{after:.0f}** ({ipc:.0f} / {dec:.0f} / {shown:.0f} / {draw:.0f}) |")
     print()
     print("| session | then: context and budget over IPC ms | context panel drawn ms |")
     print("|---|---|---|")
