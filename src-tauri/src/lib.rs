@@ -60,10 +60,6 @@ pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> 
             commands::write::prune::prune,
         ])
         .plugin(tauri_plugin_dialog::init())
-        .setup(|app| {
-            commands::session::preload(app.handle());
-            Ok(())
-        })
 }
 
 /// Runs the app; `startup` is the session file given on the command line, if any.

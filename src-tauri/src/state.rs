@@ -2,8 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::mpsc::Receiver;
-use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::SystemTime;
 
 use contextree_core::prompts::PromptPack;
@@ -32,10 +31,6 @@ pub struct OpenSession {
     /// The entry of each tree row, once the whole table was sent: rows do not depend on the
     /// leaf, so the leaf's columns are laid out in this order without laying out the tree.
     pub tree_rows: OnceLock<Vec<NodeId>>,
-    /// The whole tree table of the file's leaf, made ahead by the startup's preload while the
-    /// session's report crosses to the UI (`commands::session::preload`); the first
-    /// `tree_table` for the file's leaf takes it, waiting if it is still being made.
-    pub first_table: Mutex<Option<Vec<u8>>>,
 }
 
 /// The next reading's number.
@@ -53,7 +48,7 @@ impl OpenSession {
     /// A reading of `loaded`'s file, taken when it had `stamp`.
     pub fn new(loaded: LoadedSession, pack: PromptPack, stamp: Stamp, request: Option<RuleRequest>) -> Self {
         let reading = READINGS.fetch_add(1, Ordering::Relaxed);
-        Self { loaded, pack, stamp, request, reading, tree_rows: OnceLock::new(), first_table: Mutex::new(None) }
+        Self { loaded, pack, stamp, request, reading, tree_rows: OnceLock::new() }
     }
 
     /// The read layer's report of this session (what `open_session` returns and
@@ -82,13 +77,7 @@ pub struct AppState {
     session: RwLock<Option<Arc<OpenSession>>>,
     /// Bumped by every `set_session`: a file watcher serves one generation only.
     generation: AtomicU64,
-    /// The startup file's reading, begun before the window exists (`commands::session::preload`);
-    /// the first `open_session` of that file takes it.
-    preload: Mutex<Option<Receiver<Preloaded>>>,
 }
-
-/// What the startup's preload hands over: the session read, or why it could not be.
-pub type Preloaded = Result<Arc<OpenSession>, CommandError>;
 
 impl AppState {
     /// `startup` is the session file named on the command line; `None` opens the demo.
@@ -98,7 +87,7 @@ impl AppState {
 
     /// [`AppState::new`] over `env` instead of the process's (tests: a temporary home).
     pub fn with_env(startup: Option<PathBuf>, env: HostEnv) -> Self {
-        Self { startup, env: Arc::new(env), session: RwLock::new(None), generation: AtomicU64::new(0), preload: Mutex::new(None) }
+        Self { startup, env: Arc::new(env), session: RwLock::new(None), generation: AtomicU64::new(0) }
     }
 
     /// The machine the flows read settings, hooks, the config file and keys through.
@@ -109,16 +98,6 @@ impl AppState {
     /// The session file named on the command line, if any.
     pub fn startup(&self) -> Option<&Path> {
         self.startup.as_deref()
-    }
-
-    /// Where the startup file's preload will hand its reading over.
-    pub fn set_preload(&self, preload: Receiver<Preloaded>) {
-        *self.preload.lock().expect("preload lock poisoned") = Some(preload);
-    }
-
-    /// The startup file's preload, once (`None`: none was begun, or it was taken).
-    pub fn take_preload(&self) -> Option<Receiver<Preloaded>> {
-        self.preload.lock().expect("preload lock poisoned").take()
     }
 
     /// The open session; the lock is released before this returns (never held across `.await`).

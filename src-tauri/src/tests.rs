@@ -173,34 +173,3 @@ fn app_on_the_mock_runtime_opens_a_session_over_ipc() {
     let err = invoke(&webview, "open_session", json!({ "path": missing })).unwrap_err();
     assert_eq!(err["kind"], "load", "{err}");
 }
-
-#[test]
-fn the_startup_file_read_ahead_is_what_open_session_and_tree_table_answer() {
-    let dir = Scratch::new("app-preload");
-    let session = dir.path().join("session.jsonl");
-    std::fs::write(&session, demo::DEMO_SESSION).unwrap();
-    let app = tauri::test::mock_builder();
-    let app = crate::build(app, crate::AppState::new(Some(session.clone()))).build(crate::context()).unwrap();
-    let webview = webview(&app);
-    crate::commands::session::preload(app.handle());
-
-    // Opened without a path: the preload's reading, which made the file's leaf's table ahead.
-    let view = invoke(&webview, "open_session", json!({})).unwrap();
-    assert_eq!(view["entryCount"], json!(entry_ids(demo::DEMO_SESSION).len()));
-    let open = tauri::Manager::state::<crate::AppState>(&app).session().unwrap();
-    assert!(open.first_table.lock().unwrap().is_some(), "the table was made ahead");
-    let first = table(&webview, json!({}));
-    // The same table as one made on request (asked again: the one made ahead was taken).
-    let again = table(&webview, json!({}));
-    assert!(open.first_table.lock().unwrap().is_none(), "and taken");
-    assert!(first.whole && again.whole);
-    assert_eq!((first.reading, first.leaf_row), (again.reading, again.leaf_row));
-    assert_eq!((&first.ids, &first.cols, &first.state, &first.flags), (&again.ids, &again.cols, &again.state, &again.flags));
-    assert_eq!(first.meta, again.meta);
-    assert_eq!(first.meta["leafId"], view["leafId"]);
-
-    // A forced dialect is another reading: no preload is left to take, and none is needed.
-    let forced = invoke(&webview, "open_session", json!({ "dialect": "pi" })).unwrap();
-    assert_eq!(forced["entryCount"], view["entryCount"]);
-    assert_ne!(table(&webview, json!({})).reading, first.reading);
-}

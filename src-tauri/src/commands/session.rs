@@ -41,58 +41,13 @@ pub async fn open_session<R: Runtime>(
         Some(path) => Source::File(path),
         None => Source::Demo { cache_dir: app.path().app_cache_dir()? },
     };
-    // The startup file, as detected: the preload begun at startup has (or is) reading it.
-    let preloaded = if matches!(&source, Source::File(p) if Some(p.as_path()) == state.startup()) && dialect.is_none() {
-        state.take_preload()
-    } else {
-        None
-    };
     let env = state.env();
-    let open = tauri::async_runtime::spawn_blocking(move || {
-        // A preload that died without an answer is read again here.
-        match preloaded.and_then(|answer| answer.recv().ok()) {
-            Some(done) => done,
-            None => load(&env, source, dialect).map(Arc::new),
-        }
-    })
-    .await??;
+    let open = tauri::async_runtime::spawn_blocking(move || load(&env, source, dialect)).await??;
     let view = open.report();
+    let open = Arc::new(open);
     let generation = state.set_session(open.clone());
     crate::watch::start(app, &open, generation);
     Ok(view)
-}
-
-/// Begins reading the file named on the command line at startup, before the window and its
-/// web view exist (they take a few hundred milliseconds to start, the reading of a large file
-/// as long), then makes the file's leaf's tree table while the first `open_session` sends the
-/// report. The first `open_session` of that file, as detected, takes what it read.
-pub fn preload<R: Runtime>(app: &AppHandle<R>) {
-    let state = app.state::<AppState>();
-    let Some(path) = state.startup().map(PathBuf::from) else {
-        return;
-    };
-    let env = state.env();
-    let (answer, answers) = std::sync::mpsc::sync_channel(1);
-    state.set_preload(answers);
-    let spawned = std::thread::Builder::new().name("contextree-preload".into()).spawn(move || {
-        let open = match load(&env, Source::File(path), None) {
-            Ok(open) => Arc::new(open),
-            Err(err) => {
-                let _ = answer.send(Err(err));
-                return;
-            }
-        };
-        // Held before the session is handed over, so a `tree_table` waits for this table
-        // instead of making it a second time.
-        let mut first = open.first_table.lock().expect("first table lock poisoned");
-        let _ = answer.send(Ok(open.clone()));
-        *first = super::tree::table(&open, None, None).ok();
-    });
-    if let Err(err) = spawned {
-        // `open_session` reads the file itself.
-        state.take_preload();
-        eprintln!("contextree: cannot read the session ahead: {err}");
-    }
 }
 
 fn load(env: &HostEnv, source: Source, forced: Option<RuleRequest>) -> Result<OpenSession, CommandError> {

@@ -10,7 +10,6 @@ use tauri::ipc::Response;
 use tauri::State;
 
 use super::{blocking, leaf, node};
-use crate::state::OpenSession;
 use crate::{AppState, CommandError};
 use contextree_read::{row_previews as row_previews_of, RowPreview};
 
@@ -23,34 +22,23 @@ const PREVIEW_CHARS: usize = 120;
 #[tauri::command]
 pub async fn tree_table(state: State<'_, AppState>, leaf_id: Option<String>, reading: Option<u32>) -> Result<Response, CommandError> {
     blocking(state.session()?, move |open| {
-        // The first ask of a reading, for the file's leaf: the table the preload made, if any.
-        if leaf_id.is_none() && reading.is_none() {
-            if let Some(made) = open.first_table.lock().expect("first table lock poisoned").take() {
-                return Ok(Response::new(made));
-            }
+        let started = std::time::Instant::now();
+        let s = &open.loaded.session;
+        let ctx = build(s, leaf(open, leaf_id.as_deref())?);
+        let states = entry_states(s, &ctx);
+        let columns = wire::LeafColumns { states: &states, leaf: ctx.leaf };
+        let elapsed = || u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX);
+        if let Some(rows) = open.tree_rows.get().filter(|_| reading == Some(open.reading)) {
+            let stamp = wire::Stamp { reading: open.reading, prepare_us: elapsed() };
+            return Ok(Response::new(wire::encode_leaf(s, rows, columns, stamp)));
         }
-        table(open, leaf_id.as_deref(), reading).map(Response::new)
+        let layout = view::tree_layout(s);
+        let stamp = wire::Stamp { reading: open.reading, prepare_us: elapsed() };
+        let table = wire::encode(s, &layout, columns, stamp);
+        let _ = open.tree_rows.set(layout.nodes);
+        Ok(Response::new(table))
     })
     .await
-}
-
-/// [`tree_table`]'s buffer, computed.
-pub(crate) fn table(open: &OpenSession, leaf_id: Option<&str>, reading: Option<u32>) -> Result<Vec<u8>, CommandError> {
-    let started = std::time::Instant::now();
-    let s = &open.loaded.session;
-    let ctx = build(s, leaf(open, leaf_id)?);
-    let states = entry_states(s, &ctx);
-    let columns = wire::LeafColumns { states: &states, leaf: ctx.leaf };
-    let elapsed = || u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX);
-    if let Some(rows) = open.tree_rows.get().filter(|_| reading == Some(open.reading)) {
-        let stamp = wire::Stamp { reading: open.reading, prepare_us: elapsed() };
-        return Ok(wire::encode_leaf(s, rows, columns, stamp));
-    }
-    let layout = view::tree_layout(s);
-    let stamp = wire::Stamp { reading: open.reading, prepare_us: elapsed() };
-    let table = wire::encode(s, &layout, columns, stamp);
-    let _ = open.tree_rows.set(layout.nodes);
-    Ok(table)
 }
 
 /// One-line previews of `ids` (the rows on screen); unknown ids get an empty text.
