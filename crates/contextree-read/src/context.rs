@@ -19,6 +19,7 @@ use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
 
+use crate::breakdown::{breakdown, BreakdownRow};
 use crate::rows::{Ordered, ReadBackSlot, Rows};
 
 /// What a face asks of the context report besides the numbers.
@@ -30,6 +31,8 @@ pub struct ContextOptions {
     /// `shown` and the report's `system`. `None`: numbers only (the CLI), every message made
     /// as it is written.
     pub text_chars: Option<usize>,
+    /// Split the messages' estimate by category (`breakdown`); every message is read back.
+    pub breakdown: bool,
 }
 
 /// The context of a leaf (`contextree context --json`, the app's `context_view`). Its lists are
@@ -66,6 +69,10 @@ pub struct ContextReport<'a> {
     pub message_count: usize,
     /// Their estimate.
     pub message_tokens: u64,
+    /// When asked: `messageTokens` by category, summing to it exactly (see [`crate::breakdown`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub breakdown: Option<Vec<BreakdownRow>>,
     /// Messages after `convertToLlm`.
     pub llm_count: usize,
     /// Their estimate.
@@ -442,6 +449,10 @@ impl<'a> ContextReport<'a> {
             }
         };
         let message_tokens: u64 = estimates.iter().sum();
+        let breakdown = match options.breakdown {
+            true => Some(breakdown(s, ctx, &estimates, source)?),
+            false => None,
+        };
         let estimate = |i: usize| estimates[i];
         let est = estimate_context_tokens_of(s, ctx, &estimate);
         let projected = estimate_projected_context_tokens_of(s, ctx, &estimate, source)?;
@@ -481,6 +492,7 @@ impl<'a> ContextReport<'a> {
             path_length: ctx.path.len(),
             message_count: ctx.items.len(),
             message_tokens,
+            breakdown,
             llm_count,
             llm_tokens,
             estimate_context_tokens: est,

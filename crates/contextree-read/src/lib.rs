@@ -7,7 +7,7 @@
 //! is never held (memory stays within the file's size, docs/benchmarks.md).
 //!
 //! Views: [`session::SessionReport`] (an opened file), [`context::ContextReport`] (what the
-//! model receives from a leaf), [`compare::CompareReport`] (two leaves' contexts side by side),
+//! model receives from a leaf; its [`breakdown`] by category), [`compare::CompareReport`] (two leaves' contexts side by side),
 //! [`budget::BudgetReport`] (how full it is),
 //! [`entry::EntryReport`] (one entry's line), [`usage::UsageReport`] (what it cost),
 //! [`drops::DropsReport`] (what a compaction summarizes and may lose), [`library::LibraryReport`]
@@ -21,6 +21,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod branch;
+pub mod breakdown;
 pub mod budget;
 pub mod compare;
 pub mod context;
@@ -42,6 +43,7 @@ pub mod usage;
 mod rows;
 
 pub use branch::BranchReport;
+pub use breakdown::{BreakdownRow, Category};
 pub use budget::BudgetReport;
 pub use compare::{CompareOptions, CompareReport};
 pub use context::{ContextOptions, ContextReport};

@@ -204,6 +204,28 @@ totalTokens: number,
  */
 cost: number, };
 
+export type BreakdownRow = { 
+/**
+ * What it is.
+ */
+category: Category, 
+/**
+ * The tool, for tool calls and results (and a tool result's images).
+ */
+tool: string | null, 
+/**
+ * The system prompt's section (`None`: its content).
+ */
+section?: string, 
+/**
+ * Its share of the messages' estimate.
+ */
+tokens: number, 
+/**
+ * Messages counted here (each message once, in the row of its largest part).
+ */
+messages: number, };
+
 export type BudgetReport = { 
 /**
  * The agent whose rules ran.
@@ -307,6 +329,8 @@ reasoning: string | null,
  * `history`, `turnPrefix` or `short` (a compaction's calls; `None` for a branch summary).
  */
 kind: string | null, };
+
+export type Category = "systemPrompt" | "toolDefinitions" | "user" | "assistantText" | "thinking" | "toolCall" | "toolResult" | "bashExecution" | "compactionSummary" | "branchSummary" | "custom" | "image" | "other";
 
 export type CellMessage = { 
 /**
@@ -609,6 +633,10 @@ messageCount: number,
  * Their estimate.
  */
 messageTokens: number, 
+/**
+ * When asked: `messageTokens` by category, summing to it exactly (see [`crate::breakdown`]).
+ */
+breakdown?: Array<BreakdownRow>, 
 /**
  * Messages after `convertToLlm`.
  */
