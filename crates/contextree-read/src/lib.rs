@@ -9,7 +9,7 @@
 //! Views: [`session::SessionReport`] (an opened file), [`context::ContextReport`] (what the
 //! model receives from a leaf; its [`breakdown`] by category), [`compare::CompareReport`] (two leaves' contexts side by side),
 //! [`budget::BudgetReport`] (how full it is),
-//! [`entry::EntryReport`] (one entry's line), [`usage::UsageReport`] (what it cost),
+//! [`entry::EntryReport`] (one entry's line), [`usage::UsageReport`] (what it cost), [`weight::WeightReport`] (what made it grow),
 //! [`drops::DropsReport`] (what a compaction summarizes and may lose), [`library::LibraryReport`]
 //! (every session on the machine), [`plan::PlanReport`] (what compacting would do), and the
 //! [`cut::CutReport`] (where compaction would cut), [`branch::BranchReport`] (what a branch
@@ -39,6 +39,7 @@ pub mod session;
 pub mod tokens;
 pub mod tree;
 pub mod usage;
+pub mod weight;
 
 mod rows;
 
@@ -61,3 +62,4 @@ pub use session::SessionReport;
 pub use tokens::TokensReport;
 pub use tree::TreeReport;
 pub use usage::{usage_sums, UsageReport};
+pub use weight::WeightReport;

@@ -1701,6 +1701,28 @@ prunedCount: number,
  */
 tokensSaved: number, };
 
+export type RepeatedRead = { 
+/**
+ * The path the read calls name.
+ */
+path: string, 
+/**
+ * Read results of it in the context.
+ */
+reads: number, 
+/**
+ * Their estimate.
+ */
+tokens: number, 
+/**
+ * The estimate of every read but the last: what the repeats cost.
+ */
+repeatTokens: number, 
+/**
+ * The results' entries, in order.
+ */
+entryIds: Array<string>, };
+
 export type Request = { 
 /**
  * The user message's entry.
@@ -2256,6 +2278,32 @@ tokensByType: Record<string, number>,
  */
 entries: Array<EntryTokens>, };
 
+export type TopEntry = { 
+/**
+ * The entry behind it (a summary: its compaction).
+ */
+entryId: string | null, 
+/**
+ * That entry's number in the file.
+ */
+entryIndex: number, 
+/**
+ * Its role.
+ */
+role: string, 
+/**
+ * A tool result's tool.
+ */
+tool: string | null, 
+/**
+ * The turn it belongs to.
+ */
+turn: number | null, 
+/**
+ * The agent's estimate of it.
+ */
+tokens: number, };
+
 export type Totals = { 
 /**
  * Usage records summed.
@@ -2357,6 +2405,52 @@ leafId: string | null,
  */
 rows: Array<TreeEntry>, };
 
+export type TurnRow = { 
+/**
+ * Its number on the path, from 0.
+ */
+turn: number, 
+/**
+ * Its first entry (the user message, but for entries before the first one).
+ */
+firstEntryId: string | null, 
+/**
+ * Its last entry: the leaf the context after it is taken from.
+ */
+lastEntryId: string | null, 
+/**
+ * That entry's number in the file.
+ */
+lastEntryIndex: number, 
+/**
+ * Entries in the turn.
+ */
+entries: number, 
+/**
+ * The context after the turn: the messages' estimate from its last entry.
+ */
+tokens: number, 
+/**
+ * `tokens` less the previous turn's (negative after a compaction).
+ */
+delta: number, 
+/**
+ * The estimate of the turn's own messages in that context.
+ */
+added: number, 
+/**
+ * A compaction entry in the turn (the last one).
+ */
+compactionId: string | null, 
+/**
+ * Tool results of the turn whose output was pruned (omp's `prunedAt`).
+ */
+pruned: number, 
+/**
+ * pi ≥ 0.87: `context_edit` entries in the turn.
+ */
+contextEdits: number, };
+
 export type UsageRecord = { 
 /**
  * The entry holding it.
@@ -2436,3 +2530,33 @@ records: Array<UsageRecord>,
  * The compactions, in file order.
  */
 compactions: Array<CompactionMark>, };
+
+export type WeightReport = { 
+/**
+ * The agent whose rules ran.
+ */
+dialect: string, 
+/**
+ * The rule set that ran and why.
+ */
+ruleSet: RuleChoice, 
+/**
+ * The leaf.
+ */
+leafId: string | null, 
+/**
+ * The leaf's context: its messages' estimate (`messageTokens`).
+ */
+contextTokens: number, 
+/**
+ * One per turn of the path, in order.
+ */
+turns: Array<TurnRow>, 
+/**
+ * The largest messages of the leaf's context, largest first.
+ */
+top: Array<TopEntry>, 
+/**
+ * Files the leaf's context holds more than one read of, costliest repeats first.
+ */
+repeatedReads: Array<RepeatedRead>, };

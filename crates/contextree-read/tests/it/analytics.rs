@@ -1,13 +1,13 @@
 //! The analytics reports on every fixture under every rule set: the breakdown sums to the
-//! context's estimate.
+//! context's estimate, each turn's size is its last entry's context.
 
 use std::path::{Path, PathBuf};
 
 use contextree_core::context::{build, Leaf};
 use contextree_core::prompts::PromptPack;
-use contextree_core::session::Session;
+use contextree_core::session::{Session, Source};
 use contextree_core::RuleSet;
-use contextree_read::{ContextOptions, ContextReport};
+use contextree_read::{ContextOptions, ContextReport, WeightReport};
 use serde_json::Value;
 
 /// Every session file under `tests/fixtures`, sorted.
@@ -29,11 +29,19 @@ pub(crate) fn fixtures() -> Vec<PathBuf> {
     out
 }
 
-fn context_json(s: &Session, bytes: &Vec<u8>, breakdown: bool) -> Value {
-    let ctx = build(s, Leaf::Last);
+fn context_json(s: &Session, source: &dyn Source, breakdown: bool) -> Value {
+    context_json_with(s, source, Leaf::Last, breakdown)
+}
+
+fn context_json_at(s: &Session, source: &dyn Source, leaf: Leaf) -> Value {
+    context_json_with(s, source, leaf, false)
+}
+
+fn context_json_with(s: &Session, source: &dyn Source, leaf: Leaf, breakdown: bool) -> Value {
+    let ctx = build(s, leaf);
     let pack = PromptPack::own_for(s.rules());
     let options = ContextOptions { tokenizer: None, text_chars: None, breakdown };
-    let report = ContextReport::new(s, &ctx, &pack, bytes, options).unwrap();
+    let report = ContextReport::new(s, &ctx, &pack, source, options).unwrap();
     let json = serde_json::to_value(&report).unwrap();
     report.finish().unwrap();
     json
@@ -63,5 +71,32 @@ fn the_breakdown_sums_to_the_messages_estimate_on_every_fixture() {
             with_rows += usize::from(!rows.is_empty());
         }
         assert!(with_rows > 50, "{rules}: only {with_rows} fixtures have messages");
+    }
+}
+
+/// The context after each turn is the context of its last entry taken as the leaf, whether
+/// the report extended the previous turn's or built it again; the turns' deltas add up to it.
+#[test]
+fn each_turns_size_is_its_last_entrys_context_on_every_fixture() {
+    for rules in RuleSet::ALL {
+        let mut turns = 0;
+        for path in fixtures() {
+            let bytes = std::fs::read(&path).unwrap();
+            let s = Session::parse(&bytes, Some(rules));
+            let report = WeightReport::new(&s, Leaf::Last, 5, &bytes).unwrap();
+            let at = format!("{} under {rules}", rel(&path));
+            for t in &report.turns {
+                let leaf = contextree_core::session::NodeId(t.last_entry_index);
+                let json = context_json_at(&s, &bytes, Leaf::At(leaf));
+                assert_eq!(t.tokens, json["messageTokens"].as_u64().unwrap(), "{at}, turn {}", t.turn);
+                assert!(t.added <= t.tokens, "{at}, turn {}", t.turn);
+            }
+            let sum: i64 = report.turns.iter().map(|t| t.delta).sum();
+            assert_eq!(sum, report.context_tokens as i64, "{at}");
+            assert_eq!(report.context_tokens, context_json(&s, &bytes, false)["messageTokens"].as_u64().unwrap(), "{at}");
+            assert!(report.top.windows(2).all(|w| w[0].tokens >= w[1].tokens), "{at}");
+            turns += report.turns.len();
+        }
+        assert!(turns > 500, "{rules}: only {turns} turns");
     }
 }
