@@ -11,7 +11,7 @@
 //! [`budget::BudgetReport`] (how full it is),
 //! [`entry::EntryReport`] (one entry's line), [`usage::UsageReport`] (what it cost), [`weight::WeightReport`] (what made it grow),
 //! [`drops::DropsReport`] (what a compaction summarizes and may lose), [`library::LibraryReport`]
-//! (every session on the machine), [`plan::PlanReport`] (what compacting would do), and the
+//! (every session on the machine), [`plan::PlanReport`] (what compacting would do; its [`cost`] lines), and the
 //! [`cut::CutReport`] (where compaction would cut), [`branch::BranchReport`] (what a branch
 //! summary would read), [`prune::PruneReport`] (what pruning would do), [`navigate::NavigateReport`] (what moving
 //! the leaf would write), [`tree::TreeReport`] and [`tokens::TokensReport`] (the tree and every entry's estimate), and
@@ -26,6 +26,7 @@ pub mod budget;
 pub mod compare;
 pub mod context;
 pub mod contract;
+pub mod cost;
 pub mod cut;
 pub mod drops;
 pub mod entry;

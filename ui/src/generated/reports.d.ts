@@ -743,6 +743,72 @@ before: ContextSize,
  */
 after: ContextSize, };
 
+export type CostReport = { 
+/**
+ * The session's model and its prices (`prices: null`: unknown).
+ */
+sessionModel: string | null, 
+/**
+ * The model that would summarize.
+ */
+summaryModel: string | null, 
+/**
+ * The session model's prices.
+ */
+sessionPrices: PriceReport | null, 
+/**
+ * The summary model's prices.
+ */
+summaryPrices: PriceReport | null, 
+/**
+ * The summarizer calls' input, in the agents' estimate.
+ */
+summarizerInputTokens: number, 
+/**
+ * Their output at most (their `maxTokens`).
+ */
+summarizerOutputTokens: number, 
+/**
+ * The context now (the plan's `tokensBefore`).
+ */
+tokensBefore: number, 
+/**
+ * Right after compacting, at most (the plan's `estimatedTokensAfter`).
+ */
+tokensAfter: number, 
+/**
+ * The summarizer's input.
+ */
+summarizerInputCost: number | null, 
+/**
+ * Its output, at most.
+ */
+summarizerOutputCost: number | null, 
+/**
+ * The next turn writing the compacted context to the cache.
+ */
+cacheRewriteCost: number | null, 
+/**
+ * The three together.
+ */
+oneOffCost: number | null, 
+/**
+ * Saved on each later turn served from the cache.
+ */
+savingPerCachedTurn: number | null, 
+/**
+ * Saved on each later turn that is not.
+ */
+savingPerUncachedTurn: number | null, 
+/**
+ * Turns from the cache after which the saving covers the one-off cost.
+ */
+paysOffAfterCachedTurns: number | null, 
+/**
+ * The same, for turns not served from the cache.
+ */
+paysOffAfterUncachedTurns: number | null, };
+
 export type CurrentSystem = { 
 /**
  * pi's estimate of it.
@@ -1507,7 +1573,12 @@ ruleSet: RuleChoice,
  * The user requests it would summarize, with the paths, identifiers and quoted text they
  * name: what the summary should keep (no summary yet, so none is flagged).
  */
-requests: Array<Request>, } & (NothingDoc | PlanDoc);
+requests: Array<Request>, 
+/**
+ * When asked ([`PlanReport::with_cost`]): what compacting now costs once and saves per
+ * later turn.
+ */
+cost?: CostReport, } & (NothingDoc | PlanDoc);
 
 export type PreviewNumbers = { 
 /**
@@ -1543,6 +1614,36 @@ messagesKept: number,
  * omp: messages the previous compaction kept that this one neither summarizes nor keeps.
  */
 messagesDropped: number, };
+
+export type PriceReport = { 
+/**
+ * The model (`provider/id`).
+ */
+model: string, 
+/**
+ * Dollars per million input tokens.
+ */
+input: number, 
+/**
+ * Per million output tokens.
+ */
+output: number, 
+/**
+ * Per million tokens read from the prompt cache.
+ */
+cacheRead: number, 
+/**
+ * Per million tokens written to it.
+ */
+cacheWrite: number, 
+/**
+ * `agent` (the agent's models file) or `builtIn` (contextree's table).
+ */
+source: string, 
+/**
+ * The file, or the table's date.
+ */
+detail: string, };
 
 export type ProjectReport = { 
 /**
