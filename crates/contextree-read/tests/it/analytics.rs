@@ -100,3 +100,45 @@ fn each_turns_size_is_its_last_entrys_context_on_every_fixture() {
         assert!(turns > 500, "{rules}: only {turns} turns");
     }
 }
+
+/// A pi session of one request: three reads, two of the same file.
+fn three_reads() -> Vec<u8> {
+    let mut lines = vec![r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}"#.to_owned()];
+    let msg = |id: &str, parent: Option<&str>, m: String| {
+        let parent = parent.map_or("null".to_owned(), |p| format!("\"{p}\""));
+        format!(r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2025-01-01T00:00:01.000Z","message":{m}}}"#)
+    };
+    lines.push(msg("u1", None, r#"{"role":"user","content":"read them","timestamp":1}"#.to_owned()));
+    let mut parent = "u1".to_owned();
+    for (k, (path, chars)) in [("src/a.rs", 40), ("src/b.rs", 8), ("src/a.rs", 80)].into_iter().enumerate() {
+        let call = format!(
+            r#"{{"role":"assistant","content":[{{"type":"toolCall","id":"c{k}","name":"read","arguments":{{"path":"{path}"}}}}],"stopReason":"toolUse","timestamp":2}}"#
+        );
+        lines.push(msg(&format!("a{k}"), Some(&parent), call));
+        let result = format!(
+            r#"{{"role":"toolResult","toolCallId":"c{k}","toolName":"read","content":[{{"type":"text","text":"{}"}}],"isError":false,"timestamp":3}}"#,
+            "x".repeat(chars)
+        );
+        lines.push(msg(&format!("r{k}"), Some(&format!("a{k}")), result));
+        parent = format!("r{k}");
+    }
+    (lines.join("\n") + "\n").into_bytes()
+}
+
+#[test]
+fn a_file_read_twice_costs_its_earlier_read() {
+    let bytes = three_reads();
+    let s = Session::parse(&bytes, Some(RuleSet::Pi073));
+    let report = WeightReport::new(&s, Leaf::Last, 2, &bytes).unwrap();
+    let reads = &report.repeated_reads;
+    assert_eq!(reads.len(), 1, "{reads:?}");
+    // 40 characters → 10 tokens, 80 → 20: the earlier read is the repeat.
+    assert_eq!((reads[0].path.as_str(), reads[0].reads, reads[0].tokens, reads[0].repeat_tokens), ("src/a.rs", 2, 30, 10));
+    assert_eq!(reads[0].entry_ids, ["r0", "r2"]);
+    // One request, one turn: everything after it.
+    assert_eq!(report.turns.len(), 1);
+    assert_eq!((report.turns[0].entries, report.turns[0].tokens), (7, report.context_tokens));
+    // The largest two: the 80-character read, then the 40-character one.
+    let top: Vec<_> = report.top.iter().map(|t| (t.entry_id.as_deref().unwrap(), t.tokens)).collect();
+    assert_eq!(top, [("r2", 20), ("r0", 10)]);
+}
