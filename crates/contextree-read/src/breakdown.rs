@@ -95,24 +95,51 @@ pub struct BreakdownRow {
 
 type Key = (Category, Option<String>, Option<String>);
 
+/// The breakdown of a context, and which rows each message has a part in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Breakdown {
+    /// The rows.
+    pub rows: Vec<BreakdownRow>,
+    /// Per message, in order: the indices of the rows it has tokens in (or counts in).
+    pub of_message: Vec<Vec<u32>>,
+}
+
 /// The breakdown of `ctx`'s messages, given each message's estimate (`estimates[i]` for
 /// `ctx.items[i]`, as the report counts it). Every message is read back once.
-pub fn breakdown(s: &Session, ctx: &Context, estimates: &[u64], source: &dyn Source) -> Result<Vec<BreakdownRow>, ReadBackError> {
+pub fn breakdown(s: &Session, ctx: &Context, estimates: &[u64], source: &dyn Source) -> Result<Breakdown, ReadBackError> {
     let mut rows: BTreeMap<Key, (u64, usize)> = BTreeMap::new();
+    let mut keys_of: Vec<Vec<Key>> = Vec::with_capacity(ctx.items.len());
     for (&item, &estimate) in ctx.items.iter().zip(estimates) {
         let msg = context_message(s, ctx, item, source)?;
         let (parts, home) = split(&msg, s.rules(), estimate);
+        let mut keys = Vec::new();
         for (key, tokens) in parts {
-            rows.entry(key).or_default().0 += tokens;
+            rows.entry(key.clone()).or_default().0 += tokens;
+            if tokens > 0 {
+                keys.push(key);
+            }
         }
-        rows.entry(home).or_default().1 += 1;
+        rows.entry(home.clone()).or_default().1 += 1;
+        if !keys.contains(&home) {
+            keys.push(home);
+        }
+        keys_of.push(keys);
     }
     // A part counted with nothing in it (an empty text) makes no row.
-    Ok(rows
-        .into_iter()
-        .filter(|(_, (tokens, messages))| *tokens > 0 || *messages > 0)
-        .map(|((category, tool, section), (tokens, messages))| BreakdownRow { category, tool, section, tokens, messages })
-        .collect())
+    rows.retain(|_, (tokens, messages)| *tokens > 0 || *messages > 0);
+    let index: BTreeMap<&Key, u32> = rows.keys().enumerate().map(|(i, k)| (k, i as u32)).collect();
+    let of_message = keys_of.iter().map(|keys| keys.iter().filter_map(|k| index.get(k).copied()).collect()).collect();
+    let rows = rows
+        .iter()
+        .map(|((category, tool, section), &(tokens, messages))| BreakdownRow {
+            category: *category,
+            tool: tool.clone(),
+            section: section.clone(),
+            tokens,
+            messages,
+        })
+        .collect();
+    Ok(Breakdown { rows, of_message })
 }
 
 /// One message's `estimate` split over its parts, and the row it counts in.

@@ -341,6 +341,11 @@ pub struct MessageRow<'a> {
     /// pi ≥ 0.87's facts of the message.
     #[serde(flatten)]
     pub facts: Facts,
+    /// With the breakdown asked: the indices of its rows this message has a part in (the app
+    /// filters the messages by a row with them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub breakdown_rows: Option<Vec<u32>>,
     /// With text asked: what the model gets of it (the fields are absent otherwise).
     #[serde(flatten)]
     pub shown: Shown,
@@ -449,9 +454,12 @@ impl<'a> ContextReport<'a> {
             }
         };
         let message_tokens: u64 = estimates.iter().sum();
-        let breakdown = match options.breakdown {
-            true => Some(breakdown(s, ctx, &estimates, source)?),
-            false => None,
+        let (breakdown, of_message) = match options.breakdown {
+            true => {
+                let b = breakdown(s, ctx, &estimates, source)?;
+                (Some(b.rows), Some(b.of_message))
+            }
+            false => (None, None),
         };
         let estimate = |i: usize| estimates[i];
         let est = estimate_context_tokens_of(s, ctx, &estimate);
@@ -475,7 +483,7 @@ impl<'a> ContextReport<'a> {
         };
         let failed = ReadBackSlot::default();
         let facts = std::rc::Rc::new(facts);
-        let messages = message_rows(s, ctx, estimates, facts.clone(), shown);
+        let messages = message_rows(s, ctx, estimates, facts.clone(), shown, of_message);
         let llm = match held {
             Some(tokens) => held_llm_rows(ctx, tokens, facts),
             None => llm_rows(s, ctx, pack, source, facts, failed.clone()),
@@ -526,8 +534,10 @@ fn message_rows<'a>(
     estimates: Vec<u64>,
     facts: std::rc::Rc<HashMap<usize, Facts>>,
     shown: Option<Vec<contextree_core::view::ContextMessage>>,
+    of_message: Option<Vec<Vec<u32>>>,
 ) -> Box<dyn Iterator<Item = MessageRow<'a>> + 'a> {
     let mut shown = shown.map(Vec::into_iter);
+    let mut of_message = of_message.map(Vec::into_iter);
     Box::new(ctx.items.iter().zip(estimates).enumerate().map(move |(i, (&item, tokens))| MessageRow {
         i,
         role: item_role(s, item),
@@ -535,6 +545,7 @@ fn message_rows<'a>(
         entry_id: s.entry(item.node()).id(),
         entry_index: item.node().0,
         facts: facts.get(&i).cloned().unwrap_or_default(),
+        breakdown_rows: of_message.as_mut().and_then(Iterator::next),
         shown: shown.as_mut().and_then(Iterator::next).map_or_else(Shown::default, |m| Shown {
             llm_role: Some(m.llm_role),
             llm_tokens: Some(m.llm_tokens),

@@ -45,7 +45,7 @@ pub mod weight;
 mod rows;
 
 pub use branch::BranchReport;
-pub use breakdown::{BreakdownRow, Category};
+pub use breakdown::{Breakdown, BreakdownRow, Category};
 pub use budget::BudgetReport;
 pub use compare::{CompareOptions, CompareReport};
 pub use context::{ContextOptions, ContextReport};

@@ -1183,6 +1183,11 @@ entryId: string | null,
  */
 entryIndex: number, 
 /**
+ * With the breakdown asked: the indices of its rows this message has a part in (the app
+ * filters the messages by a row with them).
+ */
+breakdownRows?: Array<number>, 
+/**
  * The `context_edit` entry whose content this message carries.
  */
 editedBy?: string, 

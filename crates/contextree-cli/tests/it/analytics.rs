@@ -56,6 +56,9 @@ fn the_breakdown_adds_up_and_is_only_there_when_asked() {
         let sum = |key: &str| rows.as_array().unwrap().iter().map(|r| r[key].as_u64().unwrap()).sum::<u64>();
         assert_eq!(sum("tokens"), with["messageTokens"].as_u64().unwrap(), "{rel} under {rules}");
         assert_eq!(sum("messages"), with["messageCount"].as_u64().unwrap(), "{rel} under {rules}");
+        for m in with["messages"].as_array_mut().unwrap() {
+            assert!(m.as_object_mut().unwrap().remove("breakdownRows").is_some(), "{rel}: a message without its rows");
+        }
         assert_eq!(with, json("context", &file, rules, &[]), "{rel} under {rules}");
     }
 }

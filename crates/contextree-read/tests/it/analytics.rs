@@ -66,6 +66,15 @@ fn the_breakdown_sums_to_the_messages_estimate_on_every_fixture() {
             let at = format!("{} under {rules}", rel(&path));
             assert_eq!(tokens, json["messageTokens"].as_u64().unwrap(), "{at}");
             assert_eq!(messages, json["messageCount"].as_u64().unwrap(), "{at}");
+            // Each message names the rows it has a part in; every row has a message in it.
+            let mut seen = vec![false; rows.len()];
+            for m in json["messages"].as_array_mut().unwrap() {
+                let of = m.as_object_mut().unwrap().remove("breakdownRows").unwrap();
+                for k in of.as_array().unwrap() {
+                    seen[k.as_u64().unwrap() as usize] = true;
+                }
+            }
+            assert!(seen.iter().all(|&s| s), "{at}: a row no message is in");
             // Asked or not, everything else is the same document.
             assert_eq!(json, context_json(&s, &bytes, false), "{at}");
             with_rows += usize::from(!rows.is_empty());
