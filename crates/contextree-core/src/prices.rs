@@ -1,7 +1,7 @@
 //! List prices of common models, for what compacting costs and saves when the agent's own
-//! model catalogue gives none (docs/decisions.md D19's table, for prices). Sessions record
-//! what each reply cost, never the price per token, and prices change: the table carries the
-//! date it was checked, and every face that uses it says so.
+//! models file gives none, matched by model-id prefix like the windows of `models.rs`.
+//! Sessions record what each reply cost, never the price per token, and prices change: the
+//! table carries the date it was checked, and every face that uses it says so.
 
 /// When the table's prices were last checked against the providers' price pages.
 pub const PRICES_DATE: &str = "2025-11";
