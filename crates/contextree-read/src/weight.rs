@@ -299,3 +299,31 @@ fn repeated_reads(s: &Session, ctx: &Context, estimates: &[u64], source: &dyn So
     by_path.sort_by_key(|r| std::cmp::Reverse(r.repeat_tokens));
     Ok(by_path)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use contextree_core::RuleSet;
+
+    /// The integration tests check every turn's size against its own context built from
+    /// scratch; this checks that those turns are not all built again, under every rule set, so
+    /// the extension is what they check.
+    #[test]
+    fn most_turns_extend_the_one_before() {
+        let cases = [
+            ("real/pi-compact-2025-12-24.jsonl", RuleSet::Pi073),
+            ("pi16/g16-branchy-s97.jsonl", RuleSet::Pi16),
+            ("real/pi-compact-2025-12-24.jsonl", RuleSet::Omp13),
+            ("omp183/g183-main-s4.jsonl", RuleSet::Omp18),
+            ("omp183/g183-main-s4.jsonl", RuleSet::Omp183),
+        ];
+        for (rel, rules) in cases {
+            let bytes = std::fs::read(contextree_testkit::fixture(rel)).unwrap();
+            let s = Session::parse(&bytes, Some(rules));
+            let path = path_to(&s, s.leaf().unwrap());
+            let spans = turn_spans(&s, &path);
+            let plain = spans.iter().filter(|r| plain_turn(&s, &path[(*r).clone()])).count();
+            assert!(spans.len() > 5 && plain * 2 > spans.len(), "{rel} under {rules}: {plain} of {} turns plain", spans.len());
+        }
+    }
+}
