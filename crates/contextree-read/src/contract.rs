@@ -27,6 +27,7 @@ use crate::session::SessionReport;
 use crate::tokens::{EntryTokens, TokensReport};
 use crate::tree::{TreeEntry, TreeReport};
 use crate::usage::UsageReport;
+use crate::weight::WeightReport;
 
 /// Where the declarations go, from the repository's root.
 pub const CONTRACT_PATH: &str = "ui/src/generated/reports.d.ts";
@@ -42,6 +43,7 @@ pub fn declarations() -> String {
     out.visit::<BudgetReport>();
     out.visit::<EntryReport>();
     out.visit::<UsageReport<'static>>();
+    out.visit::<WeightReport>();
     out.visit::<contextree_core::spend::Record>();
     out.visit::<DropsReport<'static>>();
     out.visit::<LibraryReport>();

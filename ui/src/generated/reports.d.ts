@@ -204,6 +204,28 @@ totalTokens: number,
  */
 cost: number, };
 
+export type BreakdownRow = { 
+/**
+ * What it is.
+ */
+category: Category, 
+/**
+ * The tool, for tool calls and results (and a tool result's images).
+ */
+tool: string | null, 
+/**
+ * The system prompt's section (`None`: its content).
+ */
+section?: string, 
+/**
+ * Its share of the messages' estimate.
+ */
+tokens: number, 
+/**
+ * Messages counted here (each message once, in the row of its largest part).
+ */
+messages: number, };
+
 export type BudgetReport = { 
 /**
  * The agent whose rules ran.
@@ -307,6 +329,8 @@ reasoning: string | null,
  * `history`, `turnPrefix` or `short` (a compaction's calls; `None` for a branch summary).
  */
 kind: string | null, };
+
+export type Category = "systemPrompt" | "toolDefinitions" | "user" | "assistantText" | "thinking" | "toolCall" | "toolResult" | "bashExecution" | "compactionSummary" | "branchSummary" | "custom" | "image" | "other";
 
 export type CellMessage = { 
 /**
@@ -610,6 +634,10 @@ messageCount: number,
  */
 messageTokens: number, 
 /**
+ * When asked: `messageTokens` by category, summing to it exactly (see [`crate::breakdown`]).
+ */
+breakdown?: Array<BreakdownRow>, 
+/**
  * Messages after `convertToLlm`.
  */
 llmCount: number, 
@@ -714,6 +742,72 @@ before: ContextSize,
  * After both passes.
  */
 after: ContextSize, };
+
+export type CostReport = { 
+/**
+ * The session's model and its prices (`prices: null`: unknown).
+ */
+sessionModel: string | null, 
+/**
+ * The model that would summarize.
+ */
+summaryModel: string | null, 
+/**
+ * The session model's prices.
+ */
+sessionPrices: PriceReport | null, 
+/**
+ * The summary model's prices.
+ */
+summaryPrices: PriceReport | null, 
+/**
+ * The summarizer calls' input, in the agents' estimate.
+ */
+summarizerInputTokens: number, 
+/**
+ * Their output at most (their `maxTokens`).
+ */
+summarizerOutputTokens: number, 
+/**
+ * The context now (the plan's `tokensBefore`).
+ */
+tokensBefore: number, 
+/**
+ * Right after compacting, at most (the plan's `estimatedTokensAfter`).
+ */
+tokensAfter: number, 
+/**
+ * The summarizer's input.
+ */
+summarizerInputCost: number | null, 
+/**
+ * Its output, at most.
+ */
+summarizerOutputCost: number | null, 
+/**
+ * The next turn writing the compacted context to the cache.
+ */
+cacheRewriteCost: number | null, 
+/**
+ * The three together.
+ */
+oneOffCost: number | null, 
+/**
+ * Saved on each later turn served from the cache.
+ */
+savingPerCachedTurn: number | null, 
+/**
+ * Saved on each later turn that is not.
+ */
+savingPerUncachedTurn: number | null, 
+/**
+ * Turns from the cache after which the saving covers the one-off cost.
+ */
+paysOffAfterCachedTurns: number | null, 
+/**
+ * The same, for turns not served from the cache.
+ */
+paysOffAfterUncachedTurns: number | null, };
 
 export type CurrentSystem = { 
 /**
@@ -1088,6 +1182,11 @@ entryId: string | null,
  * That entry's number.
  */
 entryIndex: number, 
+/**
+ * With the breakdown asked: the indices of its rows this message has a part in (the app
+ * filters the messages by a row with them).
+ */
+breakdownRows?: Array<number>, 
 /**
  * The `context_edit` entry whose content this message carries.
  */
@@ -1479,7 +1578,12 @@ ruleSet: RuleChoice,
  * The user requests it would summarize, with the paths, identifiers and quoted text they
  * name: what the summary should keep (no summary yet, so none is flagged).
  */
-requests: Array<Request>, } & (NothingDoc | PlanDoc);
+requests: Array<Request>, 
+/**
+ * When asked ([`PlanReport::with_cost`]): what compacting now costs once and saves per
+ * later turn.
+ */
+cost?: CostReport, } & (NothingDoc | PlanDoc);
 
 export type PreviewNumbers = { 
 /**
@@ -1515,6 +1619,36 @@ messagesKept: number,
  * omp: messages the previous compaction kept that this one neither summarizes nor keeps.
  */
 messagesDropped: number, };
+
+export type PriceReport = { 
+/**
+ * The model (`provider/id`).
+ */
+model: string, 
+/**
+ * Dollars per million input tokens.
+ */
+input: number, 
+/**
+ * Per million output tokens.
+ */
+output: number, 
+/**
+ * Per million tokens read from the prompt cache.
+ */
+cacheRead: number, 
+/**
+ * Per million tokens written to it.
+ */
+cacheWrite: number, 
+/**
+ * `agent` (the agent's models file) or `builtIn` (contextree's table).
+ */
+source: string, 
+/**
+ * The file, or the table's date.
+ */
+detail: string, };
 
 export type ProjectReport = { 
 /**
@@ -1672,6 +1806,28 @@ prunedCount: number,
  * The agents' estimated saving.
  */
 tokensSaved: number, };
+
+export type RepeatedRead = { 
+/**
+ * The path the read calls name.
+ */
+path: string, 
+/**
+ * Read results of it in the context.
+ */
+reads: number, 
+/**
+ * Their estimate.
+ */
+tokens: number, 
+/**
+ * The estimate of every read but the last: what the repeats cost.
+ */
+repeatTokens: number, 
+/**
+ * The results' entries, in order.
+ */
+entryIds: Array<string>, };
 
 export type Request = { 
 /**
@@ -2228,6 +2384,32 @@ tokensByType: Record<string, number>,
  */
 entries: Array<EntryTokens>, };
 
+export type TopEntry = { 
+/**
+ * The entry behind it (a summary: its compaction).
+ */
+entryId: string | null, 
+/**
+ * That entry's number in the file.
+ */
+entryIndex: number, 
+/**
+ * Its role.
+ */
+role: string, 
+/**
+ * A tool result's tool.
+ */
+tool: string | null, 
+/**
+ * The turn it belongs to.
+ */
+turn: number | null, 
+/**
+ * The agent's estimate of it.
+ */
+tokens: number, };
+
 export type Totals = { 
 /**
  * Usage records summed.
@@ -2329,6 +2511,52 @@ leafId: string | null,
  */
 rows: Array<TreeEntry>, };
 
+export type TurnRow = { 
+/**
+ * Its number on the path, from 0.
+ */
+turn: number, 
+/**
+ * Its first entry (the user message, but for entries before the first one).
+ */
+firstEntryId: string | null, 
+/**
+ * Its last entry: the leaf the context after it is taken from.
+ */
+lastEntryId: string | null, 
+/**
+ * That entry's number in the file.
+ */
+lastEntryIndex: number, 
+/**
+ * Entries in the turn.
+ */
+entries: number, 
+/**
+ * The context after the turn: the messages' estimate from its last entry.
+ */
+tokens: number, 
+/**
+ * `tokens` less the previous turn's (negative after a compaction).
+ */
+delta: number, 
+/**
+ * The estimate of the turn's own messages in that context.
+ */
+added: number, 
+/**
+ * A compaction entry in the turn (the last one).
+ */
+compactionId: string | null, 
+/**
+ * Tool results of the turn whose output was pruned (omp's `prunedAt`).
+ */
+pruned: number, 
+/**
+ * pi ≥ 0.87: `context_edit` entries in the turn.
+ */
+contextEdits: number, };
+
 export type UsageRecord = { 
 /**
  * The entry holding it.
@@ -2408,3 +2636,33 @@ records: Array<UsageRecord>,
  * The compactions, in file order.
  */
 compactions: Array<CompactionMark>, };
+
+export type WeightReport = { 
+/**
+ * The agent whose rules ran.
+ */
+dialect: string, 
+/**
+ * The rule set that ran and why.
+ */
+ruleSet: RuleChoice, 
+/**
+ * The leaf.
+ */
+leafId: string | null, 
+/**
+ * The leaf's context: its messages' estimate (`messageTokens`).
+ */
+contextTokens: number, 
+/**
+ * One per turn of the path, in order.
+ */
+turns: Array<TurnRow>, 
+/**
+ * The largest messages of the leaf's context, largest first.
+ */
+top: Array<TopEntry>, 
+/**
+ * Files the leaf's context holds more than one read of, costliest repeats first.
+ */
+repeatedReads: Array<RepeatedRead>, };

@@ -18,6 +18,7 @@ mod sessions;
 mod tokens;
 mod tree;
 mod usage;
+mod weight;
 
 use std::sync::LazyLock;
 
@@ -103,6 +104,8 @@ enum Command {
     Usage(SessionArgs),
     /// The user requests a compaction summarizes, checked against its summary (may be lost).
     Drops(drops::DropsArgs),
+    /// What made the context grow: its size after each turn, its largest messages, repeated reads.
+    Weight(weight::WeightArgs),
 }
 
 pub fn run(invocation: Invocation) -> Result<(), CliError> {
@@ -128,5 +131,6 @@ pub fn run(invocation: Invocation) -> Result<(), CliError> {
         Command::Sessions(args) => sessions::run(&args),
         Command::Usage(args) => usage::run(&args),
         Command::Drops(args) => drops::run(&args),
+        Command::Weight(args) => weight::run(&args),
     }
 }

@@ -6,6 +6,7 @@
 mod support;
 
 mod agent_model;
+mod analytics;
 mod cli_behaviour;
 mod compact_e2e;
 mod compact_hooks;
