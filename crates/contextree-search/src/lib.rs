@@ -112,6 +112,8 @@ pub struct Hit {
     pub entry_id: Option<String>,
     /// The header's session id.
     pub session_id: Option<String>,
+    /// The project folder.
+    pub project: Option<String>,
     /// A message's role, else the entry type.
     pub role: String,
     /// Tool names (calls made, or the tool a result is from).
@@ -201,6 +203,7 @@ impl SearchIndex {
                 line_len,
                 entry_id: s(self.f.entry),
                 session_id: s(self.f.session),
+                project: s(self.f.project),
                 role: s(self.f.role).unwrap_or_default(),
                 tools: doc.get_all(self.f.tool).filter_map(|v| v.as_str().map(str::to_owned)).collect(),
                 time_ms: doc.get_first(self.f.time).and_then(|v| v.as_i64()),
