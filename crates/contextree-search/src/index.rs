@@ -17,8 +17,11 @@ use crate::record::{self, Change, FileRecord};
 use crate::schema::{Fields, KIND_ENTRY, KIND_FILE};
 use crate::{SearchError, SearchIndex};
 
-/// Commit after this many bytes read: a killed indexer loses at most this much work.
+/// Commit after this many bytes read, or this long after the last commit (between files):
+/// a killed indexer loses at most this much work, and the first index of a large library
+/// becomes searchable part by part.
 const COMMIT_EVERY: u64 = 256 << 20;
+const COMMIT_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
 /// Bytes read from a file at a time.
 const READ_CHUNK: usize = 8 << 20;
 /// The writer's memory per indexing thread.
@@ -106,6 +109,7 @@ impl SearchIndex {
             stats.dropped += 1;
         }
         let mut since_commit = 0u64;
+        let mut last_commit = Instant::now();
         for sf in files {
             let key = sf.path.to_string_lossy().into_owned();
             let Ok(file) = File::open(&sf.path) else { continue };
@@ -153,9 +157,10 @@ impl SearchIndex {
             doc.add_text(self.f.rec_json, serde_json::to_string(&rec).expect("a record serializes"));
             w.add_document(doc)?;
             records.insert(key, rec);
-            if since_commit >= COMMIT_EVERY {
+            if since_commit >= COMMIT_EVERY || last_commit.elapsed() >= COMMIT_AFTER {
                 w.commit()?;
                 since_commit = 0;
+                last_commit = Instant::now();
             }
         }
         if let Some(mut w) = writer {

@@ -21,6 +21,9 @@ pub struct Parsed {
     pub text: String,
     /// `word*` prefixes (lowercased, without the star).
     pub prefixes: Vec<String>,
+    /// `-word` / `-"a phrase"`: for the parser one by one (it refuses a query of exclusions
+    /// only, and they must not shape the snippet).
+    pub excluded: Vec<String>,
     /// `(field, value, negated)` filters, `after`/`before` as ms.
     pub filters: Vec<Filter>,
 }
@@ -125,9 +128,10 @@ pub fn parse(input: &str) -> Result<Parsed, SearchError> {
         } else {
             // Anything else (paths, `std::fs`, `a(b)`, a stray quote) is searched as the
             // phrase of its words.
+            // One leading `-` before a word excludes it; `--flag` is searched as written.
             let inner: String = tok.chars().filter(|&c| c != '"').collect();
             let (sign, inner) = match inner.strip_prefix('-') {
-                Some(rest) if !rest.is_empty() => ("-", rest.to_owned()),
+                Some(rest) if rest.starts_with(char::is_alphanumeric) => ("-", rest.to_owned()),
                 _ => ("", inner),
             };
             if inner.chars().any(char::is_alphanumeric) {
@@ -138,7 +142,9 @@ pub fn parse(input: &str) -> Result<Parsed, SearchError> {
     if from.is_some() || to.is_some() {
         p.filters.push(Filter::Time { from, to });
     }
-    p.text = text.join(" ");
+    let (excluded, included): (Vec<String>, Vec<String>) = text.into_iter().partition(|t| t.starts_with('-'));
+    p.excluded = excluded.into_iter().map(|t| t[1..].to_owned()).filter(|t| !t.is_empty()).collect();
+    p.text = included.join(" ");
     Ok(p)
 }
 
@@ -162,11 +168,14 @@ pub fn build(index: &Index, f: &Fields, parsed: &Parsed) -> Result<Built, Search
     let mut clauses: Vec<(Occur, Box<dyn Query>)> =
         vec![(Occur::Must, Box::new(TermQuery::new(Term::from_field_text(f.kind, KIND_ENTRY), IndexRecordOption::Basic)))];
     let mut text_clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    let mut qp = QueryParser::for_index(index, vec![f.text]);
+    qp.set_conjunction_by_default();
+    let parse = |text: &str| qp.parse_query(text).map_err(|e| SearchError::Query(format!("{text}: {e}")));
     if !parsed.text.trim().is_empty() {
-        let mut qp = QueryParser::for_index(index, vec![f.text]);
-        qp.set_conjunction_by_default();
-        let q = qp.parse_query(&parsed.text).map_err(|e| SearchError::Query(format!("{}: {e}", parsed.text)))?;
-        text_clauses.push((Occur::Must, q));
+        text_clauses.push((Occur::Must, parse(&parsed.text)?));
+    }
+    for x in &parsed.excluded {
+        clauses.push((Occur::MustNot, parse(x)?));
     }
     for p in &parsed.prefixes {
         let mut q = PhrasePrefixQuery::new(vec![Term::from_field_text(f.text, p)]);
@@ -237,7 +246,8 @@ mod tests {
     fn filters_prefixes_and_text_are_told_apart() {
         let p = parse(r#"role:User tool:bash auth* "auth race" -flaky project:my-app after:2026-11-01 std::fs"#).unwrap();
         assert_eq!(p.prefixes, ["auth"]);
-        assert_eq!(p.text, r#""auth race" -flaky "std::fs""#);
+        assert_eq!(p.text, r#""auth race" "std::fs""#);
+        assert_eq!(p.excluded, ["flaky"]);
         assert!(p.filters.contains(&Filter::Key { field: "role", value: "user".into(), negated: false }));
         assert!(p.filters.contains(&Filter::Key { field: "tool", value: "bash".into(), negated: false }));
         assert!(p.filters.contains(&Filter::Words { field: "project", value: "my-app".into(), negated: false }));
