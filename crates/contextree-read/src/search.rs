@@ -22,6 +22,9 @@ pub struct SearchReport {
     pub hits: Vec<SearchHit>,
     /// What bringing the index up to date took before answering.
     pub indexed: IndexedReport,
+    /// Milliseconds the query took: the index's search, the snippets, the hits' states.
+    #[ts(type = "number")]
+    pub search_ms: u64,
     /// Hits' files that could not be loaded (their hits have no state).
     pub warnings: Vec<String>,
 }
@@ -97,6 +100,9 @@ pub struct IndexedReport {
     /// Bytes the index takes on disk.
     #[ts(type = "number")]
     pub index_bytes: u64,
+    /// Another process was updating the index: nothing was read, the answers are from its
+    /// last commit.
+    pub busy: bool,
 }
 
 impl IndexedReport {
@@ -112,6 +118,7 @@ impl IndexedReport {
             entries: stats.entries,
             total_files: stats.total_files,
             index_bytes: index.disk_size(),
+            busy: stats.busy,
         }
     }
 }
@@ -165,8 +172,11 @@ impl SearchReport {
         files: Option<&HashSet<PathBuf>>,
         indexed: IndexedReport,
     ) -> Result<SearchReport, SearchError> {
+        let started = std::time::Instant::now();
         let hits = index.search(query, limit, files)?;
-        Ok(Self::from_hits(env, query, hits, indexed))
+        let mut report = Self::from_hits(env, query, hits, indexed);
+        report.search_ms = started.elapsed().as_millis() as u64;
+        Ok(report)
     }
 
     /// The report of `hits`: each file loaded once.
@@ -218,6 +228,6 @@ impl SearchReport {
                 }
             })
             .collect();
-        SearchReport { query: query.to_owned(), hits, indexed, warnings }
+        SearchReport { query: query.to_owned(), hits, indexed, search_ms: 0, warnings }
     }
 }

@@ -59,6 +59,9 @@ pub struct UpdateStats {
     pub ms: u64,
     /// Files the index holds afterwards.
     pub total_files: usize,
+    /// Another process (the app, another `contextree index`) was updating the index: this
+    /// update did nothing, and answers come from the index as that one last committed it.
+    pub busy: bool,
 }
 
 impl SearchIndex {
@@ -83,6 +86,16 @@ impl SearchIndex {
     /// files that no longer exist are dropped; files outside `files` that still exist are
     /// kept (another `--root` may list them) and left out of answers by the caller.
     pub fn update(&self, files: &[SessionFile], rebuild: bool) -> Result<UpdateStats, SearchError> {
+        match self.update_locked(files, rebuild) {
+            Err(SearchError::Index(tantivy::TantivyError::LockFailure(tantivy::directory::error::LockError::LockBusy, _))) => {
+                let total_files = self.records()?.len();
+                Ok(UpdateStats { busy: true, total_files, ..UpdateStats::default() })
+            }
+            other => other,
+        }
+    }
+
+    fn update_locked(&self, files: &[SessionFile], rebuild: bool) -> Result<UpdateStats, SearchError> {
         let started = Instant::now();
         let mut stats = UpdateStats::default();
         let mut records = if rebuild { HashMap::new() } else { self.records()? };
@@ -297,4 +310,26 @@ impl SearchIndex {
 
 fn memchr_nl(b: &[u8]) -> Option<usize> {
     memchr::memchr(b'\n', b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_busy_index_answers_from_its_last_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let session = dir.path().join("s.jsonl");
+        std::fs::write(&session, "{\"type\":\"session\",\"id\":\"s\"}\n{\"type\":\"message\",\"id\":\"u\",\"message\":{\"role\":\"user\",\"content\":\"hello\"}}\n").unwrap();
+        let files = [SessionFile { path: session, ..SessionFile::default() }];
+        let first = SearchIndex::open(&dir.path().join("idx")).unwrap();
+        assert_eq!(first.update(&files, false).unwrap().files, 1);
+        // Another process's writer holds the lock (here: another writer of this one).
+        let _writer: IndexWriter<TantivyDocument> = first.index.writer(15_000_000).unwrap();
+        let second = SearchIndex::open(&dir.path().join("idx")).unwrap();
+        let stats = second.update(&files, true).unwrap();
+        assert!(stats.busy);
+        assert_eq!(stats.total_files, 1);
+        assert_eq!(second.search("hello", 10, None).unwrap().len(), 1);
+    }
 }

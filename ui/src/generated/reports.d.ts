@@ -1047,7 +1047,12 @@ totalFiles: number,
 /**
  * Bytes the index takes on disk.
  */
-indexBytes: number, };
+indexBytes: number, 
+/**
+ * Another process was updating the index: nothing was read, the answers are from its
+ * last commit.
+ */
+busy: boolean, };
 
 export type LibraryReport = { 
 /**
@@ -1882,6 +1887,10 @@ hits: Array<SearchHit>,
  * What bringing the index up to date took before answering.
  */
 indexed: IndexedReport, 
+/**
+ * Milliseconds the query took: the index's search, the snippets, the hits' states.
+ */
+searchMs: number, 
 /**
  * Hits' files that could not be loaded (their hits have no state).
  */

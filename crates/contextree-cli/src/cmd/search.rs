@@ -89,6 +89,9 @@ pub fn run_index(args: &IndexArgs) -> Result<(), CliError> {
 }
 
 fn indexed_line(i: &IndexedReport) -> String {
+    if i.busy {
+        return format!("the index is being updated by another process: answers from its last commit ({} files)", i.total_files);
+    }
     format!(
         "indexed {} files ({} new or rewritten, {} grown, {} dropped), {} bytes, {} entries in {} ms; {} files in the index ({} bytes)",
         i.files, i.whole, i.grown, i.dropped, i.bytes, i.entries, i.ms, i.total_files, i.index_bytes
