@@ -1,14 +1,15 @@
 //! `contextree search` and the app's search panel: the index's hits, each with its state for
 //! its session's current leaf (in the context, summarized by which compaction, pruned, on
-//! another branch) — what no index alone can say. Each hit's session is loaded once per query.
+//! another branch) — what no index alone can say. Each hit's session is loaded once per query,
+//! by the loader the face hands in (the CLI loads from disk; the app may reuse an open
+//! session), so this module does no IO of its own.
 
-use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use contextree_core::context::{self, entry_states, EntryState, Leaf};
 use contextree_core::session::{NodeId, Session};
-use contextree_host::{load_session, HostEnv};
-use contextree_search::{Hit, SearchError, SearchIndex, UpdateStats};
+use contextree_search::{Hit, UpdateStats};
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -106,8 +107,8 @@ pub struct IndexedReport {
 }
 
 impl IndexedReport {
-    /// `stats` of an update of `index`.
-    pub fn new(stats: &UpdateStats, index: &SearchIndex) -> Self {
+    /// `stats` of an update, the index then taking `index_bytes` on disk.
+    pub fn new(stats: &UpdateStats, index_bytes: u64) -> Self {
         IndexedReport {
             files: stats.files,
             bytes: stats.bytes,
@@ -117,7 +118,7 @@ impl IndexedReport {
             dropped: stats.dropped,
             entries: stats.entries,
             total_files: stats.total_files,
-            index_bytes: index.disk_size(),
+            index_bytes,
             busy: stats.busy,
         }
     }
@@ -162,31 +163,14 @@ struct Tree {
 }
 
 impl SearchReport {
-    /// Searches `index` (already up to date, `stats` saying how it got there) for `query`,
-    /// keeping hits from `files` only, and gives each its state for its session's leaf.
-    pub fn run(
-        env: &HostEnv,
-        index: &SearchIndex,
-        query: &str,
-        limit: usize,
-        files: Option<&HashSet<PathBuf>>,
-        indexed: IndexedReport,
-    ) -> Result<SearchReport, SearchError> {
-        let started = std::time::Instant::now();
-        let hits = index.search(query, limit, files)?;
-        let mut report = Self::from_hits(env, query, hits, indexed);
-        report.search_ms = started.elapsed().as_millis() as u64;
-        Ok(report)
-    }
-
-    /// The report of `hits`: each file loaded once.
-    pub fn from_hits(env: &HostEnv, query: &str, hits: Vec<Hit>, indexed: IndexedReport) -> SearchReport {
+    /// The report of the index's `hits` for `query`, each hit's file loaded once by `load`
+    /// (an error message for a file that cannot be).
+    pub fn new(query: &str, hits: Vec<Hit>, indexed: IndexedReport, load: &dyn Fn(&Path) -> Result<Session, String>) -> SearchReport {
         let mut trees: HashMap<PathBuf, Option<Tree>> = HashMap::new();
         let mut warnings = Vec::new();
         for h in &hits {
-            trees.entry(h.file.clone()).or_insert_with(|| match load_session(env, &h.file, None) {
-                Ok(loaded) => {
-                    let s = loaded.session;
+            trees.entry(h.file.clone()).or_insert_with(|| match load(&h.file) {
+                Ok(s) => {
                     let ctx = context::build(&s, Leaf::Last);
                     let states = entry_states(&s, &ctx);
                     let id = |n: Option<NodeId>| n.and_then(|n| s.entry(n).id().map(str::to_owned));
@@ -194,7 +178,7 @@ impl SearchReport {
                     Some(Tree { session: s, states, compaction, leaf })
                 }
                 Err(e) => {
-                    warnings.push(e.to_string());
+                    warnings.push(e);
                     None
                 }
             });

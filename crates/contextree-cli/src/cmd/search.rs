@@ -59,7 +59,7 @@ fn updated(env: &HostEnv, roots: &[PathBuf], rebuild: bool) -> Result<(SearchInd
     let index = SearchIndex::open(&dir).map_err(search_error)?;
     let files = library_files(env, &RootOverrides { only: roots.to_vec(), ..Default::default() });
     let stats = index.update(&files, rebuild).map_err(search_error)?;
-    let report = IndexedReport::new(&stats, &index);
+    let report = IndexedReport::new(&stats, index.disk_size());
     Ok((index, files, report))
 }
 
@@ -68,7 +68,11 @@ pub fn run_search(args: &SearchArgs) -> Result<(), CliError> {
     let (index, files, indexed) = updated(&env, &args.roots, false)?;
     let scope: HashSet<PathBuf> = files.into_iter().map(|f| f.path).collect();
     let query = args.query.join(" ");
-    let report = SearchReport::run(&env, &index, &query, args.limit, Some(&scope), indexed).map_err(search_error)?;
+    let started = std::time::Instant::now();
+    let hits = index.search(&query, args.limit, Some(&scope)).map_err(search_error)?;
+    let load = |p: &std::path::Path| contextree_host::load_session(&env, p, None).map(|l| l.session).map_err(|e| e.to_string());
+    let mut report = SearchReport::new(&query, hits, indexed, &load);
+    report.search_ms = started.elapsed().as_millis() as u64;
     if args.json {
         print_json(&report);
     } else {
