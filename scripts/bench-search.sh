@@ -16,6 +16,7 @@
 # than indexing it). The issue's figure is 10,000 sessions / 5 GB: `bench-search.sh 10000 0.5`.
 # Builds the release CLI into $CARGO_TARGET_DIR (default target/).
 set -euo pipefail
+command -v rg >/dev/null || { echo "bench-search.sh: rg (ripgrep) is needed for the comparison" >&2; exit 1; }
 n=${1:-1000}
 mb=${2:-0.5}
 distinct=${3:-50}
@@ -46,7 +47,7 @@ text_bytes=$(du -sb "$lib" | cut -f1)
 echo "library: $n files, $text_bytes bytes" >&2
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-ms() { date +%s%N | awk '{printf "%d", $1 / 1000000}'; }
+ms() { echo $(($(date +%s%N) / 1000000)); }
 field() { python3 -c "import json,sys; d=json.load(sys.stdin); print(d$1)"; }
 
 t0=$(ms)

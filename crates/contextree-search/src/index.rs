@@ -24,6 +24,8 @@ const COMMIT_EVERY: u64 = 256 << 20;
 const COMMIT_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
 /// Bytes read from a file at a time.
 const READ_CHUNK: usize = 8 << 20;
+/// Updates reading at least this much wait for the segment merges they start.
+const MERGE_AFTER: u64 = 16 << 20;
 /// The writer's memory per indexing thread.
 const WRITER_BUDGET: usize = 64 << 20;
 
@@ -178,7 +180,11 @@ impl SearchIndex {
         }
         if let Some(mut w) = writer {
             w.commit()?;
-            w.wait_merging_threads()?;
+            // Merging the segments a large update made keeps queries fast; after a small
+            // one (an append) the merge is left for a later update, so the append is quick.
+            if stats.bytes >= MERGE_AFTER {
+                w.wait_merging_threads()?;
+            }
         }
         self.reader.reload()?;
         stats.total_files = records.len();
