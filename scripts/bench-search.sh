@@ -59,7 +59,7 @@ index_bytes=$(du -sb "$XDG_CACHE_HOME/contextree/search" | cut -f1)
 python3 -c "import sys; print('index size: %d bytes = %.2f x the text (%d bytes)' % (int(sys.argv[1]), int(sys.argv[1]) / int(sys.argv[2]), int(sys.argv[2])))" "$index_bytes" "$text_bytes"
 
 # An append: one user line on the first file.
-f=$(find "$lib" -name '*.jsonl' | sort | head -1)
+f=$(find "$lib" -name '*.jsonl' | sort | sed -n 1p)  # not head: its early exit fails the pipe
 last=$(tail -1 "$f" | python3 -c "import json,sys; print(json.load(sys.stdin)['id'])")
 printf '{"type":"message","id":"benchapp","parentId":"%s","timestamp":"2026-12-01T00:00:00.000Z","message":{"role":"user","content":"appended zanzibar request"}}\n' "$last" >>"$f"
 t0=$(ms)

@@ -64,12 +64,14 @@ pub struct SearchHit {
     pub time_ms: Option<i64>,
     /// Its state for the session's current leaf: `context` (sent to the model), `summarized`
     /// (only a compaction's summary of it is sent), `pruned` (sent with its output cut),
-    /// `offPath` (on another branch), `notSent` (on the path but not sent: labels, excluded
+    /// `offPath` (on another branch), `branchSummarized` (on another branch that a branch
+    /// summary on the path stands for), `notSent` (on the path but not sent: labels, excluded
     /// messages, superseded compactions), `unknown` (the file could not be loaded).
     pub state: &'static str,
     /// The tree's finer state (`kept`, `old-compaction`, `branch-summary`, …; core's names).
     pub tree_state: Option<&'static str>,
-    /// For `summarized`: the id of the compaction entry whose summary stands for it.
+    /// For `summarized`: the id of the compaction entry whose summary stands for it; for
+    /// `branchSummarized`, the branch summary's.
     pub summarized_by: Option<String>,
     /// The leaf the state is for (the file's last entry, as the agents resume it).
     pub leaf_id: Option<String>,
@@ -160,6 +162,27 @@ struct Tree {
     states: Vec<EntryState>,
     compaction: Option<String>,
     leaf: Option<String>,
+    /// Off-path entries a branch summary on the path stands for, with its id.
+    branch_summarized: HashMap<NodeId, String>,
+}
+
+/// The entries of the abandoned branches that the branch summaries on `path` summarize: each
+/// summary's `fromId` and its ancestors that are off the path.
+fn branch_summarized(s: &Session, path: &[NodeId], states: &[EntryState]) -> HashMap<NodeId, String> {
+    let mut out = HashMap::new();
+    for &n in path {
+        let e = s.entry(n);
+        if &*e.entry_type != "branch_summary" {
+            continue;
+        }
+        let (Some(id), Some(from)) = (e.id(), e.str_field("fromId").and_then(|f| s.node(f))) else { continue };
+        for m in s.tree().path_to(from) {
+            if states[m.index()] == EntryState::OffPath {
+                out.entry(m).or_insert_with(|| id.to_owned());
+            }
+        }
+    }
+    out
 }
 
 impl SearchReport {
@@ -175,7 +198,8 @@ impl SearchReport {
                     let states = entry_states(&s, &ctx);
                     let id = |n: Option<NodeId>| n.and_then(|n| s.entry(n).id().map(str::to_owned));
                     let (compaction, leaf) = (id(ctx.compaction), id(ctx.leaf));
-                    Some(Tree { session: s, states, compaction, leaf })
+                    let branch_summarized = branch_summarized(&s, &ctx.path, &states);
+                    Some(Tree { session: s, states, compaction, leaf, branch_summarized })
                 }
                 Err(e) => {
                     warnings.push(e);
@@ -189,7 +213,8 @@ impl SearchReport {
                 let tree = trees.get(&h.file).and_then(Option::as_ref);
                 let node = tree.and_then(|t| node_at(&t.session, h.offset, h.line_len).map(|n| (t, n)));
                 let tree_state = node.map(|(t, n)| t.states[n.index()]);
-                let state = tree_state.map_or("unknown", state_name);
+                let by_branch = node.and_then(|(t, n)| t.branch_summarized.get(&n));
+                let state = if by_branch.is_some() { "branchSummarized" } else { tree_state.map_or("unknown", state_name) };
                 let entry_id = node.and_then(|(t, n)| t.session.entry(n).id().map(str::to_owned)).or(h.entry_id);
                 SearchHit {
                     file: h.file.to_string_lossy().into_owned(),
@@ -207,7 +232,10 @@ impl SearchReport {
                     time_ms: h.time_ms,
                     state,
                     tree_state: tree_state.map(EntryState::name),
-                    summarized_by: (state == "summarized").then(|| tree.and_then(|t| t.compaction.clone())).flatten(),
+                    summarized_by: match state {
+                        "summarized" => tree.and_then(|t| t.compaction.clone()),
+                        _ => by_branch.cloned(),
+                    },
                     leaf_id: tree.and_then(|t| t.leaf.clone()),
                 }
             })

@@ -262,6 +262,10 @@ impl SearchIndex {
     ) -> Result<(), SearchError> {
         if off == 0 {
             if let Some(h) = serde_json::from_slice(line).ok().as_ref().and_then(extract::header) {
+                // The header's id tells the agent better than the folder it was found in.
+                if let Some(d) = h.id.as_deref().and_then(contextree_host::library::dialect_of_id) {
+                    rec.agent = Some(d.name().to_owned());
+                }
                 rec.session_id = rec.session_id.take().or(h.id);
                 rec.project = rec.project.take().or(h.cwd);
                 rec.version = h.version;

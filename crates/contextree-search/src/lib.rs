@@ -75,20 +75,38 @@ pub fn default_dir(env: &HostEnv) -> Option<PathBuf> {
 }
 
 /// The session files of the library's folders (`overrides` as `contextree sessions` takes
-/// them), with what their headers say.
+/// them): `*.jsonl` directly in a root or in its project folders, as the library lists them.
+/// Only the names are read here (an unchanged library is checked in milliseconds); the header
+/// of a file is read when the file is indexed.
 pub fn library_files(env: &HostEnv, overrides: &RootOverrides) -> Vec<SessionFile> {
-    let lib = library::scan_default(env, overrides, None);
-    lib.projects
-        .iter()
-        .flat_map(|g| {
-            g.sessions.iter().map(|s| SessionFile {
-                path: s.path.clone(),
-                session_id: s.id.clone(),
-                project: s.cwd.clone().or_else(|| Some(g.project.clone())),
-                agent: s.dialect.map(|d| d.name().to_owned()),
-            })
-        })
-        .collect()
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    for root in library::default_roots_in(env, overrides) {
+        if !seen.insert(root.path.clone()) {
+            continue;
+        }
+        let Ok(rd) = std::fs::read_dir(&root.path) else { continue };
+        let mut dirs = vec![(root.path.clone(), String::new())];
+        dirs.extend(
+            rd.filter_map(Result::ok)
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                .map(|e| (e.path(), e.file_name().to_string_lossy().into_owned())),
+        );
+        for (dir, name) in dirs {
+            let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+            for e in rd.filter_map(Result::ok) {
+                let file = e.file_name().to_string_lossy().into_owned();
+                if !file.ends_with(".jsonl") || file.starts_with('.') || !e.file_type().is_ok_and(|t| t.is_file()) {
+                    continue;
+                }
+                // The root's agent, else the folder naming; the header's id decides when read.
+                let agent = library::file_dialect(None, root.dialect, &name).map(|d| d.name().to_owned());
+                out.push(SessionFile { path: e.path(), session_id: None, project: None, agent });
+            }
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
 }
 
 /// The index, open for searching and updating.

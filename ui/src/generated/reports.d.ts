@@ -1857,7 +1857,8 @@ timeMs: number | null,
 /**
  * Its state for the session's current leaf: `context` (sent to the model), `summarized`
  * (only a compaction's summary of it is sent), `pruned` (sent with its output cut),
- * `offPath` (on another branch), `notSent` (on the path but not sent: labels, excluded
+ * `offPath` (on another branch), `branchSummarized` (on another branch that a branch
+ * summary on the path stands for), `notSent` (on the path but not sent: labels, excluded
  * messages, superseded compactions), `unknown` (the file could not be loaded).
  */
 state: string, 
@@ -1866,7 +1867,8 @@ state: string,
  */
 treeState: string | null, 
 /**
- * For `summarized`: the id of the compaction entry whose summary stands for it.
+ * For `summarized`: the id of the compaction entry whose summary stands for it; for
+ * `branchSummarized`, the branch summary's.
  */
 summarizedBy: string | null, 
 /**

@@ -73,7 +73,7 @@ fn text(t: &str) -> Value {
 }
 
 /// A pi session: u1 a1 r1 (summarized by c1) u2 a2 (kept) c1 u3 bs1 cm1 l1 a3 (the leaf), and
-/// b1, a child of a1 on another branch.
+/// b1, a child of a1 on another branch, which bs1 summarizes; b2 on a branch nothing summarizes.
 fn pi_session() -> Vec<Value> {
     let t = |s: u32| format!("2026-01-01T00:00:{s:02}.000Z");
     let asst = |content: Value| json!({"role": "assistant", "content": content, "provider": "anthropic", "model": "claude-sonnet-4-5", "stopReason": "stop", "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2}});
@@ -97,6 +97,7 @@ fn pi_session() -> Vec<Value> {
             json!({"role": "toolResult", "toolCallId": "call_1", "toolName": "bash", "content": text("zebraresult published"), "isError": false}),
         ),
         msg("b1", Some("a1"), &t(4), json!({"role": "user", "content": "zebrabranch try the other way"})),
+        msg("b2", Some("u1"), &t(4), json!({"role": "user", "content": "zebraoffpath never mind"})),
         msg("u2", Some("r1"), &t(5), json!({"role": "user", "content": "zebrakept now the docs"})),
         msg("a2", Some("u2"), &t(6), asst(text("docs done"))),
         json!({"type": "compaction", "id": "c1", "parentId": "a2", "timestamp": t(7), "summary": "zebrasummary of the parser work", "firstKeptEntryId": "u2", "tokensBefore": 5000}),
@@ -173,7 +174,8 @@ fn every_planted_word_is_found_with_its_entry_and_state() {
         ("zebraassistant", "a1", "summarized", "assistant"),
         ("zebraargs", "a1", "summarized", "assistant"),
         ("zebraresult", "r1", "summarized", "toolResult"),
-        ("zebrabranch", "b1", "offPath", "user"),
+        ("zebrabranch", "b1", "branchSummarized", "user"),
+        ("zebraoffpath", "b2", "offPath", "user"),
         ("zebrakept", "u2", "context", "user"),
         ("zebrasummary", "c1", "context", "compaction"),
         ("zebrabranchsum", "bs1", "context", "branch_summary"),
@@ -188,7 +190,11 @@ fn every_planted_word_is_found_with_its_entry_and_state() {
         let snippet = h["snippet"].as_str().unwrap();
         let [a, b] = [h["highlights"][0][0].as_u64().unwrap() as usize, h["highlights"][0][1].as_u64().unwrap() as usize];
         assert_eq!(&snippet[a..b], word, "{word}: the highlight marks the word");
-        let summarized_by = if state == "summarized" { Some("c1") } else { None };
+        let summarized_by = match state {
+            "summarized" => Some("c1"),
+            "branchSummarized" => Some("bs1"),
+            _ => None,
+        };
         assert_eq!(h["summarizedBy"].as_str(), summarized_by, "{word}");
     }
     let r1 = one(&lib, "zebraresult");
@@ -209,7 +215,7 @@ fn phrases_prefixes_and_filters() {
     assert_eq!(ids, ["b1", "bs1"]);
     let roles: Vec<String> =
         lib.search("role:user zebra*")["hits"].as_array().unwrap().iter().map(|h| h["role"].as_str().unwrap().to_owned()).collect();
-    assert_eq!(roles.len(), 4, "u1, b1, u2 and the omp u1: {roles:?}");
+    assert_eq!(roles.len(), 5, "u1, b1, b2, u2 and the omp u1: {roles:?}");
     assert!(roles.iter().all(|r| r == "user"));
     let mut bash: Vec<String> = found(&lib.search("tool:bash")).into_iter().map(|(id, _)| id).collect();
     bash.sort();
@@ -218,10 +224,10 @@ fn phrases_prefixes_and_filters() {
     assert_eq!(found(&lib.search("zebra* agent:omp")).len(), 2);
     // An entry carries the model of the last reply before it in the file (none before the first).
     assert_eq!(found(&lib.search("zebra* model:gpt")), [("r1".to_owned(), "pruned".to_owned())]);
-    assert_eq!(found(&lib.search("zebra* model:sonnet")).len(), 8, "the pi entries after u1");
+    assert_eq!(found(&lib.search("zebra* model:sonnet")).len(), 9, "the pi entries after u1");
     assert_eq!(found(&lib.search("zebra* after:2026-01-02")).len(), 2);
-    assert_eq!(found(&lib.search("zebra* before:2026-01-02")).len(), 9);
-    assert_eq!(found(&lib.search("zebra* -zebrauser before:2026-01-02")).len(), 8);
+    assert_eq!(found(&lib.search("zebra* before:2026-01-02")).len(), 10);
+    assert_eq!(found(&lib.search("zebra* -zebrauser before:2026-01-02")).len(), 9);
     // A bad query is an error with a message, exit 2.
     let out = lib.run(&["search", "after:yesterday"]);
     assert_eq!(out.status.code(), Some(2));
