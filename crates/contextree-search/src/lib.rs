@@ -20,7 +20,7 @@ mod query;
 mod record;
 mod schema;
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::fs::File;
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
@@ -30,9 +30,10 @@ use contextree_host::library::{self, RootOverrides};
 use contextree_host::HostEnv;
 use tantivy::collector::TopDocs;
 use tantivy::directory::MmapDirectory;
+use tantivy::query::Query;
 use tantivy::schema::Value;
 use tantivy::snippet::SnippetGenerator;
-use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument};
+use tantivy::{Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 pub use extract::{entry as extract_entry, Extracted};
 pub use index::{SessionFile, UpdateStats};
@@ -45,6 +46,8 @@ use schema::Fields;
 const FORMAT: &str = "v1";
 /// Characters of a snippet.
 const SNIPPET_CHARS: usize = 200;
+/// Indexed words per segment a prefix's snippet marks at most.
+const PREFIX_WORDS: usize = 200;
 
 /// What can go wrong.
 #[derive(Debug, thiserror::Error)]
@@ -183,11 +186,7 @@ impl SearchIndex {
         let want = if files.is_some() { limit.saturating_mul(4).max(limit + 50) } else { limit };
         let top = searcher.search(&*q, &TopDocs::with_limit(want.max(1)).order_by_score())?;
         let snippets = match &text_q {
-            Some(tq) => {
-                let mut g = SnippetGenerator::create(&searcher, &**tq, self.f.text)?;
-                g.set_max_num_chars(SNIPPET_CHARS);
-                Some(g)
-            }
+            Some(tq) => Some(self.snippet_generator(&searcher, &**tq, &parsed.prefixes)?),
             None => None,
         };
         let mut hits = Vec::new();
@@ -234,6 +233,49 @@ impl SearchIndex {
             }
         }
         Ok(hits)
+    }
+
+    /// Snippets marking the query's words and, for each `prefix*`, the indexed words it
+    /// matched (Tantivy's own generator marks only the prefix itself).
+    fn snippet_generator(&self, searcher: &Searcher, text_q: &dyn Query, prefixes: &[String]) -> Result<SnippetGenerator, SearchError> {
+        let mut terms: BTreeMap<String, f32> = BTreeMap::new();
+        let mut add = |word: &str, term: &Term| -> Result<(), SearchError> {
+            let df = searcher.doc_freq(term)?;
+            if df > 0 {
+                terms.insert(word.to_owned(), 1.0 / (1.0 + df as f32));
+            }
+            Ok(())
+        };
+        let mut exact: Vec<Term> = Vec::new();
+        text_q.query_terms(&mut |t, _| {
+            if t.field() == self.f.text {
+                exact.push(t.clone());
+            }
+        });
+        for t in &exact {
+            if let Some(w) = t.value().as_str() {
+                add(w, t)?;
+            }
+        }
+        for p in prefixes {
+            let mut end = p.clone().into_bytes();
+            if let Some(last) = end.last_mut() {
+                *last = last.saturating_add(1);
+            }
+            for seg in searcher.segment_readers() {
+                let inv = seg.inverted_index(self.f.text)?;
+                let mut stream = inv.terms().range().ge(p.as_bytes()).lt(&end).into_stream()?;
+                let mut n = 0;
+                while stream.advance() && n < PREFIX_WORDS {
+                    if let Ok(w) = std::str::from_utf8(stream.key()) {
+                        add(w, &Term::from_field_text(self.f.text, w))?;
+                    }
+                    n += 1;
+                }
+            }
+        }
+        let tokenizer = self.index.tokenizer_for_field(self.f.text)?;
+        Ok(SnippetGenerator::new(terms, tokenizer, self.f.text, SNIPPET_CHARS))
     }
 
     /// Bytes the index takes on disk.

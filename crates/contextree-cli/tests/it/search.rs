@@ -210,9 +210,16 @@ fn phrases_prefixes_and_filters() {
     let lib = library("filters");
     assert_eq!(found(&lib.search("\"please look\"")), [("u1".to_owned(), "summarized".to_owned())]);
     assert!(found(&lib.search("\"look please\"")).is_empty());
-    let mut ids: Vec<String> = found(&lib.search("zebrab*")).into_iter().map(|(id, _)| id).collect();
+    let prefixed = lib.search("zebrab*");
+    let mut ids: Vec<String> = found(&prefixed).into_iter().map(|(id, _)| id).collect();
     ids.sort();
     assert_eq!(ids, ["b1", "bs1"]);
+    // The snippet marks the words the prefix matched.
+    for h in prefixed["hits"].as_array().unwrap() {
+        let snippet = h["snippet"].as_str().unwrap();
+        let [a, b] = [h["highlights"][0][0].as_u64().unwrap() as usize, h["highlights"][0][1].as_u64().unwrap() as usize];
+        assert!(snippet[a..b].starts_with("zebrab"), "{h}");
+    }
     let roles: Vec<String> =
         lib.search("role:user zebra*")["hits"].as_array().unwrap().iter().map(|h| h["role"].as_str().unwrap().to_owned()).collect();
     assert_eq!(roles.len(), 5, "u1, b1, b2, u2 and the omp u1: {roles:?}");
