@@ -180,6 +180,9 @@ impl SearchIndex {
     /// given (the library's current folders).
     pub fn search(&self, query: &str, limit: usize, files: Option<&HashSet<PathBuf>>) -> Result<Vec<Hit>, SearchError> {
         let parsed = query::parse(query)?;
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
         let (q, text_q) = query::build(&self.index, &self.f, &parsed)?;
         let searcher = self.reader.searcher();
         // Hits from files outside `files` are skipped after ranking: ask for more.
