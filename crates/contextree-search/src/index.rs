@@ -42,6 +42,17 @@ pub struct SessionFile {
     pub agent: Option<String>,
 }
 
+/// How far an update is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Files checked so far (unchanged, or read).
+    pub checked: usize,
+    /// Files to check.
+    pub total: usize,
+    /// Bytes read so far.
+    pub bytes: u64,
+}
+
 /// What an update did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UpdateStats {
@@ -88,7 +99,18 @@ impl SearchIndex {
     /// files that no longer exist are dropped; files outside `files` that still exist are
     /// kept (another `--root` may list them) and left out of answers by the caller.
     pub fn update(&self, files: &[SessionFile], rebuild: bool) -> Result<UpdateStats, SearchError> {
-        match self.update_locked(files, rebuild) {
+        self.update_with_progress(files, rebuild, &|_| {})
+    }
+
+    /// [`SearchIndex::update`], calling `progress` after each file it checked (the app's
+    /// progress bar while the first index is built; what is committed is searchable meanwhile).
+    pub fn update_with_progress(
+        &self,
+        files: &[SessionFile],
+        rebuild: bool,
+        progress: &dyn Fn(&Progress),
+    ) -> Result<UpdateStats, SearchError> {
+        match self.update_locked(files, rebuild, progress) {
             Err(SearchError::Index(tantivy::TantivyError::LockFailure(tantivy::directory::error::LockError::LockBusy, _))) => {
                 let total_files = self.records()?.len();
                 Ok(UpdateStats { busy: true, total_files, ..UpdateStats::default() })
@@ -97,7 +119,7 @@ impl SearchIndex {
         }
     }
 
-    fn update_locked(&self, files: &[SessionFile], rebuild: bool) -> Result<UpdateStats, SearchError> {
+    fn update_locked(&self, files: &[SessionFile], rebuild: bool, progress: &dyn Fn(&Progress)) -> Result<UpdateStats, SearchError> {
         let started = Instant::now();
         let mut stats = UpdateStats::default();
         let mut records = if rebuild { HashMap::new() } else { self.records()? };
@@ -125,7 +147,8 @@ impl SearchIndex {
         }
         let mut since_commit = 0u64;
         let mut last_commit = Instant::now();
-        for sf in files {
+        for (done, sf) in files.iter().enumerate() {
+            progress(&Progress { checked: done, total: files.len(), bytes: stats.bytes });
             let key = sf.path.to_string_lossy().into_owned();
             let Ok(file) = File::open(&sf.path) else { continue };
             let Ok((len, mtime_ns, inode)) = record::stat(&sf.path) else { continue };
@@ -178,6 +201,7 @@ impl SearchIndex {
                 last_commit = Instant::now();
             }
         }
+        progress(&Progress { checked: files.len(), total: files.len(), bytes: stats.bytes });
         if let Some(mut w) = writer {
             w.commit()?;
             // Merging the segments a large update made keeps queries fast; after a small
@@ -333,7 +357,9 @@ mod tests {
         std::fs::write(&session, "{\"type\":\"session\",\"id\":\"s\"}\n{\"type\":\"message\",\"id\":\"u\",\"message\":{\"role\":\"user\",\"content\":\"hello\"}}\n").unwrap();
         let files = [SessionFile { path: session, ..SessionFile::default() }];
         let first = SearchIndex::open(&dir.path().join("idx")).unwrap();
-        assert_eq!(first.update(&files, false).unwrap().files, 1);
+        let seen = std::cell::RefCell::new(Vec::new());
+        assert_eq!(first.update_with_progress(&files, false, &|p| seen.borrow_mut().push(p.checked)).unwrap().files, 1);
+        assert_eq!(*seen.borrow(), [0, 1], "before the file, and at the end");
         // Another process's writer holds the lock (here: another writer of this one).
         let _writer: IndexWriter<TantivyDocument> = first.index.writer(15_000_000).unwrap();
         let second = SearchIndex::open(&dir.path().join("idx")).unwrap();

@@ -36,7 +36,7 @@ use tantivy::snippet::SnippetGenerator;
 use tantivy::{Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 pub use extract::{entry as extract_entry, Extracted};
-pub use index::{SessionFile, UpdateStats};
+pub use index::{Progress, SessionFile, UpdateStats};
 pub use query::{parse as parse_query, Filter, Parsed};
 pub use record::FileRecord;
 
