@@ -75,6 +75,8 @@ pub struct SearchHit {
     pub summarized_by: Option<String>,
     /// The leaf the state is for (the file's last entry, as the agents resume it).
     pub leaf_id: Option<String>,
+    /// The rule set the state was computed under (as `contextree info` chooses it).
+    pub rule_set: Option<&'static str>,
 }
 
 /// What an index update did.
@@ -162,6 +164,7 @@ struct Tree {
     states: Vec<EntryState>,
     compaction: Option<String>,
     leaf: Option<String>,
+    rule_set: &'static str,
     /// Off-path entries a branch summary on the path stands for, with its id.
     branch_summarized: HashMap<NodeId, String>,
 }
@@ -199,7 +202,8 @@ impl SearchReport {
                     let id = |n: Option<NodeId>| n.and_then(|n| s.entry(n).id().map(str::to_owned));
                     let (compaction, leaf) = (id(ctx.compaction), id(ctx.leaf));
                     let branch_summarized = branch_summarized(&s, &ctx.path, &states);
-                    Some(Tree { session: s, states, compaction, leaf, branch_summarized })
+                    let rule_set = s.rules().name();
+                    Some(Tree { session: s, states, compaction, leaf, rule_set, branch_summarized })
                 }
                 Err(e) => {
                     warnings.push(e);
@@ -237,6 +241,7 @@ impl SearchReport {
                         _ => by_branch.cloned(),
                     },
                     leaf_id: tree.and_then(|t| t.leaf.clone()),
+                    rule_set: tree.map(|t| t.rule_set),
                 }
             })
             .collect();

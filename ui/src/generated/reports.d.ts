@@ -1874,7 +1874,11 @@ summarizedBy: string | null,
 /**
  * The leaf the state is for (the file's last entry, as the agents resume it).
  */
-leafId: string | null, };
+leafId: string | null, 
+/**
+ * The rule set the state was computed under (as `contextree info` chooses it).
+ */
+ruleSet: string | null, };
 
 export type SearchReport = { 
 /**

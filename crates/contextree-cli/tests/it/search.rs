@@ -201,6 +201,8 @@ fn every_planted_word_is_found_with_its_entry_and_state() {
     assert_eq!(r1["toolName"], "bash");
     assert_eq!(r1["sessionId"], PI_ID);
     assert_eq!(r1["leafId"], "a3");
+    assert!(r1["ruleSet"].as_str().unwrap().starts_with("pi@"), "{r1}");
+    assert!(one(&lib, "zebrapruned")["ruleSet"].as_str().unwrap().starts_with("omp@"));
     assert!(r1["file"].as_str().unwrap().ends_with(&format!("{PI_ID}.jsonl")));
     assert_eq!(r1["time"], "2026-01-01T00:00:03Z");
 }
