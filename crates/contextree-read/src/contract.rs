@@ -23,6 +23,7 @@ use crate::parts::{MessageTextReport, RowPreview, TokenCountsReport};
 use crate::plan::PlanReport;
 use crate::prune::PruneReport;
 use crate::rule_sets::RuleSetRow;
+use crate::search::{IndexedReport, SearchHit, SearchReport};
 use crate::session::SessionReport;
 use crate::tokens::{EntryTokens, TokensReport};
 use crate::tree::{TreeEntry, TreeReport};
@@ -47,6 +48,9 @@ pub fn declarations() -> String {
     out.visit::<contextree_core::spend::Record>();
     out.visit::<DropsReport<'static>>();
     out.visit::<LibraryReport>();
+    out.visit::<SearchReport>();
+    out.visit::<SearchHit>();
+    out.visit::<IndexedReport>();
     out.visit::<PlanReport<'static>>();
     out.visit::<CutReport<'static>>();
     out.visit::<BranchReport<'static>>();

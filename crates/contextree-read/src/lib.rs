@@ -11,7 +11,8 @@
 //! [`budget::BudgetReport`] (how full it is),
 //! [`entry::EntryReport`] (one entry's line), [`usage::UsageReport`] (what it cost), [`weight::WeightReport`] (what made it grow),
 //! [`drops::DropsReport`] (what a compaction summarizes and may lose), [`library::LibraryReport`]
-//! (every session on the machine), [`plan::PlanReport`] (what compacting would do; its [`cost`] lines), and the
+//! (every session on the machine), [`search::SearchReport`] (every entry matching a query, with
+//! its state for its session's leaf), [`plan::PlanReport`] (what compacting would do; its [`cost`] lines), and the
 //! [`cut::CutReport`] (where compaction would cut), [`branch::BranchReport`] (what a branch
 //! summary would read), [`prune::PruneReport`] (what pruning would do), [`navigate::NavigateReport`] (what moving
 //! the leaf would write), [`tree::TreeReport`] and [`tokens::TokensReport`] (the tree and every entry's estimate), and
@@ -36,6 +37,7 @@ pub mod parts;
 pub mod plan;
 pub mod prune;
 pub mod rule_sets;
+pub mod search;
 pub mod session;
 pub mod tokens;
 pub mod tree;
@@ -59,6 +61,7 @@ pub use plan::PlanReport;
 pub use prune::PruneReport;
 pub use rows::{FileOpsReport, Ids, Ordered, Rows};
 pub use rule_sets::{rule_sets, RuleSetRow};
+pub use search::{IndexedReport, SearchHit, SearchReport};
 pub use session::SessionReport;
 pub use tokens::TokensReport;
 pub use tree::TreeReport;

@@ -1105,6 +1105,49 @@ by: string,
  */
 size: number, };
 
+export type IndexedReport = { 
+/**
+ * Files read (new, rewritten or grown).
+ */
+files: number, 
+/**
+ * Bytes read from them.
+ */
+bytes: number, 
+/**
+ * Milliseconds taken.
+ */
+ms: number, 
+/**
+ * Files read whole (new or rewritten).
+ */
+whole: number, 
+/**
+ * Files read from the offset they had been indexed through (grown).
+ */
+grown: number, 
+/**
+ * Files dropped (deleted).
+ */
+dropped: number, 
+/**
+ * Entries added.
+ */
+entries: number, 
+/**
+ * Files the index holds.
+ */
+totalFiles: number, 
+/**
+ * Bytes the index takes on disk.
+ */
+indexBytes: number, 
+/**
+ * Another process was updating the index: nothing was read, the answers are from its
+ * last commit.
+ */
+busy: boolean, };
+
 export type LibraryReport = { 
 /**
  * The folders looked in, found or not.
@@ -1912,6 +1955,108 @@ reference: string,
  * The releases the rules stand for (`pi ≥ 0.86`).
  */
 standsFor: string, };
+
+export type SearchHit = { 
+/**
+ * The session file.
+ */
+file: string, 
+/**
+ * The header's session id.
+ */
+sessionId: string | null, 
+/**
+ * The project folder.
+ */
+project: string | null, 
+/**
+ * The entry's id (as the session reads it: v1 files get their migrated ids).
+ */
+entryId: string | null, 
+/**
+ * Its 1-based line in the file.
+ */
+line: number | null, 
+/**
+ * A message's role, else the entry type (`compaction`, `branch_summary`, `label`, …).
+ */
+role: string, 
+/**
+ * The tool of a tool result, or the first tool an assistant message calls.
+ */
+toolName: string | null, 
+/**
+ * Every tool the entry names.
+ */
+tools: Array<string>, 
+/**
+ * The best passage of the entry's text.
+ */
+snippet: string, 
+/**
+ * `[start, end)` of each match in `snippet`, in UTF-16 code units (JavaScript string
+ * indices).
+ */
+highlights: Array<[number, number]>, 
+/**
+ * BM25 score.
+ */
+score: number, 
+/**
+ * The entry's time (`2026-01-01T00:00:00Z`).
+ */
+time: string | null, 
+/**
+ * The same, ms since the epoch.
+ */
+timeMs: number | null, 
+/**
+ * Its state for the session's current leaf: `context` (sent to the model), `summarized`
+ * (only a compaction's summary of it is sent), `pruned` (sent with its output cut),
+ * `offPath` (on another branch), `branchSummarized` (on another branch that a branch
+ * summary on the path stands for), `notSent` (on the path but not sent: labels, excluded
+ * messages, superseded compactions), `unknown` (the file could not be loaded).
+ */
+state: string, 
+/**
+ * The tree's finer state (`kept`, `old-compaction`, `branch-summary`, …; core's names).
+ */
+treeState: string | null, 
+/**
+ * For `summarized`: the id of the compaction entry whose summary stands for it; for
+ * `branchSummarized`, the branch summary's.
+ */
+summarizedBy: string | null, 
+/**
+ * The leaf the state is for (the file's last entry, as the agents resume it).
+ */
+leafId: string | null, 
+/**
+ * The rule set the state was computed under (as `contextree info` chooses it).
+ */
+ruleSet: string | null, };
+
+export type SearchReport = { 
+/**
+ * The query as typed.
+ */
+query: string, 
+/**
+ * The matching entries, best first.
+ */
+hits: Array<SearchHit>, 
+/**
+ * What bringing the index up to date took before answering.
+ */
+indexed: IndexedReport, 
+/**
+ * Milliseconds the query took: the index's search, the snippets, the hits' states.
+ */
+searchMs: number, 
+/**
+ * Hits' files that could not be loaded (their hits have no state).
+ */
+warnings: Array<string>, };
 
 export type SessionItem = { 
 /**

@@ -27,6 +27,7 @@ mod package_assets;
 mod pi16_parity;
 mod pi16_write_e2e;
 mod prune_branch_parity;
+mod search;
 mod sessions;
 mod text_snapshots;
 mod write_failures;
