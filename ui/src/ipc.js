@@ -38,9 +38,12 @@ export const openSession = (path = null, dialect = null) => call('open_session',
 
 /**
  * The tree rows of a leaf (`null`: the file's leaf) as binary columns (an ArrayBuffer; decode
- * with tree/table.js's `decodeTable`; format in src-tauri/src/commands/tree/wire.rs).
+ * with tree/table.js's `decodeTable`; format in src-tauri/src/commands/tree/wire.rs). With the
+ * `reading` of the table held, only the leaf's columns come while that reading is the open one.
+ * @param {string | null} [leafId]
+ * @param {number | null} [reading]
  */
-export const treeTable = (leafId = null) => call('tree_table', { leafId });
+export const treeTable = (leafId = null, reading = null) => call('tree_table', { leafId, reading });
 
 /**
  * First-line previews of the rows with these ids.

@@ -40,7 +40,7 @@ const selection = createSelection(store, {
   showLeaf: (leafId, selectId) => showLeaf(leafId, selectId),
 });
 const {
-  select, applyView, jumpTo, previewOf, foldSelected, moveSelection,
+  select, applyView, jumpTo, foldSelected, moveSelection,
 } = selection;
 
 // The tree pane's virtualized rows: tree/view.js.
@@ -68,7 +68,7 @@ function report(err, doing = null) {
 }
 
 // The tree's tools (search, filter, metadata): tree/tools.js.
-const { focusSearch } = initTreeTools(store, { applyView, select, previewOf });
+const { focusSearch } = initTreeTools(store, { applyView, select });
 
 // The budget bar's requests and window field: budget/actions.js.
 const { showBudget } = createBudgetActions(store);
