@@ -42,14 +42,21 @@ test('a hit\'s state in words, naming the compaction that summarized it', () => 
   assert.match(s.help, /compaction c0ffee/);
   assert.equal(s.className, 'hit-state hit-summarized');
   assert.equal(stateText('offPath').label, 'other branch');
+  assert.match(stateText('branchSummarized', 'b5').help, /branch summary b5/);
   assert.equal(stateText('somethingNew').label, 'somethingNew', 'an unknown state shows as it came');
 });
 
 test('the result line counts hits and sessions and says what the index holds', () => {
-  const report = { hits: [hit('a', '1'), hit('a', '2'), hit('b', '3')], indexed: { files: 12, bytes: 3_400_000, ms: 41 } };
-  assert.equal(resultLine(report), '3 hits in 2 sessions · 12 files indexed (3.4 MB), brought up to date in 41 ms');
-  assert.match(resultLine({ hits: [], indexed: { files: 0, bytes: 0, ms: 0 } }), /^No hit ·/);
-  assert.match(resultLine({ hits: [hit('a', '1')], indexed: { files: 1, bytes: 0, ms: 0 } }), /^1 hit in 1 session ·/);
+  const indexed = (over = {}) => ({ files: 0, bytes: 0, ms: 0, whole: 0, grown: 0, dropped: 0, entries: 0, totalFiles: 12, indexBytes: 0, busy: false, ...over });
+  const hits = [hit('a', '1'), hit('a', '2'), hit('b', '3')];
+  assert.equal(resultLine({ hits, indexed: indexed() }), '3 hits in 2 sessions · 12 sessions indexed');
+  assert.equal(
+    resultLine({ hits, indexed: indexed({ files: 2, bytes: 3_400_000, ms: 41 }) }),
+    '3 hits in 2 sessions · 12 sessions indexed, 2 brought up to date (3.4 MB, 41 ms)',
+  );
+  assert.match(resultLine({ hits: [], indexed: indexed() }), /^No hit ·/);
+  assert.match(resultLine({ hits: [hit('a', '1')], indexed: indexed({ totalFiles: 1 }) }), /^1 hit in 1 session · 1 session indexed$/);
+  assert.match(resultLine({ hits, indexed: indexed({ busy: true }) }), /answered from its last state/);
 });
 
 test('↑/↓ step through the hits, clamped; the first when none is selected', () => {

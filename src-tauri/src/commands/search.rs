@@ -5,7 +5,7 @@
 //! prunes are found without a watcher of their own.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 use contextree_host::HostEnv;
@@ -19,21 +19,19 @@ use crate::{AppState, CommandError};
 
 /// Hits per query when the UI does not say.
 const LIMIT: usize = 200;
-/// Bytes of session files indexed between two progress messages (and two commits).
-const BATCH_BYTES: u64 = 64 << 20;
 
-/// How far the first index has come.
+/// How far an update has come.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct IndexProgress {
-    /// Files brought up to date so far.
+    /// Files checked so far (unchanged, or read).
     pub done: usize,
     /// Files in the library.
     pub total: usize,
 }
 
 /// The open index: one per process, updated by one command at a time (the engine allows a
-/// single writer per index).
+/// single writer per index; a CLI updating meanwhile makes ours answer from its last commit).
 fn index(env: &HostEnv) -> Result<&'static Mutex<SearchIndex>, CommandError> {
     static INDEX: OnceLock<Mutex<SearchIndex>> = OnceLock::new();
     if let Some(index) = INDEX.get() {
@@ -51,26 +49,10 @@ fn files(env: &HostEnv) -> Vec<SessionFile> {
     library_files(env, &roots)
 }
 
-/// Brings the index up to date with `files`, a batch at a time, telling `progress` after each.
-fn update(index: &SearchIndex, files: &[SessionFile], mut progress: impl FnMut(usize)) -> Result<IndexedReport, CommandError> {
-    let mut total = contextree_search::UpdateStats::default();
-    let mut start = 0;
-    while start < files.len() {
-        let mut end = start;
-        let mut bytes = 0;
-        while end < files.len() && (end == start || bytes < BATCH_BYTES) {
-            bytes += std::fs::metadata(&files[end].path).map_or(0, |m| m.len());
-            end += 1;
-        }
-        let stats = index.update(&files[start..end], false)?;
-        total.add(&stats);
-        progress(end);
-        start = end;
-    }
-    if files.is_empty() {
-        total.add(&index.update(&[], false)?);
-    }
-    Ok(IndexedReport::new(&total, index))
+/// Brings `index` up to date with `files`, telling `progress` how far it has come.
+fn update(index: &SearchIndex, files: &[SessionFile], progress: &dyn Fn(IndexProgress)) -> Result<IndexedReport, CommandError> {
+    let stats = index.update_with_progress(files, false, &|p| progress(IndexProgress { done: p.checked, total: p.total }))?;
+    Ok(IndexedReport::new(&stats, index.disk_size()))
 }
 
 /// Brings the index of every session up to date, reporting `{ done, total }` files on
@@ -80,28 +62,33 @@ pub async fn search_index(state: State<'_, AppState>, on_progress: Channel<Index
     let env = state.env();
     tauri::async_runtime::spawn_blocking(move || {
         let files = files(&env);
-        let total = files.len();
         let index = index(&env)?.lock().unwrap_or_else(|e| e.into_inner());
-        let _ = on_progress.send(IndexProgress { done: 0, total });
-        update(&index, &files, |done| {
-            let _ = on_progress.send(IndexProgress { done, total });
+        let _ = on_progress.send(IndexProgress { done: 0, total: files.len() });
+        update(&index, &files, &|p| {
+            let _ = on_progress.send(p);
         })
     })
     .await?
 }
 
-/// Searches every session for `query` (words, "phrases", prefix*, `role:`, `tool:`,
-/// `project:`, `agent:`, `model:`, `after:`, `before:`), best first, after bringing the index
-/// up to date; only the library's files answer.
+/// Searches every session for `query` (words, "phrases", prefix*, -excluded, `role:`, `tool:`,
+/// `project:`, `agent:`, `model:`, `session:`, `after:`, `before:`), best first, after bringing
+/// the index up to date; only the library's files answer, each hit with its state for its
+/// session's leaf.
 #[tauri::command]
 pub async fn search_sessions(state: State<'_, AppState>, query: String, limit: Option<usize>) -> Result<SearchReport, CommandError> {
     let env = state.env();
     tauri::async_runtime::spawn_blocking(move || {
         let files = files(&env);
         let index = index(&env)?.lock().unwrap_or_else(|e| e.into_inner());
-        let indexed = update(&index, &files, |_| {})?;
-        let within: HashSet<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
-        Ok(SearchReport::run(&env, &index, &query, limit.unwrap_or(LIMIT), Some(&within), indexed)?)
+        let indexed = update(&index, &files, &|_| {})?;
+        let scope: HashSet<PathBuf> = files.into_iter().map(|f| f.path).collect();
+        let started = std::time::Instant::now();
+        let hits = index.search(&query, limit.unwrap_or(LIMIT), Some(&scope))?;
+        let load = |p: &Path| contextree_host::load_session(&env, p, None).map(|l| l.session).map_err(|e| e.to_string());
+        let mut report = SearchReport::new(&query, hits, indexed, &load);
+        report.search_ms = started.elapsed().as_millis() as u64;
+        Ok(report)
     })
     .await?
 }

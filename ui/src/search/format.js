@@ -54,6 +54,7 @@ const STATE_WORDS = {
   summarized: ['summarized', 'A compaction replaced this entry with its summary'],
   pruned: ['pruned', 'In the context, with its tool output pruned'],
   offPath: ['other branch', 'On a branch the current leaf does not follow'],
+  branchSummarized: ['branch summarized', 'On an abandoned branch that a branch summary on the leaf\'s path stands for'],
   notSent: ['not sent', 'On the leaf\'s path but not sent to the model (a label, an excluded message, an older compaction)'],
   unknown: ['state unknown', 'The session could not be read to tell'],
 };
@@ -65,20 +66,24 @@ const STATE_WORDS = {
  */
 export function stateText(state, summarizedBy) {
   const [label, help] = STATE_WORDS[state] ?? [state, ''];
-  const by = summarizedBy ? ` (compaction ${summarizedBy})` : '';
+  const by = summarizedBy ? ` (${state === 'branchSummarized' ? 'branch summary' : 'compaction'} ${summarizedBy})` : '';
   return { label, help: help + by, className: `hit-state hit-${state}` };
 }
 
 /**
- * The line under the results: how many hits in how many sessions, and what the index holds.
- * @param {{ hits: SearchHit[], indexed: { files: number, bytes: number, ms: number } }} report
+ * The line beside the query: how many hits in how many sessions, and what the index holds
+ * (`files` read by the update that came before the answer, `totalFiles` held).
+ * @param {{ hits: SearchHit[], indexed: import('../generated/reports').IndexedReport }} report
  */
 export function resultLine(report) {
   const sessions = new Set(report.hits.map((h) => h.file)).size;
   const hits = report.hits.length;
   const found = hits === 0 ? 'No hit' : `${hits} hit${hits === 1 ? '' : 's'} in ${sessions} session${sessions === 1 ? '' : 's'}`;
-  const { files, bytes, ms } = report.indexed;
-  return `${found} · ${files} files indexed (${(bytes / 1e6).toFixed(1)} MB), brought up to date in ${ms} ms`;
+  const { files, bytes, ms, totalFiles, busy } = report.indexed;
+  const held = `${totalFiles} session${totalFiles === 1 ? '' : 's'} indexed`;
+  if (busy) return `${found} · ${held} (another contextree is updating the index: answered from its last state)`;
+  if (files === 0) return `${found} · ${held}`;
+  return `${found} · ${held}, ${files} brought up to date (${(bytes / 1e6).toFixed(1)} MB, ${ms} ms)`;
 }
 
 /**
