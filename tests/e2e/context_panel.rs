@@ -131,7 +131,8 @@ fn markdown_sections(text: &str) -> u64 {
 
 /// What a compaction drops: the demo's first compaction selected in the tree lists the
 /// requests it summarized and flags the ones `contextree drops --compaction ID` flags (a file
-/// path the user named that the summary does not mention).
+/// path the user named that the summary does not mention), and shows the shares of the
+/// summarized paths, commands and numbers its summary keeps as the CLI's text prints them.
 pub async fn a_compaction_flags_the_requests_its_summary_may_have_lost(harness: &Harness) -> anyhow::Result<()> {
     let demo = harness.root.join("demo/demo-session.jsonl");
     let text = std::fs::read_to_string(&demo)?;
@@ -150,6 +151,10 @@ pub async fn a_compaction_flags_the_requests_its_summary_may_have_lost(harness: 
         .filter_map(|r| r["entryId"].as_str().map(str::to_owned))
         .collect();
     ensure!(!flagged.is_empty(), "the demo's compaction flags nothing: pick a fixture that does");
+    let out = std::process::Command::new(crate::steps::cli(harness)).args(["drops", "--compaction", &compaction]).arg(&demo).output()?;
+    let printed = String::from_utf8(out.stdout)?;
+    let shares: Vec<&str> = printed.lines().rev().take(3).collect::<Vec<_>>().into_iter().rev().collect();
+    ensure!(shares.first().is_some_and(|l| l.starts_with("paths")), "no share lines in {printed}");
     with_app(harness, &[], async |client| {
         wait_until_ready(client).await?;
         let rows = crate::all_row_ids(client).await?;
@@ -164,6 +169,9 @@ pub async fn a_compaction_flags_the_requests_its_summary_may_have_lost(harness: 
             )
             .await?;
         ensure!(shown == json!(flagged), "the entry panel flags {shown}, the CLI {flagged:?}");
+        let lines =
+            client.execute("return Array.from(document.querySelectorAll('#entry-facts li'), (li) => li.textContent);", vec![]).await?;
+        ensure!(lines == json!(shares), "the entry panel's shares {lines}, the CLI's {shares:?}");
         Ok(())
     })
     .await
@@ -312,7 +320,13 @@ pub async fn the_growth_chart_jumps_to_the_turn_clicked(harness: &Harness) -> an
         )
         .await?;
         client.execute("document.getElementById('show-usage').click();", vec![]).await?;
-        wait_for(client, "the growth chart again", "return !!document.getElementById('growth-chart');").await?;
+        // The dialog keeps the first chart while closed: open again means drawn again.
+        wait_for(
+            client,
+            "the growth chart again",
+            "return document.getElementById('usage-dialog').open && !!document.getElementById('growth-chart');",
+        )
+        .await?;
         client.find(Locator::Css(&format!("#growth-top button[data-entry-id={top:?}]"))).await?.click().await.context("clicking a top entry")?;
         wait_for(
             client,
