@@ -230,18 +230,16 @@ pub fn numbers_in(text: &str) -> Vec<String> {
         let mut end = i + digits_from(i);
         let mut num: String = c[i..end].iter().collect();
         // Join `.` + digits, and `,` + exactly three digits not followed by another digit.
-        loop {
-            let Some(&sep) = c.get(end) else { break };
+        while let Some(&sep) = c.get(end) {
             let run = if end + 1 < c.len() { digits_from(end + 1) } else { 0 };
-            if (sep == '.' && run > 0) || (sep == ',' && run == 3) {
-                if sep == '.' {
-                    num.push('.');
-                }
-                num.extend(&c[end + 1..end + 1 + run]);
-                end += 1 + run;
-            } else {
+            if !((sep == '.' && run > 0) || (sep == ',' && run == 3)) {
                 break;
             }
+            if sep == '.' {
+                num.push('.');
+            }
+            num.extend(&c[end + 1..end + 1 + run]);
+            end += 1 + run;
         }
         if !word(end) && num.chars().filter(char::is_ascii_digit).count() >= 2 {
             out.push(num);
