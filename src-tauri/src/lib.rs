@@ -46,6 +46,7 @@ pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> 
             commands::compaction::compaction_preview,
             commands::compaction::compaction_requests,
             commands::compaction::usage_report,
+            commands::compaction::weight_report,
             commands::settings::settings,
             commands::settings::home_dir,
             commands::settings::save_settings,

@@ -131,7 +131,8 @@ fn markdown_sections(text: &str) -> u64 {
 
 /// What a compaction drops: the demo's first compaction selected in the tree lists the
 /// requests it summarized and flags the ones `contextree drops --compaction ID` flags (a file
-/// path the user named that the summary does not mention).
+/// path the user named that the summary does not mention), and shows the shares of the
+/// summarized paths, commands and numbers its summary keeps as the CLI's text prints them.
 pub async fn a_compaction_flags_the_requests_its_summary_may_have_lost(harness: &Harness) -> anyhow::Result<()> {
     let demo = harness.root.join("demo/demo-session.jsonl");
     let text = std::fs::read_to_string(&demo)?;
@@ -150,6 +151,10 @@ pub async fn a_compaction_flags_the_requests_its_summary_may_have_lost(harness: 
         .filter_map(|r| r["entryId"].as_str().map(str::to_owned))
         .collect();
     ensure!(!flagged.is_empty(), "the demo's compaction flags nothing: pick a fixture that does");
+    let out = std::process::Command::new(crate::steps::cli(harness)).args(["drops", "--compaction", &compaction]).arg(&demo).output()?;
+    let printed = String::from_utf8(out.stdout)?;
+    let shares: Vec<&str> = printed.lines().rev().take(3).collect::<Vec<_>>().into_iter().rev().collect();
+    ensure!(shares.first().is_some_and(|l| l.starts_with("paths")), "no share lines in {printed}");
     with_app(harness, &[], async |client| {
         wait_until_ready(client).await?;
         let rows = crate::all_row_ids(client).await?;
@@ -164,6 +169,9 @@ pub async fn a_compaction_flags_the_requests_its_summary_may_have_lost(harness: 
             )
             .await?;
         ensure!(shown == json!(flagged), "the entry panel flags {shown}, the CLI {flagged:?}");
+        let lines =
+            client.execute("return Array.from(document.querySelectorAll('#entry-facts li'), (li) => li.textContent);", vec![]).await?;
+        ensure!(lines == json!(shares), "the entry panel's shares {lines}, the CLI's {shares:?}");
         Ok(())
     })
     .await
@@ -256,6 +264,76 @@ pub async fn the_breakdown_filters_the_messages_and_the_plan_shows_its_cost(harn
         let want = format!("cost once ${once:.4}:");
         ensure!(line.as_str().is_some_and(|l| l.starts_with(&want)), "the plan's cost line is {line}, not `{want} …`");
         Ok(())
+    })
+    .await
+}
+
+/// The usage dialog's growth chart is `contextree weight`'s: a point per turn of the shown
+/// leaf's path and a mark per compaction, prune or context edit; a click on a point closes the
+/// dialog and selects the turn's last entry in the tree, a click on a largest message that
+/// message's entry.
+pub async fn the_growth_chart_jumps_to_the_turn_clicked(harness: &Harness) -> anyhow::Result<()> {
+    let demo = harness.root.join("demo/demo-session.jsonl");
+    let leaf = harness.expected.last().unwrap().clone();
+    let doc = cli_json(harness, "weight", &demo, &["--leaf", &leaf])?;
+    let turns = doc["turns"].as_array().context("no turns")?;
+    let marks: usize = turns
+        .iter()
+        .map(|t| {
+            usize::from(!t["compactionId"].is_null())
+                + usize::from(t["pruned"].as_u64().unwrap_or(0) + t["contextEdits"].as_u64().unwrap_or(0) > 0)
+        })
+        .sum();
+    // A turn other than the last: its entry is not the one selected when the leaf shows.
+    let want = turns.first().and_then(|t| t["lastEntryId"].as_str()).context("no first turn")?.to_owned();
+    ensure!(want != leaf, "the demo's path has one turn");
+    let top = doc["top"]
+        .as_array()
+        .and_then(|t| t.iter().find_map(|e| e["entryId"].as_str().filter(|id| *id != want)))
+        .context("no top entry")?
+        .to_owned();
+
+    with_app(harness, &[], async |client| {
+        wait_until_ready(client).await?;
+        wait_for_leaf(client, &leaf).await?;
+        client.execute("document.getElementById('show-usage').click();", vec![]).await?;
+        wait_for(client, "the growth chart", "return !!document.getElementById('growth-chart');").await?;
+        let shown = client
+            .execute("const c = document.getElementById('growth-chart'); return [Number(c.dataset.points), Number(c.dataset.marks)];", vec![])
+            .await?;
+        ensure!(shown == json!([turns.len(), marks]), "chart {shown}, CLI {} turns, {marks} marks", turns.len());
+        crate::screenshot(harness, client, "growth.png").await.context("growth.png")?;
+        // A click event on the SVG circle: WebKitWebDriver loses track of SVG nodes it found.
+        let clicked = client
+            .execute(
+                "const p = document.querySelector(`#growth-chart circle[data-entry-id=\"${arguments[0]}\"]`); \
+                 p?.dispatchEvent(new MouseEvent('click', { bubbles: true })); return !!p;",
+                vec![json!(want)],
+            )
+            .await
+            .context("clicking a point")?;
+        ensure!(clicked == json!(true), "no point for turn entry {want}");
+        wait_for(
+            client,
+            "the point's entry selected",
+            &format!("return !document.getElementById('usage-dialog').open && document.querySelector('#tree-rows .row.selected')?.dataset.entryId === {want:?};"),
+        )
+        .await?;
+        client.execute("document.getElementById('show-usage').click();", vec![]).await?;
+        // The dialog keeps the first chart while closed: open again means drawn again.
+        wait_for(
+            client,
+            "the growth chart again",
+            "return document.getElementById('usage-dialog').open && !!document.getElementById('growth-chart');",
+        )
+        .await?;
+        client.find(Locator::Css(&format!("#growth-top button[data-entry-id={top:?}]"))).await?.click().await.context("clicking a top entry")?;
+        wait_for(
+            client,
+            "the top entry selected",
+            &format!("return !document.getElementById('usage-dialog').open && document.querySelector('#tree-rows .row.selected')?.dataset.entryId === {top:?};"),
+        )
+        .await
     })
     .await
 }

@@ -41,7 +41,9 @@
 //! - `context_panel.rs`: tokenizer counts equal to `contextree context --tokenizer`'s, "show
 //!   all" of a cut message, Copy Markdown / Copy JSON of the whole context; a compaction
 //!   selected in the tree flags the requests its summary may have lost, as `contextree drops`;
-//!   the usage dialog (`$`) shows the totals and chart points `contextree usage` gives; the
+//!   the usage dialog (`$`) shows the totals and chart points `contextree usage` gives, and
+//!   the growth chart `contextree weight` gives, a click on a point or a largest message
+//!   selecting its entry in the tree (`growth.png`); the
 //!   breakdown bar's click shows the messages `contextree context --breakdown` puts in a row, and
 //!   the plan shows `compact --dry-run --cost`'s one-off cost.
 //! - `pi16.rs`: a pi 1.6 session shows the rule set and why, the system prompt before the
@@ -176,6 +178,7 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
         context_panel::the_context_panel_counts_shows_all_and_copies,
         context_panel::a_compaction_flags_the_requests_its_summary_may_have_lost,
         context_panel::the_usage_dialog_shows_what_contextree_usage_sums,
+        context_panel::the_growth_chart_jumps_to_the_turn_clicked,
         context_panel::the_breakdown_filters_the_messages_and_the_plan_shows_its_cost,
         pi16::a_pi16_session_shows_the_system_prompt_first_and_the_edits,
         rule_sets::every_rule_set_shows_the_clis_not_reproducible_notes,

@@ -59,3 +59,15 @@ test('requests a compaction summarizes: the terms to keep, found or not, and the
   assert.equal(keepInstructions([preview, lost, { ...preview, entryId: 'u9' }]), 'Keep these exactly as the user wrote them: `parseHeader`, `src/a.rs`, `docs/guide.md`.');
   assert.equal(keepInstructions([]), '');
 });
+
+test('the shares a summary keeps of the paths, commands and numbers, as contextree drops prints them', async () => {
+  const { shareLines } = await import('../../ui/src/plan/format.js');
+  const share = (total, kept) => ({ total, kept, share: kept == null || total === 0 ? null : kept / total, items: [] });
+  assert.deepEqual(shareLines({ paths: share(2, 1), commands: share(0, 0), numbers: share(3, 1) }), [
+    'paths kept: 1 of 2 (50.0 %)', 'commands kept: none to keep', 'numbers kept: 1 of 3 (33.3 %)',
+  ]);
+  assert.deepEqual(shareLines({ paths: share(1200, null), commands: share(2, null), numbers: share(0, null) }), [
+    'paths: 1,200 (no summary yet)', 'commands: 2 (no summary yet)', 'numbers: 0 (no summary yet)',
+  ]);
+  assert.deepEqual(shareLines(undefined), []);
+});

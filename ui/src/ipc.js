@@ -260,3 +260,13 @@ export const saveSettings = (settings) => call('save_settings', { settings });
  * @returns {Promise<import('./generated/reports').UsageReport>}
  */
 export const usageReport = () => call('usage_report', {});
+
+/**
+ * What made the context of `leafId` (the file's leaf when null) grow: the context after each
+ * turn, its `top` largest messages (10 when null), files read more than once (`contextree
+ * weight --json`).
+ * @param {string | null} leafId
+ * @param {number | null} [top]
+ * @returns {Promise<import('./generated/reports').WeightReport>}
+ */
+export const weightReport = (leafId, top = null) => call('weight_report', { leafId, top });

@@ -102,7 +102,7 @@ const writes = createWrites({
 });
 
 // The comparison and usage dialogs: overlays.js.
-const { markForCompare, openCompare, openUsage } = createOverlays(store, { report });
+const { markForCompare, openCompare, openUsage } = createOverlays(store, { report, jumpTo });
 
 // The renderers, one per part of the state, in drawing order: renderers.js.
 subscribeRenderers(store, {

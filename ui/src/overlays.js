@@ -2,17 +2,17 @@
 // a leaf, `=` compares) and the recorded usage (`$`). They share one overlay state, so that
 // while either is up the main screen's keys stay off (keys.js's `compare` layer).
 
-import { compareView, usageReport } from './ipc.js';
+import { compareView, usageReport, weightReport } from './ipc.js';
 import { renderCompare } from './compare/view.js';
 import { renderUsage } from './usage/view.js';
 import { $ } from './dom.js';
 
 /**
  * Wires `#compare-mark`, `#compare-open` and `#show-usage` to `store` (`compareLeaf`,
- * `overlay`); `report(err, doing)` shows an error. Returns `{ markForCompare, openCompare,
- * openUsage }` (the `m`, `=` and `$` keys).
+ * `overlay`); `report(err, doing)` shows an error, `jumpTo(id)` selects an entry in the tree.
+ * Returns `{ markForCompare, openCompare, openUsage }` (the `m`, `=` and `$` keys).
  */
-export function createOverlays(store, { report }) {
+export function createOverlays(store, { report, jumpTo }) {
 
   /** `m`: remember the shown leaf as side A of a comparison. */
   function markForCompare() {
@@ -40,14 +40,26 @@ export function createOverlays(store, { report }) {
     }
   }
 
-  /** `$`: what the session cost, as the agents recorded it. */
+  /**
+   * `$`: what the session cost, as the agents recorded it, and what made the shown leaf's
+   * context grow. The usage still shows when the growth cannot be read.
+   */
   async function openUsage() {
-    try {
-      const usage = await usageReport();
-      showOverlay($('usage-dialog'), (dialog) => renderUsage(dialog, usage, () => dialog.close()));
-    } catch (err) {
-      report(err, 'summing the usage');
+    const leafId = store.get().shown?.leafId || null;
+    const [usage, weight] = await Promise.allSettled([usageReport(), weightReport(leafId)]);
+    if (usage.status === 'rejected') {
+      report(usage.reason, 'summing the usage');
+      return;
     }
+    if (weight.status === 'rejected') report(weight.reason, 'reading the context growth');
+    showOverlay($('usage-dialog'), (dialog) => {
+      // The dialog is modal: it closes before the tree can show the entry.
+      const onJump = (id) => {
+        dialog.close();
+        jumpTo(id);
+      };
+      renderUsage(dialog, usage.value, () => dialog.close(), weight.status === 'fulfilled' ? { weight: weight.value, onJump } : null);
+    });
   }
   $('show-usage').addEventListener('click', openUsage);
 

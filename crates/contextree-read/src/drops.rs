@@ -1,6 +1,7 @@
 //! What a compaction drops: the user requests it summarizes, checked against its summary for
-//! the paths, identifiers and quoted text they name (`contextree drops`, the app's entry panel
-//! for a compaction and its plan preview).
+//! the paths, identifiers and quoted text they name, and the share of the summarized part's
+//! file paths, shell commands and numbers the summary keeps ([`KeptFacts`]) (`contextree
+//! drops`, the app's entry panel for a compaction and its plan preview).
 
 use contextree_core::compaction::{plan, CompactionSettings};
 use contextree_core::context::{Context, ReadBackError};
@@ -11,6 +12,7 @@ use contextree_core::RuleChoice;
 use serde::Serialize;
 use ts_rs::TS;
 
+use crate::kept::KeptFacts;
 use crate::rows::{ReadBackSlot, Rows};
 
 /// The requests a compaction summarizes (an existing one, or the one compacting a leaf now
@@ -33,6 +35,8 @@ pub struct DropsReport<'a> {
     pub requests: Rows<Box<dyn Iterator<Item = Request> + 'a>>,
     /// How many may be lost.
     pub may_be_lost: usize,
+    /// The paths, commands and numbers of the summarized part, and the share the summary keeps.
+    pub facts: KeptFacts,
     /// User requests summarized.
     #[serde(skip)]
     #[ts(skip)]
@@ -77,6 +81,7 @@ impl<'a> DropsReport<'a> {
                 lost += usize::from(r?.may_be_lost);
             }
         }
+        let facts = KeptFacts::new(s, &of.nodes, summary, source)?;
         let failed = ReadBackSlot::default();
         let each = failed.until_error(requests(s, &of.nodes, summary, source));
         Ok(Self {
@@ -86,6 +91,7 @@ impl<'a> DropsReport<'a> {
             has_summary: summary.is_some(),
             requests: Rows::new(Box::new(each)),
             may_be_lost: lost,
+            facts,
             count,
             failed,
         })

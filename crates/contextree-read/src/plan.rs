@@ -1,6 +1,7 @@
 //! What compacting a leaf would do, read only: `contextree compact --dry-run` and the app's
 //! plan panel. The plan itself is contextree-ops' (the flow that would write it computes it);
-//! this report adds the user requests it would summarize (the drops audit before the fact).
+//! this report adds the user requests it would summarize and the paths, commands and numbers
+//! of the part it would summarize (the drops audit before the fact).
 
 use contextree_core::context::ReadBackError;
 use contextree_core::dialect::RuleChoiceWire;
@@ -12,6 +13,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use crate::cost::{plan_cost, CostReport};
+use crate::kept::KeptFacts;
 use crate::rows::{ReadBackSlot, Rows};
 use contextree_host::prices::ModelPrices;
 
@@ -33,6 +35,9 @@ pub struct PlanReport<'a> {
     /// name: what the summary should keep (no summary yet, so none is flagged).
     #[ts(type = "Array<Request>")]
     pub requests: Rows<Box<dyn Iterator<Item = Request> + 'a>>,
+    /// The file paths, shell commands and numbers of the part it would summarize: what the
+    /// summary should keep (no summary yet, so none is counted kept).
+    pub facts: KeptFacts,
     /// When asked ([`PlanReport::with_cost`]): what compacting now costs once and saves per
     /// later turn.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -51,6 +56,11 @@ impl<'a> PlanReport<'a> {
             DryRun::Nothing(_) => Vec::new(),
         };
         let failed = ReadBackSlot::default();
+        // A message that does not read back is reported by `finish`, as a request's would be.
+        let facts = KeptFacts::new(s, &nodes, None, source).unwrap_or_else(|e| {
+            failed.keep(e);
+            KeptFacts::default()
+        });
         // `requests` borrows its nodes: each is asked for on its own (the plan owns the list).
         let each = failed.until_error(
             nodes
@@ -58,7 +68,15 @@ impl<'a> PlanReport<'a> {
                 .filter(move |&n| is_request(s, n))
                 .filter_map(move |n| requests(s, std::slice::from_ref(&n), None, source).next()),
         );
-        Self { dialect: s.dialect().name(), rule_set: s.rule_choice(), plan, requests: Rows::new(Box::new(each)), cost: None, failed }
+        Self {
+            dialect: s.dialect().name(),
+            rule_set: s.rule_choice(),
+            plan,
+            requests: Rows::new(Box::new(each)),
+            facts,
+            cost: None,
+            failed,
+        }
     }
 
     /// The report with its cost lines ([`crate::cost`]) for a session whose model is

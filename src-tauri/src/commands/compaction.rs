@@ -91,3 +91,17 @@ pub async fn usage_report(state: State<'_, AppState>) -> Result<Box<RawValue>, C
     })
     .await
 }
+
+/// What made the context of `leaf_id` (the file's leaf when `None`) grow: the context after each
+/// turn of its path, compactions and prunes marked, its `top` largest messages (10 when `None`)
+/// and the files it holds several reads of (the read layer's `WeightReport`, as `contextree
+/// weight --json` prints it). The usage dialog draws it under the recorded usage.
+#[tauri::command]
+pub async fn weight_report(state: State<'_, AppState>, leaf_id: Option<String>, top: Option<usize>) -> Result<Box<RawValue>, CommandError> {
+    blocking(state.session()?, move |open| {
+        let (s, src) = (&open.loaded.session, &open.loaded.source);
+        let report = contextree_read::WeightReport::new(s, leaf(open, leaf_id.as_deref())?, top.unwrap_or(10), src)?;
+        serde_json::value::to_raw_value(&report).map_err(CommandError::Report)
+    })
+    .await
+}

@@ -955,7 +955,11 @@ requests: Array<Request>,
 /**
  * How many may be lost.
  */
-mayBeLost: number, };
+mayBeLost: number, 
+/**
+ * The paths, commands and numbers of the summarized part, and the share the summary keeps.
+ */
+facts: KeptFacts, };
 
 export type Edit = { 
 /**
@@ -1034,6 +1038,34 @@ tokens: number | null,
  * pi ≥ 0.87: a compaction's system checkpoint (counted in `tokens`).
  */
 systemTokens?: number, };
+
+export type Fact = { 
+/**
+ * Normalised (contextree-read's `kept` module says how).
+ */
+text: string, 
+/**
+ * In the summary (`None`: no summary yet).
+ */
+kept: boolean | null, };
+
+export type FactShare = { 
+/**
+ * Distinct facts in the summarized part.
+ */
+total: number, 
+/**
+ * How many the summary keeps (`None`: no summary yet).
+ */
+kept: number | null, 
+/**
+ * `kept / total` (`None` without a summary or without facts).
+ */
+share: number | null, 
+/**
+ * The facts, normalised.
+ */
+items: Array<Fact>, };
 
 export type FileListsView = { 
 /**
@@ -1147,6 +1179,20 @@ indexBytes: number,
  * last commit.
  */
 busy: boolean, };
+
+export type KeptFacts = { 
+/**
+ * File paths.
+ */
+paths: FactShare, 
+/**
+ * Shell commands.
+ */
+commands: FactShare, 
+/**
+ * Numbers.
+ */
+numbers: FactShare, };
 
 export type LibraryReport = { 
 /**
@@ -1622,6 +1668,11 @@ ruleSet: RuleChoice,
  * name: what the summary should keep (no summary yet, so none is flagged).
  */
 requests: Array<Request>, 
+/**
+ * The file paths, shell commands and numbers of the part it would summarize: what the
+ * summary should keep (no summary yet, so none is counted kept).
+ */
+facts: KeptFacts, 
 /**
  * When asked ([`PlanReport::with_cost`]): what compacting now costs once and saves per
  * later turn.

@@ -124,6 +124,22 @@ export function requestText(req) {
 }
 
 /**
+ * The paths, commands and numbers of a summarized part (a report's `facts`), one line per kind:
+ * `paths kept: 3 of 10 (30.0 %)` against a summary, `paths: 10 (no summary yet)` for a preview
+ * (the CLI's `contextree drops` lines). `[]` for a report without them.
+ * @param {import('../generated/reports').KeptFacts | undefined} facts
+ */
+export function shareLines(facts) {
+  if (!facts) return [];
+  const line = (name, s) => {
+    if (s.kept == null) return `${name}: ${formatCount(s.total)} (no summary yet)`;
+    if (s.share == null) return `${name} kept: none to keep`;
+    return `${name} kept: ${formatCount(s.kept)} of ${formatCount(s.total)} (${(s.share * 100).toFixed(1)} %)`;
+  };
+  return [line('paths', facts.paths), line('commands', facts.commands), line('numbers', facts.numbers)];
+}
+
+/**
  * The instructions that ask a summary to keep the terms of `requests` (each term once), or
  * `''` when there are none: `Keep these exactly: `src/a.rs`, `parseHeader`.`
  */

@@ -1,7 +1,7 @@
 // The PLAN panel: a compaction preview's cut, numbers, warnings and exact prompts. textContent
 // only: prompts quote session text.
 
-import { callTitle, keepInstructions, planLines, requestText } from './format.js';
+import { callTitle, keepInstructions, planLines, requestText, shareLines } from './format.js';
 import { elementMaker, makeButton } from '../dom.js';
 
 /**
@@ -30,6 +30,8 @@ export function renderPlan(root, plan, onKeep = null) {
     details.append(el('pre', 'plan-prompt', call.prompt));
     parts.push(details);
   });
+  const facts = shareLines(plan.facts);
+  if (facts.length) parts.push(factsBox(el, 'plan-facts', 'the paths, commands and numbers it summarizes: what the summary should keep', facts));
   const requests = plan.requests ?? [];
   if (requests.length) {
     const box = el('section', 'plan-requests');
@@ -81,4 +83,17 @@ export function renderRequests(root, report) {
   }
   box.append(list);
   root.append(box);
+  const facts = shareLines(report.facts);
+  if (facts.length) root.append(factsBox(el, 'entry-facts', 'what the summary keeps verbatim of the paths, commands and numbers it summarized', facts));
+}
+
+/** A section `id` titled `label` listing `lines` (`shareLines`). */
+function factsBox(el, id, label, lines) {
+  const box = el('section', 'plan-requests');
+  box.id = id;
+  box.append(el('div', 'plan-call-label', label));
+  const list = el('ul');
+  for (const line of lines) list.append(el('li', 'plan-fact', line));
+  box.append(list);
+  return box;
 }

@@ -1,17 +1,21 @@
-// The usage dialog: the recorded usage and cost per session, kind, model and branch, and a chart
-// of the context size each reply reported, compactions marked. Owns `#usage-dialog`.
+// The usage dialog: the recorded usage and cost per session, kind, model and branch, a chart
+// of the context size each reply reported, compactions marked, and under it the shown leaf's
+// context growth (growth-view.js). Owns `#usage-dialog`.
 
 import { chartPoints, usageRows } from './format.js';
 import { dialogHead, elementMaker } from '../dom.js';
 import { formatCount } from '../entries/format.js';
+import { growthSection } from './growth-view.js';
 
 /**
  * Shows `report` (a `usageReport` result) in `dialog`.
  * @param {HTMLDialogElement} dialog
  * @param {import('../generated/reports').UsageReport} report
  * @param {() => void} onClose
+ * @param {{ weight: import('../generated/reports').WeightReport, onJump: (entryId: string) => void } | null} [growth]
+ *   the shown leaf's `weightReport` and what a click on its chart or lists does
  */
-export function renderUsage(dialog, report, onClose) {
+export function renderUsage(dialog, report, onClose, growth = null) {
   const el = elementMaker(dialog.ownerDocument);
   const head = dialogHead(dialog.ownerDocument, 'Usage and cost, as the agents recorded them', onClose);
   const table = el('table', 'usage-table');
@@ -35,6 +39,7 @@ export function renderUsage(dialog, report, onClose) {
   canvas.dataset.marks = String(chart.marks.length);
   const caption = el('p', 'plan-note', `context size reported by ${formatCount(chart.points.length)} replies, in file order (max ${formatCount(chart.yMax)} tokens); compactions: ${formatCount(chart.marks.length)} (dashed)`);
   dialog.replaceChildren(head, table, caption, canvas);
+  if (growth) dialog.append(growthSection(dialog.ownerDocument, growth.weight, growth.onJump));
   if (!dialog.open) dialog.showModal();
   const ctx = canvas.getContext('2d');
   if (!ctx || chart.points.length === 0) return;

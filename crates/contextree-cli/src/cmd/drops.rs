@@ -1,8 +1,10 @@
 //! `contextree drops`: the user requests a compaction summarizes, checked against its summary
-//! for the paths, identifiers and quoted text they name: the read layer's [`DropsReport`].
+//! for the paths, identifiers and quoted text they name, then the share of the summarized
+//! part's file paths, shell commands and numbers the summary keeps: the read layer's
+//! [`DropsReport`].
 
 use clap::Args;
-use contextree_read::{DropsReport, Summarized};
+use contextree_read::{DropsReport, FactShare, KeptFacts, Summarized};
 use std::io::Write;
 
 use crate::common::{read_back, write_json, write_stdout_with, CliError, SessionArgs};
@@ -37,6 +39,7 @@ pub fn run(args: &DropsArgs) -> Result<(), CliError> {
         return report.finish().map_err(read_back);
     }
     outln!("{}: {} user requests summarized, {} may be lost", report.what, report.count, report.may_be_lost);
+    let facts = report.facts.clone();
     let failed = report.finish_with(|rows| {
         write_stdout_with(|out| {
             for r in rows {
@@ -54,5 +57,20 @@ pub fn run(args: &DropsArgs) -> Result<(), CliError> {
             Ok(())
         })
     });
-    failed.map_err(read_back)
+    failed.map_err(read_back)?;
+    for line in share_lines(&facts) {
+        outln!("{line}");
+    }
+    Ok(())
+}
+
+/// `paths kept: 3 of 10 (30.0 %)`, one line per kind; without a summary `paths: 10 (no
+/// summary yet)`.
+pub(crate) fn share_lines(f: &KeptFacts) -> Vec<String> {
+    let line = |name: &str, s: &FactShare| match (s.kept, s.share) {
+        (Some(k), Some(share)) => format!("{name} kept: {k} of {} ({:.1} %)", s.total, share * 100.0),
+        (Some(_), None) => format!("{name} kept: none to keep"),
+        (None, _) => format!("{name}: {} (no summary yet)", s.total),
+    };
+    vec![line("paths", &f.paths), line("commands", &f.commands), line("numbers", &f.numbers)]
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use contextree_testkit::{fixture, Scratch};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn contextree(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_contextree")).args(args).output().unwrap()
@@ -375,6 +375,56 @@ fn a_summary_that_omits_a_requested_path_flags_the_request() {
     let out = contextree(&["drops", file.to_str().unwrap(), "--compaction", "u1"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("u1"), "{}", stderr(&out));
+}
+
+/// `contextree drops --compaction ID` counts the paths, commands and numbers of the summarized
+/// part and the share its summary keeps, by hand: paths `src/a.rs` (in the text and, absolute
+/// under the cwd, in a read call) and `README.md`, of which the summary has `src/a.rs`;
+/// commands `cargo test --workspace` (whitespace collapsed) and `ls`, of which it has the first;
+/// numbers 1500 (written `1,500`), 30 and 12, of which it has 1500. A tool result's path and
+/// number are not counted.
+#[test]
+fn the_drops_audit_counts_the_paths_commands_and_numbers_a_summary_keeps() {
+    let tmp = Scratch::new("drops-facts");
+    let dir = tmp.path().to_path_buf();
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("s.jsonl");
+    let lines = [
+        r#"{"type":"session","version":3,"id":"facts","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+        r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Fix src/a.rs and README.md, set the timeout to 1,500 ms (was 30).","timestamp":1}}"#,
+        r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"read","arguments":{"path":"/p/src/a.rs"}},{"type":"toolCall","id":"t2","name":"bash","arguments":{"command":"cargo test\n   --workspace"}},{"type":"toolCall","id":"t3","name":"bash","arguments":{"command":"ls"}}],"stopReason":"toolUse","timestamp":2}}"#,
+        r#"{"type":"message","id":"r1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"t1","toolName":"read","content":[{"type":"text","text":"see src/zzz.rs line 99999"}],"isError":false,"timestamp":3}}"#,
+        r#"{"type":"message","id":"r2","parentId":"r1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"t2","toolName":"bash","content":[{"type":"text","text":"ok"}],"isError":false,"timestamp":3}}"#,
+        r#"{"type":"message","id":"r3","parentId":"r2","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"t3","toolName":"bash","content":[{"type":"text","text":"a.rs"}],"isError":false,"timestamp":3}}"#,
+        r#"{"type":"message","id":"a2","parentId":"r3","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Done in 12 steps."}],"stopReason":"stop","timestamp":4}}"#,
+        r#"{"type":"message","id":"u2","parentId":"a2","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"next","timestamp":5}}"#,
+        r#"{"type":"compaction","id":"c1","parentId":"u2","timestamp":"2026-01-01T00:00:09.000Z","summary":"Fixed src/a.rs; ran `cargo test --workspace`; the timeout is now 1500 ms, 2012 style.","firstKeptEntryId":"u2","tokensBefore":50}"#,
+    ];
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let out = contextree(&["drops", file.to_str().unwrap(), "--compaction", "c1", "--json", "--dialect", "pi@0.73"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let facts = &doc["facts"];
+    let items = |kind: &str| -> Vec<(String, bool)> {
+        facts[kind]["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| (f["text"].as_str().unwrap().to_owned(), f["kept"].as_bool().unwrap()))
+            .collect()
+    };
+    let own = |v: &[(&str, bool)]| v.iter().map(|(t, k)| (t.to_string(), *k)).collect::<Vec<_>>();
+    assert_eq!(items("paths"), own(&[("src/a.rs", true), ("README.md", false)]));
+    assert_eq!(items("commands"), own(&[("cargo test --workspace", true), ("ls", false)]));
+    assert_eq!(items("numbers"), own(&[("1500", true), ("30", false), ("12", false)]));
+    assert_eq!(
+        (facts["paths"]["total"].clone(), facts["paths"]["kept"].clone(), facts["paths"]["share"].clone()),
+        (json!(2), json!(1), json!(0.5))
+    );
+    assert_eq!((facts["numbers"]["kept"].clone(), facts["numbers"]["share"].as_f64().map(|s| (s * 3.0).round())), (json!(1), Some(1.0)));
+    let out = contextree(&["drops", file.to_str().unwrap(), "--compaction", "c1", "--dialect", "pi@0.73"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.ends_with("paths kept: 1 of 2 (50.0 %)\ncommands kept: 1 of 2 (50.0 %)\nnumbers kept: 1 of 3 (33.3 %)\n"), "{text}");
 }
 
 /// `entry` prints one entry's line as the file has it (the app's entry panel): its line
