@@ -35,12 +35,8 @@ async fn hover_nodes(client: &Client) -> anyhow::Result<Vec<Value>> {
 /// A pointer at (`x`, `y`) from the graph canvas' centre, pressed `clicks` times.
 async fn click_graph(client: &Client, x: i64, y: i64, clicks: usize) -> anyhow::Result<()> {
     let canvas = client.find(Locator::Id("graph")).await?;
-    let mut mouse = MouseActions::new("mouse".into()).then(PointerAction::MoveToElement {
-        element: canvas,
-        duration: None,
-        x: x as f64,
-        y: y as f64,
-    });
+    let mut mouse =
+        MouseActions::new("mouse".into()).then(PointerAction::MoveToElement { element: canvas, duration: None, x: x as f64, y: y as f64 });
     for _ in 0..clicks {
         mouse = mouse.then(PointerAction::Down { button: MOUSE_BUTTON_LEFT }).then(PointerAction::Up { button: MOUSE_BUTTON_LEFT });
     }
