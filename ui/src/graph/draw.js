@@ -8,6 +8,9 @@ import { MARK, NO_NODE, edgesAcross, nodeAtSlot } from './layout.js';
 /** World units of one lane and one slot at zoom 1. */
 export const LANE = 14;
 export const SLOT = 20;
+/** A lane is never narrower than this on screen (CSS pixels): a long, thin session zoomed out
+ * to fit its height still shows its branches apart. */
+export const MIN_LANE_PX = 9;
 /** Below this zoom the text beside the nodes is left out. */
 const TEXT_ZOOM = 0.6;
 
@@ -34,13 +37,17 @@ export function graphPalette(doc) {
   };
 }
 
-/** The node's centre in world units (`slot`: which of its slots). */
-export const nodeX = (shape, v) => shape.lane[v] * LANE + LANE / 2;
+/** A lane's width on screen at zoom `scale` (in the pixels `minPx` is in). */
+export const lanePx = (scale, minPx = MIN_LANE_PX) => Math.max(LANE * scale, minPx);
+/** The screen x of lane `lane`'s centre at `view`. */
+export const laneX = (view, lane) => view.tx + (lane + 0.5) * view.lanePx;
+/** The world y of slot `slot`'s centre. */
 export const slotY = (slot) => slot * SLOT + SLOT / 2;
 
 /**
- * The slots and nodes on a canvas `height` pixels high at `view` (`{ scale, tx, ty }`:
- * screen = world × scale + t): `{ first, last }` nodes (first > last: none).
+ * The slots and nodes on a canvas `height` pixels high at `view` (`{ scale, tx, ty, lanePx }`:
+ * screen y = world y × scale + ty, x = tx + lanes × lanePx): `{ first, last }` nodes (first >
+ * last: none).
  */
 export function visibleNodes(top, view, height) {
   const total = top[top.length - 1];
@@ -74,36 +81,53 @@ function markPath(ctx, mark, x, y, r) {
  */
 export function drawGraph(ctx, g, view, width, height, colors, text) {
   const { t, shape, paint, top, expanded } = g;
-  const { scale, tx, ty } = view;
+  const { scale, ty } = view;
   ctx.setTransform(1, 0, 0, 1, 0, 0);
   ctx.fillStyle = colors.bg;
   ctx.fillRect(0, 0, width, height);
   const range = visibleNodes(top, view, height);
   if (range.last < range.first) return range;
-  const sx = (wx) => wx * scale + tx;
+  const sx = (v) => laneX(view, shape.lane[v]);
   const sy = (wy) => wy * scale + ty;
   const lastY = (v) => slotY(top[v + 1] - 1);
 
   // Edges: off the path thin, on it thick; a branch leaves its parent's lane just below it.
+  // Zoomed out, a lane's chain is thousands of short segments: consecutive ones are joined
+  // into one line per run (`runs`: per path and lane, the run being drawn).
   let rightmost = 0;
   const paths = [new Path2D(), new Path2D()];
+  const runs = [new Map(), new Map()];
+  const flush = (k, lane, run) => {
+    paths[k].moveTo(run.x, run.y0);
+    paths[k].lineTo(run.x, run.y1);
+    runs[k].delete(lane);
+  };
   edgesAcross(shape, range.first, range.last, (c) => {
     const p = shape.parent[c];
-    const x0 = sx(nodeX(shape, p));
+    const x0 = sx(p);
     const y0 = sy(lastY(p));
-    const x1 = sx(nodeX(shape, c));
+    const x1 = sx(c);
     const y1 = sy(slotY(top[c]));
-    const path = paths[paint.onPath[c] ? 1 : 0];
-    path.moveTo(x0, y0);
+    const k = paint.onPath[c] ? 1 : 0;
+    const path = paths[k];
     if (x0 === x1) {
-      path.lineTo(x1, y1);
+      const lane = shape.lane[c];
+      const run = runs[k].get(lane);
+      if (run && Math.abs(run.y1 - y0) < 0.5) {
+        run.y1 = y1;
+      } else {
+        if (run) flush(k, lane, run);
+        runs[k].set(lane, { x: x0, y0, y1 });
+      }
     } else {
+      path.moveTo(x0, y0);
       const bend = Math.min(y1, y0 + SLOT * scale);
       path.bezierCurveTo(x0, (y0 + bend) / 2, x1, (y0 + bend) / 2, x1, bend);
       path.lineTo(x1, y1);
     }
     rightmost = Math.max(rightmost, shape.lane[c], shape.lane[p]);
   });
+  runs.forEach((open, k) => open.forEach((run, lane) => flush(k, lane, run)));
   ctx.lineWidth = Math.max(1, Math.min(1.5, scale));
   ctx.strokeStyle = colors.line;
   ctx.stroke(paths[0]);
@@ -112,11 +136,15 @@ export function drawGraph(ctx, g, view, width, height, colors, text) {
   ctx.stroke(paths[1]);
 
   // Nodes (and the rows of an expanded turn).
-  const r = Math.max(1.5, Math.min(7, 5 * scale));
+  const r = Math.max(1.5, Math.min(7, 5 * scale, view.lanePx * 0.36));
   const selectedNode = g.selectedRow >= 0 && g.selectedRow < t.n ? shape.nodeOfRow[g.selectedRow] : NO_NODE;
+  if (r <= 2.5) {
+    drawDots(ctx, g, range, sx, sy, r, colors, selectedNode);
+    return range;
+  }
   for (let v = range.first; v <= range.last; v++) {
     rightmost = Math.max(rightmost, shape.lane[v]);
-    const x = sx(nodeX(shape, v));
+    const x = sx(v);
     const y = sy(slotY(top[v]));
     const color = colors.states[t.states[paint.state[v]]] ?? colors.muted;
     ctx.globalAlpha = paint.onPath[v] ? 1 : 0.45;
@@ -168,8 +196,44 @@ export function drawGraph(ctx, g, view, width, height, colors, text) {
     }
   }
 
-  if (scale >= TEXT_ZOOM) drawText(ctx, g, range, sx(rightmost * LANE + LANE + 6), sy, colors, text);
+  if (scale >= TEXT_ZOOM) drawText(ctx, g, range, laneX(view, rightmost) + view.lanePx / 2 + 6, sy, colors, text);
   return range;
+}
+
+/**
+ * Zoomed far out: a square per node, one fill per colour, and one node per lane and pixel
+ * row (tens of thousands of turns become the few thousand pixels they cover); then the leaf
+ * and the selection ringed.
+ */
+function drawDots(ctx, g, range, sx, sy, r, colors, selectedNode) {
+  const { t, shape, paint, top } = g;
+  const batches = new Map();
+  const lastRow = new Float64Array(shape.lanes).fill(-1);
+  for (let v = range.first; v <= range.last; v++) {
+    const lane = shape.lane[v];
+    const y = sy(slotY(top[v]));
+    const py = Math.round(y);
+    if (lastRow[lane] === py && v !== paint.leafNode && v !== selectedNode) continue;
+    lastRow[lane] = py;
+    const key = `${paint.onPath[v] ? 1 : 0}${t.states[paint.state[v]]}`;
+    let path = batches.get(key);
+    if (!path) batches.set(key, (path = new Path2D()));
+    path.rect(sx(v) - r, y - r, 2 * r, 2 * r);
+  }
+  for (const [key, path] of batches) {
+    ctx.globalAlpha = key[0] === '1' ? 1 : 0.45;
+    ctx.fillStyle = colors.states[key.slice(1)] ?? colors.muted;
+    ctx.fill(path);
+  }
+  ctx.globalAlpha = 1;
+  for (const [v, color, width] of [[paint.leafNode, colors.leaf, 2], [selectedNode, colors.fg, 1.5]]) {
+    if (v === NO_NODE || v < range.first || v > range.last) continue;
+    ctx.strokeStyle = color;
+    ctx.lineWidth = width;
+    ctx.beginPath();
+    ctx.arc(sx(v), sy(slotY(top[v])), r + 3, 0, Math.PI * 2);
+    ctx.stroke();
+  }
 }
 
 /** The turns' first requests, labels and tokens in one column right of the lanes in view. */

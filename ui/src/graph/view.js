@@ -7,13 +7,13 @@ import {
   graphPaint, graphShape, graphSlots, nodeAtSlot, slotOfRow, walk,
 } from './layout.js';
 import {
-  LANE, SLOT, drawGraph, drawMinimap, graphPalette, nodeX, slotY,
+  LANE, SLOT, drawGraph, drawMinimap, graphPalette, laneX, lanePx, slotY,
 } from './draw.js';
 
-const MIN_SCALE = 0.02;
+const MIN_SCALE = 0.0002;
 const MAX_SCALE = 4;
 /** The minimap's size in pixels, at most. */
-const MINI_W = 90;
+const MINI_W = 60;
 const MINI_H = 160;
 
 /**
@@ -43,7 +43,9 @@ export function createGraphView(canvas, tip, handlers) {
     height: Math.max(1, canvas.clientHeight || canvas.height),
   });
   const totalSlots = () => (g ? g.top[g.top.length - 1] : 0);
-  const worldW = () => (g ? g.shape.lanes * LANE + 420 : 1);
+  const lanes = () => (g ? g.shape.lanes : 1);
+  /** The view with its lane width (CSS pixels). */
+  const screenView = () => ({ ...view, lanePx: lanePx(view.scale) });
   const worldH = () => Math.max(1, totalSlots() * SLOT);
 
   function schedule() {
@@ -53,28 +55,40 @@ export function createGraphView(canvas, tip, handlers) {
   /** The view showing the whole graph (never larger than zoom 1). */
   function fitView() {
     const { width, height } = size();
-    const scale = Math.max(MIN_SCALE, Math.min(1, (height - 16) / worldH(), (width - 16) / worldW()));
+    const scale = Math.max(MIN_SCALE, Math.min(1, (height - 16) / worldH(), (width - 220) / (lanes() * LANE)));
     return { scale, tx: 8, ty: 8 };
+  }
+
+  /**
+   * Keeps some of the graph on screen: the lanes start at the left edge unless they are wider
+   * than the canvas, and the first or last slot stays above or below the middle.
+   */
+  function clamp(next) {
+    const { width, height } = size();
+    const wide = lanes() * lanePx(next.scale) + 200;
+    const tx = Math.min(8, Math.max(Math.min(8, width - wide), next.tx));
+    const ty = Math.min(Math.max(8, height / 2), Math.max(height / 2 - worldH() * next.scale, next.ty));
+    return { scale: next.scale, tx, ty };
   }
 
   function zoomAt(factor, cx, cy) {
     const scale = Math.max(MIN_SCALE, Math.min(MAX_SCALE, view.scale * factor));
+    // The lane and slot under the pointer stay under it.
+    const lane = (cx - view.tx) / lanePx(view.scale);
     const k = scale / view.scale;
-    view = { scale, tx: cx - (cx - view.tx) * k, ty: cy - (cy - view.ty) * k };
+    view = clamp({ scale, tx: cx - lane * lanePx(scale), ty: cy - (cy - view.ty) * k });
     fitted = false;
     schedule();
   }
 
-  /** Whether the whole graph is in view: then no minimap. */
-  const zoomedIn = () => {
-    const { width, height } = size();
-    return worldH() * view.scale > height + 1 || worldW() * view.scale > width * 1.5;
-  };
+  /** Whether the graph is taller than the canvas: then the minimap shows where the view is. */
+  const zoomedIn = () => worldH() * view.scale > size().height + 1;
 
   function miniRect() {
     const { width } = size();
     const h = Math.min(MINI_H, Math.max(40, totalSlots()));
-    return { x: width - MINI_W - 8, y: 8, w: MINI_W, h };
+    const w = Math.min(MINI_W, lanes() * 6 + 6);
+    return { x: width - w - 8, y: 8, w, h };
   }
 
   function render() {
@@ -92,7 +106,9 @@ export function createGraphView(canvas, tip, handlers) {
     ctx.scale(dpr, dpr);
     const scaled = { scale: view.scale, tx: view.tx, ty: view.ty };
     // drawGraph resets the transform: draw in device pixels by scaling the view instead.
-    const range = drawGraph(ctx, g, { scale: scaled.scale * dpr, tx: scaled.tx * dpr, ty: scaled.ty * dpr },
+    const range = drawGraph(ctx, g, {
+      scale: scaled.scale * dpr, tx: scaled.tx * dpr, ty: scaled.ty * dpr, lanePx: lanePx(scaled.scale) * dpr,
+    },
       width * dpr, height * dpr, colors, (v, k) => handlers.text(g.shape.start[v] + k));
     ctx.restore();
     if (zoomedIn()) drawMini(ctx, dpr);
@@ -122,35 +138,34 @@ export function createGraphView(canvas, tip, handlers) {
     ctx.globalAlpha = 1;
     ctx.strokeStyle = colors.line;
     ctx.strokeRect(r.x - 0.5, r.y - 0.5, r.w + 1, r.h + 1);
-    // The part on screen.
-    const { width, height } = size();
-    const fx = r.w / worldW();
+    // The slots on screen.
+    const { height } = size();
     const fy = r.h / worldH();
-    const vx = (-view.tx / view.scale) * fx;
-    const vy = (-view.ty / view.scale) * fy;
+    const vy = Math.max(0, (-view.ty / view.scale) * fy);
     ctx.strokeStyle = colors.fg;
-    ctx.strokeRect(r.x + Math.max(0, vx), r.y + Math.max(0, vy),
-      Math.max(3, Math.min(r.w, (width / view.scale) * fx)), Math.max(3, Math.min(r.h, (height / view.scale) * fy)));
+    ctx.lineWidth = 1.5;
+    ctx.strokeRect(r.x - 1, r.y + vy, r.w + 2, Math.max(3, Math.min(r.h - vy, (height / view.scale) * fy)));
     ctx.restore();
   }
 
   /** The table row at canvas point (`x`, `y`) in CSS pixels, or -1. */
   function rowAtPoint(x, y) {
     if (!g) return -1;
-    const wx = (x - view.tx) / view.scale;
     const wy = (y - view.ty) / view.scale;
     const slot = Math.floor(wy / SLOT);
     const v = nodeAtSlot(g.top, slot);
     if (v < 0) return -1;
     // Within the node's lane, give or take half a lane (small nodes are hard to hit).
-    if (Math.abs(wx - nodeX(g.shape, v)) > Math.max(LANE * 0.75, 6 / view.scale)) return -1;
+    const lane = g.shape.lane[v];
+    if (Math.abs(x - laneX(screenView(), lane)) > Math.max(lanePx(view.scale) * 0.75, 6)) return -1;
     return g.shape.start[v] + (slot - g.top[v]);
   }
 
-  /** Centres the view on world point (`wx`, `wy`). */
-  function centre(wx, wy) {
+  /** Centres the view on world height `wy` (and lane `lane`, when given). */
+  function centre(wy, lane = null) {
     const { width, height } = size();
-    view = { ...view, tx: width / 2 - wx * view.scale, ty: height / 2 - wy * view.scale };
+    const tx = lane == null ? view.tx : width / 2 - (lane + 0.5) * lanePx(view.scale);
+    view = clamp({ ...view, tx, ty: height / 2 - wy * view.scale });
     fitted = false;
     schedule();
   }
@@ -160,10 +175,10 @@ export function createGraphView(canvas, tip, handlers) {
     if (!g || row < 0 || row >= g.t.n) return;
     const slot = slotOfRow(g.shape, g.top, row);
     const v = g.shape.nodeOfRow[row];
-    const x = nodeX(g.shape, v) * view.scale + view.tx;
+    const x = laneX(screenView(), g.shape.lane[v]);
     const y = slotY(slot) * view.scale + view.ty;
     const { width, height } = size();
-    if (x < 0 || x > width || y < 0 || y > height) centre(nodeX(g.shape, v), slotY(slot));
+    if (x < 0 || x > width || y < 0 || y > height) centre(slotY(slot), g.shape.lane[v]);
   }
 
   // ---- Events.
@@ -176,15 +191,15 @@ export function createGraphView(canvas, tip, handlers) {
     const r = miniRect();
     return x >= r.x && x <= r.x + r.w && y >= r.y && y <= r.y + r.h;
   };
-  const fromMini = ({ x, y }) => {
+  const fromMini = ({ y }) => {
     const r = miniRect();
-    centre(((x - r.x) / r.w) * worldW(), ((y - r.y) / r.h) * worldH());
+    centre(((y - r.y) / r.h) * worldH());
   };
   canvas.addEventListener('wheel', (event) => {
     event.preventDefault();
     const p = local(event);
     if (event.shiftKey) {
-      view = { ...view, tx: view.tx - event.deltaY, ty: view.ty - event.deltaX };
+      view = clamp({ ...view, tx: view.tx - event.deltaX, ty: view.ty - event.deltaY });
       schedule();
       return;
     }
@@ -211,7 +226,7 @@ export function createGraphView(canvas, tip, handlers) {
       const dy = event.clientY - drag.y;
       if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
       if (drag.moved) {
-        view = { ...view, tx: drag.tx + dx, ty: drag.ty + dy };
+        view = clamp({ ...view, tx: drag.tx + dx, ty: drag.ty + dy });
         fitted = false;
         schedule();
       }
