@@ -184,10 +184,11 @@ export function drawGraph(ctx, g, view, width, height, colors, text) {
       }
     }
     ctx.globalAlpha = 1;
-    if (shape.tip[v]) {
-      // A leaf: a ring; the selected leaf a thick one in the leaf colour.
-      const yl = sy(lastY(v));
-      const leaf = v === paint.leafNode;
+    const leaf = v === paint.leafNode;
+    if (shape.tip[v] || leaf) {
+      // A leaf: a ring; the selected leaf (wherever it is in its turn) a thick one in the
+      // leaf colour.
+      const yl = leaf && expanded.has(v) ? sy(slotY(top[v] + paint.leafRow - shape.start[v])) : sy(lastY(v));
       ctx.strokeStyle = leaf ? colors.leaf : colors.muted;
       ctx.lineWidth = leaf ? 2.5 : 1;
       ctx.beginPath();
