@@ -1,9 +1,10 @@
 //! The branch graph: a turn of another branch clicked in the graph is selected in the tree, a
 //! double-click makes its last entry the leaf and the context follows it as the CLI computes
-//! it; zoom in, out and fit change the view (`graph.png`).
+//! it; ↑ walks to the parent turn; zoom in, out and fit change the view (`graph.png`).
 
 use anyhow::{ensure, Context as _};
 use fantoccini::actions::{InputSource as _, MouseActions, PointerAction, MOUSE_BUTTON_LEFT};
+use fantoccini::key::Key;
 use fantoccini::{Client, Locator};
 use serde_json::{json, Value};
 
@@ -89,6 +90,18 @@ pub async fn the_graph_selects_and_makes_leaves_like_the_tree(harness: &Harness)
             client,
             "the entry panel shows it",
             &format!("const pre = document.getElementById('entry-json'); return !!pre && pre.textContent.includes('\"id\": \"{first}\"');"),
+        )
+        .await?;
+
+        // ↑ in the graph walks to the parent turn: the tree selects its first entry.
+        press_key(client, Key::Up.into()).await?;
+        wait_for(
+            client,
+            "↑ selects the parent turn",
+            &format!(
+                "const id = document.querySelector('#tree-rows .row.selected')?.dataset.entryId; \
+                 return !!id && id !== {first:?} && document.activeElement?.id === 'graph';"
+            ),
         )
         .await?;
 

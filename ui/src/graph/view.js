@@ -342,21 +342,24 @@ export function createGraphView(canvas, tip, handlers) {
   return {
     /**
      * Shows table `t` (tree/table.js's columns), `selectedRow` selected. The turns and lanes are
-     * worked out again only when the tree changed (its `parent` column), the colours when the
-     * leaf did.
+     * worked out again only when the tree changed (another leaf of the same tree has the same
+     * ids and parents), the colours when the leaf did. The view stays where the user put it;
+     * a first table, or one arriving while the whole graph is fitted, is fitted.
      */
     setTable(t, selectedRow = -1) {
       if (!t) return;
-      const treeChanged = !shapeOf || shapeOf.parent !== t.parent || shapeOf.n !== t.n;
-      if (treeChanged) shapeOf = { parent: t.parent, n: t.n, shape: graphShape(t) };
-      if (treeChanged || !paintOf || paintOf.t !== t) paintOf = { t, paint: graphPaint(t, shapeOf.shape) };
-      const expanded = treeChanged || !g ? new Set() : g.expanded;
+      const sameTree = shapeOf && shapeOf.n === t.n && (shapeOf.parent === t.parent
+        || (shapeOf.ids === t.ids && shapeOf.parent.every((p, i) => p === t.parent[i])));
+      const first = !shapeOf;
+      if (!sameTree) shapeOf = { parent: t.parent, ids: t.ids, n: t.n, shape: graphShape(t) };
+      if (!sameTree || !paintOf || paintOf.t !== t) paintOf = { t, paint: graphPaint(t, shapeOf.shape) };
+      const expanded = sameTree && g ? g.expanded : new Set();
       g = {
         t, shape: shapeOf.shape, paint: paintOf.paint, top: graphSlots(shapeOf.shape, expanded), expanded, selectedRow,
       };
       miniFor = null;
-      if (treeChanged) view = fitView();
-      if (treeChanged) fitted = true;
+      if (first || fitted) fit();
+      else view = clamp(view);
       schedule();
     },
     /** Marks table row `row` selected and brings it into view. */
