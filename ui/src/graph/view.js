@@ -19,9 +19,9 @@ const MINI_H = 160;
 /**
  * Builds the graph on `canvas`, with `tip` (an element) for hover text. Handlers:
  * `onSelect(row)` a click (a table row), `onActivate(row)` a double-click or Enter (make it
- * the leaf), `onHover(row)` the turn under the pointer (`-1`: none), `text(row)` the line
- * known for a row (its preview, `''` until loaded), `onRows(rows)` the first rows of the turns
- * drawn, to load their text, `onDraw(ms)` after each frame.
+ * the leaf), `hoverText(row)` what hovering row `row` shows, `text(row)` the line known for a
+ * row (its preview, `''` until loaded), `onRows(rows)` the first rows of the turns drawn, to
+ * load their text, `onDraw(ms)` after each frame (its drawing time).
  */
 export function createGraphView(canvas, tip, handlers) {
   const doc = canvas.ownerDocument;
