@@ -151,6 +151,23 @@ pub async fn the_graph_selects_and_makes_leaves_like_the_tree(harness: &Harness)
         let all = client.execute("return Number(document.getElementById('graph').dataset.nodes);", vec![]).await?;
         ensure!(drawn == all, "fitted, {drawn} of {all} nodes drawn");
         ensure!(client.execute("return document.body.dataset.graph;", vec![]).await? == json!("open"), "graph closed");
+
+        // The export's way out: the canvas gives a PNG, and save_graph takes the bytes as they
+        // are (refusing anything but a PNG before any dialog opens).
+        let export = client
+            .execute_async(
+                "const done = arguments[arguments.length - 1]; \
+                 document.getElementById('graph').toBlob(async (blob) => { \
+                   const png = new Uint8Array(await blob.arrayBuffer()); \
+                   const refused = await window.__TAURI__.core.invoke('save_graph', new Uint8Array([60, 115, 118, 103])) \
+                     .then(() => 'written', (e) => `${e.kind}: ${e.message}`); \
+                   done({ signature: Array.from(png.slice(0, 8)), size: png.length, refused }); \
+                 }, 'image/png');",
+                vec![],
+            )
+            .await?;
+        ensure!(export["signature"] == json!([137, 80, 78, 71, 13, 10, 26, 10]) && export["size"].as_u64() > Some(1000), "the canvas' PNG: {export}");
+        ensure!(export["refused"] == json!("invalid-argument: save_graph expects a PNG picture"), "save_graph took a non-PNG: {export}");
         wait_for_previews(client).await?;
         screenshot(harness, client, "graph.png").await
     })
