@@ -317,3 +317,17 @@ test('the hover text names the turn, its size, tokens, state and first request',
   const open = { ...g, expanded: new Set([3]) };
   assert.equal(hoverText(t, open, 6, ''), 'entry c1 · 10 tokens (10) · kept');
 });
+
+test('the nodes on screen follow the view: a slot above and below, none past the ends', async () => {
+  const { visibleNodes, SLOT } = await import('../../ui/src/graph/draw.js');
+  const top = graphSlots(graphShape(columns(BRANCHY)), new Set([0]));
+  // 8 slots of SLOT world units; at zoom 1 from the top, a canvas 2 slots high shows slots 0-1.
+  assert.deepEqual(visibleNodes(top, { scale: 1, ty: 0 }, 2 * SLOT), { first: 0, last: 2 });
+  // Scrolled down by 5 slots: slots 5-6, with one slot of margin each side (nodes 3 and 4).
+  assert.deepEqual(visibleNodes(top, { scale: 1, ty: -5 * SLOT }, 2 * SLOT), { first: 3, last: 6 });
+  // Zoomed out to fit: every node.
+  assert.deepEqual(visibleNodes(top, { scale: 0.01, ty: 0 }, 600), { first: 0, last: 6 });
+  // Scrolled past the end: none.
+  const none = visibleNodes(top, { scale: 1, ty: -100 * SLOT }, 2 * SLOT);
+  assert.ok(none.last < none.first);
+});

@@ -101,7 +101,8 @@ export function createGraphView(canvas, tip, handlers) {
     if (canvas.height !== Math.round(height * dpr)) canvas.height = Math.round(height * dpr);
     const ctx = canvas.getContext('2d');
     if (!ctx) return;
-    colors = colors ?? graphPalette(doc);
+    // Read every frame (a few CSS variables): a theme switched in Settings shows at once.
+    colors = graphPalette(doc);
     ctx.save();
     ctx.scale(dpr, dpr);
     const scaled = { scale: view.scale, tx: view.tx, ty: view.ty };
@@ -371,7 +372,6 @@ export function createGraphView(canvas, tip, handlers) {
     },
     /** Redraws (previews arrived, the theme changed). */
     refresh() {
-      colors = null;
       miniFor = null;
       schedule();
     },
