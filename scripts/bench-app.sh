@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Measures the desktop app (not part of scripts/test.sh; numbers go to docs/benchmarks.md, "App"):
-#  (a) open → first tree paint for generated sessions, split into the core's load (open_session)
+#  (a) open → first tree paint for generated sessions: from the app process's start (read from
+#      /proc, to a clock tick), and from the page's open, split into the core's load (open_session)
 #      and what follows it (tree_table over IPC, decoding, filtering, drawing the first rows),
 #      from the `performance.now()` marks the UI leaves in body[data-perf-*] (ui/src/tree/perf.js);
-#  (b) scrolling: a loop that moves the tree's scrollTop every animation frame, recording the
-#      frame intervals and the time of each redraw (tree[data-render-ms]), p50 / p95;
-#  (c) the branch graph (ui/src/graph/): the Graph button clicked after the load → its first
-#      draw (body[data-perf-graph-drawn]: turns, lanes and colours worked out, then one frame),
-#      and frames of zooming (a wheel event every frame) and panning (a drag every frame).
+#  (b) leaf changes (a double click on a row: until the tree, then the context, is drawn), search
+#      and filters, and scrolling: a loop that moves the tree's scrollTop every animation frame,
+#      recording the frame intervals and the time of each redraw (tree[data-render-ms]), p50 / p95;
+#  (c) memory: the peak resident size (VmHWM) of the app's process (Rust, GTK and WebKit's UI
+#      side) after the first paint and after (b), and apart from it WebKit's web process's;
+#  (d) the branch graph (ui/src/graph/), last: the Graph button clicked → its first draw
+#      (body[data-perf-graph-drawn]: turns, lanes and colours worked out, then one frame), and
+#      frames of zooming (a wheel event every frame) and panning (a drag every frame).
 # Runs the release app under Xvfb with tauri-driver (the e2e test's ports: hence the lock).
-#   scripts/bench-app.sh [SESSION.jsonl ...]      RUNS=5 BENCH_DIR=/tmp/contextree-bench
+#   scripts/bench-app.sh [SESSION.jsonl ...]      RUNS=5 BENCH_DIR=/tmp/contextree-bench APP=…
 # Without arguments: a ~100 MB session (g100, seed 13 as scripts/bench.sh) and a 200,000-entry
 # one (e200k: --entries 200000 --output-scale 0.1 --seed 5), generated once into $BENCH_DIR.
 set -euo pipefail
@@ -29,8 +33,13 @@ if [ ${#sessions[@]} -eq 0 ]; then
 fi
 for s in "${sessions[@]}"; do [ -f "$s" ] || { echo "bench-app: $s not found" >&2; exit 2; }; done
 
-(cd "$root" && cargo build --release -p contextree-app --quiet)
-app="${CARGO_TARGET_DIR:-$root/target}/release/contextree-app"
+# APP=path/to/contextree-app measures that build instead (another branch's, for a before/after).
+if [ -n "${APP:-}" ]; then
+  app="$APP"
+else
+  (cd "$root" && cargo build --release -p contextree-app --quiet)
+  app="${CARGO_TARGET_DIR:-$root/target}/release/contextree-app"
+fi
 command -v tauri-driver >/dev/null || { echo "bench-app: tauri-driver not found (scripts/install-deps.sh)" >&2; exit 2; }
 
 echo "machine: $(uname -srm), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(date -u +%Y-%m-%d)"
@@ -123,37 +132,98 @@ def wait_for_exit(timeout=60):
         time.sleep(0.2)
     time.sleep(0.5)
 
+def status_kb(pid, key):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+def children(pid):
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    stat = f.read()
+                if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                    out.append(int(d))
+            except (OSError, ValueError, IndexError):
+                pass
+    return out
+
+def memory(path):
+    # The app's own process (its Rust side, GTK and WebKit's UI process) and, apart, WebKit's
+    # web process it starts: peak resident sizes (VmHWM) so far, in MB.
+    found = subprocess.run(["pgrep", "-x", "-f", f"{app} {path}"], capture_output=True, text=True).stdout.split()
+    if not found:
+        return None
+    pid = int(found[0])
+    web = [c for c in children(pid) if "WebProces" in open(f"/proc/{c}/comm").read()]
+    return {"app": status_kb(pid, "VmHWM") / 1024, "appNow": status_kb(pid, "VmRSS") / 1024,
+            "web": sum(status_kb(c, "VmHWM") for c in web) / 1024}
+
+def started_at(path):
+    # When the app's process started (seconds since the epoch, to a clock tick): the page's
+    # marks count from its own start, which comes after the process's and the web view's.
+    found = subprocess.run(["pgrep", "-x", "-f", f"{app} {path}"], capture_output=True, text=True).stdout.split()
+    if not found:
+        return None
+    with open(f"/proc/{found[0]}/stat") as f:
+        ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+    # Boot time from the uptime (10 ms resolution; /proc/stat's btime is whole seconds).
+    with open("/proc/uptime") as f:
+        boot = time.time() - float(f.read().split()[0])
+    return boot + ticks / os.sysconf("SC_CLK_TCK")
+
 def pct(xs, p):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 if True:
-    print("| session | size MB | entries | rows shown | core load ms | after core load → first tree paint ms (IPC+encode / decode / filter+rows / paint) |")
-    print("|---|---|---|---|---|---|")
-    scroll_rows, ops_rows, contexts, graph_marks, graph_frames = [], [], [], [], []
+    print("| session | size MB | entries | rows shown | app process start → first tree paint ms | page's open → paint ms | core load ms | after core load → first tree paint ms (IPC+encode / decode / filter+rows / paint) |")
+    print("|---|---|---|---|---|---|---|---|")
+    scroll_rows, ops_rows, contexts, memory_rows, leaf_rows = [], [], [], [], []
+    graph_marks, graph_frames = [], []
     for path in sessions:
-        marks = []
+        marks, mems, leaf_changes = [], [], []
         r, failures = 0, 0
         while r < runs:
             kept = (len(marks), len(ops_rows), len(scroll_rows), len(graph_marks), len(graph_frames))
             sid = start(path)
             try:
                 wait(sid, "return document.body.dataset.state === 'ready' || document.body.dataset.state === 'error';")
-                m = run(sid, "const d = document.body.dataset; return { open: +d.perfOpen, opened: +d.perfOpened, req: +d.perfTreeRequest, data: +d.perfTreeData, dec: +d.perfTreeDecoded, applied: +d.perfTreeApplied, paint: +d.perfTreePainted, ctxData: +d.perfContextData, ctxShown: +d.perfContextShown, backend: d.perfTreeBackend, rows: Number(document.getElementById('tree').dataset.rowCount), entries: document.getElementById('session-summary').textContent, state: d.state };")
+                m = run(sid, "const d = document.body.dataset; return { origin: performance.timeOrigin, open: +d.perfOpen, opened: +d.perfOpened, req: +d.perfTreeRequest, data: +d.perfTreeData, dec: +d.perfTreeDecoded, applied: +d.perfTreeApplied, paint: +d.perfTreePainted, ctxData: +d.perfContextData, ctxShown: +d.perfContextShown, backend: d.perfTreeBackend, rows: Number(document.getElementById('tree').dataset.rowCount), entries: document.getElementById('session-summary').textContent, state: d.state };")
                 if m["state"] != "ready":
                     raise SystemExit(f"bench-app: the app reports an error for {path}")
+                m["started"] = started_at(path)
                 marks.append(m)
-                note("marks", json.dumps(m))
-                gm = run(sid, """
-const done = arguments[arguments.length - 1]; const d = document.body.dataset; const c = document.getElementById('graph');
-const t0 = performance.now(); document.getElementById('graph-toggle').click();
-const poll = () => (+d.perfGraphDrawn >= t0
-  ? done({ ms: +d.perfGraphDrawn - t0, draw: +c.dataset.drawMs, nodes: +c.dataset.nodes, lanes: +c.dataset.lanes, drawn: +c.dataset.drawn })
-  : setTimeout(poll, 5));
-poll();""", asynchronous=True)
-                graph_marks.append((os.path.basename(path), gm))
-                note("graph", json.dumps(gm))
+                mem = memory(path)
+                if mem:
+                    mems.append(mem)
+                note("marks", json.dumps(m), "memory MB", json.dumps(mem))
                 if r == 0:
+                    # Leaf changes (a double click on a row on screen), alternating between two rows.
+                    note("leaf changes")
+                    for j in range(6):
+                        lc = run(sid, """
+const [k] = arguments; const done = arguments[arguments.length - 1];
+const d = document.body.dataset;
+const rows = [...document.querySelectorAll('#tree-rows .row')].filter((r) => r.dataset.entryId !== d.leaf);
+const target = rows[Math.min(k, rows.length - 1)];
+const id = target.dataset.entryId;
+target.dispatchEvent(new MouseEvent('dblclick', { bubbles: true }));
+const poll = () => {
+  if (d.leaf === id && d.busy !== 'true') {
+    done({ id, req: +d.perfTreeRequest, data: +d.perfTreeData, dec: +d.perfTreeDecoded, applied: +d.perfTreeApplied, paint: +d.perfTreePainted, ctx: +d.perfContextShown, backend: d.perfTreeBackend });
+  } else setTimeout(poll, 5);
+};
+poll();""", (3 + 4 * (j % 2),), asynchronous=True)
+                        note("leaf change", json.dumps(lc))
+                        leaf_changes.append(lc)
                     # All rows (metadata too), then the scroll loops.
                     run(sid, "document.getElementById('tree-metadata').click();")
                     wait(sid, "return /^\\d+ rows$/.test(document.getElementById('tree-count').textContent);")
@@ -183,7 +253,21 @@ function frame(ts) {
 }
 requestAnimationFrame(frame);""", (step, 300), asynchronous=True)
                         scroll_rows.append((os.path.basename(path), name, res))
-                    note("graph frames")
+                    mem = memory(path)
+                    if mem:
+                        mems.append(mem)
+                        note("memory MB after scrolling and search", json.dumps(mem))
+                # The branch graph, after everything else (open, it would redraw with each leaf).
+                gm = run(sid, """
+const done = arguments[arguments.length - 1]; const d = document.body.dataset; const c = document.getElementById('graph');
+const t0 = performance.now(); document.getElementById('graph-toggle').click();
+const poll = () => (+d.perfGraphDrawn >= t0
+  ? done({ ms: +d.perfGraphDrawn - t0, draw: +c.dataset.drawMs, nodes: +c.dataset.nodes, lanes: +c.dataset.lanes, drawn: +c.dataset.drawn })
+  : setTimeout(poll, 5));
+poll();""", asynchronous=True)
+                graph_marks.append((os.path.basename(path), gm))
+                note("graph", json.dumps(gm))
+                if r == 0:
                     for name in ("zoom", "pan"):
                         res = run(sid, """
 const [name, frames] = [arguments[0], arguments[1]]; const done = arguments[arguments.length - 1];
@@ -208,6 +292,9 @@ requestAnimationFrame(frame);""", (name, 300), asynchronous=True)
                 failures += 1
                 note("run failed, again:", err)
                 del marks[kept[0]:], ops_rows[kept[1]:], scroll_rows[kept[2]:], graph_marks[kept[3]:], graph_frames[kept[4]:]
+                mems.clear()
+                if r == 0:
+                    leaf_changes.clear()
                 if failures > 3:
                     raise
             finally:
@@ -219,6 +306,10 @@ requestAnimationFrame(frame);""", (name, 300), asynchronous=True)
                 finally:
                     stop_driver()
         med = lambda f: statistics.median(f(m) for m in marks)
+        # From the process's start (a clock tick's resolution) to the paint, on the page's clock.
+        launch = [m["origin"] + m["paint"] - 1000 * m["started"] for m in marks if m.get("started")]
+        launch_txt = f"{statistics.median(launch):.0f} (min {min(launch):.0f})" if launch else "—"
+        page = med(lambda m: m["paint"] - m["open"])
         core = med(lambda m: m["opened"] - m["open"])
         after = med(lambda m: m["paint"] - m["opened"])
         ipc = med(lambda m: m["data"] - m["req"])
@@ -229,12 +320,30 @@ requestAnimationFrame(frame);""", (name, 300), asynchronous=True)
         ctx_shown = med(lambda m: m["ctxShown"] - m["ctxData"])
         contexts.append((os.path.basename(path), ctx_data, ctx_shown))
         size = os.path.getsize(path) / 1e6
-        print(f"| {os.path.basename(path)} | {size:.0f} | {marks[0]['entries']} | {marks[0]['rows']} | {core:.0f} | **{after:.0f}** ({ipc:.0f} / {dec:.0f} / {shown:.0f} / {draw:.0f}) |")
+        if leaf_changes:
+            lmed = lambda f: statistics.median(f(m) for m in leaf_changes)
+            leaf_rows.append((os.path.basename(path), len(leaf_changes), lmed(lambda m: m["paint"] - m["req"]), lmed(lambda m: m["data"] - m["req"]),
+                              lmed(lambda m: m["dec"] - m["data"]), lmed(lambda m: m["applied"] - m["dec"]), lmed(lambda m: m["paint"] - m["applied"]),
+                              lmed(lambda m: m["ctx"] - m["req"])))
+        if mems:
+            peak = max(m["app"] for m in mems)
+            memory_rows.append((os.path.basename(path), size, peak, statistics.median(m["appNow"] for m in mems), max(m["web"] for m in mems)))
+        print(f"| {os.path.basename(path)} | {size:.0f} | {marks[0]['entries']} | {marks[0]['rows']} | {launch_txt} | {page:.0f} | {core:.0f} | **{after:.0f}** ({ipc:.0f} / {dec:.0f} / {shown:.0f} / {draw:.0f}) |")
     print()
     print("| session | then: context and budget over IPC ms | context panel drawn ms |")
     print("|---|---|---|")
     for base, d, shown in contexts:
         print(f"| {base} | {d:.0f} | {shown:.0f} |")
+    print()
+    print("| session | leaf changes | → tree painted ms (IPC+encode / decode / filter+rows / paint) | → context shown ms |")
+    print("|---|---|---|---|")
+    for base, count, paint, ipc, dec, shown, draw, ctx in leaf_rows:
+        print(f"| {base} | {count} | **{paint:.0f}** ({ipc:.0f} / {dec:.0f} / {shown:.0f} / {draw:.0f}) | {ctx:.0f} |")
+    print()
+    print("| session | app process peak RSS (VmHWM) MB | × file | app RSS at the end MB | WebKit web process peak RSS MB (not included) |")
+    print("|---|---|---|---|---|")
+    for base, size, peak, now, web in memory_rows:
+        print(f"| {base} | {peak:.0f} | {peak * 1.048576 / size:.2f} | {now:.0f} | {web:.0f} |")
     print()
     print("| session | search `assistant` ms | search, no match ms | clear ms | filter user only ms | filter all ms |")
     print("|---|---|---|---|---|---|")

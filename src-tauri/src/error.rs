@@ -60,6 +60,9 @@ pub enum CommandError {
     /// A command argument is not one of the accepted values (a tokenizer, an export format).
     #[error("{0}")]
     InvalidArgument(String),
+    /// A search query could not be read, or the search index could not be read or written.
+    #[error(transparent)]
+    Search(#[from] contextree_search::SearchError),
     /// An exported context could not be written where the user chose.
     #[error("cannot write `{}`", path.display())]
     Save {
@@ -86,6 +89,8 @@ impl CommandError {
             Self::Write(e) => e.kind(),
             Self::Busy => ErrorKind::Busy,
             Self::InvalidArgument(_) => ErrorKind::InvalidArgument,
+            Self::Search(contextree_search::SearchError::Query(_)) => ErrorKind::InvalidArgument,
+            Self::Search(_) => ErrorKind::Io,
         }
     }
 }

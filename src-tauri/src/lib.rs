@@ -41,6 +41,8 @@ pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> 
             commands::graph::save_graph,
             commands::entry::entry_detail,
             commands::library::list_sessions,
+            commands::search::search_index,
+            commands::search::search_sessions,
             commands::budget::budget,
             commands::compaction::compaction_preview,
             commands::compaction::compaction_requests,

@@ -1,11 +1,12 @@
 //! State shared by the commands, managed once with `Builder::manage`.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::SystemTime;
 
 use contextree_core::prompts::PromptPack;
+use contextree_core::session::NodeId;
 use contextree_core::RuleRequest;
 use contextree_host::{HostEnv, LoadedSession};
 
@@ -24,7 +25,16 @@ pub struct OpenSession {
     pub stamp: Stamp,
     /// The dialect or rule set the user forced (`None`: detected, docs/decisions.md D22).
     pub request: Option<RuleRequest>,
+    /// This reading's number, unique in the process: the tree table carries it, and a leaf
+    /// change asked with it gets only the leaf's columns (`commands/tree/wire.rs`).
+    pub reading: u32,
+    /// The entry of each tree row, once the whole table was sent: rows do not depend on the
+    /// leaf, so the leaf's columns are laid out in this order without laying out the tree.
+    pub tree_rows: OnceLock<Vec<NodeId>>,
 }
+
+/// The next reading's number.
+static READINGS: AtomicU32 = AtomicU32::new(1);
 
 /// A file's length and modification time; `None` when it cannot be looked at.
 pub type Stamp = Option<(u64, Option<SystemTime>)>;
@@ -35,6 +45,12 @@ pub fn stamp(path: &Path) -> Stamp {
 }
 
 impl OpenSession {
+    /// A reading of `loaded`'s file, taken when it had `stamp`.
+    pub fn new(loaded: LoadedSession, pack: PromptPack, stamp: Stamp, request: Option<RuleRequest>) -> Self {
+        let reading = READINGS.fetch_add(1, Ordering::Relaxed);
+        Self { loaded, pack, stamp, request, reading, tree_rows: OnceLock::new() }
+    }
+
     /// The read layer's report of this session (what `open_session` returns and
     /// `session-changed` carries; `contextree info --json`).
     pub fn report(&self) -> contextree_read::SessionReport {
@@ -47,7 +63,7 @@ impl OpenSession {
         let path = &self.loaded.path;
         let stamp = stamp(path);
         let loaded = contextree_host::load_session(env, path, self.request)?;
-        Ok(OpenSession { loaded, pack: self.pack.clone(), stamp, request: self.request })
+        Ok(OpenSession::new(loaded, self.pack.clone(), stamp, self.request))
     }
 }
 

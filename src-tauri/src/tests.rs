@@ -93,6 +93,17 @@ fn app_on_the_mock_runtime_opens_a_session_over_ipc() {
     assert_eq!(tree2.meta["leafId"], other_id);
     assert_eq!(tree2.ids, tree.ids);
     assert_ne!(tree2.state, tree.state);
+    // Asked with the reading of the table held: only the leaf's columns, the same ones.
+    let columns = table(&webview, json!({ "leafId": other_id, "reading": tree.reading }));
+    assert!(tree.whole && !columns.whole);
+    assert_eq!((columns.reading, columns.n, columns.leaf_row), (tree.reading, tree.n, tree2.leaf_row));
+    assert_eq!(columns.state, tree2.state);
+    assert_eq!(columns.meta["leafId"], other_id);
+    // Another reading of the file (opened again): the whole table again, under a new number.
+    invoke(&webview, "open_session", json!({ "path": session })).unwrap();
+    let again = table(&webview, json!({ "leafId": other_id, "reading": tree.reading }));
+    assert!(again.whole && again.reading != tree.reading);
+    assert_eq!(again.ids, tree.ids);
     let ctx = invoke(&webview, "context_view", json!({ "leafId": other_id })).unwrap();
     assert_eq!(ctx["leafId"], other_id);
     let messages = ctx["messages"].as_array().unwrap();

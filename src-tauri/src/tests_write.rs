@@ -52,7 +52,7 @@ fn open(app: &App<MockRuntime>, file: &Path) {
     let stamp = crate::state::stamp(file);
     let loaded = contextree_host::load_session(&contextree_host::HostEnv::default(), file, None).unwrap();
     let pack = PromptPack::own(loaded.session.dialect());
-    app.state::<AppState>().set_session(Arc::new(OpenSession { loaded, pack, stamp, request: None }));
+    app.state::<AppState>().set_session(Arc::new(OpenSession::new(loaded, pack, stamp, None)));
 }
 
 /// A channel that collects what it is sent; `on` runs for each event.

@@ -201,3 +201,61 @@ pub async fn the_usage_dialog_shows_what_contextree_usage_sums(harness: &Harness
     })
     .await
 }
+
+/// The context panel's breakdown bar is `contextree context --breakdown`'s rows; a click on a
+/// part shows only the messages the CLI puts in that row, "show all" every one again; the plan
+/// panel's cost line is `contextree compact --dry-run --cost`'s one-off cost (both with the
+/// app's home, so both read the same agent files).
+pub async fn the_breakdown_filters_the_messages_and_the_plan_shows_its_cost(harness: &Harness) -> anyhow::Result<()> {
+    let demo = harness.root.join("demo/demo-session.jsonl");
+    let leaf = harness.expected.last().unwrap().clone();
+    let cli = |args: &[&str]| {
+        let mut command = std::process::Command::new(crate::steps::cli(harness));
+        // The app's prompt pack (the installed agent's, else contextree's) and home.
+        command.args(args).arg(&demo).arg("--json").env("HOME", &harness.scratch);
+        crate::steps::json_output(&mut command, args[0])
+    };
+    let ctx = cli(&["context", "--breakdown"])?;
+    let rows = ctx["breakdown"].as_array().context("no breakdown")?.len();
+    // The row with the most tokens, and the messages with a part in it.
+    let top = ctx["breakdown"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .max_by_key(|(_, r)| r["tokens"].as_u64().unwrap_or(0))
+        .map(|(i, _)| i)
+        .context("an empty breakdown")?;
+    let messages = ctx["messages"].as_array().context("no messages")?;
+    let in_top = messages.iter().filter(|m| m["breakdownRows"].as_array().is_some_and(|r| r.contains(&json!(top)))).count();
+    ensure!(in_top < messages.len(), "every message is in row {top}: the filter would show nothing");
+    let plan = cli(&["compact", "--dry-run", "--cost"])?;
+    let once = plan["cost"]["oneOffCost"].as_f64().context("no one-off cost (no price for the demo's model?)")?;
+
+    with_app(harness, &[], async |client| {
+        wait_until_ready(client).await?;
+        wait_for_leaf(client, &leaf).await?;
+        wait_for(
+            client,
+            "the breakdown bar",
+            &format!("return document.querySelectorAll('#context-breakdown .breakdown-part').length === {rows};"),
+        )
+        .await?;
+        let visible = "return Array.from(document.querySelectorAll('#context-messages > li')).filter((li) => !li.hidden).length;";
+        client.find(Locator::Css(&format!("#context-breakdown .breakdown-part[data-index=\"{top}\"]"))).await?.click().await?;
+        wait_for(client, "the filter", &format!("return document.getElementById('context').dataset.filter === '{top}';")).await?;
+        let shown = client.execute(visible, vec![]).await?;
+        ensure!(shown == json!(in_top), "the filter shows {shown} messages, the CLI puts {in_top} in row {top}");
+        client.find(Locator::Css("#context-breakdown .breakdown-all")).await?.click().await?;
+        wait_for(client, "every message", "return !document.getElementById('context').dataset.filter;").await?;
+        let all = client.execute(visible, vec![]).await?;
+        ensure!(all == json!(messages.len()), "after show all {all} messages are shown, not {}", messages.len());
+
+        crate::steps::open_plan(client).await?;
+        let line = client.execute("return document.querySelector('#plan .plan-cost-once')?.textContent ?? '';", vec![]).await?;
+        let want = format!("cost once ${once:.4}:");
+        ensure!(line.as_str().is_some_and(|l| l.starts_with(&want)), "the plan's cost line is {line}, not `{want} …`");
+        Ok(())
+    })
+    .await
+}

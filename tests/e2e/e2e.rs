@@ -31,6 +31,8 @@
 //! - `c` previews a compaction: the PLAN panel's tokens before equal `contextree compact
 //!   --dry-run`'s, the summarized rows get a dashed outline, Esc closes it
 //!   (`compaction-preview.png`).
+//! - `search.rs`: the Search screen (Ctrl+Shift+F) finds what `contextree search` finds and
+//!   opens a hit with its entry selected (`search-all.png`);
 //! - `library.rs`: the Library screen over fake pi / omp folders in a scratch HOME
 //!   (`library.png`), Settings switching to the dark theme (`settings.png`, `dark.png`), and the
 //!   problems panel of a file that is not a session.
@@ -42,7 +44,9 @@
 //! - `context_panel.rs`: tokenizer counts equal to `contextree context --tokenizer`'s, "show
 //!   all" of a cut message, Copy Markdown / Copy JSON of the whole context; a compaction
 //!   selected in the tree flags the requests its summary may have lost, as `contextree drops`;
-//!   the usage dialog (`$`) shows the totals and chart points `contextree usage` gives.
+//!   the usage dialog (`$`) shows the totals and chart points `contextree usage` gives; the
+//!   breakdown bar's click shows the messages `contextree context --breakdown` puts in a row, and
+//!   the plan shows `compact --dry-run --cost`'s one-off cost.
 //! - `pi16.rs`: a pi 1.6 session shows the rule set and why, the system prompt before the
 //!   messages, a hidden row for the message a `context_edit` hides (`pi16-context.png`).
 //! - `rule_sets.rs`: the rule-set switch offers every rule set; under each, the context panel
@@ -76,6 +80,7 @@ mod pi16;
 mod rule_sets;
 // The Library and Settings screens and the problems panel, under a scratch HOME.
 mod library;
+mod search;
 // The write flows (compact, prune, navigate, cancel, edit, undo) on copies of fixtures.
 mod writes;
 // Compaction with the agent's own model and key, and no contextree set-up.
@@ -177,11 +182,13 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
         context_panel::the_context_panel_counts_shows_all_and_copies,
         context_panel::a_compaction_flags_the_requests_its_summary_may_have_lost,
         context_panel::the_usage_dialog_shows_what_contextree_usage_sums,
+        context_panel::the_breakdown_filters_the_messages_and_the_plan_shows_its_cost,
         pi16::a_pi16_session_shows_the_system_prompt_first_and_the_edits,
         rule_sets::every_rule_set_shows_the_clis_not_reproducible_notes,
         library::the_library_lists_sessions_by_project_and_opens_one,
         library::settings_switch_the_theme_to_dark_and_keep_the_providers,
         library::a_file_that_is_not_a_session_shows_its_problems,
+        search::search_finds_a_word_and_opens_the_hit,
         writes::compaction_runs_against_a_fake_provider_and_shows_the_diff,
         writes::prune_previews_the_outputs_and_rewrites_with_a_backup,
         writes::a_prune_refused_for_a_held_file_says_so_and_writes_nothing,

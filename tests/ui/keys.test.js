@@ -112,3 +112,17 @@ test('keyState: the write dialog first, then an overlay; a plan held, and open o
   assert.equal(routeKey(key('Enter'), keyState({ ...app, plan, planStatus: 'open' }, { screen: null, writeOpen: false })), 'compact');
   assert.equal(routeKey(key('Enter'), keyState({ ...app, planStatus: 'loading' }, { screen: null, writeOpen: false })), 'move');
 });
+
+test('Ctrl+Shift+F searches every session from the main screen and the screens, not from a dialog', () => {
+  const chord = (target, mods = {}) => key('F', target, { ctrlKey: true, shiftKey: true, ...mods });
+  assert.equal(routeKey(chord(at('#tree')), MAIN), 'search-all');
+  assert.equal(routeKey(chord(at('input')), MAIN), 'search-all', 'from the tree search field too');
+  assert.equal(routeKey(chord(at('input')), { ...MAIN, screen: 'library' }), 'search-all');
+  assert.equal(routeKey(key('F', at('#tree'), { metaKey: true, shiftKey: true }), MAIN), 'search-all');
+  assert.equal(routeKey(chord(at()), { ...MAIN, dialog: 'write' }), null);
+  assert.equal(routeKey(chord(at()), { ...MAIN, dialog: 'compare' }), null);
+  // Without Shift, or with Alt, it is not the app's; plain F is not a chord.
+  assert.equal(routeKey(key('f', at('#tree'), { ctrlKey: true }), MAIN), null);
+  assert.equal(routeKey(chord(at('#tree'), { altKey: true }), MAIN), null);
+  assert.equal(routeKey(key('F', at('#tree'), { shiftKey: true }), MAIN), null);
+});

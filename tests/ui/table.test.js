@@ -8,8 +8,9 @@ import { passesFilter, matchesQuery } from '../../ui/src/tree/filter.js';
 
 // An encoder written from the format comment of src-tauri/src/commands/tree/wire.rs (the Rust
 // side has its own decoder test): rows are `{ id, parent (row or -1), connector, indent,
-// isLeaf, childless, onPath, state, entryType, kind, label, tokens, line }`.
-function encode(rows, leafId = null) {
+// isLeaf, childless, onPath, state, entryType, kind, label, tokens, line }`. `leafOnly`: only
+// the leaf's columns.
+function encode(rows, leafId = null, { reading = 3, leafOnly = false } = {}) {
   const n = rows.length;
   const enc = new TextEncoder();
   const states = [...new Set(rows.map((r) => r.state))];
@@ -19,41 +20,51 @@ function encode(rows, leafId = null) {
     if (k < 0) k = kinds.push([r.entryType, r.kind]) - 1;
     return k;
   };
-  let utf16 = 0;
-  const idEnd = rows.map((r) => (utf16 += r.id.length));
-  const ids = enc.encode(rows.map((r) => r.id).join(''));
-  const meta = enc.encode(JSON.stringify({
-    leafId,
-    states,
-    kinds: null,
-    labels: rows.flatMap((r, i) => (r.label != null ? [[i, r.label]] : [])),
-  }));
   const codes = rows.map(kindCode);
-  const metaText = enc.encode(JSON.stringify({ ...JSON.parse(new TextDecoder().decode(meta)), kinds }));
-  const pad = (x) => Math.ceil(x / 4) * 4;
-  const size = 32 + 24 * n + pad(2 * n) + pad(ids.length) + metaText.length;
-  const buf = new ArrayBuffer(size);
-  const u32 = new Uint32Array(buf, 0, 8 + 6 * n);
-  const leafRow = rows.findIndex((r) => r.isLeaf);
-  u32.set([0x31525443, 1, n, leafRow < 0 ? NO_ROW : leafRow, ids.length, metaText.length, 1500, 250]);
-  const cols = [
-    rows.map((r) => (r.parent < 0 ? NO_ROW : r.parent)),
-    rows.map((r) => r.indent),
-    rows.map((r) => r.tokens),
-    rows.map((r) => r.line),
-    idEnd,
-    codes,
-  ];
-  cols.forEach((col, c) => u32.set(col, 8 + c * n));
-  const bytes = new Uint8Array(buf);
-  let at = 32 + 24 * n;
-  bytes.set(rows.map((r) => states.indexOf(r.state)), at);
   const conn = { none: 0, tee: 1, end: 2 };
-  bytes.set(rows.map((r) => (r.isLeaf ? 1 : 0) | (r.childless ? 2 : 0) | (r.onPath ? 4 : 0) | (conn[r.connector] << 3)), at + n);
-  at += pad(2 * n);
-  bytes.set(ids, at);
-  at += pad(ids.length);
-  bytes.set(metaText, at);
+  const parentOf = (r) => (r.parent < 0 ? NO_ROW : r.parent);
+  const listed = rows.map((r, i) => parentOf(r) !== (i === 0 ? NO_ROW : i - 1));
+  const flags = rows.map((r, i) => (r.isLeaf ? 1 : 0) | (r.onPath ? 4 : 0)
+    | (leafOnly ? 0 : (r.childless ? 2 : 0) | (conn[r.connector] << 3) | (listed[i] ? 32 : 0)));
+  const meta = enc.encode(JSON.stringify(leafOnly ? { leafId, states } : {
+    leafId, states, kinds, labels: rows.flatMap((r, i) => (r.label != null ? [[i, r.label]] : [])),
+  }));
+  const varints = [];
+  const varint = (v) => {
+    let x = v;
+    while (x >= 0x80) {
+      varints.push((x % 0x80) | 0x80);
+      x = Math.floor(x / 0x80);
+    }
+    varints.push(x);
+  };
+  let line = 0;
+  rows.forEach((r, i) => {
+    varint(r.tokens);
+    const d = r.line - line;
+    varint(d < 0 ? -2 * d - 1 : 2 * d);
+    line = r.line;
+    varint(r.id.length);
+    varint(codes[i]);
+  });
+  const ids = enc.encode(rows.map((r) => r.id).join(''));
+  const parents = rows.filter((_, i) => listed[i]).map(parentOf);
+  const pad = (x) => Math.ceil(x / 4) * 4;
+  const fixed = 48 + 2 * n + meta.length;
+  const size = leafOnly ? fixed : pad(fixed) + 4 * parents.length + varints.length + ids.length;
+  const buf = new ArrayBuffer(size);
+  const leafRow = rows.findIndex((r) => r.isLeaf);
+  new Uint32Array(buf, 0, 12).set([0x32525443, 2, leafOnly ? 0 : 1, n, leafRow < 0 ? NO_ROW : leafRow, reading,
+    leafOnly ? 0 : parents.length, leafOnly ? 0 : varints.length, leafOnly ? 0 : ids.length, meta.length, 1500, 250]);
+  const bytes = new Uint8Array(buf);
+  bytes.set(rows.map((r) => states.indexOf(r.state)), 48);
+  bytes.set(flags, 48 + n);
+  bytes.set(meta, 48 + 2 * n);
+  if (!leafOnly) {
+    new Uint32Array(buf, pad(fixed), parents.length).set(parents);
+    bytes.set(varints, pad(fixed) + 4 * parents.length);
+    bytes.set(ids, pad(fixed) + 4 * parents.length + varints.length);
+  }
   return buf;
 }
 
@@ -104,6 +115,41 @@ test('decodes every column and row', () => {
   });
   assert.equal(rowAt(t, 2).gutter, '│ │ ');
   assert.equal(rowAt(t, 4).gutter, '│   ');
+});
+
+test('large tokens and lines that go back decode exactly', () => {
+  const rows = tree([['a', -1, 'none'], ['b', 0, 'none'], ['c', 1, 'none']], {
+    a: { tokens: 0xffffffff, line: 0xfffffff0 }, b: { tokens: 128, line: 2 }, c: { tokens: 127, line: 0xffffffff },
+  });
+  const t = decodeTable(encode(rows));
+  assert.deepEqual(Array.from(t.tokens), [0xffffffff, 128, 127]);
+  assert.deepEqual(Array.from(t.line), [0xfffffff0, 2, 0xffffffff]);
+});
+
+test("a leaf's columns replace the state and leaf flags of the table of the same reading", () => {
+  const before = tree(SPEC, { c2: { isLeaf: true } });
+  const t = decodeTable(encode(before, 'c2'));
+  assert.equal(t.reading, 3);
+  gutter(t, 4); // derived from the tree's columns: carried over
+  const after = tree(SPEC, {
+    c1: { isLeaf: true }, c2: { onPath: false, state: 'off-path' }, 'x😀': { onPath: false, state: 'off-path' },
+  });
+  const next = decodeTable(encode(after, 'c1', { leafOnly: true }), t);
+  assert.equal(next.leafId, 'c1');
+  assert.equal(next.leafRow, 1);
+  assert.equal(next.up, t.up);
+  assert.equal(next.ids, t.ids);
+  after.forEach((r, i) => {
+    const got = rowAt(next, i);
+    for (const k of ['id', 'connector', 'indent', 'isLeaf', 'childless', 'onPath', 'state', 'tokens', 'line']) assert.equal(got[k], r[k], `${r.id}.${k}`);
+  });
+  // The table it was asked with is left as it was.
+  assert.equal(rowAt(t, 3).isLeaf, true);
+  assert.equal(rowAt(t, 3).state, 'kept');
+  // Without that table (another reading, none at all), the leaf's columns are refused.
+  const columns = encode(after, 'c1', { leafOnly: true, reading: 4 });
+  assert.throws(() => decodeTable(columns, t), /without their table/);
+  assert.throws(() => decodeTable(encode(after, 'c1', { leafOnly: true })), /without their table/);
 });
 
 test('accepts typed arrays, unaligned copies and plain byte arrays; refuses garbage', () => {
@@ -165,7 +211,8 @@ test('shownRows filters, searches, folds and keeps as filter.js and fold.js do p
   const rows = tree(SPEC, extra);
   const t = decodeTable(encode(rows));
   const ids = (idx) => Array.from(idx, (i) => rowAt(t, i).id);
-  const preview = (id) => (id === 'x😀' ? 'Hello World' : '');
+  const previews = new Map([['x😀', 'Hello World'], ['c1', '']]);
+  const preview = (id) => previews.get(id) ?? '';
   for (const filter of ['all', 'no-tools', 'user', 'labelled']) {
     for (const showMetadata of [false, true]) {
       for (const query of ['', 'hello', 'assistant', 'KEEP', 'r', 'tool result', 'model change']) {
@@ -173,7 +220,7 @@ test('shownRows filters, searches, folds and keeps as filter.js and fold.js do p
           .filter((r) => passesFilter({ ...r, parentId: null }, filter, showMetadata)
             && matchesQuery(r, query, preview(r.id)))
           .map((r) => r.id);
-        assert.deepEqual(ids(shownRows(t, { filter, showMetadata, query }, new Set(), new Set(), preview)), expected, `${filter} ${showMetadata} ${query}`);
+        assert.deepEqual(ids(shownRows(t, { filter, showMetadata, query }, new Set(), new Set(), previews)), expected, `${filter} ${showMetadata} ${query}`);
       }
     }
   }
@@ -196,8 +243,8 @@ test('rowList finds positions, nextMatchIn wraps, parentsIn knows who has childr
   assert.equal(nextMatchIn(list, 'r2', 0), 4);
   assert.equal(nextMatchIn(list, 'r1', 4), 0);
   assert.equal(nextMatchIn(list, 'user', 0), 3);
-  assert.equal(nextMatchIn(list, 'user', 3, () => '', -1), 0);
-  assert.equal(nextMatchIn(list, 'hello', 0, (id) => (id === 'c1' ? 'Hello' : '')), 1);
+  assert.equal(nextMatchIn(list, 'user', 3, new Map(), -1), 0);
+  assert.equal(nextMatchIn(list, 'hello', 0, new Map([['c1', 'Hello']])), 1);
   assert.equal(nextMatchIn(list, 'nothing', 0), -1);
   assert.equal(nextMatchIn(list, '  ', 0), -1);
   const parents = parentsIn(t);

@@ -38,9 +38,12 @@ export const openSession = (path = null, dialect = null) => call('open_session',
 
 /**
  * The tree rows of a leaf (`null`: the file's leaf) as binary columns (an ArrayBuffer; decode
- * with tree/table.js's `decodeTable`; format in src-tauri/src/commands/tree/wire.rs).
+ * with tree/table.js's `decodeTable`; format in src-tauri/src/commands/tree/wire.rs). With the
+ * `reading` of the table held, only the leaf's columns come while that reading is the open one.
+ * @param {string | null} [leafId]
+ * @param {number | null} [reading]
  */
-export const treeTable = (leafId = null) => call('tree_table', { leafId });
+export const treeTable = (leafId = null, reading = null) => call('tree_table', { leafId, reading });
 
 /**
  * First-line previews of the rows with these ids.
@@ -213,6 +216,24 @@ export const prune = (leafId = null) => call('prune', { leafId });
  * @returns {Promise<import('./generated/reports').LibraryReport>}
  */
 export const listSessions = (search = null) => call('list_sessions', { search });
+
+/**
+ * Brings the search index of every session up to date (new and grown files indexed, rewritten
+ * ones replaced, deleted ones dropped); `onProgress({ done, total })` follows it. Resolves to
+ * the read layer's `IndexReport` (`contextree index --json`).
+ * @param {(progress: { done: number, total: number }) => void} [onProgress]
+ * @returns {Promise<import('./generated/reports').IndexReport>}
+ */
+export const searchIndex = (onProgress) => call('search_index', { onProgress: progressChannel(onProgress) });
+
+/**
+ * Searches every session's text: the read layer's `SearchReport` (`contextree search --json`),
+ * each hit with its state for its session's leaf.
+ * @param {string} query
+ * @param {number} [limit]
+ * @returns {Promise<import('./generated/reports').SearchReport>}
+ */
+export const searchSessions = (query, limit = 200) => call('search_sessions', { query, limit });
 
 /**
  * The native file picker (tauri-plugin-dialog, permission `dialog:allow-open` only): resolves

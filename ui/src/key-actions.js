@@ -22,6 +22,7 @@ export function listenKeys(store, {
     'write-escape': () => writes.escape(),
     'close-screen': () => screens()?.back(),
     library: () => screens()?.showLibrary(),
+    'search-all': () => screens()?.showSearch(),
     settings: () => screens()?.showSettings(),
     open: () => screens()?.pick(),
     compact: () => writes.start('compact'),

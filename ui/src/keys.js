@@ -28,11 +28,14 @@ export function isTyping(event) {
 const MOVES = ['ArrowDown', 'ArrowUp', 'PageDown', 'PageUp', 'Home', 'End', 'Enter', 'g'];
 
 /**
- * The key table, first match wins. `layer`: `write` (the write dialog is open), `compare`
- * (the side-by-side or usage dialog: its own Esc closes it, nothing here), `screen` (Library or
- * Settings), `main`. `when(state)`: an extra condition. `typing: true`: also while typing.
+ * The key table, first match wins. `layer` (one or a list): `write` (the write dialog is open),
+ * `compare` (the side-by-side or usage dialog: its own Esc closes it, nothing here), `screen`
+ * (Library, Search or Settings), `main`. `when(state)`: an extra condition. `typing: true`: also while typing.
  */
 export const KEYS = [
+  // Chords (`ctrl`: Ctrl or ⌘ held, `shift` as given; a key without `ctrl` never matches
+  // one) from the main screen and the screens, in fields too: search every session.
+  { layer: ['main', 'screen'], ctrl: true, shift: true, key: ['F', 'f'], typing: true, action: 'search-all' },
   // The write dialog keeps every key; Esc cancels a running summary, else closes it.
   { layer: 'write', key: 'Escape', typing: true, action: 'write-escape' },
   // A screen: Esc goes back (from its fields too); `l` and `,` switch screens.
@@ -88,11 +91,13 @@ export function keyState({ overlay, plan, planStatus }, { screen, writeOpen }) {
 
 /** The action of `event` in `state` (see `layerOf`), or null: the key is not the app's. */
 export function routeKey(event, state, keys = KEYS) {
-  if (event.altKey || event.ctrlKey || event.metaKey) return null;
+  if (event.altKey) return null;
+  const chord = Boolean(event.ctrlKey || event.metaKey);
   const layer = layerOf(state);
   const typing = isTyping(event);
   for (const k of keys) {
-    if (k.layer !== layer) continue;
+    if (Array.isArray(k.layer) ? !k.layer.includes(layer) : k.layer !== layer) continue;
+    if (Boolean(k.ctrl) !== chord || (k.ctrl && Boolean(k.shift) !== Boolean(event.shiftKey))) continue;
     if (Array.isArray(k.key) ? !k.key.includes(event.key) : k.key !== event.key) continue;
     if (typing && !k.typing) continue;
     if (k.when && !k.when(state)) continue;

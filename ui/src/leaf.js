@@ -35,10 +35,12 @@ export function createLeafLoader(store, { problems, applyView, showBudget, openP
       // The tree first, alone (on two cores the context and the bar would slow it down), drawn as
       // soon as its rows arrive; then the context and the bar.
       perfMark('tree-request');
-      const data = await treeTable(leafId);
+      // The table held: a leaf of the same reading of the file needs only the leaf's columns.
+      const held = store.get().allRows;
+      const data = await treeTable(leafId, held?.reading ?? null);
       if (!current()) return { ok: true, ctx: null };
       perfMark('tree-data');
-      const view = decodeTable(data);
+      const view = decodeTable(data, held);
       perfMark('tree-decoded');
       document.body.dataset.perfTreeBackend = `${view.backendMs.prepare}/${view.backendMs.encode}`;
       store.set({

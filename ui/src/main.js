@@ -43,7 +43,7 @@ const selection = createSelection(store, {
   showLeaf: (leafId, selectId) => showLeaf(leafId, selectId),
 });
 const {
-  select, applyView, jumpTo, previewOf, foldSelected, moveSelection,
+  select, applyView, jumpTo, foldSelected, moveSelection,
 } = selection;
 
 // The tree pane's virtualized rows: tree/view.js.
@@ -80,7 +80,7 @@ function report(err, doing = null) {
 }
 
 // The tree's tools (search, filter, metadata): tree/tools.js.
-const { focusSearch } = initTreeTools(store, { applyView, select, previewOf });
+const { focusSearch } = initTreeTools(store, { applyView, select });
 
 // The budget bar's requests and window field: budget/actions.js.
 const { showBudget } = createBudgetActions(store);
@@ -144,7 +144,14 @@ async function start() {
   store.set({ entry: null });
   // Settings read at start or saved: the budget bar's default window (a typed one wins) and
   // the context panel's tokenizer (renderers.js's `settings` renderer).
-  screens = initScreens({ open: openAndShow, session: () => store.get().session, report, onSettings: (settings) => store.set({ settings }) });
+  screens = initScreens({
+    open: openAndShow,
+    session: () => store.get().session,
+    report,
+    onSettings: (settings) => store.set({ settings }),
+    // A search hit: its entry selected, with the context of its leaf (the file's when null).
+    reveal: (entryId, leafId) => showLeaf(leafId, entryId),
+  });
   try {
     perfMark('open');
     // The home folder (paths inside it are shown as `~/…`) is asked for beside the session.

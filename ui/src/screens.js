@@ -4,9 +4,10 @@
 // screen keeps its full size when closed. At start, when the demo stands in for a session
 // nobody named, the title bar offers the library's sessions (`offerLibrary`).
 
-import { getSettings, listSessions, pickSessionFile, providers, saveSettings } from './ipc.js';
+import { getSettings, listSessions, pickSessionFile, providers, saveSettings, searchIndex, searchSessions } from './ipc.js';
 import { libraryOffer } from './library/format.js';
 import { createLibraryView } from './library/view.js';
+import { createSearchView } from './search/view.js';
 import { applyTheme, createSettingsView } from './settings/view.js';
 import { afterPaint } from './tree/perf.js';
 import { $ } from './dom.js';
@@ -14,9 +15,10 @@ import { $ } from './dom.js';
 /**
  * `open(path, dialect)` opens a session and shows it (resolves to whether it worked);
  * `session()` is the open session (an `openSession` result or null); `report(err, doing)`
- * shows an error; `onSettings(settings)` gets the settings when read at start and when saved.
+ * shows an error; `onSettings(settings)` gets the settings when read at start and when saved;
+ * `reveal(entryId, leafId)` selects an entry of the open session with that leaf's context shown.
  */
-export function initScreens({ open, session, report, onSettings }) {
+export function initScreens({ open, session, report, onSettings, reveal }) {
   const body = document.body;
   const offer = $('library-offer');
   // Set once the user went on (the library shown, another session opened): no offer after.
@@ -30,11 +32,13 @@ export function initScreens({ open, session, report, onSettings }) {
     body.dataset.screen = name;
     $('library').hidden = name !== 'library';
     $('settings').hidden = name !== 'settings';
+    $('search').hidden = name !== 'search';
   }
   function closeScreen() {
     delete body.dataset.screen;
     $('library').hidden = true;
     $('settings').hidden = true;
+    $('search').hidden = true;
     $('tree').focus();
   }
 
@@ -76,6 +80,25 @@ export function initScreens({ open, session, report, onSettings }) {
     onClose: closeScreen,
   });
 
+  const search = createSearchView($('search'), {
+    index: (onProgress) => searchIndex(onProgress),
+    query: (text) => searchSessions(text),
+    // A hit: its session (unless open), then its entry selected with its leaf's context.
+    onOpen: async (hit) => {
+      if (session()?.file !== hit.file && !(await open(hit.file))) return;
+      dropOffer();
+      closeScreen();
+      await reveal(hit.entryId, hit.leafId ?? null);
+    },
+    onClose: closeScreen,
+  });
+
+  function showSearch() {
+    dropOffer();
+    showScreen('search');
+    search.show();
+  }
+
   function showLibrary() {
     dropOffer(); // found: it has done its job
     showScreen('library');
@@ -87,6 +110,7 @@ export function initScreens({ open, session, report, onSettings }) {
   }
 
   $('show-library').addEventListener('click', showLibrary);
+  $('show-search').addEventListener('click', showSearch);
   offer.addEventListener('click', showLibrary);
   $('open-file').addEventListener('click', pick);
   $('show-settings').addEventListener('click', showSettings);
@@ -126,5 +150,5 @@ export function initScreens({ open, session, report, onSettings }) {
     offer.hidden = false;
   }
 
-  return { showLibrary, showSettings, closeScreen, back, pick, offerLibrary };
+  return { showLibrary, showSettings, showSearch, closeScreen, back, pick, offerLibrary };
 }

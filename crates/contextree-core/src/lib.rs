@@ -24,6 +24,7 @@ pub mod drops;
 pub mod js;
 pub mod models;
 pub mod path_tree;
+pub mod prices;
 pub mod prompts;
 pub mod prune;
 pub mod raw;

@@ -11,6 +11,7 @@ mod error_kind;
 pub mod hooks;
 pub mod library;
 pub mod load;
+pub mod prices;
 pub mod rewrite;
 pub mod settings;
 pub mod write;

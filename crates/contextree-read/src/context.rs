@@ -19,6 +19,7 @@ use serde::Serialize;
 use serde_json::Value;
 use ts_rs::TS;
 
+use crate::breakdown::{breakdown, BreakdownRow};
 use crate::rows::{Ordered, ReadBackSlot, Rows};
 
 /// What a face asks of the context report besides the numbers.
@@ -30,6 +31,8 @@ pub struct ContextOptions {
     /// `shown` and the report's `system`. `None`: numbers only (the CLI), every message made
     /// as it is written.
     pub text_chars: Option<usize>,
+    /// Split the messages' estimate by category (`breakdown`); every message is read back.
+    pub breakdown: bool,
 }
 
 /// The context of a leaf (`contextree context --json`, the app's `context_view`). Its lists are
@@ -66,6 +69,10 @@ pub struct ContextReport<'a> {
     pub message_count: usize,
     /// Their estimate.
     pub message_tokens: u64,
+    /// When asked: `messageTokens` by category, summing to it exactly (see [`crate::breakdown`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub breakdown: Option<Vec<BreakdownRow>>,
     /// Messages after `convertToLlm`.
     pub llm_count: usize,
     /// Their estimate.
@@ -334,6 +341,11 @@ pub struct MessageRow<'a> {
     /// pi ≥ 0.87's facts of the message.
     #[serde(flatten)]
     pub facts: Facts,
+    /// With the breakdown asked: the indices of its rows this message has a part in (the app
+    /// filters the messages by a row with them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub breakdown_rows: Option<Vec<u32>>,
     /// With text asked: what the model gets of it (the fields are absent otherwise).
     #[serde(flatten)]
     pub shown: Shown,
@@ -442,6 +454,13 @@ impl<'a> ContextReport<'a> {
             }
         };
         let message_tokens: u64 = estimates.iter().sum();
+        let (breakdown, of_message) = match options.breakdown {
+            true => {
+                let b = breakdown(s, ctx, &estimates, source)?;
+                (Some(b.rows), Some(b.of_message))
+            }
+            false => (None, None),
+        };
         let estimate = |i: usize| estimates[i];
         let est = estimate_context_tokens_of(s, ctx, &estimate);
         let projected = estimate_projected_context_tokens_of(s, ctx, &estimate, source)?;
@@ -464,7 +483,7 @@ impl<'a> ContextReport<'a> {
         };
         let failed = ReadBackSlot::default();
         let facts = std::rc::Rc::new(facts);
-        let messages = message_rows(s, ctx, estimates, facts.clone(), shown);
+        let messages = message_rows(s, ctx, estimates, facts.clone(), shown, of_message);
         let llm = match held {
             Some(tokens) => held_llm_rows(ctx, tokens, facts),
             None => llm_rows(s, ctx, pack, source, facts, failed.clone()),
@@ -481,6 +500,7 @@ impl<'a> ContextReport<'a> {
             path_length: ctx.path.len(),
             message_count: ctx.items.len(),
             message_tokens,
+            breakdown,
             llm_count,
             llm_tokens,
             estimate_context_tokens: est,
@@ -514,8 +534,10 @@ fn message_rows<'a>(
     estimates: Vec<u64>,
     facts: std::rc::Rc<HashMap<usize, Facts>>,
     shown: Option<Vec<contextree_core::view::ContextMessage>>,
+    of_message: Option<Vec<Vec<u32>>>,
 ) -> Box<dyn Iterator<Item = MessageRow<'a>> + 'a> {
     let mut shown = shown.map(Vec::into_iter);
+    let mut of_message = of_message.map(Vec::into_iter);
     Box::new(ctx.items.iter().zip(estimates).enumerate().map(move |(i, (&item, tokens))| MessageRow {
         i,
         role: item_role(s, item),
@@ -523,6 +545,7 @@ fn message_rows<'a>(
         entry_id: s.entry(item.node()).id(),
         entry_index: item.node().0,
         facts: facts.get(&i).cloned().unwrap_or_default(),
+        breakdown_rows: of_message.as_mut().and_then(Iterator::next),
         shown: shown.as_mut().and_then(Iterator::next).map_or_else(Shown::default, |m| Shown {
             llm_role: Some(m.llm_role),
             llm_tokens: Some(m.llm_tokens),

@@ -23,10 +23,12 @@ use crate::parts::{MessageTextReport, RowPreview, TokenCountsReport};
 use crate::plan::PlanReport;
 use crate::prune::PruneReport;
 use crate::rule_sets::RuleSetRow;
+use crate::search::{IndexedReport, SearchHit, SearchReport};
 use crate::session::SessionReport;
 use crate::tokens::{EntryTokens, TokensReport};
 use crate::tree::{TreeEntry, TreeReport};
 use crate::usage::UsageReport;
+use crate::weight::WeightReport;
 
 /// Where the declarations go, from the repository's root.
 pub const CONTRACT_PATH: &str = "ui/src/generated/reports.d.ts";
@@ -42,9 +44,13 @@ pub fn declarations() -> String {
     out.visit::<BudgetReport>();
     out.visit::<EntryReport>();
     out.visit::<UsageReport<'static>>();
+    out.visit::<WeightReport>();
     out.visit::<contextree_core::spend::Record>();
     out.visit::<DropsReport<'static>>();
     out.visit::<LibraryReport>();
+    out.visit::<SearchReport>();
+    out.visit::<SearchHit>();
+    out.visit::<IndexedReport>();
     out.visit::<PlanReport<'static>>();
     out.visit::<CutReport<'static>>();
     out.visit::<BranchReport<'static>>();

@@ -11,7 +11,9 @@ use contextree_ops::compact::DryRun;
 use serde::Serialize;
 use ts_rs::TS;
 
+use crate::cost::{plan_cost, CostReport};
 use crate::rows::{ReadBackSlot, Rows};
+use contextree_host::prices::ModelPrices;
 
 /// The plan of a compaction and the exact summarizer calls (or why the agent would not
 /// compact), the settings files, the hooks that would run, the agent's own automatic check,
@@ -31,6 +33,11 @@ pub struct PlanReport<'a> {
     /// name: what the summary should keep (no summary yet, so none is flagged).
     #[ts(type = "Array<Request>")]
     pub requests: Rows<Box<dyn Iterator<Item = Request> + 'a>>,
+    /// When asked ([`PlanReport::with_cost`]): what compacting now costs once and saves per
+    /// later turn.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub cost: Option<CostReport>,
     #[serde(skip)]
     #[ts(skip)]
     failed: ReadBackSlot,
@@ -51,7 +58,15 @@ impl<'a> PlanReport<'a> {
                 .filter(move |&n| is_request(s, n))
                 .filter_map(move |n| requests(s, std::slice::from_ref(&n), None, source).next()),
         );
-        Self { dialect: s.dialect().name(), rule_set: s.rule_choice(), plan, requests: Rows::new(Box::new(each)), failed }
+        Self { dialect: s.dialect().name(), rule_set: s.rule_choice(), plan, requests: Rows::new(Box::new(each)), cost: None, failed }
+    }
+
+    /// The report with its cost lines ([`crate::cost`]) for a session whose model is
+    /// `session_model`, with `prices` telling a model's prices (contextree-host's
+    /// `model_prices`).
+    pub fn with_cost(mut self, session_model: Option<&str>, prices: &dyn Fn(&str) -> Option<ModelPrices>) -> Self {
+        self.cost = plan_cost(&self.plan, session_model, prices);
+        self
     }
 
     /// After the report was written: the first request that could not be read back (the file

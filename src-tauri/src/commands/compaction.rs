@@ -17,7 +17,8 @@ use crate::{AppState, CommandError};
 /// `PlanReport`, the document `contextree compact --dry-run --json` prints — the cut, the entries
 /// summarized and kept, tokens before → after, warnings and the exact summarizer calls (or why
 /// the agent would not compact), the hooks that would run (none is run), the agent's own
-/// automatic check, and the user requests it would summarize. `keep_recent` overrides
+/// automatic check, the user requests it would summarize and what compacting costs and saves
+/// (`cost`). `keep_recent` overrides
 /// `keepRecentTokens`; `instructions` are `/compact TEXT`'s custom instructions.
 #[tauri::command]
 pub async fn compaction_preview(
@@ -44,7 +45,12 @@ pub async fn compaction_preview(
             env: &env,
         };
         let dry = dry_run(&open.loaded, &opts)?;
-        let report = PlanReport::new(&open.loaded.session, &open.loaded.source, dry);
+        let s = &open.loaded.session;
+        let ctx = contextree_core::context::build(s, opts.leaf);
+        let session_model = contextree_core::models::current_model(&ctx.model, s.dialect());
+        // The plan panel's cost lines, at the agent's prices (else the dated built-in table).
+        let prices = |m: &str| contextree_host::prices::model_prices(&env, s.dialect(), m);
+        let report = PlanReport::new(s, &open.loaded.source, dry).with_cost(session_model.as_deref(), &prices);
         let json = serde_json::value::to_raw_value(&report).map_err(CommandError::Report)?;
         report.finish()?;
         Ok(json)

@@ -31,7 +31,7 @@ pub async fn context_view(state: State<'_, AppState>, leaf_id: Option<String>) -
     blocking(state.session()?, move |open| {
         let (s, src, pack) = (&open.loaded.session, &open.loaded.source, &open.pack);
         let ctx = build(s, leaf(open, leaf_id.as_deref())?);
-        let options = ContextOptions { tokenizer: None, text_chars: Some(TEXT_CHARS) };
+        let options = ContextOptions { tokenizer: None, text_chars: Some(TEXT_CHARS), breakdown: true };
         let report = ContextReport::new(s, &ctx, pack, src, options)?;
         let json = serde_json::value::to_raw_value(&report).map_err(CommandError::Report)?;
         report.finish()?;

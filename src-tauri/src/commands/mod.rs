@@ -9,6 +9,7 @@ pub mod context;
 pub mod entry;
 pub mod graph;
 pub mod library;
+pub mod search;
 pub mod session;
 pub mod settings;
 pub mod tree;

@@ -61,5 +61,5 @@ fn load(env: &HostEnv, source: Source, forced: Option<RuleRequest>) -> Result<Op
     let loaded = contextree_host::load_session(env, &path, forced)?;
     // The installed agent's texts for the session's rule set, else contextree's own for it.
     let pack = contextree_host::agent::default_pack(env, loaded.session.rules());
-    Ok(OpenSession { loaded, pack, stamp, request: forced })
+    Ok(OpenSession::new(loaded, pack, stamp, forced))
 }

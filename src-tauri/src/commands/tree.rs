@@ -16,18 +16,27 @@ use contextree_read::{row_previews as row_previews_of, RowPreview};
 /// Characters of a row preview.
 const PREVIEW_CHARS: usize = 120;
 
-/// Every row of the tree for `leaf_id` (the file's leaf when `None`) as one binary buffer of
-/// columns (an `ArrayBuffer` in the UI): the format is described in `tree/wire.rs`.
+/// The tree for `leaf_id` (the file's leaf when `None`) as one binary buffer (an `ArrayBuffer`
+/// in the UI; the format is described in `tree/wire.rs`): every row, or only the leaf's
+/// columns when `reading` (the reading the caller's table came from) is still the open one.
 #[tauri::command]
-pub async fn tree_table(state: State<'_, AppState>, leaf_id: Option<String>) -> Result<Response, CommandError> {
+pub async fn tree_table(state: State<'_, AppState>, leaf_id: Option<String>, reading: Option<u32>) -> Result<Response, CommandError> {
     blocking(state.session()?, move |open| {
         let started = std::time::Instant::now();
         let s = &open.loaded.session;
         let ctx = build(s, leaf(open, leaf_id.as_deref())?);
         let states = entry_states(s, &ctx);
+        let columns = wire::LeafColumns { states: &states, leaf: ctx.leaf };
+        let elapsed = || u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX);
+        if let Some(rows) = open.tree_rows.get().filter(|_| reading == Some(open.reading)) {
+            let stamp = wire::Stamp { reading: open.reading, prepare_us: elapsed() };
+            return Ok(Response::new(wire::encode_leaf(s, rows, columns, stamp)));
+        }
         let layout = view::tree_layout(s);
-        let prepare_us = u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX);
-        Ok(Response::new(wire::encode(s, &layout, &states, ctx.leaf, prepare_us)))
+        let stamp = wire::Stamp { reading: open.reading, prepare_us: elapsed() };
+        let table = wire::encode(s, &layout, columns, stamp);
+        let _ = open.tree_rows.set(layout.nodes);
+        Ok(Response::new(table))
     })
     .await
 }

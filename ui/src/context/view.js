@@ -6,6 +6,7 @@ import {
   countMode, countTotalText, editedText, editsText, estimateText, messageCountText, messageTokensText, roleLabel,
   systemHeadText, tokenizerShort, toolText, totalsText, wrapperText,
 } from './format.js';
+import { breakdownParts, inRow, partAmount, partTitle } from './breakdown.js';
 import { elementMaker, makeButton } from '../dom.js';
 import { formatCount } from '../entries/format.js';
 
@@ -31,6 +32,7 @@ export function renderContext(root, ctx, onEntry, actions = {}) {
   };
   delete root.dataset.counts;
   delete root.dataset.copied;
+  delete root.dataset.filter;
   // Which report is drawn (the end-to-end test waits on both).
   root.dataset.leafId = ctx.leafId ?? '';
   root.dataset.ruleSet = ctx.ruleSet.name;
@@ -39,6 +41,7 @@ export function renderContext(root, ctx, onEntry, actions = {}) {
   const systemBlock = ctx.system ? systemSection(parts, ctx.system) : null;
   const { list, countCells } = messageList(parts, ctx, actions);
   const { tools, autoCount } = contextTools(parts, root, ctx, actions, { list, countLine, countCells });
+  if (ctx.breakdown?.length) head.append(breakdownBar(parts, root, ctx, list));
   head.append(tools);
   root.replaceChildren(...[head, systemBlock, list].filter(Boolean));
   autoCount?.();
@@ -79,6 +82,43 @@ function contextHead({ el, button, onEntry }, ctx) {
     head.append(note);
   }
   return { head, countLine };
+}
+
+/**
+ * What fills the context: one part per breakdown row, as wide as its tokens; a click shows only
+ * the messages with a part in that row (`#context[data-filter]` is its index), a second click
+ * or "show all" every message again.
+ */
+function breakdownBar({ el, button }, root, ctx, list) {
+  const box = el('div', 'breakdown');
+  box.id = 'context-breakdown';
+  const bar = el('div', 'breakdown-bar');
+  const caption = el('div', 'breakdown-caption');
+  const items = [...list.children];
+  const show = (part) => {
+    const on = part && root.dataset.filter !== String(part.index);
+    if (on) root.dataset.filter = String(part.index);
+    else delete root.dataset.filter;
+    ctx.messages.forEach((msg, i) => {
+      if (items[i]) items[i].hidden = on ? !inRow(msg, part.index) : false;
+    });
+    for (const seg of bar.children) seg.classList.toggle('selected', on && seg.dataset.index === String(part.index));
+    caption.replaceChildren(on
+      ? `showing the messages with ${part.label}: ${partAmount(part)}`
+      : 'what fills the context: click a part to show only its messages');
+    if (on) caption.append(' ', button('tool breakdown-all', 'show all', 'Show every message', () => show(null)));
+  };
+  for (const part of breakdownParts(ctx.breakdown ?? [], ctx.messageTokens)) {
+    const seg = button(`breakdown-part part-${part.category}`, '', partTitle(part), () => show(part));
+    seg.dataset.index = String(part.index);
+    seg.dataset.category = part.category;
+    // Through the CSSOM: the page's policy allows no style attributes.
+    seg.style.width = `${part.share}%`;
+    bar.append(seg);
+  }
+  show(null);
+  box.append(bar, caption);
+  return box;
 }
 
 /**

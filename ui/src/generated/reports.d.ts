@@ -204,6 +204,28 @@ totalTokens: number,
  */
 cost: number, };
 
+export type BreakdownRow = { 
+/**
+ * What it is.
+ */
+category: Category, 
+/**
+ * The tool, for tool calls and results (and a tool result's images).
+ */
+tool: string | null, 
+/**
+ * The system prompt's section (`None`: its content).
+ */
+section?: string, 
+/**
+ * Its share of the messages' estimate.
+ */
+tokens: number, 
+/**
+ * Messages counted here (each message once, in the row of its largest part).
+ */
+messages: number, };
+
 export type BudgetReport = { 
 /**
  * The agent whose rules ran.
@@ -307,6 +329,8 @@ reasoning: string | null,
  * `history`, `turnPrefix` or `short` (a compaction's calls; `None` for a branch summary).
  */
 kind: string | null, };
+
+export type Category = "systemPrompt" | "toolDefinitions" | "user" | "assistantText" | "thinking" | "toolCall" | "toolResult" | "bashExecution" | "compactionSummary" | "branchSummary" | "custom" | "image" | "other";
 
 export type CellMessage = { 
 /**
@@ -610,6 +634,10 @@ messageCount: number,
  */
 messageTokens: number, 
 /**
+ * When asked: `messageTokens` by category, summing to it exactly (see [`crate::breakdown`]).
+ */
+breakdown?: Array<BreakdownRow>, 
+/**
  * Messages after `convertToLlm`.
  */
 llmCount: number, 
@@ -714,6 +742,72 @@ before: ContextSize,
  * After both passes.
  */
 after: ContextSize, };
+
+export type CostReport = { 
+/**
+ * The session's model and its prices (`prices: null`: unknown).
+ */
+sessionModel: string | null, 
+/**
+ * The model that would summarize.
+ */
+summaryModel: string | null, 
+/**
+ * The session model's prices.
+ */
+sessionPrices: PriceReport | null, 
+/**
+ * The summary model's prices.
+ */
+summaryPrices: PriceReport | null, 
+/**
+ * The summarizer calls' input, in the agents' estimate.
+ */
+summarizerInputTokens: number, 
+/**
+ * Their output at most (their `maxTokens`).
+ */
+summarizerOutputTokens: number, 
+/**
+ * The context now (the plan's `tokensBefore`).
+ */
+tokensBefore: number, 
+/**
+ * Right after compacting, at most (the plan's `estimatedTokensAfter`).
+ */
+tokensAfter: number, 
+/**
+ * The summarizer's input.
+ */
+summarizerInputCost: number | null, 
+/**
+ * Its output, at most.
+ */
+summarizerOutputCost: number | null, 
+/**
+ * The next turn writing the compacted context to the cache.
+ */
+cacheRewriteCost: number | null, 
+/**
+ * The three together.
+ */
+oneOffCost: number | null, 
+/**
+ * Saved on each later turn served from the cache.
+ */
+savingPerCachedTurn: number | null, 
+/**
+ * Saved on each later turn that is not.
+ */
+savingPerUncachedTurn: number | null, 
+/**
+ * Turns from the cache after which the saving covers the one-off cost.
+ */
+paysOffAfterCachedTurns: number | null, 
+/**
+ * The same, for turns not served from the cache.
+ */
+paysOffAfterUncachedTurns: number | null, };
 
 export type CurrentSystem = { 
 /**
@@ -1011,6 +1105,49 @@ by: string,
  */
 size: number, };
 
+export type IndexedReport = { 
+/**
+ * Files read (new, rewritten or grown).
+ */
+files: number, 
+/**
+ * Bytes read from them.
+ */
+bytes: number, 
+/**
+ * Milliseconds taken.
+ */
+ms: number, 
+/**
+ * Files read whole (new or rewritten).
+ */
+whole: number, 
+/**
+ * Files read from the offset they had been indexed through (grown).
+ */
+grown: number, 
+/**
+ * Files dropped (deleted).
+ */
+dropped: number, 
+/**
+ * Entries added.
+ */
+entries: number, 
+/**
+ * Files the index holds.
+ */
+totalFiles: number, 
+/**
+ * Bytes the index takes on disk.
+ */
+indexBytes: number, 
+/**
+ * Another process was updating the index: nothing was read, the answers are from its
+ * last commit.
+ */
+busy: boolean, };
+
 export type LibraryReport = { 
 /**
  * The folders looked in, found or not.
@@ -1088,6 +1225,11 @@ entryId: string | null,
  * That entry's number.
  */
 entryIndex: number, 
+/**
+ * With the breakdown asked: the indices of its rows this message has a part in (the app
+ * filters the messages by a row with them).
+ */
+breakdownRows?: Array<number>, 
 /**
  * The `context_edit` entry whose content this message carries.
  */
@@ -1479,7 +1621,12 @@ ruleSet: RuleChoice,
  * The user requests it would summarize, with the paths, identifiers and quoted text they
  * name: what the summary should keep (no summary yet, so none is flagged).
  */
-requests: Array<Request>, } & (NothingDoc | PlanDoc);
+requests: Array<Request>, 
+/**
+ * When asked ([`PlanReport::with_cost`]): what compacting now costs once and saves per
+ * later turn.
+ */
+cost?: CostReport, } & (NothingDoc | PlanDoc);
 
 export type PreviewNumbers = { 
 /**
@@ -1515,6 +1662,36 @@ messagesKept: number,
  * omp: messages the previous compaction kept that this one neither summarizes nor keeps.
  */
 messagesDropped: number, };
+
+export type PriceReport = { 
+/**
+ * The model (`provider/id`).
+ */
+model: string, 
+/**
+ * Dollars per million input tokens.
+ */
+input: number, 
+/**
+ * Per million output tokens.
+ */
+output: number, 
+/**
+ * Per million tokens read from the prompt cache.
+ */
+cacheRead: number, 
+/**
+ * Per million tokens written to it.
+ */
+cacheWrite: number, 
+/**
+ * `agent` (the agent's models file) or `builtIn` (contextree's table).
+ */
+source: string, 
+/**
+ * The file, or the table's date.
+ */
+detail: string, };
 
 export type ProjectReport = { 
 /**
@@ -1673,6 +1850,28 @@ prunedCount: number,
  */
 tokensSaved: number, };
 
+export type RepeatedRead = { 
+/**
+ * The path the read calls name.
+ */
+path: string, 
+/**
+ * Read results of it in the context.
+ */
+reads: number, 
+/**
+ * Their estimate.
+ */
+tokens: number, 
+/**
+ * The estimate of every read but the last: what the repeats cost.
+ */
+repeatTokens: number, 
+/**
+ * The results' entries, in order.
+ */
+entryIds: Array<string>, };
+
 export type Request = { 
 /**
  * The user message's entry.
@@ -1756,6 +1955,108 @@ reference: string,
  * The releases the rules stand for (`pi ≥ 0.86`).
  */
 standsFor: string, };
+
+export type SearchHit = { 
+/**
+ * The session file.
+ */
+file: string, 
+/**
+ * The header's session id.
+ */
+sessionId: string | null, 
+/**
+ * The project folder.
+ */
+project: string | null, 
+/**
+ * The entry's id (as the session reads it: v1 files get their migrated ids).
+ */
+entryId: string | null, 
+/**
+ * Its 1-based line in the file.
+ */
+line: number | null, 
+/**
+ * A message's role, else the entry type (`compaction`, `branch_summary`, `label`, …).
+ */
+role: string, 
+/**
+ * The tool of a tool result, or the first tool an assistant message calls.
+ */
+toolName: string | null, 
+/**
+ * Every tool the entry names.
+ */
+tools: Array<string>, 
+/**
+ * The best passage of the entry's text.
+ */
+snippet: string, 
+/**
+ * `[start, end)` of each match in `snippet`, in UTF-16 code units (JavaScript string
+ * indices).
+ */
+highlights: Array<[number, number]>, 
+/**
+ * BM25 score.
+ */
+score: number, 
+/**
+ * The entry's time (`2026-01-01T00:00:00Z`).
+ */
+time: string | null, 
+/**
+ * The same, ms since the epoch.
+ */
+timeMs: number | null, 
+/**
+ * Its state for the session's current leaf: `context` (sent to the model), `summarized`
+ * (only a compaction's summary of it is sent), `pruned` (sent with its output cut),
+ * `offPath` (on another branch), `branchSummarized` (on another branch that a branch
+ * summary on the path stands for), `notSent` (on the path but not sent: labels, excluded
+ * messages, superseded compactions), `unknown` (the file could not be loaded).
+ */
+state: string, 
+/**
+ * The tree's finer state (`kept`, `old-compaction`, `branch-summary`, …; core's names).
+ */
+treeState: string | null, 
+/**
+ * For `summarized`: the id of the compaction entry whose summary stands for it; for
+ * `branchSummarized`, the branch summary's.
+ */
+summarizedBy: string | null, 
+/**
+ * The leaf the state is for (the file's last entry, as the agents resume it).
+ */
+leafId: string | null, 
+/**
+ * The rule set the state was computed under (as `contextree info` chooses it).
+ */
+ruleSet: string | null, };
+
+export type SearchReport = { 
+/**
+ * The query as typed.
+ */
+query: string, 
+/**
+ * The matching entries, best first.
+ */
+hits: Array<SearchHit>, 
+/**
+ * What bringing the index up to date took before answering.
+ */
+indexed: IndexedReport, 
+/**
+ * Milliseconds the query took: the index's search, the snippets, the hits' states.
+ */
+searchMs: number, 
+/**
+ * Hits' files that could not be loaded (their hits have no state).
+ */
+warnings: Array<string>, };
 
 export type SessionItem = { 
 /**
@@ -2228,6 +2529,32 @@ tokensByType: Record<string, number>,
  */
 entries: Array<EntryTokens>, };
 
+export type TopEntry = { 
+/**
+ * The entry behind it (a summary: its compaction).
+ */
+entryId: string | null, 
+/**
+ * That entry's number in the file.
+ */
+entryIndex: number, 
+/**
+ * Its role.
+ */
+role: string, 
+/**
+ * A tool result's tool.
+ */
+tool: string | null, 
+/**
+ * The turn it belongs to.
+ */
+turn: number | null, 
+/**
+ * The agent's estimate of it.
+ */
+tokens: number, };
+
 export type Totals = { 
 /**
  * Usage records summed.
@@ -2329,6 +2656,52 @@ leafId: string | null,
  */
 rows: Array<TreeEntry>, };
 
+export type TurnRow = { 
+/**
+ * Its number on the path, from 0.
+ */
+turn: number, 
+/**
+ * Its first entry (the user message, but for entries before the first one).
+ */
+firstEntryId: string | null, 
+/**
+ * Its last entry: the leaf the context after it is taken from.
+ */
+lastEntryId: string | null, 
+/**
+ * That entry's number in the file.
+ */
+lastEntryIndex: number, 
+/**
+ * Entries in the turn.
+ */
+entries: number, 
+/**
+ * The context after the turn: the messages' estimate from its last entry.
+ */
+tokens: number, 
+/**
+ * `tokens` less the previous turn's (negative after a compaction).
+ */
+delta: number, 
+/**
+ * The estimate of the turn's own messages in that context.
+ */
+added: number, 
+/**
+ * A compaction entry in the turn (the last one).
+ */
+compactionId: string | null, 
+/**
+ * Tool results of the turn whose output was pruned (omp's `prunedAt`).
+ */
+pruned: number, 
+/**
+ * pi ≥ 0.87: `context_edit` entries in the turn.
+ */
+contextEdits: number, };
+
 export type UsageRecord = { 
 /**
  * The entry holding it.
@@ -2408,3 +2781,33 @@ records: Array<UsageRecord>,
  * The compactions, in file order.
  */
 compactions: Array<CompactionMark>, };
+
+export type WeightReport = { 
+/**
+ * The agent whose rules ran.
+ */
+dialect: string, 
+/**
+ * The rule set that ran and why.
+ */
+ruleSet: RuleChoice, 
+/**
+ * The leaf.
+ */
+leafId: string | null, 
+/**
+ * The leaf's context: its messages' estimate (`messageTokens`).
+ */
+contextTokens: number, 
+/**
+ * One per turn of the path, in order.
+ */
+turns: Array<TurnRow>, 
+/**
+ * The largest messages of the leaf's context, largest first.
+ */
+top: Array<TopEntry>, 
+/**
+ * Files the leaf's context holds more than one read of, costliest repeats first.
+ */
+repeatedReads: Array<RepeatedRead>, };

@@ -20,22 +20,27 @@ const PRIORITY = {
  */
 export function mapCells(t, list, height, maxLanes = 24) {
   const n = list.length;
-  let lanes = 1;
-  for (let k = 0; k < n; k++) lanes = Math.max(lanes, Math.min(t.indent[list.row(k)], maxLanes - 1) + 1);
+  // The table rows shown, as an array (a rowList's own), and each state's paint priority.
+  const rows = list.index ?? Uint32Array.from({ length: n }, (_, k) => list.row(k));
+  const priority = Uint8Array.from(t.states, (name) => PRIORITY[name] ?? 1);
+  const { indent, state, flags } = t;
+  let deepest = 0;
+  for (let k = 0; k < n; k++) deepest = Math.max(deepest, indent[rows[k]]);
+  const lanes = Math.min(deepest, maxLanes - 1) + 1;
   const h = Math.max(1, Math.floor(height));
   const cells = new Uint8Array(h * lanes);
   const prio = new Uint8Array(h * lanes);
   for (let k = 0; k < n; k++) {
-    const r = list.row(k);
+    const r = rows[k];
     const y = rowToY(k, n, h);
-    const x = Math.min(t.indent[r], lanes - 1);
+    const x = Math.min(indent[r], lanes - 1);
     const at = y * lanes + x;
-    const name = t.states[t.state[r]];
-    const p = PRIORITY[name] ?? 1;
-    const marks = (t.flags[r] & ON_PATH ? 0x80 : 0) | (t.flags[r] & IS_LEAF && t.flags[r] & ON_PATH ? 0x40 : 0);
+    const p = priority[state[r]];
+    const f = flags[r];
+    const marks = (f & ON_PATH ? 0x80 : 0) | (f & IS_LEAF && f & ON_PATH ? 0x40 : 0);
     if (p > prio[at]) {
       prio[at] = p;
-      cells[at] = (cells[at] & 0xc0) | (t.state[r] + 1);
+      cells[at] = (cells[at] & 0xc0) | (state[r] + 1);
     }
     cells[at] |= marks;
   }

@@ -58,9 +58,49 @@ export function planLines(plan) {
       lines.push({ key: 'literal', text: `history: no call, the literal text "${plan.historyLiteral}"` });
     }
     if (plan.promptPack) lines.push({ key: 'pack', text: `prompts: ${plan.promptPack}` });
+    if (plan.cost) lines.push(...costLines(plan.cost));
   }
   for (const w of plan.warnings ?? []) lines.push({ key: 'warning', text: `⚠ ${w}` });
   return lines;
+}
+
+/** Dollars as the cost lines show them: `$0.4350`, or `unknown` for a missing price. */
+export function dollars(v) {
+  return v == null ? 'unknown' : `$${v.toFixed(4)}`;
+}
+
+/** A model and where its prices come from: `anthropic/claude-opus-4-5 (built-in table of 2025-11)`. */
+function priced(model, prices) {
+  if (!model) return 'unknown model';
+  return prices ? `${model} (${prices.detail})` : `${model} (no price known)`;
+}
+
+/**
+ * The cost lines of a plan (`plan.cost`): what compacting now costs once, what it saves on
+ * each later turn, and when it pays off. Keys: `cost-once`, `cost-saving`, `cost-payoff`,
+ * `cost-prices`.
+ * @param {import('../generated/reports').CostReport} cost
+ */
+export function costLines(cost) {
+  const turns = (n) => (n == null ? 'never' : `after ${formatCount(n)} ${n === 1 ? 'turn' : 'turns'}`);
+  return [
+    {
+      key: 'cost-once',
+      text: `cost once ${dollars(cost.oneOffCost)}: summarizer ${formatCount(cost.summarizerInputTokens)} in ${dollars(cost.summarizerInputCost)}`
+        + ` + ≤ ${formatCount(cost.summarizerOutputTokens)} out ${dollars(cost.summarizerOutputCost)}`
+        + ` + cache rewrite of ${formatCount(cost.tokensAfter)} ${dollars(cost.cacheRewriteCost)}`,
+    },
+    {
+      key: 'cost-saving',
+      text: `saves per later turn ${dollars(cost.savingPerCachedTurn)} from the cache, ${dollars(cost.savingPerUncachedTurn)} without`
+        + ` (${formatCount(cost.tokensBefore)} → ${formatCount(cost.tokensAfter)} tokens)`,
+    },
+    { key: 'cost-payoff', text: `pays off ${turns(cost.paysOffAfterCachedTurns)} from the cache, ${turns(cost.paysOffAfterUncachedTurns)} without` },
+    {
+      key: 'cost-prices',
+      text: `prices: session ${priced(cost.sessionModel, cost.sessionPrices)} · summary ${priced(cost.summaryModel, cost.summaryPrices)}`,
+    },
+  ];
 }
 
 const KIND_LABELS = { history: 'history summary', turnPrefix: 'turn-prefix summary', short: 'short summary' };

@@ -14,7 +14,7 @@ import { rowList, shownRows } from './table.js';
  * The selection's actions over `store` (state.js). `report(err)` shows an error;
  * `pageRows()` is how many rows a page holds (the tree view's); `showLeaf(leafId, selectId)`
  * makes a leaf the one on screen (leaf.js). Returns `{ select, applyView, jumpTo,
- * fetchPreviews, previewOf, foldSelected, moveSelection }`.
+ * fetchPreviews, foldSelected, moveSelection }`.
  */
 export function createSelection(store, { report, pageRows, showLeaf }) {
   // "Latest request wins" (requests.js): the entry of a row selected since is not drawn.
@@ -34,8 +34,6 @@ export function createSelection(store, { report, pageRows, showLeaf }) {
       })
       .catch(report);
   }
-
-  const previewOf = (id) => store.get().previews.get(id) ?? '';
 
   /** Selects the shown row at `index` and fetches its entry (a compaction's requests too). */
   function select(index) {
@@ -58,9 +56,11 @@ export function createSelection(store, { report, pageRows, showLeaf }) {
 
   /** Recomputes the rows shown from `allRows`, keeping `keepId` (default: the selection) selected. */
   function applyView(keepId = selectedId(store.get())) {
-    const { allRows, view, leafId, folded } = store.get();
+    const {
+      allRows, view, leafId, folded, previews,
+    } = store.get();
     const keep = new Set([leafId, keepId].filter(Boolean));
-    const rows = rowList(allRows, allRows && shownRows(allRows, view, folded, keep, previewOf));
+    const rows = rowList(allRows, allRows && shownRows(allRows, view, folded, keep, previews));
     const index = rows.find(keepId);
     store.set({ rows, selected: -1 });
     if (index >= 0) select(index);
@@ -97,5 +97,5 @@ export function createSelection(store, { report, pageRows, showLeaf }) {
     return true;
   }
 
-  return { select, applyView, jumpTo, fetchPreviews, previewOf, foldSelected, moveSelection };
+  return { select, applyView, jumpTo, fetchPreviews, foldSelected, moveSelection };
 }

@@ -1,19 +1,23 @@
 // The tree as columns: decodes `tree_table`'s binary buffer (src-tauri/src/commands/tree/wire.rs,
-// keep the two in step) into typed arrays viewed in place, and answers what the tree pane asks
-// of a row without ever making an object per row: 200,000 rows cost a few typed arrays, and
-// only the rows on screen become objects. Guides are not sent; `gutter` draws them from the
-// parents and connectors, walking at most `maxCells` branch points up. Pure (node --test).
+// keep the two in step) into typed arrays, and answers what the tree pane asks of a row without
+// ever making an object per row: 200,000 rows cost a few typed arrays, and only the rows on
+// screen become objects. Guides are not sent; `gutter` draws them from the parents and
+// connectors, walking at most `maxCells` branch points up. Pure (node --test).
 
 import { entryKind, entryLabel } from '../entries/format.js';
 
 /** The parent of a root, the leaf of an empty session. */
 export const NO_ROW = 0xffffffff;
-const MAGIC = 0x31525443; // `CTR1`, little-endian
-const VERSION = 1;
-const HEADER = 32;
+const MAGIC = 0x32525443; // `CTR2`, little-endian
+const VERSION = 2;
+const HEADER = 48;
+const WHOLE = 1;
 const IS_LEAF = 1;
 const CHILDLESS = 2;
 const ON_PATH = 4;
+const PARENT_LISTED = 32;
+/** The flag bits a leaf decides; the others are the tree's. */
+const LEAF_BITS = IS_LEAF | ON_PATH;
 const CONNECTORS = ['none', 'tee', 'end'];
 const pad4 = (n) => Math.ceil(n / 4) * 4;
 
@@ -25,44 +29,104 @@ function bytesOf(data) {
 }
 
 /**
- * Decodes a `tree_table` answer (an ArrayBuffer, a typed array or an array of byte values) into
- * `{ n, leafRow, leafId, backendMs: { prepare, encode }, parent, indent, tokens, line, idEnd, kind, state, flags, ids, states,
- * kinds: [{ entryType, kind }], labels: Map(row → label) }`. Throws on anything else.
+ * The rows' parents, indents, tokens, lines, id ends and kinds from the whole table's listed
+ * parents and varints (`at`: where the parents start).
  */
-export function decodeTable(data) {
-  let bytes = bytesOf(data);
-  // Uint32Array views need 4-byte alignment: copy the rare unaligned buffer.
-  if (bytes.byteOffset % 4 !== 0) bytes = bytes.slice();
-  if (bytes.byteLength < HEADER) throw new Error('tree table: truncated header');
-  const { buffer } = bytes;
-  const base = bytes.byteOffset;
-  const head = new Uint32Array(buffer, base, 8);
-  if (head[0] !== MAGIC || head[1] !== VERSION) throw new Error(`tree table: unknown format ${head[0]}/${head[1]}`);
-  const [, , n, leafRow, idBytes, metaBytes, prepareUs, encodeUs] = head;
-  const size = HEADER + 24 * n + pad4(2 * n) + pad4(idBytes) + metaBytes;
-  if (bytes.byteLength !== size) throw new Error(`tree table: ${bytes.byteLength} bytes, expected ${size}`);
-  let at = base + HEADER;
-  const column = () => {
-    const c = new Uint32Array(buffer, at, n);
-    at += 4 * n;
-    return c;
+function structure(bytes, at, n, flags, listed, varintBytes) {
+  const parent = new Uint32Array(n);
+  const indent = new Uint32Array(n);
+  const tokens = new Uint32Array(n);
+  const line = new Uint32Array(n);
+  const idEnd = new Uint32Array(n);
+  const kind = new Uint32Array(n);
+  const view = new DataView(bytes.buffer, bytes.byteOffset);
+  let p = at;
+  let v = at + 4 * listed;
+  const end = v + varintBytes;
+  // Unsigned LEB128; values reach 2^33 (a line's zigzag difference): no 32-bit shifts.
+  const next = () => {
+    let b = bytes[v++];
+    if (b < 0x80) return b;
+    let value = b & 0x7f;
+    let scale = 0x80;
+    do {
+      b = bytes[v++];
+      value += (b & 0x7f) * scale;
+      scale *= 0x80;
+    } while (b >= 0x80);
+    return value;
   };
-  const parent = column();
-  const indent = column();
-  const tokens = column();
-  const line = column();
-  const idEnd = column();
-  const kind = column();
-  const state = new Uint8Array(buffer, at, n);
-  const flags = new Uint8Array(buffer, at + n, n);
-  at += pad4(2 * n);
-  const utf8 = new TextDecoder();
-  const ids = utf8.decode(new Uint8Array(buffer, at, idBytes));
-  at += pad4(idBytes);
-  const meta = JSON.parse(utf8.decode(new Uint8Array(buffer, at, metaBytes)));
+  let lineAt = 0;
+  let idAt = 0;
+  for (let i = 0; i < n; i++) {
+    const f = flags[i];
+    let up;
+    if (f & PARENT_LISTED) {
+      up = view.getUint32(p, true);
+      p += 4;
+    } else {
+      up = i === 0 ? NO_ROW : i - 1;
+    }
+    parent[i] = up;
+    indent[i] = (up === NO_ROW ? 0 : indent[up]) + ((f >> 3) & 3 ? 1 : 0);
+    tokens[i] = next();
+    const z = next();
+    lineAt += z % 2 === 1 ? -(z + 1) / 2 : z / 2;
+    line[i] = lineAt;
+    idAt += next();
+    idEnd[i] = idAt;
+    kind[i] = next();
+  }
+  if (v !== end || p !== at + 4 * listed) throw new Error('tree table: columns do not match their sizes');
   return {
-    n, leafRow, leafId: meta.leafId ?? null, backendMs: { prepare: prepareUs / 1000, encode: encodeUs / 1000 }, parent, indent, tokens, line, idEnd, kind, state, flags, ids,
-    states: meta.states,
+    parent, indent, tokens, line, idEnd, kind, end,
+  };
+}
+
+/**
+ * Decodes a `tree_table` answer (an ArrayBuffer, a typed array or an array of byte values) into
+ * `{ n, leafRow, leafId, reading, backendMs: { prepare, encode }, parent, indent, tokens, line,
+ * idEnd, kind, state, flags, ids, states, kinds: [{ entryType, kind }], labels: Map(row → label) }`.
+ * An answer holding only the leaf's columns is merged into `previous`, the table of the same
+ * reading it was asked with. Throws on anything else.
+ */
+export function decodeTable(data, previous = null) {
+  const bytes = bytesOf(data);
+  if (bytes.byteLength < HEADER) throw new Error('tree table: truncated header');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const word = (k) => view.getUint32(4 * k, true);
+  if (word(0) !== MAGIC || word(1) !== VERSION) throw new Error(`tree table: unknown format ${word(0)}/${word(1)}`);
+  const whole = word(2) === WHOLE;
+  const n = word(3);
+  const [leafRow, reading, listed, varintBytes, idBytes, metaBytes, prepareUs, encodeUs] = [4, 5, 6, 7, 8, 9, 10, 11].map(word);
+  const fixed = HEADER + 2 * n + metaBytes;
+  const size = whole ? pad4(fixed) + 4 * listed + varintBytes + idBytes : fixed;
+  if (bytes.byteLength !== size) throw new Error(`tree table: ${bytes.byteLength} bytes, expected ${size}`);
+  // Copies: the answer's buffer can go, and a later leaf's columns replace these.
+  const state = bytes.slice(HEADER, HEADER + n);
+  const flags = bytes.slice(HEADER + n, HEADER + 2 * n);
+  const utf8 = new TextDecoder();
+  const meta = JSON.parse(utf8.decode(bytes.subarray(HEADER + 2 * n, fixed)));
+  const leaf = {
+    n, leafRow, reading, leafId: meta.leafId ?? null, backendMs: { prepare: prepareUs / 1000, encode: encodeUs / 1000 }, state, states: meta.states,
+  };
+  if (!whole) {
+    if (!previous || previous.reading !== reading || previous.n !== n) throw new Error('tree table: a leaf\'s columns without their table');
+    for (let i = 0; i < n; i++) flags[i] |= previous.flags[i] & ~LEAF_BITS;
+    // The tree's columns and what was derived from them (`up`, kinds' search text) carry over.
+    return { ...previous, ...leaf, flags };
+  }
+  const cols = structure(bytes, pad4(fixed), n, flags, listed, varintBytes);
+  return {
+    ...leaf,
+    parent: cols.parent,
+    indent: cols.indent,
+    tokens: cols.tokens,
+    line: cols.line,
+    idEnd: cols.idEnd,
+    kind: cols.kind,
+    flags,
+    ids: utf8.decode(bytes.subarray(cols.end, cols.end + idBytes)),
     kinds: meta.kinds.map(([entryType, k]) => ({ entryType, kind: k })),
     labels: new Map(meta.labels),
   };
@@ -180,60 +244,113 @@ function idsLower(t) {
   return t.idsLower;
 }
 
+/** The row whose id holds UTF-16 position `pos` of the ids text. */
+function rowAtPosition(t, pos) {
+  let lo = 0;
+  let hi = t.n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (t.idEnd[mid] <= pos) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /**
- * A matcher of the search `words` for table `t`: `(i, preview) → boolean`, whether row `i`
- * matches every word somewhere in its id, role, kind label, entry type, label or `preview`
- * text (filter.js's `matchesQuery` over columns). Which words the kinds match is decided once
- * per kind, not per row.
+ * Per row, whether `w` (lower case) is in its id, label or loaded preview text (`previews`:
+ * id → text): found by searching the ids text and the few labels and previews once, never by
+ * looking at every row.
  */
-export function rowMatcher(t, words) {
+function textHits(t, w, previews) {
+  const hit = new Uint8Array(t.n);
+  const lower = idsLower(t);
+  if (lower !== null) {
+    for (let pos = lower.indexOf(w); pos >= 0;) {
+      const r = rowAtPosition(t, pos);
+      if (r >= t.n) break;
+      // Within one id only; the next row to look at starts after this one.
+      if (pos + w.length <= t.idEnd[r]) {
+        hit[r] = 1;
+        pos = lower.indexOf(w, t.idEnd[r]);
+      } else {
+        pos = lower.indexOf(w, pos + 1);
+      }
+    }
+  } else {
+    for (let i = 0; i < t.n; i++) if (rowId(t, i).toLowerCase().includes(w)) hit[i] = 1;
+  }
+  for (const [row, label] of t.labels) if (String(label ?? '').toLowerCase().includes(w)) hit[row] = 1;
+  for (const [id, text] of previews) {
+    if (!String(text ?? '').toLowerCase().includes(w)) continue;
+    const r = findRow(t, id);
+    if (r >= 0) hit[r] = 1;
+  }
+  return hit;
+}
+
+/**
+ * A matcher of the search `words` for table `t`: `(i) → boolean`, whether row `i` matches
+ * every word somewhere in its id, role, kind label, entry type, label or preview text
+ * (`previews`: id → the text loaded; filter.js's `matchesQuery` over columns). Which words the
+ * kinds match is decided once per kind, the rest once per word over the text that holds it.
+ */
+export function rowMatcher(t, words, previews = new Map()) {
   if (words.length === 0) return () => true;
   const byKind = kindInfo(t).map(({ hay }) => words.map((w) => hay.includes(w)));
-  const lower = idsLower(t);
-  return (i, preview = '') => {
+  const hits = words.map(() => null);
+  return (i) => {
     const kind = byKind[t.kind[i]];
-    let id = null;
-    let rest = null;
     for (let k = 0; k < words.length; k++) {
       if (kind[k]) continue;
-      const w = words[k];
-      if (id === null) id = lower ? lower.slice(i === 0 ? 0 : t.idEnd[i - 1], t.idEnd[i]) : rowId(t, i).toLowerCase();
-      if (id.includes(w)) continue;
-      if (rest === null) rest = `${(t.labels.get(i) ?? '').toLowerCase()}\n${String(preview ?? '').toLowerCase()}`;
-      if (!rest.includes(w)) return false;
+      if (hits[k] === null) hits[k] = textHits(t, words[k], previews);
+      if (hits[k][i] !== 1) return false;
     }
     return true;
   };
 }
 
-/** Whether row `i` passes `filter` (filter.js's `passesFilter` over columns). */
-export function passesRow(t, i, filter, showMetadata = false) {
-  if (!showMetadata && t.states[t.state[i]] === 'metadata') return false;
-  const cls = kindInfo(t)[t.kind[i]].cls;
+/** Whether a row of kind class `cls` passes `filter` (labels are checked per row). */
+function classPasses(cls, filter) {
   switch (filter) {
     case 'no-tools':
       return cls !== 'tool';
     case 'user':
       return cls === 'user';
-    case 'labelled':
-      return (t.labels.get(i) ?? '') !== '';
     default:
       return true;
   }
 }
 
 /**
+ * What `filter` lets through, decided once per state and per kind instead of per row:
+ * `{ state, kind }` (1 = passes, by code) and whether a row needs a label.
+ */
+function filterCodes(t, filter, showMetadata) {
+  return {
+    state: Uint8Array.from(t.states, (name) => (showMetadata || name !== 'metadata' ? 1 : 0)),
+    kind: Uint8Array.from(kindInfo(t), ({ cls }) => (classPasses(cls, filter) ? 1 : 0)),
+    labelled: filter === 'labelled',
+  };
+}
+
+/** Whether row `i` passes `filter` (filter.js's `passesFilter` over columns). */
+export function passesRow(t, i, filter, showMetadata = false) {
+  const codes = filterCodes(t, filter, showMetadata);
+  return codes.state[t.state[i]] === 1 && codes.kind[t.kind[i]] === 1 && (!codes.labelled || (t.labels.get(i) ?? '') !== '');
+}
+
+/**
  * The table rows to show, in order, as a Uint32Array: rows under a folded row (`folded`: a set
  * of ids) are hidden; of the rest, those passing `view` (`{ filter, showMetadata, query }`), and
- * always the `keep` ids (the leaf, the selection). `preview(id)` is the preview text loaded.
+ * always the `keep` ids (the leaf, the selection). `previews` maps ids to the preview text loaded.
  *
  * @param {any} t
  * @param {{ filter?: string, showMetadata?: boolean, query?: string }} [view]
  * @param {Set<string>} [folded]
  * @param {Set<string>} [keep]
- * @param {(id: string) => string} [preview]
+ * @param {Map<string, string>} [previews]
  */
-export function shownRows(t, { filter = 'all', showMetadata = false, query = '' } = {}, folded = new Set(), keep = new Set(), preview = () => '') {
+export function shownRows(t, { filter = 'all', showMetadata = false, query = '' } = {}, folded = new Set(), keep = new Set(), previews = new Map()) {
   const foldedRows = new Set();
   for (const id of folded) {
     const r = findRow(t, id);
@@ -245,20 +362,27 @@ export function shownRows(t, { filter = 'all', showMetadata = false, query = '' 
     if (r >= 0) keepRows.add(r);
   }
   const words = queryWords(query);
-  const matches = rowMatcher(t, words);
+  const matches = rowMatcher(t, words, previews);
+  const codes = filterCodes(t, filter, showMetadata);
+  const { state, kind, parent } = t;
   const hidden = foldedRows.size > 0 ? new Uint8Array(t.n) : null;
+  // Rows kept whatever the filter: a byte per row beats a Set lookup per row.
+  const kept = keepRows.size > 0 ? new Uint8Array(t.n) : null;
+  for (const r of keepRows) kept[r] = 1;
   const out = new Uint32Array(t.n);
   let count = 0;
   for (let i = 0; i < t.n; i++) {
     if (hidden) {
-      const p = t.parent[i];
+      const p = parent[i];
       if (p !== NO_ROW && (foldedRows.has(p) || hidden[p])) {
         hidden[i] = 1;
         continue;
       }
     }
-    if (keepRows.has(i)
-      || (passesRow(t, i, filter, showMetadata) && (words.length === 0 || matches(i, preview(rowId(t, i)))))) {
+    if ((kept !== null && kept[i] === 1)
+      || (codes.state[state[i]] === 1 && codes.kind[kind[i]] === 1
+        && (!codes.labelled || (t.labels.get(i) ?? '') !== '')
+        && (words.length === 0 || matches(i)))) {
       out[count++] = i;
     }
   }
@@ -304,18 +428,17 @@ export const NO_ROWS = rowList(null, null);
  * @param {any} list
  * @param {string} query
  * @param {number} from
- * @param {(id: string) => string} [preview]
+ * @param {Map<string, string>} [previews]
  * @param {number} [step]
  */
-export function nextMatchIn(list, query, from, preview = () => '', step = 1) {
+export function nextMatchIn(list, query, from, previews = new Map(), step = 1) {
   const n = list.length;
   const words = queryWords(query);
   if (n === 0 || words.length === 0) return -1;
-  const matches = rowMatcher(list.table, words);
+  const matches = rowMatcher(list.table, words, previews);
   for (let k = 1; k <= n; k++) {
     const i = (((from + step * k) % n) + n) % n;
-    const r = list.row(i);
-    if (matches(r, preview(rowId(list.table, r)))) return i;
+    if (matches(list.row(i))) return i;
   }
   return -1;
 }

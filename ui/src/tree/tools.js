@@ -9,11 +9,11 @@ import { $ } from '../dom.js';
 
 /**
  * Wires `#tree-search`, `#tree-filter` (its options: filter.js's FILTERS) and `#tree-metadata`
- * to `store`. `applyView()` recomputes the shown rows, `select(k)` selects shown row `k`,
- * `previewOf(id)` is a row's preview known so far (tree/selection.js's). Returns
+ * to `store`. `applyView()` recomputes the shown rows, `select(k)` selects shown row `k` (the
+ * search also looks in the previews loaded so far, the store's `previews`). Returns
  * `{ focusSearch() }` (the `/` key).
  */
-export function initTreeTools(store, { applyView, select, previewOf }) {
+export function initTreeTools(store, { applyView, select }) {
   // Search: `/` opens it, typing filters, Enter goes to the next match, Esc closes it.
   const search = $('tree-search');
   search.addEventListener('input', () => {
@@ -23,8 +23,10 @@ export function initTreeTools(store, { applyView, select, previewOf }) {
   search.addEventListener('keydown', (event) => {
     if (event.key === 'Enter') {
       event.preventDefault();
-      const { rows, selected, view } = store.get();
-      const next = nextMatchIn(rows, view.query, selected, previewOf, event.shiftKey ? -1 : 1);
+      const {
+        rows, selected, view, previews,
+      } = store.get();
+      const next = nextMatchIn(rows, view.query, selected, previews, event.shiftKey ? -1 : 1);
       if (next >= 0) select(next);
     } else if (event.key === 'Escape') {
       event.preventDefault();

@@ -72,6 +72,11 @@ pub struct CompactArgs {
     /// Confirm writing to the file (required unless --dry-run).
     #[arg(long)]
     yes: bool,
+    /// With --dry-run: what compacting now costs once (the summarizer, the cache rewrite) and
+    /// saves per later turn, at the prices of the agent's models file or the built-in table
+    /// (`cost` in --json).
+    #[arg(long, requires = "dry_run")]
+    cost: bool,
 }
 
 pub fn run(args: &CompactArgs) -> Result<(), CliError> {
@@ -102,13 +107,20 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
     };
     if args.dry_run {
         let mut dry = compact::dry_run(&loaded, &opts)?;
+        let s = &loaded.session;
+        let session_model = contextree_core::models::current_model(&a.context(&loaded)?.model, s.dialect());
+        let prices = |m: &str| contextree_host::prices::model_prices(env, s.dialect(), m);
         if a.json {
             // The read layer's plan report, serialized as it is written: the prompts and id
             // lists are not copied, the requests are checked one at a time.
-            let report = contextree_read::PlanReport::new(&loaded.session, &loaded.source, dry);
+            let mut report = contextree_read::PlanReport::new(s, &loaded.source, dry);
+            if args.cost {
+                report = report.with_cost(session_model.as_deref(), &prices);
+            }
             write_json(&report);
             return report.finish().map_err(read_back);
         }
+        let cost = args.cost.then(|| contextree_read::cost::plan_cost(&dry, session_model.as_deref(), &prices)).flatten();
         // The text reads the small parts as a value; the id lists and the calls (which may
         // quote a whole session) are printed from the document itself.
         let big = match &mut dry {
@@ -130,6 +142,9 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
             Some((ids, calls, fold_calls)) => print_dry_run(loaded.session.dialect().name(), &doc, ids, calls, fold_calls),
         }
         print_auto_check(&doc["autoCheck"]);
+        if let Some(cost) = &cost {
+            print_cost(cost);
+        }
         return Ok(());
     }
     let done = compact::run(&loaded, &opts, &mut print_progress(a.json), &CancelToken::new())?;
@@ -366,4 +381,39 @@ impl<'a> AppendedDoc<'a> {
 /// A typed document as the JSON the printers read.
 pub(crate) fn to_value(doc: &impl Serialize) -> Result<Value, CliError> {
     Ok(serde_json::to_value(doc)?)
+}
+
+/// The plan's cost lines (`--cost`).
+fn print_cost(c: &contextree_read::cost::CostReport) {
+    let usd = |v: Option<f64>| v.map_or("unknown".to_owned(), |v| format!("${v:.4}"));
+    let prices = |p: &Option<contextree_read::cost::PriceReport>| {
+        p.as_ref().map_or("no price known".to_owned(), |p| {
+            format!(
+                "${}/M in, ${}/M out, ${}/M cache read, ${}/M cache write ({})",
+                p.input, p.output, p.cache_read, p.cache_write, p.detail
+            )
+        })
+    };
+    let turns = |n: Option<u64>| n.map_or("never".to_owned(), |n| format!("after {n} turns"));
+    outln!();
+    outln!("cost (US dollars)");
+    outln!("  session model  {} · {}", c.session_model.as_deref().unwrap_or("unknown"), prices(&c.session_prices));
+    outln!("  summary model  {} · {}", c.summary_model.as_deref().unwrap_or("unknown"), prices(&c.summary_prices));
+    outln!(
+        "  summarizer     {} input tokens {}, at most {} output tokens {}",
+        c.summarizer_input_tokens,
+        usd(c.summarizer_input_cost),
+        c.summarizer_output_tokens,
+        usd(c.summarizer_output_cost)
+    );
+    outln!("  cache rewrite  {} tokens {}", c.tokens_after, usd(c.cache_rewrite_cost));
+    outln!("  one-off        {}", usd(c.one_off_cost));
+    outln!(
+        "  saving a turn  {} from the cache, {} without ({} → {} tokens)",
+        usd(c.saving_per_cached_turn),
+        usd(c.saving_per_uncached_turn),
+        c.tokens_before,
+        c.tokens_after
+    );
+    outln!("  pays off       {} from the cache, {} without", turns(c.pays_off_after_cached_turns), turns(c.pays_off_after_uncached_turns));
 }

@@ -13,11 +13,13 @@ mod entry;
 mod info;
 mod navigate;
 mod prune;
+mod search;
 mod serialize;
 mod sessions;
 mod tokens;
 mod tree;
 mod usage;
+mod weight;
 
 use std::sync::LazyLock;
 
@@ -99,10 +101,16 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Every pi / omp session on this machine, grouped by project, newest first.
     Sessions(sessions::SessionsArgs),
+    /// Find entries in every session (full-text index), each with its state for its session's leaf.
+    Search(search::SearchArgs),
+    /// Bring the search index up to date with the library's folders (--rebuild: from scratch).
+    Index(search::IndexArgs),
     /// What the session cost: recorded token usage and cost per session, branch and model.
     Usage(SessionArgs),
     /// The user requests a compaction summarizes, checked against its summary (may be lost).
     Drops(drops::DropsArgs),
+    /// What made the context grow: its size after each turn, its largest messages, repeated reads.
+    Weight(weight::WeightArgs),
 }
 
 pub fn run(invocation: Invocation) -> Result<(), CliError> {
@@ -126,7 +134,10 @@ pub fn run(invocation: Invocation) -> Result<(), CliError> {
         Command::Navigate(args) => navigate::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Sessions(args) => sessions::run(&args),
+        Command::Search(args) => search::run_search(&args),
+        Command::Index(args) => search::run_index(&args),
         Command::Usage(args) => usage::run(&args),
         Command::Drops(args) => drops::run(&args),
+        Command::Weight(args) => weight::run(&args),
     }
 }

@@ -6,6 +6,7 @@
 mod support;
 
 mod agent_model;
+mod analytics;
 mod cli_behaviour;
 mod compact_e2e;
 mod compact_hooks;
@@ -26,6 +27,7 @@ mod package_assets;
 mod pi16_parity;
 mod pi16_write_e2e;
 mod prune_branch_parity;
+mod search;
 mod sessions;
 mod text_snapshots;
 mod write_failures;

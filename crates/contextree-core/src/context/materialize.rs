@@ -207,7 +207,7 @@ fn anthropic_payload(c: &Entry, rules: RuleSet) -> Option<Value> {
 
 /// The agent message of an item as the context holds it: omp ≥ 18 strips
 /// the tool calls without a result from an assistant ([`Context::stripped`]).
-pub(crate) fn context_message(session: &Session, ctx: &Context, item: Item, source: &dyn Source) -> Result<Value, ReadBackError> {
+pub fn context_message(session: &Session, ctx: &Context, item: Item, source: &dyn Source) -> Result<Value, ReadBackError> {
     let mut msg = agent_message(session, item, source)?;
     if let Some(mask) = ctx.stripped_calls(item) {
         super::omp18::strip_dangling_calls(&mut msg, mask);
@@ -394,6 +394,17 @@ pub fn item_tokens(
         None => rows(&agent_message(session, item, source)?, llm),
     }
     Ok(entry_estimate(e, rules))
+}
+
+/// The estimate of one item's agent message as the context holds it: what [`item_tokens`]
+/// returns, without making the LLM messages. Only a replaced message, a system checkpoint and
+/// an assistant with stripped calls are read back; the rest is the index's number.
+pub fn context_item_estimate(session: &Session, ctx: &Context, item: Item, source: &dyn Source) -> Result<u64, ReadBackError> {
+    if matches!(item, Item::SystemCheckpoint(_) | Item::Replaced { .. }) || ctx.stripped_calls(item).is_some() {
+        let msg = context_message(session, ctx, item, source)?;
+        return Ok(msg.as_object().map_or(0, |m| estimate_message(m, session.rules())));
+    }
+    Ok(entry_estimate(session.entry(item.node()), session.rules()))
 }
 
 /// Whether `convertToLlm` passes the message through with the same estimate:

@@ -19,8 +19,8 @@ pub use build::{build, entry_estimate, path_to, Context, EditEffect, Item, Leaf,
 pub use caveats::not_reproducible;
 pub use llm::convert_to_llm;
 pub use materialize::{
-    agent_message, context_token_sums, context_tokens, item_estimate, item_role, item_tokens, llm_messages, serialize_context,
-    serialize_context_with, summary_transcript, ContextTokens, ReadBackCause, ReadBackError,
+    agent_message, context_item_estimate, context_message, context_token_sums, context_tokens, item_estimate, item_role, item_tokens,
+    llm_messages, serialize_context, serialize_context_with, summary_transcript, ContextTokens, ReadBackCause, ReadBackError,
 };
 pub use omp18::NotReproducible;
 pub(crate) use omp18::{has_anthropic_payload, snapshot_replay_point};

@@ -53,52 +53,102 @@ pub(crate) fn utf8_fragment_tokens(bytes: u64) -> u64 {
 /// compaction summary). A lone surrogate in a text counts 3 bytes (Node's
 /// `Buffer.byteLength` encodes it as U+FFFD); serde strings cannot hold one.
 pub(crate) fn omp18_message_tokens(msg: &Map<String, Value>) -> u64 {
+    let mut n = 0;
+    omp18_parts(msg, &mut |_, t| n += t);
+    n
+}
+
+/// [`omp18_message_tokens`] part by part: `f` gets each counted piece's tokens.
+fn omp18_parts<'a>(msg: &'a Map<String, Value>, f: &mut dyn FnMut(PartKind<'a>, u64)) {
     let t = |s: &str| utf8_fragment_tokens(s.len() as u64);
     let text = |v: Option<&Value>| v.and_then(Value::as_str).map_or(0, t);
     let blocks = || msg.get("content").and_then(Value::as_array).into_iter().flatten();
     let ty = |b: &Value| b.get("type").and_then(Value::as_str).map(str::to_owned);
     match msg.get("role").and_then(Value::as_str).unwrap_or("") {
-        "bashExecution" => text(msg.get("command")) + text(msg.get("output")),
+        "bashExecution" => f(PartKind::Text, text(msg.get("command")) + text(msg.get("output"))),
         "user" | "developer" | "custom" | "hookMessage" | "toolResult" => match msg.get("content") {
-            Some(Value::String(s)) => t(s),
-            _ => blocks()
-                .map(|b| match ty(b).as_deref() {
-                    Some("text") => text(b.get("text")),
-                    Some("image") => OMP18_IMAGE_TOKENS,
-                    _ => 0,
-                })
-                .sum(),
-        },
-        "assistant" => blocks()
-            .map(|b| match ty(b).as_deref() {
-                Some("text") => text(b.get("text")),
-                Some("thinking") => text(b.get("thinking")) + text(b.get("thinkingSignature")),
-                Some("toolCall") => {
-                    let args = b.get("arguments").map_or_else(|| "null".to_owned(), crate::js::stringify);
-                    text(b.get("name")) + t(&args)
+            Some(Value::String(s)) => f(PartKind::Text, t(s)),
+            _ => {
+                for b in blocks() {
+                    match ty(b).as_deref() {
+                        Some("text") => f(PartKind::Text, text(b.get("text"))),
+                        Some("image") => f(PartKind::Image, OMP18_IMAGE_TOKENS),
+                        _ => {}
+                    }
                 }
-                Some("redactedThinking") => text(b.get("data")),
-                Some("anthropicServerTool") => t(&b.get("block").map_or_else(|| "null".to_owned(), crate::js::stringify)),
-                _ => 0,
-            })
-            .sum(),
-        "branchSummary" => text(msg.get("summary")),
+            }
+        },
+        "assistant" => {
+            for b in blocks() {
+                match ty(b).as_deref() {
+                    Some("text") => f(PartKind::Text, text(b.get("text"))),
+                    Some("thinking") => f(PartKind::Thinking, text(b.get("thinking")) + text(b.get("thinkingSignature"))),
+                    Some("toolCall") => {
+                        let args = b.get("arguments").map_or_else(|| "null".to_owned(), crate::js::stringify);
+                        f(PartKind::ToolCall(b.get("name").and_then(Value::as_str)), text(b.get("name")) + t(&args));
+                    }
+                    Some("redactedThinking") => f(PartKind::Thinking, text(b.get("data"))),
+                    Some("anthropicServerTool") => {
+                        let block = b.get("block").map_or_else(|| "null".to_owned(), crate::js::stringify);
+                        f(PartKind::ToolCall(None), t(&block));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        "branchSummary" => f(PartKind::Text, text(msg.get("summary"))),
         "compactionSummary" => {
-            let mut n = text(msg.get("summary"));
+            f(PartKind::Text, text(msg.get("summary")));
             if let Some(blocks) = msg.get("blocks").and_then(Value::as_array) {
                 for b in blocks {
-                    n += match ty(b).as_deref() {
-                        Some("text") => text(b.get("text")),
-                        _ => OMP18_FRAME_TOKENS,
-                    };
+                    match ty(b).as_deref() {
+                        Some("text") => f(PartKind::Text, text(b.get("text"))),
+                        _ => f(PartKind::Image, OMP18_FRAME_TOKENS),
+                    }
                 }
             } else if let Some(images) = msg.get("images").and_then(Value::as_array) {
-                n += images.len() as u64 * OMP18_FRAME_TOKENS;
+                f(PartKind::Image, images.len() as u64 * OMP18_FRAME_TOKENS);
             }
-            n
         }
-        _ => 0,
+        _ => {}
     }
+}
+
+/// Which part of a message a counted piece is, for the breakdown of an estimate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartKind<'a> {
+    /// Text: a user's, an assistant's reply, a tool's output, a summary, a command.
+    Text,
+    /// An assistant's thinking (omp ≥ 18: with its signature, and redacted thinking).
+    Thinking,
+    /// A tool call (its name and arguments), with the tool's name.
+    ToolCall(Option<&'a str>),
+    /// An image (omp ≥ 18: also a snapcompact frame).
+    Image,
+    /// pi ≥ 0.86: a system message's prompt section, by name.
+    Section(&'a str),
+    /// pi ≥ 0.86: a system message's tool declarations.
+    ToolDefinitions,
+}
+
+/// The parts of a message the rule set's estimate counts, in order, each with its weight in
+/// the estimate's own unit: UTF-16 characters (an image 4800) whose sum `ceil(/ 4)` is the
+/// estimate, or under omp ≥ 18 tokens already rounded per fragment, whose sum is the estimate.
+/// A part can come more than once (two text blocks).
+pub fn message_parts<'a>(msg: &'a Map<String, Value>, rules: RuleSet, f: &mut dyn FnMut(PartKind<'a>, u64)) {
+    if rules.counts_utf8_fragments() {
+        return omp18_parts(msg, f);
+    }
+    for_each_part(msg, rules, &mut |kind, frag| {
+        f(
+            kind,
+            match frag {
+                Fragment::Text(s) => utf16_len(s) as u64,
+                Fragment::Json(v) => stringify_len(v) as u64,
+                Fragment::Image => IMAGE_CHARS,
+            },
+        )
+    });
 }
 
 /// One piece of a message that the estimate measures.
@@ -115,25 +165,30 @@ pub(crate) enum Fragment<'a> {
 /// Calls `f` for every fragment the rule set's `estimateTokens` measures in
 /// an agent or LLM message (context.md §3.1, pi-1.6.md §3.1).
 pub(crate) fn for_each_fragment<'a>(msg: &'a Map<String, Value>, rules: RuleSet, f: &mut dyn FnMut(Fragment<'a>)) {
+    for_each_part(msg, rules, &mut |_, frag| f(frag));
+}
+
+/// [`for_each_fragment`], each fragment with the part of the message it belongs to.
+fn for_each_part<'a>(msg: &'a Map<String, Value>, rules: RuleSet, f: &mut dyn FnMut(PartKind<'a>, Fragment<'a>)) {
     let dialect = rules.dialect();
     let role = msg.get("role").and_then(Value::as_str).unwrap_or("");
     let content = msg.get("content");
-    let text = |v: Option<&'a Value>, f: &mut dyn FnMut(Fragment<'a>)| {
+    let text = |kind: PartKind<'a>, v: Option<&'a Value>, f: &mut dyn FnMut(PartKind<'a>, Fragment<'a>)| {
         if let Some(s) = v.and_then(Value::as_str) {
-            f(Fragment::Text(s));
+            f(kind, Fragment::Text(s));
         }
     };
     let blocks = || content.and_then(Value::as_array).into_iter().flatten();
     let ty = |b: &Value| b.get("type").and_then(Value::as_str).map(str::to_owned);
     match (role, dialect) {
         ("user", _) => match content {
-            Some(Value::String(s)) => f(Fragment::Text(s)),
+            Some(Value::String(s)) => f(PartKind::Text, Fragment::Text(s)),
             _ => {
                 for b in blocks() {
                     match ty(b).as_deref() {
-                        Some("text") => text(b.get("text"), f),
+                        Some("text") => text(PartKind::Text, b.get("text"), f),
                         // pi ≥ 0.76 counts user images like tool-result images.
-                        Some("image") if rules.counts_user_images() => f(Fragment::Image),
+                        Some("image") if rules.counts_user_images() => f(PartKind::Image, Fragment::Image),
                         _ => {}
                     }
                 }
@@ -143,12 +198,13 @@ pub(crate) fn for_each_fragment<'a>(msg: &'a Map<String, Value>, rules: RuleSet,
         ("assistant", _) => {
             for b in blocks() {
                 match ty(b).as_deref() {
-                    Some("text") => text(b.get("text"), f),
-                    Some("thinking") => text(b.get("thinking"), f),
+                    Some("text") => text(PartKind::Text, b.get("text"), f),
+                    Some("thinking") => text(PartKind::Thinking, b.get("thinking"), f),
                     Some("toolCall") => {
-                        text(b.get("name"), f);
+                        let call = PartKind::ToolCall(b.get("name").and_then(Value::as_str));
+                        text(call, b.get("name"), f);
                         if let Some(args) = b.get("arguments") {
-                            f(Fragment::Json(args));
+                            f(call, Fragment::Json(args));
                         }
                     }
                     _ => {}
@@ -156,22 +212,22 @@ pub(crate) fn for_each_fragment<'a>(msg: &'a Map<String, Value>, rules: RuleSet,
             }
         }
         ("toolResult", _) | ("custom", Dialect::Pi) | ("hookMessage", Dialect::Omp) => match content {
-            Some(Value::String(s)) => f(Fragment::Text(s)),
+            Some(Value::String(s)) => f(PartKind::Text, Fragment::Text(s)),
             _ => {
                 for b in blocks() {
                     match ty(b).as_deref() {
-                        Some("text") => text(b.get("text"), f),
-                        Some("image") => f(Fragment::Image),
+                        Some("text") => text(PartKind::Text, b.get("text"), f),
+                        Some("image") => f(PartKind::Image, Fragment::Image),
                         _ => {}
                     }
                 }
             }
         },
         ("bashExecution", _) => {
-            text(msg.get("command"), f);
-            text(msg.get("output"), f);
+            text(PartKind::Text, msg.get("command"), f);
+            text(PartKind::Text, msg.get("output"), f);
         }
-        ("branchSummary" | "compactionSummary", _) => text(msg.get("summary"), f),
+        ("branchSummary" | "compactionSummary", _) => text(PartKind::Text, msg.get("summary"), f),
         _ => {}
     }
 }
@@ -179,31 +235,31 @@ pub(crate) fn for_each_fragment<'a>(msg: &'a Map<String, Value>, rules: RuleSet,
 /// pi ≥ 0.86's estimate of a system message: its content (string, or text
 /// blocks and images), every non-empty section value, and the tool
 /// declarations it adds as `JSON.stringify` (removals do not count).
-fn system_fragments<'a>(msg: &'a Map<String, Value>, f: &mut dyn FnMut(Fragment<'a>)) {
+fn system_fragments<'a>(msg: &'a Map<String, Value>, f: &mut dyn FnMut(PartKind<'a>, Fragment<'a>)) {
     match msg.get("content") {
-        Some(Value::String(s)) => f(Fragment::Text(s)),
+        Some(Value::String(s)) => f(PartKind::Text, Fragment::Text(s)),
         Some(Value::Array(blocks)) => {
             for b in blocks {
                 match b.get("type").and_then(Value::as_str) {
                     Some("text") => {
                         if let Some(s) = b.get("text").and_then(Value::as_str) {
-                            f(Fragment::Text(s));
+                            f(PartKind::Text, Fragment::Text(s));
                         }
                     }
-                    Some("image") => f(Fragment::Image),
+                    Some("image") => f(PartKind::Image, Fragment::Image),
                     _ => {}
                 }
             }
         }
         _ => {}
     }
-    for v in msg.get("sections").and_then(Value::as_object).into_iter().flat_map(|m| m.values()) {
+    for (name, v) in msg.get("sections").and_then(Value::as_object).into_iter().flatten() {
         if let Some(s) = v.as_str().filter(|s| !s.is_empty()) {
-            f(Fragment::Text(s));
+            f(PartKind::Section(name), Fragment::Text(s));
         }
     }
     if let Some(tools) = msg.get("toolsAdded").filter(|t| !t.is_null()) {
-        f(Fragment::Json(tools));
+        f(PartKind::ToolDefinitions, Fragment::Json(tools));
     }
 }
 

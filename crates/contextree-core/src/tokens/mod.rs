@@ -7,6 +7,6 @@ pub(crate) mod family;
 pub(crate) mod tokenizer;
 
 pub use count::count_message;
-pub use estimate::estimate_message;
+pub use estimate::{estimate_message, message_parts, PartKind};
 pub use family::native_tokenizer;
 pub use tokenizer::{count, TokenCache, TokenizerKind, UnknownTokenizer};

@@ -43,6 +43,7 @@ mod types;
 
 pub use builtins::{builtin, wire_of, Builtin, BUILTINS};
 pub use files::read_agent_models;
+pub(crate) use files::{models_file, shown};
 pub use models_file::{AgentFileError, ModelsFile};
 pub use omp::omp_agent_dir;
 pub(crate) use omp::omp_model_refs;

@@ -55,6 +55,31 @@ impl ModelsFile {
     pub(super) fn provider(&self, id: &str) -> Option<&Value> {
         self.providers.get(id).filter(|v| v.is_object())
     }
+
+    /// The `cost` the file declares for a model (`provider/id`, or a bare id looked up in every
+    /// provider, in name order): `{input, output, cacheRead, cacheWrite}` in dollars per million
+    /// tokens, as pi-ai's `Model.cost`; a missing cache price counts 0.
+    pub fn model_prices(&self, model: &str) -> Option<contextree_core::prices::Prices> {
+        let (provider, id) = match model.split_once('/') {
+            Some((p, id)) => (Some(p), id),
+            None => (None, model),
+        };
+        let in_provider = |p: &Value| {
+            let models = p.get("models")?.as_array()?;
+            let cost = models.iter().find(|m| m.get("id").and_then(Value::as_str) == Some(id))?.get("cost")?;
+            let price = |k: &str| cost.get(k).and_then(Value::as_f64);
+            Some(contextree_core::prices::Prices {
+                input: price("input")?,
+                output: price("output")?,
+                cache_read: price("cacheRead").unwrap_or(0.0),
+                cache_write: price("cacheWrite").unwrap_or(0.0),
+            })
+        };
+        match provider {
+            Some(p) => self.provider(p).and_then(in_provider),
+            None => self.providers.values().filter(|v| v.is_object()).find_map(in_provider),
+        }
+    }
 }
 
 /// pi's `stripJsonComments`: drops `//` to the end of the line and commas before `}` / `]`,

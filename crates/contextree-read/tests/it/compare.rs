@@ -34,7 +34,8 @@ fn compare_json(s: &Session, source: &dyn Source, a: &str, b: &str, text: Option
 fn context_json(s: &Session, source: &dyn Source, leaf: &str, text: usize) -> Value {
     let ctx = build(s, Leaf::At(s.node(leaf).unwrap()));
     let pack = PromptPack::own_for(s.rules());
-    let report = ContextReport::new(s, &ctx, &pack, source, ContextOptions { tokenizer: None, text_chars: Some(text) }).unwrap();
+    let report =
+        ContextReport::new(s, &ctx, &pack, source, ContextOptions { tokenizer: None, text_chars: Some(text), breakdown: false }).unwrap();
     let json = serde_json::to_value(&report).unwrap();
     report.finish().unwrap();
     json

@@ -1,4 +1,5 @@
 //! contextree-read's integration tests: every report under every rule set, on fixtures.
 
+mod analytics;
 mod compare;
 mod reports;

@@ -20,7 +20,8 @@ pub(crate) fn open(rel: &str, rules: RuleSet) -> (Session, Vec<u8>) {
 fn context_json(s: &Session, source: &dyn Source, text: Option<usize>) -> Value {
     let ctx = build(s, Leaf::Last);
     let pack = PromptPack::own_for(s.rules());
-    let report = ContextReport::new(s, &ctx, &pack, source, ContextOptions { tokenizer: None, text_chars: text }).unwrap();
+    let report =
+        ContextReport::new(s, &ctx, &pack, source, ContextOptions { tokenizer: None, text_chars: text, breakdown: false }).unwrap();
     let json = serde_json::to_value(&report).unwrap();
     report.finish().unwrap();
     json
@@ -182,7 +183,7 @@ fn token_counts_and_whole_texts_agree_with_the_context_report() {
         let ctx = build(&s, Leaf::Last);
         let pack = PromptPack::own_for(rules);
         let counts = contextree_read::TokenCountsReport::new(&s, &ctx, &pack, &bytes, TokenizerKind::O200kBase).unwrap();
-        let options = ContextOptions { tokenizer: Some(TokenizerKind::O200kBase), text_chars: Some(40) };
+        let options = ContextOptions { tokenizer: Some(TokenizerKind::O200kBase), text_chars: Some(40), breakdown: false };
         let report = ContextReport::new(&s, &ctx, &pack, &bytes, options).unwrap();
         let json = serde_json::to_value(&report).unwrap();
         report.finish().unwrap();

@@ -30,12 +30,11 @@ fn tree_table_counts_texts_and_exports_over_ipc() {
     let InvokeResponseBody::Raw(bytes) = invoke_raw(&webview, "tree_table", json!({})).unwrap() else {
         panic!("tree_table must answer with bytes");
     };
-    assert_eq!(&bytes[..4], b"CTR1");
-    let n = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
-    assert_eq!(n, entries.len());
-    let id_bytes = u32::from_le_bytes(bytes[16..20].try_into().unwrap()) as usize;
-    let ids_at = 32 + 24 * n + (2 * n).div_ceil(4) * 4;
-    let ids = std::str::from_utf8(&bytes[ids_at..ids_at + id_bytes]).unwrap();
+    assert_eq!(&bytes[..4], b"CTR2");
+    let word = |k: usize| u32::from_le_bytes(bytes[4 * k..4 * k + 4].try_into().unwrap()) as usize;
+    assert_eq!(word(3), entries.len());
+    // The ids close the buffer.
+    let ids = std::str::from_utf8(&bytes[bytes.len() - word(8)..]).unwrap();
     // Rows are in display order: the same ids, each once.
     let mut rows = crate::commands::tree::wire::read::decode(&bytes).ids;
     assert_eq!(ids, rows.concat());

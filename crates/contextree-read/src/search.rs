@@ -1,0 +1,250 @@
+//! `contextree search` and the app's search panel: the index's hits, each with its state for
+//! its session's current leaf (in the context, summarized by which compaction, pruned, on
+//! another branch) — what no index alone can say. Each hit's session is loaded once per query,
+//! by the loader the face hands in (the CLI loads from disk; the app may reuse an open
+//! session), so this module does no IO of its own.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use contextree_core::context::{self, entry_states, EntryState, Leaf};
+use contextree_core::session::{NodeId, Session};
+use contextree_search::{Hit, UpdateStats};
+use serde::Serialize;
+use ts_rs::TS;
+
+/// The answer to one query.
+#[derive(Debug, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchReport {
+    /// The query as typed.
+    pub query: String,
+    /// The matching entries, best first.
+    pub hits: Vec<SearchHit>,
+    /// What bringing the index up to date took before answering.
+    pub indexed: IndexedReport,
+    /// Milliseconds the query took: the index's search, the snippets, the hits' states.
+    #[ts(type = "number")]
+    pub search_ms: u64,
+    /// Hits' files that could not be loaded (their hits have no state).
+    pub warnings: Vec<String>,
+}
+
+/// One matching entry: enough to open its session with the entry selected.
+#[derive(Debug, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchHit {
+    /// The session file.
+    pub file: String,
+    /// The header's session id.
+    pub session_id: Option<String>,
+    /// The project folder.
+    pub project: Option<String>,
+    /// The entry's id (as the session reads it: v1 files get their migrated ids).
+    pub entry_id: Option<String>,
+    /// Its 1-based line in the file.
+    pub line: Option<u32>,
+    /// A message's role, else the entry type (`compaction`, `branch_summary`, `label`, …).
+    pub role: String,
+    /// The tool of a tool result, or the first tool an assistant message calls.
+    pub tool_name: Option<String>,
+    /// Every tool the entry names.
+    pub tools: Vec<String>,
+    /// The best passage of the entry's text.
+    pub snippet: String,
+    /// `[start, end)` of each match in `snippet`, in UTF-16 code units (JavaScript string
+    /// indices).
+    pub highlights: Vec<[u32; 2]>,
+    /// BM25 score.
+    pub score: f32,
+    /// The entry's time (`2026-01-01T00:00:00Z`).
+    pub time: Option<String>,
+    /// The same, ms since the epoch.
+    #[ts(type = "number | null")]
+    pub time_ms: Option<i64>,
+    /// Its state for the session's current leaf: `context` (sent to the model), `summarized`
+    /// (only a compaction's summary of it is sent), `pruned` (sent with its output cut),
+    /// `offPath` (on another branch), `branchSummarized` (on another branch that a branch
+    /// summary on the path stands for), `notSent` (on the path but not sent: labels, excluded
+    /// messages, superseded compactions), `unknown` (the file could not be loaded).
+    pub state: &'static str,
+    /// The tree's finer state (`kept`, `old-compaction`, `branch-summary`, …; core's names).
+    pub tree_state: Option<&'static str>,
+    /// For `summarized`: the id of the compaction entry whose summary stands for it; for
+    /// `branchSummarized`, the branch summary's.
+    pub summarized_by: Option<String>,
+    /// The leaf the state is for (the file's last entry, as the agents resume it).
+    pub leaf_id: Option<String>,
+    /// The rule set the state was computed under (as `contextree info` chooses it).
+    pub rule_set: Option<&'static str>,
+}
+
+/// What an index update did.
+#[derive(Debug, Default, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexedReport {
+    /// Files read (new, rewritten or grown).
+    pub files: usize,
+    /// Bytes read from them.
+    #[ts(type = "number")]
+    pub bytes: u64,
+    /// Milliseconds taken.
+    #[ts(type = "number")]
+    pub ms: u64,
+    /// Files read whole (new or rewritten).
+    pub whole: usize,
+    /// Files read from the offset they had been indexed through (grown).
+    pub grown: usize,
+    /// Files dropped (deleted).
+    pub dropped: usize,
+    /// Entries added.
+    #[ts(type = "number")]
+    pub entries: u64,
+    /// Files the index holds.
+    pub total_files: usize,
+    /// Bytes the index takes on disk.
+    #[ts(type = "number")]
+    pub index_bytes: u64,
+    /// Another process was updating the index: nothing was read, the answers are from its
+    /// last commit.
+    pub busy: bool,
+}
+
+impl IndexedReport {
+    /// `stats` of an update, the index then taking `index_bytes` on disk.
+    pub fn new(stats: &UpdateStats, index_bytes: u64) -> Self {
+        IndexedReport {
+            files: stats.files,
+            bytes: stats.bytes,
+            ms: stats.ms,
+            whole: stats.whole,
+            grown: stats.grown,
+            dropped: stats.dropped,
+            entries: stats.entries,
+            total_files: stats.total_files,
+            index_bytes,
+            busy: stats.busy,
+        }
+    }
+}
+
+/// The search state of an entry in core's terms.
+fn state_name(s: EntryState) -> &'static str {
+    match s {
+        EntryState::Kept | EntryState::Compaction | EntryState::Replaced | EntryState::BranchSummary => "context",
+        EntryState::Summarized => "summarized",
+        EntryState::Pruned => "pruned",
+        EntryState::OffPath => "offPath",
+        EntryState::Excluded | EntryState::Hidden | EntryState::Metadata | EntryState::OldCompaction => "notSent",
+    }
+}
+
+/// The entry whose line starts at `offset` (entries are in file order).
+fn node_at(s: &Session, offset: u64, line_len: u64) -> Option<NodeId> {
+    let entries = s.entries();
+    let i = entries.partition_point(|e| e.span.start < offset);
+    let e = entries.get(i)?;
+    (e.span.start <= offset + line_len).then_some(NodeId(i as u32))
+}
+
+/// UTF-16 positions of the byte ranges `ranges` of `text`.
+fn utf16_ranges(text: &str, ranges: &[std::ops::Range<usize>]) -> Vec<[u32; 2]> {
+    let at = |b: usize| text.get(..b).map_or(0, |t| t.encode_utf16().count() as u32);
+    ranges.iter().map(|r| [at(r.start), at(r.end)]).collect()
+}
+
+fn iso_ms(ms: i64) -> Option<String> {
+    let t = contextree_host::library::iso_utc(std::time::UNIX_EPOCH + std::time::Duration::from_millis(u64::try_from(ms).ok()?));
+    Some(t)
+}
+
+/// The states of one session's hits.
+struct Tree {
+    session: Session,
+    states: Vec<EntryState>,
+    compaction: Option<String>,
+    leaf: Option<String>,
+    rule_set: &'static str,
+    /// Off-path entries a branch summary on the path stands for, with its id.
+    branch_summarized: HashMap<NodeId, String>,
+}
+
+/// The entries of the abandoned branches that the branch summaries on `path` summarize: each
+/// summary's `fromId` and its ancestors that are off the path.
+fn branch_summarized(s: &Session, path: &[NodeId], states: &[EntryState]) -> HashMap<NodeId, String> {
+    let mut out = HashMap::new();
+    for &n in path {
+        let e = s.entry(n);
+        if &*e.entry_type != "branch_summary" {
+            continue;
+        }
+        let (Some(id), Some(from)) = (e.id(), e.str_field("fromId").and_then(|f| s.node(f))) else { continue };
+        for m in s.tree().path_to(from) {
+            if states[m.index()] == EntryState::OffPath {
+                out.entry(m).or_insert_with(|| id.to_owned());
+            }
+        }
+    }
+    out
+}
+
+impl SearchReport {
+    /// The report of the index's `hits` for `query`, each hit's file loaded once by `load`
+    /// (an error message for a file that cannot be).
+    pub fn new(query: &str, hits: Vec<Hit>, indexed: IndexedReport, load: &dyn Fn(&Path) -> Result<Session, String>) -> SearchReport {
+        let mut trees: HashMap<PathBuf, Option<Tree>> = HashMap::new();
+        let mut warnings = Vec::new();
+        for h in &hits {
+            trees.entry(h.file.clone()).or_insert_with(|| match load(&h.file) {
+                Ok(s) => {
+                    let ctx = context::build(&s, Leaf::Last);
+                    let states = entry_states(&s, &ctx);
+                    let id = |n: Option<NodeId>| n.and_then(|n| s.entry(n).id().map(str::to_owned));
+                    let (compaction, leaf) = (id(ctx.compaction), id(ctx.leaf));
+                    let branch_summarized = branch_summarized(&s, &ctx.path, &states);
+                    let rule_set = s.rules().name();
+                    Some(Tree { session: s, states, compaction, leaf, rule_set, branch_summarized })
+                }
+                Err(e) => {
+                    warnings.push(e);
+                    None
+                }
+            });
+        }
+        let hits = hits
+            .into_iter()
+            .map(|h| {
+                let tree = trees.get(&h.file).and_then(Option::as_ref);
+                let node = tree.and_then(|t| node_at(&t.session, h.offset, h.line_len).map(|n| (t, n)));
+                let tree_state = node.map(|(t, n)| t.states[n.index()]);
+                let by_branch = node.and_then(|(t, n)| t.branch_summarized.get(&n));
+                let state = if by_branch.is_some() { "branchSummarized" } else { tree_state.map_or("unknown", state_name) };
+                let entry_id = node.and_then(|(t, n)| t.session.entry(n).id().map(str::to_owned)).or(h.entry_id);
+                SearchHit {
+                    file: h.file.to_string_lossy().into_owned(),
+                    session_id: h.session_id,
+                    project: h.project,
+                    entry_id,
+                    line: node.map(|(t, n)| t.session.entry(n).line),
+                    tool_name: h.tools.first().cloned(),
+                    tools: h.tools,
+                    role: h.role,
+                    highlights: utf16_ranges(&h.snippet, &h.highlights),
+                    snippet: h.snippet,
+                    score: h.score,
+                    time: h.time_ms.and_then(iso_ms),
+                    time_ms: h.time_ms,
+                    state,
+                    tree_state: tree_state.map(EntryState::name),
+                    summarized_by: match state {
+                        "summarized" => tree.and_then(|t| t.compaction.clone()),
+                        _ => by_branch.cloned(),
+                    },
+                    leaf_id: tree.and_then(|t| t.leaf.clone()),
+                    rule_set: tree.map(|t| t.rule_set),
+                }
+            })
+            .collect();
+        SearchReport { query: query.to_owned(), hits, indexed, search_ms: 0, warnings }
+    }
+}

@@ -1,0 +1,313 @@
+//! contextree's full-text index of every session on the machine (issue 21).
+//!
+//! One Tantivy document per entry: its text (user, assistant, thinking, tool calls with their
+//! arguments, tool results, summaries, custom messages, labels) and its filters (file,
+//! session, project, agent, format version, model, role, tool, time, entry id), and the
+//! offset of its line. The text is indexed, not stored: a hit's snippet is cut from the
+//! session file itself. Per-file records ([`record`]) live in the same index and are
+//! committed with their entries, so an update is incremental (a grown file is read from the
+//! offset it had reached) and a killed indexer leaves the last commit, whole and consistent.
+//!
+//! - `extract.rs`: one line → text and fields.
+//! - `record.rs`: the per-file record, and telling an append from a rewrite.
+//! - `index.rs`: the update.
+//! - `query.rs`: what people type → a Tantivy query.
+//! - this file: opening the index, its folder, the library's files, searching.
+
+mod extract;
+mod index;
+mod query;
+mod record;
+mod schema;
+
+use std::collections::{BTreeMap, HashSet};
+use std::fs::File;
+use std::ops::Range;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use contextree_host::library::{self, RootOverrides};
+use contextree_host::HostEnv;
+use tantivy::collector::TopDocs;
+use tantivy::directory::MmapDirectory;
+use tantivy::query::Query;
+use tantivy::schema::Value;
+use tantivy::snippet::SnippetGenerator;
+use tantivy::{Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term};
+
+pub use extract::{entry as extract_entry, Extracted};
+pub use index::{Progress, SessionFile, UpdateStats};
+pub use query::{parse as parse_query, Filter, Parsed};
+pub use record::FileRecord;
+
+use schema::Fields;
+
+/// The index format; a folder of another version is left alone and a new one made.
+const FORMAT: &str = "v1";
+/// Characters of a snippet.
+const SNIPPET_CHARS: usize = 200;
+/// Indexed words per segment a prefix's snippet marks at most.
+const PREFIX_WORDS: usize = 200;
+
+/// What can go wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    /// The query cannot be read (the message says why).
+    #[error("bad query: {0}")]
+    Query(String),
+    /// The index's folder or a session file could not be read or written.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The engine failed.
+    #[error("index: {0}")]
+    Index(#[from] tantivy::TantivyError),
+}
+
+impl From<tantivy::directory::error::OpenDirectoryError> for SearchError {
+    fn from(e: tantivy::directory::error::OpenDirectoryError) -> Self {
+        SearchError::Index(e.into())
+    }
+}
+
+/// The index's folder: `$XDG_CACHE_HOME/contextree/search`, else
+/// `~/.cache/contextree/search`; `None` without either.
+pub fn default_dir(env: &HostEnv) -> Option<PathBuf> {
+    let cache =
+        env.var("XDG_CACHE_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).or_else(|| env.home.as_ref().map(|h| h.join(".cache")))?;
+    Some(cache.join("contextree").join("search"))
+}
+
+/// The session files of the library's folders (`overrides` as `contextree sessions` takes
+/// them): `*.jsonl` directly in a root or in its project folders, as the library lists them.
+/// Only the names are read here (an unchanged library is checked in milliseconds); the header
+/// of a file is read when the file is indexed.
+pub fn library_files(env: &HostEnv, overrides: &RootOverrides) -> Vec<SessionFile> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    for root in library::default_roots_in(env, overrides) {
+        if !seen.insert(root.path.clone()) {
+            continue;
+        }
+        let Ok(rd) = std::fs::read_dir(&root.path) else { continue };
+        let mut dirs = vec![(root.path.clone(), String::new())];
+        dirs.extend(
+            rd.filter_map(Result::ok)
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                .map(|e| (e.path(), e.file_name().to_string_lossy().into_owned())),
+        );
+        for (dir, name) in dirs {
+            let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+            for e in rd.filter_map(Result::ok) {
+                let file = e.file_name().to_string_lossy().into_owned();
+                if !file.ends_with(".jsonl") || file.starts_with('.') || !e.file_type().is_ok_and(|t| t.is_file()) {
+                    continue;
+                }
+                // The root's agent, else the folder naming; the header's id decides when read.
+                let agent = library::file_dialect(None, root.dialect, &name).map(|d| d.name().to_owned());
+                out.push(SessionFile { path: e.path(), session_id: None, project: None, agent });
+            }
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+/// The index, open for searching and updating.
+pub struct SearchIndex {
+    index: Index,
+    reader: IndexReader,
+    f: Fields,
+    dir: PathBuf,
+}
+
+/// One matching entry, as the index knows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    /// The session file.
+    pub file: PathBuf,
+    /// The offset of the entry's line in it.
+    pub offset: u64,
+    /// The line's length (without its newline).
+    pub line_len: u64,
+    /// The entry id as written (`None` for lines without one).
+    pub entry_id: Option<String>,
+    /// The header's session id.
+    pub session_id: Option<String>,
+    /// The project folder.
+    pub project: Option<String>,
+    /// A message's role, else the entry type.
+    pub role: String,
+    /// Tool names (calls made, or the tool a result is from).
+    pub tools: Vec<String>,
+    /// The entry's time, ms since the epoch.
+    pub time_ms: Option<i64>,
+    /// BM25 score.
+    pub score: f32,
+    /// The best passage of the entry's text.
+    pub snippet: String,
+    /// Byte ranges of `snippet` that match the query.
+    pub highlights: Vec<Range<usize>>,
+}
+
+impl SearchIndex {
+    /// Opens the index under `dir` (made if missing). An index that does not open (a schema
+    /// from another version, damaged files) is deleted and made again: it is a cache.
+    pub fn open(dir: &Path) -> Result<SearchIndex, SearchError> {
+        let dir = dir.join(FORMAT);
+        std::fs::create_dir_all(&dir)?;
+        let index = match Self::open_in(&dir) {
+            Ok(i) => i,
+            Err(_) => {
+                std::fs::remove_dir_all(&dir)?;
+                std::fs::create_dir_all(&dir)?;
+                Self::open_in(&dir)?
+            }
+        };
+        schema::register_tokenizers(&index);
+        // `open_or_create` refuses an index of another schema, so the fields of ours are its.
+        let (_, f) = schema::schema();
+        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
+        Ok(SearchIndex { index, reader, f, dir })
+    }
+
+    fn open_in(dir: &Path) -> Result<Index, SearchError> {
+        let (schema, _) = schema::schema();
+        let index = Index::open_or_create(MmapDirectory::open(dir)?, schema)?;
+        Ok(index)
+    }
+
+    /// The entries matching `query`, best first, at most `limit`, only from `files` when
+    /// given (the library's current folders).
+    pub fn search(&self, query: &str, limit: usize, files: Option<&HashSet<PathBuf>>) -> Result<Vec<Hit>, SearchError> {
+        let parsed = query::parse(query)?;
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let (q, text_q) = query::build(&self.index, &self.f, &parsed)?;
+        let searcher = self.reader.searcher();
+        // Hits from files outside `files` are skipped after ranking: ask for more.
+        let want = if files.is_some() { limit.saturating_mul(4).max(limit + 50) } else { limit };
+        let top = searcher.search(&*q, &TopDocs::with_limit(want.max(1)).order_by_score())?;
+        let snippets = match &text_q {
+            Some(tq) => Some(self.snippet_generator(&searcher, &**tq, &parsed.prefixes)?),
+            None => None,
+        };
+        let mut hits = Vec::new();
+        let mut open: Option<(PathBuf, File)> = None;
+        for (score, addr) in top {
+            let doc: TantivyDocument = searcher.doc(addr)?;
+            let s = |field| doc.get_first(field).and_then(|v| v.as_str()).map(str::to_owned);
+            let Some(file) = s(self.f.file).map(PathBuf::from) else { continue };
+            if files.is_some_and(|set| !set.contains(&file)) {
+                continue;
+            }
+            let u = |field| doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0);
+            let (offset, line_len) = (u(self.f.offset), u(self.f.line_len));
+            let text = read_text(&mut open, &file, offset, line_len);
+            let (snippet, highlights) = match (&snippets, &text) {
+                (Some(g), Some(t)) => {
+                    let sn = g.snippet(t);
+                    let frag = sn.fragment().to_owned();
+                    if frag.is_empty() {
+                        (lead(t), Vec::new())
+                    } else {
+                        (frag, sn.highlighted().to_vec())
+                    }
+                }
+                (None, Some(t)) => (lead(t), Vec::new()),
+                _ => (String::new(), Vec::new()),
+            };
+            hits.push(Hit {
+                file,
+                offset,
+                line_len,
+                entry_id: s(self.f.entry),
+                session_id: s(self.f.session),
+                project: s(self.f.project),
+                role: s(self.f.role).unwrap_or_default(),
+                tools: doc.get_all(self.f.tool).filter_map(|v| v.as_str().map(str::to_owned)).collect(),
+                time_ms: doc.get_first(self.f.time).and_then(|v| v.as_i64()),
+                score,
+                snippet,
+                highlights,
+            });
+            if hits.len() >= limit {
+                break;
+            }
+        }
+        Ok(hits)
+    }
+
+    /// Snippets marking the query's words and, for each `prefix*`, the indexed words it
+    /// matched (Tantivy's own generator marks only the prefix itself).
+    fn snippet_generator(&self, searcher: &Searcher, text_q: &dyn Query, prefixes: &[String]) -> Result<SnippetGenerator, SearchError> {
+        let mut terms: BTreeMap<String, f32> = BTreeMap::new();
+        let mut add = |word: &str, term: &Term| -> Result<(), SearchError> {
+            let df = searcher.doc_freq(term)?;
+            if df > 0 {
+                terms.insert(word.to_owned(), 1.0 / (1.0 + df as f32));
+            }
+            Ok(())
+        };
+        let mut exact: Vec<Term> = Vec::new();
+        text_q.query_terms(&mut |t, _| {
+            if t.field() == self.f.text {
+                exact.push(t.clone());
+            }
+        });
+        for t in &exact {
+            if let Some(w) = t.value().as_str() {
+                add(w, t)?;
+            }
+        }
+        for p in prefixes {
+            let mut end = p.clone().into_bytes();
+            if let Some(last) = end.last_mut() {
+                *last = last.saturating_add(1);
+            }
+            for seg in searcher.segment_readers() {
+                let inv = seg.inverted_index(self.f.text)?;
+                let mut stream = inv.terms().range().ge(p.as_bytes()).lt(&end).into_stream()?;
+                let mut n = 0;
+                while stream.advance() && n < PREFIX_WORDS {
+                    if let Ok(w) = std::str::from_utf8(stream.key()) {
+                        add(w, &Term::from_field_text(self.f.text, w))?;
+                    }
+                    n += 1;
+                }
+            }
+        }
+        let tokenizer = self.index.tokenizer_for_field(self.f.text)?;
+        Ok(SnippetGenerator::new(terms, tokenizer, self.f.text, SNIPPET_CHARS))
+    }
+
+    /// Bytes the index takes on disk.
+    pub fn disk_size(&self) -> u64 {
+        std::fs::read_dir(&self.dir).map_or(0, |rd| rd.filter_map(Result::ok).filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum())
+    }
+
+    /// The folder the index lives in.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+/// The entry text on the line at `offset`, read again from the file.
+fn read_text(open: &mut Option<(PathBuf, File)>, path: &Path, offset: u64, len: u64) -> Option<String> {
+    if open.as_ref().is_none_or(|(p, _)| p != path) {
+        *open = Some((path.to_owned(), File::open(path).ok()?));
+    }
+    let (_, file) = open.as_ref()?;
+    let mut buf = vec![0; len as usize];
+    file.read_exact_at(&mut buf, offset).ok()?;
+    extract::entry(&buf).map(|e| e.text)
+}
+
+/// The start of `text` when nothing in it is highlighted (filters only).
+fn lead(text: &str) -> String {
+    let t = text.trim_start();
+    match t.char_indices().nth(SNIPPET_CHARS) {
+        Some((i, _)) => format!("{}…", &t[..i]),
+        None => t.to_owned(),
+    }
+}
