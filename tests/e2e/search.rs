@@ -61,8 +61,12 @@ pub async fn search_finds_a_word_and_opens_the_hit(harness: &Harness) -> anyhow:
         wait_until_ready(client).await?;
         client.find(Locator::Id("tree")).await?.click().await?;
         search_chord(client).await?;
-        wait_for(client, "the search screen", "return document.body.dataset.screen === 'search' && !document.getElementById('search').hidden;")
-            .await?;
+        wait_for(
+            client,
+            "the search screen",
+            "return document.body.dataset.screen === 'search' && !document.getElementById('search').hidden;",
+        )
+        .await?;
         client.find(Locator::Id("search-query")).await?.send_keys(query).await?;
         wait_for(
             client,
@@ -72,17 +76,16 @@ pub async fn search_finds_a_word_and_opens_the_hit(harness: &Harness) -> anyhow:
         )
         .await?;
         let shown: Vec<String> = serde_json::from_value(
-            client.execute("return Array.from(document.querySelectorAll('#search-list .search-hit'), (b) => b.dataset.entry);", vec![]).await?,
+            client
+                .execute("return Array.from(document.querySelectorAll('#search-list .search-hit'), (b) => b.dataset.entry);", vec![])
+                .await?,
         )?;
         ensure!(shown == want, "the screen shows hits {shown:?}, `contextree search` gives {want:?}");
         let state = client.execute("return document.querySelector('#search-list .search-hit .hit-state').textContent;", vec![]).await?;
         let state = state.as_str().unwrap_or_default().to_owned();
         ensure!(!state.is_empty(), "the first hit shows no state");
         let marked = client.execute("return document.querySelector('#search-list .search-hit mark')?.textContent ?? null;", vec![]).await?;
-        ensure!(
-            marked.as_str().is_some_and(|m| m.eq_ignore_ascii_case("idxOffset")),
-            "the snippet's match is not marked: {marked:?}"
-        );
+        ensure!(marked.as_str().is_some_and(|m| m.eq_ignore_ascii_case("idxOffset")), "the snippet's match is not marked: {marked:?}");
         screenshot(harness, client, "search-all.png").await?;
         // ↓ from the query goes to the first hit; Enter opens it.
         let input = client.find(Locator::Id("search-query")).await?;
@@ -90,7 +93,8 @@ pub async fn search_finds_a_word_and_opens_the_hit(harness: &Harness) -> anyhow:
         wait_for(client, "the first hit focused", "return document.activeElement?.classList.contains('search-hit') === true;").await?;
         let enter: char = Key::Enter.into();
         crate::press_key(client, enter).await?;
-        wait_for(client, "the main screen back", "return !document.body.dataset.screen && document.getElementById('search').hidden;").await?;
+        wait_for(client, "the main screen back", "return !document.body.dataset.screen && document.getElementById('search').hidden;")
+            .await?;
         wait_for_leaf(client, &leaf).await?;
         wait_for(
             client,

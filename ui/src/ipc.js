@@ -220,9 +220,9 @@ export const listSessions = (search = null) => call('list_sessions', { search })
 /**
  * Brings the search index of every session up to date (new and grown files indexed, rewritten
  * ones replaced, deleted ones dropped); `onProgress({ done, total })` follows it. Resolves to
- * the read layer's `IndexReport` (`contextree index --json`).
+ * the read layer's `IndexedReport` (`contextree index --json`).
  * @param {(progress: { done: number, total: number }) => void} [onProgress]
- * @returns {Promise<import('./generated/reports').IndexReport>}
+ * @returns {Promise<import('./generated/reports').IndexedReport>}
  */
 export const searchIndex = (onProgress) => call('search_index', { onProgress: progressChannel(onProgress) });
 
