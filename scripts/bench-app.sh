@@ -8,7 +8,10 @@
 #      and filters, and scrolling: a loop that moves the tree's scrollTop every animation frame,
 #      recording the frame intervals and the time of each redraw (tree[data-render-ms]), p50 / p95;
 #  (c) memory: the peak resident size (VmHWM) of the app's process (Rust, GTK and WebKit's UI
-#      side) after the first paint and after (b), and apart from it WebKit's web process's.
+#      side) after the first paint and after (b), and apart from it WebKit's web process's;
+#  (d) the branch graph (ui/src/graph/), last: the Graph button clicked → its first draw
+#      (body[data-perf-graph-drawn]: turns, lanes and colours worked out, then one frame), and
+#      frames of zooming (a wheel event every frame) and panning (a drag every frame).
 # Runs the release app under Xvfb with tauri-driver (the e2e test's ports: hence the lock).
 #   scripts/bench-app.sh [SESSION.jsonl ...]      RUNS=5 BENCH_DIR=/tmp/contextree-bench APP=…
 # Without arguments: a ~100 MB session (g100, seed 13 as scripts/bench.sh) and a 200,000-entry
@@ -184,11 +187,12 @@ if True:
     print("| session | size MB | entries | rows shown | app process start → first tree paint ms | page's open → paint ms | core load ms | after core load → first tree paint ms (IPC+encode / decode / filter+rows / paint) |")
     print("|---|---|---|---|---|---|---|---|")
     scroll_rows, ops_rows, contexts, memory_rows, leaf_rows = [], [], [], [], []
+    graph_marks, graph_frames = [], []
     for path in sessions:
         marks, mems, leaf_changes = [], [], []
         r, failures = 0, 0
         while r < runs:
-            kept = (len(marks), len(ops_rows), len(scroll_rows))
+            kept = (len(marks), len(ops_rows), len(scroll_rows), len(graph_marks), len(graph_frames))
             sid = start(path)
             try:
                 wait(sid, "return document.body.dataset.state === 'ready' || document.body.dataset.state === 'error';")
@@ -253,12 +257,41 @@ requestAnimationFrame(frame);""", (step, 300), asynchronous=True)
                     if mem:
                         mems.append(mem)
                         note("memory MB after scrolling and search", json.dumps(mem))
+                # The branch graph, after everything else (open, it would redraw with each leaf).
+                gm = run(sid, """
+const done = arguments[arguments.length - 1]; const d = document.body.dataset; const c = document.getElementById('graph');
+const t0 = performance.now(); document.getElementById('graph-toggle').click();
+const poll = () => (+d.perfGraphDrawn >= t0
+  ? done({ ms: +d.perfGraphDrawn - t0, draw: +c.dataset.drawMs, nodes: +c.dataset.nodes, lanes: +c.dataset.lanes, drawn: +c.dataset.drawn })
+  : setTimeout(poll, 5));
+poll();""", asynchronous=True)
+                graph_marks.append((os.path.basename(path), gm))
+                note("graph", json.dumps(gm))
+                if r == 0:
+                    for name in ("zoom", "pan"):
+                        res = run(sid, """
+const [name, frames] = [arguments[0], arguments[1]]; const done = arguments[arguments.length - 1];
+const c = document.getElementById('graph'); const r = c.getBoundingClientRect();
+document.getElementById('graph-fit').click();
+const at = (type, x, y, extra = {}) => c.dispatchEvent(new (type === 'wheel' ? WheelEvent : MouseEvent)(type, { clientX: r.left + x, clientY: r.top + y, bubbles: true, cancelable: true, ...extra }));
+if (name === 'pan') { for (let k = 0; k < 12; k++) at('wheel', 40, r.height / 2, { deltaY: -200 }); at('mousedown', 40, r.height - 10, { button: 0 }); }
+const gaps = [], draws = []; let last = null, k = 0;
+function frame(ts) {
+  if (last !== null) { gaps.push(ts - last); draws.push(Number(c.dataset.drawMs)); }
+  last = ts;
+  if (k++ >= frames) { if (name === 'pan') at('mouseup', 40, 10); return done({ gaps, draws, scale: Number(c.dataset.scale), drawn: Number(c.dataset.drawn) }); }
+  if (name === 'zoom') at('wheel', 40, r.height / 2, { deltaY: (k % 60 < 30 ? -1 : 1) * 120 });
+  else at('mousemove', 40, r.height - 10 - (k % 100) * 6);
+  requestAnimationFrame(frame);
+}
+requestAnimationFrame(frame);""", (name, 300), asynchronous=True)
+                        graph_frames.append((os.path.basename(path), name, res))
                 r += 1
             except (OSError, ValueError) as err:
                 # WebKitWebDriver now and then drops a session of a large file: run it again.
                 failures += 1
                 note("run failed, again:", err)
-                del marks[kept[0]:], ops_rows[kept[1]:], scroll_rows[kept[2]:]
+                del marks[kept[0]:], ops_rows[kept[1]:], scroll_rows[kept[2]:], graph_marks[kept[3]:], graph_frames[kept[4]:]
                 mems.clear()
                 if r == 0:
                     leaf_changes.clear()
@@ -324,4 +357,17 @@ requestAnimationFrame(frame);""", (step, 300), asynchronous=True)
         redraw = "—" if name.startswith("idle") else f"{pct(rr, 50):.2f} / {pct(rr, 95):.2f} / {max(rr):.2f}"
         mapdraw = "—" if name.startswith("idle") else f"{pct(mm, 50):.2f} / {pct(mm, 95):.2f} / {max(mm):.2f}"
         print(f"| {base} | {name} | {res['rows']} | {len(g)} | {pct(g, 50):.1f} / {pct(g, 95):.1f} | {redraw} | {mapdraw} |")
+    print()
+    print("| session | graph turns | lanes | Graph clicked → first draw ms, median (min–max) | that draw ms |")
+    print("|---|---|---|---|---|")
+    for base in dict.fromkeys(b for b, _ in graph_marks):
+        gs = [g for b, g in graph_marks if b == base]
+        ms = [g["ms"] for g in gs]
+        print(f"| {base} | {gs[0]['nodes']} | {gs[0]['lanes']} | **{statistics.median(ms):.0f}** ({min(ms):.0f}–{max(ms):.0f}) | {statistics.median(g['draw'] for g in gs):.1f} |")
+    print()
+    print("| session | graph | frames | frame interval p50 / p95 ms | graph draw p50 / p95 / max ms | turns on screen at the end |")
+    print("|---|---|---|---|---|---|")
+    for base, name, res in graph_frames:
+        g, dd = res["gaps"], res["draws"]
+        print(f"| {base} | {name} | {len(g)} | {pct(g, 50):.1f} / {pct(g, 95):.1f} | {pct(dd, 50):.2f} / {pct(dd, 95):.2f} / {max(dd):.2f} | {res['drawn']} |")
 PY

@@ -38,6 +38,7 @@ pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> 
             commands::context::export_context,
             commands::context::save_context,
             commands::compare::compare_view,
+            commands::graph::save_graph,
             commands::entry::entry_detail,
             commands::library::list_sessions,
             commands::search::search_index,

@@ -20,6 +20,9 @@
 //!   and the branch exported as an HTML page holds it as text, with no script;
 //! - the branch map beside the tree covers the rows the list shows; a click on it selects the
 //!   row at that place (`branch-map.png`);
+//! - `graph.rs`: a turn of another branch clicked in the branch graph is selected in the tree,
+//!   a double-click makes it the leaf and the context follows as the CLI computes it; zoom
+//!   and fit (`graph.png`);
 //! - metadata rows are hidden by default; the budget bar shows the model's window and a typed
 //!   window overrides it; ←/→ fold and unfold a subtree; `/` search narrows the tree, Enter
 //!   selects a match, Esc restores the rows; the `user only` filter (`search.png`);
@@ -84,6 +87,8 @@ mod search;
 mod writes;
 // Compaction with the agent's own model and key, and no contextree set-up.
 mod agent_model;
+// The branch graph: click, double-click, zoom and fit.
+mod graph;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -172,6 +177,7 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
         main_screen::two_leaves_compare_as_contextree_compare_does,
         main_screen::html_in_session_text_stays_text,
         main_screen::the_branch_map_selects_the_row_it_is_clicked_at,
+        graph::the_graph_selects_and_makes_leaves_like_the_tree,
         main_screen::search_and_filters_narrow_the_tree,
         main_screen::an_appended_entry_appears_live_and_the_selection_stays,
         main_screen::c_previews_a_compaction_as_the_cli_plans_it,

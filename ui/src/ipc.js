@@ -100,6 +100,14 @@ export const exportContext = (leafId, format) => call('export_context', { leafId
 export const saveContext = (leafId) => call('save_context', { leafId });
 
 /**
+ * Asks where to save the graph's picture and writes `png` (its bytes) there: the saved path,
+ * `null` when the dialog was cancelled.
+ * @param {Uint8Array} png
+ * @returns {Promise<string | null>}
+ */
+export const saveGraph = (png) => call('save_graph', png);
+
+/**
  * One entry's line: the read layer's `EntryReport` (`contextree entry --json`).
  * @param {string} id
  * @returns {Promise<import('./generated/reports').EntryReport>}

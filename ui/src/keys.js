@@ -5,8 +5,8 @@
 
 /** Where keys are text: every key typed there is the field's. */
 const FIELDS = 'input, select, textarea, [contenteditable]';
-/** Panes and dialogs whose keys scroll, select and open folds (Esc excepted). */
-const OWN_KEYS = 'dialog, #context, #entry, #plan';
+/** Panes and dialogs whose keys scroll, select and open folds (Esc excepted); the graph walks. */
+const OWN_KEYS = 'dialog, #context, #entry, #plan, #graph';
 /** Elements that Enter and Space press. */
 const PRESSED = 'button, summary, label';
 

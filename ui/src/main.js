@@ -5,7 +5,9 @@
 // they were added, before the keys), so it is kept as it is.
 // `body[data-state]` is `loading`, then `ready` or `error` (the end-to-end tests wait on it).
 
-import { homeDir, onSessionChanged, openSession } from './ipc.js';
+import {
+  homeDir, onSessionChanged, openSession, saveGraph,
+} from './ipc.js';
 import { setHome } from './paths.js';
 import { createStore } from './store.js';
 import { initialState } from './state.js';
@@ -20,6 +22,7 @@ import { createWrites } from './actions/flows.js';
 import { writeHooks } from './actions/hooks.js';
 import { createBudgetActions } from './budget/actions.js';
 import { createMapPanel } from './map/panel.js';
+import { createGraphPanel } from './graph/panel.js';
 import { createPlanActions } from './plan/actions.js';
 import { createProblemsPanel } from './problems/view.js';
 import { renderLegend } from './tree/legend.js';
@@ -58,6 +61,15 @@ const tree = createTreeView($('tree'), {
 
 // The branch map beside the tree (after the tree: its scroll listener comes second): map/panel.js.
 const { drawMap } = createMapPanel(store, { select });
+
+// The branch graph, the map's wide mode: graph/panel.js.
+const graph = createGraphPanel(store, {
+  jumpTo: (id) => jumpTo(id),
+  showLeaf: (leafId, selectId) => showLeaf(leafId, selectId),
+  fetchPreviews: selection.fetchPreviews,
+  exportPng: saveGraph,
+  report,
+});
 
 // Errors and the file's diagnostics, under the title bar: problems/view.js.
 const problems = createProblemsPanel($('problems'), { onJump: (id) => jumpTo(id) });
@@ -106,7 +118,7 @@ const { markForCompare, openCompare, openUsage } = createOverlays(store, { repor
 
 // The renderers, one per part of the state, in drawing order: renderers.js.
 subscribeRenderers(store, {
-  tree, drawMap, writes, renderSession, showBudget, jumpTo, report,
+  tree, drawMap, graph, writes, renderSession, showBudget, jumpTo, report,
 });
 
 // The Library and Settings screens: set by start() below, before any key can arrive.

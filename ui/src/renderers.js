@@ -17,12 +17,12 @@ import { $ } from './dom.js';
 
 /**
  * Registers every renderer on `store`, in drawing order. `tree` is the tree view, `drawMap()`
- * redraws the branch map (map/panel.js), `writes` the write flows (flows.js), `renderSession`
+ * redraws the branch map (map/panel.js), `graph` the branch graph (graph/panel.js), `writes` the write flows (flows.js), `renderSession`
  * draws the title bar (session.js), `showBudget(leafId)` fetches the bar (budget/actions.js),
  * `jumpTo(id)` selects an entry (tree/selection.js), `report(err)` shows an error.
  */
 export function subscribeRenderers(store, {
-  tree, drawMap, writes, renderSession, showBudget, jumpTo, report,
+  tree, drawMap, graph, writes, renderSession, showBudget, jumpTo, report,
 }) {
 
   /** Draws `ctx` in the context panel, counting with the tokenizer of the settings. */
@@ -40,12 +40,17 @@ export function subscribeRenderers(store, {
     const all = allRows?.n ?? 0;
     $('tree-count').textContent = rowCountText(rows.length, all);
     drawMap();
+    graph.drawGraph();
   });
   store.on('selected', ({ rows, selected }) => {
     writes.selectionChanged(rows.at(selected) ?? null);
     tree.setSelected(selected);
+    graph.selectionChanged();
   });
-  store.on(['previews', 'planRows'], () => tree.refresh());
+  store.on(['previews', 'planRows'], () => {
+    tree.refresh();
+    graph.previewsChanged();
+  });
   store.on('entry', ({ entry }) => {
     if (entry) renderEntry($('entry'), entry);
     else renderEntryHint($('entry'), 'Select a row to see its line in the file.');

@@ -7,6 +7,7 @@ pub mod compaction;
 pub mod compare;
 pub mod context;
 pub mod entry;
+pub mod graph;
 pub mod library;
 pub mod search;
 pub mod session;
