@@ -3,7 +3,11 @@
 //! Sessions record what each reply cost, never the price per token, and prices change: the
 //! table carries the date it was checked, and every face that uses it says so.
 
-/// When the table's prices were last checked against the providers' price pages.
+/// When the table's prices were current. On 2026-12-05 every row but `deepseek-` was checked
+/// against the model catalogue pi-ai 0.73 ships (input, output and cache-read prices equal; its
+/// two cache-read figures rounded to cents, 0.28 and 0.08, are the providers' 0.275 and 0.075).
+/// Where that catalogue gives no cache-write price (OpenAI, Google, xAI), the table has the
+/// input price: those providers bill a prompt written to the cache as ordinary input.
 pub const PRICES_DATE: &str = "2025-11";
 
 /// Prices of one model, in US dollars per million tokens.
