@@ -205,13 +205,7 @@ export function findRow(t, id) {
   if (id == null || id === '') return -1;
   for (let pos = t.ids.indexOf(id); pos >= 0; pos = t.ids.indexOf(id, pos + 1)) {
     // The first row whose id ends after `pos`: the one that starts there, if any does.
-    let lo = 0;
-    let hi = t.n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (t.idEnd[mid] <= pos) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = rowAtPosition(t, pos);
     const start = lo === 0 ? 0 : t.idEnd[lo - 1];
     if (lo < t.n && start === pos && t.idEnd[lo] === pos + id.length) return lo;
   }
