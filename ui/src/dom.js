@@ -34,6 +34,23 @@ export function makeButton(doc, className, text, { id, title, onClick } = {}) {
   return button;
 }
 
+/**
+ * A `<input type="search">` in `doc` for a screen's query: no autocomplete or spell check (ids,
+ * paths and code are typed there), named for assistive technology by `label`.
+ * @param {Document} doc
+ * @param {{ className: string, id: string, placeholder: string, label: string }} options
+ */
+export function makeSearchInput(doc, { className, id, placeholder, label }) {
+  const input = elementMaker(doc)('input', className);
+  input.type = 'search';
+  input.id = id;
+  input.placeholder = placeholder;
+  input.autocomplete = 'off';
+  input.spellcheck = false;
+  input.setAttribute('aria-label', label);
+  return input;
+}
+
 /** The heading of a modal dialog: its title and a Close (Esc) button calling `onClose`. */
 export function dialogHead(doc, title, onClose) {
   const el = elementMaker(doc);

@@ -4,7 +4,7 @@
 // Session text (names, first requests, paths) is set as text only (dom.js).
 
 import { shortPath } from '../paths.js';
-import { elementMaker, makeButton } from '../dom.js';
+import { elementMaker, makeButton, makeSearchInput } from '../dom.js';
 import { latestRequest } from '../requests.js';
 import {
   absoluteTime, debounce, entryCount, filterLibrary, humanSize, libraryCounts, relativeTime,
@@ -21,14 +21,13 @@ import {
  */
 export function createLibraryView(root, { load, onOpen, onPick, onClose, now = () => Date.now() }) {
   const el = elementMaker(root.ownerDocument);
-  const search = el('input', 'library-search');
-  search.type = 'search';
-  search.id = 'library-search';
-  search.placeholder = 'Search name, first request, project, id';
-  search.autocomplete = 'off';
-  search.spellcheck = false;
-  search.setAttribute('aria-label', 'Search sessions');
   const doc = root.ownerDocument;
+  const search = makeSearchInput(doc, {
+    className: 'library-search',
+    id: 'library-search',
+    placeholder: 'Search name, first request, project, id',
+    label: 'Search sessions',
+  });
   const refresh = makeButton(doc, 'screen-button', 'Refresh');
   const pick = makeButton(doc, 'screen-button', 'Open file…', { id: 'library-open-file' });
   const close = makeButton(doc, 'screen-button', 'Back (Esc)');

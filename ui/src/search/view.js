@@ -3,7 +3,7 @@
 // Owns the DOM of `#search`. Snippets are session text: set as text parts, the matches in
 // <mark> elements made here, never parsed as HTML (dom.js).
 
-import { elementMaker, makeButton } from '../dom.js';
+import { elementMaker, makeButton, makeSearchInput } from '../dom.js';
 import { shortPath } from '../paths.js';
 import { latestRequest } from '../requests.js';
 import { debounce } from '../library/format.js';
@@ -17,13 +17,12 @@ import { groupHits, resultLine, snippetParts, stateText, stepHit } from './forma
 export function createSearchView(root, { index, query, onOpen, onClose }) {
   const doc = root.ownerDocument;
   const el = elementMaker(doc);
-  const input = el('input', 'library-search');
-  input.type = 'search';
-  input.id = 'search-query';
-  input.placeholder = 'words, "a phrase", pre*, role:user, tool:bash, project:NAME, agent:omp, after:2026-11-01';
-  input.autocomplete = 'off';
-  input.spellcheck = false;
-  input.setAttribute('aria-label', 'Search every session');
+  const input = makeSearchInput(doc, {
+    className: 'library-search',
+    id: 'search-query',
+    placeholder: 'words, "a phrase", pre*, role:user, tool:bash, project:NAME, agent:omp, after:2026-11-01',
+    label: 'Search every session',
+  });
   const count = el('span', 'library-count');
   count.id = 'search-count';
   const close = makeButton(doc, 'screen-button', 'Back (Esc)', { onClick: () => onClose() });
