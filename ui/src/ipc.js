@@ -1,7 +1,7 @@
 // The only module that touches window.__TAURI__ (withGlobalTauri). Everything else imports
 // these functions, so it can be tested or mocked without Tauri.
 
-/** An error returned by a command: `{ kind, message }` on the wire (src-tauri/src/error.rs). */
+/** An error returned by a command: `{ kind, message }` on the wire (crates/contextree-face/src/error.rs). */
 export class CommandError extends Error {
   constructor({ kind = 'unknown', message = 'unknown error' } = {}) {
     super(message);
@@ -38,7 +38,7 @@ export const openSession = (path = null, dialect = null) => call('open_session',
 
 /**
  * The tree rows of a leaf (`null`: the file's leaf) as binary columns (an ArrayBuffer; decode
- * with tree/table.js's `decodeTable`; format in src-tauri/src/commands/tree/wire.rs). With the
+ * with tree/table.js's `decodeTable`; format in crates/contextree-face/src/tree/wire.rs). With the
  * `reading` of the table held, only the leaf's columns come while that reading is the open one.
  * @param {string | null} [leafId]
  * @param {number | null} [reading]
@@ -145,7 +145,7 @@ export const compactionRequests = (compactionId) => call('compaction_requests', 
 
 /**
  * Calls `handler(session)` (an `openSession` result) whenever the open file changed on disk and
- * was read again (src-tauri/src/watch.rs). Resolves to a function that stops listening.
+ * was read again (crates/contextree-face/src/watch.rs). Resolves to a function that stops listening.
  * @param {(session: SessionReport) => void} handler
  */
 export function onSessionChanged(handler) {
