@@ -6,7 +6,7 @@
 // `body[data-state]` is `loading`, then `ready` or `error` (the end-to-end tests wait on it).
 
 import {
-  homeDir, onSessionChanged, openSession, saveGraph,
+  homeDir, onSessionChanged, openSession, saveGraph, startupLeaf,
 } from './ipc.js';
 import { setHome } from './paths.js';
 import { createStore } from './store.js';
@@ -158,6 +158,9 @@ async function start() {
     const [first] = await Promise.all([openSession(null), homeDir().then(setHome, () => setHome(null))]);
     perfMark('opened');
     await showSession(first);
+    // `--leaf ID` on the command line: that leaf selected, its context shown.
+    const leaf = await startupLeaf().catch(() => null);
+    if (leaf) await showLeaf(leaf, leaf);
     await onSessionChanged((next) => {
       oneAtATime(() => reload(next)).catch(() => {}); // reported by oneAtATime
     });
