@@ -23,14 +23,25 @@ struct Running {
 }
 
 fn start(allow_writes: bool) -> Running {
+    start_with(allow_writes, false)
+}
+
+/// [`start`]; with `named`, the session is the startup file and `a5` its `--leaf`.
+fn start_with(allow_writes: bool, named: bool) -> Running {
     let dir = Scratch::new("serve");
     let root = dir.join("root");
     std::fs::create_dir_all(root.join("proj")).unwrap();
     let session = root.join("proj/E10.jsonl");
     std::fs::copy(contextree_testkit::fixture("synthetic/E10.jsonl"), &session).unwrap();
     std::fs::write(dir.join("secret.jsonl"), std::fs::read(&session).unwrap()).unwrap();
-    let config =
-        Config { bind: "127.0.0.1:0".parse().unwrap(), roots: vec![root], token: Some(TOKEN.into()), allow_writes, leaf: None, file: None };
+    let config = Config {
+        bind: "127.0.0.1:0".parse().unwrap(),
+        roots: vec![root],
+        token: Some(TOKEN.into()),
+        allow_writes,
+        leaf: named.then(|| "a5".to_owned()),
+        file: named.then(|| session.clone()),
+    };
     let env = HostEnv::isolated(&dir.join("home"));
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
@@ -206,4 +217,31 @@ fn a_non_loopback_bind_without_a_token_is_refused() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let err = runtime.block_on(bind(&config, HostEnv::default())).err().expect("refused");
     assert!(err.to_string().contains("without --token"), "{err}");
+}
+
+#[test]
+fn the_startup_file_opens_with_its_leaf_and_appends_reach_the_tab_live() {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    let s = start_with(false, true);
+    let (status, opened) = s.call("open_session", json!({ "path": null }));
+    assert_eq!(status, StatusCode::OK, "{opened}");
+    assert_eq!(opened["entryCount"].as_u64().map(|n| n > 0), Some(true), "{opened}");
+    assert_eq!(s.call("startup_leaf", json!({})).1, json!("a5"));
+
+    let events = http().get(format!("{}/api/events?client=test-tab-0001", s.base)).bearer_auth(TOKEN).send().unwrap();
+    assert_eq!(events.status(), StatusCode::OK);
+    assert_eq!(events.headers()["content-type"], "text/event-stream");
+    let line = r#"{"type":"message","id":"u9","parentId":"a4","timestamp":"2026-01-01T00:00:11.000Z","message":{"role":"user","content":"More.","timestamp":1767225611000}}"#;
+    let mut file = std::fs::OpenOptions::new().append(true).open(&s.session).unwrap();
+    writeln!(file, "{line}").unwrap();
+    drop(file);
+    let mut reader = BufReader::new(events);
+    let mut seen = String::new();
+    while !seen.contains("event: session-changed") {
+        assert!(reader.read_line(&mut seen).unwrap() > 0, "the stream ended: {seen}");
+    }
+    let mut data = String::new();
+    reader.read_line(&mut data).unwrap();
+    let report: Value = serde_json::from_str(data.trim().strip_prefix("data: ").unwrap()).unwrap();
+    assert_eq!(report["entryCount"].as_u64(), opened["entryCount"].as_u64().map(|n| n + 1), "{report}");
 }
