@@ -1,11 +1,12 @@
-//! `/contextree` (agents/contextree) loaded by the pinned pi 1.6.0 itself: `pi install` of the
-//! folder, pi's resource loader and extension loader, the command typed into the session
-//! (`tests/agent-command/pi16.mjs`, under the agents' Bun). The programs it starts are fakes
+//! `/contextree` (agents/contextree) loaded by the pinned agents themselves: pi 1.6.0 after
+//! `pi install` of the folder, oh-my-pi 18.2.3 after `omp plugin install`, each through its own
+//! startup (resource discovery, extension loader, session), the command typed into the session
+//! (`tests/agent-command/run.mjs`, under the agents' Bun). The programs it starts are fakes
 //! named by `CONTEXTREE_APP_BIN` / `CONTEXTREE_BIN` that write down their arguments, so the
 //! test reads the exact command line: the app with a display, `contextree serve` without one.
 //!
-//! Needs the agents (`scripts/install-agents.sh`, or `ORACLE`): without pi this cannot show
-//! that pi loads the extension, so it fails rather than skip.
+//! Needs the agents (`scripts/install-agents.sh`, or `ORACLE`): without them this cannot show
+//! that the agents load the extension, so it fails rather than skip.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -41,14 +42,15 @@ fn argv_of(program: &Path) -> Vec<String> {
     std::fs::read_to_string(file).unwrap().lines().map(str::to_owned).collect()
 }
 
-/// Runs `/contextree` in pi 1.6 on `session` with the leaf moved to `leaf`, the fakes in `bin`,
-/// and a display or none; the harness's JSON.
-fn run_in_pi16(session: &Path, leaf: &str, bin: &Path, display: bool) -> Value {
+/// Runs `/contextree` in `agent` (`pi16`, `omp18`) on `session` with the leaf moved to `leaf`,
+/// the fakes in `bin`, and a display or none; the harness's JSON.
+fn run_in(agent: &str, session: &Path, leaf: &str, bin: &Path, display: bool) -> Value {
     let agents = oracle_dir();
     let bun = agents.join("node_modules/.bin/bun");
     assert!(bun.is_file(), "no Bun in {} — run scripts/install-agents.sh", agents.display());
     let mut cmd = Command::new(bun);
-    cmd.arg(contextree_testkit::repo().join("tests/agent-command/pi16.mjs"))
+    cmd.arg(contextree_testkit::repo().join("tests/agent-command/run.mjs"))
+        .args(["--agent", agent])
         .arg("--agents")
         .arg(&agents)
         .arg("--package")
@@ -65,15 +67,20 @@ fn run_in_pi16(session: &Path, leaf: &str, bin: &Path, display: bool) -> Value {
         cmd.env_remove("DISPLAY");
     }
     let out = cmd.output().unwrap();
-    assert!(out.status.success(), "pi16.mjs: {}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "run.mjs --agent {agent}: {}\n{stderr}", out.status);
     let doc: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("pi16.mjs printed no JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)));
-    // Installed pi's way, loaded without errors, `/contextree` registered.
-    assert!(doc["installed"].as_str().unwrap().contains("Installed"), "{doc}");
+        .unwrap_or_else(|e| panic!("run.mjs --agent {agent} printed no JSON ({e}): {}\n{stderr}", String::from_utf8_lossy(&out.stdout)));
+    // Installed the agent's way (pi records the folder, omp links it), loaded without errors,
+    // `/contextree` registered once (beside the commands of the agent's built-in extensions).
+    let installed = doc["installed"].as_str().unwrap();
+    let expected = if agent == "pi16" { "Installed " } else { "Linked contextree-agent-command from " };
+    assert!(installed.contains(expected), "{doc}");
     assert_eq!(doc["loadErrors"], serde_json::json!([]), "{doc}");
     assert_eq!(doc["errors"], serde_json::json!([]), "{doc}");
-    let names: Vec<&str> = doc["commands"].as_array().unwrap().iter().filter_map(|c| c["name"].as_str()).collect();
-    assert_eq!(names, ["contextree"], "{doc}");
+    let ours: Vec<&Value> = doc["commands"].as_array().unwrap().iter().filter(|c| c["name"] == "contextree").collect();
+    assert_eq!(ours.len(), 1, "{doc}");
+    assert_eq!(ours[0]["description"], "Open this session in contextree, at the current leaf");
     assert_eq!(doc["leafId"], leaf, "the harness moved the leaf: {doc}");
     doc
 }
@@ -85,9 +92,14 @@ fn told(doc: &Value) -> (String, String) {
     (notes[0]["level"].as_str().unwrap().to_owned(), notes[0]["message"].as_str().unwrap().to_owned())
 }
 
-/// A pi 1.6 fixture with branches and a leaf that is not its last entry (as after /tree).
-fn session_and_other_leaf(dir: &Scratch) -> (PathBuf, String) {
-    let session = dir.copy_fixture("pi16/g16-branchy-s112.jsonl");
+/// A fixture of `agent`'s with branches, and a leaf that is not its last entry (as after /tree).
+fn session_and_other_leaf(dir: &Scratch, agent: &str) -> (PathBuf, String) {
+    let fixture = match agent {
+        "pi16" => "pi16/g16-branchy-s112.jsonl",
+        // oh-my-pi 18.2.3 reads 18.3's files as its own (the same format, version 3).
+        _ => "omp183/g183-branchy-s66.jsonl",
+    };
+    let session = dir.copy_fixture(fixture);
     let info = contextree(&["info", session.to_str().unwrap(), "--json"]);
     let last = info["leafId"].as_str().unwrap();
     let other =
@@ -95,16 +107,16 @@ fn session_and_other_leaf(dir: &Scratch) -> (PathBuf, String) {
     (session, other.to_owned())
 }
 
-#[test]
-fn with_a_display_pi16_runs_the_app_on_the_session_and_its_leaf() {
+/// With a display: the app on the agent's file and leaf, and nothing else.
+fn with_a_display_the_app_opens_the_session_at_its_leaf(agent: &str) {
     let dir = Scratch::new("agent-command-app");
-    let (session, leaf) = session_and_other_leaf(&dir);
+    let (session, leaf) = session_and_other_leaf(&dir, agent);
     let bin = dir.join("bin");
     std::fs::create_dir(&bin).unwrap();
     let app = fake(&bin, "contextree-app", "");
     let cli = fake(&bin, "contextree", URL);
 
-    let doc = run_in_pi16(&session, &leaf, &bin, true);
+    let doc = run_in(agent, &session, &leaf, &bin, true);
     let file = doc["copy"].as_str().unwrap();
     assert_eq!(argv_of(&app), [file, "--leaf", &leaf]);
     let (level, message) = told(&doc);
@@ -113,16 +125,16 @@ fn with_a_display_pi16_runs_the_app_on_the_session_and_its_leaf() {
     assert!(!PathBuf::from(format!("{}.argv", cli.display())).exists(), "serve was started too");
 }
 
-#[test]
-fn without_a_display_pi16_starts_serve_and_shows_its_address() {
+/// Without one: `contextree serve` on the same, and the address it printed shown to the user.
+fn without_a_display_serve_starts_and_its_address_is_shown(agent: &str) {
     let dir = Scratch::new("agent-command-serve");
-    let (session, leaf) = session_and_other_leaf(&dir);
+    let (session, leaf) = session_and_other_leaf(&dir, agent);
     let bin = dir.join("bin");
     std::fs::create_dir(&bin).unwrap();
     let app = fake(&bin, "contextree-app", "");
     let cli = fake(&bin, "contextree", URL);
 
-    let doc = run_in_pi16(&session, &leaf, &bin, false);
+    let doc = run_in(agent, &session, &leaf, &bin, false);
     let file = doc["copy"].as_str().unwrap();
     assert_eq!(argv_of(&cli), ["serve", file, "--leaf", &leaf]);
     let (level, message) = told(&doc);
@@ -132,17 +144,42 @@ fn without_a_display_pi16_starts_serve_and_shows_its_address() {
     assert!(!PathBuf::from(format!("{}.argv", app.display())).exists(), "the app was started too");
 }
 
-#[test]
-fn a_missing_app_is_reported_in_pi16_not_thrown() {
+/// A missing app is told to the user, with what to do, not thrown at the agent.
+fn a_missing_app_is_reported_not_thrown(agent: &str) {
     let dir = Scratch::new("agent-command-missing");
-    let (session, leaf) = session_and_other_leaf(&dir);
+    let (session, leaf) = session_and_other_leaf(&dir, agent);
     let bin = dir.join("bin"); // no programs in it
     std::fs::create_dir(&bin).unwrap();
 
-    let doc = run_in_pi16(&session, &leaf, &bin, true);
+    let doc = run_in(agent, &session, &leaf, &bin, true);
     let (level, message) = told(&doc);
     assert_eq!(level, "error");
     let expected = format!("Could not start `{}/contextree-app {} --leaf {leaf}`", bin.display(), doc["copy"].as_str().unwrap());
     assert!(message.starts_with(&expected), "{message}");
     assert!(message.ends_with("Is contextree installed? CONTEXTREE_APP_BIN names the app's binary."), "{message}");
+}
+
+#[test]
+fn pi16_with_a_display_opens_the_app_at_the_leaf() {
+    with_a_display_the_app_opens_the_session_at_its_leaf("pi16");
+}
+
+#[test]
+fn pi16_without_a_display_starts_serve() {
+    without_a_display_serve_starts_and_its_address_is_shown("pi16");
+}
+
+#[test]
+fn pi16_reports_a_missing_app() {
+    a_missing_app_is_reported_not_thrown("pi16");
+}
+
+#[test]
+fn omp18_with_a_display_opens_the_app_at_the_leaf() {
+    with_a_display_the_app_opens_the_session_at_its_leaf("omp18");
+}
+
+#[test]
+fn omp18_without_a_display_starts_serve() {
+    without_a_display_serve_starts_and_its_address_is_shown("omp18");
 }
