@@ -87,7 +87,9 @@ step_package() {
   local files want text
   local common=('^/usr/bin/contextree$' '^/usr/bin/contextree-app$' '^/usr/share/applications/.*\.desktop$'
     '^/usr/share/icons/.*\.png$' '^/usr/share/man/man1/contextree\.1\.gz$' '^/usr/share/man/man1/contextree-context\.1\.gz$'
-    '^/usr/share/bash-completion/completions/contextree$' '^/usr/share/fish/vendor_completions\.d/contextree\.fish$')
+    '^/usr/share/bash-completion/completions/contextree$' '^/usr/share/fish/vendor_completions\.d/contextree\.fish$'
+    '^/usr/share/contextree/agents/contextree/package\.json$' '^/usr/share/contextree/agents/contextree/index\.js$'
+    '^/usr/share/contextree/agents/contextree/launch\.js$')
   files="$(dpkg -L contextree)"
   for want in "${common[@]}" '^/usr/share/zsh/vendor-completions/_contextree$'; do
     grep -q "$want" <<<"$files" || { echo "package: nothing installed matches $want" >&2; return 1; }
