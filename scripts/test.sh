@@ -42,8 +42,10 @@ step_cargo_test() {
   cargo test --workspace --locked
 }
 
+# The UI's pure modules, and agents/contextree's command lines and messages without an agent
+# (cargo_test's agent_command loads it in the real agents).
 step_ui_test() {
-  node --test tests/ui/
+  node --test tests/ui/ tests/agent-command/
 }
 
 # scripts/agent-drift.sh offline (issue 20): two fixture package trees, a changed module
