@@ -60,7 +60,9 @@ fn run_in(agent: &str, session: &Path, leaf: &str, bin: &Path, display: bool) ->
         .args(["--leaf", leaf])
         .env("CONTEXTREE_APP_BIN", bin.join("contextree-app"))
         .env("CONTEXTREE_BIN", bin.join("contextree"))
-        .env_remove("WAYLAND_DISPLAY");
+        .env_remove("WAYLAND_DISPLAY")
+        // The harness's scratch HOME and serve's log folder land in the test's own folder.
+        .env("TMPDIR", bin.parent().unwrap());
     if display {
         cmd.env("DISPLAY", ":77");
     } else {
