@@ -10,10 +10,9 @@
 pub mod commands;
 pub mod demo;
 pub mod error;
+pub mod startup;
 pub mod state;
 pub mod watch;
-
-use std::path::PathBuf;
 
 pub use error::CommandError;
 pub use state::AppState;
@@ -30,6 +29,7 @@ pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> 
         .manage(commands::write::WriteState::default())
         .invoke_handler(tauri::generate_handler![
             commands::session::open_session,
+            commands::session::startup_leaf,
             commands::tree::tree_table,
             commands::tree::row_previews,
             commands::context::context_view,
@@ -66,8 +66,8 @@ pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> 
         .plugin(tauri_plugin_dialog::init())
 }
 
-/// Runs the app; `startup` is the session file given on the command line, if any.
-pub fn run(startup: Option<PathBuf>) {
+/// Runs the app; `startup` is its command line (the session file and leaf to show first).
+pub fn run(startup: startup::Startup) {
     build(tauri::Builder::default(), AppState::new(startup)).run(context()).expect("error while running the contextree app");
 }
 

@@ -1,6 +1,6 @@
 //! State shared by the commands, managed once with `Builder::manage`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 use std::time::SystemTime;
@@ -10,6 +10,7 @@ use contextree_core::session::NodeId;
 use contextree_core::RuleRequest;
 use contextree_host::{HostEnv, LoadedSession};
 
+use crate::startup::Startup;
 use crate::CommandError;
 
 /// The session the window shows, with the prompt pack its contexts are rendered with.
@@ -67,10 +68,10 @@ impl OpenSession {
     }
 }
 
-/// What the app knows: the startup file and the open session.
+/// What the app knows: its command line and the open session.
 #[derive(Debug)]
 pub struct AppState {
-    startup: Option<PathBuf>,
+    startup: Startup,
     /// The machine the write flows and the agent's settings are read through (built once, at
     /// startup: the process's home, working folder, variables and config file).
     env: Arc<HostEnv>,
@@ -80,13 +81,13 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// `startup` is the session file named on the command line; `None` opens the demo.
-    pub fn new(startup: Option<PathBuf>) -> Self {
+    /// `startup` is the command line: the session file (none: the demo) and the leaf to show.
+    pub fn new(startup: Startup) -> Self {
         Self::with_env(startup, HostEnv::from_process())
     }
 
     /// [`AppState::new`] over `env` instead of the process's (tests: a temporary home).
-    pub fn with_env(startup: Option<PathBuf>, env: HostEnv) -> Self {
+    pub fn with_env(startup: Startup, env: HostEnv) -> Self {
         Self { startup, env: Arc::new(env), session: RwLock::new(None), generation: AtomicU64::new(0) }
     }
 
@@ -97,7 +98,12 @@ impl AppState {
 
     /// The session file named on the command line, if any.
     pub fn startup(&self) -> Option<&Path> {
-        self.startup.as_deref()
+        self.startup.file.as_deref()
+    }
+
+    /// The leaf named on the command line (`--leaf ID`), if any.
+    pub fn startup_leaf(&self) -> Option<&str> {
+        self.startup.leaf.as_deref()
     }
 
     /// The open session; the lock is released before this returns (never held across `.await`).

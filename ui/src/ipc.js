@@ -37,6 +37,14 @@ async function call(cmd, args) {
 export const openSession = (path = null, dialect = null) => call('open_session', { path, dialect });
 
 /**
+ * The leaf named on the command line (`contextree-app FILE --leaf ID`, as the agents'
+ * `/contextree` starts it), once the startup session is open: `null` when none was named;
+ * rejects (kind `unknown-entry`) when the file has no such entry.
+ * @returns {Promise<string | null>}
+ */
+export const startupLeaf = () => call('startup_leaf', {});
+
+/**
  * The tree rows of a leaf (`null`: the file's leaf) as binary columns (an ArrayBuffer; decode
  * with tree/table.js's `decodeTable`; format in src-tauri/src/commands/tree/wire.rs). With the
  * `reading` of the table held, only the leaf's columns come while that reading is the open one.

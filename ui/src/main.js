@@ -6,7 +6,7 @@
 // `body[data-state]` is `loading`, then `ready` or `error` (the end-to-end tests wait on it).
 
 import {
-  homeDir, onSessionChanged, openSession, saveGraph,
+  homeDir, onSessionChanged, openSession, saveGraph, startupLeaf,
 } from './ipc.js';
 import { setHome } from './paths.js';
 import { createStore } from './store.js';
@@ -157,7 +157,11 @@ async function start() {
     // The home folder (paths inside it are shown as `~/…`) is asked for beside the session.
     const [first] = await Promise.all([openSession(null), homeDir().then(setHome, () => setHome(null))]);
     perfMark('opened');
-    await showSession(first);
+    // The leaf named with --leaf (the agents' /contextree); one the file lacks is reported
+    // and the file's own leaf shown.
+    const asked = await startupLeaf().then((id) => ({ id, err: null }), (err) => ({ id: null, err }));
+    await showSession(first, asked.id);
+    if (asked.err) report(asked.err, 'Showing the leaf named on the command line');
     await onSessionChanged((next) => {
       oneAtATime(() => reload(next)).catch(() => {}); // reported by oneAtATime
     });

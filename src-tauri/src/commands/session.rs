@@ -50,6 +50,19 @@ pub async fn open_session<R: Runtime>(
     Ok(view)
 }
 
+/// The leaf named on the command line (`--leaf ID`), checked against the open session: `None`
+/// when none was named, an error saying so when the file has no such entry (the UI then shows
+/// the file's own leaf, with that message). Asked once, right after the first `open_session`.
+#[tauri::command]
+pub fn startup_leaf(state: State<'_, AppState>) -> Result<Option<String>, CommandError> {
+    let Some(id) = state.startup_leaf() else { return Ok(None) };
+    let open = state.session()?;
+    match open.loaded.session.node(id) {
+        Some(_) => Ok(Some(id.to_owned())),
+        None => Err(CommandError::UnknownStartupLeaf { id: id.to_owned(), file: open.loaded.path.clone() }),
+    }
+}
+
 fn load(env: &HostEnv, source: Source, forced: Option<RuleRequest>) -> Result<OpenSession, CommandError> {
     let path = match source {
         Source::File(path) => path,
