@@ -2,8 +2,9 @@
 # Builds the installable packages of contextree, a .deb and an .rpm, with the Tauri bundler
 # (offline: the .rpm is written by the bundler itself, no rpmbuild): the release desktop app
 # (contextree-app), the `contextree` command line, its man pages and bash, zsh and fish
-# completions, a desktop entry and the icons. Both recommend the fonts the UI's font lists name
-# (tauri.conf.json, bundle.linux.*.recommends).
+# completions, the agents' /contextree command (agents/contextree), a desktop entry and the
+# icons. Both recommend the fonts the UI's font lists name (tauri.conf.json,
+# bundle.linux.*.recommends).
 #   scripts/package.sh            # prints the .deb's path, then the .rpm's, one a line on stdout
 #                                 # (the build log goes to stderr)
 # Then: sudo apt install ./PATH.deb, or sudo dnf install ./PATH.rpm.
@@ -48,6 +49,11 @@ gzip -9n "$assets"/man1/*.1
 files="\"/usr/bin/contextree\":\"$target_dir/release/contextree\""
 for page in "$assets"/man1/*.1.gz; do
 	files+=",\"/usr/share/man/man1/${page##*/}\":\"$page\""
+done
+# The agents' /contextree (agents/contextree: one folder for `pi install` and `omp plugin
+# install`), every file of the folder as it is in the repository.
+for src in "$root"/agents/contextree/*; do
+	files+=",\"/usr/share/contextree/agents/contextree/${src##*/}\":\"$src\""
 done
 files+=",\"/usr/share/bash-completion/completions/contextree\":\"$assets/bash/contextree\""
 files+=",\"/usr/share/fish/vendor_completions.d/contextree.fish\":\"$assets/fish/contextree.fish\""

@@ -42,8 +42,10 @@ step_cargo_test() {
   cargo test --workspace --locked
 }
 
+# The UI's pure modules, and agents/contextree's command lines and messages without an agent
+# (cargo_test's agent_command loads it in the real agents).
 step_ui_test() {
-  node --test tests/ui/
+  node --test tests/ui/ tests/agent-command/
 }
 
 # scripts/agent-drift.sh offline (issue 20): two fixture package trees, a changed module
@@ -87,7 +89,9 @@ step_package() {
   local files want text
   local common=('^/usr/bin/contextree$' '^/usr/bin/contextree-app$' '^/usr/share/applications/.*\.desktop$'
     '^/usr/share/icons/.*\.png$' '^/usr/share/man/man1/contextree\.1\.gz$' '^/usr/share/man/man1/contextree-context\.1\.gz$'
-    '^/usr/share/bash-completion/completions/contextree$' '^/usr/share/fish/vendor_completions\.d/contextree\.fish$')
+    '^/usr/share/bash-completion/completions/contextree$' '^/usr/share/fish/vendor_completions\.d/contextree\.fish$'
+    '^/usr/share/contextree/agents/contextree/package\.json$' '^/usr/share/contextree/agents/contextree/index\.js$'
+    '^/usr/share/contextree/agents/contextree/launch\.js$')
   files="$(dpkg -L contextree)"
   for want in "${common[@]}" '^/usr/share/zsh/vendor-completions/_contextree$'; do
     grep -q "$want" <<<"$files" || { echo "package: nothing installed matches $want" >&2; return 1; }

@@ -8,9 +8,8 @@
 //! very same app on the mock runtime without a window or a display.
 
 pub mod commands;
+pub mod startup;
 pub mod watch;
-
-use std::path::PathBuf;
 
 pub use contextree_face::{demo, error, state, CommandError};
 pub use state::AppState;
@@ -27,6 +26,7 @@ pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> 
         .manage(commands::write::WriteState::default())
         .invoke_handler(tauri::generate_handler![
             commands::session::open_session,
+            commands::session::startup_leaf,
             commands::tree::tree_table,
             commands::tree::row_previews,
             commands::context::context_view,
@@ -41,7 +41,6 @@ pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> 
             commands::search::search_index,
             commands::search::search_sessions,
             commands::budget::budget,
-            commands::session::startup_leaf,
             commands::compaction::compaction_preview,
             commands::compaction::compaction_requests,
             commands::compaction::usage_report,
@@ -64,9 +63,10 @@ pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> 
         .plugin(tauri_plugin_dialog::init())
 }
 
-/// Runs the app; `startup` is the session file given on the command line, if any.
-pub fn run(startup: Option<PathBuf>) {
-    build(tauri::Builder::default(), AppState::new(startup)).run(context()).expect("error while running the contextree app");
+/// Runs the app; `startup` is its command line (the session file and leaf to show first).
+pub fn run(startup: startup::Startup) {
+    let state = AppState::new(startup.file).with_startup_leaf(startup.leaf);
+    build(tauri::Builder::default(), state).run(context()).expect("error while running the contextree app");
 }
 
 #[cfg(test)]

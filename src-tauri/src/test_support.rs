@@ -11,18 +11,26 @@ use crate::{build, context, AppState};
 
 /// The app as `run` builds it, on the mock runtime, with no session on the command line.
 pub(crate) fn app() -> App<MockRuntime> {
-    build(mock_builder(), AppState::new(None)).build(context()).expect("app builds with the mock runtime")
+    build(mock_builder(), AppState::new(Default::default())).build(context()).expect("app builds with the mock runtime")
 }
 
 /// [`app`] on a machine of its own (`env`: a temporary home, its own config file).
 pub(crate) fn app_in(env: contextree_host::HostEnv) -> App<MockRuntime> {
-    build(mock_builder(), AppState::with_env(None, env)).build(context()).expect("app builds with the mock runtime")
+    build(mock_builder(), AppState::with_env(Default::default(), env)).build(context()).expect("app builds with the mock runtime")
 }
 
 /// [`app`] whose flows see the machine `env` (a home, variables and config file of the test's
 /// own) instead of the process's.
 pub(crate) fn app_with_env(env: contextree_host::HostEnv) -> App<MockRuntime> {
-    build(mock_builder(), AppState::with_env(None, env)).build(context()).expect("app builds with the mock runtime")
+    build(mock_builder(), AppState::with_env(Default::default(), env)).build(context()).expect("app builds with the mock runtime")
+}
+
+/// [`app`] started with `startup` as its command line (file and `--leaf`), in `home`.
+pub(crate) fn app_started_with(startup: crate::startup::Startup, home: &std::path::Path) -> App<MockRuntime> {
+    let env = contextree_host::HostEnv::isolated(home);
+    build(mock_builder(), AppState::with_env(startup.file, env).with_startup_leaf(startup.leaf))
+        .build(context())
+        .expect("app builds with the mock runtime")
 }
 
 /// A window to send IPC through (`build()` runs no setup, so the config's window does not

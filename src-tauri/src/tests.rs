@@ -173,3 +173,33 @@ fn app_on_the_mock_runtime_opens_a_session_over_ipc() {
     let err = invoke(&webview, "open_session", json!({ "path": missing })).unwrap_err();
     assert_eq!(err["kind"], "load", "{err}");
 }
+
+#[test]
+fn the_leaf_named_on_the_command_line_is_checked_against_the_startup_file() {
+    use crate::startup::Startup;
+    use crate::test_support::app_started_with;
+
+    let dir = Scratch::new("app-startup-leaf");
+    let session = dir.path().join("session.jsonl");
+    std::fs::write(&session, demo::DEMO_SESSION).unwrap();
+    let ids = entry_ids(demo::DEMO_SESSION);
+    // An entry in the middle of the file: what an agent's leaf is after it navigated back.
+    let inner = ids[ids.len() / 2].clone();
+
+    let started = |leaf: Option<&str>| {
+        let startup = Startup { file: Some(session.clone()), leaf: leaf.map(str::to_owned) };
+        let app = app_started_with(startup, dir.path());
+        let webview = webview(&app);
+        // `null`: the file named on the command line, as the UI's first call does.
+        let view = invoke(&webview, "open_session", json!({ "path": null })).unwrap();
+        assert_eq!(view["file"], json!(session), "the startup file is opened");
+        (invoke(&webview, "startup_leaf", json!({})), app)
+    };
+
+    assert_eq!(started(None).0, Ok(Value::Null));
+    assert_eq!(started(Some(&inner)).0, Ok(json!(inner)));
+    let err = started(Some("nope1234")).0.unwrap_err();
+    assert_eq!(err["kind"], "unknown-entry", "{err}");
+    let message = err["message"].as_str().unwrap();
+    assert_eq!(message, format!("`--leaf nope1234`: `{}` has no entry with this id; its own leaf is shown instead", session.display()));
+}

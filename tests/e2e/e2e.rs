@@ -10,7 +10,9 @@
 //!   the entries of `demo/demo-session.jsonl` (scrolled through), the file's leaf is marked and
 //!   its context has as many messages as `contextree context` counts (screenshot
 //!   `main-screen.png` in `target/screenshots/`, or under `$CONTEXTREE_SCREENSHOTS`);
-//! - with a path argument it opens that file instead;
+//! - with a path argument it opens that file instead; with `--leaf ID` too (as the agents'
+//!   `/contextree` starts it) that entry is the leaf and its context the CLI's, and an id the
+//!   file lacks is reported in the problems panel while the file's leaf is shown;
 //! - a leaf on another branch, selected with a click and Enter, recomputes the tree and the
 //!   context, which again matches the CLI; `g` goes back to the file's leaf (`another-leaf.png`);
 //! - that leaf marked (`m`) and compared with the file's leaf (`=`) shows the two contexts side
@@ -178,6 +180,7 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
     cases!(
         main_screen::demo_session_opens_without_arguments,
         main_screen::session_named_on_the_command_line_opens,
+        main_screen::a_leaf_named_on_the_command_line_is_shown,
         main_screen::a_leaf_on_another_branch_recomputes_tree_and_context,
         main_screen::two_leaves_compare_as_contextree_compare_does,
         main_screen::html_in_session_text_stays_text,

@@ -62,6 +62,33 @@ pub async fn session_named_on_the_command_line_opens(harness: &Harness) -> anyho
     .await
 }
 
+/// `contextree-app PATH --leaf ID` (how the agents' `/contextree` starts it) shows ID as the leaf,
+/// its context as the CLI computes it; an id the file lacks is said so and the file's leaf shown.
+pub async fn a_leaf_named_on_the_command_line_is_shown(harness: &Harness) -> anyhow::Result<()> {
+    let session = harness.scratch.join("leaf-on-command-line.jsonl");
+    std::fs::copy(harness.root.join("demo/demo-session.jsonl"), &session)?;
+    let args = [session.display().to_string(), "--leaf".to_owned(), OTHER_LEAF.to_owned()];
+    with_app(harness, &args, async |client| {
+        wait_until_ready(client).await?;
+        wait_for_leaf(client, OTHER_LEAF).await?;
+        let marked = client.execute("return document.querySelector('#tree-rows .row.leaf')?.dataset.entryId ?? null;", vec![]).await?;
+        ensure!(marked == json!(OTHER_LEAF), "leaf marker on {marked}");
+        check_context_matches_cli(harness, client, &session, OTHER_LEAF).await
+    })
+    .await?;
+
+    let args = [session.display().to_string(), "--leaf=nope1234".to_owned()];
+    with_app(harness, &args, async |client| {
+        wait_until_ready(client).await?;
+        wait_for_leaf(client, harness.expected.last().unwrap()).await?;
+        let error = text_content(client, "problems-error").await?;
+        let expected = format!("`--leaf nope1234`: `{}` has no entry with this id; its own leaf is shown instead", session.display());
+        ensure!(error.contains(&expected), "the problems panel says `{error}`");
+        Ok(())
+    })
+    .await
+}
+
 /// A leaf that is not the file's last entry: `6df8d54a` ends the branch that starts at
 /// `1b2b2a9a` (the file continues on the sibling branch from `d2a5c41b`).
 pub const OTHER_LEAF: &str = "6df8d54a";

@@ -150,6 +150,14 @@ function download(blob, name) {
 export const openSession = (path = null, dialect = null) => call('open_session', { path, dialect });
 
 /**
+ * The leaf named on the command line (`contextree-app FILE --leaf ID` or `contextree serve FILE
+ * --leaf ID`, as the agents' `/contextree` starts them), once the startup session is open: `null` when none was named;
+ * rejects (kind `unknown-entry`) when the file has no such entry.
+ * @returns {Promise<string | null>}
+ */
+export const startupLeaf = () => call('startup_leaf', {});
+
+/**
  * The tree rows of a leaf (`null`: the file's leaf) as binary columns (an ArrayBuffer; decode
  * with tree/table.js's `decodeTable`; format in crates/contextree-face/src/tree/wire.rs). With the
  * `reading` of the table held, only the leaf's columns come while that reading is the open one.
@@ -379,13 +387,6 @@ export async function pickSessionFile() {
 
 /** The app's settings: `{ path, settings: { theme, tokenizer, contextWindow, library: { pi, omp, only } }, warning }`. */
 export const getSettings = () => call('settings', {});
-
-/**
- * The entry named with `--leaf` when the app or `contextree serve` was started, selected once
- * the startup file is open; null when none was.
- * @returns {Promise<string | null>}
- */
-export const startupLeaf = () => call('startup_leaf', {});
 
 /** The home folder, or null: paths inside it are shown as `~/…` (`paths.js`). */
 export const homeDir = () => call('home_dir', {});

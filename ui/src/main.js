@@ -157,10 +157,11 @@ async function start() {
     // The home folder (paths inside it are shown as `~/…`) is asked for beside the session.
     const [first] = await Promise.all([openSession(null), homeDir().then(setHome, () => setHome(null))]);
     perfMark('opened');
-    await showSession(first);
-    // `--leaf ID` on the command line: that leaf selected, its context shown.
-    const leaf = await startupLeaf().catch(() => null);
-    if (leaf) await showLeaf(leaf, leaf);
+    // The leaf named with --leaf (the agents' /contextree); one the file lacks is reported
+    // and the file's own leaf shown.
+    const asked = await startupLeaf().then((id) => ({ id, err: null }), (err) => ({ id: null, err }));
+    await showSession(first, asked.id);
+    if (asked.err) report(asked.err, 'Showing the leaf named on the command line');
     await onSessionChanged((next) => {
       oneAtATime(() => reload(next)).catch(() => {}); // reported by oneAtATime
     });

@@ -67,10 +67,11 @@ export function createSession(store, { problems, showLeaf, closePlan, report }) 
   }
 
   /**
-   * Shows a just opened session from the file's leaf: tree, context, budget, selection, folds,
-   * plan and problems start over. Resolves to whether the tree could be shown.
+   * Shows a just opened session from `leafId` (default: the file's leaf): tree, context,
+   * budget, selection, folds, plan and problems start over. Resolves to whether the tree could
+   * be shown.
    */
-  function showSession(session) {
+  function showSession(session, leafId = null) {
     if (store.get().plan) closePlan();
     problems.close();
     store.set({
@@ -78,7 +79,7 @@ export function createSession(store, { problems, showLeaf, closePlan, report }) 
     });
     // A file that reads as no session at all says why at once.
     if (looksUnreadable(session)) problems.open();
-    return showLeaf(null);
+    return showLeaf(leafId);
   }
 
   /** Opens `path` (`dialect`: forced rules) in place of the open session (Library, Open…, Settings). */

@@ -29,6 +29,14 @@ pub enum CommandError {
     /// No entry has this id in the open session.
     #[error("no entry with id `{0}`")]
     UnknownEntry(String),
+    /// The leaf named with `--leaf` is not an entry of the session opened at startup.
+    #[error("`--leaf {id}`: `{}` has no entry with this id; its own leaf is shown instead", file.display())]
+    UnknownStartupLeaf {
+        /// The id asked for.
+        id: String,
+        /// The session file opened.
+        file: PathBuf,
+    },
     /// An entry's bytes could not be read back from the session file.
     #[error(transparent)]
     ReadBack(#[from] contextree_core::context::ReadBackError),
@@ -83,7 +91,7 @@ impl CommandError {
             Self::Load(_) => ErrorKind::Load,
             Self::Demo { .. } | Self::ReadBack(_) | Self::Save { .. } => ErrorKind::Io,
             Self::NoSession => ErrorKind::NoSession,
-            Self::UnknownEntry(_) => ErrorKind::UnknownEntry,
+            Self::UnknownEntry(_) | Self::UnknownStartupLeaf { .. } => ErrorKind::UnknownEntry,
             Self::Compaction(_) => ErrorKind::Compaction,
             Self::Internal(_) | Self::Report(_) => ErrorKind::Internal,
             Self::Config(_) | Self::NoConfigFolder | Self::UnknownDialect(_) => ErrorKind::Settings,

@@ -9,7 +9,7 @@ use contextree_read::SessionReport;
 
 use crate::state::OpenSession;
 use crate::watch::Watched;
-use crate::{demo, CommandError};
+use crate::{demo, AppState, CommandError};
 
 /// Opens `path`, else the file given on the command line, else the bundled demo session
 /// (written into `demo_dir` first), and makes it the session the other commands work on; then
@@ -40,6 +40,18 @@ pub fn open(
     let generation = state.set_session(open.clone());
     crate::watch::start(to, &open, generation);
     Ok(view)
+}
+
+/// The leaf named on the command line (`--leaf ID`), checked against the open session: `None`
+/// when none was named, an error saying so when the file has no such entry (the UI then shows
+/// the file's own leaf, with that message). Asked once, right after the first `open`.
+pub fn startup_leaf(state: &AppState) -> Result<Option<String>, CommandError> {
+    let Some(id) = state.startup_leaf() else { return Ok(None) };
+    let open = state.session()?;
+    match open.loaded.session.node(id) {
+        Some(_) => Ok(Some(id.to_owned())),
+        None => Err(CommandError::UnknownStartupLeaf { id: id.to_owned(), file: open.loaded.path.clone() }),
+    }
 }
 
 fn load(env: &HostEnv, path: PathBuf, forced: Option<RuleRequest>) -> Result<OpenSession, CommandError> {

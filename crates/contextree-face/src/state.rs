@@ -68,7 +68,7 @@ impl OpenSession {
     }
 }
 
-/// What the app knows: the startup file and the open session.
+/// What a face knows: its command line (the startup file and leaf) and the open session.
 #[derive(Debug)]
 pub struct AppState {
     startup: Option<PathBuf>,

@@ -104,7 +104,7 @@ pub fn call(shared: &Shared, client: &Client, command: &str, body: &Value) -> Re
             let demo = shared.demo_dir.clone();
             json(&contextree_face::session::open(client.clone(), path, a.dialect, move || demo_dir(demo))?)
         }
-        "startup_leaf" => json(&state.startup_leaf()),
+        "startup_leaf" => json(&contextree_face::session::startup_leaf(state)?),
         "tree_table" => {
             #[derive(Deserialize)]
             #[serde(rename_all = "camelCase")]

@@ -24,9 +24,9 @@ pub async fn open_session<R: Runtime>(
     .map_err(join_error)?
 }
 
-/// The entry named on the command line (`--leaf`), which the UI selects when the startup file
-/// opens; `null` when none was.
+/// The leaf named on the command line (`--leaf ID`), checked against the open session
+/// (`contextree_face::session::startup_leaf`).
 #[tauri::command]
-pub fn startup_leaf(state: State<'_, AppState>) -> Option<String> {
-    state.startup_leaf().map(str::to_owned)
+pub fn startup_leaf(state: State<'_, AppState>) -> Result<Option<String>, CommandError> {
+    contextree_face::session::startup_leaf(&state)
 }

@@ -5,6 +5,7 @@
 
 mod support;
 
+mod agent_command;
 mod agent_model;
 mod analytics;
 mod cli_behaviour;
