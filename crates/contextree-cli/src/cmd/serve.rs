@@ -40,7 +40,7 @@ pub fn run(args: &ServeArgs) -> Result<(), CliError> {
     };
     let env = contextree_host::HostEnv::from_process();
     let ready = |url: &str| {
-        let writes = if args.allow_writes { "writes allowed" } else { "read only (--allow-writes to write)" };
+        let writes = if args.allow_writes { "writes allowed" } else { "read only: --allow-writes to write" };
         outln!("contextree serve: open {url}\n({writes}; Ctrl+C stops it)");
     };
     contextree_serve::run(&config, env, ready).map_err(|e| match e {
