@@ -6,7 +6,9 @@
 # package check (scripts/test.sh); fonts-dejavu-core, fonts-noto-cjk, fonts-noto-color-emoji:
 # the UI's font lists (ui/styles.css: Latin, CJK, emoji); strace: the test that contextree
 # starts no other program (crates/contextree-cli/tests/it/no_spawn.rs); man-db and rpm: the
-# package check reads the installed man page and inspects the .rpm (scripts/test.sh, package).
+# package check reads the installed man page and inspects the .rpm (scripts/test.sh, package);
+# chromium, chromium-driver: the e2e cases of `contextree serve` in a headless browser
+# (tests/e2e/browser.rs).
 set -euo pipefail
 
 # Pinned: crates.io also carries tauri-driver 3 alphas (tauri 3), which we do not use.
@@ -16,7 +18,7 @@ APT_PACKAGES=(
   pkg-config build-essential file libssl-dev
   libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
   xvfb xauth webkit2gtk-driver fonts-dejavu-core fonts-noto-cjk fonts-noto-color-emoji
-  strace man-db rpm
+  strace man-db rpm chromium chromium-driver
 )
 
 missing=()

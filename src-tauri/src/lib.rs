@@ -1,20 +1,17 @@
-//! contextree's desktop shell: a thin Tauri 2 layer over `contextree-core` / `contextree-host`.
+//! contextree's desktop shell: a thin Tauri 2 layer over `contextree-face`.
 //!
-//! It owns the window, the IPC commands and the wire types (`dto`), and nothing else:
-//! parsing, the tree, contexts and token counts live in the core crates, which know nothing
-//! about Tauri. Commands convert core values into DTOs and core errors into [`CommandError`].
+//! It owns the window, the IPC commands and the native dialogs, and nothing else: what each
+//! command does is `contextree-face`'s (shared with `contextree serve`), which knows nothing
+//! about Tauri; a command here runs it off the async threads.
 //!
 //! The app is assembled by [`build`], generic over the Tauri runtime, so the tests build the
 //! very same app on the mock runtime without a window or a display.
 
 pub mod commands;
-pub mod demo;
-pub mod error;
 pub mod startup;
-pub mod state;
 pub mod watch;
 
-pub use error::CommandError;
+pub use contextree_face::{demo, error, state, CommandError};
 pub use state::AppState;
 
 /// The app's embedded config, assets and capabilities; generic so tests use the mock runtime.
@@ -68,7 +65,8 @@ pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> 
 
 /// Runs the app; `startup` is its command line (the session file and leaf to show first).
 pub fn run(startup: startup::Startup) {
-    build(tauri::Builder::default(), AppState::new(startup)).run(context()).expect("error while running the contextree app");
+    let state = AppState::new(startup.file).with_startup_leaf(startup.leaf);
+    build(tauri::Builder::default(), state).run(context()).expect("error while running the contextree app");
 }
 
 #[cfg(test)]

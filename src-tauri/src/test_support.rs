@@ -28,7 +28,9 @@ pub(crate) fn app_with_env(env: contextree_host::HostEnv) -> App<MockRuntime> {
 /// [`app`] started with `startup` as its command line (file and `--leaf`), in `home`.
 pub(crate) fn app_started_with(startup: crate::startup::Startup, home: &std::path::Path) -> App<MockRuntime> {
     let env = contextree_host::HostEnv::isolated(home);
-    build(mock_builder(), AppState::with_env(startup, env)).build(context()).expect("app builds with the mock runtime")
+    build(mock_builder(), AppState::with_env(startup.file, env).with_startup_leaf(startup.leaf))
+        .build(context())
+        .expect("app builds with the mock runtime")
 }
 
 /// A window to send IPC through (`build()` runs no setup, so the config's window does not

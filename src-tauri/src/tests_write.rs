@@ -92,7 +92,7 @@ fn compact(
     source: Option<SummarySource>,
     ch: Channel<Progress>,
 ) -> Result<write::WriteResult, crate::CommandError> {
-    tauri::async_runtime::block_on(write::compact::compact(app.state(), app.state(), None, None, None, source, None, ch))
+    tauri::async_runtime::block_on(write::compact::compact(app.handle().clone(), None, None, None, source, None, ch))
 }
 
 /// The offline extractive summary: no model is asked.
@@ -241,7 +241,7 @@ fn a_changed_file_is_refused_and_busy_is_reported() {
 
     let writes = app.state::<WriteState>();
     let slot = writes.take().unwrap();
-    let err = tauri::async_runtime::block_on(write::prune::prune(app.state(), app.state(), None)).unwrap_err();
+    let err = tauri::async_runtime::block_on(write::prune::prune(app.handle().clone(), None)).unwrap_err();
     assert_eq!(err_json(err)["kind"], "busy");
     drop(slot);
 }
@@ -261,14 +261,14 @@ fn prune_previews_then_rewrites_with_a_backup() {
 
     // While an agent holds the file open for writing (here: this process), it is refused.
     let agent = std::fs::OpenOptions::new().append(true).open(&copy.file).unwrap();
-    let err = err_json(tauri::async_runtime::block_on(write::prune::prune(app.state(), app.state(), None)).unwrap_err());
+    let err = err_json(tauri::async_runtime::block_on(write::prune::prune(app.handle().clone(), None)).unwrap_err());
     assert_eq!(err["kind"], "held", "{err}");
     let pid = format!("(pid {})", std::process::id());
     assert!(err["message"].as_str().unwrap().contains(&pid), "{err}");
     assert_eq!(copy.bytes(), before, "nothing written");
     drop(agent);
 
-    let done = serde_json::to_value(tauri::async_runtime::block_on(write::prune::prune(app.state(), app.state(), None)).unwrap()).unwrap();
+    let done = serde_json::to_value(tauri::async_runtime::block_on(write::prune::prune(app.handle().clone(), None)).unwrap()).unwrap();
     assert_eq!(done["action"], "prune");
     assert_eq!(done["entries"], json!([]));
     assert_eq!(done["rewrite"]["prunedIds"], pv["prunedIds"]);
@@ -278,7 +278,7 @@ fn prune_previews_then_rewrites_with_a_backup() {
     assert_eq!(std::fs::read(done["rewrite"]["backupPath"].as_str().unwrap()).unwrap(), before, "the backup is the old file");
     // A second prune has nothing left to do: refused, nothing written.
     let now = copy.bytes();
-    let err = tauri::async_runtime::block_on(write::prune::prune(app.state(), app.state(), None)).unwrap_err();
+    let err = tauri::async_runtime::block_on(write::prune::prune(app.handle().clone(), None)).unwrap_err();
     assert_eq!(err_json(err)["kind"], "refused");
     assert_eq!(copy.bytes(), now);
 }
@@ -299,16 +299,8 @@ fn navigate_with_and_without_a_summary() {
         let before = copy.bytes();
         let (ch, seen) = channel(|_| {});
         let done = serde_json::to_value(
-            tauri::async_runtime::block_on(write::navigate::navigate(
-                app.state(),
-                app.state(),
-                "u3".into(),
-                summarize,
-                None,
-                offline(),
-                ch,
-            ))
-            .unwrap(),
+            tauri::async_runtime::block_on(write::navigate::navigate(app.handle().clone(), "u3".into(), summarize, None, offline(), ch))
+                .unwrap(),
         )
         .unwrap();
         let entry = last_line(&copy.file);
@@ -336,8 +328,7 @@ fn edit_a_summary_and_undo_a_compaction() {
     );
     let done = serde_json::to_value(
         tauri::async_runtime::block_on(write::edit::edit_summary(
-            app.state(),
-            app.state(),
+            app.handle().clone(),
             "c1".into(),
             "## Goal\nSet up the repo and CI.".into(),
         ))
@@ -364,8 +355,7 @@ fn edit_a_summary_and_undo_a_compaction() {
     assert_eq!(pv["targetId"], "a5", "{pv}");
     assert_eq!(pv["entry"], json!({"type": "custom", "customType": "contextree-continue"}));
     let done =
-        serde_json::to_value(tauri::async_runtime::block_on(write::edit::undo_compaction(app.state(), app.state(), new_id)).unwrap())
-            .unwrap();
+        serde_json::to_value(tauri::async_runtime::block_on(write::edit::undo_compaction(app.handle().clone(), new_id)).unwrap()).unwrap();
     let entry = last_line(&copy.file);
     assert_eq!(done["action"], "undo-compaction");
     assert_eq!((entry["customType"].as_str(), entry["parentId"].as_str()), (Some("contextree-continue"), Some("a5")));
@@ -449,8 +439,7 @@ fn a_picked_configured_candidate_is_the_only_one_asked() {
     open(&app, &copy.file);
     let (ch, _) = channel(|_| {});
     let done = tauri::async_runtime::block_on(write::navigate::navigate(
-        app.state(),
-        app.state(),
+        app.handle().clone(),
         "u3".into(),
         true,
         None,

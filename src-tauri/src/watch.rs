@@ -1,53 +1,21 @@
-//! Live reload: a background thread polls the open session file's length and modification
-//! time every [`POLL`]; when they differ from the open session's stamp (taken when it was read:
-//! a write's own re-read is not read again), the session is read again, replaces the open one,
-//! and the app emits [`SESSION_CHANGED`] with the new `SessionReport`. Opening another session
-//! ends the previous watcher (its generation is no longer the current one).
+//! The app's side of live reload (`contextree_face::watch`): the state is the managed one, a
+//! reload is emitted to the window as `session-changed`.
 
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
-
+use contextree_face::watch::{Watched, SESSION_CHANGED};
+use contextree_read::SessionReport;
 use tauri::{AppHandle, Emitter as _, Manager as _, Runtime};
 
-use crate::state::{stamp, OpenSession};
 use crate::AppState;
 
-/// The event the UI listens to; its payload is the reloaded session's `SessionReport`.
-pub const SESSION_CHANGED: &str = "session-changed";
+/// The app as a watcher sees it.
+pub struct AppWatch<R: Runtime>(pub AppHandle<R>);
 
-/// How often the file is looked at.
-pub const POLL: Duration = Duration::from_millis(500);
+impl<R: Runtime> Watched for AppWatch<R> {
+    fn state(&self) -> &AppState {
+        self.0.state::<AppState>().inner()
+    }
 
-/// Starts watching the file of `open`, which is the session of `generation`.
-pub fn start<R: Runtime>(app: AppHandle<R>, open: &OpenSession, generation: u64) {
-    let path: PathBuf = open.loaded.path.clone();
-    let spawned = std::thread::Builder::new().name("contextree-watch".into()).spawn(move || loop {
-        std::thread::sleep(POLL);
-        let state = app.state::<AppState>();
-        if state.generation() != generation {
-            return;
-        }
-        // The open session carries the stamp its file had when it was read (by the open,
-        // a write's re-read or this watcher), so a write's own re-read is not read again.
-        let Ok(current) = state.session() else {
-            return;
-        };
-        if stamp(&path) == current.stamp {
-            continue;
-        }
-        // A file that vanished or cannot be read keeps the session shown; the next change
-        // is tried again.
-        let Ok(open) = current.reload(&state.env()) else {
-            continue;
-        };
-        let view = open.report();
-        if !state.replace_session(generation, Arc::new(open)) {
-            return;
-        }
-        let _ = app.emit(SESSION_CHANGED, view);
-    });
-    if let Err(err) = spawned {
-        eprintln!("contextree: cannot watch {}: {err}", open.loaded.path.display());
+    fn session_changed(&self, report: SessionReport) {
+        let _ = self.0.emit(SESSION_CHANGED, report);
     }
 }

@@ -266,6 +266,16 @@ pub async fn click_row(client: &Client, id: &str) -> anyhow::Result<()> {
     }
 }
 
+/// Finds the row of entry `id` in the whole tree, scrolls it on screen and clicks it (see
+/// [`click_row`]); returns every row id in display order.
+pub async fn find_and_click_row(client: &Client, id: &str) -> anyhow::Result<Vec<String>> {
+    let rows = all_row_ids(client).await?;
+    let index = rows.iter().position(|r| r == id).with_context(|| format!("no tree row for {id}"))?;
+    scroll_tree_to_row(client, index).await?;
+    click_row(client, id).await?;
+    Ok(rows)
+}
+
 /// A key press through WebDriver actions, to whatever has the focus.
 pub async fn press_key(client: &Client, value: char) -> anyhow::Result<()> {
     let actions = KeyActions::new("keyboard".into()).then(KeyAction::Down { value }).then(KeyAction::Up { value });

@@ -55,6 +55,9 @@
 //!   messages, a hidden row for the message a `context_edit` hides (`pi16-context.png`).
 //! - `rule_sets.rs`: the rule-set switch offers every rule set; under each, the context panel
 //!   lists what `contextree context --json` lists as not reproducible (`rule-sets.png`).
+//! - `browser.rs`: `contextree serve` in headless Chromium (chromedriver): the library, a
+//!   session opened from it, another leaf and its context as the CLI computes it
+//!   (`serve-browser.png`); a write refused without `--allow-writes` and done with it.
 //! - `agent_model.rs`: with only pi's own settings, models and key in a scratch HOME, Compact…
 //!   offers pi's model first and summarizes with it; the key is in the request's authorization
 //!   header and nowhere else (page, session file, scratch HOME, the app's output).
@@ -91,6 +94,8 @@ mod writes;
 mod agent_model;
 // The branch graph: click, double-click, zoom and fit.
 mod graph;
+// The same UI in headless Chromium, served by `contextree serve`.
+mod browser;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -201,6 +206,8 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
         writes::navigate_with_a_summary_appends_a_branch_summary,
         writes::a_cancelled_or_outdated_summary_writes_nothing,
         writes::a_summary_is_edited_then_the_compaction_undone,
+        browser::the_browser_shows_the_library_a_session_another_leaf_and_its_context,
+        browser::a_write_in_the_browser_needs_allow_writes,
         agent_model::compaction_uses_the_agents_own_model_with_no_contextree_setup,
     );
     harness.driver.stop()?;

@@ -556,10 +556,7 @@ pub async fn two_leaves_compare_as_contextree_compare_does(harness: &Harness) ->
         wait_until_ready(client).await?;
         let file_leaf = harness.expected.last().unwrap();
         wait_for_leaf(client, file_leaf).await?;
-        let rows = all_row_ids(client).await?;
-        let index = rows.iter().position(|id| id == OTHER_LEAF).context("no tree row for the other leaf")?;
-        scroll_tree_to_row(client, index).await?;
-        click_row(client, OTHER_LEAF).await?;
+        find_and_click_row(client, OTHER_LEAF).await?;
         press_key(client, Key::Enter.into()).await?;
         wait_for_leaf(client, OTHER_LEAF).await?;
         press_key(client, 'm').await?;

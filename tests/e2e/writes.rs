@@ -30,8 +30,8 @@ use crate::fake_provider::{FakeProvider, SLOW_PIECE_DELAY};
 use crate::main_screen::OTHER_LEAF;
 use crate::steps::{append_user_message, cli_json, open_plan};
 use crate::{
-    all_row_ids, click_row, press_key, screenshot, scroll_tree_to_row, shown, text_content, wait_for, wait_for_element, wait_for_leaf,
-    wait_until_ready, with_app, Harness,
+    all_row_ids, click_row, find_and_click_row, press_key, screenshot, scroll_tree_to_row, shown, text_content, wait_for, wait_for_element,
+    wait_for_leaf, wait_until_ready, with_app, Harness,
 };
 
 /// Like `wait_for`, with a longer deadline (a summary streams for seconds).
@@ -342,10 +342,7 @@ pub async fn navigate_with_a_summary_appends_a_branch_summary(harness: &Harness)
     let args = [file.display().to_string()];
     with_app(harness, &args, async |client| {
         wait_until_ready(client).await?;
-        let rows = all_row_ids(client).await?;
-        let index = rows.iter().position(|id| id == OTHER_LEAF).context("no row for the other leaf")?;
-        scroll_tree_to_row(client, index).await?;
-        click_row(client, OTHER_LEAF).await?;
+        let rows = find_and_click_row(client, OTHER_LEAF).await?;
         client.execute("document.getElementById('tree').focus();", vec![]).await?;
         press_key(client, 'n').await?;
         wait_for_write(client, "form", 10).await?;

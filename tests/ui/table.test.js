@@ -6,7 +6,7 @@ import {
 import { gutterText } from '../../ui/src/tree/format.js';
 import { passesFilter, matchesQuery } from '../../ui/src/tree/filter.js';
 
-// An encoder written from the format comment of src-tauri/src/commands/tree/wire.rs (the Rust
+// An encoder written from the format comment of crates/contextree-face/src/tree/wire.rs (the Rust
 // side has its own decoder test): rows are `{ id, parent (row or -1), connector, indent,
 // isLeaf, childless, onPath, state, entryType, kind, label, tokens, line }`. `leafOnly`: only
 // the leaf's columns.

@@ -1,7 +1,10 @@
-// The only module that touches window.__TAURI__ (withGlobalTauri). Everything else imports
-// these functions, so it can be tested or mocked without Tauri.
+// The only module that touches window.__TAURI__ (withGlobalTauri), and the only one that talks
+// to `contextree serve` when the page runs in a browser instead: each command is sent over
+// Tauri's IPC when `window.__TAURI__` is there, else over HTTP (`POST /api/call/<command>`
+// with the same arguments, events from `GET /api/events`; crates/contextree-serve). Everything
+// else imports these functions, so it can be tested or mocked without either.
 
-/** An error returned by a command: `{ kind, message }` on the wire (src-tauri/src/error.rs). */
+/** An error returned by a command: `{ kind, message }` on the wire (crates/contextree-face/src/error.rs). */
 export class CommandError extends Error {
   constructor({ kind = 'unknown', message = 'unknown error' } = {}) {
     super(message);
@@ -15,12 +18,122 @@ function tauri() {
   return window.__TAURI__.core;
 }
 
+/** Whether the page runs in the desktop app (else in a browser, served by `contextree serve`). */
+export const inApp = () => typeof window !== 'undefined' && window.__TAURI__ != null;
+
 async function call(cmd, args) {
+  if (!inApp()) return http.call(cmd, args);
   try {
     return await tauri().invoke(cmd, args);
   } catch (e) {
     throw new CommandError(typeof e === 'object' && e ? e : { message: String(e) });
   }
+}
+
+/**
+ * The browser's transport: one client id per tab (the server keeps one open session per id;
+ * kept in sessionStorage, so a reload finds its session again), one event stream per tab, and
+ * the numbers that stand in for Tauri's channels (a `progress` event names the call's number).
+ * `fetchImpl`, `EventSourceImpl`, `storage` and `random` are the browser's; tests hand in their
+ * own.
+ * @param {{ fetchImpl?: typeof fetch, EventSourceImpl?: any, storage?: Pick<Storage, 'getItem' | 'setItem'> | null,
+ *   random?: (bytes: Uint8Array) => void }} [io]
+ */
+export function httpTransport({ fetchImpl, EventSourceImpl, storage, random } = {}) {
+  /** @type {typeof fetch} */
+  const doFetch = (url, init) => (fetchImpl ?? globalThis.fetch)(url, init);
+  let id = null;
+  let source = null;
+  let opened = null;
+  let next = 1;
+  const channels = new Map();
+  const listeners = new Set();
+
+  function clientId() {
+    if (id) return id;
+    id = storage?.getItem('contextree-client') ?? null;
+    if (!id) {
+      const bytes = new Uint8Array(16);
+      (random ?? ((b) => globalThis.crypto.getRandomValues(b)))(bytes);
+      id = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+      storage?.setItem('contextree-client', id);
+    }
+    return id;
+  }
+
+  /** The tab's event stream, opened once; resolves when it is open (or after a second). */
+  function events() {
+    if (opened) return opened;
+    const ES = EventSourceImpl ?? globalThis.EventSource;
+    source = new ES(`/api/events?client=${encodeURIComponent(clientId())}`);
+    source.addEventListener('progress', (e) => {
+      const { call: n, data } = JSON.parse(e.data);
+      channels.get(n)?.(data);
+    });
+    source.addEventListener('session-changed', (e) => {
+      const session = JSON.parse(e.data);
+      for (const f of listeners) f(session);
+    });
+    opened = new Promise((resolve) => {
+      source.addEventListener('open', () => resolve(undefined));
+      setTimeout(resolve, 1000);
+    });
+    return opened;
+  }
+
+  return {
+    clientId,
+    /** A channel's stand-in: the number `progress` events for `onEvent` will carry. */
+    channel(onEvent) {
+      const n = next++;
+      channels.set(n, (data) => onEvent?.(data));
+      return n;
+    },
+    async call(cmd, args = {}) {
+      const streams = Object.values(args ?? {}).some((v) => typeof v === 'number' && channels.has(v));
+      if (streams) await events();
+      let response;
+      try {
+        response = await doFetch(`/api/call/${cmd}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-contextree-client': clientId() },
+          body: JSON.stringify(args ?? {}),
+          credentials: 'same-origin',
+        });
+      } catch (e) {
+        throw new CommandError({ kind: 'io', message: `the server cannot be reached: ${e?.message ?? e}` });
+      } finally {
+        for (const v of Object.values(args ?? {})) if (typeof v === 'number') channels.delete(v);
+      }
+      const type = response.headers.get('content-type') ?? '';
+      if (!response.ok) {
+        const body = type.includes('json') ? await response.json() : { kind: 'io', message: (await response.text()).trim() };
+        throw new CommandError(body);
+      }
+      if (type.includes('octet-stream')) return response.arrayBuffer();
+      return response.json();
+    },
+    async listen(handler) {
+      listeners.add(handler);
+      await events();
+      return () => listeners.delete(handler);
+    },
+  };
+}
+
+const http = httpTransport({ storage: typeof sessionStorage === 'undefined' ? null : sessionStorage });
+
+/** Saves `blob` as `name` through the browser's download (the page has no file dialog there). */
+function download(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  return name;
 }
 
 /** @typedef {import('./generated/reports').SessionReport} SessionReport */
@@ -37,8 +150,8 @@ async function call(cmd, args) {
 export const openSession = (path = null, dialect = null) => call('open_session', { path, dialect });
 
 /**
- * The leaf named on the command line (`contextree-app FILE --leaf ID`, as the agents'
- * `/contextree` starts it), once the startup session is open: `null` when none was named;
+ * The leaf named on the command line (`contextree-app FILE --leaf ID` or `contextree serve FILE
+ * --leaf ID`, as the agents' `/contextree` starts them), once the startup session is open: `null` when none was named;
  * rejects (kind `unknown-entry`) when the file has no such entry.
  * @returns {Promise<string | null>}
  */
@@ -46,7 +159,7 @@ export const startupLeaf = () => call('startup_leaf', {});
 
 /**
  * The tree rows of a leaf (`null`: the file's leaf) as binary columns (an ArrayBuffer; decode
- * with tree/table.js's `decodeTable`; format in src-tauri/src/commands/tree/wire.rs). With the
+ * with tree/table.js's `decodeTable`; format in crates/contextree-face/src/tree/wire.rs). With the
  * `reading` of the table held, only the leaf's columns come while that reading is the open one.
  * @param {string | null} [leafId]
  * @param {number | null} [reading]
@@ -105,7 +218,11 @@ export const exportContext = (leafId, format) => call('export_context', { leafId
  * page never names a path) and writes it there, Markdown for `.md`, else JSON. Resolves to the
  * path written, or null when cancelled.
  */
-export const saveContext = (leafId) => call('save_context', { leafId });
+export async function saveContext(leafId) {
+  if (inApp()) return call('save_context', { leafId });
+  const text = await exportContext(leafId, 'markdown');
+  return download(new Blob([text], { type: 'text/markdown' }), `context-${leafId ?? 'leaf'}.md`);
+}
 
 /**
  * Asks where to save the graph's picture and writes `png` (its bytes) there: the saved path,
@@ -113,7 +230,10 @@ export const saveContext = (leafId) => call('save_context', { leafId });
  * @param {Uint8Array} png
  * @returns {Promise<string | null>}
  */
-export const saveGraph = (png) => call('save_graph', png);
+export async function saveGraph(png) {
+  if (inApp()) return call('save_graph', png);
+  return download(new Blob([new Uint8Array(png)], { type: 'image/png' }), 'contextree-graph.png');
+}
 
 /**
  * One entry's line: the read layer's `EntryReport` (`contextree entry --json`).
@@ -153,10 +273,11 @@ export const compactionRequests = (compactionId) => call('compaction_requests', 
 
 /**
  * Calls `handler(session)` (an `openSession` result) whenever the open file changed on disk and
- * was read again (src-tauri/src/watch.rs). Resolves to a function that stops listening.
+ * was read again (crates/contextree-face/src/watch.rs). Resolves to a function that stops listening.
  * @param {(session: SessionReport) => void} handler
  */
 export function onSessionChanged(handler) {
+  if (!inApp()) return http.listen(handler);
   return window.__TAURI__.event.listen('session-changed', (event) => handler(event.payload));
 }
 
@@ -165,6 +286,7 @@ export function onSessionChanged(handler) {
 
 /** A Channel whose messages go to `onEvent` (progress of a summary: `ProgressEvent`s). */
 function progressChannel(onEvent) {
+  if (!inApp()) return http.channel(onEvent);
   const channel = new (tauri().Channel)();
   channel.onmessage = (event) => onEvent?.(event);
   return channel;
@@ -245,9 +367,11 @@ export const searchSessions = (query, limit = 200) => call('search_sessions', { 
 
 /**
  * The native file picker (tauri-plugin-dialog, permission `dialog:allow-open` only): resolves
- * to the chosen `.jsonl` file's path, or null when cancelled.
+ * to the chosen `.jsonl` file's path, or null when cancelled; always null in a browser, which
+ * opens only what the library lists (the server's roots).
  */
 export async function pickSessionFile() {
+  if (!inApp()) return null;
   try {
     const chosen = await window.__TAURI__.dialog.open({
       title: 'Open a session file',

@@ -4,7 +4,7 @@
 // screen keeps its full size when closed. At start, when the demo stands in for a session
 // nobody named, the title bar offers the library's sessions (`offerLibrary`).
 
-import { getSettings, listSessions, pickSessionFile, providers, saveSettings, searchIndex, searchSessions } from './ipc.js';
+import { getSettings, inApp, listSessions, pickSessionFile, providers, saveSettings, searchIndex, searchSessions } from './ipc.js';
 import { libraryOffer } from './library/format.js';
 import { createLibraryView } from './library/view.js';
 import { createSearchView } from './search/view.js';
@@ -113,6 +113,8 @@ export function initScreens({ open, session, report, onSettings, reveal }) {
   $('show-search').addEventListener('click', showSearch);
   offer.addEventListener('click', showLibrary);
   $('open-file').addEventListener('click', pick);
+  // In a browser there is no file picker: the library (the server's roots) opens sessions.
+  for (const button of [$('open-file'), $('library-open-file')]) if (button && !inApp()) button.hidden = true;
   $('show-settings').addEventListener('click', showSettings);
 
   /** Esc: back to the session; the settings screen first puts back the theme it was opened with. */

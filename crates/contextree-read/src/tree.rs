@@ -1,6 +1,6 @@
 //! The tree of a session with each entry's state for a leaf: `contextree tree --json`. (The
 //! app draws the same rows from core's `view::tree_layout`, sent as one binary column table
-//! for its 200,000-row list, src-tauri/src/commands/tree/wire.rs.)
+//! for its 200,000-row list, crates/contextree-face/src/tree/wire.rs.)
 
 use contextree_core::context::entry_states;
 use contextree_core::context::Context;

@@ -1,25 +1,13 @@
-//! The PLAN panel: what a compaction of a leaf would do, read only (nothing is called or written).
-//!
-//! The read layer's `PlanReport` over contextree-ops' dry run, the document `contextree compact
-//! --dry-run --json` prints, with the agent's own settings (its settings files) and the open
-//! session's prompt pack.
+//! The PLAN panel, a compaction's requests and the usage dialog (`contextree_face::compaction`).
 
-use contextree_ops::compact::{dry_run, CompactOptions};
-use contextree_read::PlanReport;
+use contextree_face::compaction;
 use serde_json::value::RawValue;
 use tauri::State;
 
-use super::write::pack_of;
-use super::{blocking, leaf};
+use super::blocking;
 use crate::{AppState, CommandError};
 
-/// The compaction plan of `leaf_id` (the file's leaf when `None`): the read layer's
-/// `PlanReport`, the document `contextree compact --dry-run --json` prints — the cut, the entries
-/// summarized and kept, tokens before → after, warnings and the exact summarizer calls (or why
-/// the agent would not compact), the hooks that would run (none is run), the agent's own
-/// automatic check, the user requests it would summarize and what compacting costs and saves
-/// (`cost`). `keep_recent` overrides
-/// `keepRecentTokens`; `instructions` are `/compact TEXT`'s custom instructions.
+/// The compaction plan of `leaf_id` (the file's leaf when `None`), read only.
 #[tauri::command]
 pub async fn compaction_preview(
     state: State<'_, AppState>,
@@ -28,80 +16,23 @@ pub async fn compaction_preview(
     instructions: Option<String>,
 ) -> Result<Box<RawValue>, CommandError> {
     let env = state.env();
-    blocking(state.session()?, move |open| {
-        let pack = pack_of(open);
-        let opts = CompactOptions {
-            leaf: leaf(open, leaf_id.as_deref())?,
-            pack: &pack,
-            instructions: instructions.filter(|t| !t.trim().is_empty()),
-            keep_recent,
-            reserve: None,
-            model_reasons: false,
-            context: Vec::new(),
-            summary: None,
-            // omp@18 writes the conversation in the transcript format of the model a
-            // compaction would ask first (contextree's candidates), else the path's.
-            provider: Default::default(),
-            env: &env,
-        };
-        let dry = dry_run(&open.loaded, &opts)?;
-        let s = &open.loaded.session;
-        let ctx = contextree_core::context::build(s, opts.leaf);
-        let session_model = contextree_core::models::current_model(&ctx.model, s.dialect());
-        // The plan panel's cost lines, at the agent's prices (else the dated built-in table).
-        let prices = |m: &str| contextree_host::prices::model_prices(&env, s.dialect(), m);
-        let report = PlanReport::new(s, &open.loaded.source, dry).with_cost(session_model.as_deref(), &prices);
-        let json = serde_json::value::to_raw_value(&report).map_err(CommandError::Report)?;
-        report.finish()?;
-        Ok(json)
-    })
-    .await
+    blocking(state.session()?, move |open| compaction::preview(&env, open, leaf_id.as_deref(), keep_recent, instructions)).await
 }
 
-/// The user requests compaction `compaction_id` summarized, each checked against its summary
-/// for the paths, identifiers and quoted text it names (`mayBeLost` when none is there): the
-/// read layer's `DropsReport`, as `contextree drops --compaction ID --json` prints it.
+/// The user requests compaction `compaction_id` summarized, checked against its summary.
 #[tauri::command]
 pub async fn compaction_requests(state: State<'_, AppState>, compaction_id: String) -> Result<Box<RawValue>, CommandError> {
-    blocking(state.session()?, move |open| {
-        let (s, src) = (&open.loaded.session, &open.loaded.source);
-        let c = s
-            .node(&compaction_id)
-            .filter(|&n| &*s.entry(n).entry_type == "compaction")
-            .ok_or_else(|| CommandError::Compaction(format!("no compaction with id `{compaction_id}`")))?;
-        let of = contextree_read::Summarized::compaction(s, c);
-        let report = contextree_read::DropsReport::new(s, &of, src)?;
-        let json = serde_json::value::to_raw_value(&report).map_err(CommandError::Report)?;
-        report.finish()?;
-        Ok(json)
-    })
-    .await
+    blocking(state.session()?, move |open| compaction::requests(open, &compaction_id)).await
 }
 
-/// What the open session cost: the usage records summed per session, kind, model and branch,
-/// each reply's context size and the compactions (the read layer's `UsageReport`, as
-/// `contextree usage --json` prints it; written to JSON here, its records made as they go).
+/// What the open session cost.
 #[tauri::command]
 pub async fn usage_report(state: State<'_, AppState>) -> Result<Box<RawValue>, CommandError> {
-    blocking(state.session()?, move |open| {
-        let s = &open.loaded.session;
-        let sums = contextree_read::usage_sums(s, &open.loaded.source)?;
-        let json = serde_json::value::to_raw_value(&contextree_read::UsageReport::new(s, &sums));
-        json.map_err(CommandError::Report)
-    })
-    .await
+    blocking(state.session()?, compaction::usage).await
 }
 
-/// What made the context of `leaf_id` (the file's leaf when `None`) grow: the context after each
-/// turn of its path, compactions and prunes marked, its `top` largest messages (10 when `None`)
-/// and the files it holds several reads of (the read layer's `WeightReport`, as `contextree
-/// weight --json` prints it). The usage dialog draws it under the recorded usage.
+/// What made the context of `leaf_id` grow.
 #[tauri::command]
 pub async fn weight_report(state: State<'_, AppState>, leaf_id: Option<String>, top: Option<usize>) -> Result<Box<RawValue>, CommandError> {
-    blocking(state.session()?, move |open| {
-        let (s, src) = (&open.loaded.session, &open.loaded.source);
-        let report = contextree_read::WeightReport::new(s, leaf(open, leaf_id.as_deref())?, top.unwrap_or(10), src)?;
-        serde_json::value::to_raw_value(&report).map_err(CommandError::Report)
-    })
-    .await
+    blocking(state.session()?, move |open| compaction::weight(open, leaf_id.as_deref(), top)).await
 }

@@ -43,7 +43,8 @@ pub async fn save_graph<R: Runtime>(app: AppHandle<R>, request: Request<'_>) -> 
         contextree_host::atomic::write_whole(&path, &png, None).map_err(|source| CommandError::Save { path: path.clone(), source })?;
         Ok(Some(path.display().to_string()))
     })
-    .await?
+    .await
+    .map_err(super::join_error)?
 }
 
 #[cfg(test)]

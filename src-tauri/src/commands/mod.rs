@@ -1,6 +1,6 @@
 //! IPC commands, one module per UI area; all registered in `lib.rs`'s `generate_handler!`.
 //!
-//! Command bodies are thin: resolve inputs, run the core off the async threads, convert.
+//! Command bodies are thin: each runs its `contextree-face` function off the async threads.
 
 pub mod budget;
 pub mod compaction;
@@ -17,20 +17,14 @@ pub mod write;
 
 use std::sync::Arc;
 
-use contextree_core::context::Leaf;
-use contextree_core::session::NodeId;
+use tauri::{AppHandle, Manager as _, Runtime};
 
 use crate::state::OpenSession;
-use crate::CommandError;
+use crate::{AppState, CommandError};
 
-/// The node with `id` in the open session.
-fn node(open: &OpenSession, id: &str) -> Result<NodeId, CommandError> {
-    open.loaded.session.node(id).ok_or_else(|| CommandError::UnknownEntry(id.to_owned()))
-}
-
-/// `Some(id)`: that entry; `None`: the file's leaf, as the agents resume it.
-fn leaf(open: &OpenSession, id: Option<&str>) -> Result<Leaf, CommandError> {
-    id.map_or(Ok(Leaf::Last), |id| node(open, id).map(Leaf::At))
+/// A background task that failed (it panicked): an internal error.
+fn join_error(e: tauri::Error) -> CommandError {
+    CommandError::Internal(e.to_string())
 }
 
 /// Runs `work` on the open session on a blocking thread.
@@ -39,5 +33,15 @@ where
     T: Send + 'static,
     F: FnOnce(&OpenSession) -> Result<T, CommandError> + Send + 'static,
 {
-    tauri::async_runtime::spawn_blocking(move || work(&open)).await?
+    tauri::async_runtime::spawn_blocking(move || work(&open)).await.map_err(join_error)?
+}
+
+/// Runs `work` on the app's state on a blocking thread.
+async fn on_state<R, T, F>(app: AppHandle<R>, work: F) -> Result<T, CommandError>
+where
+    R: Runtime,
+    T: Send + 'static,
+    F: FnOnce(&AppState) -> Result<T, CommandError> + Send + 'static,
+{
+    tauri::async_runtime::spawn_blocking(move || work(app.state::<AppState>().inner())).await.map_err(join_error)?
 }

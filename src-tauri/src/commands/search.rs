@@ -1,94 +1,27 @@
-//! Search across every session (`contextree search` / `contextree index`): the index under the
-//! user's cache folder, kept by contextree-search, answered by the read layer's `SearchReport`
-//! (each hit with its state for its session's leaf). The index is brought up to date before
-//! each answer (an unchanged library costs a `stat` per file), so an agent's appends and
-//! prunes are found without a watcher of their own.
+//! Search across every session (`contextree_face::search`); the index's progress goes to a
+//! `Channel`.
 
-use std::collections::HashSet;
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
-
-use contextree_host::HostEnv;
+use contextree_face::search::{self, IndexProgress};
 use contextree_read::{IndexedReport, SearchReport};
-use contextree_search::{library_files, SearchIndex, SessionFile};
-use serde::Serialize;
 use tauri::ipc::Channel;
-use tauri::State;
+use tauri::{AppHandle, Runtime};
 
-use crate::{AppState, CommandError};
-
-/// Hits per query when the UI does not say.
-const LIMIT: usize = 200;
-
-/// How far an update has come.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct IndexProgress {
-    /// Files checked so far (unchanged, or read).
-    pub done: usize,
-    /// Files in the library.
-    pub total: usize,
-}
-
-/// The open index: one per process, updated by one command at a time (the engine allows a
-/// single writer per index; a CLI updating meanwhile makes ours answer from its last commit).
-fn index(env: &HostEnv) -> Result<&'static Mutex<SearchIndex>, CommandError> {
-    static INDEX: OnceLock<Mutex<SearchIndex>> = OnceLock::new();
-    if let Some(index) = INDEX.get() {
-        return Ok(index);
-    }
-    let dir = contextree_search::default_dir(env).ok_or(CommandError::NoConfigFolder)?;
-    let opened = SearchIndex::open(&dir)?;
-    Ok(INDEX.get_or_init(|| Mutex::new(opened)))
-}
-
-/// The library's session files, as the Library screen finds them (the settings' folders, else
-/// the agents').
-fn files(env: &HostEnv) -> Vec<SessionFile> {
-    let roots = super::settings::current(env).root_overrides(env.home.as_deref());
-    library_files(env, &roots)
-}
-
-/// Brings `index` up to date with `files`, telling `progress` how far it has come.
-fn update(index: &SearchIndex, files: &[SessionFile], progress: &dyn Fn(IndexProgress)) -> Result<IndexedReport, CommandError> {
-    let stats = index.update_with_progress(files, false, &|p| progress(IndexProgress { done: p.checked, total: p.total }))?;
-    Ok(IndexedReport::new(&stats, index.disk_size()))
-}
+use crate::CommandError;
 
 /// Brings the index of every session up to date, reporting `{ done, total }` files on
-/// `on_progress`; runs on a blocking thread, so the window never waits.
+/// `on_progress`.
 #[tauri::command]
-pub async fn search_index(state: State<'_, AppState>, on_progress: Channel<IndexProgress>) -> Result<IndexedReport, CommandError> {
-    let env = state.env();
-    tauri::async_runtime::spawn_blocking(move || {
-        let files = files(&env);
-        let index = index(&env)?.lock().unwrap_or_else(|e| e.into_inner());
-        let _ = on_progress.send(IndexProgress { done: 0, total: files.len() });
-        update(&index, &files, &|p| {
+pub async fn search_index<R: Runtime>(app: AppHandle<R>, on_progress: Channel<IndexProgress>) -> Result<IndexedReport, CommandError> {
+    super::on_state(app, move |state| {
+        search::bring_up_to_date(state, &|p| {
             let _ = on_progress.send(p);
         })
     })
-    .await?
+    .await
 }
 
-/// Searches every session for `query` (words, "phrases", prefix*, -excluded, `role:`, `tool:`,
-/// `project:`, `agent:`, `model:`, `session:`, `after:`, `before:`), best first, after bringing
-/// the index up to date; only the library's files answer, each hit with its state for its
-/// session's leaf.
+/// Searches every session for `query`, best first, after bringing the index up to date.
 #[tauri::command]
-pub async fn search_sessions(state: State<'_, AppState>, query: String, limit: Option<usize>) -> Result<SearchReport, CommandError> {
-    let env = state.env();
-    tauri::async_runtime::spawn_blocking(move || {
-        let files = files(&env);
-        let index = index(&env)?.lock().unwrap_or_else(|e| e.into_inner());
-        let indexed = update(&index, &files, &|_| {})?;
-        let scope: HashSet<PathBuf> = files.into_iter().map(|f| f.path).collect();
-        let started = std::time::Instant::now();
-        let hits = index.search(&query, limit.unwrap_or(LIMIT), Some(&scope))?;
-        let load = |p: &Path| contextree_host::load_session(&env, p, None).map(|l| l.session).map_err(|e| e.to_string());
-        let mut report = SearchReport::new(&query, hits, indexed, &load);
-        report.search_ms = started.elapsed().as_millis() as u64;
-        Ok(report)
-    })
-    .await?
+pub async fn search_sessions<R: Runtime>(app: AppHandle<R>, query: String, limit: Option<usize>) -> Result<SearchReport, CommandError> {
+    super::on_state(app, move |state| search::search(state, &query, limit)).await
 }

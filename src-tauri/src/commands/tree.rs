@@ -1,52 +1,22 @@
-//! The tree pane: flattened rows for a leaf, previews for the rows on screen.
-//!
-//! The UI asks for `tree_table` (binary columns, see `wire`).
+//! The tree pane (`contextree_face::tree`): the table as binary columns, previews.
 
-pub(crate) mod wire;
-
-use contextree_core::context::{build, entry_states};
-use contextree_core::view;
+pub use contextree_face::tree::wire;
+use contextree_read::RowPreview;
 use tauri::ipc::Response;
 use tauri::State;
 
-use super::{blocking, leaf, node};
+use super::blocking;
 use crate::{AppState, CommandError};
-use contextree_read::{row_previews as row_previews_of, RowPreview};
-
-/// Characters of a row preview.
-const PREVIEW_CHARS: usize = 120;
 
 /// The tree for `leaf_id` (the file's leaf when `None`) as one binary buffer (an `ArrayBuffer`
-/// in the UI; the format is described in `tree/wire.rs`): every row, or only the leaf's
-/// columns when `reading` (the reading the caller's table came from) is still the open one.
+/// in the UI; the format is described in `contextree_face::tree::wire`).
 #[tauri::command]
 pub async fn tree_table(state: State<'_, AppState>, leaf_id: Option<String>, reading: Option<u32>) -> Result<Response, CommandError> {
-    blocking(state.session()?, move |open| {
-        let started = std::time::Instant::now();
-        let s = &open.loaded.session;
-        let ctx = build(s, leaf(open, leaf_id.as_deref())?);
-        let states = entry_states(s, &ctx);
-        let columns = wire::LeafColumns { states: &states, leaf: ctx.leaf };
-        let elapsed = || u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX);
-        if let Some(rows) = open.tree_rows.get().filter(|_| reading == Some(open.reading)) {
-            let stamp = wire::Stamp { reading: open.reading, prepare_us: elapsed() };
-            return Ok(Response::new(wire::encode_leaf(s, rows, columns, stamp)));
-        }
-        let layout = view::tree_layout(s);
-        let stamp = wire::Stamp { reading: open.reading, prepare_us: elapsed() };
-        let table = wire::encode(s, &layout, columns, stamp);
-        let _ = open.tree_rows.set(layout.nodes);
-        Ok(Response::new(table))
-    })
-    .await
+    blocking(state.session()?, move |open| contextree_face::tree::table(open, leaf_id.as_deref(), reading).map(Response::new)).await
 }
 
 /// One-line previews of `ids` (the rows on screen); unknown ids get an empty text.
 #[tauri::command]
 pub async fn row_previews(state: State<'_, AppState>, ids: Vec<String>) -> Result<Vec<RowPreview>, CommandError> {
-    blocking(state.session()?, move |open| {
-        let nodes: Vec<_> = ids.iter().filter_map(|id| node(open, id).ok()).collect();
-        Ok(row_previews_of(&open.loaded.session, &nodes, &open.loaded.source, PREVIEW_CHARS))
-    })
-    .await
+    blocking(state.session()?, move |open| Ok(contextree_face::tree::row_previews(open, &ids))).await
 }

@@ -1,4 +1,4 @@
-// The tree as columns: decodes `tree_table`'s binary buffer (src-tauri/src/commands/tree/wire.rs,
+// The tree as columns: decodes `tree_table`'s binary buffer (crates/contextree-face/src/tree/wire.rs,
 // keep the two in step) into typed arrays, and answers what the tree pane asks of a row without
 // ever making an object per row: 200,000 rows cost a few typed arrays, and only the rows on
 // screen become objects. Guides are not sent; `gutter` draws them from the parents and

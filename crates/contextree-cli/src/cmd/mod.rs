@@ -15,6 +15,7 @@ mod navigate;
 mod prune;
 mod search;
 mod serialize;
+mod serve;
 mod sessions;
 mod tokens;
 mod tree;
@@ -105,6 +106,8 @@ enum Command {
     Search(search::SearchArgs),
     /// Bring the search index up to date with the library's folders (--rebuild: from scratch).
     Index(search::IndexArgs),
+    /// The app's UI in a browser over HTTP (for sessions on a machine without a desktop).
+    Serve(serve::ServeArgs),
     /// What the session cost: recorded token usage and cost per session, branch and model.
     Usage(SessionArgs),
     /// The user requests a compaction summarizes, checked against its summary (may be lost).
@@ -136,6 +139,7 @@ pub fn run(invocation: Invocation) -> Result<(), CliError> {
         Command::Sessions(args) => sessions::run(&args),
         Command::Search(args) => search::run_search(&args),
         Command::Index(args) => search::run_index(&args),
+        Command::Serve(args) => serve::run(&args),
         Command::Usage(args) => usage::run(&args),
         Command::Drops(args) => drops::run(&args),
         Command::Weight(args) => weight::run(&args),

@@ -29,6 +29,7 @@ mod pi16_parity;
 mod pi16_write_e2e;
 mod prune_branch_parity;
 mod search;
+mod serve;
 mod sessions;
 mod text_snapshots;
 mod write_failures;

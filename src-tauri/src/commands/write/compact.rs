@@ -1,13 +1,12 @@
-//! `compact`: summarize and append a compaction entry for a leaf.
+//! `compact` (`contextree_face::write::compact`).
 
-use contextree_ops::compact::{self, CompactOptions};
+use contextree_face::write::compact::{self, CompactArgs};
 use contextree_ops::Progress;
 use tauri::ipc::Channel;
-use tauri::State;
+use tauri::{AppHandle, Runtime};
 
-use super::{apply_summarized, reporter, Applied, SummarySource, WriteResult, WriteState};
-use crate::commands::leaf;
-use crate::{AppState, CommandError};
+use super::{on_writes, reporter, SummarySource, WriteResult};
+use crate::CommandError;
 
 /// Compacts `leaf_id` (the file's leaf when `None`; the new entry's parent) with the agent's
 /// settings, `keep_recent` overriding `keepRecentTokens`, and appends the entry. The summary is
@@ -16,9 +15,8 @@ use crate::{AppState, CommandError};
 // The IPC contract's arguments, one per field (Tauri maps each to a camelCase key).
 #[allow(clippy::too_many_arguments)]
 #[tauri::command]
-pub async fn compact(
-    state: State<'_, AppState>,
-    writes: State<'_, WriteState>,
+pub async fn compact<R: Runtime>(
+    app: AppHandle<R>,
     leaf_id: Option<String>,
     instructions: Option<String>,
     keep_recent: Option<u64>,
@@ -26,21 +24,6 @@ pub async fn compact(
     summary: Option<String>,
     on_event: Channel<Progress>,
 ) -> Result<WriteResult, CommandError> {
-    apply_summarized(&state, &writes, source, move |open, flags, pack, env, cancel| {
-        let opts = CompactOptions {
-            leaf: leaf(open, leaf_id.as_deref())?,
-            pack,
-            instructions: instructions.filter(|t| !t.trim().is_empty()),
-            keep_recent,
-            reserve: None,
-            model_reasons: false,
-            context: Vec::new(),
-            summary: summary.filter(|t| !t.trim().is_empty()),
-            provider: flags,
-            env,
-        };
-        let done = compact::run(&open.loaded, &opts, &mut reporter(on_event), cancel)?;
-        Ok(Applied::appended("compact", vec![done.line], Some(done.summarizer), done.warnings))
-    })
-    .await
+    let args = CompactArgs { leaf_id, instructions, keep_recent, source, summary };
+    on_writes(app, move |state, writes| compact::compact(state, writes, args, &mut reporter(on_event))).await
 }

@@ -1,67 +1,21 @@
-//! `prune_preview` / `prune`: omp's tool-output pruning for a leaf (rewrite with a backup).
+//! `prune_preview` / `prune` (`contextree_face::write::prune`).
 
-use contextree_core::prune::{PruneConfig, StaleConfig};
-use contextree_ops::prune;
-use contextree_read::PruneReport;
+use contextree_face::write::prune;
 use serde_json::value::RawValue;
-use tauri::State;
+use tauri::{AppHandle, Runtime, State};
 
-use super::{apply, Applied, RewriteView, WriteResult, WriteState};
-use crate::commands::{blocking, leaf};
+use super::{on_writes, WriteResult};
+use crate::commands::blocking;
 use crate::{AppState, CommandError};
 
-/// What the session's agent prunes in a turn, with its own settings: oh-my-pi 18 its stale
-/// pass (superseded reads, useless results) and then overflow pruning; oh-my-pi 13 overflow
-/// pruning alone. Writes nothing.
-fn turn(open: &crate::state::OpenSession, leaf_id: Option<&str>) -> Result<prune::TurnPreview, CommandError> {
-    let rules = open.loaded.session.rules();
-    let overflow = PruneConfig::agent(rules);
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_millis() as f64);
-    let stale = rules.prunes_stale_results().then(|| StaleConfig::agent(false, now));
-    Ok(prune::preview_turn(&open.loaded, leaf(open, leaf_id)?, Some(&overflow), stale.as_ref(), &open.pack)?)
-}
-
-/// The plan for `leaf_id` (the file's leaf when `None`), with the agent's defaults: the read
-/// layer's `PruneReport`, as `contextree prune --dry-run --json` prints it. Writes nothing.
+/// The plan for `leaf_id` (the file's leaf when `None`), with the agent's defaults. Writes nothing.
 #[tauri::command]
 pub async fn prune_preview(state: State<'_, AppState>, leaf_id: Option<String>) -> Result<Box<RawValue>, CommandError> {
-    blocking(state.session()?, move |open| {
-        let s = &open.loaded.session;
-        let pv = turn(open, leaf_id.as_deref())?;
-        let passes = [(pv.stale.is_some(), "stale"), (pv.overflow.is_some(), "overflow")];
-        let passes = passes.into_iter().filter(|(ran, _)| *ran).map(|(_, name)| name).collect();
-        serde_json::value::to_raw_value(&PruneReport::new(s, &pv, passes, true)).map_err(CommandError::Report)
-    })
-    .await
+    blocking(state.session()?, move |open| prune::prune_preview(open, leaf_id.as_deref())).await
 }
 
-/// Prunes `leaf_id`'s path as the agent would in a turn: the pruned outputs are replaced in
-/// the file (both of oh-my-pi 18's passes in one rewrite), a backup is kept.
+/// Prunes `leaf_id`'s path as the agent would in a turn (a backup is kept).
 #[tauri::command]
-pub async fn prune(
-    state: State<'_, AppState>,
-    writes: State<'_, WriteState>,
-    leaf_id: Option<String>,
-) -> Result<WriteResult, CommandError> {
-    apply(&state, &writes, move |open, _| {
-        let s = &open.loaded.session;
-        let pv = turn(open, leaf_id.as_deref())?;
-        let Some(done) = prune::apply_turn(&open.loaded, &pv)? else {
-            // Nothing to prune, but what an interrupted prune left behind goes.
-            prune::sweep_leftovers(&open.loaded);
-            return Err(contextree_ops::OpsError::Refused("Nothing to prune".to_owned()).into());
-        };
-        let rewrite = RewriteView {
-            backup_path: done.rewritten.backup.display().to_string(),
-            pruned_ids: pv.targets().iter().map(|(n, _)| s.entry(*n).id.to_string()).collect(),
-            bytes_before: open.loaded.fingerprint.len,
-            bytes_after: done.rewritten.fingerprint.len,
-        };
-        // The notes of both passes come first, as the preview showed them.
-        let mut warnings: Vec<String> = pv.stale.iter().flat_map(|p| p.notes()).collect();
-        warnings.extend(pv.overflow.iter().flat_map(|p| p.notes()));
-        warnings.extend(prune::warnings(&done));
-        Ok(Applied { action: "prune", lines: Vec::new(), summarizer: None, rewrite: Some(rewrite), warnings })
-    })
-    .await
+pub async fn prune<R: Runtime>(app: AppHandle<R>, leaf_id: Option<String>) -> Result<WriteResult, CommandError> {
+    on_writes(app, move |state, writes| prune::prune(state, writes, leaf_id.as_deref())).await
 }

@@ -8,7 +8,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// `demo/demo-session.jsonl` at the repository root.
-pub const DEMO_SESSION: &[u8] = include_bytes!("../../demo/demo-session.jsonl");
+pub const DEMO_SESSION: &[u8] = include_bytes!("../../../demo/demo-session.jsonl");
 
 /// File name of the demo session once written out.
 pub const DEMO_FILE_NAME: &str = "demo-session.jsonl";

@@ -1,4 +1,5 @@
-//! [`CommandError`]: the only error type that crosses IPC.
+//! [`CommandError`]: the only error type that reaches the UI, through the app's IPC or the
+//! server's HTTP answers alike.
 //!
 //! On the wire it is `{ "kind": "...", "message": "..." }`; `ui/src/ipc.js` turns it into a JS
 //! `CommandError` with the same two fields. The UI may branch on `kind`, never on `message`.
@@ -43,9 +44,9 @@ pub enum CommandError {
     /// does not render).
     #[error("cannot build the compaction prompts: {0}")]
     Compaction(String),
-    /// Tauri itself failed (path resolution, a background task that panicked).
-    #[error(transparent)]
-    Tauri(#[from] tauri::Error),
+    /// The face itself failed (the app's path resolution, a background task that panicked).
+    #[error("{0}")]
+    Internal(String),
     /// The app's settings are invalid or the config file cannot be read or written.
     #[error(transparent)]
     Config(#[from] contextree_host::config::ConfigError),
@@ -92,7 +93,7 @@ impl CommandError {
             Self::NoSession => ErrorKind::NoSession,
             Self::UnknownEntry(_) | Self::UnknownStartupLeaf { .. } => ErrorKind::UnknownEntry,
             Self::Compaction(_) => ErrorKind::Compaction,
-            Self::Tauri(_) | Self::Report(_) => ErrorKind::Internal,
+            Self::Internal(_) | Self::Report(_) => ErrorKind::Internal,
             Self::Config(_) | Self::NoConfigFolder | Self::UnknownDialect(_) => ErrorKind::Settings,
             Self::Write(e) => e.kind(),
             Self::Busy => ErrorKind::Busy,

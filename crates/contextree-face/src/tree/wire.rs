@@ -241,8 +241,10 @@ fn zigzag(v: i64) -> u64 {
 }
 
 /// A reader of the format for tests (this module's and the IPC tests').
-#[cfg(test)]
-pub(crate) mod read {
+/// The format's reader, written from the layout comment rather than from `encode`: the tests
+/// of the app and of the server read tables with it.
+#[doc(hidden)]
+pub mod read {
     use serde_json::Value;
 
     use super::{CONNECTOR_SHIFT, HEADER_WORDS, PARENT_LISTED, WHOLE};
@@ -250,7 +252,7 @@ pub(crate) mod read {
 
     /// A buffer's contents, read from the layout comment (not from `encode`). A buffer of the
     /// leaf's columns only has `whole` false and empty `cols` and `ids`.
-    pub(crate) struct Table {
+    pub struct Table {
         pub whole: bool,
         pub n: usize,
         pub leaf_row: u32,
@@ -269,7 +271,7 @@ pub(crate) mod read {
         u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
     }
 
-    pub(crate) fn varint(b: &[u8], at: &mut usize) -> u64 {
+    pub fn varint(b: &[u8], at: &mut usize) -> u64 {
         let (mut v, mut shift) = (0u64, 0);
         loop {
             let byte = b[*at];
@@ -282,7 +284,7 @@ pub(crate) mod read {
         }
     }
 
-    pub(crate) fn decode(b: &[u8]) -> Table {
+    pub fn decode(b: &[u8]) -> Table {
         assert_eq!(&b[0..4], b"CTR2");
         assert_eq!(u32_at(b, 4), 2);
         let word = |i: usize| u32_at(b, 4 * i);

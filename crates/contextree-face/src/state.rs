@@ -1,6 +1,7 @@
-//! State shared by the commands, managed once with `Builder::manage`.
+//! What the commands work on: the open session and the machine it is read through. The app
+//! keeps one (`Builder::manage`), the server one per browser tab.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 use std::time::SystemTime;
@@ -10,7 +11,6 @@ use contextree_core::session::NodeId;
 use contextree_core::RuleRequest;
 use contextree_host::{HostEnv, LoadedSession};
 
-use crate::startup::Startup;
 use crate::CommandError;
 
 /// The session the window shows, with the prompt pack its contexts are rendered with.
@@ -27,7 +27,7 @@ pub struct OpenSession {
     /// The dialect or rule set the user forced (`None`: detected, docs/decisions.md D22).
     pub request: Option<RuleRequest>,
     /// This reading's number, unique in the process: the tree table carries it, and a leaf
-    /// change asked with it gets only the leaf's columns (`commands/tree/wire.rs`).
+    /// change asked with it gets only the leaf's columns (`tree/wire.rs`).
     pub reading: u32,
     /// The entry of each tree row, once the whole table was sent: rows do not depend on the
     /// leaf, so the leaf's columns are laid out in this order without laying out the tree.
@@ -68,10 +68,15 @@ impl OpenSession {
     }
 }
 
-/// What the app knows: its command line and the open session.
+/// What a face knows: its command line (the startup file and leaf) and the open session.
 #[derive(Debug)]
 pub struct AppState {
-    startup: Startup,
+    startup: Option<PathBuf>,
+    /// The entry named on the command line (`--leaf`), selected when the startup file opens.
+    startup_leaf: Option<String>,
+    /// The library's folders when the face was told them (`contextree serve --root`), instead
+    /// of the settings' (else the agents').
+    library: Vec<PathBuf>,
     /// The machine the write flows and the agent's settings are read through (built once, at
     /// startup: the process's home, working folder, variables and config file).
     env: Arc<HostEnv>,
@@ -81,14 +86,21 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// `startup` is the command line: the session file (none: the demo) and the leaf to show.
-    pub fn new(startup: Startup) -> Self {
+    /// `startup` is the session file named on the command line; `None` opens the demo.
+    pub fn new(startup: Option<PathBuf>) -> Self {
         Self::with_env(startup, HostEnv::from_process())
     }
 
     /// [`AppState::new`] over `env` instead of the process's (tests: a temporary home).
-    pub fn with_env(startup: Startup, env: HostEnv) -> Self {
-        Self { startup, env: Arc::new(env), session: RwLock::new(None), generation: AtomicU64::new(0) }
+    pub fn with_env(startup: Option<PathBuf>, env: HostEnv) -> Self {
+        Self {
+            startup,
+            startup_leaf: None,
+            library: Vec::new(),
+            env: Arc::new(env),
+            session: RwLock::new(None),
+            generation: AtomicU64::new(0),
+        }
     }
 
     /// The machine the flows read settings, hooks, the config file and keys through.
@@ -98,12 +110,43 @@ impl AppState {
 
     /// The session file named on the command line, if any.
     pub fn startup(&self) -> Option<&Path> {
-        self.startup.file.as_deref()
+        self.startup.as_deref()
     }
 
-    /// The leaf named on the command line (`--leaf ID`), if any.
+    /// This state with `leaf` as the entry to select when the startup file opens.
+    pub fn with_startup_leaf(mut self, leaf: Option<String>) -> Self {
+        self.startup_leaf = leaf;
+        self
+    }
+
+    /// The entry to select when the startup file opens, if one was named.
     pub fn startup_leaf(&self) -> Option<&str> {
-        self.startup.leaf.as_deref()
+        self.startup_leaf.as_deref()
+    }
+
+    /// This state with `roots` as the library's only folders (none: the settings' folders,
+    /// else the agents').
+    pub fn with_library(mut self, roots: Vec<PathBuf>) -> Self {
+        self.library = roots;
+        self
+    }
+
+    /// The folders the library and the search read: the ones this state was given, else the
+    /// settings screen's, else the agents' own. Reads the config file.
+    pub fn library_roots(&self) -> contextree_host::library::RootOverrides {
+        if self.library.is_empty() {
+            crate::settings::current(&self.env).root_overrides(self.env.home.as_deref())
+        } else {
+            contextree_host::library::RootOverrides { only: self.library.clone(), ..Default::default() }
+        }
+    }
+
+    /// Closes the open session: its watcher stops at its next look (the server drops a tab's
+    /// state this way).
+    pub fn close(&self) {
+        let mut guard = self.session.write().expect("session lock poisoned");
+        *guard = None;
+        self.generation.fetch_add(1, Ordering::SeqCst);
     }
 
     /// The open session; the lock is released before this returns (never held across `.await`).
