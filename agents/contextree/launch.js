@@ -27,7 +27,8 @@ export function commandFor(how, file, leaf, env) {
   if (how === 'app') {
     return { how, program: env.CONTEXTREE_APP_BIN || 'contextree-app', args: [file, ...leafArgs] };
   }
-  return { how, program: env.CONTEXTREE_BIN || 'contextree', args: ['serve', file, ...leafArgs] };
+  // A free port each time: a second /contextree, or another user's server, never finds 7777 taken.
+  return { how, program: env.CONTEXTREE_BIN || 'contextree', args: ['serve', '--bind', '127.0.0.1:0', file, ...leafArgs] };
 }
 
 /** The command line as a person would type it (for messages). */

@@ -13,7 +13,7 @@ import { commandFor, hasDisplay, serveUrl, shellLine } from '../../agents/contex
 
 test('the app and serve command lines, and the binaries the environment names', () => {
   assert.deepEqual(commandFor('app', '/s/a.jsonl', 'ab12', {}), { how: 'app', program: 'contextree-app', args: ['/s/a.jsonl', '--leaf', 'ab12'] });
-  assert.deepEqual(commandFor('serve', '/s/a.jsonl', 'ab12', {}), { how: 'serve', program: 'contextree', args: ['serve', '/s/a.jsonl', '--leaf', 'ab12'] });
+  assert.deepEqual(commandFor('serve', '/s/a.jsonl', 'ab12', {}), { how: 'serve', program: 'contextree', args: ['serve', '--bind', '127.0.0.1:0', '/s/a.jsonl', '--leaf', 'ab12'] });
   // An empty session has no leaf: the file's own is shown.
   assert.deepEqual(commandFor('app', '/s/a.jsonl', null, { CONTEXTREE_APP_BIN: '/opt/app' }).args, ['/s/a.jsonl']);
   assert.equal(commandFor('app', '/s/a.jsonl', null, { CONTEXTREE_APP_BIN: '/opt/app' }).program, '/opt/app');

@@ -138,7 +138,7 @@ fn without_a_display_serve_starts_and_its_address_is_shown(agent: &str) {
 
     let doc = run_in(agent, &session, &leaf, &bin, false);
     let file = doc["copy"].as_str().unwrap();
-    assert_eq!(argv_of(&cli), ["serve", file, "--leaf", &leaf]);
+    assert_eq!(argv_of(&cli), ["serve", "--bind", "127.0.0.1:0", file, "--leaf", &leaf]);
     let (level, message) = told(&doc);
     assert_eq!(level, "info");
     let shows = format!("shows this session at leaf {leaf}: {URL} From another machine: ssh -L 7777:127.0.0.1:7777 THIS-HOST");
