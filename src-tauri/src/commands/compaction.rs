@@ -80,13 +80,16 @@ pub async fn compaction_requests(state: State<'_, AppState>, compaction_id: Stri
 
 /// What the open session cost: the usage records summed per session, kind, model and branch,
 /// each reply's context size and the compactions (the read layer's `UsageReport`, as
-/// `contextree usage --json` prints it; written to JSON here, its records made as they go).
+/// `contextree usage --json` prints it; written to JSON here, its records made as they go), with
+/// omp's subagent and advisor transcripts found beside the file.
 #[tauri::command]
 pub async fn usage_report(state: State<'_, AppState>) -> Result<Box<RawValue>, CommandError> {
+    let env = state.env();
     blocking(state.session()?, move |open| {
         let s = &open.loaded.session;
         let sums = contextree_read::usage_sums(s, &open.loaded.source)?;
-        let json = serde_json::value::to_raw_value(&contextree_read::UsageReport::new(s, &sums));
+        let children = contextree_host::subagents::child_files(&env, &open.loaded.path, s.dialect());
+        let json = serde_json::value::to_raw_value(&contextree_read::UsageReport::new(s, &sums, &children));
         json.map_err(CommandError::Report)
     })
     .await
