@@ -1720,8 +1720,9 @@ requests: Array<Request>,
  */
 facts: KeptFacts, 
 /**
- * When asked ([`PlanReport::with_cost`]): what compacting now costs once and saves per
- * later turn.
+ * When asked ([`PlanReport::with_cost`]; `compact --dry-run --json` and the app always
+ * ask): what compacting now costs once and saves per later turn; absent when there is
+ * nothing to compact.
  */
 cost?: CostReport, } & (NothingDoc | PlanDoc);
 
