@@ -210,6 +210,40 @@ pub async fn the_usage_dialog_shows_what_contextree_usage_sums(harness: &Harness
     .await
 }
 
+/// omp's subagents in the usage dialog (`tests/fixtures/omp-subagents/`): a row per agent the
+/// CLI lists, and the session with them costs what `contextree usage --json` sums.
+pub async fn the_usage_dialog_lists_omps_subagents(harness: &Harness) -> anyhow::Result<()> {
+    let file = harness.root.join("tests/fixtures/omp-subagents/omp-subagents.jsonl");
+    let doc = cli_json(harness, "usage", &file, &[])?;
+    let files: Vec<String> =
+        doc["subagents"].as_array().context("no subagents")?.iter().filter_map(|r| r["file"].as_str().map(str::to_owned)).collect();
+    ensure!(files.len() == 5, "the CLI lists {files:?}");
+    let with = format!("${:.4}", doc["withSubagents"]["cost"].as_f64().context("no withSubagents")?);
+    let args = [file.display().to_string()];
+    with_app(harness, &args, async |client| {
+        wait_until_ready(client).await?;
+        // The file's last entry is the leaf the app opens on.
+        wait_for_leaf(client, "a5").await?;
+        client.execute("document.getElementById('show-usage').click();", vec![]).await?;
+        wait_for(client, "the usage dialog", "return !!document.getElementById('usage-table');").await?;
+        let rows = client
+            .execute(
+                "return Array.from(document.querySelectorAll('#usage-table tr'), (r) => [r.cells[0].textContent, r.cells[6].textContent]);",
+                vec![],
+            )
+            .await?;
+        let rows: Vec<(String, String)> = serde_json::from_value(rows)?;
+        for f in &files {
+            ensure!(rows.iter().any(|(name, _)| name.trim_start().starts_with(&format!("{f} "))), "no row for {f}: {rows:?}");
+        }
+        let session = rows.iter().find(|(name, _)| name == "session with subagents").context("no session-with-subagents row")?;
+        ensure!(session.1 == with, "the session with subagents costs {}, the CLI {with}", session.1);
+        client.execute("document.getElementById('usage-dialog').close();", vec![]).await?;
+        Ok(())
+    })
+    .await
+}
+
 /// The context panel's breakdown bar is `contextree context --breakdown`'s rows; a click on a
 /// part shows only the messages the CLI puts in that row, "show all" every one again; the plan
 /// panel's cost line is `contextree compact --dry-run --cost`'s one-off cost (both with the

@@ -192,6 +192,7 @@ async fn run_all() -> anyhow::Result<(usize, usize)> {
         context_panel::the_context_panel_counts_shows_all_and_copies,
         context_panel::a_compaction_flags_the_requests_its_summary_may_have_lost,
         context_panel::the_usage_dialog_shows_what_contextree_usage_sums,
+        context_panel::the_usage_dialog_lists_omps_subagents,
         context_panel::the_growth_chart_jumps_to_the_turn_clicked,
         context_panel::the_breakdown_filters_the_messages_and_the_plan_shows_its_cost,
         pi16::a_pi16_session_shows_the_system_prompt_first_and_the_edits,

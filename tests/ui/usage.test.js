@@ -27,6 +27,42 @@ test('the usage table: session, kinds, models, branches', () => {
   assert.equal(dollars(1234.5), '$1,234.5000');
 });
 
+test('the subagents: each agent, the session and the branches that started some with them', () => {
+  const sub = (file, depth, status, counted, totals, recorded) => ({
+    file, agentId: file, kind: file.startsWith('__advisor') ? 'advisor' : 'subagent', agent: file.startsWith('__') ? null : 'task',
+    role: null, model: 'p/m', depth, status, error: null, spawnedBy: null, totals, recorded, counted,
+  });
+  const none = t(0, 0);
+  const withSubs = {
+    ...report,
+    subagents: [
+      sub('Anna.jsonl', 0, 'read', 'file', t(2, 1.5), null),
+      sub('Anna/Anna.Eve.jsonl', 1, 'read', 'file', t(1, 0.25), null),
+      sub('Ghost.jsonl', 0, 'missing', 'recorded', none, t(1, 0.75)),
+      sub('Cleo.jsonl', 0, 'missing', 'nothing', none, null),
+      sub('__advisor.jsonl', 0, 'read', 'file', t(1, 0.125), null),
+    ],
+    subagentTotals: t(5, 2.625),
+    withSubagents: t(8, 2.6373456),
+    branchSubagents: [{ leafId: 'a9', subagents: t(4, 2.5), withSubagents: t(6, 2.51) }, { leafId: 'b1', subagents: none, withSubagents: t(1, 0.1) }],
+  };
+  const rows = usageRows(withSubs).slice(5);
+  assert.deepEqual(rows.map((r) => r.name), [
+    'subagents and advisors',
+    '  Anna.jsonl (task, p/m)',
+    '    Anna/Anna.Eve.jsonl (task, p/m)',
+    '  Ghost.jsonl (task, p/m): missing, as recorded',
+    '  Cleo.jsonl (task, p/m): missing, spend unknown',
+    '  __advisor.jsonl (advisor, p/m)',
+    'session with subagents',
+    'branch to a9 with its subagents',
+  ]);
+  assert.equal(rows[3].cost, '$0.7500');
+  assert.equal(rows[3].records, '1');
+  assert.equal(rows[4].cost, '');
+  assert.equal(rows[6].cost, '$2.6373');
+});
+
 test('the chart: replies that report a context size, compactions as marks', () => {
   const c = chartPoints(report);
   assert.deepEqual(c.points, [{ x: 2, y: 5000, entryId: 'a1' }, { x: 7, y: 9000, entryId: 'a2' }]);

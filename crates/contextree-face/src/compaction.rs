@@ -69,11 +69,13 @@ pub fn requests(open: &OpenSession, compaction_id: &str) -> Result<Box<RawValue>
 
 /// What the open session cost: the usage records summed per session, kind, model and branch,
 /// each reply's context size and the compactions (the read layer's `UsageReport`, as
-/// `contextree usage --json` prints it; written to JSON here, its records made as they go).
-pub fn usage(open: &OpenSession) -> Result<Box<RawValue>, CommandError> {
+/// `contextree usage --json` prints it; written to JSON here, its records made as they go), with
+/// omp's subagent and advisor transcripts found beside the file.
+pub fn usage(env: &HostEnv, open: &OpenSession) -> Result<Box<RawValue>, CommandError> {
     let s = &open.loaded.session;
     let sums = contextree_read::usage_sums(s, &open.loaded.source)?;
-    let json = crate::raw(&contextree_read::UsageReport::new(s, &sums));
+    let children = contextree_host::subagents::child_files(env, &open.loaded.path, s.dialect());
+    let json = crate::raw(&contextree_read::UsageReport::new(s, &sums, &children));
     json
 }
 

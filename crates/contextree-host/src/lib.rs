@@ -14,6 +14,7 @@ pub mod load;
 pub mod prices;
 pub mod rewrite;
 pub mod settings;
+pub mod subagents;
 pub mod write;
 pub mod writers;
 

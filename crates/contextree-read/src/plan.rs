@@ -38,8 +38,9 @@ pub struct PlanReport<'a> {
     /// The file paths, shell commands and numbers of the part it would summarize: what the
     /// summary should keep (no summary yet, so none is counted kept).
     pub facts: KeptFacts,
-    /// When asked ([`PlanReport::with_cost`]): what compacting now costs once and saves per
-    /// later turn.
+    /// When asked ([`PlanReport::with_cost`]; `compact --dry-run --json` and the app always
+    /// ask): what compacting now costs once and saves per later turn; absent when there is
+    /// nothing to compact.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub cost: Option<CostReport>,

@@ -8,14 +8,17 @@ use contextree_core::dialect::RuleChoiceWire;
 use contextree_core::session::{Session, Source};
 use contextree_core::spend::{spend_report, BranchTotals, CompactionMark, ModelTotals, Record, SpendReport, Totals};
 use contextree_core::RuleChoice;
+use contextree_host::subagents::ChildFile;
 use serde::Serialize;
 use ts_rs::TS;
 
 use crate::rows::Rows;
+use crate::subagents::{subagent_sums, BranchSubagents, SubagentRow};
 
 /// The usage of a session: sums per session, kind of call, model and branch, every record (each
 /// reply's context size is the chart's point) and the compactions. The records are made while
-/// they are written (a million replies are not held as values).
+/// they are written (a million replies are not held as values). With omp, the subagents and
+/// advisors whose transcripts sit beside the session, summed apart and with the session's.
 #[derive(Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct UsageReport<'a> {
@@ -38,6 +41,15 @@ pub struct UsageReport<'a> {
     pub records: Rows<Box<dyn Iterator<Item = Record> + 'a>>,
     /// The compactions, in file order.
     pub compactions: &'a [CompactionMark],
+    /// omp's subagents and advisors: the ones the session's `task` results name, in file
+    /// order (each followed by its own subagents), then the transcripts no result names.
+    pub subagents: Vec<SubagentRow>,
+    /// What the subagents and advisors cost (each counted as its row's `counted` says).
+    pub subagent_totals: Totals,
+    /// The whole file and its subagents and advisors.
+    pub with_subagents: Totals,
+    /// Per leaf, as `branches`: the subagents started on its path.
+    pub branch_subagents: Vec<BranchSubagents>,
 }
 
 /// Core's sums of a session, read once; [`UsageReport::new`] borrows them.
@@ -46,8 +58,10 @@ pub fn usage_sums(s: &Session, source: &dyn Source) -> Result<SpendReport, ReadB
 }
 
 impl<'a> UsageReport<'a> {
-    /// The report of `sums` ([`usage_sums`] of `s`).
-    pub fn new(s: &'a Session, sums: &'a SpendReport) -> Self {
+    /// The report of `sums` ([`usage_sums`] of `s`) and of the transcripts found beside the
+    /// session (host's `child_files`; none for pi).
+    pub fn new(s: &'a Session, sums: &'a SpendReport, children: &[ChildFile]) -> Self {
+        let sub = subagent_sums(sums, children);
         Self {
             dialect: s.dialect().name(),
             rule_set: s.rule_choice(),
@@ -57,6 +71,10 @@ impl<'a> UsageReport<'a> {
             branches: &sums.branches,
             records: Rows::new(Box::new(sums.records(s))),
             compactions: &sums.compactions,
+            subagents: sub.rows,
+            subagent_totals: sub.totals,
+            with_subagents: sub.with_subagents,
+            branch_subagents: sub.branches,
         }
     }
 }

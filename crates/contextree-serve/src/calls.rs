@@ -222,7 +222,7 @@ pub fn call(shared: &Shared, client: &Client, command: &str, body: &Value) -> Re
             }
             Ok(Answer::Json(contextree_face::compaction::requests(&*open()?, &args::<A>(body)?.compaction_id)?))
         }
-        "usage_report" => Ok(Answer::Json(contextree_face::compaction::usage(&*open()?)?)),
+        "usage_report" => Ok(Answer::Json(contextree_face::compaction::usage(&state.env(), &*open()?)?)),
         "weight_report" => {
             #[derive(Deserialize)]
             #[serde(rename_all = "camelCase")]

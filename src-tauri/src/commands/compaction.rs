@@ -25,10 +25,11 @@ pub async fn compaction_requests(state: State<'_, AppState>, compaction_id: Stri
     blocking(state.session()?, move |open| compaction::requests(open, &compaction_id)).await
 }
 
-/// What the open session cost.
+/// What the open session cost, omp's subagents included.
 #[tauri::command]
 pub async fn usage_report(state: State<'_, AppState>) -> Result<Box<RawValue>, CommandError> {
-    blocking(state.session()?, compaction::usage).await
+    let env = state.env();
+    blocking(state.session()?, move |open| compaction::usage(&env, open)).await
 }
 
 /// What made the context of `leaf_id` grow.

@@ -1,6 +1,32 @@
 // Generated from the report types of crates/contextree-read (src/contract.rs): do not edit.
 // Write it again with `CONTEXTREE_WRITE_CONTRACT=1 cargo test -p contextree-read contract`.
 
+export type Amounts = { 
+/**
+ * Prompt tokens not read from the cache.
+ */
+input: number, 
+/**
+ * Completion tokens.
+ */
+output: number, 
+/**
+ * Prompt tokens read from the cache.
+ */
+cacheRead: number, 
+/**
+ * Prompt tokens written to the cache.
+ */
+cacheWrite: number, 
+/**
+ * `totalTokens` as recorded (0 when absent).
+ */
+totalTokens: number, 
+/**
+ * `cost.total` as recorded (0 when absent).
+ */
+cost: number, };
+
 export type AutoCheckReport = { 
 /**
  * The rule set whose check ran: `pi@0.73`, `pi@1.6`, `omp@13` or `omp@18`.
@@ -165,6 +191,20 @@ stoppedAtId: string | null,
  * The file operations of the selection.
  */
 fileOps: FileOpsReport, };
+
+export type BranchSubagents = { 
+/**
+ * The leaf (as in the report's `branches`, same order).
+ */
+leafId: string, 
+/**
+ * The agents started on its path (nested ones included).
+ */
+subagents: Totals, 
+/**
+ * The branch's own records and its subagents'.
+ */
+withSubagents: Totals, };
 
 export type BranchTotals = { 
 /**
@@ -358,6 +398,10 @@ text?: string,
  * `text` was cut.
  */
 truncated?: boolean, };
+
+export type ChildKind = "subagent" | "advisor";
+
+export type ChildStatus = "read" | "missing" | "unreadable";
 
 export type CompactionMark = { 
 /**
@@ -808,6 +852,8 @@ paysOffAfterCachedTurns: number | null,
  * The same, for turns not served from the cache.
  */
 paysOffAfterUncachedTurns: number | null, };
+
+export type Counted = "file" | "recorded" | "nothing";
 
 export type CurrentSystem = { 
 /**
@@ -1674,8 +1720,9 @@ requests: Array<Request>,
  */
 facts: KeptFacts, 
 /**
- * When asked ([`PlanReport::with_cost`]): what compacting now costs once and saves per
- * later turn.
+ * When asked ([`PlanReport::with_cost`]; `compact --dry-run --json` and the app always
+ * ask): what compacting now costs once and saves per later turn; absent when there is
+ * nothing to compact.
  */
 cost?: CostReport, } & (NothingDoc | PlanDoc);
 
@@ -2293,6 +2340,20 @@ reserveTokens: number, };
 
 export type Severity = "error" | "warning";
 
+export type SpawnedBy = { 
+/**
+ * The tool result entry.
+ */
+entryId: string, 
+/**
+ * Its position in the file.
+ */
+index: number, 
+/**
+ * The tool call's id.
+ */
+toolCallId: string, };
+
 export type StaleConfigDoc = { 
 /**
  * A newer read of the same file supersedes an older one.
@@ -2402,6 +2463,61 @@ inContext: boolean,
  * What the pass does with it.
  */
 decision: string, };
+
+export type SubagentRow = { 
+/**
+ * Its transcript under the session's folder (`Anna.jsonl`, `Anna/Anna.Bob.jsonl`).
+ */
+file: string, 
+/**
+ * The agent's id (the file's stem).
+ */
+agentId: string, 
+/**
+ * Subagent or advisor.
+ */
+kind: ChildKind, 
+/**
+ * The agent definition (`task`, `scout`, …), from the `task` result, else the file.
+ */
+agent: string | null, 
+/**
+ * The model role it ran under.
+ */
+role: string | null, 
+/**
+ * `provider/model`: as resolved when it started, else its costliest records'.
+ */
+model: string | null, 
+/**
+ * 0 for an agent the session started, 1 for one a subagent started, …
+ */
+depth: number, 
+/**
+ * Read, missing or unreadable.
+ */
+status: ChildStatus, 
+/**
+ * Why an unreadable file could not be read.
+ */
+error: string | null, 
+/**
+ * The `task` result that started it (for a nested agent, its top-level ancestor's);
+ * none for an advisor or a transcript no result names.
+ */
+spawnedBy: SpawnedBy | null, 
+/**
+ * Its transcript's usage records (none when not read).
+ */
+totals: Totals, 
+/**
+ * The usage omp recorded for it in the `task` result, when it finished inside the call.
+ */
+recorded: Amounts | null, 
+/**
+ * Which of the two the session's sums count.
+ */
+counted: Counted, };
 
 export type SystemSection = { 
 /**
@@ -2831,7 +2947,24 @@ records: Array<UsageRecord>,
 /**
  * The compactions, in file order.
  */
-compactions: Array<CompactionMark>, };
+compactions: Array<CompactionMark>, 
+/**
+ * omp's subagents and advisors: the ones the session's `task` results name, in file
+ * order (each followed by its own subagents), then the transcripts no result names.
+ */
+subagents: Array<SubagentRow>, 
+/**
+ * What the subagents and advisors cost (each counted as its row's `counted` says).
+ */
+subagentTotals: Totals, 
+/**
+ * The whole file and its subagents and advisors.
+ */
+withSubagents: Totals, 
+/**
+ * Per leaf, as `branches`: the subagents started on its path.
+ */
+branchSubagents: Array<BranchSubagents>, };
 
 export type WeightReport = { 
 /**

@@ -10,7 +10,9 @@ export function dollars(cost) {
 }
 
 /**
- * The table: `[{ name, records, input, output, cacheRead, cacheWrite, cost }]`, session first.
+ * The table: `[{ name, records, input, output, cacheRead, cacheWrite, cost }]`, session first;
+ * with omp's subagents and advisors, their rows after the branches, then the session and each
+ * branch that started some with them added.
  * @param {import('../generated/reports').UsageReport} report
  */
 export function usageRows(report) {
@@ -29,7 +31,34 @@ export function usageRows(report) {
     ...Object.entries(report.byKind).map(([k, t]) => row(`  ${kinds[k] ?? k}`, t)),
     ...report.byModel.map((m) => row(`model ${m.model}`, m)),
     ...report.branches.map((b) => row(`branch to ${b.leafId} (${formatCount(b.pathLength)} entries)`, b)),
+    ...subagentRows(report, row),
   ];
+}
+
+const NONE = { records: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0 };
+
+/**
+ * The subagent part of the table (none without subagents). A missing or unreadable transcript
+ * shows the usage omp recorded in the `task` result, when there is one.
+ * @param {import('../generated/reports').UsageReport} report
+ * @param {(name: string, t: any) => any} row
+ */
+function subagentRows(report, row) {
+  const subs = report.subagents ?? [];
+  if (subs.length === 0) return [];
+  const lines = [row('subagents and advisors', report.subagentTotals)];
+  for (const s of subs) {
+    const what = [s.agent ?? (s.kind === 'advisor' ? 'advisor' : s.role ?? 'agent'), s.model].filter(Boolean).join(', ');
+    const name = `  ${'  '.repeat(s.depth)}${s.file} (${what})`;
+    if (s.status === 'read') lines.push(row(name, s.totals));
+    else if (s.counted === 'recorded' && s.recorded) lines.push(row(`${name}: ${s.status}, as recorded`, { records: 1, ...s.recorded }));
+    else lines.push({ ...row(`${name}: ${s.status}, spend unknown`, NONE), records: '', input: '', output: '', cacheRead: '', cacheWrite: '', cost: '' });
+  }
+  lines.push(row('session with subagents', report.withSubagents));
+  for (const b of report.branchSubagents ?? []) {
+    if (b.subagents.records > 0) lines.push(row(`branch to ${b.leafId} with its subagents`, b.withSubagents));
+  }
+  return lines;
 }
 
 /**

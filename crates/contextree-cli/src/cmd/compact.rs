@@ -72,9 +72,10 @@ pub struct CompactArgs {
     /// Confirm writing to the file (required unless --dry-run).
     #[arg(long)]
     yes: bool,
-    /// With --dry-run: what compacting now costs once (the summarizer, the cache rewrite) and
-    /// saves per later turn, at the prices of the agent's models file or the built-in table
-    /// (`cost` in --json).
+    /// With --dry-run: also print what compacting now costs once (the summarizer, the cache
+    /// rewrite) and saves per later turn, at the prices of the agent's models file or the
+    /// built-in table. The --json document always has them (`cost`); there the flag changes
+    /// nothing.
     #[arg(long, requires = "dry_run")]
     cost: bool,
 }
@@ -113,10 +114,9 @@ pub fn run(args: &CompactArgs) -> Result<(), CliError> {
         if a.json {
             // The read layer's plan report, serialized as it is written: the prompts and id
             // lists are not copied, the requests are checked one at a time.
-            let mut report = contextree_read::PlanReport::new(s, &loaded.source, dry);
-            if args.cost {
-                report = report.with_cost(session_model.as_deref(), &prices);
-            }
+            // The cost lines are always there (the app's plan shows them too); reading a
+            // document ignores a field it does not know, so `--cost` need not ask for them.
+            let report = contextree_read::PlanReport::new(s, &loaded.source, dry).with_cost(session_model.as_deref(), &prices);
             write_json(&report);
             return report.finish().map_err(read_back);
         }

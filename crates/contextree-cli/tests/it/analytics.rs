@@ -104,4 +104,14 @@ fn the_plans_cost_is_its_numbers_at_the_agents_prices() {
     near("savingPerUncachedTurn", saved * 2.0 / m);
     assert_eq!(cost["paysOffAfterCachedTurns"].as_u64(), Some((one_off / (saved * 0.25 / m)).ceil() as u64));
     assert_eq!(cost["paysOffAfterUncachedTurns"].as_u64(), Some((one_off / (saved * 2.0 / m)).ceil() as u64));
+
+    // Without --cost the JSON document is the same, cost lines included.
+    let plain = Command::new(env!("CARGO_BIN_EXE_contextree"))
+        .args(["compact", file.to_str().unwrap(), "--dialect", "pi@0.73", "--prompts", "own", "--dry-run", "--json"])
+        .env_clear()
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    assert!(plain.status.success(), "{}", String::from_utf8_lossy(&plain.stderr));
+    assert_eq!(serde_json::from_slice::<Value>(&plain.stdout).unwrap(), plan);
 }

@@ -1,5 +1,5 @@
 //! The text outputs people read — the tree, the context, the compaction dry run, the comparison
-//! of two leaves — pinned as insta snapshots (`tests/it/snapshots/`) over fixtures of every rule
+//! of two leaves, the usage with omp's subagents — pinned as insta snapshots (`tests/it/snapshots/`) over fixtures of every rule
 //! set. The JSON of the same commands is checked against the agents by the parity tests; these
 //! catch any change in how it is shown. `INSTA_UPDATE=always` (or `cargo insta review`) after an intended change.
 //!
@@ -79,5 +79,8 @@ fn text_outputs_are_as_snapshotted() {
             let args = ["compare", file.to_str().unwrap(), a, b, "--dialect", rules, "--prompts", "own"];
             insta::assert_snapshot!(format!("{stem}.compare"), text(home.path(), &args));
         }
+        // omp's subagents and advisor, each on its line, then the sums with them.
+        let file = repo().join("tests/fixtures/omp-subagents/omp-subagents.jsonl");
+        insta::assert_snapshot!("omp-subagents.usage", text(home.path(), &["usage", file.to_str().unwrap(), "--dialect", "omp@18"]));
     });
 }

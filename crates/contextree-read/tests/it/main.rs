@@ -3,3 +3,4 @@
 mod analytics;
 mod compare;
 mod reports;
+mod subagents;

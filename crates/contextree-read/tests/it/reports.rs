@@ -142,7 +142,7 @@ fn the_usage_report_under_every_rule_set() {
     for (rel, rules, name) in CASES {
         let (s, bytes) = open(rel, rules);
         let sums = contextree_read::usage_sums(&s, &bytes).unwrap();
-        let json = serde_json::to_value(contextree_read::UsageReport::new(&s, &sums)).unwrap();
+        let json = serde_json::to_value(contextree_read::UsageReport::new(&s, &sums, &[])).unwrap();
         // The records add up to the totals.
         let records = json["records"].as_array().unwrap();
         assert_eq!(json["totals"]["records"], records.len() as u64, "{rel}");

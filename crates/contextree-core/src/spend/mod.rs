@@ -7,6 +7,13 @@
 //! warming); the `usage` of a compaction or branch summary (the summary's generation) and of a
 //! tool result (nested model calls); omp 18's `model_usage` entries (side calls such as title
 //! generation). Each record is counted once, where it sits in the file.
+//!
+//! omp's subagents write transcripts of their own; the parent's `task` results name them
+//! ([`spawns`]), and each branch lists the ones started on its path.
+
+mod spawns;
+
+pub use spawns::{child_init, ChildInit, Spawn};
 
 use std::collections::BTreeMap;
 
@@ -14,6 +21,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::context::materialize::{ReadBackCause, ReadBackError};
+use crate::dialect::Dialect;
 use crate::session::{EntryKind, Role, Session, Source};
 
 /// The tokens and cost of one usage record, or of several summed. Costs are the providers' own
@@ -49,7 +57,8 @@ pub struct Totals {
 }
 
 impl Totals {
-    fn add(&mut self, a: &Amounts) {
+    /// Count one record.
+    pub fn add(&mut self, a: &Amounts) {
         let s = &mut self.sum;
         self.records += 1;
         s.input += a.input;
@@ -58,6 +67,25 @@ impl Totals {
         s.cache_write += a.cache_write;
         s.total_tokens += a.total_tokens;
         s.cost += a.cost;
+    }
+
+    /// Add another sum (its records too).
+    pub fn merge(&mut self, other: &Totals) {
+        self.add(&other.sum);
+        self.records = self.records - 1 + other.records;
+    }
+}
+
+/// The amounts of a `usage` object as the agents record it (absent fields are 0).
+fn amounts_of(usage: &Value) -> Amounts {
+    let n = |k: &str| usage.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+    Amounts {
+        input: n("input"),
+        output: n("output"),
+        cache_read: n("cacheRead"),
+        cache_write: n("cacheWrite"),
+        total_tokens: n("totalTokens"),
+        cost: usage.get("cost").and_then(|c| c.get("total")).and_then(Value::as_f64).unwrap_or(0.0),
     }
 }
 
@@ -120,6 +148,10 @@ pub struct BranchTotals {
     /// Its sums.
     #[serde(flatten)]
     pub totals: Totals,
+    /// The subagents started on its path: positions in [`SpendReport::spawns`].
+    #[serde(skip)]
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub spawns: Vec<usize>,
 }
 
 /// A compaction, for the context-size chart.
@@ -163,6 +195,8 @@ pub struct SpendReport {
     pub branches: Vec<BranchTotals>,
     /// The compactions, in file order.
     pub compactions: Vec<CompactionMark>,
+    /// The subagents omp's `task` calls started, in file order (each agent id once).
+    pub spawns: Vec<Spawn>,
     records: Vec<CompactRecord>,
     models: Vec<String>,
 }
@@ -206,6 +240,7 @@ pub fn spend_report(session: &Session, source: &dyn Source) -> Result<SpendRepor
     let mut models: Vec<String> = Vec::new();
     let mut model_numbers: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
     let mut compactions = Vec::new();
+    let mut spawns: Vec<Spawn> = Vec::new();
     for (i, e) in session.entries().iter().enumerate() {
         let kind = match (&e.kind, &*e.entry_type) {
             (EntryKind::Message(m), _) if m.role == Role::Assistant && m.reply.usage.is_some() => CallKind::Assistant,
@@ -226,6 +261,15 @@ pub fn spend_report(session: &Session, source: &dyn Source) -> Result<SpendRepor
                 serde_json::from_slice(&bytes).map_err(|x| ReadBackError::at(e.line, ReadBackCause::NoLongerParses(x)))?
             }
         };
+        if kind == CallKind::Tool && session.dialect() == Dialect::Omp && e.message().and_then(|m| m.tool_name.as_deref()) == Some("task") {
+            if let Some(msg) = value.get("message") {
+                for s in spawns::spawns_of(msg, &e.id, i as u32) {
+                    if !spawns.iter().any(|t| t.agent_id == s.agent_id) {
+                        spawns.push(s);
+                    }
+                }
+            }
+        }
         let (holder, model) = match kind {
             CallKind::Assistant | CallKind::Tool => {
                 let msg = value.get("message").cloned().unwrap_or(Value::Null);
@@ -238,16 +282,12 @@ pub fn spend_report(session: &Session, source: &dyn Source) -> Result<SpendRepor
             }
         };
         let Some(usage) = holder.get("usage").filter(|u| u.is_object()) else { continue };
-        let n = |k: &str| usage.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-        let (input, output, cache_read, cache_write, total_tokens) =
-            (n("input"), n("output"), n("cacheRead"), n("cacheWrite"), n("totalTokens"));
-        let cost = usage.get("cost").and_then(|c| c.get("total")).and_then(Value::as_f64).unwrap_or(0.0);
         let named = model.is_some();
         let model = *model_numbers.entry(model.unwrap_or_else(|| "unknown".into())).or_insert_with_key(|name| {
             models.push(name.clone());
             (models.len() - 1) as u32
         });
-        let amounts = Amounts { input, output, cache_read, cache_write, total_tokens, cost };
+        let amounts = amounts_of(usage);
         records.push(CompactRecord { index: i as u32, model, named, kind, amounts });
     }
 
@@ -276,15 +316,19 @@ pub fn spend_report(session: &Session, source: &dyn Source) -> Result<SpendRepor
         .map(|leaf| {
             let path = session.tree().path_to(leaf);
             let mut t = Totals::default();
+            let mut on_path = Vec::new();
             for n in &path {
                 if let Ok(r) = records.binary_search_by_key(&n.0, |r| r.index) {
                     t.add(&records[r].amounts);
                 }
+                // Spawns are few and in file order; one call may start several.
+                let first = spawns.partition_point(|s| s.index < n.0);
+                on_path.extend((first..spawns.len()).take_while(|&k| spawns[k].index == n.0));
             }
-            BranchTotals { leaf_id: session.entry(leaf).id.to_string(), path_length: path.len(), totals: t }
+            BranchTotals { leaf_id: session.entry(leaf).id.to_string(), path_length: path.len(), totals: t, spawns: on_path }
         })
         .collect();
-    Ok(SpendReport { totals, by_kind, by_model, branches, compactions, records, models })
+    Ok(SpendReport { totals, by_kind, by_model, branches, compactions, spawns, records, models })
 }
 
 fn model_name(provider: Option<&Value>, model: Option<&Value>) -> Option<String> {
