@@ -110,7 +110,8 @@ pub fn library_files(env: &HostEnv, overrides: &RootOverrides) -> Vec<SessionFil
             }
         }
     }
-    out.sort_by(|a, b| a.path.cmp(&b.path));
+    // By bytes, not `Path`'s component-wise order: as stable, and cheaper at 10,000 files.
+    out.sort_by(|a, b| a.path.as_os_str().cmp(b.path.as_os_str()));
     out
 }
 
