@@ -4,12 +4,10 @@
 //! each answer (an unchanged library costs a `stat` per file), so an agent's appends and
 //! prunes are found without a watcher of their own.
 
-use std::collections::HashSet;
-use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 use contextree_host::HostEnv;
-use contextree_read::{IndexedReport, SearchReport};
+use contextree_read::{search_library, IndexedReport, SearchReport};
 use contextree_search::{library_files, SearchIndex, SessionFile};
 use serde::Serialize;
 
@@ -69,12 +67,5 @@ pub fn search(state: &AppState, query: &str, limit: Option<usize>) -> Result<Sea
     let env = state.env();
     let files = files(state);
     let index = index(&env)?.lock().unwrap_or_else(|e| e.into_inner());
-    let indexed = update(&index, &files, &|_| {})?;
-    let scope: HashSet<PathBuf> = files.into_iter().map(|f| f.path).collect();
-    let started = std::time::Instant::now();
-    let hits = index.search(query, limit.unwrap_or(LIMIT), Some(&scope))?;
-    let load = |p: &Path| contextree_host::load_session(&env, p, None).map(|l| l.session).map_err(|e| e.to_string());
-    let mut report = SearchReport::new(query, hits, indexed, &load);
-    report.search_ms = started.elapsed().as_millis() as u64;
-    Ok(report)
+    Ok(search_library(&env, &index, &files, query, limit.unwrap_or(LIMIT))?)
 }

@@ -64,7 +64,7 @@ pub use plan::PlanReport;
 pub use prune::PruneReport;
 pub use rows::{FileOpsReport, Ids, Ordered, Rows};
 pub use rule_sets::{rule_sets, RuleSetRow};
-pub use search::{IndexedReport, SearchHit, SearchReport};
+pub use search::{search_library, IndexedReport, SearchHit, SearchReport};
 pub use session::SessionReport;
 pub use subagents::{BranchSubagents, SubagentRow};
 pub use tokens::TokensReport;

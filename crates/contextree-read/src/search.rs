@@ -1,15 +1,16 @@
 //! `contextree search` and the app's search panel: the index's hits, each with its state for
 //! its session's current leaf (in the context, summarized by which compaction, pruned, on
 //! another branch) — what no index alone can say. Each hit's session is loaded once per query,
-//! by the loader the face hands in (the CLI loads from disk; the app may reuse an open
-//! session), so this module does no IO of its own.
+//! by the loader handed in. [`search_library`] is the one query both faces run: update the
+//! index, ask it, load the hits' sessions from disk.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use contextree_core::context::{self, entry_states, EntryState, Leaf};
 use contextree_core::session::{NodeId, Session};
-use contextree_search::{Hit, UpdateStats};
+use contextree_host::HostEnv;
+use contextree_search::{Hit, SearchError, SearchIndex, SessionFile, UpdateStats};
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -128,6 +129,28 @@ impl IndexedReport {
     }
 }
 
+/// What `contextree search` and the app's search panel do for one query: bring `index` up to
+/// date with the library's `files`, ask it (only those files answer: the index may hold others
+/// that another `--root` listed), and give each hit its state, its session loaded from disk as
+/// `contextree info` loads it.
+pub fn search_library(
+    env: &HostEnv,
+    index: &SearchIndex,
+    files: &[SessionFile],
+    query: &str,
+    limit: usize,
+) -> Result<SearchReport, SearchError> {
+    let stats = index.update(files, false)?;
+    let indexed = IndexedReport::new(&stats, index.disk_size());
+    let started = std::time::Instant::now();
+    let scope: HashSet<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
+    let hits = index.search(query, limit, Some(&scope))?;
+    let load = |p: &Path| contextree_host::load_session(env, p, None).map(|l| l.session).map_err(|e| e.to_string());
+    let mut report = SearchReport::new(query, hits, indexed, &load);
+    report.search_ms = started.elapsed().as_millis() as u64;
+    Ok(report)
+}
+
 /// The search state of an entry in core's terms.
 fn state_name(s: EntryState) -> &'static str {
     match s {
@@ -188,28 +211,64 @@ fn branch_summarized(s: &Session, path: &[NodeId], states: &[EntryState]) -> Has
     out
 }
 
+/// One session's states for its current leaf.
+fn tree(s: Session) -> Tree {
+    let ctx = context::build(&s, Leaf::Last);
+    let states = entry_states(&s, &ctx);
+    let id = |n: Option<NodeId>| n.and_then(|n| s.entry(n).id().map(str::to_owned));
+    let (compaction, leaf) = (id(ctx.compaction), id(ctx.leaf));
+    let branch_summarized = branch_summarized(&s, &ctx.path, &states);
+    let rule_set = s.rules().name();
+    Tree { session: s, states, compaction, leaf, rule_set, branch_summarized }
+}
+
+/// The trees of `files`, in their order, loaded on every core: a query's hits are spread over
+/// up to `limit` sessions, each read and parsed whole, which is most of a query's time.
+fn load_trees(files: &[&Path], load: &(dyn Fn(&Path) -> Result<Session, String> + Sync)) -> Vec<Result<Tree, String>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(files.len());
+    if threads <= 1 {
+        return files.iter().map(|f| load(f).map(tree)).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut out: Vec<(usize, Result<Tree, String>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(f) = files.get(i) else { break done };
+                        done.push((i, load(f).map(tree)));
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().expect("a session's tree does not panic")).collect()
+    });
+    out.sort_by_key(|(i, _)| *i);
+    out.into_iter().map(|(_, t)| t).collect()
+}
+
 impl SearchReport {
     /// The report of the index's `hits` for `query`, each hit's file loaded once by `load`
     /// (an error message for a file that cannot be).
-    pub fn new(query: &str, hits: Vec<Hit>, indexed: IndexedReport, load: &dyn Fn(&Path) -> Result<Session, String>) -> SearchReport {
+    pub fn new(
+        query: &str,
+        hits: Vec<Hit>,
+        indexed: IndexedReport,
+        load: &(dyn Fn(&Path) -> Result<Session, String> + Sync),
+    ) -> SearchReport {
+        let mut files: Vec<&Path> = Vec::new();
+        for h in &hits {
+            if !files.contains(&h.file.as_path()) {
+                files.push(&h.file);
+            }
+        }
         let mut trees: HashMap<PathBuf, Option<Tree>> = HashMap::new();
         let mut warnings = Vec::new();
-        for h in &hits {
-            trees.entry(h.file.clone()).or_insert_with(|| match load(&h.file) {
-                Ok(s) => {
-                    let ctx = context::build(&s, Leaf::Last);
-                    let states = entry_states(&s, &ctx);
-                    let id = |n: Option<NodeId>| n.and_then(|n| s.entry(n).id().map(str::to_owned));
-                    let (compaction, leaf) = (id(ctx.compaction), id(ctx.leaf));
-                    let branch_summarized = branch_summarized(&s, &ctx.path, &states);
-                    let rule_set = s.rules().name();
-                    Some(Tree { session: s, states, compaction, leaf, rule_set, branch_summarized })
-                }
-                Err(e) => {
-                    warnings.push(e);
-                    None
-                }
-            });
+        for (file, tree) in files.iter().zip(load_trees(&files, load)) {
+            let tree = tree.map_err(|e| warnings.push(e)).ok();
+            trees.insert(file.to_path_buf(), tree);
         }
         let hits = hits
             .into_iter()

@@ -1,18 +1,20 @@
 //! Bringing the index up to date with a set of session files, file by file: new and rewritten
 //! files whole, grown files from the offset they were indexed through, deleted files dropped.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use tantivy::collector::DocSetCollector;
 use tantivy::query::TermQuery;
 use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::{IndexWriter, TantivyDocument, Term};
+use tantivy::{DocAddress, IndexWriter, Searcher, TantivyDocument, Term};
 
 use crate::extract::{self, Extracted};
+use crate::known::{self, Stamp};
 use crate::record::{self, Change, FileRecord};
 use crate::schema::{Fields, KIND_ENTRY, KIND_FILE};
 use crate::{SearchError, SearchIndex};
@@ -26,6 +28,8 @@ const COMMIT_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
 const READ_CHUNK: usize = 8 << 20;
 /// Updates reading at least this much wait for the segment merges they start.
 const MERGE_AFTER: u64 = 16 << 20;
+/// Updates reading less than this are indexed by one thread.
+const SMALL_UPDATE: u64 = 8 << 20;
 /// The writer's memory per indexing thread.
 const WRITER_BUDGET: usize = 64 << 20;
 
@@ -85,14 +89,56 @@ impl SearchIndex {
         let q = TermQuery::new(Term::from_field_text(self.f.kind, KIND_FILE), IndexRecordOption::Basic);
         let mut out = HashMap::new();
         for addr in searcher.search(&q, &DocSetCollector)? {
-            let doc: TantivyDocument = searcher.doc(addr)?;
-            if let Some(rec) =
-                doc.get_first(self.f.rec_json).and_then(|v| v.as_str()).and_then(|j| serde_json::from_str::<FileRecord>(j).ok())
-            {
+            if let Some(rec) = self.record_at(&searcher, addr)? {
                 out.insert(rec.path.clone(), rec);
             }
         }
         Ok(out)
+    }
+
+    fn record_at(&self, searcher: &Searcher, addr: DocAddress) -> Result<Option<FileRecord>, SearchError> {
+        let doc: TantivyDocument = searcher.doc(addr)?;
+        Ok(doc.get_first(self.f.rec_json).and_then(|v| v.as_str()).and_then(|j| serde_json::from_str::<FileRecord>(j).ok()))
+    }
+
+    /// The record of one file in the reader's commit.
+    fn record(&self, path: &str) -> Result<Option<FileRecord>, SearchError> {
+        let searcher = self.reader.searcher();
+        let q = TermQuery::new(Term::from_field_text(self.f.rec, path), IndexRecordOption::Basic);
+        match searcher.search(&q, &DocSetCollector)?.into_iter().next() {
+            Some(addr) => self.record_at(&searcher, addr),
+            None => Ok(None),
+        }
+    }
+
+    /// The opstamp of the index's last commit.
+    fn opstamp(&self) -> Result<u64, SearchError> {
+        Ok(self.index.load_metas()?.opstamp)
+    }
+
+    /// The stamp of every file the index holds and the opstamp of the commit they are of, the
+    /// reader reloaded at that commit: from the copy beside the index when it is that
+    /// commit's, else read from the records (and the copy written again for the next time).
+    fn known(&self) -> Result<(HashMap<String, Stamp>, u64), SearchError> {
+        loop {
+            let before = self.opstamp()?;
+            self.reader.reload()?;
+            if let Some(stamps) = known::read(&self.dir, before) {
+                if self.opstamp()? == before {
+                    return Ok((stamps, before));
+                }
+                continue;
+            }
+            let records = self.records()?;
+            // Another process committing meanwhile: the records may be of either commit.
+            if self.opstamp()? != before {
+                continue;
+            }
+            let stamps: HashMap<String, Stamp> = records.into_iter().map(|(p, r)| (p, r.stamp())).collect();
+            // A copy that cannot be written only costs the next check this read again.
+            let _ = known::write(&self.dir, before, &stamps);
+            return Ok((stamps, before));
+        }
     }
 
     /// Brings the index up to date with `files`; `rebuild` drops everything first. Records of
@@ -112,7 +158,7 @@ impl SearchIndex {
     ) -> Result<UpdateStats, SearchError> {
         match self.update_locked(files, rebuild, progress) {
             Err(SearchError::Index(tantivy::TantivyError::LockFailure(tantivy::directory::error::LockError::LockBusy, _))) => {
-                let total_files = self.records()?.len();
+                let total_files = self.known()?.0.len();
                 Ok(UpdateStats { busy: true, total_files, ..UpdateStats::default() })
             }
             other => other,
@@ -122,44 +168,76 @@ impl SearchIndex {
     fn update_locked(&self, files: &[SessionFile], rebuild: bool, progress: &dyn Fn(&Progress)) -> Result<UpdateStats, SearchError> {
         let started = Instant::now();
         let mut stats = UpdateStats::default();
-        let mut records = if rebuild { HashMap::new() } else { self.records()? };
-        let mut writer: Option<IndexWriter<TantivyDocument>> = None;
-        let open_writer = |w: &mut Option<IndexWriter<TantivyDocument>>| -> Result<(), SearchError> {
-            if w.is_none() {
-                let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 2);
-                *w = Some(self.index.writer_with_num_threads(threads, threads * WRITER_BUDGET)?);
+        let (mut known, read_at) = self.known()?;
+        if rebuild {
+            known.clear();
+        }
+        // The files whose stamp changed (a `stat` each), and about how much there is to read.
+        let mut changed = Vec::new();
+        let mut pending = 0u64;
+        for (i, sf) in files.iter().enumerate() {
+            let Ok((len, mtime_ns, inode)) = record::stat(&sf.path) else { continue };
+            let now = Stamp { len, mtime_ns, inode };
+            match known.get(&*sf.path.to_string_lossy()) {
+                Some(was) if *was == now => continue,
+                Some(was) => pending += len.saturating_sub(was.len),
+                None => pending += len,
             }
-            Ok(())
+            changed.push((i, now));
+        }
+        // A small update is written by one thread: two would each make a tiny segment, and
+        // every file of a segment costs a write, an fsync and a rewrite of Tantivy's list of
+        // files (most of an append's time at 10,000 sessions).
+        let threads = if pending < SMALL_UPDATE { 1 } else { std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 2) };
+        let mut writer: Option<IndexWriter<TantivyDocument>> = None;
+        // The records are read before the writer's lock is taken (an unchanged library takes
+        // no lock); a commit by another process in between would make them stale, so they are
+        // read again once the lock is held.
+        let open_writer = |w: &mut Option<IndexWriter<TantivyDocument>>, known: &mut HashMap<String, Stamp>| -> Result<bool, SearchError> {
+            if w.is_some() {
+                return Ok(false);
+            }
+            *w = Some(self.index.writer_with_num_threads(threads, threads * WRITER_BUDGET)?);
+            if rebuild || self.opstamp()? == read_at {
+                return Ok(false);
+            }
+            *known = self.known()?.0;
+            Ok(true)
         };
         if rebuild {
-            open_writer(&mut writer)?;
+            open_writer(&mut writer, &mut known)?;
             if let Some(w) = writer.as_mut() {
                 w.delete_all_documents()?;
             }
         }
-        let gone: Vec<String> = records.keys().filter(|p| !std::path::Path::new(p).exists()).cloned().collect();
+        // Listed files exist (a `stat` below tells); only the others need looking for.
+        // Hashed as bytes: hashing a `Path` walks its components, a tenth of the check's time.
+        let listed: HashSet<&[u8]> = files.iter().map(|f| f.path.as_os_str().as_bytes()).collect();
+        let gone: Vec<String> = known.keys().filter(|p| !listed.contains(str::as_bytes(p)) && !Path::new(p).exists()).cloned().collect();
         for path in gone {
-            open_writer(&mut writer)?;
+            open_writer(&mut writer, &mut known)?;
             let w = writer.as_mut().expect("opened");
             self.drop_file(w, &path);
-            records.remove(&path);
+            known.remove(&path);
             stats.dropped += 1;
         }
         let mut since_commit = 0u64;
         let mut last_commit = Instant::now();
-        for (done, sf) in files.iter().enumerate() {
+        for (done, now) in changed {
+            let sf = &files[done];
             progress(&Progress { checked: done, total: files.len(), bytes: stats.bytes });
             let key = sf.path.to_string_lossy().into_owned();
+            let Stamp { len, mtime_ns, inode } = now;
             let Ok(file) = File::open(&sf.path) else { continue };
-            let Ok((len, mtime_ns, inode)) = record::stat(&sf.path) else { continue };
-            let change = match records.get(&key) {
-                Some(rec) => rec.change(&file, len, mtime_ns, inode)?,
-                None => Change::Whole,
-            };
+            let mut change = self.change(&known, &key, &file, now)?;
+            if change.0 != Change::Same && open_writer(&mut writer, &mut known)? {
+                // Another process committed before the lock was ours: judge by its records.
+                change = self.change(&known, &key, &file, now)?;
+            }
             let (start, mut rec) = match change {
-                Change::Same => continue,
-                Change::Grown(at) => (at, records[&key].clone()),
-                Change::Whole => {
+                (Change::Same, _) => continue,
+                (Change::Grown(at), Some(rec)) => (at, rec),
+                _ => {
                     let rec = FileRecord {
                         path: key.clone(),
                         session_id: sf.session_id.clone(),
@@ -170,17 +248,13 @@ impl SearchIndex {
                     (0, rec)
                 }
             };
-            open_writer(&mut writer)?;
             let w = writer.as_mut().expect("opened");
-            match change {
-                Change::Whole => {
-                    self.drop_file(w, &key);
-                    stats.whole += 1;
-                }
-                _ => {
-                    w.delete_term(Term::from_field_text(self.f.rec, &key));
-                    stats.grown += 1;
-                }
+            if start == 0 {
+                self.drop_file(w, &key);
+                stats.whole += 1;
+            } else {
+                w.delete_term(Term::from_field_text(self.f.rec, &key));
+                stats.grown += 1;
             }
             rec.len = len;
             rec.mtime_ns = mtime_ns;
@@ -189,12 +263,8 @@ impl SearchIndex {
             stats.files += 1;
             stats.bytes += read;
             since_commit += read;
-            let mut doc = TantivyDocument::default();
-            doc.add_text(self.f.kind, KIND_FILE);
-            doc.add_text(self.f.rec, &key);
-            doc.add_text(self.f.rec_json, serde_json::to_string(&rec).expect("a record serializes"));
-            w.add_document(doc)?;
-            records.insert(key, rec);
+            self.add_record(w, &rec)?;
+            known.insert(key, now);
             if since_commit >= COMMIT_EVERY || last_commit.elapsed() >= COMMIT_AFTER {
                 w.commit()?;
                 since_commit = 0;
@@ -203,7 +273,9 @@ impl SearchIndex {
         }
         progress(&Progress { checked: files.len(), total: files.len(), bytes: stats.bytes });
         if let Some(mut w) = writer {
-            w.commit()?;
+            let opstamp = w.commit()?;
+            // Written after the commit, never before: see `known.rs`.
+            let _ = known::write(&self.dir, opstamp, &known);
             // Merging the segments a large update made keeps queries fast; after a small
             // one (an append) the merge is left for a later update, so the append is quick.
             if stats.bytes >= MERGE_AFTER {
@@ -211,9 +283,34 @@ impl SearchIndex {
             }
         }
         self.reader.reload()?;
-        stats.total_files = records.len();
+        stats.total_files = known.len();
         stats.ms = started.elapsed().as_millis() as u64;
         Ok(stats)
+    }
+
+    /// How the file `key` (open as `file`, stamped `now`) differs from its record in the
+    /// reader's commit, and that record.
+    fn change(
+        &self,
+        known: &HashMap<String, Stamp>,
+        key: &str,
+        file: &File,
+        now: Stamp,
+    ) -> Result<(Change, Option<FileRecord>), SearchError> {
+        let old = if known.contains_key(key) { self.record(key)? } else { None };
+        Ok(match old {
+            Some(rec) => (rec.change(file, now.len, now.mtime_ns, now.inode)?, Some(rec)),
+            None => (Change::Whole, None),
+        })
+    }
+
+    fn add_record(&self, w: &IndexWriter<TantivyDocument>, rec: &FileRecord) -> Result<(), SearchError> {
+        let mut doc = TantivyDocument::default();
+        doc.add_text(self.f.kind, KIND_FILE);
+        doc.add_text(self.f.rec, &rec.path);
+        doc.add_text(self.f.rec_json, serde_json::to_string(rec).expect("a record serializes"));
+        w.add_document(doc)?;
+        Ok(())
     }
 
     fn drop_file(&self, w: &IndexWriter<TantivyDocument>, path: &str) {
@@ -367,5 +464,58 @@ mod tests {
         assert!(stats.busy);
         assert_eq!(stats.total_files, 1);
         assert_eq!(second.search("hello", 10, None).unwrap().len(), 1);
+    }
+
+    fn one_file(dir: &std::path::Path) -> (std::path::PathBuf, [SessionFile; 1]) {
+        let session = dir.join("s.jsonl");
+        std::fs::write(&session, "{\"type\":\"session\",\"id\":\"s\"}\n{\"type\":\"message\",\"id\":\"u\",\"message\":{\"role\":\"user\",\"content\":\"hello\"}}\n").unwrap();
+        (session.clone(), [SessionFile { path: session, ..SessionFile::default() }])
+    }
+
+    fn append(path: &std::path::Path, line: &str) {
+        let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+        std::io::Write::write_all(&mut f, line.as_bytes()).unwrap();
+    }
+
+    #[test]
+    fn a_copy_of_the_stamps_from_another_commit_is_not_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let (session, files) = one_file(dir.path());
+        let index = SearchIndex::open(&dir.path().join("idx")).unwrap();
+        index.update(&files, false).unwrap();
+        let at = index.opstamp().unwrap();
+        assert_eq!(known::read(&index.dir, at).map(|k| k.len()), Some(1), "the update left its copy");
+        append(&session, "{\"type\":\"message\",\"id\":\"v\",\"parentId\":\"u\",\"message\":{\"role\":\"user\",\"content\":\"world\"}}\n");
+        // A copy claiming the grown file is unchanged, but of an older commit (a process
+        // killed after another one committed, say): the records are read instead.
+        let (len, mtime_ns, inode) = record::stat(&session).unwrap();
+        let key = session.to_string_lossy().into_owned();
+        known::write(&index.dir, at - 1, &HashMap::from([(key.clone(), Stamp { len, mtime_ns, inode })])).unwrap();
+        let stats = index.update(&files, false).unwrap();
+        assert_eq!((stats.grown, stats.total_files), (1, 1));
+        assert_eq!(index.search("world", 10, None).unwrap().len(), 1);
+        // The copy of the current commit is the check's only read: nothing to do.
+        assert_eq!(known::read(&index.dir, index.opstamp().unwrap()).map(|k| k[&key]), Some(Stamp { len, mtime_ns, inode }));
+        assert_eq!(index.update(&files, false).unwrap().files, 0);
+    }
+
+    #[test]
+    fn a_touched_file_is_not_read_again_and_a_rewritten_one_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let (session, files) = one_file(dir.path());
+        let index = SearchIndex::open(&dir.path().join("idx")).unwrap();
+        index.update(&files, false).unwrap();
+        let text = std::fs::read(&session).unwrap();
+        let touch = |bytes: &[u8]| {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            std::fs::write(&session, bytes).unwrap();
+        };
+        touch(&text);
+        assert_eq!(index.update(&files, false).unwrap().files, 0, "same bytes, new mtime");
+        assert_eq!(index.search("hello", 10, None).unwrap().len(), 1);
+        touch(&String::from_utf8(text).unwrap().replace("hello", "jello").into_bytes());
+        assert_eq!(index.update(&files, false).unwrap().whole, 1, "same length, other bytes");
+        assert!(index.search("hello", 10, None).unwrap().is_empty());
+        assert_eq!(index.search("jello", 10, None).unwrap().len(), 1);
     }
 }

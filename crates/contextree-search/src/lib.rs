@@ -11,11 +11,13 @@
 //! - `extract.rs`: one line → text and fields.
 //! - `record.rs`: the per-file record, and telling an append from a rewrite.
 //! - `index.rs`: the update.
+//! - `known.rs`: the records' stamps, copied beside the index for a quick up-to-date check.
 //! - `query.rs`: what people type → a Tantivy query.
 //! - this file: opening the index, its folder, the library's files, searching.
 
 mod extract;
 mod index;
+mod known;
 mod query;
 mod record;
 mod schema;
@@ -108,7 +110,8 @@ pub fn library_files(env: &HostEnv, overrides: &RootOverrides) -> Vec<SessionFil
             }
         }
     }
-    out.sort_by(|a, b| a.path.cmp(&b.path));
+    // By bytes, not `Path`'s component-wise order: as stable, and cheaper at 10,000 files.
+    out.sort_by(|a, b| a.path.as_os_str().cmp(b.path.as_os_str()));
     out
 }
 

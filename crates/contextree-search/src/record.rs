@@ -75,6 +75,11 @@ pub fn stat(path: &Path) -> std::io::Result<(u64, i128, u64)> {
 }
 
 impl FileRecord {
+    /// What the up-to-date check compares.
+    pub fn stamp(&self) -> crate::known::Stamp {
+        crate::known::Stamp { len: self.len, mtime_ns: self.mtime_ns, inode: self.inode }
+    }
+
     /// How `file` (now `len` bytes, `mtime_ns`, `inode`) differs from this record.
     pub fn change(&self, file: &File, len: u64, mtime_ns: i128, inode: u64) -> std::io::Result<Change> {
         if inode != self.inode || len < self.through {

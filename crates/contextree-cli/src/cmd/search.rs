@@ -2,13 +2,13 @@
 //! library's folders (contextree-search), brought up to date before each answer, and the hits
 //! with their state for their session's leaf (the read layer's [`SearchReport`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use clap::Args;
 use contextree_host::library::RootOverrides;
 use contextree_host::HostEnv;
-use contextree_read::{IndexedReport, SearchReport};
+use contextree_read::{search_library, IndexedReport, SearchReport};
 use contextree_search::{library_files, SearchError, SearchIndex, SessionFile};
 
 use crate::common::{print_json, CliError};
@@ -50,29 +50,21 @@ fn search_error(e: SearchError) -> CliError {
     }
 }
 
-/// The index, up to date with the library's files (`roots` replacing the default folders).
-fn updated(env: &HostEnv, roots: &[PathBuf], rebuild: bool) -> Result<(SearchIndex, Vec<SessionFile>, IndexedReport), CliError> {
+/// The index and the library's files (`roots` replacing the default folders).
+fn opened(env: &HostEnv, roots: &[PathBuf]) -> Result<(SearchIndex, Vec<SessionFile>), CliError> {
     if let Some(missing) = roots.iter().find(|r| !r.is_dir()) {
         return Err(CliError::Input(format!("{}: no such folder", missing.display())));
     }
     let dir = contextree_search::default_dir(env).ok_or_else(|| CliError::Input("no cache folder: set HOME or XDG_CACHE_HOME".into()))?;
     let index = SearchIndex::open(&dir).map_err(search_error)?;
     let files = library_files(env, &RootOverrides { only: roots.to_vec(), ..Default::default() });
-    let stats = index.update(&files, rebuild).map_err(search_error)?;
-    let report = IndexedReport::new(&stats, index.disk_size());
-    Ok((index, files, report))
+    Ok((index, files))
 }
 
 pub fn run_search(args: &SearchArgs) -> Result<(), CliError> {
     let env = HostEnv::from_process();
-    let (index, files, indexed) = updated(&env, &args.roots, false)?;
-    let scope: HashSet<PathBuf> = files.into_iter().map(|f| f.path).collect();
-    let query = args.query.join(" ");
-    let started = std::time::Instant::now();
-    let hits = index.search(&query, args.limit, Some(&scope)).map_err(search_error)?;
-    let load = |p: &std::path::Path| contextree_host::load_session(&env, p, None).map(|l| l.session).map_err(|e| e.to_string());
-    let mut report = SearchReport::new(&query, hits, indexed, &load);
-    report.search_ms = started.elapsed().as_millis() as u64;
+    let (index, files) = opened(&env, &args.roots)?;
+    let report = search_library(&env, &index, &files, &args.query.join(" "), args.limit).map_err(search_error)?;
     if args.json {
         print_json(&report);
     } else {
@@ -83,7 +75,9 @@ pub fn run_search(args: &SearchArgs) -> Result<(), CliError> {
 
 pub fn run_index(args: &IndexArgs) -> Result<(), CliError> {
     let env = HostEnv::from_process();
-    let (_, _, indexed) = updated(&env, &args.roots, args.rebuild)?;
+    let (index, files) = opened(&env, &args.roots)?;
+    let stats = index.update(&files, args.rebuild).map_err(search_error)?;
+    let indexed = IndexedReport::new(&stats, index.disk_size());
     if args.json {
         print_json(&indexed);
     } else {
