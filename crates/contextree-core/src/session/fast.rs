@@ -16,6 +16,7 @@ use super::call_id::{call_id_hash, NULL_CALL_ID, UNDEFINED_CALL_ID};
 use super::entry::{EntryKind, MessageMeta, ReplyFacts, Role, TurnFacts, Usage};
 use super::name::Name;
 use super::probe::{parse_iso_ms, Parent, Probe};
+use super::window::Window;
 use crate::js;
 
 const IMAGE_CHARS: u64 = 4800;
@@ -824,10 +825,11 @@ impl<'a> Scanner<'a> {
     }
 
     /// A string literal at the cursor: validated (no raw control characters,
-    /// valid escapes) and measured in UTF-16 units without decoding. Sixteen
-    /// bytes are tested at a time for a quote, a backslash or a control byte
-    /// ([`Block`]); runs between escapes are short (text is full of `\n`), so
-    /// this beats a `memchr` call per run.
+    /// valid escapes) and measured in UTF-16 units without decoding. Runs
+    /// between escapes are short (text is full of `\n`), so the bytes are
+    /// classified 64 at a time with the two-byte escapes measured in the same
+    /// pass ([`Window`]); the last bytes of a chunk sixteen at a time
+    /// ([`Block`]); `\u` escapes and anything invalid byte by byte.
     fn string(&mut self) -> Option<Str> {
         self.eat(b'"')?;
         let b = self.b;
@@ -838,8 +840,37 @@ impl<'a> Scanner<'a> {
         let mut saved = 0u64;
         let mut escaped = false;
         loop {
-            // Sixteen bytes at a time while no byte ends the run.
-            while let Some(bytes) = b.get(i..i + 16).and_then(|w| <&[u8; 16]>::try_from(w).ok()) {
+            let mut stopped = false;
+            // Most strings are short (keys, ids, names): sixteen bytes first, where classifying
+            // 64 would cost more than the string.
+            if let Some(bytes) = b.get(i..i + 16).and_then(|w| <&[u8; 16]>::try_from(w).ok()).filter(|_| i == start) {
+                let block = Block::of(bytes);
+                let run = block.stops.trailing_zeros().min(16);
+                let mask = ((1u64 << run) - 1) as u32;
+                units += u64::from(if block.high & mask == 0 {
+                    run
+                } else {
+                    self.non_ascii = true;
+                    Block::units(bytes, mask)
+                });
+                i += run as usize;
+                stopped = run < 16;
+            }
+            // Sixty-four bytes at a time, two-byte escapes included, while that many are left.
+            while let Some(bytes) = b.get(i..i + 64).and_then(|w| <&[u8; 64]>::try_from(w).ok()).filter(|_| !stopped) {
+                let run = Window::run(bytes);
+                units += u64::from(run.units);
+                saved += u64::from(run.escapes);
+                escaped |= run.escapes > 0;
+                self.non_ascii |= run.non_ascii;
+                i += run.len as usize;
+                if run.len < 64 {
+                    stopped = true;
+                    break;
+                }
+            }
+            // Near the chunk's end, sixteen bytes at a time while no byte ends the run.
+            while let Some(bytes) = b.get(i..i + 16).and_then(|w| <&[u8; 16]>::try_from(w).ok()).filter(|_| !stopped) {
                 let block = Block::of(bytes);
                 let run = block.stops.trailing_zeros().min(16);
                 let mask = ((1u64 << run) - 1) as u32;
@@ -865,8 +896,8 @@ impl<'a> Scanner<'a> {
                     _ => break,
                 }
             }
-            // The last bytes of the line, eight at a time (a stop found above ends this at once).
-            while let Some(word) = b.get(i..i + 8) {
+            // The last bytes of the chunk, eight at a time (a stop found above ends this at once).
+            while let Some(word) = b.get(i..i + 8).filter(|_| !stopped) {
                 let x = u64::from_le_bytes(word.try_into().unwrap_or_default());
                 let stops = attention(x);
                 if stops == 0 {
@@ -960,6 +991,45 @@ mod tests {
             assert_eq!(s.utf8, 2 * text.len() as u64 + 1, "{n}");
             let raw_tab = format!("\"{text}\t\"");
             assert!(Scanner { b: raw_tab.as_bytes(), i: 0, non_ascii: false }.string().is_none());
+        }
+    }
+
+    /// Strings of text, escapes and multi-byte characters at every offset of the 64-byte
+    /// windows and the sixteen-byte blocks, with and without the rest of a line after them
+    /// (the windows need 64 bytes), against serde_json's decoding (lone surrogates are the
+    /// next test's); an invalid piece anywhere makes the string unreadable.
+    #[test]
+    fn strings_are_measured_alike_wherever_windows_cut_them() {
+        let pieces =
+            ["a", "bcdefgh", "é", "€", "😀", "\\n", "\\\"", "\\\\", "\\/", "\\t", "\\r", "\\b", "\\f", "\\u00e9", "\\ud83d\\ude00"];
+        let invalid = ["\\x", "\u{1}", "\\\u{1}", "\\u12x"];
+        let mut seed = 7u64;
+        let mut next = |n: usize| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for round in 0..3000 {
+            let mut text = String::new();
+            let len = next(200);
+            while text.len() < len {
+                text.push_str(pieces[next(pieces.len())]);
+            }
+            let bad = round % 4 == 0;
+            if bad {
+                let at = (0..=next(text.len() + 1)).rev().find(|&k| text.is_char_boundary(k) && !text[..k].ends_with('\\')).unwrap_or(0);
+                text.insert_str(at, invalid[next(invalid.len())]);
+            }
+            let tail = if round % 2 == 0 { "" } else { ",\"k\":1}                                                                 " };
+            let lit = format!("\"{text}\"{tail}");
+            let got = Scanner { b: lit.as_bytes(), i: 0, non_ascii: false }.string();
+            if bad {
+                assert!(got.is_none(), "{lit}");
+                continue;
+            }
+            let got = got.expect(&lit);
+            let value: String = serde_json::from_str(&format!("\"{text}\"")).unwrap();
+            assert_eq!((got.start, got.end, got.escaped), (1, 1 + text.len(), text.contains('\\')), "{lit}");
+            assert_eq!((got.units, got.utf8), (js::utf16_len(&value) as u64, value.len() as u64), "{lit}");
         }
     }
 

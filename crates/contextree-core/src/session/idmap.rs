@@ -15,9 +15,9 @@ use super::tree::NodeId;
 
 /// The slot an id starts probing at: FxHash's low bits are weak, so its
 /// result is mixed (splitmix64's finalizer) and the high bits taken.
-fn start(id: &str, shift: u32) -> usize {
+fn start(id: &[u8], shift: u32) -> usize {
     let mut h = FxHasher::default();
-    h.write(id.as_bytes());
+    h.write(id);
     let mut x = h.finish();
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -48,7 +48,7 @@ impl IdIndex {
             if e.id.is_empty() {
                 continue;
             }
-            let mut at = start(&e.id, index.shift());
+            let mut at = start(e.id.as_bytes(), index.shift());
             loop {
                 match index.slots[at] {
                     EMPTY => {
@@ -79,7 +79,7 @@ impl IdIndex {
             return None;
         }
         let mask = self.slots.len() - 1;
-        let mut at = start(id, self.shift());
+        let mut at = start(id.as_bytes(), self.shift());
         loop {
             match self.slots[at] {
                 EMPTY => return None,

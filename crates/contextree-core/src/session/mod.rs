@@ -20,6 +20,7 @@ pub(crate) mod probe;
 mod record;
 mod source;
 mod tree;
+mod window;
 
 pub use call_id::{call_block_key, call_id_hash, call_key};
 pub use diagnostic::{Diagnostic, Severity};

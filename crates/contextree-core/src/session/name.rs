@@ -134,9 +134,20 @@ impl Name {
         })
     }
 
-    /// The text's bytes: comparisons use them, skipping the UTF-8 check `as_str` makes of an
-    /// inline name (a few million comparisons when a large session is linked).
-    fn as_bytes(&self) -> &[u8] {
+    /// Length in bytes, as `str::len`, without the UTF-8 check a `Deref` to `str` makes of an
+    /// inline name (about 100 instructions a call, on the serial part of a load).
+    pub fn len(&self) -> usize {
+        self.as_bytes().len()
+    }
+
+    /// Whether the name is empty, without the UTF-8 check (see [`Name::len`]).
+    pub fn is_empty(&self) -> bool {
+        self.as_bytes().is_empty()
+    }
+
+    /// The text's bytes: comparisons and hashing use them, skipping the UTF-8 check `as_str`
+    /// makes of an inline name (a few million comparisons when a large session is linked).
+    pub(super) fn as_bytes(&self) -> &[u8] {
         match &self.0 {
             Repr::Inline { len, bytes } => &bytes[..*len as usize],
             Repr::Heap(s) => s.as_bytes(),
