@@ -536,4 +536,28 @@ mod tests {
         assert!(index.search("hello", 10, None).unwrap().is_empty());
         assert_eq!(index.search("jello", 10, None).unwrap().len(), 1);
     }
+
+    #[test]
+    fn appends_do_not_pile_up_segments() {
+        let dir = tempfile::tempdir().unwrap();
+        let (session, files) = one_file(dir.path());
+        let index = SearchIndex::open(&dir.path().join("idx")).unwrap();
+        index.update(&files, false).unwrap();
+        for i in 0..3 * MAX_SEGMENTS {
+            append(
+                &session,
+                &format!("{{\"type\":\"message\",\"id\":\"a{i}\",\"message\":{{\"role\":\"assistant\",\"content\":\"word{i}\"}}}}\n"),
+            );
+            assert_eq!(index.update(&files, false).unwrap().grown, 1);
+            let segments = index.index.searchable_segment_ids().unwrap().len();
+            assert!(segments <= MAX_SEGMENTS, "{segments} segments after {} appends", i + 1);
+        }
+        assert_eq!(index.search("word0", 10, None).unwrap().len(), 1);
+        let last = format!("word{}", 3 * MAX_SEGMENTS - 1);
+        assert_eq!(index.search(&last, 10, None).unwrap().len(), 1);
+        // Only negations: every entry but the excluded ones, and no file record.
+        let not_user = index.search("-role:user", 100, None).unwrap();
+        assert_eq!(not_user.len(), 3 * MAX_SEGMENTS);
+        assert!(not_user.iter().all(|h| h.role == "assistant"));
+    }
 }
