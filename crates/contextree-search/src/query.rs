@@ -6,7 +6,7 @@
 
 use std::ops::Bound;
 
-use tantivy::query::{AllQuery, BooleanQuery, Occur, PhrasePrefixQuery, PhraseQuery, Query, QueryParser, RangeQuery, TermQuery};
+use tantivy::query::{BooleanQuery, Occur, PhrasePrefixQuery, PhraseQuery, Query, QueryParser, RangeQuery, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::tokenizer::TokenStream;
 use tantivy::{Index, Term};
@@ -165,8 +165,10 @@ pub type Built = (Box<dyn Query>, Option<Box<dyn Query>>);
 /// The query for `parsed` over `index`, and the part of it that matches text (for snippets);
 /// `None` when there is no text part.
 pub fn build(index: &Index, f: &Fields, parsed: &Parsed) -> Result<Built, SearchError> {
-    let mut clauses: Vec<(Occur, Box<dyn Query>)> =
-        vec![(Occur::Must, Box::new(TermQuery::new(Term::from_field_text(f.kind, KIND_ENTRY), IndexRecordOption::Basic)))];
+    // No `kind:entry` clause beside a positive one: file records hold none of the fields
+    // searched, and that clause, matching every entry, made each query score the whole of
+    // its words' postings against it instead of skipping the blocks that cannot make the top.
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     let mut text_clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     let mut qp = QueryParser::for_index(index, vec![f.text]);
     qp.set_conjunction_by_default();
@@ -220,7 +222,7 @@ pub fn build(index: &Index, f: &Fields, parsed: &Parsed) -> Result<Built, Search
         return Err(SearchError::Query("nothing to search for".into()));
     }
     if !has_positive {
-        clauses.push((Occur::Must, Box::new(AllQuery)));
+        clauses.push((Occur::Must, Box::new(TermQuery::new(Term::from_field_text(f.kind, KIND_ENTRY), IndexRecordOption::Basic))));
     }
     let text_query: Option<Box<dyn Query>> = match text_clauses.len() {
         0 => None,
