@@ -36,8 +36,10 @@ const WRITER_BUDGET: usize = 64 << 20;
 /// An update leaving more segments than this waits for the merges its commit starts. A
 /// small update's merges are otherwise dropped with its writer (the process exits, or the
 /// app's next query opens a new one), so every append left a segment behind: 58 of them
-/// after a few dozen appends at 10,000 sessions, each searched by every query.
-const MAX_SEGMENTS: usize = 8;
+/// after a few dozen appends at 10,000 sessions, each searched by every query. 16, not fewer:
+/// the count barely moved a query's time (58 vs 5 segments, docs/benchmarks.md) while each
+/// waited merge costs its append 100–200 ms, so appends should pay it rarely.
+const MAX_SEGMENTS: usize = 16;
 
 /// One session file to index, as the library found it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
