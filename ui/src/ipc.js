@@ -281,8 +281,8 @@ export function onSessionChanged(handler) {
   return window.__TAURI__.event.listen('session-changed', (event) => handler(event.payload));
 }
 
-// ---- Write flows (the commands of src-tauri/src/commands/write/). Every apply command is called
-// only after the user confirmed what it writes; its preview command is read only.
+// ---- Write flows (the commands of crates/contextree-face/src/write/). Every apply command is
+// called only after the user confirmed what it writes; its preview command is read only.
 
 /** A Channel whose messages go to `onEvent` (progress of a summary: `ProgressEvent`s). */
 function progressChannel(onEvent) {

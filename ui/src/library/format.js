@@ -1,5 +1,5 @@
 // The session library's pure logic: ordering, searching, and the sizes and times shown.
-// Input is `list_sessions`'s answer (src-tauri/src/commands/library.rs); no DOM, no IPC.
+// Input is `list_sessions`'s answer (crates/contextree-face/src/library.rs); no DOM, no IPC.
 
 import { shortPath } from '../paths.js';
 

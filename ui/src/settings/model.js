@@ -1,6 +1,6 @@
 // The settings screen's pure logic: the choices, reading and checking the form, the theme in
 // effect, and how providers and their keys are shown. The stored shape is `AppSettings` of
-// src-tauri/src/commands/settings.rs: { theme, tokenizer, contextWindow, library: { pi, omp, only } }.
+// crates/contextree-face/src/settings.rs: { theme, tokenizer, contextWindow, library: { pi, omp, only } }.
 
 import { parseWindow } from '../budget/bar.js';
 
