@@ -24,6 +24,20 @@ impl Block {
         mask.count_ones() - (continuation & mask).count_ones() + (lead4 & mask).count_ones()
     }
 
+    /// The run of text `bytes` starts with (up to its first stop, at most sixteen bytes): its
+    /// length, its UTF-16 units, and whether it holds a byte above 0x7f.
+    #[inline(always)]
+    pub(super) fn run(bytes: &[u8; 16]) -> (u32, u32, bool) {
+        let block = Self::of(bytes);
+        let len = block.stops.trailing_zeros().min(16);
+        let mask = ((1u64 << len) - 1) as u32;
+        if block.high & mask == 0 {
+            (len, len, false)
+        } else {
+            (len, Self::units(bytes, mask), true)
+        }
+    }
+
     /// Continuation bytes (`10xxxxxx`) and 4-byte leads (`11110xxx` and up).
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     fn non_ascii(bytes: &[u8; 16]) -> (u32, u32) {

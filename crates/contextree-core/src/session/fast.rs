@@ -844,15 +844,9 @@ impl<'a> Scanner<'a> {
             // Most strings are short (keys, ids, names): sixteen bytes first, where classifying
             // 64 would cost more than the string.
             if let Some(bytes) = b.get(i..i + 16).and_then(|w| <&[u8; 16]>::try_from(w).ok()).filter(|_| i == start) {
-                let block = Block::of(bytes);
-                let run = block.stops.trailing_zeros().min(16);
-                let mask = ((1u64 << run) - 1) as u32;
-                units += u64::from(if block.high & mask == 0 {
-                    run
-                } else {
-                    self.non_ascii = true;
-                    Block::units(bytes, mask)
-                });
+                let (run, run_units, non_ascii) = Block::run(bytes);
+                units += u64::from(run_units);
+                self.non_ascii |= non_ascii;
                 i += run as usize;
                 stopped = run < 16;
             }
@@ -871,15 +865,9 @@ impl<'a> Scanner<'a> {
             }
             // Near the chunk's end, sixteen bytes at a time while no byte ends the run.
             while let Some(bytes) = b.get(i..i + 16).and_then(|w| <&[u8; 16]>::try_from(w).ok()).filter(|_| !stopped) {
-                let block = Block::of(bytes);
-                let run = block.stops.trailing_zeros().min(16);
-                let mask = ((1u64 << run) - 1) as u32;
-                units += u64::from(if block.high & mask == 0 {
-                    run
-                } else {
-                    self.non_ascii = true;
-                    Block::units(bytes, mask)
-                });
+                let (run, run_units, non_ascii) = Block::run(bytes);
+                units += u64::from(run_units);
+                self.non_ascii |= non_ascii;
                 i += run as usize;
                 if run == 16 {
                     continue;
