@@ -59,9 +59,9 @@ pub(crate) fn invoke_raw(webview: &WebviewWindow<MockRuntime>, cmd: &str, args: 
 }
 
 /// `tree_table`'s answer for `args`, read with the format's test reader.
-pub(crate) fn tree_table(webview: &WebviewWindow<MockRuntime>, args: Value) -> crate::commands::tree::wire::read::Table {
+pub(crate) fn tree_table(webview: &WebviewWindow<MockRuntime>, args: Value) -> contextree_face::tree::wire::read::Table {
     let InvokeResponseBody::Raw(bytes) = invoke_raw(webview, "tree_table", args).unwrap() else {
         panic!("tree_table must answer with bytes");
     };
-    crate::commands::tree::wire::read::decode(&bytes)
+    contextree_face::tree::wire::read::decode(&bytes)
 }

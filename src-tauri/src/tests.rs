@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::commands::tree::wire;
+use contextree_face::tree::wire;
 use contextree_testkit::Scratch;
 
 use crate::test_support::{app, invoke, tree_table as table, webview};

@@ -1,22 +1,22 @@
 //! The write commands on the mock runtime: compact against a stand-in provider on 127.0.0.1
 //! (deltas arrive on the channel, the entry is written), cancel mid-stream, a changed file,
-//! busy, prune, navigate, edit and undo. Commands are called as functions with a Rust-side
-//! `Channel`; one IPC round trip checks they are registered.
+//! busy, prune, navigate, edit and undo. Commands are called through `contextree_face::calls`
+//! as the IPC handler calls them, their progress collected by the test (a channel's events
+//! would go to a page); one IPC round trip checks they are registered.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use contextree_core::prompts::PromptPack;
-use contextree_ops::Progress;
 use contextree_testkit::server::{json_response, serve, serve_with};
 use serde_json::{json, Value};
-use tauri::ipc::{Channel, InvokeResponseBody};
 use tauri::test::MockRuntime;
 use tauri::{App, Manager as _};
 
-use crate::commands::write::{self, SummarySource, WriteState};
 use crate::state::OpenSession;
+use contextree_face::calls::{self, Answer};
+use contextree_face::write::WriteState;
 use contextree_testkit::Scratch;
 
 use crate::test_support::{app, app_with_env, invoke, webview};
@@ -55,20 +55,33 @@ fn open(app: &App<MockRuntime>, file: &Path) {
     app.state::<AppState>().set_session(Arc::new(OpenSession::new(loaded, pack, stamp, None)));
 }
 
-/// A channel that collects what it is sent; `on` runs for each event.
-fn channel(on: impl Fn(&Value) + Send + Sync + 'static) -> (Channel<Progress>, Arc<Mutex<Vec<Value>>>) {
+/// Where a flow's progress goes in these tests: every event collected; `on` runs for each.
+struct Events {
+    on: Box<dyn Fn(&Value) + Send + Sync>,
+    seen: Arc<Mutex<Vec<Value>>>,
+}
+
+/// [`Events`] running `on`, and what it will have collected.
+fn channel(on: impl Fn(&Value) + Send + Sync + 'static) -> (Events, Arc<Mutex<Vec<Value>>>) {
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let sink = seen.clone();
-    let ch = Channel::new(move |body| {
-        let v: Value = match body {
-            InvokeResponseBody::Json(s) => serde_json::from_str(&s).unwrap(),
-            InvokeResponseBody::Raw(b) => serde_json::from_slice(&b).unwrap(),
-        };
-        on(&v);
-        sink.lock().unwrap().push(v);
-        Ok(())
-    });
-    (ch, seen)
+    (Events { on: Box::new(on), seen: seen.clone() }, seen)
+}
+
+fn quiet() -> Events {
+    channel(|_| {}).0
+}
+
+/// Runs `command` with `args` as the IPC handler does, on the app's state and write slot.
+fn call(app: &App<MockRuntime>, command: &str, args: Value, events: &Events) -> Result<Value, crate::CommandError> {
+    let progress = |event: String| {
+        let v: Value = serde_json::from_str(&event).unwrap();
+        (events.on)(&v);
+        events.seen.lock().unwrap().push(v);
+    };
+    let answer = calls::call(app.state::<AppState>().inner(), app.state::<WriteState>().inner(), command, &args, &progress)
+        .expect("a face command")?;
+    let Answer::Json(json) = answer else { panic!("{command} answers JSON") };
+    Ok(serde_json::from_str(json.get()).unwrap())
 }
 
 /// A stand-in OpenAI-compatible provider on 127.0.0.1: every request gets `respond(stream)`.
@@ -82,22 +95,18 @@ fn sse_chunk(text: &str) -> String {
 
 const SSE_HEAD: &str = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
 
-fn source(url: &str) -> Option<SummarySource> {
-    serde_json::from_value(json!({"provider": {"kind": "openai-compatible", "model": "m", "baseUrl": url}})).unwrap()
+fn source(url: &str) -> Value {
+    json!({"provider": {"kind": "openai-compatible", "model": "m", "baseUrl": url}})
 }
 
 /// `compact` of the file's leaf with the agent's settings, the summary from `source`.
-fn compact(
-    app: &App<MockRuntime>,
-    source: Option<SummarySource>,
-    ch: Channel<Progress>,
-) -> Result<write::WriteResult, crate::CommandError> {
-    tauri::async_runtime::block_on(write::compact::compact(app.handle().clone(), None, None, None, source, None, ch))
+fn compact(app: &App<MockRuntime>, source: Value, events: Events) -> Result<Value, crate::CommandError> {
+    call(app, "compact", json!({ "source": source }), &events)
 }
 
 /// The offline extractive summary: no model is asked.
-fn offline() -> Option<SummarySource> {
-    serde_json::from_value(json!({"offline": true})).unwrap()
+fn offline() -> Value {
+    json!({"offline": true})
 }
 
 fn err_json(e: crate::CommandError) -> Value {
@@ -241,7 +250,7 @@ fn a_changed_file_is_refused_and_busy_is_reported() {
 
     let writes = app.state::<WriteState>();
     let slot = writes.take().unwrap();
-    let err = tauri::async_runtime::block_on(write::prune::prune(app.handle().clone(), None)).unwrap_err();
+    let err = call(&app, "prune", json!({}), &quiet()).unwrap_err();
     assert_eq!(err_json(err)["kind"], "busy");
     drop(slot);
 }
@@ -252,7 +261,7 @@ fn prune_previews_then_rewrites_with_a_backup() {
     let copy = Copy::fixture("edge/edge-prune.jsonl");
     open(&app, &copy.file);
     let before = copy.bytes();
-    let pv = serde_json::to_value(tauri::async_runtime::block_on(write::prune::prune_preview(app.state(), None)).unwrap()).unwrap();
+    let pv = serde_json::to_value(call(&app, "prune_preview", json!({}), &quiet()).unwrap()).unwrap();
     assert_eq!(pv["prunedIds"].as_array().map(Vec::len), Some(2), "{pv}");
     assert_eq!(pv["total"]["prunedCount"], 2, "{pv}");
     assert!(pv["context"]["after"]["messageTokens"].as_u64() < pv["context"]["before"]["messageTokens"].as_u64(), "{pv}");
@@ -261,14 +270,14 @@ fn prune_previews_then_rewrites_with_a_backup() {
 
     // While an agent holds the file open for writing (here: this process), it is refused.
     let agent = std::fs::OpenOptions::new().append(true).open(&copy.file).unwrap();
-    let err = err_json(tauri::async_runtime::block_on(write::prune::prune(app.handle().clone(), None)).unwrap_err());
+    let err = err_json(call(&app, "prune", json!({}), &quiet()).unwrap_err());
     assert_eq!(err["kind"], "held", "{err}");
     let pid = format!("(pid {})", std::process::id());
     assert!(err["message"].as_str().unwrap().contains(&pid), "{err}");
     assert_eq!(copy.bytes(), before, "nothing written");
     drop(agent);
 
-    let done = serde_json::to_value(tauri::async_runtime::block_on(write::prune::prune(app.handle().clone(), None)).unwrap()).unwrap();
+    let done = serde_json::to_value(call(&app, "prune", json!({}), &quiet()).unwrap()).unwrap();
     assert_eq!(done["action"], "prune");
     assert_eq!(done["entries"], json!([]));
     assert_eq!(done["rewrite"]["prunedIds"], pv["prunedIds"]);
@@ -278,7 +287,7 @@ fn prune_previews_then_rewrites_with_a_backup() {
     assert_eq!(std::fs::read(done["rewrite"]["backupPath"].as_str().unwrap()).unwrap(), before, "the backup is the old file");
     // A second prune has nothing left to do: refused, nothing written.
     let now = copy.bytes();
-    let err = tauri::async_runtime::block_on(write::prune::prune(app.handle().clone(), None)).unwrap_err();
+    let err = call(&app, "prune", json!({}), &quiet()).unwrap_err();
     assert_eq!(err_json(err)["kind"], "refused");
     assert_eq!(copy.bytes(), now);
 }
@@ -289,18 +298,15 @@ fn navigate_with_and_without_a_summary() {
         let app = app();
         let copy = Copy::fixture("synthetic/E10.jsonl");
         open(&app, &copy.file);
-        let pv = serde_json::to_value(
-            tauri::async_runtime::block_on(write::navigate::navigate_preview(app.state(), "u3".into(), summarize, None)).unwrap(),
-        )
-        .unwrap();
+        let pv = serde_json::to_value(call(&app, "navigate_preview", json!({"targetId": "u3", "summarize": summarize}), &quiet()).unwrap())
+            .unwrap();
         assert_eq!(pv["placementParentId"], parent, "{pv}");
         assert_eq!(pv["entryType"], entry_type, "{pv}");
         assert_eq!(pv["call"].is_object(), summarize, "{pv}");
         let before = copy.bytes();
         let (ch, seen) = channel(|_| {});
         let done = serde_json::to_value(
-            tauri::async_runtime::block_on(write::navigate::navigate(app.handle().clone(), "u3".into(), summarize, None, offline(), ch))
-                .unwrap(),
+            call(&app, "navigate", json!({"targetId": "u3", "summarize": summarize, "source": offline()}), &ch).unwrap(),
         )
         .unwrap();
         let entry = last_line(&copy.file);
@@ -319,20 +325,14 @@ fn edit_a_summary_and_undo_a_compaction() {
     let app = app();
     let copy = Copy::fixture("synthetic/E06.jsonl");
     open(&app, &copy.file);
-    let pv =
-        serde_json::to_value(tauri::async_runtime::block_on(write::edit::edit_summary_preview(app.state(), "c1".into())).unwrap()).unwrap();
+    let pv = serde_json::to_value(call(&app, "edit_summary_preview", json!({"compactionId": "c1"}), &quiet()).unwrap()).unwrap();
     assert_eq!(
         (pv["summary"].as_str(), pv["firstKeptEntryId"].as_str(), pv["parentId"].as_str()),
         (Some("## Goal\nSet up repo."), Some("u2"), Some("a5")),
         "{pv}"
     );
     let done = serde_json::to_value(
-        tauri::async_runtime::block_on(write::edit::edit_summary(
-            app.handle().clone(),
-            "c1".into(),
-            "## Goal\nSet up the repo and CI.".into(),
-        ))
-        .unwrap(),
+        call(&app, "edit_summary", json!({"compactionId": "c1", "summary": "## Goal\nSet up the repo and CI."}), &quiet()).unwrap(),
     )
     .unwrap();
     let entry = last_line(&copy.file);
@@ -344,22 +344,19 @@ fn edit_a_summary_and_undo_a_compaction() {
     assert_eq!(entry["summary"], "## Goal\nSet up the repo and CI.");
     assert_eq!(done["summarizer"]["kind"], "supplied");
     // c1 is no longer the compaction in effect: editing it again is refused.
-    let err = tauri::async_runtime::block_on(write::edit::edit_summary_preview(app.state(), "c1".into())).unwrap_err();
+    let err = call(&app, "edit_summary_preview", json!({"compactionId": "c1"}), &quiet()).unwrap_err();
     assert_eq!(err_json(err)["kind"], "refused");
 
     // Undo the corrected compaction: continue under its parent, a5.
     let new_id = entry["id"].as_str().unwrap().to_owned();
-    let pv =
-        serde_json::to_value(tauri::async_runtime::block_on(write::edit::undo_compaction_preview(app.state(), new_id.clone())).unwrap())
-            .unwrap();
+    let pv = serde_json::to_value(call(&app, "undo_compaction_preview", json!({"compactionId": new_id}), &quiet()).unwrap()).unwrap();
     assert_eq!(pv["targetId"], "a5", "{pv}");
     assert_eq!(pv["entry"], json!({"type": "custom", "customType": "contextree-continue"}));
-    let done =
-        serde_json::to_value(tauri::async_runtime::block_on(write::edit::undo_compaction(app.handle().clone(), new_id)).unwrap()).unwrap();
+    let done = serde_json::to_value(call(&app, "undo_compaction", json!({"compactionId": new_id}), &quiet()).unwrap()).unwrap();
     let entry = last_line(&copy.file);
     assert_eq!(done["action"], "undo-compaction");
     assert_eq!((entry["customType"].as_str(), entry["parentId"].as_str()), (Some("contextree-continue"), Some("a5")));
-    let err = tauri::async_runtime::block_on(write::edit::undo_compaction_preview(app.state(), "nope".into())).unwrap_err();
+    let err = call(&app, "undo_compaction_preview", json!({"compactionId": "nope"}), &quiet()).unwrap_err();
     assert_eq!(err_json(err)["kind"], "unknown-entry");
 }
 
@@ -409,8 +406,8 @@ fn streaming(text: &'static str) -> contextree_testkit::server::Server {
     })
 }
 
-fn pick(v: Value) -> Option<SummarySource> {
-    serde_json::from_value(v).unwrap()
+fn pick(v: Value) -> Value {
+    v
 }
 
 #[test]
@@ -438,15 +435,7 @@ fn a_picked_configured_candidate_is_the_only_one_asked() {
     let copy = Copy::fixture("synthetic/E10.jsonl");
     open(&app, &copy.file);
     let (ch, _) = channel(|_| {});
-    let done = tauri::async_runtime::block_on(write::navigate::navigate(
-        app.handle().clone(),
-        "u3".into(),
-        true,
-        None,
-        pick(json!({"candidate": 1})),
-        ch,
-    ))
-    .unwrap();
+    let done = call(&app, "navigate", json!({"targetId": "u3", "summarize": true, "source": pick(json!({"candidate": 1}))}), &ch).unwrap();
     assert_eq!(serde_json::to_value(done).unwrap()["summarizer"]["model"], "small");
     assert_eq!((strong.count(), cheap.count()), (0, calls + 1));
     assert!(last_line(&copy.file)["summary"].as_str().unwrap().contains("By cheap."));

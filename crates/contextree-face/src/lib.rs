@@ -1,13 +1,15 @@
 //! What the UI's faces serve: the open session ([`AppState`]) and the commands the UI calls,
-//! as plain synchronous functions. The desktop app (`src-tauri`) wraps each in a
-//! `#[tauri::command]`, `contextree serve` (`contextree-serve`) in an HTTP route; both run them
-//! on a blocking thread, so neither repeats what a command does.
+//! as plain synchronous functions, reached by name through [`calls::call`] (which reads each
+//! command's arguments). The desktop app (`src-tauri`) routes its IPC there, `contextree serve`
+//! (`contextree-serve`) its `POST /api/call/<command>`; both run it on a blocking thread, so
+//! neither repeats what a command does or which arguments it takes.
 //!
 //! Nothing here knows Tauri or HTTP: progress goes to a callback, a reloaded session to a
 //! [`watch::Watched`], failures are [`CommandError`] (`{kind, message}` on the wire). Native
 //! dialogs stay in the app.
 
 pub mod budget;
+pub mod calls;
 pub mod compaction;
 pub mod compare;
 pub mod context;

@@ -1,47 +1,14 @@
-//! The context panel (`contextree_face::context`); saving an export through the native dialog.
-
-#[cfg(test)]
-mod ipc_tests;
+//! Saving the context through the native save dialog (the panel's own commands are
+//! `contextree_face::calls`'s).
 
 use contextree_face::context::{self, export};
-use contextree_read::{MessageTextReport, TokenCountsReport};
-use serde_json::value::RawValue;
 use std::path::Path;
 
 use tauri::{AppHandle, Runtime, State};
 use tauri_plugin_dialog::DialogExt;
 
-use super::{blocking, join_error};
+use super::join_error;
 use crate::{AppState, CommandError};
-
-/// The context of `leaf_id` (the file's leaf when `None`) with the messages' text.
-#[tauri::command]
-pub async fn context_view(state: State<'_, AppState>, leaf_id: Option<String>) -> Result<Box<RawValue>, CommandError> {
-    blocking(state.session()?, move |open| context::view(open, leaf_id.as_deref())).await
-}
-
-/// Tokenizer counts (`tokenizer`: `o200k_base` or `cl100k_base`) of the context of `leaf_id`.
-#[tauri::command]
-pub async fn token_counts(
-    state: State<'_, AppState>,
-    leaf_id: Option<String>,
-    tokenizer: String,
-) -> Result<TokenCountsReport, CommandError> {
-    blocking(state.session()?, move |open| context::token_counts(open, leaf_id.as_deref(), &tokenizer)).await
-}
-
-/// The whole text of message `index` of the context of `leaf_id` (the panel's is cut).
-#[tauri::command]
-pub async fn message_text(state: State<'_, AppState>, leaf_id: Option<String>, index: usize) -> Result<MessageTextReport, CommandError> {
-    blocking(state.session()?, move |open| context::message_text(open, leaf_id.as_deref(), index)).await
-}
-
-/// The context of `leaf_id` as one text, `format` `json` or `markdown`, nothing cut.
-#[tauri::command]
-pub async fn export_context(state: State<'_, AppState>, leaf_id: Option<String>, format: String) -> Result<String, CommandError> {
-    let format: export::Format = format.parse()?;
-    blocking(state.session()?, move |open| context::export_text(open, leaf_id.as_deref(), format)).await
-}
 
 /// Asks where to save the context of `leaf_id` (the native save dialog, opened here so that the
 /// page never names a path to write) and writes it there: Markdown for `.md`, a self-contained

@@ -1,10 +1,10 @@
 //! Opening a session file (`contextree_face::session`); the demo goes to the app's cache folder.
 
-use tauri::{AppHandle, Manager as _, Runtime, State};
+use tauri::{AppHandle, Manager as _, Runtime};
 
 use super::join_error;
 use crate::watch::AppWatch;
-use crate::{AppState, CommandError};
+use crate::CommandError;
 use contextree_read::SessionReport;
 
 /// Opens `path`, else the file given on the command line, else the bundled demo session, and
@@ -22,11 +22,4 @@ pub async fn open_session<R: Runtime>(
     })
     .await
     .map_err(join_error)?
-}
-
-/// The leaf named on the command line (`--leaf ID`), checked against the open session
-/// (`contextree_face::session::startup_leaf`).
-#[tauri::command]
-pub fn startup_leaf(state: State<'_, AppState>) -> Result<Option<String>, CommandError> {
-    contextree_face::session::startup_leaf(&state)
 }

@@ -5,8 +5,8 @@ use contextree_host::config::MAX_WINDOW;
 use contextree_host::HostEnv;
 use serde_json::{json, Value};
 
-use super::*;
 use crate::demo;
+use contextree_face::settings::*;
 use contextree_testkit::Scratch;
 
 use crate::test_support::{app_in, invoke, webview};

@@ -36,7 +36,7 @@ fn tree_table_counts_texts_and_exports_over_ipc() {
     // The ids close the buffer.
     let ids = std::str::from_utf8(&bytes[bytes.len() - word(8)..]).unwrap();
     // Rows are in display order: the same ids, each once.
-    let mut rows = crate::commands::tree::wire::read::decode(&bytes).ids;
+    let mut rows = contextree_face::tree::wire::read::decode(&bytes).ids;
     assert_eq!(ids, rows.concat());
     rows.sort_unstable();
     let mut sorted = entries.clone();
