@@ -57,8 +57,10 @@ fn update(index: &SearchIndex, files: &[SessionFile], progress: &dyn Fn(IndexPro
 /// `progress`. Blocking.
 pub fn bring_up_to_date(state: &AppState, progress: &dyn Fn(IndexProgress)) -> Result<IndexedReport, CommandError> {
     let env = state.env();
-    let files = files(state);
     let index = index(&env)?.0.lock().unwrap_or_else(|e| e.into_inner());
+    // Listed once the index is ours: the listing's stamps are what the update trusts, and
+    // another update (the first index) may have held it for minutes.
+    let files = files(state);
     progress(IndexProgress { done: 0, total: files.len() });
     update(&index, &files, progress)
 }
@@ -69,8 +71,8 @@ pub fn bring_up_to_date(state: &AppState, progress: &dyn Fn(IndexProgress)) -> R
 /// session's leaf. Blocking.
 pub fn search(state: &AppState, query: &str, limit: Option<usize>) -> Result<SearchReport, CommandError> {
     let env = state.env();
-    let files = files(state);
     let (index, cache) = index(&env)?;
     let index = index.lock().unwrap_or_else(|e| e.into_inner());
+    let files = files(state);
     Ok(search_library(&env, &index, &files, query, limit.unwrap_or(LIMIT), cache)?)
 }
