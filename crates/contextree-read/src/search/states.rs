@@ -328,3 +328,54 @@ mod tests {
         assert_eq!(s.state(NodeId(1)), Some(EntryState::Pruned));
     }
 }
+
+#[cfg(test)]
+mod rule_tests {
+    use std::collections::BTreeMap;
+
+    use contextree_host::library::RootOverrides;
+    use contextree_search::{library_files, SearchIndex};
+
+    use super::*;
+    use crate::search::search_library;
+
+    /// The installed pi is found at run time (here through its package variable); the rule set
+    /// a session is read under follows it, and so must a kept answer.
+    #[test]
+    fn another_installed_agent_version_is_not_answered_from_the_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("sessions");
+        std::fs::create_dir_all(root.join("--home-dev-app--")).unwrap();
+        let session = root.join("--home-dev-app--").join("2026-01-01T00-00-00-000Z_s.jsonl");
+        std::fs::write(
+            &session,
+            "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/home/dev/app\"}\n\
+             {\"type\":\"message\",\"id\":\"u1\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"marmalade\"}}\n",
+        )
+        .unwrap();
+        let package = dir.path().join("pi-package");
+        std::fs::create_dir_all(&package).unwrap();
+        let env = contextree_host::HostEnv::with_vars(
+            BTreeMap::from([
+                ("HOME".to_owned(), dir.path().display().to_string()),
+                ("CONTEXTREE_PI_PACKAGE".to_owned(), package.display().to_string()),
+            ]),
+            dir.path().to_owned(),
+        );
+        let index = SearchIndex::open(&dir.path().join("index")).unwrap();
+        let cache = StateCache::beside(&index);
+        let only = RootOverrides { only: vec![root], ..RootOverrides::default() };
+        let rule_set = |version: &str| {
+            std::fs::write(package.join("package.json"), format!("{{\"version\":\"{version}\"}}")).unwrap();
+            let report = search_library(&env, &index, &library_files(&env, &only), "marmalade", 10, &cache).unwrap();
+            assert_eq!(report.hits.len(), 1);
+            report.hits[0].rule_set
+        };
+        let old = rule_set("0.73.1");
+        assert_eq!(old, Some("pi@0.73"));
+        assert_eq!(rule_set("0.73.1"), old, "kept");
+        let new = rule_set("1.6.0");
+        assert_eq!(new, Some("pi@1.6"), "pi 1.6 installed: its rule set, not the kept one");
+        assert_eq!(new, StateCache::beside(&index).get(&session, &rules_key(&env), &|_| Err("kept on disk".into())).unwrap().rule_set());
+    }
+}
