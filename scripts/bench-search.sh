@@ -14,7 +14,9 @@
 # tests/agents/gen-session.py; DISTINCT of them are generated (seeds 1..DISTINCT, default 50)
 # and the rest are copies in other project folders (generating 5 GB in Python takes longer
 # than indexing it). The issue's figure is 10,000 sessions / 5 GB: `bench-search.sh 10000 0.5`.
-# Builds the release CLI into $CARGO_TARGET_DIR (default target/).
+# Builds the release CLI into $CARGO_TARGET_DIR (default target/). With BENCH_SEARCH_DIR set,
+# the library and the index are made in that folder and kept (a library already there is
+# used as it is), for bench-search-again.sh to time other builds on.
 set -euo pipefail
 command -v rg >/dev/null || { echo "bench-search.sh: rg (ripgrep) is needed for the comparison" >&2; exit 1; }
 n=${1:-1000}
@@ -22,14 +24,22 @@ mb=${2:-0.5}
 distinct=${3:-50}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 target=${CARGO_TARGET_DIR:-$repo/target}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+if [[ -n ${BENCH_SEARCH_DIR:-} ]]; then
+  work=$BENCH_SEARCH_DIR
+  mkdir -p "$work"
+else
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+fi
 cargo build --release -q -p contextree-cli --manifest-path "$repo/Cargo.toml"
 bin=$target/release/contextree
 lib=$work/lib
 export HOME=$work/home XDG_CACHE_HOME=$work/cache
 mkdir -p "$lib" "$HOME"
 
+if [[ -n ${BENCH_SEARCH_DIR:-} ]] && [[ -n $(find "$lib" -name '*.jsonl' -print -quit) ]]; then
+  echo "using the library in $lib" >&2
+else
 echo "generating $n sessions of $mb MiB ($distinct distinct)…" >&2
 mkdir -p "$work/gen"
 for ((i = 1; i <= distinct && i <= n; i++)); do
@@ -43,6 +53,7 @@ for ((i = 0; i < n; i++)); do
   mkdir -p "$dir"
   cp "$src" "$dir/2026-01-01T00-00-00-000Z_$(printf '%08d' "$i")-0000-4000-8000-000000000000.jsonl"
 done
+fi
 text_bytes=$(du -sb "$lib" | cut -f1)
 echo "library: $n files, $text_bytes bytes" >&2
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"

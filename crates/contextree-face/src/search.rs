@@ -7,6 +7,7 @@
 use std::sync::{Mutex, OnceLock};
 
 use contextree_host::HostEnv;
+use contextree_read::search::states::StateCache;
 use contextree_read::{search_library, IndexedReport, SearchReport};
 use contextree_search::{library_files, SearchIndex, SessionFile};
 use serde::Serialize;
@@ -28,14 +29,17 @@ pub struct IndexProgress {
 
 /// The open index: one per process, updated by one command at a time (the engine allows a
 /// single writer per index; a CLI updating meanwhile makes ours answer from its last commit).
-fn index(env: &HostEnv) -> Result<&'static Mutex<SearchIndex>, CommandError> {
-    static INDEX: OnceLock<Mutex<SearchIndex>> = OnceLock::new();
+/// The hits' session states are kept with it, in memory for the process (and on disk, shared
+/// with the CLI's queries).
+fn index(env: &HostEnv) -> Result<&'static (Mutex<SearchIndex>, StateCache), CommandError> {
+    static INDEX: OnceLock<(Mutex<SearchIndex>, StateCache)> = OnceLock::new();
     if let Some(index) = INDEX.get() {
         return Ok(index);
     }
     let dir = contextree_search::default_dir(env).ok_or(CommandError::NoConfigFolder)?;
     let opened = SearchIndex::open(&dir)?;
-    Ok(INDEX.get_or_init(|| Mutex::new(opened)))
+    let cache = StateCache::beside(&opened);
+    Ok(INDEX.get_or_init(|| (Mutex::new(opened), cache)))
 }
 
 /// The library's session files, as the Library screen finds them.
@@ -53,8 +57,10 @@ fn update(index: &SearchIndex, files: &[SessionFile], progress: &dyn Fn(IndexPro
 /// `progress`. Blocking.
 pub fn bring_up_to_date(state: &AppState, progress: &dyn Fn(IndexProgress)) -> Result<IndexedReport, CommandError> {
     let env = state.env();
+    let index = index(&env)?.0.lock().unwrap_or_else(|e| e.into_inner());
+    // Listed once the index is ours: the listing's stamps are what the update trusts, and
+    // another update (the first index) may have held it for minutes.
     let files = files(state);
-    let index = index(&env)?.lock().unwrap_or_else(|e| e.into_inner());
     progress(IndexProgress { done: 0, total: files.len() });
     update(&index, &files, progress)
 }
@@ -65,7 +71,8 @@ pub fn bring_up_to_date(state: &AppState, progress: &dyn Fn(IndexProgress)) -> R
 /// session's leaf. Blocking.
 pub fn search(state: &AppState, query: &str, limit: Option<usize>) -> Result<SearchReport, CommandError> {
     let env = state.env();
+    let (index, cache) = index(&env)?;
+    let index = index.lock().unwrap_or_else(|e| e.into_inner());
     let files = files(state);
-    let index = index(&env)?.lock().unwrap_or_else(|e| e.into_inner());
-    Ok(search_library(&env, &index, &files, query, limit.unwrap_or(LIMIT))?)
+    Ok(search_library(&env, &index, &files, query, limit.unwrap_or(LIMIT), cache)?)
 }

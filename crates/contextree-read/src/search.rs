@@ -1,11 +1,16 @@
 //! `contextree search` and the app's search panel: the index's hits, each with its state for
 //! its session's current leaf (in the context, summarized by which compaction, pruned, on
 //! another branch) — what no index alone can say. Each hit's session is loaded once per query,
-//! by the loader handed in. [`search_library`] is the one query both faces run: update the
-//! index, ask it, load the hits' sessions from disk.
+//! by the loader handed in, unless [`states`]' cache already has its states for the file as
+//! it is and the rules it would be read under. [`search_library`] is the one query both faces
+//! run: update the index, ask it, load the hits' sessions from disk (or the cache).
+
+pub mod states;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+
+use std::sync::Arc;
 
 use contextree_core::context::{self, entry_states, EntryState, Leaf};
 use contextree_core::session::{NodeId, Session};
@@ -13,6 +18,8 @@ use contextree_host::HostEnv;
 use contextree_search::{Hit, SearchError, SearchIndex, SessionFile, UpdateStats};
 use serde::Serialize;
 use ts_rs::TS;
+
+use states::{HitStates, StateCache};
 
 /// The answer to one query.
 #[derive(Debug, Serialize, TS)]
@@ -132,20 +139,25 @@ impl IndexedReport {
 /// What `contextree search` and the app's search panel do for one query: bring `index` up to
 /// date with the library's `files`, ask it (only those files answer: the index may hold others
 /// that another `--root` listed), and give each hit its state, its session loaded from disk as
-/// `contextree info` loads it.
+/// `contextree info` loads it, or its states taken from `cache` when they are of the file as
+/// it is and of the rules it would be read under.
 pub fn search_library(
     env: &HostEnv,
     index: &SearchIndex,
     files: &[SessionFile],
     query: &str,
     limit: usize,
+    cache: &StateCache,
 ) -> Result<SearchReport, SearchError> {
     let stats = index.update(files, false)?;
     let indexed = IndexedReport::new(&stats, index.disk_size());
     let started = std::time::Instant::now();
     let scope: HashSet<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
     let hits = index.search(query, limit, Some(&scope))?;
-    let load = |p: &Path| contextree_host::load_session(env, p, None).map(|l| l.session).map_err(|e| e.to_string());
+    // Found once per query, not per hit: it reads each agent's package.json.
+    let rules = if hits.is_empty() { String::new() } else { states::rules_key(env) };
+    let compute = |p: &Path| contextree_host::load_session(env, p, None).map(|l| hit_states(&l.session)).map_err(|e| e.to_string());
+    let load = |p: &Path| cache.get(p, &rules, &compute);
     let mut report = SearchReport::new(query, hits, indexed, &load);
     report.search_ms = started.elapsed().as_millis() as u64;
     Ok(report)
@@ -162,14 +174,6 @@ fn state_name(s: EntryState) -> &'static str {
     }
 }
 
-/// The entry whose line starts at `offset` (entries are in file order).
-fn node_at(s: &Session, offset: u64, line_len: u64) -> Option<NodeId> {
-    let entries = s.entries();
-    let i = entries.partition_point(|e| e.span.start < offset);
-    let e = entries.get(i)?;
-    (e.span.start <= offset + line_len).then_some(NodeId(i as u32))
-}
-
 /// UTF-16 positions of the byte ranges `ranges` of `text`.
 fn utf16_ranges(text: &str, ranges: &[std::ops::Range<usize>]) -> Vec<[u32; 2]> {
     let at = |b: usize| text.get(..b).map_or(0, |t| t.encode_utf16().count() as u32);
@@ -181,20 +185,9 @@ fn iso_ms(ms: i64) -> Option<String> {
     Some(t)
 }
 
-/// The states of one session's hits.
-struct Tree {
-    session: Session,
-    states: Vec<EntryState>,
-    compaction: Option<String>,
-    leaf: Option<String>,
-    rule_set: &'static str,
-    /// Off-path entries a branch summary on the path stands for, with its id.
-    branch_summarized: HashMap<NodeId, String>,
-}
-
 /// The entries of the abandoned branches that the branch summaries on `path` summarize: each
 /// summary's `fromId` and its ancestors that are off the path.
-fn branch_summarized(s: &Session, path: &[NodeId], states: &[EntryState]) -> HashMap<NodeId, String> {
+fn branch_summarized(s: &Session, path: &[NodeId], states: &[EntryState]) -> HashMap<u32, String> {
     let mut out = HashMap::new();
     for &n in path {
         let e = s.entry(n);
@@ -204,33 +197,46 @@ fn branch_summarized(s: &Session, path: &[NodeId], states: &[EntryState]) -> Has
         let (Some(id), Some(from)) = (e.id(), e.str_field("fromId").and_then(|f| s.node(f))) else { continue };
         for m in s.tree().path_to(from) {
             if states[m.index()] == EntryState::OffPath {
-                out.entry(m).or_insert_with(|| id.to_owned());
+                out.entry(m.0).or_insert_with(|| id.to_owned());
             }
         }
     }
     out
 }
 
-/// One session's states for its current leaf.
-fn tree(s: Session) -> Tree {
-    let ctx = context::build(&s, Leaf::Last);
-    let states = entry_states(&s, &ctx);
+/// One session's states for its current leaf: what its hits need of it.
+pub fn hit_states(s: &Session) -> HitStates {
+    let ctx = context::build(s, Leaf::Last);
+    let states = entry_states(s, &ctx);
     let id = |n: Option<NodeId>| n.and_then(|n| s.entry(n).id().map(str::to_owned));
     let (compaction, leaf) = (id(ctx.compaction), id(ctx.leaf));
-    let branch_summarized = branch_summarized(&s, &ctx.path, &states);
-    let rule_set = s.rules().name();
-    Tree { session: s, states, compaction, leaf, rule_set, branch_summarized }
+    let branch_summarized = branch_summarized(s, &ctx.path, &states);
+    let entries = s.entries();
+    HitStates {
+        starts: entries.iter().map(|e| e.span.start).collect(),
+        lines: entries.iter().map(|e| e.line).collect(),
+        ids: entries.iter().map(|e| e.id().map(str::to_owned)).collect(),
+        states: states.iter().map(|&st| states::code(st)).collect(),
+        branch_summarized,
+        compaction,
+        leaf,
+        rule_set: s.rules().name().to_owned(),
+    }
 }
 
-/// The trees of `files`, in their order, loaded on every core: a query's hits are spread over
-/// up to `limit` sessions, each read and parsed whole, which is most of a query's time.
-fn load_trees(files: &[&Path], load: &(dyn Fn(&Path) -> Result<Session, String> + Sync)) -> Vec<Result<Tree, String>> {
+/// A loader of one session's states.
+pub type LoadStates<'a> = dyn Fn(&Path) -> Result<Arc<HitStates>, String> + Sync + 'a;
+
+/// The states of `files`, in their order, loaded on every core: a query's hits are spread over
+/// up to `limit` sessions, each read and parsed whole (unless cached), which is most of a
+/// query's time.
+fn load_trees(files: &[&Path], load: &LoadStates) -> Vec<Result<Arc<HitStates>, String>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(files.len());
     if threads <= 1 {
-        return files.iter().map(|f| load(f).map(tree)).collect();
+        return files.iter().map(|f| load(f)).collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut out: Vec<(usize, Result<Tree, String>)> = std::thread::scope(|scope| {
+    let mut out: Vec<(usize, Result<Arc<HitStates>, String>)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
@@ -238,7 +244,7 @@ fn load_trees(files: &[&Path], load: &(dyn Fn(&Path) -> Result<Session, String> 
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(f) = files.get(i) else { break done };
-                        done.push((i, load(f).map(tree)));
+                        done.push((i, load(f)));
                     }
                 })
             })
@@ -250,21 +256,16 @@ fn load_trees(files: &[&Path], load: &(dyn Fn(&Path) -> Result<Session, String> 
 }
 
 impl SearchReport {
-    /// The report of the index's `hits` for `query`, each hit's file loaded once by `load`
-    /// (an error message for a file that cannot be).
-    pub fn new(
-        query: &str,
-        hits: Vec<Hit>,
-        indexed: IndexedReport,
-        load: &(dyn Fn(&Path) -> Result<Session, String> + Sync),
-    ) -> SearchReport {
+    /// The report of the index's `hits` for `query`, each hit's file's states loaded once by
+    /// `load` (an error message for a file that cannot be).
+    pub fn new(query: &str, hits: Vec<Hit>, indexed: IndexedReport, load: &LoadStates) -> SearchReport {
         let mut files: Vec<&Path> = Vec::new();
         for h in &hits {
             if !files.contains(&h.file.as_path()) {
                 files.push(&h.file);
             }
         }
-        let mut trees: HashMap<PathBuf, Option<Tree>> = HashMap::new();
+        let mut trees: HashMap<PathBuf, Option<Arc<HitStates>>> = HashMap::new();
         let mut warnings = Vec::new();
         for (file, tree) in files.iter().zip(load_trees(&files, load)) {
             let tree = tree.map_err(|e| warnings.push(e)).ok();
@@ -274,17 +275,17 @@ impl SearchReport {
             .into_iter()
             .map(|h| {
                 let tree = trees.get(&h.file).and_then(Option::as_ref);
-                let node = tree.and_then(|t| node_at(&t.session, h.offset, h.line_len).map(|n| (t, n)));
-                let tree_state = node.map(|(t, n)| t.states[n.index()]);
-                let by_branch = node.and_then(|(t, n)| t.branch_summarized.get(&n));
+                let node = tree.and_then(|t| t.node_at(h.offset, h.line_len).map(|n| (t, n)));
+                let tree_state = node.and_then(|(t, n)| t.state(n));
+                let by_branch = node.and_then(|(t, n)| t.branch_summarized.get(&n.0));
                 let state = if by_branch.is_some() { "branchSummarized" } else { tree_state.map_or("unknown", state_name) };
-                let entry_id = node.and_then(|(t, n)| t.session.entry(n).id().map(str::to_owned)).or(h.entry_id);
+                let entry_id = node.and_then(|(t, n)| t.ids[n.index()].clone()).or(h.entry_id);
                 SearchHit {
                     file: h.file.to_string_lossy().into_owned(),
                     session_id: h.session_id,
                     project: h.project,
                     entry_id,
-                    line: node.map(|(t, n)| t.session.entry(n).line),
+                    line: node.map(|(t, n)| t.lines[n.index()]),
                     tool_name: h.tools.first().cloned(),
                     tools: h.tools,
                     role: h.role,
@@ -300,7 +301,7 @@ impl SearchReport {
                         _ => by_branch.cloned(),
                     },
                     leaf_id: tree.and_then(|t| t.leaf.clone()),
-                    rule_set: tree.map(|t| t.rule_set),
+                    rule_set: tree.and_then(|t| t.rule_set()),
                 }
             })
             .collect();

@@ -52,6 +52,9 @@ pub struct SessionFile {
     pub project: Option<String>,
     /// `pi` or `omp`.
     pub agent: Option<String>,
+    /// Its stamp when listed ([`crate::library_files`] takes it from the folder's entry);
+    /// `None`: an update `stat`s it.
+    pub listed: Option<Stamp>,
 }
 
 /// How far an update is.
@@ -184,12 +187,17 @@ impl SearchIndex {
         let mut changed = Vec::new();
         let mut pending = 0u64;
         for (i, sf) in files.iter().enumerate() {
-            let Ok((len, mtime_ns, inode)) = record::stat(&sf.path) else { continue };
-            let now = Stamp { len, mtime_ns, inode };
+            let now = match sf.listed {
+                Some(s) => s,
+                None => match record::stat(&sf.path) {
+                    Ok((len, mtime_ns, inode)) => Stamp { len, mtime_ns, inode },
+                    Err(_) => continue,
+                },
+            };
             match known.get(&*sf.path.to_string_lossy()) {
                 Some(was) if *was == now => continue,
-                Some(was) => pending += len.saturating_sub(was.len),
-                None => pending += len,
+                Some(was) => pending += now.len.saturating_sub(was.len),
+                None => pending += now.len,
             }
             changed.push((i, now));
         }

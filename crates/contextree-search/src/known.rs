@@ -18,12 +18,23 @@ const NAME: &str = "contextree-known";
 /// The first word of the copy; another format is ignored.
 const MAGIC: &str = "contextree-known-v1";
 
-/// What a file looked like when last indexed: equal now means unchanged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a file looked like when last indexed (or listed): equal now means unchanged.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Stamp {
+    /// Its length.
     pub len: u64,
+    /// Its mtime, ns since the epoch.
     pub mtime_ns: i128,
+    /// Its inode.
     pub inode: u64,
+}
+
+impl Stamp {
+    /// The stamp of metadata `m` (of the file itself, not a link to it).
+    pub fn of(m: &std::fs::Metadata) -> Stamp {
+        use std::os::unix::fs::MetadataExt;
+        Stamp { len: m.len(), mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()), inode: m.ino() }
+    }
 }
 
 /// The stamps of the commit `opstamp`, if the copy in `dir` is of that commit and whole.

@@ -39,6 +39,7 @@ use tantivy::{Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term}
 
 pub use extract::{entry as extract_entry, Extracted};
 pub use index::{Progress, SessionFile, UpdateStats};
+pub use known::Stamp;
 pub use query::{parse as parse_query, Filter, Parsed};
 pub use record::FileRecord;
 
@@ -81,8 +82,9 @@ pub fn default_dir(env: &HostEnv) -> Option<PathBuf> {
 
 /// The session files of the library's folders (`overrides` as `contextree sessions` takes
 /// them): `*.jsonl` directly in a root or in its project folders, as the library lists them.
-/// Only the names are read here (an unchanged library is checked in milliseconds); the header
-/// of a file is read when the file is indexed.
+/// Only the names and each file's stamp are read here (an unchanged library is checked in
+/// milliseconds); the header of a file is read when the file is indexed. The stamps are the
+/// listing's, which an update trusts: list again before each update.
 pub fn library_files(env: &HostEnv, overrides: &RootOverrides) -> Vec<SessionFile> {
     let mut out = Vec::new();
     let mut seen = HashSet::new();
@@ -91,27 +93,38 @@ pub fn library_files(env: &HostEnv, overrides: &RootOverrides) -> Vec<SessionFil
             continue;
         }
         let Ok(rd) = std::fs::read_dir(&root.path) else { continue };
-        let mut dirs = vec![(root.path.clone(), String::new())];
-        dirs.extend(
-            rd.filter_map(Result::ok)
-                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-                .map(|e| (e.path(), e.file_name().to_string_lossy().into_owned())),
-        );
+        let mut dirs: Vec<(PathBuf, String)> = rd
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .map(|e| (e.path(), e.file_name().to_string_lossy().into_owned()))
+            .collect();
+        // Folder by folder, each by name: as stable as sorting the whole paths, and cheaper at
+        // 10,000 files (names are compared, not their long shared folder prefix).
+        dirs.sort_unstable_by(|a, b| a.1.cmp(&b.1));
+        dirs.insert(0, (root.path.clone(), String::new()));
         for (dir, name) in dirs {
             let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+            let mut found = Vec::new();
             for e in rd.filter_map(Result::ok) {
-                let file = e.file_name().to_string_lossy().into_owned();
-                if !file.ends_with(".jsonl") || file.starts_with('.') || !e.file_type().is_ok_and(|t| t.is_file()) {
+                let file = e.file_name();
+                let b = file.as_encoded_bytes();
+                if !b.ends_with(b".jsonl") || b.starts_with(b".") || !e.file_type().is_ok_and(|t| t.is_file()) {
                     continue;
                 }
-                // The root's agent, else the folder naming; the header's id decides when read.
-                let agent = library::file_dialect(None, root.dialect, &name).map(|d| d.name().to_owned());
-                out.push(SessionFile { path: e.path(), session_id: None, project: None, agent });
+                // The entry's own `stat` (by the folder's handle and the name: no walk of the
+                // whole path, most of the check's time at 10,000 files). A file gone meanwhile
+                // is left out.
+                let Ok(meta) = e.metadata() else { continue };
+                found.push((file, Stamp::of(&meta)));
+            }
+            found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            // The root's agent, else the folder naming; the header's id decides when read.
+            let agent = library::file_dialect(None, root.dialect, &name).map(|d| d.name().to_owned());
+            for (file, stamp) in found {
+                out.push(SessionFile { path: dir.join(file), session_id: None, project: None, agent: agent.clone(), listed: Some(stamp) });
             }
         }
     }
-    // By bytes, not `Path`'s component-wise order: as stable, and cheaper at 10,000 files.
-    out.sort_by(|a, b| a.path.as_os_str().cmp(b.path.as_os_str()));
     out
 }
 
@@ -312,5 +325,36 @@ fn lead(text: &str) -> String {
     match t.char_indices().nth(SNIPPET_CHARS) {
         Some((i, _)) => format!("{}…", &t[..i]),
         None => t.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_listing_stamps_each_file_and_orders_folders_then_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("sessions");
+        for (folder, name) in
+            [("--b--", "2.jsonl"), ("--a--", "9.jsonl"), ("--b--", "1.jsonl"), ("", "top.jsonl"), ("--a--", ".hidden.jsonl")]
+        {
+            std::fs::create_dir_all(root.join(folder)).unwrap();
+            std::fs::write(root.join(folder).join(name), "{}\n").unwrap();
+        }
+        std::fs::write(root.join("--a--").join("notes.txt"), "x").unwrap();
+        let env = HostEnv::isolated(dir.path());
+        let only = RootOverrides { only: vec![root.clone()], ..RootOverrides::default() };
+        let files = library_files(&env, &only);
+        let names: Vec<_> = files.iter().map(|f| f.path.strip_prefix(&root).unwrap().to_owned()).collect();
+        let want: Vec<PathBuf> = ["top.jsonl", "--a--/9.jsonl", "--b--/1.jsonl", "--b--/2.jsonl"].iter().map(PathBuf::from).collect();
+        assert_eq!(names, want);
+        for f in &files {
+            let (len, mtime_ns, inode) = record::stat(&f.path).unwrap();
+            assert_eq!(f.listed, Some(Stamp { len, mtime_ns, inode }), "{}", f.path.display());
+        }
+        // An append after the listing is the next listing's news: the stamps are the listing's.
+        std::fs::write(&files[1].path, "{}\n{}\n").unwrap();
+        assert_ne!(library_files(&env, &only)[1].listed, files[1].listed);
     }
 }

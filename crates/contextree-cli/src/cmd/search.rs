@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use clap::Args;
 use contextree_host::library::RootOverrides;
 use contextree_host::HostEnv;
+use contextree_read::search::states::StateCache;
 use contextree_read::{search_library, IndexedReport, SearchReport};
 use contextree_search::{library_files, SearchError, SearchIndex, SessionFile};
 
@@ -64,7 +65,9 @@ fn opened(env: &HostEnv, roots: &[PathBuf]) -> Result<(SearchIndex, Vec<SessionF
 pub fn run_search(args: &SearchArgs) -> Result<(), CliError> {
     let env = HostEnv::from_process();
     let (index, files) = opened(&env, &args.roots)?;
-    let report = search_library(&env, &index, &files, &args.query.join(" "), args.limit).map_err(search_error)?;
+    // On disk: each query is a new process, and the hits' states outlive it.
+    let cache = StateCache::beside(&index);
+    let report = search_library(&env, &index, &files, &args.query.join(" "), args.limit, &cache).map_err(search_error)?;
     if args.json {
         print_json(&report);
     } else {
