@@ -12,12 +12,14 @@
 //! - `record.rs`: the per-file record, and telling an append from a rewrite.
 //! - `index.rs`: the update.
 //! - `known.rs`: the records' stamps, copied beside the index for a quick up-to-date check.
+//! - `live.rs`: the library's listing kept current by file events, for a long-running face.
 //! - `query.rs`: what people type → a Tantivy query.
 //! - this file: opening the index, its folder, the library's files, searching.
 
 mod extract;
 mod index;
 mod known;
+mod live;
 mod query;
 mod record;
 mod schema;
@@ -40,6 +42,7 @@ use tantivy::{Index, IndexReader, ReloadPolicy, Searcher, TantivyDocument, Term}
 pub use extract::{entry as extract_entry, Extracted};
 pub use index::{Progress, SessionFile, UpdateStats};
 pub use known::Stamp;
+pub use live::LiveLibrary;
 pub use query::{parse as parse_query, Filter, Parsed};
 pub use record::FileRecord;
 
@@ -87,45 +90,64 @@ pub fn default_dir(env: &HostEnv) -> Option<PathBuf> {
 /// listing's, which an update trusts: list again before each update.
 pub fn library_files(env: &HostEnv, overrides: &RootOverrides) -> Vec<SessionFile> {
     let mut out = Vec::new();
-    let mut seen = HashSet::new();
-    for root in library::default_roots_in(env, overrides) {
-        if !seen.insert(root.path.clone()) {
-            continue;
-        }
-        let Ok(rd) = std::fs::read_dir(&root.path) else { continue };
-        let mut dirs: Vec<(PathBuf, String)> = rd
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-            .map(|e| (e.path(), e.file_name().to_string_lossy().into_owned()))
-            .collect();
-        // Folder by folder, each by name: as stable as sorting the whole paths, and cheaper at
-        // 10,000 files (names are compared, not their long shared folder prefix).
-        dirs.sort_unstable_by(|a, b| a.1.cmp(&b.1));
-        dirs.insert(0, (root.path.clone(), String::new()));
-        for (dir, name) in dirs {
-            let Ok(rd) = std::fs::read_dir(&dir) else { continue };
-            let mut found = Vec::new();
-            for e in rd.filter_map(Result::ok) {
-                let file = e.file_name();
-                let b = file.as_encoded_bytes();
-                if !b.ends_with(b".jsonl") || b.starts_with(b".") || !e.file_type().is_ok_and(|t| t.is_file()) {
-                    continue;
-                }
-                // The entry's own `stat` (by the folder's handle and the name: no walk of the
-                // whole path, most of the check's time at 10,000 files). A file gone meanwhile
-                // is left out.
-                let Ok(meta) = e.metadata() else { continue };
-                found.push((file, Stamp::of(&meta)));
-            }
-            found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            // The root's agent, else the folder naming; the header's id decides when read.
-            let agent = library::file_dialect(None, root.dialect, &name).map(|d| d.name().to_owned());
-            for (file, stamp) in found {
-                out.push(SessionFile { path: dir.join(file), session_id: None, project: None, agent: agent.clone(), listed: Some(stamp) });
-            }
+    for root in roots(env, overrides) {
+        for (dir, name) in root_folders(&root.path) {
+            out.extend(folder_files(&root, &dir, &name));
         }
     }
     out
+}
+
+/// The library's folders (`overrides` as [`library_files`] takes them), each once.
+pub(crate) fn roots(env: &HostEnv, overrides: &RootOverrides) -> Vec<library::SessionRoot> {
+    let mut seen = HashSet::new();
+    library::default_roots_in(env, overrides).into_iter().filter(|r| seen.insert(r.path.clone())).collect()
+}
+
+/// The folders of `root` that hold sessions, in listing order: the root itself (name `""`),
+/// then its project folders by name.
+pub(crate) fn root_folders(root: &Path) -> Vec<(PathBuf, String)> {
+    let Ok(rd) = std::fs::read_dir(root) else { return Vec::new() };
+    let mut dirs: Vec<(PathBuf, String)> = rd
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| (e.path(), e.file_name().to_string_lossy().into_owned()))
+        .collect();
+    // Folder by folder, each by name: as stable as sorting the whole paths, and cheaper at
+    // 10,000 files (names are compared, not their long shared folder prefix).
+    dirs.sort_unstable_by(|a, b| a.1.cmp(&b.1));
+    dirs.insert(0, (root.to_path_buf(), String::new()));
+    dirs
+}
+
+/// The session files directly in `dir` (a folder of `root` named `name`), by name.
+pub(crate) fn folder_files(root: &library::SessionRoot, dir: &Path, name: &str) -> Vec<SessionFile> {
+    let Ok(rd) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut found = Vec::new();
+    for e in rd.filter_map(Result::ok) {
+        let file = e.file_name();
+        let b = file.as_encoded_bytes();
+        if !b.ends_with(b".jsonl") || b.starts_with(b".") || !e.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        // The entry's own `stat` (by the folder's handle and the name: no walk of the whole
+        // path, most of the check's time at 10,000 files). A file gone meanwhile is left out.
+        let Ok(meta) = e.metadata() else { continue };
+        found.push((file, Stamp::of(&meta)));
+    }
+    found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    // The root's agent, else the folder naming; the header's id decides when read.
+    let agent = library::file_dialect(None, root.dialect, name).map(|d| d.name().to_owned());
+    found
+        .into_iter()
+        .map(|(file, stamp)| SessionFile {
+            path: dir.join(file),
+            session_id: None,
+            project: None,
+            agent: agent.clone(),
+            listed: Some(stamp),
+        })
+        .collect()
 }
 
 /// The index, open for searching and updating.
