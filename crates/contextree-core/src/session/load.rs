@@ -271,9 +271,10 @@ impl Session {
         }
         let mut links = Vec::with_capacity(self.entries.len());
         for (i, e) in self.entries.iter().enumerate() {
-            let link = match e.parent_id.as_deref() {
+            // By name: an id read as `&str` is checked as UTF-8 again, once per entry.
+            let link = match &e.parent_id {
                 None => Link::Root,
-                Some(pid) => match self.ids.get(&self.entries, pid) {
+                Some(pid) => match self.ids.get_name(&self.entries, pid) {
                     Some(p) if p.index() == i => Link::SelfParent,
                     Some(p) => Link::Parent(p),
                     None => Link::Orphan,
@@ -313,7 +314,7 @@ impl Session {
     fn resolve_labels(&mut self) {
         let mut labels: Vec<(NodeId, String)> = Vec::new();
         for e in &self.entries {
-            if &*e.entry_type != "label" {
+            if e.entry_type != "label" {
                 continue;
             }
             let Some(target) = e.str_field("targetId").and_then(|t| self.ids.get(&self.entries, t)) else { continue };
