@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::js;
-use crate::session::{Entry, EntryKind, NodeId, Role, Session};
+use crate::session::{Entry, EntryKind, Name, NodeId, Role, Session};
 use crate::tokens::estimate::estimate_message;
 use crate::{Dialect, RuleSet};
 
@@ -254,13 +254,18 @@ fn scan_state(ctx: &mut Context, e: &Entry, rules: RuleSet) {
     let dialect = rules.dialect();
     match &e.kind {
         EntryKind::Message(m) if m.role == Role::Assistant => {
-            let (provider, model) = m.reply.model.as_deref().map_or((None, None), |(p, m)| (Some(p.to_string()), Some(m.to_string())));
+            let names = m.reply.model.as_deref().map_or((None, None), |(p, m)| (Some(p), Some(m)));
+            let text = |name: Option<&Name>| name.map(|n| n.as_str().to_owned());
             match dialect {
-                Dialect::Pi => ctx.model.pi = Some((provider, model)),
+                // Nearly every assistant names the model the one before it named: compared as
+                // bytes first, the two strings are made only when it changes.
+                Dialect::Pi if ctx.model.pi.as_ref().is_some_and(|(p, m)| same(p, names.0) && same(m, names.1)) => {}
+                Dialect::Pi => ctx.model.pi = Some((text(names.0), text(names.1))),
                 // omp ≥ 14: only until an explicit default model was recorded.
                 Dialect::Omp if rules.keeps_explicit_default_model() && ctx.omp.explicit_default_model => {}
                 Dialect::Omp => {
-                    set_model(&mut ctx.model.omp, "default", format!("{}/{}", provider.unwrap_or_default(), model.unwrap_or_default()))
+                    let (provider, model) = (text(names.0).unwrap_or_default(), text(names.1).unwrap_or_default());
+                    set_model(&mut ctx.model.omp, "default", format!("{provider}/{model}"))
                 }
             }
         }
@@ -303,6 +308,11 @@ fn scan_state(ctx: &mut Context, e: &Entry, rules: RuleSet) {
             }
         }
     }
+}
+
+/// Whether a kept model name is `name`, by bytes.
+fn same(kept: &Option<String>, name: Option<&Name>) -> bool {
+    kept.as_deref().map(str::as_bytes) == name.map(Name::as_bytes)
 }
 
 fn set_model(models: &mut Vec<(String, String)>, role: &str, model: String) {
