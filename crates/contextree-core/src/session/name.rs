@@ -327,8 +327,9 @@ mod tests {
             ["", "\0", "a", "a\0", "ab", "ba", "8f3a2b1c", "8f3a2b1d", "fifteen_bytes_x", "fifteen_bytes_y", "sixteen_bytes_xy", "ü", "u"];
         for a in texts {
             for b in texts {
-                assert_eq!(Name::from(a) == Name::from(b), a == b, "{a:?} {b:?}");
-                assert_eq!(Name::from(a) == b, a == b, "{a:?} {b:?}");
+                let (x, y) = (Name::from(a), Name::from(b));
+                assert_eq!(x == y, a == b, "{a:?} {b:?}");
+                assert_eq!(x == b, a == b, "{a:?} {b:?}");
             }
         }
     }
