@@ -736,7 +736,7 @@ fn projection_facts(s: &Session, ctx: &Context, source: &dyn Source) -> Result<(
     });
     let projection = Projection {
         context_entry_count: Some(ctx.projected.len()),
-        context_edits_on_path: Some(ctx.path.iter().filter(|&&n| &*s.entry(n).entry_type == "context_edit").count()),
+        context_edits_on_path: Some(ctx.path.iter().filter(|&&n| s.entry(n).entry_type == "context_edit").count()),
         context_edits: Some(edits),
         omitted_entry_ids: Some(ctx.omitted.iter().map(|&n| id(n)).collect()),
         replaced_entry_ids: Some(replaced),

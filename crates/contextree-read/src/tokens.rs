@@ -112,7 +112,7 @@ fn produces_message(entry_type: &str) -> bool {
 
 /// A compaction with a (truthy) `systemMessage` checkpoint.
 fn has_checkpoint(e: &Entry) -> bool {
-    &*e.entry_type == "compaction"
+    e.entry_type == "compaction"
         && e.object()
             .and_then(|m| m.get("systemMessage"))
             .is_some_and(|v| !matches!(v, Value::Null | Value::Bool(false)) && v.as_str() != Some("") && v.as_f64() != Some(0.0))
@@ -120,5 +120,5 @@ fn has_checkpoint(e: &Entry) -> bool {
 
 /// pi ≥ 0.87: a branch summary with an empty summary produces no message.
 fn is_empty_branch_summary(e: &Entry) -> bool {
-    &*e.entry_type == "branch_summary" && e.str_field("summary").is_none_or(str::is_empty)
+    e.entry_type == "branch_summary" && e.str_field("summary").is_none_or(str::is_empty)
 }

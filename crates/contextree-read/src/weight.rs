@@ -200,7 +200,7 @@ fn growth(s: &Session, path: &[NodeId], spans: &[std::ops::Range<usize>], source
         };
         let before = prev.map_or(0, |p| p.0);
         prev = Some((tokens, extendable));
-        let of_type = |ty: &'static str| entries.iter().filter(move |&&n| &*s.entry(n).entry_type == ty);
+        let of_type = |ty: &'static str| entries.iter().filter(move |&&n| s.entry(n).entry_type == ty);
         rows.push(TurnRow {
             turn: t,
             first_entry_id: s.entry(entries[0]).id().map(str::to_owned),
@@ -231,7 +231,7 @@ fn plain_turn(s: &Session, entries: &[NodeId]) -> bool {
         if INERT.contains(&&*e.entry_type) {
             continue;
         }
-        let Some(m) = e.message().filter(|_| &*e.entry_type == "message") else { return false };
+        let Some(m) = e.message().filter(|_| e.entry_type == "message") else { return false };
         match m.role {
             Role::User | Role::BashExecution => {}
             Role::Assistant => {

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::js;
-use crate::session::{Entry, EntryKind, NodeId, Role, Session};
+use crate::session::{Entry, EntryKind, Name, NodeId, Role, Session};
 use crate::tokens::estimate::estimate_message;
 use crate::{Dialect, RuleSet};
 
@@ -194,7 +194,7 @@ pub fn build(session: &Session, leaf: Leaf) -> Context {
     let mut compaction_at = None;
     for (k, &node) in path.iter().enumerate() {
         scan_state(&mut ctx, session.entry(node), session.rules());
-        if &*session.entry(node).entry_type == "compaction" {
+        if session.entry(node).entry_type == "compaction" {
             compaction_at = Some(k);
         }
     }
@@ -217,7 +217,7 @@ pub fn build(session: &Session, leaf: Leaf) -> Context {
             ctx.items.push(Item::CompactionSummary(c));
             ctx.provider_replay = dialect == Dialect::Omp && has_openai_replay(session.entry(c));
             let first_kept = session.entry(c).str_field("firstKeptEntryId");
-            ctx.kept_from = path[..k].iter().position(|&n| Some(&*session.entry(n).id) == first_kept);
+            ctx.kept_from = first_kept.and_then(|kept| path[..k].iter().position(|&n| session.entry(n).id == kept));
             if let (Some(start), false) = (ctx.kept_from, ctx.provider_replay) {
                 ctx.items.extend(path[start..k].iter().filter(|n| emits(n)).map(|&n| Item::Entry(n)));
             }
@@ -254,35 +254,41 @@ fn scan_state(ctx: &mut Context, e: &Entry, rules: RuleSet) {
     let dialect = rules.dialect();
     match &e.kind {
         EntryKind::Message(m) if m.role == Role::Assistant => {
-            let (provider, model) = m.reply.model.as_deref().map_or((None, None), |(p, m)| (Some(p.to_string()), Some(m.to_string())));
+            let names = m.reply.model.as_deref().map_or((None, None), |(p, m)| (Some(p), Some(m)));
+            let text = |name: Option<&Name>| name.map(|n| n.as_str().to_owned());
             match dialect {
-                Dialect::Pi => ctx.model.pi = Some((provider, model)),
+                // Nearly every assistant names the model the one before it named: compared as
+                // bytes first, the two strings are made only when it changes.
+                Dialect::Pi if ctx.model.pi.as_ref().is_some_and(|(p, m)| same(p, names.0) && same(m, names.1)) => {}
+                Dialect::Pi => ctx.model.pi = Some((text(names.0), text(names.1))),
                 // omp ≥ 14: only until an explicit default model was recorded.
                 Dialect::Omp if rules.keeps_explicit_default_model() && ctx.omp.explicit_default_model => {}
                 Dialect::Omp => {
-                    set_model(&mut ctx.model.omp, "default", format!("{}/{}", provider.unwrap_or_default(), model.unwrap_or_default()))
+                    let (provider, model) = (text(names.0).unwrap_or_default(), text(names.1).unwrap_or_default());
+                    set_model(&mut ctx.model.omp, "default", format!("{provider}/{model}"))
                 }
             }
         }
         EntryKind::Message(_) => {}
         EntryKind::Other(map) => {
             let s = |k: &str| map.get(k).and_then(Value::as_str).map(str::to_owned);
-            match (&*e.entry_type, dialect) {
-                ("thinking_level_change", Dialect::Pi) => ctx.thinking_level = map.get("thinkingLevel").cloned().unwrap_or(Value::Null),
-                ("thinking_level_change", Dialect::Omp) => {
+            // The type's bytes: every entry of the path passes here, and `&str` costs a UTF-8 check.
+            match (e.entry_type.as_bytes(), dialect) {
+                (b"thinking_level_change", Dialect::Pi) => ctx.thinking_level = map.get("thinkingLevel").cloned().unwrap_or(Value::Null),
+                (b"thinking_level_change", Dialect::Omp) => {
                     ctx.thinking_level = Value::String(s("thinkingLevel").unwrap_or_else(|| "off".into()));
                     ctx.omp.configured_thinking_level = s("configured").or_else(|| s("thinkingLevel"));
                 }
-                ("model_change", Dialect::Pi) => ctx.model.pi = Some((s("provider"), s("modelId"))),
-                ("model_change", Dialect::Omp) => {
+                (b"model_change", Dialect::Pi) => ctx.model.pi = Some((s("provider"), s("modelId"))),
+                (b"model_change", Dialect::Omp) => {
                     if let Some(model) = s("model").filter(|m| !m.is_empty()) {
                         let role = s("role").unwrap_or_else(|| "default".into());
                         ctx.omp.explicit_default_model |= role == "default";
                         set_model(&mut ctx.model.omp, &role, model);
                     }
                 }
-                ("service_tier_change", Dialect::Omp) => ctx.omp.service_tier = s("serviceTier"),
-                ("ttsr_injection", Dialect::Omp) => {
+                (b"service_tier_change", Dialect::Omp) => ctx.omp.service_tier = s("serviceTier"),
+                (b"ttsr_injection", Dialect::Omp) => {
                     for rule in map.get("injectedRules").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
                         if !ctx.omp.injected_rules.iter().any(|r| r == rule) {
                             ctx.omp.injected_rules.push(rule.to_owned());
@@ -290,11 +296,11 @@ fn scan_state(ctx: &mut Context, e: &Entry, rules: RuleSet) {
                     }
                 }
                 // omp 18 removed MCP tool selection (omp-18.md §1.3).
-                ("mcp_tool_selection", Dialect::Omp) if !rules.keeps_explicit_default_model() => {
+                (b"mcp_tool_selection", Dialect::Omp) if !rules.keeps_explicit_default_model() => {
                     let tools = map.get("selectedToolNames").and_then(Value::as_array);
                     ctx.omp.selected_tools = Some(tools.into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect());
                 }
-                ("mode_change", Dialect::Omp) => {
+                (b"mode_change", Dialect::Omp) => {
                     ctx.omp.mode = s("mode").unwrap_or_else(|| "none".into());
                     ctx.omp.mode_data = map.get("data").cloned();
                 }
@@ -302,6 +308,11 @@ fn scan_state(ctx: &mut Context, e: &Entry, rules: RuleSet) {
             }
         }
     }
+}
+
+/// Whether a kept model name is `name`, by bytes.
+fn same(kept: &Option<String>, name: Option<&Name>) -> bool {
+    kept.as_deref().map(str::as_bytes) == name.map(Name::as_bytes)
 }
 
 fn set_model(models: &mut Vec<(String, String)>, role: &str, model: String) {
@@ -313,10 +324,10 @@ fn set_model(models: &mut Vec<(String, String)>, role: &str, model: String) {
 
 /// Whether `emit` produces a message for this entry.
 pub(crate) fn emits_message(e: &Entry) -> bool {
-    match &*e.entry_type {
-        "message" => e.message().is_some(),
-        "custom_message" => true,
-        "branch_summary" => e.str_field("summary").is_some_and(|s| !s.is_empty()),
+    match e.entry_type.as_bytes() {
+        b"message" => e.message().is_some(),
+        b"custom_message" => true,
+        b"branch_summary" => e.str_field("summary").is_some_and(|s| !s.is_empty()),
         _ => false,
     }
 }
@@ -337,8 +348,8 @@ pub fn entry_estimate(e: &Entry, rules: RuleSet) -> u64 {
         EntryKind::Message(m) => m.estimate(rules),
         EntryKind::Other(map) => {
             let summary_len = || map.get("summary").and_then(Value::as_str).map_or(0, |s| js::utf16_len(s) as u64);
-            match &*e.entry_type {
-                "custom_message" => {
+            match e.entry_type.as_bytes() {
+                b"custom_message" => {
                     // Measured as the `custom` message it becomes (rare: a clone is fine).
                     let mut msg = Map::new();
                     msg.insert("role".into(), "custom".into());
@@ -347,10 +358,10 @@ pub fn entry_estimate(e: &Entry, rules: RuleSet) -> u64 {
                 }
                 // omp ≥ 18: `(UTF-8 bytes + 3) >> 2` of the summary (snapcompact
                 // frames, which the file stores apart, are not counted here).
-                "branch_summary" | "compaction" if rules.counts_utf8_fragments() => {
+                b"branch_summary" | b"compaction" if rules.counts_utf8_fragments() => {
                     map.get("summary").and_then(Value::as_str).map_or(0, |s| crate::tokens::estimate::utf8_fragment_tokens(s.len() as u64))
                 }
-                "branch_summary" | "compaction" => summary_len().div_ceil(4),
+                b"branch_summary" | b"compaction" => summary_len().div_ceil(4),
                 _ => 0,
             }
         }

@@ -90,11 +90,12 @@ pub fn estimate_context_tokens_of(session: &Session, ctx: &Context, estimate: &d
 /// compaction and no entry after it (by id) is projected with a non-aborted,
 /// non-error assistant message whose usage is above 0.
 fn unknown_after_projected_compaction(session: &Session, ctx: &Context) -> bool {
-    let id = |n| &*session.entry(n).id;
-    let Some(latest) = ctx.path.iter().rev().copied().find(|&n| &*session.entry(n).entry_type == "compaction") else { return false };
+    // Ids as bytes: read for every entry of the path, and `&str` costs a UTF-8 check each time.
+    let id = |n| session.entry(n).id.as_bytes();
+    let Some(latest) = ctx.path.iter().rev().copied().find(|&n| session.entry(n).entry_type == "compaction") else { return false };
     // `branch.findIndex(e => e.id === latest.id)`: the first entry with that id.
-    let at = ctx.path.iter().position(|&n| id(n) == id(latest)).unwrap_or(0);
-    let with_usage: HashSet<&str> = ctx
+    let at = ctx.path.iter().position(|&n| session.entry(n).id == session.entry(latest).id).unwrap_or(0);
+    let with_usage: HashSet<&[u8]> = ctx
         .projected
         .iter()
         .filter(|p| ctx.items[p.items.clone()].iter().any(|&i| is_assistant(session, i) && usage_of(session, i).is_some()))
@@ -136,10 +137,12 @@ pub fn estimate_projected_context_tokens_of(
         return Ok(est);
     }
     if let Some(i) = est.last_usage_index {
-        let id = |n| &*session.entry(n).id;
+        // Ids compared as names: no UTF-8 check of each as `&str`.
+        let id = |n| &session.entry(n).id;
         let usage_entry = ctx.projected.iter().find(|p| i < p.items.end).map(|p| id(p.node));
         let usage_at = usage_entry.filter(|u| !u.is_empty()).and_then(|u| ctx.path.iter().position(|&n| id(n) == u));
-        let invalidating = ctx.path.iter().rposition(|&n| matches!(&*session.entry(n).entry_type, "context_edit" | "compaction"));
+        let invalidating =
+            ctx.path.iter().rposition(|&n| matches!(session.entry(n).entry_type.as_bytes(), b"context_edit" | b"compaction"));
         // `usageEntryIndex > latestInvalidatingEntryIndex` with −1 for none.
         if usage_at.map_or(-1, |u| u as i64) > invalidating.map_or(-1, |x| x as i64) {
             return Ok(est);

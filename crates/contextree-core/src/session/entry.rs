@@ -261,8 +261,9 @@ impl MessageMeta {
 
     /// Whether the assistant usage counts as "usable" (not aborted, not an error).
     pub fn usable_usage(&self) -> Option<Usage> {
-        match self.reply.stop_reason.as_deref() {
-            Some("aborted" | "error") => None,
+        // Bytes, not `as_deref`: read for every assistant of a path, and `&str` costs a UTF-8 check.
+        match self.reply.stop_reason.as_ref().map(Name::as_bytes) {
+            Some(b"aborted" | b"error") => None,
             _ => self.reply.usage,
         }
     }

@@ -11,6 +11,7 @@ use std::hash::Hasher;
 use rustc_hash::FxHasher;
 
 use super::entry::Entry;
+use super::name::Name;
 use super::tree::NodeId;
 
 /// The slot an id starts probing at: FxHash's low bits are weak, so its
@@ -75,15 +76,25 @@ impl IdIndex {
     /// The entry with this id, looked up among `entries` (the ones the index
     /// was built from).
     pub(super) fn get(&self, entries: &[Entry], id: &str) -> Option<NodeId> {
+        self.find(entries, id.as_bytes(), |name| name.as_bytes() == id.as_bytes())
+    }
+
+    /// [`IdIndex::get`] of a `Name` (a parent id): compared as names, with no UTF-8 check of
+    /// the id as `&str` and no call to `memcmp` for a short one.
+    pub(super) fn get_name(&self, entries: &[Entry], id: &Name) -> Option<NodeId> {
+        self.find(entries, id.as_bytes(), |name| name == id)
+    }
+
+    fn find(&self, entries: &[Entry], id: &[u8], same: impl Fn(&Name) -> bool) -> Option<NodeId> {
         if self.slots.is_empty() {
             return None;
         }
         let mask = self.slots.len() - 1;
-        let mut at = start(id.as_bytes(), self.shift());
+        let mut at = start(id, self.shift());
         loop {
             match self.slots[at] {
                 EMPTY => return None,
-                j if entries[j as usize].id == *id => return Some(NodeId(j)),
+                j if same(&entries[j as usize].id) => return Some(NodeId(j)),
                 _ => at = (at + 1) & mask,
             }
         }

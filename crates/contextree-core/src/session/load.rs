@@ -8,7 +8,7 @@ use super::entry::{Entry, EntryKind, Role};
 use super::idmap::IdIndex;
 use super::name::Name;
 use super::probe::{is_falsy_kind, Parent, Probe};
-use super::record::{ChunkIndex, OmpReading, Reading};
+use super::record::{ChunkIndex, LineRecord, OmpReading, Reading};
 use super::source::Span;
 use super::tree::{Link, NodeId, SessionTree};
 use crate::dialect::{choose_rules, RuleChoice, RuleRequest, RuleSet};
@@ -178,8 +178,7 @@ impl Session {
             _ => policy.installed.and_then(|f| f(dialect)),
         };
         let rules = choose_rules(policy.request, dialect, installed.as_deref(), detection.newer.of(dialect));
-        let mut diagnostics = Vec::new();
-        let mut values = read_values(chunks, rules.rules, &mut diagnostics).into_iter();
+        let mut values = Values::new(chunks, rules.rules);
 
         let mut session = Session {
             rules,
@@ -190,7 +189,7 @@ impl Session {
             ids: IdIndex::default(),
             tree: SessionTree::default(),
             labels: Vec::new(),
-            diagnostics,
+            diagnostics: Vec::new(),
             n_lines,
             title_slot: None,
         };
@@ -205,6 +204,7 @@ impl Session {
             }
         }
         let Some((line, _, first)) = first else {
+            session.diagnostics = values.finish();
             session.diagnostics.push(Diagnostic::error(0, "the file holds no session header (it is empty)"));
             return session;
         };
@@ -229,6 +229,7 @@ impl Session {
                 } else {
                     "the agents would replace this file with a new session"
                 };
+                session.diagnostics = values.finish();
                 session.diagnostics.push(Diagnostic::error(
                     line,
                     format!("not a session file: the first value {what}; {agents}, contextree leaves it untouched"),
@@ -238,7 +239,9 @@ impl Session {
         }
         let version = session.header.as_ref().and_then(|h| h.get("version")).and_then(Value::as_f64);
         session.original_version = version.map_or(1, |v| v as u32);
-        let mut entries: Vec<Entry> = values.map(|(line, span, probe)| to_entry(line, span, probe)).collect();
+        let mut entries: Vec<Entry> = Vec::with_capacity(values.remaining);
+        entries.extend(values.by_ref().map(|(line, span, probe)| to_entry(line, span, probe)));
+        session.diagnostics = values.finish();
         if version.is_none_or(|v| v < 2.0) {
             migrate_v1(&mut entries, &mut session.diagnostics);
         }
@@ -271,9 +274,10 @@ impl Session {
         }
         let mut links = Vec::with_capacity(self.entries.len());
         for (i, e) in self.entries.iter().enumerate() {
-            let link = match e.parent_id.as_deref() {
+            // By name: an id read as `&str` is checked as UTF-8 again, once per entry.
+            let link = match &e.parent_id {
                 None => Link::Root,
-                Some(pid) => match self.ids.get(&self.entries, pid) {
+                Some(pid) => match self.ids.get_name(&self.entries, pid) {
                     Some(p) if p.index() == i => Link::SelfParent,
                     Some(p) => Link::Parent(p),
                     None => Link::Orphan,
@@ -313,7 +317,7 @@ impl Session {
     fn resolve_labels(&mut self) {
         let mut labels: Vec<(NodeId, String)> = Vec::new();
         for e in &self.entries {
-            if &*e.entry_type != "label" {
+            if e.entry_type != "label" {
                 continue;
             }
             let Some(target) = e.str_field("targetId").and_then(|t| self.ids.get(&self.entries, t)) else { continue };
@@ -442,52 +446,82 @@ impl Session {
     }
 }
 
-/// Each kept value: its line, span and facts, in the rule set's reading.
-fn read_values(chunks: Vec<ChunkIndex>, rules: RuleSet, diags: &mut Vec<Diagnostic>) -> Vec<(u32, Span, Probe)> {
-    let dialect = rules.dialect();
-    let mut res = Vec::with_capacity(chunks.iter().map(|c| c.records.len()).sum());
-    // pi ≥ 0.80.3 reads the byte order mark as part of the first line, which then is no JSON.
-    // The first record of the file, whichever chunk holds it (a chunk may end right after the mark).
-    let starts_with_bom = chunks.first().is_some_and(|c| c.bom) && rules.loads_streamed();
-    let bom_line = chunks.iter().flat_map(|c| c.records.first()).next().filter(|r| starts_with_bom && r.span.start == 3).map(|r| r.line);
-    for rec in chunks.into_iter().flat_map(|c| c.records) {
-        if Some(rec.line) == bom_line {
+/// Each kept value: its line, span and facts, in the rule set's reading, one record at a
+/// time: the records move straight into the entries, with no list of all values between
+/// (5 MB on a 100 MB file, and a copy of every record).
+struct Values {
+    records: std::iter::Flatten<std::vec::IntoIter<Vec<LineRecord>>>,
+    rules: RuleSet,
+    /// The line of the byte order mark pi ≥ 0.80.3 reads as part of the first line.
+    bom_line: Option<u32>,
+    diags: Vec<Diagnostic>,
+    /// Records not read yet (an upper bound of the values left).
+    remaining: usize,
+}
+
+impl Values {
+    fn new(chunks: Vec<ChunkIndex>, rules: RuleSet) -> Values {
+        // pi ≥ 0.80.3 reads the byte order mark as part of the first line, which then is no JSON.
+        // The first record of the file, whichever chunk holds it (a chunk may end right after the mark).
+        let starts_with_bom = chunks.first().is_some_and(|c| c.bom) && rules.loads_streamed();
+        let bom_line =
+            chunks.iter().flat_map(|c| c.records.first()).next().filter(|r| starts_with_bom && r.span.start == 3).map(|r| r.line);
+        let remaining = chunks.iter().map(|c| c.records.len()).sum();
+        let records = chunks.into_iter().map(|c| c.records).collect::<Vec<_>>().into_iter().flatten();
+        Values { records, rules, bom_line, diags: Vec::new(), remaining }
+    }
+
+    /// Reads what is left (for its diagnostics) and gives the diagnostics, in file order.
+    fn finish(mut self) -> Vec<Diagnostic> {
+        self.by_ref().for_each(drop);
+        self.diags
+    }
+
+    /// The value a record keeps, if any, with the diagnostics it gives.
+    fn read(&mut self, rec: LineRecord) -> Option<(u32, Span, Probe)> {
+        let (rules, diags) = (self.rules, &mut self.diags);
+        let dialect = rules.dialect();
+        if Some(rec.line) == self.bom_line {
             diags.push(Diagnostic::error(
                 rec.line,
                 "the file starts with a UTF-8 byte order mark: pi ≥ 0.80.3 no longer strips it, so this line is not JSON and pi drops it",
             ));
-            continue;
+            return None;
         }
         if dialect == Dialect::Omp && rec.omp_swallowed {
             diags.push(Diagnostic::error(
                 rec.line,
                 "omp's reader skips this line: it was consumed while recovering from a malformed line above",
             ));
-            continue;
+            return None;
         }
         match rec.reading {
-            Reading::Object(probe) => res.push((rec.line, rec.span, probe)),
+            Reading::Object(probe) => Some((rec.line, rec.span, probe)),
             Reading::Malformed { problem, omp } => {
                 let what = describe(&problem);
                 match (dialect, omp) {
                     // pi ≥ 0.80.3 keeps only truthy values (`if (entry) entries.push(entry)`).
                     (Dialect::Pi, _) if matches!(problem, ProbeError::NotObject(kind) if is_falsy_kind(kind)) && rules.loads_streamed() => {
                         diags.push(Diagnostic::error(rec.line, format!("{what}; pi drops the line")));
+                        None
                     }
                     (Dialect::Pi, _) if matches!(problem, ProbeError::NotObject(_)) => {
                         diags.push(Diagnostic::error(
                             rec.line,
                             format!("{what}; pi keeps it as an entry without type or id (the agent may crash on it)"),
                         ));
-                        res.push((rec.line, rec.span, opaque()));
+                        Some((rec.line, rec.span, opaque()))
                     }
-                    (Dialect::Pi, _) => diags.push(Diagnostic::error(rec.line, format!("{what}; pi drops the whole line"))),
+                    (Dialect::Pi, _) => {
+                        diags.push(Diagnostic::error(rec.line, format!("{what}; pi drops the whole line")));
+                        None
+                    }
                     (Dialect::Omp, OmpReading::Object(probe, span)) => {
                         diags.push(Diagnostic::error(
                             rec.line,
                             format!("{what}; omp keeps the first JSON value and ignores the rest of the line"),
                         ));
-                        res.push((rec.line, span, *probe));
+                        Some((rec.line, span, *probe))
                     }
                     (Dialect::Omp, OmpReading::NotObject(kind)) => {
                         diags.push(Diagnostic::error(
@@ -496,16 +530,30 @@ fn read_values(chunks: Vec<ChunkIndex>, rules: RuleSet, diags: &mut Vec<Diagnost
                                 "{what}; omp reads {kind} there and keeps it as an entry without type or id (the agent may crash on it)"
                             ),
                         ));
-                        res.push((rec.line, rec.span, opaque()));
+                        Some((rec.line, rec.span, opaque()))
                     }
                     (Dialect::Omp, OmpReading::Nothing) => {
-                        diags.push(Diagnostic::error(rec.line, format!("{what}; omp skips to the next line after the error")))
+                        diags.push(Diagnostic::error(rec.line, format!("{what}; omp skips to the next line after the error")));
+                        None
                     }
                 }
             }
         }
     }
-    res
+}
+
+impl Iterator for Values {
+    type Item = (u32, Span, Probe);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let rec = self.records.next()?;
+            self.remaining -= 1;
+            if let Some(value) = self.read(rec) {
+                return Some(value);
+            }
+        }
+    }
 }
 
 /// A JSON value that is not an object: the agents keep it in their entry

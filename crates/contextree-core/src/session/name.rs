@@ -147,7 +147,7 @@ impl Name {
 
     /// The text's bytes: comparisons and hashing use them, skipping the UTF-8 check `as_str`
     /// makes of an inline name (a few million comparisons when a large session is linked).
-    pub(super) fn as_bytes(&self) -> &[u8] {
+    pub(crate) fn as_bytes(&self) -> &[u8] {
         match &self.0 {
             Repr::Inline { len, bytes } => &bytes[..*len as usize],
             Repr::Heap(s) => s.as_bytes(),
@@ -248,7 +248,13 @@ impl Borrow<str> for Name {
 
 impl PartialEq for Name {
     fn eq(&self, other: &Name) -> bool {
-        self.as_bytes() == other.as_bytes()
+        match (&self.0, &other.0) {
+            // An inline name's bytes past its length are zero (every constructor starts from
+            // zeros), so two of them compare as whole arrays: a few loads, not a call to
+            // `memcmp` (ids are compared this way a few times an entry when a file is linked).
+            (Repr::Inline { len: a, bytes: x }, Repr::Inline { len: b, bytes: y }) => a == b && x == y,
+            _ => self.as_bytes() == other.as_bytes(),
+        }
     }
 }
 
@@ -311,6 +317,21 @@ mod tests {
     fn a_name_and_an_optional_name_take_16_bytes() {
         assert_eq!(std::mem::size_of::<Name>(), 16);
         assert_eq!(std::mem::size_of::<Option<Name>>(), 16);
+    }
+
+    #[test]
+    fn names_are_equal_exactly_when_their_texts_are() {
+        // Inline names compare as whole arrays: a trailing NUL, a prefix or the 15/16-byte
+        // boundary between inline and heap must not make two different texts equal.
+        let texts =
+            ["", "\0", "a", "a\0", "ab", "ba", "8f3a2b1c", "8f3a2b1d", "fifteen_bytes_x", "fifteen_bytes_y", "sixteen_bytes_xy", "ü", "u"];
+        for a in texts {
+            for b in texts {
+                let (x, y) = (Name::from(a), Name::from(b));
+                assert_eq!(x == y, a == b, "{a:?} {b:?}");
+                assert_eq!(x == b, a == b, "{a:?} {b:?}");
+            }
+        }
     }
 
     #[test]
