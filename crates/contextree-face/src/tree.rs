@@ -7,7 +7,7 @@ pub mod wire;
 
 use std::sync::Arc;
 
-use contextree_core::context::{build, path_states};
+use contextree_core::context::{build, path_states, Leaf};
 use contextree_core::view;
 use contextree_read::{row_previews as row_previews_of, RowPreview};
 
@@ -30,33 +30,52 @@ pub fn table(open: &OpenSession, leaf_id: Option<&str>, reading: Option<u32>, he
     let started = std::time::Instant::now();
     let s = &open.loaded.session;
     let entries = s.entries().len();
-    let ctx = build(s, leaf(open, leaf_id)?);
-    let touched = Arc::new(path_states(s, &ctx));
+    let asked = leaf(open, leaf_id)?;
     let elapsed = || u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX);
-    if let Some(rows) = open.tree.rows.get().filter(|_| reading == Some(open.reading)) {
-        let held = held_leaf.and_then(|id| node(open, id).ok());
-        if let (Some(held), Some(row_of)) = (held, open.tree.row_of(entries)) {
-            let before = open.tree.states_of(s, held);
-            let (changed, states) = changed_rows(entries, (Some(held), &before), (ctx.leaf, &touched), row_of);
-            if changed.len() <= rows.len() / CHANGES_UP_TO {
-                open.tree.remember(ctx.leaf, touched);
-                let stamp = wire::Stamp { reading: open.reading, prepare_us: elapsed() };
-                let columns = wire::LeafColumns { states: &states, leaf: ctx.leaf };
-                return Ok(wire::encode_changes(s, rows, row_of, &changed, columns, Some(held), stamp));
-            }
+    let Some(rows) = open.tree.rows.get().filter(|_| reading == Some(open.reading)) else {
+        return Ok(whole(open, asked, started));
+    };
+    let ctx = build(s, asked);
+    let touched = Arc::new(path_states(s, &ctx));
+    let held = held_leaf.and_then(|id| node(open, id).ok());
+    if let (Some(held), Some(row_of)) = (held, open.tree.row_of(entries)) {
+        let before = open.tree.states_of(s, held);
+        let (changed, states) = changed_rows(entries, (Some(held), &before), (ctx.leaf, &touched), row_of);
+        if changed.len() <= rows.len() / CHANGES_UP_TO {
+            open.tree.remember(ctx.leaf, touched);
+            let stamp = wire::Stamp { reading: open.reading, prepare_us: elapsed() };
+            let columns = wire::LeafColumns { states: &states, leaf: ctx.leaf };
+            return Ok(wire::encode_changes(s, rows, row_of, &changed, columns, Some(held), stamp));
         }
-        let states = full_states(entries, &touched);
-        open.tree.remember(ctx.leaf, touched);
-        let stamp = wire::Stamp { reading: open.reading, prepare_us: elapsed() };
-        return Ok(wire::encode_leaf(s, rows, wire::LeafColumns { states: &states, leaf: ctx.leaf }, stamp));
     }
     let states = full_states(entries, &touched);
-    let layout = view::tree_layout(s);
-    let stamp = wire::Stamp { reading: open.reading, prepare_us: elapsed() };
-    let table = wire::encode(s, &layout, wire::LeafColumns { states: &states, leaf: ctx.leaf }, stamp);
     open.tree.remember(ctx.leaf, touched);
+    let stamp = wire::Stamp { reading: open.reading, prepare_us: elapsed() };
+    Ok(wire::encode_leaf(s, rows, wire::LeafColumns { states: &states, leaf: ctx.leaf }, stamp))
+}
+
+/// The whole table for `asked`: the first of a reading, the open's last step before the tree
+/// is drawn. The rows do not depend on the leaf: they are laid out and encoded on a second
+/// thread while the leaf's context is built on this one.
+fn whole(open: &OpenSession, asked: Leaf, started: std::time::Instant) -> Vec<u8> {
+    let s = &open.loaded.session;
+    let (leaf, touched, states, (layout, structure)) = std::thread::scope(|scope| {
+        let rows = scope.spawn(|| {
+            let layout = view::tree_layout(s);
+            let structure = wire::structure(s, &layout);
+            (layout, structure)
+        });
+        let ctx = build(s, asked);
+        let touched = Arc::new(path_states(s, &ctx));
+        let states = full_states(s.entries().len(), &touched);
+        (ctx.leaf, touched, states, rows.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    });
+    let prepare_us = u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX);
+    let stamp = wire::Stamp { reading: open.reading, prepare_us };
+    let table = wire::encode_whole(s, &structure, &layout.nodes, wire::LeafColumns { states: &states, leaf }, stamp);
+    open.tree.remember(leaf, touched);
     let _ = open.tree.rows.set(layout.nodes);
-    Ok(table)
+    table
 }
 
 /// One-line previews of `ids` (the rows on screen); unknown ids get an empty text.

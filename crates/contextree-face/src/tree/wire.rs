@@ -12,7 +12,8 @@
 //!                    columns, CHANGES: the rows whose leaf columns changed), rows n, leaf row
 //!                    (NO_ROW: none), reading, listed parents m (CHANGES: changed rows m),
 //!                    varint bytes, id bytes, meta bytes, µs spent before encoding (context,
-//!                    states, layout), µs encoding
+//!                    states; in a whole table also, alongside, the layout and the columns
+//!                    that do not depend on the leaf), µs encoding (the rest)
 //! — CHANGES: the leaf's columns of the m rows that differ from those of the leaf meta.from —
 //! u32 × m  rows      ascending
 //! u8 × m   state     as below
@@ -182,11 +183,27 @@ pub fn encode_changes(
 
 /// The whole table of `layout` for the leaf `leaf`.
 pub fn encode(s: &Session, layout: &TreeLayout, leaf: LeafColumns<'_>, stamp: Stamp) -> Vec<u8> {
-    let started = std::time::Instant::now();
+    encode_whole(s, &structure(s, layout), &layout.nodes, leaf, stamp)
+}
+
+/// What a whole table holds besides the leaf's columns: the same for every leaf, so it can be
+/// encoded while the leaf's context is built (`tree::table`).
+pub struct Structure<'s> {
+    /// Per row: childless, connector and whether the parent is listed (the flags' tree bits).
+    tree_flags: Vec<u8>,
+    parents: Vec<u32>,
+    varints: Vec<u8>,
+    ids: String,
+    kinds: Vec<(&'s str, &'s str)>,
+    labels: Vec<(u32, &'s str)>,
+}
+
+/// The rows' columns of `layout` that do not depend on the leaf.
+pub fn structure<'s>(s: &'s Session, layout: &TreeLayout) -> Structure<'s> {
     let n = layout.len();
-    let Coded { state, leaf_flags: mut flags, leaf_row } = code_states(&layout.nodes, leaf);
+    let mut tree_flags = Vec::with_capacity(n);
     let mut parents = Vec::new();
-    for (row, flag) in flags.iter_mut().enumerate() {
+    for row in 0..n {
         let connector = match layout.connector[row] {
             Connector::None => 0,
             Connector::Tee => 1,
@@ -198,7 +215,8 @@ pub fn encode(s: &Session, layout: &TreeLayout, leaf: LeafColumns<'_>, stamp: St
         if listed {
             parents.push(parent);
         }
-        *flag |= (u8::from(layout.childless[row]) * CHILDLESS) | (connector << CONNECTOR_SHIFT) | (u8::from(listed) * PARENT_LISTED);
+        tree_flags
+            .push((u8::from(layout.childless[row]) * CHILDLESS) | (connector << CONNECTOR_SHIFT) | (u8::from(listed) * PARENT_LISTED));
     }
     // Kinds are few (entry type, role): a linear search beats hashing two strings per row.
     let mut kinds: Vec<(&str, &str)> = Vec::new();
@@ -222,14 +240,26 @@ pub fn encode(s: &Session, layout: &TreeLayout, leaf: LeafColumns<'_>, stamp: St
         varint(&mut varints, utf16_len(id) as u64);
         varint(&mut varints, code as u64);
     }
+    Structure { tree_flags, parents, varints, ids, kinds, labels: labels(s, &layout.nodes) }
+}
+
+/// The whole table: `structure` (of the layout whose rows are `nodes`) with the leaf's columns.
+pub fn encode_whole(s: &Session, st: &Structure<'_>, nodes: &[NodeId], leaf: LeafColumns<'_>, stamp: Stamp) -> Vec<u8> {
+    let started = std::time::Instant::now();
+    let n = nodes.len();
+    let Coded { state, leaf_flags: mut flags, leaf_row } = code_states(nodes, leaf);
+    for (flag, tree) in flags.iter_mut().zip(&st.tree_flags) {
+        *flag |= tree;
+    }
     let meta = json!({
         "leafId": leaf_id(s, leaf.leaf),
         "states": state_names(),
-        "kinds": kinds.iter().map(|&(t, k)| json!([t, k])).collect::<Vec<_>>(),
-        "labels": labels(s, &layout.nodes).iter().map(|&(row, label)| json!([row, label])).collect::<Vec<_>>(),
+        "kinds": st.kinds.iter().map(|&(t, k)| json!([t, k])).collect::<Vec<_>>(),
+        "labels": st.labels.iter().map(|&(row, label)| json!([row, label])).collect::<Vec<_>>(),
     })
     .to_string();
 
+    let (parents, varints, ids) = (&st.parents, &st.varints, &st.ids);
     let mut out = header(WHOLE, n, leaf_row, stamp, [parents.len(), varints.len(), ids.len(), meta.len()]);
     out.reserve_exact(2 * n + meta.len() + 3 + 4 * parents.len() + varints.len() + ids.len());
     out.extend_from_slice(&state);
@@ -238,10 +268,10 @@ pub fn encode(s: &Session, layout: &TreeLayout, leaf: LeafColumns<'_>, stamp: St
     while !out.len().is_multiple_of(4) {
         out.push(0);
     }
-    for p in &parents {
+    for p in parents {
         out.extend_from_slice(&p.to_le_bytes());
     }
-    out.extend_from_slice(&varints);
+    out.extend_from_slice(varints);
     out.extend_from_slice(ids.as_bytes());
     finish(out, started)
 }
