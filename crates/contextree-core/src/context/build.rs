@@ -194,7 +194,9 @@ pub fn build(session: &Session, leaf: Leaf) -> Context {
     let mut compaction_at = None;
     for (k, &node) in path.iter().enumerate() {
         scan_state(&mut ctx, session.entry(node), session.rules());
-        if &*session.entry(node).entry_type == "compaction" {
+        // `Name == &str` compares bytes; `&*name` would check the UTF-8 of each of the path's
+        // entries again (a leaf change on a large session walks 100,000s of them).
+        if session.entry(node).entry_type == "compaction" {
             compaction_at = Some(k);
         }
     }
@@ -217,7 +219,7 @@ pub fn build(session: &Session, leaf: Leaf) -> Context {
             ctx.items.push(Item::CompactionSummary(c));
             ctx.provider_replay = dialect == Dialect::Omp && has_openai_replay(session.entry(c));
             let first_kept = session.entry(c).str_field("firstKeptEntryId");
-            ctx.kept_from = path[..k].iter().position(|&n| Some(&*session.entry(n).id) == first_kept);
+            ctx.kept_from = first_kept.and_then(|f| path[..k].iter().position(|&n| session.entry(n).id == f));
             if let (Some(start), false) = (ctx.kept_from, ctx.provider_replay) {
                 ctx.items.extend(path[start..k].iter().filter(|n| emits(n)).map(|&n| Item::Entry(n)));
             }
@@ -313,11 +315,16 @@ fn set_model(models: &mut Vec<(String, String)>, role: &str, model: String) {
 
 /// Whether `emit` produces a message for this entry.
 pub(crate) fn emits_message(e: &Entry) -> bool {
-    match &*e.entry_type {
-        "message" => e.message().is_some(),
-        "custom_message" => true,
-        "branch_summary" => e.str_field("summary").is_some_and(|s| !s.is_empty()),
-        _ => false,
+    // Byte comparisons (no UTF-8 check of the name): this runs for every entry of a path.
+    let t = &e.entry_type;
+    if *t == "message" {
+        e.message().is_some()
+    } else if *t == "custom_message" {
+        true
+    } else if *t == "branch_summary" {
+        e.str_field("summary").is_some_and(|s| !s.is_empty())
+    } else {
+        false
     }
 }
 

@@ -21,7 +21,7 @@ pub(super) fn project(session: &Session, ctx: &mut Context, path: &[NodeId], com
     let mut edits: HashMap<&str, NodeId> = HashMap::new();
     for &n in &selected {
         let e = session.entry(n);
-        if &*e.entry_type == "context_edit" {
+        if e.entry_type == "context_edit" {
             if let Some(target) = e.str_field("targetId") {
                 edits.insert(target, n);
             }
@@ -36,7 +36,7 @@ pub(super) fn project(session: &Session, ctx: &mut Context, path: &[NodeId], com
 
     for (i, &n) in selected.iter().enumerate() {
         let e = session.entry(n);
-        if &*e.entry_type == "context_edit" {
+        if e.entry_type == "context_edit" {
             let target_id = e.str_field("targetId").unwrap_or_default().to_owned();
             ctx.edits.push(EditEffect {
                 edit: n,
@@ -48,9 +48,11 @@ pub(super) fn project(session: &Session, ctx: &mut Context, path: &[NodeId], com
         }
         let start = ctx.items.len();
         // An older compaction inside the kept range projects to nothing.
-        if !(i > 0 && &*e.entry_type == "compaction") {
+        if !(i > 0 && e.entry_type == "compaction") {
             let base = base_items(session, n);
-            match edits.get(&*e.id).filter(|_| !e.id.is_empty()).map(|&edit| (edit, session.entry(edit))) {
+            // Without edits (nearly every path) no id is looked at.
+            let edit = if edits.is_empty() || e.id.is_empty() { None } else { edits.get(&*e.id) };
+            match edit.map(|&edit| (edit, session.entry(edit))) {
                 None => ctx.items.extend(base),
                 Some((_, edit)) if is_omission(edit) => {
                     if !base.is_empty() {
@@ -77,10 +79,10 @@ fn select(session: &Session, ctx: &mut Context, path: &[NodeId], compaction_at: 
     let c = path[latest];
     // pi looks the compaction up again by id: the first entry of the path with it.
     let cid = &*session.entry(c).id;
-    let k = path.iter().position(|&n| &*session.entry(n).id == cid).unwrap_or(latest);
+    let k = path.iter().position(|&n| session.entry(n).id == cid).unwrap_or(latest);
     ctx.compaction = Some(c);
     let first_kept = session.entry(c).str_field("firstKeptEntryId");
-    ctx.kept_from = path[..k].iter().position(|&n| Some(&*session.entry(n).id) == first_kept);
+    ctx.kept_from = first_kept.and_then(|f| path[..k].iter().position(|&n| session.entry(n).id == f));
     let mut selected = vec![c];
     if let Some(from) = ctx.kept_from {
         selected.extend(path[from..k].iter().copied().filter(|&n| !is_system_message(session.entry(n))));
@@ -92,7 +94,7 @@ fn select(session: &Session, ctx: &mut Context, path: &[NodeId], compaction_at: 
 /// `sessionEntryToContextMessages` as items.
 fn base_items(session: &Session, n: NodeId) -> Vec<Item> {
     let e = session.entry(n);
-    if &*e.entry_type == "compaction" {
+    if e.entry_type == "compaction" {
         let checkpoint = e.object().and_then(|m| m.get("systemMessage")).is_some_and(is_truthy);
         return if checkpoint { vec![Item::SystemCheckpoint(n), Item::CompactionSummary(n)] } else { vec![Item::CompactionSummary(n)] };
     }
@@ -118,7 +120,7 @@ pub(crate) fn is_replacement(e: &Entry) -> bool {
 pub(crate) fn takes_replacement(e: &Entry) -> bool {
     match e.message() {
         Some(m) => matches!(m.role, Role::User | Role::Assistant | Role::ToolResult | Role::Custom),
-        None => &*e.entry_type == "custom_message",
+        None => e.entry_type == "custom_message",
     }
 }
 

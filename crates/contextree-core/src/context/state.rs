@@ -90,14 +90,25 @@ pub fn path_states(session: &Session, ctx: &Context) -> Vec<(NodeId, EntryState)
     });
     for (i, &n) in ctx.path.iter().enumerate() {
         let behind = summarized_until.is_some_and(|s| i < s);
-        let st = match &*session.entry(n).entry_type {
-            "compaction" => EntryState::OldCompaction,
-            "message" | "custom_message" if behind => EntryState::Summarized,
+        // Byte comparisons of the type (`Name == &str`), without a UTF-8 check per entry.
+        let t = &session.entry(n).entry_type;
+        let st = if *t == "compaction" {
+            EntryState::OldCompaction
+        } else if *t == "message" || *t == "custom_message" {
             // Emitted messages are overwritten below; what stays was not sent.
-            "message" | "custom_message" => EntryState::Excluded,
-            "branch_summary" if behind => EntryState::Summarized,
-            "branch_summary" => EntryState::BranchSummary,
-            _ => EntryState::Metadata,
+            if behind {
+                EntryState::Summarized
+            } else {
+                EntryState::Excluded
+            }
+        } else if *t == "branch_summary" {
+            if behind {
+                EntryState::Summarized
+            } else {
+                EntryState::BranchSummary
+            }
+        } else {
+            EntryState::Metadata
         };
         res.push((n, st));
     }
@@ -125,7 +136,7 @@ fn sent_state(session: &Session, n: NodeId, rules: RuleSet) -> EntryState {
             | (Role::System | Role::Other(_), _) => EntryState::Excluded,
             _ => EntryState::Kept,
         },
-        EntryKind::Other(_) if &*e.entry_type == "branch_summary" => EntryState::BranchSummary,
+        EntryKind::Other(_) if e.entry_type == "branch_summary" => EntryState::BranchSummary,
         EntryKind::Other(_) => EntryState::Kept,
     }
 }
