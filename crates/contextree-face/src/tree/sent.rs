@@ -95,6 +95,9 @@ mod tests {
     use contextree_core::view::tree_layout;
     use std::path::{Path, PathBuf};
 
+    /// A leaf checked: the leaf, its path states and its full states.
+    type Checked = (Option<NodeId>, Vec<(NodeId, EntryState)>, Vec<EntryState>);
+
     /// Every `.jsonl` under `dir`, sorted.
     fn sessions(dir: &Path, out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap().flatten() {
@@ -137,7 +140,7 @@ mod tests {
             let mut leaves: Vec<Leaf> = (0..entries).step_by(step).map(|i| Leaf::At(NodeId(i as u32))).collect();
             leaves.insert(0, Leaf::Last);
             leaves.push(Leaf::Reset);
-            let mut before: Option<(Option<NodeId>, Vec<(NodeId, EntryState)>, Vec<EntryState>)> = None;
+            let mut before: Option<Checked> = None;
             for leaf in leaves {
                 let ctx = build(&s, leaf);
                 let full = entry_states(&s, &ctx);
