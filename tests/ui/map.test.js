@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mapCells, rowToY, viewportBand, yToRow } from '../../ui/src/map/layout.js';
+import {
+  mapCells, patchCells, rowToY, viewportBand, yToRow,
+} from '../../ui/src/map/layout.js';
 
 // A table of 4 rows: root (lane 0, on path), a kept child (lane 0, on path, the leaf), a branch
 // (lane 1, off path), a summarized row (lane 0).
@@ -54,4 +56,35 @@ test('200,000 rows lay out in one pass', () => {
   const m = mapCells(big, list(rows), 800);
   assert.equal(m.lanes, 7);
   assert.equal(m.cells.length, 800 * 7);
+});
+
+test('after a leaf change, patching the pixel rows of the changed rows is mapCells again', () => {
+  const n = 5000;
+  let seed = 3;
+  const rand = (k) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % k;
+  };
+  const table = (state, flags) => ({
+    indent: Uint32Array.from({ length: n }, (_, i) => i % 5), state, flags, states: ['kept', 'off-path', 'summarized', 'metadata'],
+  });
+  const before = table(Uint8Array.from({ length: n }, () => rand(4)), Uint8Array.from({ length: n }, () => rand(2) * 4));
+  const shown = Uint32Array.from({ length: n / 2 }, (_, k) => 2 * k + 1);
+  const list = { index: shown, length: shown.length, row: (k) => shown[k] };
+  for (const height of [1, 7, 600, 4000]) {
+    const model = mapCells(before, list, height);
+    // Rows shown and not, alone and in runs, the first and the last.
+    const changed = Uint32Array.from(new Set([0, 1, 2, 3, 501, 777, 778, 779, 2400, n - 2, n - 1])).sort();
+    const state = before.state.slice();
+    const flags = before.flags.slice();
+    for (const r of changed) {
+      state[r] = rand(4);
+      flags[r] = (rand(2) * 4) | (r === 777 ? 1 : 0);
+    }
+    const after = table(state, flags);
+    const ys = patchCells(model, after, list, changed);
+    assert.ok(ys.length > 0 && ys.length <= changed.length);
+    const want = mapCells(after, list, height);
+    assert.deepEqual(Array.from(model.cells), Array.from(want.cells), `height ${height}`);
+  }
 });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  NO_ROW, decodeTable, findRow, gutter, nextMatchIn, parentsIn, rowAt, rowList, rowsAtLines, shownRows,
+  NO_ROW, decodeTable, findRow, gutter, nextMatchIn, parentsIn, rowAt, rowList, rowsAtLines, shownRows, shownRowsAfter,
 } from '../../ui/src/tree/table.js';
 import { gutterText } from '../../ui/src/tree/format.js';
 import { passesFilter, matchesQuery } from '../../ui/src/tree/filter.js';
@@ -54,7 +54,7 @@ function encode(rows, leafId = null, { reading = 3, leafOnly = false } = {}) {
   const size = leafOnly ? fixed : pad(fixed) + 4 * parents.length + varints.length + ids.length;
   const buf = new ArrayBuffer(size);
   const leafRow = rows.findIndex((r) => r.isLeaf);
-  new Uint32Array(buf, 0, 12).set([0x32525443, 2, leafOnly ? 0 : 1, n, leafRow < 0 ? NO_ROW : leafRow, reading,
+  new Uint32Array(buf, 0, 12).set([0x32525443, 3, leafOnly ? 0 : 1, n, leafRow < 0 ? NO_ROW : leafRow, reading,
     leafOnly ? 0 : parents.length, leafOnly ? 0 : varints.length, leafOnly ? 0 : ids.length, meta.length, 1500, 250]);
   const bytes = new Uint8Array(buf);
   bytes.set(rows.map((r) => states.indexOf(r.state)), 48);
@@ -65,6 +65,26 @@ function encode(rows, leafId = null, { reading = 3, leafOnly = false } = {}) {
     bytes.set(varints, pad(fixed) + 4 * parents.length);
     bytes.set(ids, pad(fixed) + 4 * parents.length + varints.length);
   }
+  return buf;
+}
+
+/**
+ * The CHANGES answer of the same format: the leaf's columns of `rows` at the rows `changed`
+ * (ascending), for the held table of leaf `from` whose states list is `states`.
+ */
+function encodeChanges(rows, changed, leafId, from, states, { reading = 3 } = {}) {
+  const m = changed.length;
+  const meta = new TextEncoder().encode(JSON.stringify({ leafId, from, states }));
+  const buf = new ArrayBuffer(48 + 6 * m + meta.length);
+  const leafRow = rows.findIndex((r) => r.isLeaf);
+  new Uint32Array(buf, 0, 12).set([0x32525443, 3, 2, rows.length, leafRow < 0 ? NO_ROW : leafRow, reading, m, 0, 0, meta.length, 10, 5]);
+  new Uint32Array(buf, 48, m).set(changed);
+  const bytes = new Uint8Array(buf);
+  changed.forEach((r, k) => {
+    bytes[48 + 4 * m + k] = states.indexOf(rows[r].state);
+    bytes[48 + 5 * m + k] = (rows[r].isLeaf ? 1 : 0) | (rows[r].onPath ? 4 : 0);
+  });
+  bytes.set(meta, 48 + 6 * m);
   return buf;
 }
 
@@ -150,6 +170,78 @@ test("a leaf's columns replace the state and leaf flags of the table of the same
   const columns = encode(after, 'c1', { leafOnly: true, reading: 4 });
   assert.throws(() => decodeTable(columns, t), /without their table/);
   assert.throws(() => decodeTable(encode(after, 'c1', { leafOnly: true })), /without their table/);
+});
+
+test("a leaf's changed rows merge into the table of the leaf they come from", () => {
+  const states = ['kept', 'off-path'];
+  const before = tree(SPEC, { c2: { isLeaf: true }, r2: { state: 'off-path', onPath: false } });
+  const t = decodeTable(encode(before, 'c2'));
+  assert.deepEqual(t.states, states);
+  const after = tree(SPEC, {
+    c1: { isLeaf: true }, c2: { onPath: false, state: 'off-path' }, 'x😀': { onPath: false, state: 'off-path' }, r2: { state: 'off-path', onPath: false },
+  });
+  // c1 becomes the leaf; c2 (the old leaf) and x😀 leave the path.
+  const next = decodeTable(encodeChanges(after, [1, 3, 4], 'c1', 'c2', states), t);
+  assert.deepEqual(Array.from(next.changed), [1, 3, 4]);
+  assert.equal(next.from, t.serial);
+  assert.notEqual(next.serial, t.serial);
+  assert.equal(next.leafId, 'c1');
+  assert.equal(next.leafRow, 1);
+  assert.equal(next.ids, t.ids);
+  const whole = decodeTable(encode(after, 'c1'));
+  after.forEach((r, i) => assert.deepEqual(rowAt(next, i), rowAt(whole, i), r.id));
+  // The table it was asked with is left as it was.
+  assert.equal(rowAt(t, 3).isLeaf, true);
+  // Not the held table's leaf, reading or states list: refused.
+  assert.throws(() => decodeTable(encodeChanges(after, [1], 'c1', 'r1', states), t), /without their table/);
+  assert.throws(() => decodeTable(encodeChanges(after, [1], 'c1', 'c2', states, { reading: 4 }), t), /without their table/);
+  assert.throws(() => decodeTable(encodeChanges(after, [1], 'c1', 'c2', ['off-path', 'kept']), t), /without their table/);
+  assert.throws(() => decodeTable(encodeChanges(after, [1], 'c1', 'c2', states)), /without their table/);
+});
+
+test('shownRowsAfter a leaf change is shownRows of the new table', () => {
+  // A comb with branches: row i hangs under row i-1, every third starts a branch off row i-3.
+  const n = 300;
+  const spec = Array.from({ length: n }, (_, i) => [`e${i}`, i === 0 ? -1 : i % 3 === 0 ? i - 3 : i - 1, i % 3 === 0 && i > 0 ? 'tee' : 'none']);
+  const kinds = ['user', 'assistant', 'toolResult'];
+  let seed = 7;
+  const rand = (k) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % k;
+  };
+  const names = ['kept', 'off-path', 'metadata', 'summarized'];
+  const rowsWith = (leaf) => tree(spec, Object.fromEntries(spec.map(([id], i) => {
+    const state = names[rand(4)];
+    return [id, {
+      state, onPath: state !== 'off-path', isLeaf: i === leaf, kind: kinds[i % 3], label: i % 50 === 0 ? 'v' : null,
+    }];
+  })));
+  const before = rowsWith(10);
+  const t = decodeTable(encode(before, 'e10'));
+  const states = t.states;
+  for (const view of [{}, { filter: 'user' }, { filter: 'no-tools', showMetadata: true }, { filter: 'labelled' }]) {
+    for (const [leaf, selected] of [[20, 'e5'], [40, 'e40'], [10, 'e299']]) {
+      const after = rowsWith(leaf).map((r, i) => (states.includes(r.state) ? r : { ...before[i] }));
+      after.forEach((r, i) => {
+        r.isLeaf = i === leaf;
+      });
+      const changed = after.map((r, i) => i).filter((i) => after[i].state !== before[i].state || after[i].isLeaf !== before[i].isLeaf);
+      const next = decodeTable(encodeChanges(after, changed, `e${leaf}`, 'e10', states), t);
+      const keepBefore = new Set(['e10', 'e7']);
+      const shown = rowList(t, shownRows(t, view, new Set(), keepBefore), [10, 7]);
+      const keep = new Set([`e${leaf}`, selected]);
+      const got = shownRowsAfter(next, shown, view, new Set(), keep);
+      assert.deepEqual(Array.from(got), Array.from(shownRows(next, view, new Set(), keep)), JSON.stringify(view));
+      // Only with the table it was merged from, and no folds or search.
+      assert.equal(shownRowsAfter(next, rowList(next, shown.index, [10]), view, new Set(), keep), null);
+      assert.equal(shownRowsAfter(next, shown, view, new Set(['e3']), keep), null);
+      assert.equal(shownRowsAfter(next, shown, { ...view, query: 'e1' }, new Set(), keep), null);
+    }
+  }
+  // Nothing comes or goes: the same array.
+  const same = rowList(t, shownRows(t, {}, new Set(), new Set(['e10'])), [10]);
+  const again = decodeTable(encodeChanges(before, [], 'e10', 'e10', states), t);
+  assert.equal(shownRowsAfter(again, same, {}, new Set(), new Set(['e10'])), same.index);
 });
 
 test('accepts typed arrays, unaligned copies and plain byte arrays; refuses garbage', () => {

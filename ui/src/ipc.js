@@ -160,11 +160,13 @@ export const startupLeaf = () => call('startup_leaf', {});
 /**
  * The tree rows of a leaf (`null`: the file's leaf) as binary columns (an ArrayBuffer; decode
  * with tree/table.js's `decodeTable`; format in crates/contextree-face/src/tree/wire.rs). With the
- * `reading` of the table held, only the leaf's columns come while that reading is the open one.
+ * `reading` of the table held, only the leaf's columns come while that reading is the open one;
+ * with `heldLeaf` too (the leaf of that table), only the rows whose columns differ, when few.
  * @param {string | null} [leafId]
  * @param {number | null} [reading]
+ * @param {string | null} [heldLeaf]
  */
-export const treeTable = (leafId = null, reading = null) => call('tree_table', { leafId, reading });
+export const treeTable = (leafId = null, reading = null, heldLeaf = null) => call('tree_table', { leafId, reading, heldLeaf });
 
 /**
  * First-line previews of the rows with these ids.

@@ -35,9 +35,10 @@ export function createLeafLoader(store, { problems, applyView, showBudget, openP
       // The tree first, alone (on two cores the context and the bar would slow it down), drawn as
       // soon as its rows arrive; then the context and the bar.
       perfMark('tree-request');
-      // The table held: a leaf of the same reading of the file needs only the leaf's columns.
+      // The table held: a leaf of the same reading of the file needs only the leaf's columns,
+      // or only the rows where they differ from the held leaf's.
       const held = store.get().allRows;
-      const data = await treeTable(leafId, held?.reading ?? null);
+      const data = await treeTable(leafId, held?.reading ?? null, held?.leafId ?? null);
       if (!current()) return { ok: true, ctx: null };
       perfMark('tree-data');
       const view = decodeTable(data, held);
@@ -46,7 +47,8 @@ export function createLeafLoader(store, { problems, applyView, showBudget, openP
       store.set({
         allRows: view, parents: parentsIn(view), leafId: view.leafId, followFile: leafId == null,
       });
-      problems.setRows(rowsAtLines(view, (store.get().session?.diagnostics ?? []).map((d) => d.line)));
+      // The rows at the diagnostics' lines are the same for every leaf of a reading.
+      if (view.reading !== held?.reading) problems.setRows(rowsAtLines(view, (store.get().session?.diagnostics ?? []).map((d) => d.line)));
       applyView(selectId ?? view.leafId);
       perfMark('tree-applied');
       // Let the tree be painted before the (possibly long) context is laid out.

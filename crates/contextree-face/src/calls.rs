@@ -113,6 +113,7 @@ struct LeafArgs {
 struct TreeArgs {
     leaf_id: Option<String>,
     reading: Option<u32>,
+    held_leaf: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -221,7 +222,7 @@ fn run(state: &AppState, writes: &WriteState, command: &str, body: &Value, progr
         "startup_leaf" => json(&session::startup_leaf(state)?),
         "tree_table" => {
             let a: TreeArgs = args(command, body)?;
-            tree::table(&*open()?, a.leaf_id.as_deref(), a.reading).map(Answer::Bytes)
+            tree::table(&*open()?, a.leaf_id.as_deref(), a.reading, a.held_leaf.as_deref()).map(Answer::Bytes)
         }
         "row_previews" => {
             let a: IdsArgs = args(command, body)?;

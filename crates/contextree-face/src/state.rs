@@ -3,11 +3,10 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, RwLock};
 use std::time::SystemTime;
 
 use contextree_core::prompts::PromptPack;
-use contextree_core::session::NodeId;
 use contextree_core::RuleRequest;
 use contextree_host::{HostEnv, LoadedSession};
 
@@ -29,9 +28,10 @@ pub struct OpenSession {
     /// This reading's number, unique in the process: the tree table carries it, and a leaf
     /// change asked with it gets only the leaf's columns (`tree/wire.rs`).
     pub reading: u32,
-    /// The entry of each tree row, once the whole table was sent: rows do not depend on the
-    /// leaf, so the leaf's columns are laid out in this order without laying out the tree.
-    pub tree_rows: OnceLock<Vec<NodeId>>,
+    /// What the UI was sent of the tree: rows do not depend on the leaf, so a leaf's columns
+    /// are laid out in their order without laying out the tree, and the states of the leaf
+    /// sent last tell which rows the next leaf changes.
+    pub tree: crate::tree::sent::Sent,
 }
 
 /// The next reading's number.
@@ -49,7 +49,7 @@ impl OpenSession {
     /// A reading of `loaded`'s file, taken when it had `stamp`.
     pub fn new(loaded: LoadedSession, pack: PromptPack, stamp: Stamp, request: Option<RuleRequest>) -> Self {
         let reading = READINGS.fetch_add(1, Ordering::Relaxed);
-        Self { loaded, pack, stamp, request, reading, tree_rows: OnceLock::new() }
+        Self { loaded, pack, stamp, request, reading, tree: Default::default() }
     }
 
     /// The read layer's report of this session (what `open_session` returns and

@@ -2,37 +2,80 @@
 //!
 //! The UI asks for `tree_table` (binary columns, see `wire`).
 
+pub mod sent;
 pub mod wire;
 
-use contextree_core::context::{build, entry_states};
+use std::sync::Arc;
+
+use contextree_core::context::{build, path_states, Leaf};
 use contextree_core::view;
 use contextree_read::{row_previews as row_previews_of, RowPreview};
 
 use crate::state::OpenSession;
 use crate::{leaf, node, CommandError};
+use sent::{changed_rows, full_states};
 
 /// Characters of a row preview.
 const PREVIEW_CHARS: usize = 120;
 
+/// A leaf change sends the changed rows (6 bytes each) rather than every row's leaf columns
+/// (2 bytes each) while they are at most this fraction of the rows.
+const CHANGES_UP_TO: usize = 8;
+
 /// The tree for `leaf_id` (the file's leaf when `None`) as one binary buffer (the format is
-/// described in `tree/wire.rs`): every row, or only the leaf's columns when `reading` (the
-/// reading the caller's table came from) is still the open one.
-pub fn table(open: &OpenSession, leaf_id: Option<&str>, reading: Option<u32>) -> Result<Vec<u8>, CommandError> {
+/// described in `tree/wire.rs`): every row; or, when `reading` (the reading the caller's table
+/// came from) is still the open one, only the leaf's columns — of the rows whose columns
+/// differ from those of `held_leaf` (the leaf of the caller's table) when they are few.
+pub fn table(open: &OpenSession, leaf_id: Option<&str>, reading: Option<u32>, held_leaf: Option<&str>) -> Result<Vec<u8>, CommandError> {
     let started = std::time::Instant::now();
     let s = &open.loaded.session;
-    let ctx = build(s, leaf(open, leaf_id)?);
-    let states = entry_states(s, &ctx);
-    let columns = wire::LeafColumns { states: &states, leaf: ctx.leaf };
+    let entries = s.entries().len();
+    let asked = leaf(open, leaf_id)?;
     let elapsed = || u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX);
-    if let Some(rows) = open.tree_rows.get().filter(|_| reading == Some(open.reading)) {
-        let stamp = wire::Stamp { reading: open.reading, prepare_us: elapsed() };
-        return Ok(wire::encode_leaf(s, rows, columns, stamp));
+    let Some(rows) = open.tree.rows.get().filter(|_| reading == Some(open.reading)) else {
+        return Ok(whole(open, asked, started));
+    };
+    let ctx = build(s, asked);
+    let touched = Arc::new(path_states(s, &ctx));
+    let held = held_leaf.and_then(|id| node(open, id).ok());
+    if let (Some(held), Some(row_of)) = (held, open.tree.row_of(entries)) {
+        let before = open.tree.states_of(s, held);
+        let (changed, states) = changed_rows(entries, (Some(held), &before), (ctx.leaf, &touched), row_of);
+        if changed.len() <= rows.len() / CHANGES_UP_TO {
+            open.tree.remember(ctx.leaf, touched);
+            let stamp = wire::Stamp { reading: open.reading, prepare_us: elapsed() };
+            let columns = wire::LeafColumns { states: &states, leaf: ctx.leaf };
+            return Ok(wire::encode_changes(s, rows, row_of, &changed, columns, Some(held), stamp));
+        }
     }
-    let layout = view::tree_layout(s);
+    let states = full_states(entries, &touched);
+    open.tree.remember(ctx.leaf, touched);
     let stamp = wire::Stamp { reading: open.reading, prepare_us: elapsed() };
-    let table = wire::encode(s, &layout, columns, stamp);
-    let _ = open.tree_rows.set(layout.nodes);
-    Ok(table)
+    Ok(wire::encode_leaf(s, rows, wire::LeafColumns { states: &states, leaf: ctx.leaf }, stamp))
+}
+
+/// The whole table for `asked`: the first of a reading, the open's last step before the tree
+/// is drawn. The rows do not depend on the leaf: they are laid out and encoded on a second
+/// thread while the leaf's context is built on this one.
+fn whole(open: &OpenSession, asked: Leaf, started: std::time::Instant) -> Vec<u8> {
+    let s = &open.loaded.session;
+    let (leaf, touched, states, (layout, structure)) = std::thread::scope(|scope| {
+        let rows = scope.spawn(|| {
+            let layout = view::tree_layout(s);
+            let structure = wire::structure(s, &layout);
+            (layout, structure)
+        });
+        let ctx = build(s, asked);
+        let touched = Arc::new(path_states(s, &ctx));
+        let states = full_states(s.entries().len(), &touched);
+        (ctx.leaf, touched, states, rows.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    });
+    let prepare_us = u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX);
+    let stamp = wire::Stamp { reading: open.reading, prepare_us };
+    let table = wire::encode_whole(s, &structure, &layout.nodes, wire::LeafColumns { states: &states, leaf }, stamp);
+    open.tree.remember(leaf, touched);
+    let _ = open.tree.rows.set(layout.nodes);
+    table
 }
 
 /// One-line previews of `ids` (the rows on screen); unknown ids get an empty text.

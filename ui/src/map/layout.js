@@ -13,7 +13,7 @@ const PRIORITY = {
 };
 
 /**
- * `{ height, lanes, cells }` for `list` (a `rowList`) of table `t`: `cells` holds, per pixel row
+ * `{ height, lanes, cells, … }` for `list` (a `rowList`) of table `t`: `cells` holds, per pixel row
  * `y` and lane `x` (`cells[y * lanes + x]`), 0 for nothing, else `1 + index in t.states` of the
  * state shown there, with 0x80 set when a row on the selected leaf's path is in it and 0x40
  * for the leaf itself. Lanes past `maxLanes` share the last one.
@@ -23,28 +23,72 @@ export function mapCells(t, list, height, maxLanes = 24) {
   // The table rows shown, as an array (a rowList's own), and each state's paint priority.
   const rows = list.index ?? Uint32Array.from({ length: n }, (_, k) => list.row(k));
   const priority = Uint8Array.from(t.states, (name) => PRIORITY[name] ?? 1);
-  const { indent, state, flags } = t;
+  const { indent } = t;
   let deepest = 0;
   for (let k = 0; k < n; k++) deepest = Math.max(deepest, indent[rows[k]]);
   const lanes = Math.min(deepest, maxLanes - 1) + 1;
   const h = Math.max(1, Math.floor(height));
   const cells = new Uint8Array(h * lanes);
   const prio = new Uint8Array(h * lanes);
-  for (let k = 0; k < n; k++) {
-    const r = rows[k];
-    const y = rowToY(k, n, h);
-    const x = Math.min(indent[r], lanes - 1);
-    const at = y * lanes + x;
-    const p = priority[state[r]];
-    const f = flags[r];
-    const marks = (f & ON_PATH ? 0x80 : 0) | (f & IS_LEAF && f & ON_PATH ? 0x40 : 0);
-    if (p > prio[at]) {
-      prio[at] = p;
-      cells[at] = (cells[at] & 0xc0) | (state[r] + 1);
-    }
-    cells[at] |= marks;
+  const model = {
+    height: h, lanes, cells, prio, priority,
+  };
+  for (let k = 0; k < n; k++) paintRow(model, t, rows[k], rowToY(k, n, h));
+  return model;
+}
+
+/** Paints table row `r` into pixel row `y` of `model` (`mapCells`'s). */
+function paintRow({
+  lanes, cells, prio, priority,
+}, t, r, y) {
+  const at = y * lanes + Math.min(t.indent[r], lanes - 1);
+  const p = priority[t.state[r]];
+  const f = t.flags[r];
+  if (p > prio[at]) {
+    prio[at] = p;
+    cells[at] = (cells[at] & 0xc0) | (t.state[r] + 1);
   }
-  return { height: h, lanes, cells };
+  cells[at] |= (f & ON_PATH ? 0x80 : 0) | (f & IS_LEAF && f & ON_PATH ? 0x40 : 0);
+}
+
+/**
+ * After a leaf change that kept the same rows shown (`list`, as `model` was made for): paints
+ * again, from table `t`, only the pixel rows holding the rows `changed`, instead of every row.
+ * Returns those pixel rows (ascending); `model` then equals `mapCells(t, list, height)`.
+ */
+export function patchCells(model, t, list, changed) {
+  const rows = list.index;
+  const n = rows.length;
+  const h = model.height;
+  const ys = new Set();
+  for (const r of changed) {
+    const k = lowerBound(rows, r);
+    if (k < n && rows[k] === r) ys.add(rowToY(k, n, h));
+  }
+  const { lanes, cells, prio } = model;
+  const done = [...ys].sort((a, b) => a - b);
+  for (const y of done) {
+    cells.fill(0, y * lanes, (y + 1) * lanes);
+    prio.fill(0, y * lanes, (y + 1) * lanes);
+    // The shown rows drawn at pixel row y: a run, found from a guess by rowToY itself.
+    let k = Math.min(n - 1, Math.floor((y * n) / h));
+    while (k > 0 && rowToY(k - 1, n, h) >= y) k--;
+    while (k < n && rowToY(k, n, h) < y) k++;
+    for (; k < n && rowToY(k, n, h) === y; k++) paintRow(model, t, rows[k], y);
+  }
+  return done;
+}
+
+/** The first position in `index` (ascending) whose row is ≥ `r`. */
+function lowerBound(index, r) {
+  let lo = 0;
+  let hi = index.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (index[mid] < r) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The pixel row of shown row `k` of `n` on a map `height` pixels high. */

@@ -1,7 +1,9 @@
 // The branch map beside the tree: a canvas drawn from `mapCells`, the tree's window as a band,
 // a click jumps to the row under it and a drag scrolls the list. Owns `#map`.
 
-import { mapCells, viewportBand, yToRow } from './layout.js';
+import {
+  mapCells, patchCells, viewportBand, yToRow,
+} from './layout.js';
 
 /** Colors per state name, read from the page's CSS variables (light and dark themes). */
 function palette(doc) {
@@ -23,6 +25,8 @@ export function createMap(canvas, { onJump, onScroll }) {
   const doc = canvas.ownerDocument;
   let model = null;
   let current = { n: 0 };
+  // What is on the canvas: the band's place and size, to redraw only some pixel rows.
+  let drawn = null;
   let dragging = false;
   let moved = false;
   const rowAt = (event) => {
@@ -58,15 +62,27 @@ export function createMap(canvas, { onJump, onScroll }) {
     if (canvas.height !== height) canvas.height = height;
     if (canvas.width !== width) canvas.width = width;
     current = { n: list.length };
-    if (!model || model.t !== t || model.list !== list || model.height !== height) {
+    // After a leaf change that left the same rows shown, only the pixel rows of the rows whose
+    // state changed are painted again (all of them on any other change).
+    let only = null;
+    if (model && model.height === height && model.list.index === list.index && t.changed && model.t.serial === t.from) {
+      only = patchCells(model, t, list, t.changed);
+      model.t = t;
+      model.list = list;
+    } else if (!model || model.t !== t || model.list !== list || model.height !== height) {
       model = { t, list, height, ...mapCells(t, list, height) };
     }
     const ctx = canvas.getContext('2d');
     if (!ctx) return;
     const colors = palette(doc);
-    ctx.clearRect(0, 0, width, height);
+    const band = viewportBand(first, last, list.length, model.height);
+    const sameCanvas = drawn && drawn.width === width && drawn.height === height && drawn.top === band.top && drawn.size === band.size;
+    if (!(only && sameCanvas)) {
+      only = null;
+      ctx.clearRect(0, 0, width, height);
+    }
     const laneW = Math.max(2, Math.min(10, Math.floor(width / model.lanes)));
-    for (let y = 0; y < model.height; y++) {
+    const paint = (y) => {
       for (let x = 0; x < model.lanes; x++) {
         const c = model.cells[y * model.lanes + x];
         if (!c) continue;
@@ -75,9 +91,19 @@ export function createMap(canvas, { onJump, onScroll }) {
         ctx.fillStyle = c & 0x40 ? colors.leaf : colors[name] ?? colors.metadata;
         ctx.fillRect(x * laneW, y, c & 0x80 ? laneW : laneW - 1, 1);
       }
+    };
+    if (only) {
+      for (const y of only) {
+        ctx.clearRect(0, y, width, 1);
+        paint(y);
+      }
+    } else {
+      for (let y = 0; y < model.height; y++) paint(y);
     }
     ctx.globalAlpha = 1;
-    const band = viewportBand(first, last, list.length, model.height);
+    drawn = {
+      width, height, top: band.top, size: band.size,
+    };
     ctx.strokeStyle = colors.metadata;
     ctx.strokeRect(0.5, band.top + 0.5, width - 1, band.size - 1);
     canvas.dataset.rows = String(list.length);

@@ -8,7 +8,9 @@ import { latestRequest } from '../requests.js';
 import { selectedId } from '../state.js';
 import { foldKey } from './fold.js';
 import { reduceKey } from './keys.js';
-import { rowList, shownRows } from './table.js';
+import {
+  keptRows, rowList, shownRows, shownRowsAfter,
+} from './table.js';
 
 /**
  * The selection's actions over `store` (state.js). `report(err)` shows an error;
@@ -54,13 +56,17 @@ export function createSelection(store, { report, pageRows, showLeaf }) {
       .catch(report);
   }
 
-  /** Recomputes the rows shown from `allRows`, keeping `keepId` (default: the selection) selected. */
+  /**
+   * Recomputes the rows shown from `allRows`, keeping `keepId` (default: the selection)
+   * selected: after a leaf change that sent only the changed rows, from the rows shown before.
+   */
   function applyView(keepId = selectedId(store.get())) {
     const {
-      allRows, view, leafId, folded, previews,
+      allRows, view, leafId, folded, previews, rows: before,
     } = store.get();
     const keep = new Set([leafId, keepId].filter(Boolean));
-    const rows = rowList(allRows, allRows && shownRows(allRows, view, folded, keep, previews));
+    const shown = allRows && (shownRowsAfter(allRows, before, view, folded, keep) ?? shownRows(allRows, view, folded, keep, previews));
+    const rows = rowList(allRows, shown, keptRows(allRows, keep));
     const index = rows.find(keepId);
     store.set({ rows, selected: -1 });
     if (index >= 0) select(index);

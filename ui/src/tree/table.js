@@ -9,9 +9,10 @@ import { entryKind, entryLabel } from '../entries/format.js';
 /** The parent of a root, the leaf of an empty session. */
 export const NO_ROW = 0xffffffff;
 const MAGIC = 0x32525443; // `CTR2`, little-endian
-const VERSION = 2;
+const VERSION = 3;
 const HEADER = 48;
 const WHOLE = 1;
+const CHANGES = 2;
 const IS_LEAF = 1;
 const CHILDLESS = 2;
 const ON_PATH = 4;
@@ -20,6 +21,8 @@ const PARENT_LISTED = 32;
 const LEAF_BITS = IS_LEAF | ON_PATH;
 const CONNECTORS = ['none', 'tee', 'end'];
 const pad4 = (n) => Math.ceil(n / 4) * 4;
+/** Numbers the tables decoded, so that a leaf's changed rows name the table they apply to. */
+let serials = 0;
 
 function bytesOf(data) {
   if (data instanceof ArrayBuffer) return new Uint8Array(data);
@@ -84,11 +87,39 @@ function structure(bytes, at, n, flags, listed, varintBytes) {
 }
 
 /**
+ * A leaf's changed rows (`m` of them, after the header) merged into copies of `previous`'s
+ * state and flags columns: `{ state, flags, changed, from }` (`changed`: the rows, ascending;
+ * `from`: the serial of `previous`), or throws when `previous` is not the table they are for.
+ */
+function mergeChanges(bytes, m, meta, previous, { n, reading }) {
+  if (!previous || previous.reading !== reading || previous.n !== n || previous.leafId !== (meta.from ?? null)
+    || previous.states.join('\n') !== meta.states.join('\n')) {
+    throw new Error('tree table: a leaf\'s changed rows without their table');
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const changed = new Uint32Array(m);
+  for (let k = 0; k < m; k++) changed[k] = view.getUint32(HEADER + 4 * k, true);
+  const state = previous.state.slice();
+  const flags = previous.flags.slice();
+  const states = HEADER + 4 * m;
+  for (let k = 0; k < m; k++) {
+    const r = changed[k];
+    if (r >= n) throw new Error('tree table: a changed row past the table');
+    state[r] = bytes[states + k];
+    flags[r] = (flags[r] & ~LEAF_BITS) | bytes[states + m + k];
+  }
+  return {
+    state, flags, changed, from: previous.serial,
+  };
+}
+
+/**
  * Decodes a `tree_table` answer (an ArrayBuffer, a typed array or an array of byte values) into
- * `{ n, leafRow, leafId, reading, backendMs: { prepare, encode }, parent, indent, tokens, line,
- * idEnd, kind, state, flags, ids, states, kinds: [{ entryType, kind }], labels: Map(row → label) }`.
- * An answer holding only the leaf's columns is merged into `previous`, the table of the same
- * reading it was asked with. Throws on anything else.
+ * `{ n, leafRow, leafId, reading, serial, backendMs: { prepare, encode }, parent, indent, tokens,
+ * line, idEnd, kind, state, flags, ids, states, kinds: [{ entryType, kind }], labels: Map(row →
+ * label) }`. An answer holding only the leaf's columns, or only the rows they change, is merged
+ * into `previous`, the table of the same reading it was asked with; the latter also gives
+ * `changed` (those rows, ascending) and `from` (`previous.serial`). Throws on anything else.
  */
 export function decodeTable(data, previous = null) {
   const bytes = bytesOf(data);
@@ -99,16 +130,26 @@ export function decodeTable(data, previous = null) {
   const whole = word(2) === WHOLE;
   const n = word(3);
   const [leafRow, reading, listed, varintBytes, idBytes, metaBytes, prepareUs, encodeUs] = [4, 5, 6, 7, 8, 9, 10, 11].map(word);
+  const backendMs = { prepare: prepareUs / 1000, encode: encodeUs / 1000 };
+  const utf8 = new TextDecoder();
+  if (word(2) === CHANGES) {
+    const at = HEADER + 6 * listed;
+    if (bytes.byteLength !== at + metaBytes) throw new Error(`tree table: ${bytes.byteLength} bytes, expected ${at + metaBytes}`);
+    const meta = JSON.parse(utf8.decode(bytes.subarray(at, at + metaBytes)));
+    const merged = mergeChanges(bytes, listed, meta, previous, { n, reading });
+    return {
+      ...previous, n, leafRow, reading, serial: ++serials, leafId: meta.leafId ?? null, backendMs, states: meta.states, ...merged,
+    };
+  }
   const fixed = HEADER + 2 * n + metaBytes;
   const size = whole ? pad4(fixed) + 4 * listed + varintBytes + idBytes : fixed;
   if (bytes.byteLength !== size) throw new Error(`tree table: ${bytes.byteLength} bytes, expected ${size}`);
   // Copies: the answer's buffer can go, and a later leaf's columns replace these.
   const state = bytes.slice(HEADER, HEADER + n);
   const flags = bytes.slice(HEADER + n, HEADER + 2 * n);
-  const utf8 = new TextDecoder();
   const meta = JSON.parse(utf8.decode(bytes.subarray(HEADER + 2 * n, fixed)));
   const leaf = {
-    n, leafRow, reading, leafId: meta.leafId ?? null, backendMs: { prepare: prepareUs / 1000, encode: encodeUs / 1000 }, state, states: meta.states,
+    n, leafRow, reading, serial: ++serials, leafId: meta.leafId ?? null, backendMs, state, states: meta.states, changed: null, from: null,
   };
   if (!whole) {
     if (!previous || previous.reading !== reading || previous.n !== n) throw new Error('tree table: a leaf\'s columns without their table');
@@ -203,6 +244,9 @@ export function rowAt(t, i) {
 /** The table row of entry `id`, or -1: a native substring search, checked against the id ends. */
 export function findRow(t, id) {
   if (id == null || id === '') return -1;
+  // The leaf's row is known: no search of the ids text (the first one costs tens of ms on
+  // 200,000 ids, and the leaf is looked up on every open and leaf change).
+  if (id === t.leafId && t.leafRow !== undefined && t.leafRow !== NO_ROW) return t.leafRow;
   for (let pos = t.ids.indexOf(id); pos >= 0; pos = t.ids.indexOf(id, pos + 1)) {
     // The first row whose id ends after `pos`: the one that starts there, if any does.
     const lo = rowAtPosition(t, pos);
@@ -350,11 +394,7 @@ export function shownRows(t, { filter = 'all', showMetadata = false, query = '' 
     const r = findRow(t, id);
     if (r >= 0) foldedRows.add(r);
   }
-  const keepRows = new Set();
-  for (const id of keep) {
-    const r = findRow(t, id);
-    if (r >= 0) keepRows.add(r);
-  }
+  const keepRows = new Set(keptRows(t, keep));
   const words = queryWords(query);
   const matches = rowMatcher(t, words, previews);
   const codes = filterCodes(t, filter, showMetadata);
@@ -383,15 +423,83 @@ export function shownRows(t, { filter = 'all', showMetadata = false, query = '' 
   return out.subarray(0, count);
 }
 
+/** The table rows of the `keep` ids (a set) that it has. */
+export function keptRows(t, keep) {
+  const out = [];
+  for (const id of keep) {
+    const r = t ? findRow(t, id) : -1;
+    if (r >= 0) out.push(r);
+  }
+  return out;
+}
+
+/** The first position in `index` (ascending) at or after `from` whose row is ≥ `r`. */
+function lowerBound(index, r, from = 0) {
+  let lo = from;
+  let hi = index.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (index[mid] < r) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * `shownRows` after a leaf change, from `before` (the `rowList` shown of the table `t` was
+ * merged from: `t.from`): a row's place in the filter depends on its state and kind, so only
+ * the rows whose state changed (`t.changed`) and those kept before or now can come or go; the
+ * others are copied. `null` when that does not hold: no changed rows, another table, folds
+ * (the rule is the same, but kept simple) or a search (previews may have arrived since).
+ * The same array as `before.index` when no row comes or goes.
+ *
+ * @param {any} t
+ * @param {any} before
+ * @param {{ filter?: string, showMetadata?: boolean, query?: string }} [view]
+ * @param {Set<string>} [folded]
+ * @param {Set<string>} [keep]
+ */
+export function shownRowsAfter(t, before, { filter = 'all', showMetadata = false, query = '' } = {}, folded = new Set(), keep = new Set()) {
+  if (!t?.changed || !before?.keepRows || before.table.serial !== t.from || folded.size > 0 || queryWords(query).length > 0) return null;
+  const codes = filterCodes(t, filter, showMetadata);
+  const kept = keptRows(t, keep);
+  const look = Uint32Array.from(new Set([...t.changed, ...before.keepRows, ...kept])).sort();
+  const passes = (i) => kept.includes(i) || (codes.state[t.state[i]] === 1 && codes.kind[t.kind[i]] === 1
+    && (!codes.labelled || (t.labels.get(i) ?? '') !== ''));
+  const old = before.index;
+  const out = new Uint32Array(old.length + look.length);
+  let count = 0;
+  let a = 0;
+  let moved = false;
+  for (const r of look) {
+    // The shown rows before `r` stay: copied as one run.
+    const b = lowerBound(old, r, a);
+    out.set(old.subarray(a, b), count);
+    count += b - a;
+    a = b;
+    const was = a < old.length && old[a] === r;
+    if (was) a++;
+    const is = passes(r);
+    if (is) out[count++] = r;
+    if (is !== was) moved = true;
+  }
+  if (!moved) return old;
+  out.set(old.subarray(a), count);
+  count += old.length - a;
+  return out.subarray(0, count);
+}
+
 /**
  * The rows on screen, as a list: `length`, `at(k)` (a row object), `id(k)`, `find(id)` (the
- * position of entry `id`, or -1), `row(k)` (the table row). `index` holds table rows, ascending.
+ * position of entry `id`, or -1), `row(k)` (the table row). `index` holds table rows, ascending;
+ * `keepRows` the rows it was made to keep whatever the filter (for `shownRowsAfter`).
  */
-export function rowList(t, index) {
+export function rowList(t, index, keepRows = null) {
   const table = t ?? { n: 0 };
   const rows = index ?? new Uint32Array(0);
   return {
     table,
+    keepRows,
     index: rows,
     length: rows.length,
     row: (k) => rows[k],
@@ -400,13 +508,7 @@ export function rowList(t, index) {
     find(id) {
       const r = t ? findRow(t, id) : -1;
       if (r < 0) return -1;
-      let lo = 0;
-      let hi = rows.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (rows[mid] < r) lo = mid + 1;
-        else hi = mid;
-      }
+      const lo = lowerBound(rows, r);
       return lo < rows.length && rows[lo] === r ? lo : -1;
     },
   };

@@ -43,24 +43,33 @@ export function createTreeView(viewport, handlers) {
     return node;
   }
 
+  // Only what differs is written: a node written with the same text is laid out and painted
+  // again all the same, and a leaf change or a preview arriving changes a few rows on screen.
+  const setText = (el, text) => {
+    if (el.textContent !== text) el.textContent = text;
+  };
+  const setAttr = (el, name, value) => {
+    if (el[name] !== value) el[name] = value;
+  };
+
   function fill(node, row, index) {
     const entry = { entryType: row.entryType, role: row.kind };
     const [, gutter, mark, kind, label, preview, tokens] = node.children;
-    node.className = `row ${stateClass(row.state)} kind-${entryKind(entry)}`
+    setAttr(node, 'className', `row ${stateClass(row.state)} kind-${entryKind(entry)}`
       + `${index === selected ? ' selected' : ''}${row.isLeaf ? ' leaf' : ''}`
       + `${row.childless ? ' childless' : ''}${handlers.isFolded?.(row.id) ? ' folded' : ''}`
-      + `${handlers.rowClass?.(row.id) ? ` ${handlers.rowClass(row.id)}` : ''}`;
-    node.dataset.entryId = row.id;
-    node.dataset.index = String(index);
-    node.title = `${row.id} · line ${row.line} · ${stateLabel(row.state)} · depth ${row.indent}`;
-    gutter.textContent = row.gutter ?? gutterText(row);
-    mark.textContent = marker(row);
-    kind.textContent = entryLabel(entry);
-    label.textContent = row.label ?? '';
-    label.hidden = row.label == null;
-    preview.textContent = handlers.preview(row.id) ?? '';
-    tokens.textContent = formatTokens(row.tokens);
-    tokens.title = `${formatCount(row.tokens)} tokens`;
+      + `${handlers.rowClass?.(row.id) ? ` ${handlers.rowClass(row.id)}` : ''}`);
+    if (node.dataset.entryId !== row.id) node.dataset.entryId = row.id;
+    if (node.dataset.index !== String(index)) node.dataset.index = String(index);
+    setAttr(node, 'title', `${row.id} · line ${row.line} · ${stateLabel(row.state)} · depth ${row.indent}`);
+    setText(gutter, row.gutter ?? gutterText(row));
+    setText(mark, marker(row));
+    setText(kind, entryLabel(entry));
+    setText(label, row.label ?? '');
+    setAttr(label, 'hidden', row.label == null);
+    setText(preview, handlers.preview(row.id) ?? '');
+    setText(tokens, formatTokens(row.tokens));
+    setAttr(tokens, 'title', `${formatCount(row.tokens)} tokens`);
   }
 
   function render() {

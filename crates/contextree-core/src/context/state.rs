@@ -33,6 +33,21 @@ pub enum EntryState {
 }
 
 impl EntryState {
+    /// Every state, in declaration order: `ALL[s as usize] == s` (the tree table's state codes).
+    pub const ALL: [EntryState; 11] = [
+        EntryState::OffPath,
+        EntryState::Kept,
+        EntryState::Pruned,
+        EntryState::Summarized,
+        EntryState::Compaction,
+        EntryState::OldCompaction,
+        EntryState::BranchSummary,
+        EntryState::Excluded,
+        EntryState::Metadata,
+        EntryState::Hidden,
+        EntryState::Replaced,
+    ];
+
     /// Name used in JSON and in the UI legend.
     pub fn name(self) -> &'static str {
         match self {
@@ -54,6 +69,18 @@ impl EntryState {
 /// The state of every entry (file order) for the context's leaf.
 pub fn entry_states(session: &Session, ctx: &Context) -> Vec<EntryState> {
     let mut res = vec![EntryState::OffPath; session.entries().len()];
+    for (n, st) in path_states(session, ctx) {
+        res[n.index()] = st;
+    }
+    res
+}
+
+/// The entries whose state is not `OffPath` for the context's leaf, with their states: only
+/// the path and what the context holds, so it costs the path's length, not the session's. A
+/// node may come more than once; the last state given is its state ([`entry_states`] applies
+/// them in order).
+pub fn path_states(session: &Session, ctx: &Context) -> Vec<(NodeId, EntryState)> {
+    let mut res = Vec::with_capacity(ctx.path.len() + ctx.omitted.len() + ctx.items.len());
     // Behind the active compaction: everything before its kept region (all of
     // the path before it when the kept entry is not there, or when omp replays
     // an OpenAI-native history instead).
@@ -63,26 +90,37 @@ pub fn entry_states(session: &Session, ctx: &Context) -> Vec<EntryState> {
     });
     for (i, &n) in ctx.path.iter().enumerate() {
         let behind = summarized_until.is_some_and(|s| i < s);
-        res[n.index()] = match &*session.entry(n).entry_type {
-            "compaction" => EntryState::OldCompaction,
-            "message" | "custom_message" if behind => EntryState::Summarized,
+        // Byte comparisons of the type (`Name == &str`), without a UTF-8 check per entry.
+        let t = &session.entry(n).entry_type;
+        let st = if *t == "compaction" {
+            EntryState::OldCompaction
+        } else if *t == "message" || *t == "custom_message" {
             // Emitted messages are overwritten below; what stays was not sent.
-            "message" | "custom_message" => EntryState::Excluded,
-            "branch_summary" if behind => EntryState::Summarized,
-            "branch_summary" => EntryState::BranchSummary,
-            _ => EntryState::Metadata,
+            if behind {
+                EntryState::Summarized
+            } else {
+                EntryState::Excluded
+            }
+        } else if *t == "branch_summary" {
+            if behind {
+                EntryState::Summarized
+            } else {
+                EntryState::BranchSummary
+            }
+        } else {
+            EntryState::Metadata
         };
+        res.push((n, st));
     }
-    for &n in &ctx.omitted {
-        res[n.index()] = EntryState::Hidden;
-    }
+    res.extend(ctx.omitted.iter().map(|&n| (n, EntryState::Hidden)));
     for &item in &ctx.items {
         let n = item.node();
-        res[n.index()] = match item {
+        let st = match item {
             Item::CompactionSummary(_) | Item::SystemCheckpoint(_) => EntryState::Compaction,
             Item::Replaced { .. } => EntryState::Replaced,
             Item::Entry(_) => sent_state(session, n, ctx.rules),
         };
+        res.push((n, st));
     }
     res
 }
@@ -98,7 +136,7 @@ fn sent_state(session: &Session, n: NodeId, rules: RuleSet) -> EntryState {
             | (Role::System | Role::Other(_), _) => EntryState::Excluded,
             _ => EntryState::Kept,
         },
-        EntryKind::Other(_) if &*e.entry_type == "branch_summary" => EntryState::BranchSummary,
+        EntryKind::Other(_) if e.entry_type == "branch_summary" => EntryState::BranchSummary,
         EntryKind::Other(_) => EntryState::Kept,
     }
 }

@@ -5,14 +5,22 @@
 //! web view receives a custom-protocol answer in small pieces, so every byte saved is time
 //! saved: what the UI can derive is not sent (a row's indent; the parent of a row that
 //! continues the row before it), numbers are variable-length, and a leaf change on the same
-//! reading of the file sends only the leaf's columns. Little-endian:
+//! reading of the file sends only the leaf's columns, or only the rows they change. Little-endian:
 //!
 //! ```text
 //! header   u32 × 12  MAGIC, VERSION, what (WHOLE: the whole table, LEAF_ONLY: the leaf's
-//!                    columns), rows n, leaf row (NO_ROW: none), reading, listed parents m,
+//!                    columns, CHANGES: the rows whose leaf columns changed), rows n, leaf row
+//!                    (NO_ROW: none), reading, listed parents m (CHANGES: changed rows m),
 //!                    varint bytes, id bytes, meta bytes, µs spent before encoding (context,
-//!                    states, layout), µs encoding
-//! u8 × n   state     index into meta.states
+//!                    states; in a whole table also, alongside, the layout and the columns
+//!                    that do not depend on the leaf), µs encoding (the rest)
+//! — CHANGES: the leaf's columns of the m rows that differ from those of the leaf meta.from —
+//! u32 × m  rows      ascending
+//! u8 × m   state     as below
+//! u8 × m   flags     bits 0 and 2, as below
+//! meta     UTF-8 JSON { leafId, from, states }
+//! — WHOLE and LEAF_ONLY —
+//! u8 × n   state     index into meta.states (the same list in every answer: EntryState::ALL)
 //! u8 × n   flags     bit 0 the leaf, bit 2 on the path; in a whole table also bit 1 childless,
 //!                    bits 3-4 connector (0 none, 1 tee, 2 end), bit 5 the parent is listed
 //! meta     UTF-8 JSON { leafId, states: [name] } and in a whole table also
@@ -29,9 +37,10 @@
 //!
 //! A row's indent is its parent's plus one when it has a connector (0 for a root without one),
 //! as `view::tree_layout` lays it out. `reading` names the reading of the file the table was
-//! made from (`OpenSession::reading`): the UI sends it back with the next leaf, and gets the
-//! leaf's columns alone while it is still the open one. Strings that repeat (states, kinds)
-//! are sent once; labels are few, so they go as pairs. Guides are not sent: the UI derives
+//! made from (`OpenSession::reading`): the UI sends it back with the next leaf, and the leaf
+//! of the table it holds; while the reading is still the open one it gets the leaf's columns
+//! alone, or only the rows they change when those are few (a leaf near the old one's path).
+//! Strings that repeat (states, kinds) are sent once; labels are few, so they go as pairs. Guides are not sent: the UI derives
 //! them from the parents and connectors of the rows on screen.
 
 use contextree_core::context::EntryState;
@@ -43,12 +52,14 @@ use serde_json::json;
 /// `CTR2` read as a little-endian u32.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"CTR2");
 /// Bumped with any change of the layout above.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// Words of the header.
 pub const HEADER_WORDS: usize = 12;
 /// The header's `what`: the whole table, or only the leaf's columns.
 pub const WHOLE: u32 = 1;
 pub const LEAF_ONLY: u32 = 0;
+/// The header's `what`: only the rows whose leaf columns changed.
+pub const CHANGES: u32 = 2;
 
 /// Flag bits of the `flags` column.
 pub const IS_LEAF: u8 = 1;
@@ -73,37 +84,39 @@ pub struct Stamp {
     pub prepare_us: u32,
 }
 
-/// The state codes (index into `meta.states`, in order of first use) of `rows`, with the leaf
-/// row and the flags only the leaf decides (leaf, on the path).
+/// The state codes (index into `meta.states`) of `rows`, with the leaf row and the flags only
+/// the leaf decides (leaf, on the path).
 struct Coded {
     state: Vec<u8>,
     leaf_flags: Vec<u8>,
-    names: Vec<&'static str>,
     leaf_row: u32,
 }
 
+/// `meta.states`: a state's code is its place in `EntryState::ALL`, the same for every leaf,
+/// so that a leaf change's rows merge into the table the UI holds.
+fn state_names() -> Vec<&'static str> {
+    EntryState::ALL.iter().map(|s| s.name()).collect()
+}
+
+/// The flags the leaf decides of an entry in state `st`.
+fn leaf_bits(st: EntryState, is_leaf: bool) -> u8 {
+    (u8::from(is_leaf) * IS_LEAF) | (u8::from(st != EntryState::OffPath) * ON_PATH)
+}
+
 fn code_states(nodes: &[NodeId], leaf: LeafColumns<'_>) -> Coded {
-    // EntryState has a dozen variants: a code per variant, given in order of first use.
-    let mut code_of = [u8::MAX; 32];
-    let mut names = Vec::new();
     let mut state = Vec::with_capacity(nodes.len());
     let mut leaf_flags = Vec::with_capacity(nodes.len());
     let mut leaf_row = NO_ROW;
     for (row, &node) in nodes.iter().enumerate() {
         let st = leaf.states[node.index()];
-        let slot = &mut code_of[st as usize];
-        if *slot == u8::MAX {
-            *slot = names.len() as u8;
-            names.push(st.name());
-        }
-        state.push(*slot);
+        state.push(st as u8);
         let is_leaf = Some(node) == leaf.leaf;
         if is_leaf {
             leaf_row = row as u32;
         }
-        leaf_flags.push((u8::from(is_leaf) * IS_LEAF) | (u8::from(st != EntryState::OffPath) * ON_PATH));
+        leaf_flags.push(leaf_bits(st, is_leaf));
     }
-    Coded { state, leaf_flags, names, leaf_row }
+    Coded { state, leaf_flags, leaf_row }
 }
 
 fn header(what: u32, n: usize, leaf_row: u32, stamp: Stamp, sizes: [usize; 4]) -> Vec<u8> {
@@ -131,7 +144,7 @@ fn leaf_id(s: &Session, leaf: Option<NodeId>) -> Option<String> {
 pub fn encode_leaf(s: &Session, nodes: &[NodeId], leaf: LeafColumns<'_>, stamp: Stamp) -> Vec<u8> {
     let started = std::time::Instant::now();
     let coded = code_states(nodes, leaf);
-    let meta = json!({ "leafId": leaf_id(s, leaf.leaf), "states": coded.names }).to_string();
+    let meta = json!({ "leafId": leaf_id(s, leaf.leaf), "states": state_names() }).to_string();
     let n = nodes.len();
     let mut out = header(LEAF_ONLY, n, coded.leaf_row, stamp, [0, 0, 0, meta.len()]);
     out.reserve_exact(2 * n + meta.len());
@@ -141,13 +154,56 @@ pub fn encode_leaf(s: &Session, nodes: &[NodeId], leaf: LeafColumns<'_>, stamp: 
     finish(out, started)
 }
 
+/// The leaf's columns of `changed` alone (ascending rows of `nodes`, a layout's): those that
+/// differ from the ones of the leaf `from`, the table the UI holds. `row_of`: each entry's row.
+pub fn encode_changes(
+    s: &Session,
+    nodes: &[NodeId],
+    row_of: &[u32],
+    changed: &[u32],
+    leaf: LeafColumns<'_>,
+    from: Option<NodeId>,
+    stamp: Stamp,
+) -> Vec<u8> {
+    let started = std::time::Instant::now();
+    let leaf_row = leaf.leaf.map_or(NO_ROW, |l| row_of[l.index()]);
+    let meta = json!({ "leafId": leaf_id(s, leaf.leaf), "from": leaf_id(s, from), "states": state_names() }).to_string();
+    let m = changed.len();
+    let mut out = header(CHANGES, nodes.len(), leaf_row, stamp, [m, 0, 0, meta.len()]);
+    out.reserve_exact(6 * m + meta.len());
+    for &row in changed {
+        out.extend_from_slice(&row.to_le_bytes());
+    }
+    let states = changed.iter().map(|&row| leaf.states[nodes[row as usize].index()]);
+    out.extend(states.clone().map(|st| st as u8));
+    out.extend(changed.iter().zip(states).map(|(&row, st)| leaf_bits(st, Some(nodes[row as usize]) == leaf.leaf)));
+    out.extend_from_slice(meta.as_bytes());
+    finish(out, started)
+}
+
 /// The whole table of `layout` for the leaf `leaf`.
 pub fn encode(s: &Session, layout: &TreeLayout, leaf: LeafColumns<'_>, stamp: Stamp) -> Vec<u8> {
-    let started = std::time::Instant::now();
+    encode_whole(s, &structure(s, layout), &layout.nodes, leaf, stamp)
+}
+
+/// What a whole table holds besides the leaf's columns: the same for every leaf, so it can be
+/// encoded while the leaf's context is built (`tree::table`).
+pub struct Structure<'s> {
+    /// Per row: childless, connector and whether the parent is listed (the flags' tree bits).
+    tree_flags: Vec<u8>,
+    parents: Vec<u32>,
+    varints: Vec<u8>,
+    ids: String,
+    kinds: Vec<(&'s str, &'s str)>,
+    labels: Vec<(u32, &'s str)>,
+}
+
+/// The rows' columns of `layout` that do not depend on the leaf.
+pub fn structure<'s>(s: &'s Session, layout: &TreeLayout) -> Structure<'s> {
     let n = layout.len();
-    let Coded { state, leaf_flags: mut flags, names, leaf_row } = code_states(&layout.nodes, leaf);
+    let mut tree_flags = Vec::with_capacity(n);
     let mut parents = Vec::new();
-    for (row, flag) in flags.iter_mut().enumerate() {
+    for row in 0..n {
         let connector = match layout.connector[row] {
             Connector::None => 0,
             Connector::Tee => 1,
@@ -159,7 +215,8 @@ pub fn encode(s: &Session, layout: &TreeLayout, leaf: LeafColumns<'_>, stamp: St
         if listed {
             parents.push(parent);
         }
-        *flag |= (u8::from(layout.childless[row]) * CHILDLESS) | (connector << CONNECTOR_SHIFT) | (u8::from(listed) * PARENT_LISTED);
+        tree_flags
+            .push((u8::from(layout.childless[row]) * CHILDLESS) | (connector << CONNECTOR_SHIFT) | (u8::from(listed) * PARENT_LISTED));
     }
     // Kinds are few (entry type, role): a linear search beats hashing two strings per row.
     let mut kinds: Vec<(&str, &str)> = Vec::new();
@@ -183,14 +240,26 @@ pub fn encode(s: &Session, layout: &TreeLayout, leaf: LeafColumns<'_>, stamp: St
         varint(&mut varints, utf16_len(id) as u64);
         varint(&mut varints, code as u64);
     }
+    Structure { tree_flags, parents, varints, ids, kinds, labels: labels(s, &layout.nodes) }
+}
+
+/// The whole table: `structure` (of the layout whose rows are `nodes`) with the leaf's columns.
+pub fn encode_whole(s: &Session, st: &Structure<'_>, nodes: &[NodeId], leaf: LeafColumns<'_>, stamp: Stamp) -> Vec<u8> {
+    let started = std::time::Instant::now();
+    let n = nodes.len();
+    let Coded { state, leaf_flags: mut flags, leaf_row } = code_states(nodes, leaf);
+    for (flag, tree) in flags.iter_mut().zip(&st.tree_flags) {
+        *flag |= tree;
+    }
     let meta = json!({
         "leafId": leaf_id(s, leaf.leaf),
-        "states": names,
-        "kinds": kinds.iter().map(|&(t, k)| json!([t, k])).collect::<Vec<_>>(),
-        "labels": labels(s, &layout.nodes).iter().map(|&(row, label)| json!([row, label])).collect::<Vec<_>>(),
+        "states": state_names(),
+        "kinds": st.kinds.iter().map(|&(t, k)| json!([t, k])).collect::<Vec<_>>(),
+        "labels": st.labels.iter().map(|&(row, label)| json!([row, label])).collect::<Vec<_>>(),
     })
     .to_string();
 
+    let (parents, varints, ids) = (&st.parents, &st.varints, &st.ids);
     let mut out = header(WHOLE, n, leaf_row, stamp, [parents.len(), varints.len(), ids.len(), meta.len()]);
     out.reserve_exact(2 * n + meta.len() + 3 + 4 * parents.len() + varints.len() + ids.len());
     out.extend_from_slice(&state);
@@ -199,10 +268,10 @@ pub fn encode(s: &Session, layout: &TreeLayout, leaf: LeafColumns<'_>, stamp: St
     while !out.len().is_multiple_of(4) {
         out.push(0);
     }
-    for p in &parents {
+    for p in parents {
         out.extend_from_slice(&p.to_le_bytes());
     }
-    out.extend_from_slice(&varints);
+    out.extend_from_slice(varints);
     out.extend_from_slice(ids.as_bytes());
     finish(out, started)
 }
@@ -247,13 +316,15 @@ fn zigzag(v: i64) -> u64 {
 pub mod read {
     use serde_json::Value;
 
-    use super::{CONNECTOR_SHIFT, HEADER_WORDS, PARENT_LISTED, WHOLE};
+    use super::{CHANGES, CONNECTOR_SHIFT, HEADER_WORDS, PARENT_LISTED, WHOLE};
     use contextree_core::view::NO_ROW;
 
     /// A buffer's contents, read from the layout comment (not from `encode`). A buffer of the
-    /// leaf's columns only has `whole` false and empty `cols` and `ids`.
+    /// leaf's columns only has `whole` false and empty `cols` and `ids`; one of the changed rows
+    /// also has them in `changed`, and `state` and `flags` of those rows alone.
     pub struct Table {
         pub whole: bool,
+        pub changed: Option<Vec<u32>>,
         pub n: usize,
         pub leaf_row: u32,
         pub reading: u32,
@@ -286,12 +357,18 @@ pub mod read {
 
     pub fn decode(b: &[u8]) -> Table {
         assert_eq!(&b[0..4], b"CTR2");
-        assert_eq!(u32_at(b, 4), 2);
+        assert_eq!(u32_at(b, 4), 3);
         let word = |i: usize| u32_at(b, 4 * i);
         let whole = word(2) == WHOLE;
-        let n = word(3) as usize;
         let (m, varint_len, id_len, meta_len) = (word(6) as usize, word(7) as usize, word(8) as usize, word(9) as usize);
         let mut at = 4 * HEADER_WORDS;
+        let changed = (word(2) == CHANGES).then(|| {
+            let rows: Vec<u32> = (0..m).map(|k| u32_at(b, at + 4 * k)).collect();
+            at += 4 * m;
+            rows
+        });
+        // The columns hold a value per row, or per changed row.
+        let n = changed.as_ref().map_or(word(3) as usize, Vec::len);
         let state = b[at..at + n].to_vec();
         let flags = b[at + n..at + 2 * n].to_vec();
         at += 2 * n;
@@ -299,7 +376,8 @@ pub mod read {
         at += meta_len;
         let mut table = Table {
             whole,
-            n,
+            changed,
+            n: word(3) as usize,
             leaf_row: word(4),
             reading: word(5),
             prepare_us: word(10),
@@ -449,6 +527,40 @@ mod tests {
             assert_eq!(only.meta["leafId"], full.meta["leafId"]);
             let leaf_bits: Vec<u8> = full.flags.iter().map(|f| f & (IS_LEAF | ON_PATH)).collect();
             assert_eq!(only.flags, leaf_bits);
+        }
+    }
+
+    #[test]
+    fn the_changed_rows_merged_into_the_table_held_are_the_new_leafs_table() {
+        let s = Session::parse(SESSION.as_bytes(), None);
+        let layout = tree_layout(&s);
+        let mut row_of = vec![NO_ROW; s.entries().len()];
+        for (row, n) in layout.nodes.iter().enumerate() {
+            row_of[n.index()] = row as u32;
+        }
+        let leaves = [Leaf::Last, Leaf::At(s.node("u2😀").unwrap()), Leaf::At(s.node("r2").unwrap()), Leaf::Reset];
+        for from in leaves {
+            for to in leaves {
+                let (a, b) = (build(&s, from), build(&s, to));
+                let (sa, sb) = (entry_states(&s, &a), entry_states(&s, &b));
+                let held = decode7(&encode(&s, &layout, LeafColumns { states: &sa, leaf: a.leaf }, STAMP));
+                let want = decode7(&encode(&s, &layout, LeafColumns { states: &sb, leaf: b.leaf }, STAMP));
+                // Every row listed, changed or not: the reader puts them back where they go.
+                let all: Vec<u32> = (0..layout.len() as u32).collect();
+                let t =
+                    decode7(&encode_changes(&s, &layout.nodes, &row_of, &all, LeafColumns { states: &sb, leaf: b.leaf }, a.leaf, STAMP));
+                assert_eq!(t.changed.as_deref(), Some(&all[..]));
+                assert_eq!((t.n, t.leaf_row, t.whole), (want.n, want.leaf_row, false));
+                assert_eq!(t.meta["leafId"], want.meta["leafId"]);
+                assert_eq!(t.meta["from"], held.meta["leafId"]);
+                assert_eq!(t.meta["states"], want.meta["states"]);
+                let (mut state, mut flags) = (held.state.clone(), held.flags.clone());
+                for (k, &row) in all.iter().enumerate() {
+                    state[row as usize] = t.state[k];
+                    flags[row as usize] = (flags[row as usize] & !(IS_LEAF | ON_PATH)) | t.flags[k];
+                }
+                assert_eq!((state, flags), (want.state, want.flags));
+            }
         }
     }
 

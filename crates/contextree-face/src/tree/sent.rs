@@ -1,0 +1,167 @@
+//! What the UI holds of a reading's tree: the rows (they do not depend on the leaf) and the
+//! states of the leaf last sent. With them a leaf change costs the two paths, not the session:
+//! the states that differ are found from the entries either leaf's path touches
+//! (`path_states`), and only their rows are sent (`wire::encode_changes`).
+
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use contextree_core::context::{build, path_states, EntryState, Leaf};
+use contextree_core::session::{NodeId, Session};
+use contextree_core::view::NO_ROW;
+
+/// A leaf's `path_states`: the entries not off its path, with their states.
+pub type PathStates = Arc<Vec<(NodeId, EntryState)>>;
+
+/// The tree of one reading as sent to the UI.
+#[derive(Debug, Default)]
+pub struct Sent {
+    /// The entry of each row, once the whole table was sent.
+    pub rows: OnceLock<Vec<NodeId>>,
+    /// The row of each entry (file order; `NO_ROW` for an entry without one), made from `rows`
+    /// the first time a leaf change needs it.
+    row_of: OnceLock<Vec<u32>>,
+    /// The leaf last sent and its states: the next leaf change is most likely from it.
+    last: Mutex<Option<(Option<NodeId>, PathStates)>>,
+}
+
+impl Sent {
+    /// The row of each entry, once `rows` is known.
+    pub fn row_of(&self, entries: usize) -> Option<&[u32]> {
+        let rows = self.rows.get()?;
+        Some(self.row_of.get_or_init(|| {
+            let mut row_of = vec![NO_ROW; entries];
+            for (row, node) in rows.iter().enumerate() {
+                row_of[node.index()] = row as u32;
+            }
+            row_of
+        }))
+    }
+
+    /// Remembers that `leaf`'s states were sent.
+    pub fn remember(&self, leaf: Option<NodeId>, states: PathStates) {
+        *self.last.lock().unwrap_or_else(PoisonError::into_inner) = Some((leaf, states));
+    }
+
+    /// The states of `leaf`: the ones remembered when it was the last sent, else worked out.
+    pub fn states_of(&self, s: &Session, leaf: NodeId) -> PathStates {
+        let last = self.last.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        match last {
+            Some((Some(l), states)) if l == leaf => states,
+            _ => Arc::new(path_states(s, &build(s, Leaf::At(leaf)))),
+        }
+    }
+}
+
+/// The state of every entry from a leaf's `path_states` (`entry_states`'s answer).
+pub fn full_states(entries: usize, touched: &[(NodeId, EntryState)]) -> Vec<EntryState> {
+    let mut out = vec![EntryState::OffPath; entries];
+    for &(n, st) in touched {
+        out[n.index()] = st;
+    }
+    out
+}
+
+/// The rows whose state or leaf flags differ between the leaf `before` and the leaf `after`
+/// (each with its `path_states`), ascending, with `after`'s full states. Only entries one of
+/// the two paths touches can differ, so only those are compared.
+pub fn changed_rows(
+    entries: usize,
+    before: (Option<NodeId>, &[(NodeId, EntryState)]),
+    after: (Option<NodeId>, &[(NodeId, EntryState)]),
+    row_of: &[u32],
+) -> (Vec<u32>, Vec<EntryState>) {
+    let old = full_states(entries, before.1);
+    let new = full_states(entries, after.1);
+    let mut rows: Vec<u32> = before
+        .1
+        .iter()
+        .chain(after.1)
+        .map(|&(n, _)| n)
+        .filter(|n| old[n.index()] != new[n.index()])
+        .chain(before.0.filter(|_| before.0 != after.0))
+        .chain(after.0.filter(|_| before.0 != after.0))
+        .map(|n| row_of[n.index()])
+        .filter(|&row| row != NO_ROW)
+        .collect();
+    rows.sort_unstable();
+    rows.dedup();
+    (rows, new)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use contextree_core::context::entry_states;
+    use contextree_core::view::tree_layout;
+    use std::path::{Path, PathBuf};
+
+    /// A leaf checked: the leaf, its path states and its full states.
+    type Checked = (Option<NodeId>, Vec<(NodeId, EntryState)>, Vec<EntryState>);
+
+    /// Every `.jsonl` under `dir`, sorted.
+    fn sessions(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                sessions(&path, out);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                out.push(path);
+            }
+        }
+        out.sort();
+    }
+
+    /// Applies `changed` (rows, with `states` the new leaf's) to `before`'s full states.
+    fn apply(mut states: Vec<EntryState>, changed: &[u32], rows: &[NodeId], new: &[EntryState]) -> Vec<EntryState> {
+        for &row in changed {
+            let n = rows[row as usize];
+            states[n.index()] = new[n.index()];
+        }
+        states
+    }
+
+    #[test]
+    fn the_changed_rows_turn_one_leafs_states_into_the_next_ones() {
+        let mut files = Vec::new();
+        sessions(&contextree_testkit::repo().join("tests/fixtures"), &mut files);
+        assert!(files.len() > 50, "the fixtures: {}", files.len());
+        let mut checked = 0;
+        for path in files {
+            let s = Session::parse(&std::fs::read(&path).unwrap(), None);
+            let entries = s.entries().len();
+            let rows = tree_layout(&s).nodes;
+            let mut row_of = vec![NO_ROW; entries];
+            for (row, n) in rows.iter().enumerate() {
+                row_of[n.index()] = row as u32;
+            }
+            // Every leaf of the file, each from the one before (the big files: 400 of them,
+            // spread over the file), starting from the file's leaf and ending with none.
+            let step = entries.div_ceil(400).max(1);
+            let mut leaves: Vec<Leaf> = (0..entries).step_by(step).map(|i| Leaf::At(NodeId(i as u32))).collect();
+            leaves.insert(0, Leaf::Last);
+            leaves.push(Leaf::Reset);
+            let mut before: Option<Checked> = None;
+            for leaf in leaves {
+                let ctx = build(&s, leaf);
+                let full = entry_states(&s, &ctx);
+                let touched = path_states(&s, &ctx);
+                assert_eq!(full_states(entries, &touched), full, "{}", path.display());
+                if let Some((old_leaf, old_touched, old_full)) = before {
+                    let (changed, new) = changed_rows(entries, (old_leaf, &old_touched), (ctx.leaf, &touched), &row_of);
+                    assert_eq!(new, full);
+                    assert!(changed.windows(2).all(|w| w[0] < w[1]), "ascending, once each");
+                    // Every row whose state differs is listed; those not listed are the same.
+                    assert_eq!(apply(old_full.clone(), &changed, &rows, &new), full, "{} at {leaf:?}", path.display());
+                    for (row, &n) in rows.iter().enumerate() {
+                        let leaf_moved = old_leaf != ctx.leaf && (Some(n) == old_leaf || Some(n) == ctx.leaf);
+                        let differs = old_full[n.index()] != full[n.index()] || leaf_moved;
+                        assert_eq!(changed.binary_search(&(row as u32)).is_ok(), differs, "{} row {row}", path.display());
+                    }
+                    checked += 1;
+                }
+                before = Some((ctx.leaf, touched, full));
+            }
+        }
+        assert!(checked > 1000, "leaf changes checked: {checked}");
+    }
+}
