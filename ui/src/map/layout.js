@@ -3,6 +3,8 @@
 // `git log --graph` draws it), each pixel row painted with the most telling state of the rows
 // it covers. Costs one pass over the shown rows, so 200,000 rows stay cheap.
 
+import { lowerBound } from '../sorted.js';
+
 const IS_LEAF = 1;
 const ON_PATH = 4;
 
@@ -77,18 +79,6 @@ export function patchCells(model, t, list, changed) {
     for (; k < n && rowToY(k, n, h) === y; k++) paintRow(model, t, rows[k], y);
   }
   return done;
-}
-
-/** The first position in `index` (ascending) whose row is ≥ `r`. */
-function lowerBound(index, r) {
-  let lo = 0;
-  let hi = index.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (index[mid] < r) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** The pixel row of shown row `k` of `n` on a map `height` pixels high. */

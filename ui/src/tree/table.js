@@ -5,6 +5,7 @@
 // connectors, walking at most `maxCells` branch points up. Pure (node --test).
 
 import { entryKind, entryLabel } from '../entries/format.js';
+import { lowerBound } from '../sorted.js';
 
 /** The parent of a root, the leaf of an empty session. */
 export const NO_ROW = 0xffffffff;
@@ -431,18 +432,6 @@ export function keptRows(t, keep) {
     if (r >= 0) out.push(r);
   }
   return out;
-}
-
-/** The first position in `index` (ascending) at or after `from` whose row is ≥ `r`. */
-function lowerBound(index, r, from = 0) {
-  let lo = from;
-  let hi = index.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (index[mid] < r) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /**

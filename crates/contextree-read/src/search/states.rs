@@ -76,39 +76,14 @@ impl HitStates {
     }
 }
 
-/// The number a state is stored as; [`state_of`] reads it back.
+/// The number a state is stored as (its place in `EntryState::ALL`, as the tree table sends
+/// it); [`state_of`] reads it back.
 pub fn code(s: EntryState) -> u8 {
-    match s {
-        EntryState::OffPath => 0,
-        EntryState::Kept => 1,
-        EntryState::Pruned => 2,
-        EntryState::Summarized => 3,
-        EntryState::Compaction => 4,
-        EntryState::OldCompaction => 5,
-        EntryState::BranchSummary => 6,
-        EntryState::Excluded => 7,
-        EntryState::Metadata => 8,
-        EntryState::Hidden => 9,
-        EntryState::Replaced => 10,
-    }
+    s as u8
 }
 
-const STATES: [EntryState; 11] = [
-    EntryState::OffPath,
-    EntryState::Kept,
-    EntryState::Pruned,
-    EntryState::Summarized,
-    EntryState::Compaction,
-    EntryState::OldCompaction,
-    EntryState::BranchSummary,
-    EntryState::Excluded,
-    EntryState::Metadata,
-    EntryState::Hidden,
-    EntryState::Replaced,
-];
-
 fn state_of(c: u8) -> Option<EntryState> {
-    STATES.get(usize::from(c)).copied()
+    EntryState::ALL.get(usize::from(c)).copied()
 }
 
 /// When states computed once may be given again.
@@ -261,7 +236,7 @@ mod tests {
 
     #[test]
     fn every_state_reads_back() {
-        for s in STATES {
+        for s in EntryState::ALL {
             assert_eq!(state_of(code(s)), Some(s));
         }
     }
