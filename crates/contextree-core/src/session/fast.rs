@@ -841,9 +841,9 @@ impl<'a> Scanner<'a> {
         let mut escaped = false;
         loop {
             let mut stopped = false;
-            // Most strings are short (keys, ids, names): sixteen bytes first, where classifying
-            // 64 would cost more than the string.
-            if let Some(bytes) = b.get(i..i + 16).and_then(|w| <&[u8; 16]>::try_from(w).ok()).filter(|_| i == start) {
+            // Most strings are short (keys, ids, names, timestamps, call ids): their first 32
+            // bytes sixteen at a time, where classifying 64 would cost more than the string.
+            while let Some(bytes) = b.get(i..i + 16).and_then(|w| <&[u8; 16]>::try_from(w).ok()).filter(|_| !stopped && i - start < 32) {
                 let (run, run_units, non_ascii) = Block::run(bytes);
                 units += u64::from(run_units);
                 self.non_ascii |= non_ascii;

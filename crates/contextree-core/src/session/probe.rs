@@ -292,7 +292,9 @@ pub fn parse_iso_ms(s: &str) -> Option<f64> {
         if part.is_empty() || !part.iter().all(u8::is_ascii_digit) {
             return None;
         }
-        std::str::from_utf8(part).ok()?.parse().ok()
+        // At most four digits: no overflow, and no text parser (every message line has a
+        // timestamp, read on the indexing threads).
+        Some(part.iter().fold(0, |n, d| n * 10 + i64::from(d - b'0')))
     };
     if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
         return None;
@@ -325,8 +327,9 @@ pub fn parse_iso_ms(s: &str) -> Option<f64> {
                 return None;
             }
             // Date keeps millisecond precision: extra digits are truncated.
-            let digits = &s[start..end.min(start + 3)];
-            millis = digits.parse::<f64>().ok()? * 10f64.powi(3 - digits.len() as i32);
+            let digits = &b[start..end.min(start + 3)];
+            let value = digits.iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0'));
+            millis = f64::from(value) * 10f64.powi(3 - digits.len() as i32);
             pos = end;
         }
     }
