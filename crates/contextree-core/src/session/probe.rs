@@ -286,7 +286,11 @@ fn replace_lone_surrogates(bytes: &[u8]) -> Option<Vec<u8>> {
 /// Parses the ISO-8601 timestamps the agents write (`Date.parse` subset):
 /// `YYYY-MM-DDTHH:MM:SS(.fff)?(Z|±HH:MM)?`, and a bare date.
 pub fn parse_iso_ms(s: &str) -> Option<f64> {
-    let b = s.as_bytes();
+    parse_iso_ms_bytes(s.as_bytes())
+}
+
+/// [`parse_iso_ms`] of the text's bytes (the scanner's, which need no `&str`).
+pub(super) fn parse_iso_ms_bytes(b: &[u8]) -> Option<f64> {
     let num = |r: std::ops::Range<usize>| -> Option<i64> {
         let part = b.get(r)?;
         if part.is_empty() || !part.iter().all(u8::is_ascii_digit) {
