@@ -42,7 +42,12 @@ pub(super) const UNPAIRED_CALL_ID: u64 = typed_key(b'o', &[]);
 /// A 64-bit FNV-1a hash of a string tool-call id: the context compares ids,
 /// never shows them, so the index keeps 8 bytes instead of the string.
 pub fn call_id_hash(id: &str) -> u64 {
-    fnv(STRING_BASIS, id.as_bytes())
+    call_id_hash_bytes(id.as_bytes())
+}
+
+/// [`call_id_hash`] of an id's UTF-8 bytes (the scanner's, which need no `&str`).
+pub(super) fn call_id_hash_bytes(id: &[u8]) -> u64 {
+    fnv(STRING_BASIS, id)
 }
 
 /// The key of an id value as a JavaScript set compares it (`None`: the field

@@ -12,10 +12,10 @@
 use std::borrow::Cow;
 
 use super::block::Block;
-use super::call_id::{call_id_hash, NULL_CALL_ID, UNDEFINED_CALL_ID};
+use super::call_id::{call_id_hash_bytes, NULL_CALL_ID, UNDEFINED_CALL_ID};
 use super::entry::{EntryKind, MessageMeta, ReplyFacts, Role, TurnFacts, Usage};
 use super::name::Name;
-use super::probe::{parse_iso_ms, Parent, Probe};
+use super::probe::{parse_iso_ms_bytes, Parent, Probe};
 use super::window::Window;
 use crate::js;
 
@@ -36,7 +36,7 @@ pub(super) fn probe_message_prefix(bytes: &[u8]) -> Option<(Probe, usize)> {
     let line = s.line()?;
     s.ws();
     let len = s.i;
-    if !matches!(bytes.get(len), None | Some(b'\n')) || line.ty.as_deref() != Some("message") {
+    if !matches!(bytes.get(len), None | Some(b'\n')) || line.ty.as_deref() != Some(&b"message"[..]) {
         return None;
     }
     // The reference parser rejects invalid UTF-8; so must this path. Bytes
@@ -113,7 +113,7 @@ pub(super) fn probe_message_prefix(bytes: &[u8]) -> Option<(Probe, usize)> {
         entry_type: Some("message".into()),
         id: line.id.as_deref().map(Name::from),
         parent: line.parent,
-        timestamp_ms: line.timestamp.as_deref().and_then(parse_iso_ms).into(),
+        timestamp_ms: line.timestamp.as_deref().and_then(parse_iso_ms_bytes).into(),
         kind: EntryKind::Message(meta),
     };
     Some((probe, len))
@@ -121,10 +121,10 @@ pub(super) fn probe_message_prefix(bytes: &[u8]) -> Option<(Probe, usize)> {
 
 /// The line's fields, borrowing the line's text where it holds no escapes.
 struct LineFields<'a> {
-    ty: Option<Cow<'a, str>>,
+    ty: Option<Cow<'a, [u8]>>,
     id: Option<Cow<'a, str>>,
     parent: Parent,
-    timestamp: Option<Cow<'a, str>>,
+    timestamp: Option<Cow<'a, [u8]>>,
     message: Option<MessageFields<'a>>,
 }
 
@@ -210,7 +210,9 @@ impl Seen {
 impl<'a> Scanner<'a> {
     /// Whitespace within a line: a `\n` ends the line, so it is never skipped.
     fn ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\r') = self.b.get(self.i) {
+        // The files hold no whitespace between tokens: one compare rules out all of it,
+        // where the match alone became a jump table at every token.
+        while let Some(b' ' | b'\t' | b'\r') = self.b.get(self.i).filter(|&&c| c <= b' ') {
             self.i += 1;
         }
     }
@@ -260,7 +262,7 @@ impl<'a> Scanner<'a> {
             match key {
                 b"type" => {
                     seen.first(0)?;
-                    f.ty = Some(s.text()?);
+                    f.ty = Some(s.raw()?);
                 }
                 b"id" => {
                     seen.first(1)?;
@@ -272,7 +274,7 @@ impl<'a> Scanner<'a> {
                 }
                 b"timestamp" => {
                     seen.first(3)?;
-                    f.timestamp = Some(s.text()?);
+                    f.timestamp = Some(s.raw()?);
                 }
                 b"message" => {
                     seen.first(4)?;
@@ -348,7 +350,7 @@ impl<'a> Scanner<'a> {
                 }
                 b"toolCallId" => {
                     seen.first(12)?;
-                    m.tool_call_id = Some(if s.literal(b"null") { NULL_CALL_ID } else { call_id_hash(&s.text()?) });
+                    m.tool_call_id = Some(if s.literal(b"null") { NULL_CALL_ID } else { call_id_hash_bytes(&s.raw()?) });
                 }
                 // Rare fields omp 18 reads: the reference reading decides.
                 // Rare fields the reference reading decides on (omp 18's dropped turns and
@@ -395,7 +397,7 @@ impl<'a> Scanner<'a> {
     }
 
     fn block(&mut self, c: &mut Content) -> Option<()> {
-        let mut ty: Option<Cow<'_, str>> = None;
+        let mut ty: Option<Cow<'_, [u8]>> = None;
         let (mut text, mut thinking, mut name, mut args) = (0, 0, 0, 0);
         // omp 18's fragment counts of the same fields, and of a thinking
         // signature and redacted thinking data.
@@ -407,7 +409,7 @@ impl<'a> Scanner<'a> {
             match key {
                 b"type" => {
                     seen.first(0)?;
-                    ty = s.opt_text()?;
+                    ty = if s.literal(b"null") { None } else { Some(s.raw()?) };
                 }
                 b"text" => {
                     seen.first(1)?;
@@ -440,7 +442,7 @@ impl<'a> Scanner<'a> {
                 b"id" => {
                     seen.first(7)?;
                     id = match s.peek()? {
-                        b'"' => Some(call_id_hash(&s.text()?)),
+                        b'"' => Some(call_id_hash_bytes(&s.raw()?)),
                         b'n' if s.literal(b"null") => Some(NULL_CALL_ID),
                         // Numbers, booleans, objects: the reference reading (a toolCall's only).
                         _ => s.skip().map(|_| None)?,
@@ -454,28 +456,28 @@ impl<'a> Scanner<'a> {
             }
             Some(())
         })?;
-        if !matches!(ty.as_deref(), Some("toolCall" | "redactedThinking")) {
+        if !matches!(ty.as_deref(), Some(b"toolCall" | b"redactedThinking")) {
             c.other_blocks += 1;
         }
         match ty.as_deref() {
-            Some("text") => {
+            Some(b"text") => {
                 c.text += text;
                 c.text_b4 += text_b4;
                 c.assistant_b4 += text_b4;
             }
-            Some("thinking") => {
+            Some(b"thinking") => {
                 c.thinking += thinking;
                 c.assistant_b4 += thinking_b4 + signature_b4;
             }
-            Some("toolCall") => {
+            Some(b"toolCall") => {
                 c.tool_calls += name + args;
                 c.assistant_b4 += name_b4 + args_b4;
                 c.call_ids.push(id?);
             }
-            Some("image") => c.images += 1,
-            Some("redactedThinking") => c.assistant_b4 += data_b4,
+            Some(b"image") => c.images += 1,
+            Some(b"redactedThinking") => c.assistant_b4 += data_b4,
             // Measured as JSON of its `block`: the reference reading.
-            Some("anthropicServerTool") => return None,
+            Some(b"anthropicServerTool") => return None,
             _ => {}
         }
         Some(())
@@ -519,6 +521,20 @@ impl<'a> Scanner<'a> {
             serde_json::from_slice(&b[s.start - 1..s.end + 1]).ok().map(Cow::Owned)
         } else {
             std::str::from_utf8(&b[s.start..s.end]).ok().map(Cow::Borrowed)
+        }
+    }
+
+    /// A string value's decoded bytes, for fields that are only compared, hashed or parsed
+    /// (types, timestamps, call ids): borrowed unless it holds escapes, and without the UTF-8
+    /// check of [`Scanner::text`], about a hundred instructions a string. The line's own
+    /// check (`probe_message_prefix`) still rejects invalid UTF-8 anywhere in it.
+    fn raw(&mut self) -> Option<Cow<'a, [u8]>> {
+        let s = self.string()?;
+        let b: &'a [u8] = self.b;
+        if s.escaped {
+            serde_json::from_slice::<String>(&b[s.start - 1..s.end + 1]).ok().map(|t| Cow::Owned(t.into_bytes()))
+        } else {
+            Some(Cow::Borrowed(&b[s.start..s.end]))
         }
     }
 
@@ -841,9 +857,9 @@ impl<'a> Scanner<'a> {
         let mut escaped = false;
         loop {
             let mut stopped = false;
-            // Most strings are short (keys, ids, names): sixteen bytes first, where classifying
-            // 64 would cost more than the string.
-            if let Some(bytes) = b.get(i..i + 16).and_then(|w| <&[u8; 16]>::try_from(w).ok()).filter(|_| i == start) {
+            // Most strings are short (keys, ids, names, timestamps, call ids): their first 32
+            // bytes sixteen at a time, where classifying 64 would cost more than the string.
+            while let Some(bytes) = b.get(i..i + 16).and_then(|w| <&[u8; 16]>::try_from(w).ok()).filter(|_| !stopped && i - start < 32) {
                 let (run, run_units, non_ascii) = Block::run(bytes);
                 units += u64::from(run_units);
                 self.non_ascii |= non_ascii;
@@ -1067,10 +1083,19 @@ mod tests {
 
     #[test]
     fn odd_shapes_fall_back_to_the_reference_reading() {
-        // Invalid UTF-8 inside a string.
+        // Invalid UTF-8 inside a string, also in the fields read as bytes (timestamp, call
+        // ids): the line's own check rejects it.
         assert!(
             probe_message_line(b"{\"type\":\"message\",\"id\":\"a\",\"message\":{\"role\":\"user\",\"content\":\"\xff\xfe\"}}").is_none()
         );
+        for line in [
+            &b"{\"type\":\"message\",\"id\":\"a\",\"timestamp\":\"2025-11-03\xff\",\"message\":{\"role\":\"user\",\"content\":\"x\"}}"[..],
+            b"{\"type\":\"message\",\"id\":\"a\",\"message\":{\"role\":\"toolResult\",\"toolCallId\":\"c\xff\",\"content\":\"x\"}}",
+        ] {
+            assert!(probe_message_line(line).is_none(), "{}", String::from_utf8_lossy(line));
+        }
+        // An escaped type reads as its text.
+        assert!(probe_message_line(br#"{"type":"mess\u0061ge","id":"a","message":{"role":"user","content":"x"}}"#).is_some());
         // Duplicate key, escaped key, number id, raw control character, trailing data.
         for line in [
             r#"{"type":"message","id":"a","id":"b","message":{"role":"user","content":"x"}}"#,

@@ -286,13 +286,19 @@ fn replace_lone_surrogates(bytes: &[u8]) -> Option<Vec<u8>> {
 /// Parses the ISO-8601 timestamps the agents write (`Date.parse` subset):
 /// `YYYY-MM-DDTHH:MM:SS(.fff)?(Z|±HH:MM)?`, and a bare date.
 pub fn parse_iso_ms(s: &str) -> Option<f64> {
-    let b = s.as_bytes();
+    parse_iso_ms_bytes(s.as_bytes())
+}
+
+/// [`parse_iso_ms`] of the text's bytes (the scanner's, which need no `&str`).
+pub(super) fn parse_iso_ms_bytes(b: &[u8]) -> Option<f64> {
     let num = |r: std::ops::Range<usize>| -> Option<i64> {
         let part = b.get(r)?;
         if part.is_empty() || !part.iter().all(u8::is_ascii_digit) {
             return None;
         }
-        std::str::from_utf8(part).ok()?.parse().ok()
+        // At most four digits: no overflow, and no text parser (every message line has a
+        // timestamp, read on the indexing threads).
+        Some(part.iter().fold(0, |n, d| n * 10 + i64::from(d - b'0')))
     };
     if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
         return None;
@@ -325,8 +331,9 @@ pub fn parse_iso_ms(s: &str) -> Option<f64> {
                 return None;
             }
             // Date keeps millisecond precision: extra digits are truncated.
-            let digits = &s[start..end.min(start + 3)];
-            millis = digits.parse::<f64>().ok()? * 10f64.powi(3 - digits.len() as i32);
+            let digits = &b[start..end.min(start + 3)];
+            let value = digits.iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0'));
+            millis = f64::from(value) * 10f64.powi(3 - digits.len() as i32);
             pos = end;
         }
     }
