@@ -17,8 +17,11 @@ use contextree_core::{Dialect, RuleRequest};
 use crate::HostEnv;
 
 /// Bytes per indexing job: large enough that per-job overhead vanishes, small
-/// enough that two workers hold little memory.
-const CHUNK: u64 = 4 << 20;
+/// enough that the workers finish together (when one takes the last job the
+/// other waits for it: with 4 MiB, up to ~8 ms of one core on a 100 MB file,
+/// and a 10 MB file was 3 jobs for 2 workers) and hold little memory.
+/// Measured on 2 cores (docs/benchmarks.md): 1 MiB beat 512 KiB, 2 and 4 MiB.
+const CHUNK: u64 = 1 << 20;
 
 /// A session file could not be opened.
 #[derive(Debug, thiserror::Error)]
@@ -145,7 +148,8 @@ pub fn load_in_chunks(env: &HostEnv, path: &Path, request: Option<RuleRequest>, 
 /// multiple of `chunk`, then `len`.
 fn chunk_bounds(file: &File, len: u64, chunk: u64) -> std::io::Result<Vec<u64>> {
     let mut bounds = vec![0];
-    let mut probe = vec![0u8; 64 << 10];
+    // Most lines end within a few KiB; a longer one is read on in steps.
+    let mut probe = vec![0u8; 8 << 10];
     let mut target = chunk;
     while target < len {
         let mut at = target;
