@@ -16,7 +16,7 @@ use tantivy::{DocAddress, IndexWriter, Searcher, TantivyDocument, Term};
 
 use crate::extract::{self, Extracted};
 use crate::known::{self, Stamp};
-use crate::record::{self, Change, FileRecord};
+use crate::record::{Change, FileRecord};
 use crate::schema::{Fields, KIND_ENTRY, KIND_FILE};
 use crate::{SearchError, SearchIndex};
 
@@ -189,8 +189,8 @@ impl SearchIndex {
         for (i, sf) in files.iter().enumerate() {
             let now = match sf.listed {
                 Some(s) => s,
-                None => match record::stat(&sf.path) {
-                    Ok((len, mtime_ns, inode)) => Stamp { len, mtime_ns, inode },
+                None => match Stamp::of_path(&sf.path) {
+                    Ok(s) => s,
                     Err(_) => continue,
                 },
             };
@@ -516,14 +516,14 @@ mod tests {
         append(&session, "{\"type\":\"message\",\"id\":\"v\",\"parentId\":\"u\",\"message\":{\"role\":\"user\",\"content\":\"world\"}}\n");
         // A copy claiming the grown file is unchanged, but of an older commit (a process
         // killed after another one committed, say): the records are read instead.
-        let (len, mtime_ns, inode) = record::stat(&session).unwrap();
+        let now = Stamp::of_path(&session).unwrap();
         let key = session.to_string_lossy().into_owned();
-        known::write(&index.dir, at - 1, &HashMap::from([(key.clone(), Stamp { len, mtime_ns, inode })])).unwrap();
+        known::write(&index.dir, at - 1, &HashMap::from([(key.clone(), now)])).unwrap();
         let stats = index.update(&files, false).unwrap();
         assert_eq!((stats.grown, stats.total_files), (1, 1));
         assert_eq!(index.search("world", 10, None).unwrap().len(), 1);
         // The copy of the current commit is the check's only read: nothing to do.
-        assert_eq!(known::read(&index.dir, index.opstamp().unwrap()).map(|k| k[&key]), Some(Stamp { len, mtime_ns, inode }));
+        assert_eq!(known::read(&index.dir, index.opstamp().unwrap()).map(|k| k[&key]), Some(now));
         assert_eq!(index.update(&files, false).unwrap().files, 0);
     }
 

@@ -35,6 +35,11 @@ impl Stamp {
         use std::os::unix::fs::MetadataExt;
         Stamp { len: m.len(), mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()), inode: m.ino() }
     }
+
+    /// The stamp of the file at `path` now.
+    pub fn of_path(path: &Path) -> std::io::Result<Stamp> {
+        std::fs::metadata(path).map(|m| Stamp::of(&m))
+    }
 }
 
 /// The stamps of the commit `opstamp`, if the copy in `dir` is of that commit and whole.

@@ -4,8 +4,7 @@
 //! describe: a killed indexer can never leave a record that disagrees with the index.
 
 use std::fs::File;
-use std::os::unix::fs::{FileExt, MetadataExt};
-use std::path::Path;
+use std::os::unix::fs::FileExt;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -66,12 +65,6 @@ fn read_range(file: &File, start: u64, end: u64) -> std::io::Result<Vec<u8>> {
     let mut buf = vec![0; (end - start) as usize];
     file.read_exact_at(&mut buf, start)?;
     Ok(buf)
-}
-
-/// The file's length, modification time and inode.
-pub fn stat(path: &Path) -> std::io::Result<(u64, i128, u64)> {
-    let m = std::fs::metadata(path)?;
-    Ok((m.len(), i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()), m.ino()))
 }
 
 impl FileRecord {

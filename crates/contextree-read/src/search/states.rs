@@ -18,7 +18,6 @@
 //! wrong state.
 
 use std::collections::HashMap;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -27,6 +26,7 @@ use contextree_core::session::NodeId;
 use contextree_core::Dialect;
 use contextree_core::RuleSet;
 use contextree_host::HostEnv;
+use contextree_search::Stamp;
 use serde::{Deserialize, Serialize};
 
 /// Sessions kept in memory; past it the memory is emptied (the disk copy stays).
@@ -104,9 +104,8 @@ pub struct Key {
 impl Key {
     /// The key of `path` as it is now under `rules`; `None` when it cannot be `stat`ed.
     pub fn of(path: &Path, rules: &str) -> Option<Key> {
-        let m = std::fs::metadata(path).ok()?;
-        let mtime_ns = i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec());
-        Some(Key { path: path.to_string_lossy().into_owned(), len: m.len(), mtime_ns, inode: m.ino(), rules: rules.to_owned() })
+        let Stamp { len, mtime_ns, inode } = Stamp::of_path(path).ok()?;
+        Some(Key { path: path.to_string_lossy().into_owned(), len, mtime_ns, inode, rules: rules.to_owned() })
     }
 }
 
