@@ -1,5 +1,5 @@
 //! Whole-or-nothing writes of files contextree owns (the settings, an export, the demo
-//! session): a reader sees the old file or the new one, never half of it. Session files are
+//! session, caches): a reader sees the old file or the new one, never half of it. Session files are
 //! not written here: appends are `write.rs`, rewrites `rewrite.rs` (they must keep an agent's
 //! lines, which these files have none of).
 
@@ -46,9 +46,38 @@ pub fn write_whole(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<(
     Ok(())
 }
 
+/// Replaces `path` with `bytes` through a temporary file beside it renamed over it (a reader
+/// sees the old file or the new one), without syncing: for files that keep only what can be
+/// computed again (the search index's stamps, the hits' states), where a write lost in a crash
+/// costs a recomputation and a sync would cost every update. The temporary name is the
+/// process's and the call's, so two writers never share one; a failed write removes it.
+pub fn replace_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let name = path.file_name().ok_or_else(|| io::Error::other(format!("{}: not a file name", path.display())))?;
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let tmp = path.with_file_name(format!("{}.{}.{n}.tmp", name.to_string_lossy(), std::process::id()));
+    std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path)).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unsynced_replacement_is_whole_and_leaves_nothing_behind() {
+        let tmp = scratch("unsynced");
+        let path = tmp.path().join("stamps");
+        std::fs::write(&path, "old and longer").unwrap();
+        replace_unsynced(&path, b"new").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1, "no temporary file left");
+        let err = replace_unsynced(&tmp.path().join("missing/x"), b"x").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1);
+    }
 
     fn scratch(name: &str) -> tempfile::TempDir {
         tempfile::Builder::new().prefix(&format!("contextree-atomic-{name}-")).tempdir().unwrap()

@@ -70,11 +70,7 @@ pub fn write(dir: &Path, opstamp: u64, stamps: &HashMap<String, Stamp>) -> std::
         writeln!(buf, "{} {} {} {path}", s.len, s.mtime_ns, s.inode)?;
     }
     buf.extend_from_slice(b"end\n");
-    let tmp = dir.join(format!("{NAME}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, &buf)?;
-    std::fs::rename(&tmp, dir.join(NAME)).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
+    contextree_host::atomic::replace_unsynced(&dir.join(NAME), &buf)
 }
 
 #[cfg(test)]

@@ -200,19 +200,11 @@ fn read(dir: &Path, key: &Key) -> Option<HitStates> {
 }
 
 fn write(dir: &Path, key: &Key, states: &HitStates) -> std::io::Result<()> {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(0);
     std::fs::create_dir_all(dir)?;
     let stored = Stored { key: key.clone(), states: states.clone() };
     let mut text = serde_json::to_string(&stored).map_err(std::io::Error::other)?;
     text.push_str(&format!("\n{END}\n"));
-    let name = file_name(&key.path);
-    // Per process and per call: two writers never share a temporary file.
-    let tmp = dir.join(format!("{name}.{}.{}.tmp", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, dir.join(name)).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
+    contextree_host::atomic::replace_unsynced(&dir.join(file_name(&key.path)), text.as_bytes())
 }
 
 #[cfg(test)]
