@@ -7,13 +7,13 @@ pub mod wire;
 
 use std::sync::Arc;
 
-use contextree_core::context::{build, path_states, Leaf};
+use contextree_core::context::{build, path_states, states_from_path, Leaf};
 use contextree_core::view;
 use contextree_read::{row_previews as row_previews_of, RowPreview};
 
 use crate::state::OpenSession;
 use crate::{leaf, node, CommandError};
-use sent::{changed_rows, full_states};
+use sent::changed_rows;
 
 /// Characters of a row preview.
 const PREVIEW_CHARS: usize = 120;
@@ -48,7 +48,7 @@ pub fn table(open: &OpenSession, leaf_id: Option<&str>, reading: Option<u32>, he
             return Ok(wire::encode_changes(s, rows, row_of, &changed, columns, Some(held), stamp));
         }
     }
-    let states = full_states(entries, &touched);
+    let states = states_from_path(entries, &touched);
     open.tree.remember(ctx.leaf, touched);
     let stamp = wire::Stamp { reading: open.reading, prepare_us: elapsed() };
     Ok(wire::encode_leaf(s, rows, wire::LeafColumns { states: &states, leaf: ctx.leaf }, stamp))
@@ -67,7 +67,7 @@ fn whole(open: &OpenSession, asked: Leaf, started: std::time::Instant) -> Vec<u8
         });
         let ctx = build(s, asked);
         let touched = Arc::new(path_states(s, &ctx));
-        let states = full_states(s.entries().len(), &touched);
+        let states = states_from_path(s.entries().len(), &touched);
         (ctx.leaf, touched, states, rows.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     });
     let prepare_us = u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX);

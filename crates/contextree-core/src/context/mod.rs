@@ -26,7 +26,7 @@ pub use omp18::NotReproducible;
 pub(crate) use omp18::{has_anthropic_payload, snapshot_replay_point};
 pub use preview::entry_preview;
 pub use serialize::serialize_conversation;
-pub use state::{entry_states, path_states, EntryState};
+pub use state::{entry_states, path_states, states_from_path, EntryState};
 pub use usage::{
     estimate_context_tokens, estimate_context_tokens_of, estimate_projected_context_tokens, estimate_projected_context_tokens_of,
     ContextEstimate,

@@ -68,8 +68,14 @@ impl EntryState {
 
 /// The state of every entry (file order) for the context's leaf.
 pub fn entry_states(session: &Session, ctx: &Context) -> Vec<EntryState> {
-    let mut res = vec![EntryState::OffPath; session.entries().len()];
-    for (n, st) in path_states(session, ctx) {
+    states_from_path(session.entries().len(), &path_states(session, ctx))
+}
+
+/// The state of each of `entries` entries from a leaf's [`path_states`] (the rest off the
+/// path): [`entry_states`]'s answer, for a caller that keeps the path's states.
+pub fn states_from_path(entries: usize, path: &[(NodeId, EntryState)]) -> Vec<EntryState> {
+    let mut res = vec![EntryState::OffPath; entries];
+    for &(n, st) in path {
         res[n.index()] = st;
     }
     res
@@ -90,25 +96,14 @@ pub fn path_states(session: &Session, ctx: &Context) -> Vec<(NodeId, EntryState)
     });
     for (i, &n) in ctx.path.iter().enumerate() {
         let behind = summarized_until.is_some_and(|s| i < s);
-        // Byte comparisons of the type (`Name == &str`), without a UTF-8 check per entry.
-        let t = &session.entry(n).entry_type;
-        let st = if *t == "compaction" {
-            EntryState::OldCompaction
-        } else if *t == "message" || *t == "custom_message" {
+        // The type's bytes, without a UTF-8 check per entry.
+        let st = match (session.entry(n).entry_type.as_bytes(), behind) {
+            (b"compaction", _) => EntryState::OldCompaction,
+            (b"message" | b"custom_message" | b"branch_summary", true) => EntryState::Summarized,
             // Emitted messages are overwritten below; what stays was not sent.
-            if behind {
-                EntryState::Summarized
-            } else {
-                EntryState::Excluded
-            }
-        } else if *t == "branch_summary" {
-            if behind {
-                EntryState::Summarized
-            } else {
-                EntryState::BranchSummary
-            }
-        } else {
-            EntryState::Metadata
+            (b"message" | b"custom_message", false) => EntryState::Excluded,
+            (b"branch_summary", false) => EntryState::BranchSummary,
+            _ => EntryState::Metadata,
         };
         res.push((n, st));
     }

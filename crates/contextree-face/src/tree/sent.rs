@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use contextree_core::context::{build, path_states, EntryState, Leaf};
+use contextree_core::context::{build, path_states, states_from_path, EntryState, Leaf};
 use contextree_core::session::{NodeId, Session};
 use contextree_core::view::NO_ROW;
 
@@ -52,15 +52,6 @@ impl Sent {
     }
 }
 
-/// The state of every entry from a leaf's `path_states` (`entry_states`'s answer).
-pub fn full_states(entries: usize, touched: &[(NodeId, EntryState)]) -> Vec<EntryState> {
-    let mut out = vec![EntryState::OffPath; entries];
-    for &(n, st) in touched {
-        out[n.index()] = st;
-    }
-    out
-}
-
 /// The rows whose state or leaf flags differ between the leaf `before` and the leaf `after`
 /// (each with its `path_states`), ascending, with `after`'s full states. Only entries one of
 /// the two paths touches can differ, so only those are compared.
@@ -70,8 +61,8 @@ pub fn changed_rows(
     after: (Option<NodeId>, &[(NodeId, EntryState)]),
     row_of: &[u32],
 ) -> (Vec<u32>, Vec<EntryState>) {
-    let old = full_states(entries, before.1);
-    let new = full_states(entries, after.1);
+    let old = states_from_path(entries, before.1);
+    let new = states_from_path(entries, after.1);
     let mut rows: Vec<u32> = before
         .1
         .iter()
@@ -145,7 +136,7 @@ mod tests {
                 let ctx = build(&s, leaf);
                 let full = entry_states(&s, &ctx);
                 let touched = path_states(&s, &ctx);
-                assert_eq!(full_states(entries, &touched), full, "{}", path.display());
+                assert_eq!(states_from_path(entries, &touched), full, "{}", path.display());
                 if let Some((old_leaf, old_touched, old_full)) = before {
                     let (changed, new) = changed_rows(entries, (old_leaf, &old_touched), (ctx.leaf, &touched), &row_of);
                     assert_eq!(new, full);

@@ -181,7 +181,9 @@ pub fn encode_changes(
     finish(out, started)
 }
 
-/// The whole table of `layout` for the leaf `leaf`.
+/// The whole table of `layout` for the leaf `leaf` (the tests' one-call form of
+/// [`structure`] and [`encode_whole`], which `tree::table` runs on two threads).
+#[cfg(test)]
 pub fn encode(s: &Session, layout: &TreeLayout, leaf: LeafColumns<'_>, stamp: Stamp) -> Vec<u8> {
     encode_whole(s, &structure(s, layout), &layout.nodes, leaf, stamp)
 }
