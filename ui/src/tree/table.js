@@ -372,10 +372,14 @@ function filterCodes(t, filter, showMetadata) {
   };
 }
 
+/** Whether row `i` of table `t` passes the filter `codes` (`filterCodes`'). */
+function passesCodes(t, codes, i) {
+  return codes.state[t.state[i]] === 1 && codes.kind[t.kind[i]] === 1 && (!codes.labelled || (t.labels.get(i) ?? '') !== '');
+}
+
 /** Whether row `i` passes `filter` (filter.js's `passesFilter` over columns). */
 export function passesRow(t, i, filter, showMetadata = false) {
-  const codes = filterCodes(t, filter, showMetadata);
-  return codes.state[t.state[i]] === 1 && codes.kind[t.kind[i]] === 1 && (!codes.labelled || (t.labels.get(i) ?? '') !== '');
+  return passesCodes(t, filterCodes(t, filter, showMetadata), i);
 }
 
 /**
@@ -399,7 +403,7 @@ export function shownRows(t, { filter = 'all', showMetadata = false, query = '' 
   const words = queryWords(query);
   const matches = rowMatcher(t, words, previews);
   const codes = filterCodes(t, filter, showMetadata);
-  const { state, kind, parent } = t;
+  const { parent } = t;
   const hidden = foldedRows.size > 0 ? new Uint8Array(t.n) : null;
   // Rows kept whatever the filter: a byte per row beats a Set lookup per row.
   const kept = keepRows.size > 0 ? new Uint8Array(t.n) : null;
@@ -414,10 +418,7 @@ export function shownRows(t, { filter = 'all', showMetadata = false, query = '' 
         continue;
       }
     }
-    if ((kept !== null && kept[i] === 1)
-      || (codes.state[state[i]] === 1 && codes.kind[kind[i]] === 1
-        && (!codes.labelled || (t.labels.get(i) ?? '') !== '')
-        && (words.length === 0 || matches(i)))) {
+    if ((kept !== null && kept[i] === 1) || (passesCodes(t, codes, i) && (words.length === 0 || matches(i)))) {
       out[count++] = i;
     }
   }
@@ -453,8 +454,7 @@ export function shownRowsAfter(t, before, { filter = 'all', showMetadata = false
   const codes = filterCodes(t, filter, showMetadata);
   const kept = keptRows(t, keep);
   const look = Uint32Array.from(new Set([...t.changed, ...before.keepRows, ...kept])).sort();
-  const passes = (i) => kept.includes(i) || (codes.state[t.state[i]] === 1 && codes.kind[t.kind[i]] === 1
-    && (!codes.labelled || (t.labels.get(i) ?? '') !== ''));
+  const passes = (i) => kept.includes(i) || passesCodes(t, codes, i);
   const old = before.index;
   const out = new Uint32Array(old.length + look.length);
   let count = 0;
