@@ -20,8 +20,8 @@ rounds=${4:-3}
 lib=$dir/lib
 export HOME=$dir/home XDG_CACHE_HOME=$dir/cache
 mkdir -p "$HOME"
-ms() { echo $(($(date +%s%N) / 1000000)); }
-field() { python3 -c "import json,sys; d=json.load(sys.stdin); print(d$1)"; }
+# shellcheck source=scripts/search-queries.sh
+source "$repo/scripts/search-queries.sh"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$bin" index --root "$lib" --json >/dev/null # the library as the index knows it
 f=$(find "$lib" -name '*.jsonl' | sort | sed -n 1p)
@@ -37,29 +37,8 @@ t0=$(ms)
 "$bin" index --root "$lib" --json >/dev/null
 t1=$(ms)
 echo "unchanged library: command wall $((t1 - t0)) ms"
-queries=(error "cargo test" 'read*' 'role:user build' 'tool:bash' 'zanzibar' 'project:app7 file' '"the session"' 'tree leaf' 'after:2026-01-01 cache')
-"$bin" search --root "$lib" warmup --json >/dev/null
 q=$(mktemp)
 trap 'rm -f "$q"' EXIT
-for ((round = 1; round <= rounds; round++)); do
-  for qq in "${queries[@]}"; do
-    t0=$(ms)
-    out=$("$bin" search --root "$lib" "$qq" --json --limit 20)
-    t1=$(ms)
-    echo "$(echo "$out" | field '["searchMs"]') $((t1 - t0))" >>"$q"
-  done
-done
-python3 - "$q" <<'PY'
-import sys
-rows = [tuple(map(int, l.split())) for l in open(sys.argv[1])]
-def pct(xs, p):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
-s = [r[0] for r in rows]; w = [r[1] for r in rows]
-print("query (%d, warm): searchMs p50 %d, p90 %d, max %d ms; command wall p50 %d, p90 %d, max %d ms"
-      % (len(rows), pct(s, 50), pct(s, 90), max(s), pct(w, 50), pct(w, 90), max(w)))
-# The first round computes the hits' session states; later ones may find them kept.
-for r in range(0, len(rows), 10):
-    print("  round %d searchMs: %s" % (r // 10 + 1, " ".join(str(x) for x in s[r:r + 10])))
-PY
+time_queries "$bin" "$lib" "$rounds" "$q"
+summarize_queries "$q"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

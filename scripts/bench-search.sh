@@ -58,8 +58,8 @@ text_bytes=$(du -sb "$lib" | cut -f1)
 echo "library: $n files, $text_bytes bytes" >&2
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-ms() { echo $(($(date +%s%N) / 1000000)); }
-field() { python3 -c "import json,sys; d=json.load(sys.stdin); print(d$1)"; }
+# shellcheck source=scripts/search-queries.sh
+source "$repo/scripts/search-queries.sh"
 
 t0=$(ms)
 first=$("$bin" index --root "$lib" --json)
@@ -82,26 +82,9 @@ t0=$(ms)
 t1=$(ms)
 echo "unchanged library: command wall $((t1 - t0)) ms (listing $n files, checking each)"
 
-queries=(error "cargo test" 'read*' 'role:user build' 'tool:bash' 'zanzibar' 'project:app7 file' '"the session"' 'tree leaf' 'after:2026-01-01 cache')
-"$bin" search --root "$lib" warmup --json >/dev/null
 : >"$work/q.txt"
-for round in 1 2 3 4 5; do
-  for q in "${queries[@]}"; do
-    t0=$(ms)
-    out=$("$bin" search --root "$lib" "$q" --json --limit 20)
-    t1=$(ms)
-    echo "$(echo "$out" | field '["searchMs"]') $((t1 - t0))" >>"$work/q.txt"
-  done
-done
-python3 - "$work/q.txt" <<'PY'
-import sys
-rows = [tuple(map(int, l.split())) for l in open(sys.argv[1])]
-def pct(xs, p):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
-s = [r[0] for r in rows]; w = [r[1] for r in rows]
-print("query (%d, warm): searchMs p50 %d ms, p99 %d ms; command wall p50 %d ms, p99 %d ms" % (len(rows), pct(s, 50), pct(s, 99), pct(w, 50), pct(w, 99)))
-PY
+time_queries "$bin" "$lib" 5 "$work/q.txt"
+summarize_queries "$work/q.txt"
 for w in error zanzibar 'cargo test'; do
   t0=$(ms)
   rg -c --no-messages "$w" "$lib" >/dev/null || true
