@@ -2,7 +2,9 @@
 //! a double click (the reading and the held leaf sent back), between the rows just above the
 //! file's leaf, as `scripts/bench-app.sh` clicks them after the open.
 //!
-//!     cargo run --release -p contextree-face --example leaf_change -- SESSION.jsonl [CHANGES]
+//!     cargo run --release -p contextree-face --example leaf_change -- SESSION.jsonl [CHANGES [RULES]]
+//!
+//! RULES (`omp@18`, …) reads the file under that rule set instead of the one it shows.
 //!
 //! Prints the wall time per change (min / median / max) and the process's CPU time per change
 //! (user + system from `/proc/self/stat`, so a loaded machine's waiting does not count).
@@ -10,6 +12,7 @@
 use std::time::Instant;
 
 use contextree_core::prompts::PromptPack;
+use contextree_core::{RuleRequest, RuleSet};
 use contextree_face::state::OpenSession;
 use contextree_face::tree;
 use contextree_host::HostEnv;
@@ -19,11 +22,12 @@ const ROWS: usize = 10;
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let path = std::path::PathBuf::from(args.next().expect("usage: leaf_change SESSION.jsonl [CHANGES]"));
+    let path = std::path::PathBuf::from(args.next().expect("usage: leaf_change SESSION.jsonl [CHANGES [RULES]]"));
     let changes: usize = args.next().map_or(40, |n| n.parse().expect("CHANGES: a number"));
+    let rules: Option<RuleSet> = args.next().map(|r| r.parse().expect("RULES: a rule set"));
     let home = std::env::temp_dir().join("contextree-leaf-change-home");
     std::fs::create_dir_all(&home).expect("a home folder");
-    let loaded = contextree_host::load_session(&HostEnv::isolated(&home), &path, None).expect("the session loads");
+    let loaded = contextree_host::load_session(&HostEnv::isolated(&home), &path, rules.map(RuleRequest::Exact)).expect("the session loads");
     let pack = PromptPack::own(loaded.session.dialect());
     let open = OpenSession::new(loaded, pack, None, None);
     let s = &open.loaded.session;
