@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use contextree_core::context::{aligned_states, build, derive_states, path_states, states_from_path, EntryState, Leaf, StatesIndex};
+use contextree_core::context::{
+    aligned_states, build, derive_states, path_states, path_to, states_from_path, EntryState, Leaf, StatesIndex,
+};
 use contextree_core::session::{NodeId, Session};
 use contextree_core::RuleSet;
 
@@ -114,4 +116,56 @@ fn derived_states_are_the_full_builds_for_generated_sessions() {
     }
     eprintln!("{count:?}");
     assert!(count.derived > 10_000, "{count:?}");
+}
+
+/// omp ≥ 18's path as its description gives it (omp-18.md §2.1): up the stored parent ids
+/// until an id repeats.
+fn walk_parent_ids(s: &Session, leaf: NodeId) -> Vec<NodeId> {
+    let mut path = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut current = Some(leaf);
+    while let Some(n) = current {
+        let e = s.entry(n);
+        if !seen.insert(e.id.to_string()) {
+            break;
+        }
+        path.push(n);
+        current = e.parent_id.as_deref().filter(|p| !p.is_empty()).and_then(|p| s.node(p));
+    }
+    path.reverse();
+    path
+}
+
+#[test]
+fn omp_18_paths_through_the_tree_are_its_parent_id_walks() {
+    let mut files = Vec::new();
+    sessions(&contextree_testkit::repo().join("tests/fixtures"), &mut files);
+    files.sort();
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let generated = (0..400).map(|_| {
+        let data: Vec<u8> = (0..2048)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        fuzz_check::session_file(&data).0
+    });
+    let (mut through_tree, mut walked) = (0, 0);
+    for file in files.iter().map(|p| std::fs::read(p).unwrap()).chain(generated) {
+        for rules in [RuleSet::Omp18, RuleSet::Omp183] {
+            let s = Session::parse(&file, Some(rules));
+            match s.parent_ids_follow_tree() {
+                true => through_tree += 1,
+                false => walked += 1,
+            }
+            for i in 0..s.entries().len() {
+                let n = NodeId(i as u32);
+                assert_eq!(path_to(&s, n), walk_parent_ids(&s, n), "{rules:?}: {n:?}");
+            }
+        }
+    }
+    assert!(through_tree > 100 && walked > 10, "sessions through the tree {through_tree}, walked {walked}");
 }
