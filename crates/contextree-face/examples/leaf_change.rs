@@ -6,8 +6,9 @@
 //!
 //! RULES (`omp@18`, …) reads the file under that rule set instead of the one it shows.
 //!
-//! Prints the wall time per change (min / median / max) and the process's CPU time per change
-//! (user + system from `/proc/self/stat`, so a loaded machine's waiting does not count).
+//! Prints the wall time per change (min / median / max) and the thread's CPU time per change
+//! (`/proc/thread-self/schedstat`, in nanoseconds, so a loaded machine's waiting does not
+//! count; a change runs on the calling thread).
 
 use std::time::Instant;
 
@@ -46,7 +47,7 @@ fn main() {
 
     let mut held = s.entry(file_leaf).id.to_string();
     let mut times = Vec::with_capacity(changes);
-    let cpu_before = cpu_ticks();
+    let cpu_before = cpu_ns();
     for k in 0..changes {
         // Up the rows, then down again: each change from the leaf the one before sent.
         let turn = k % (2 * ids.len() - 2);
@@ -57,26 +58,18 @@ fn main() {
         std::hint::black_box(table);
         held = next.clone();
     }
-    let cpu = (cpu_ticks() - cpu_before) as f64 * 1e3 / ticks_per_second() / changes as f64;
+    let cpu = (cpu_ns() - cpu_before) as f64 / 1e6 / changes as f64;
     times.sort_by(f64::total_cmp);
     println!(
-        "{changes} leaf changes: wall min {:.2} / median {:.2} / max {:.2} ms; CPU {cpu:.2} ms a change",
+        "{changes} leaf changes: wall min {:.2} / median {:.2} / max {:.2} ms; CPU {cpu:.3} ms a change",
         times[0],
         times[times.len() / 2],
         times[times.len() - 1]
     );
 }
 
-/// The process's user + system time so far, in clock ticks.
-fn cpu_ticks() -> u64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").expect("/proc/self/stat");
-    // The fields after the command's closing parenthesis; utime and stime are the 14th and 15th.
-    let rest = &stat[stat.rfind(')').expect("a stat line") + 2..];
-    let fields: Vec<&str> = rest.split(' ').collect();
-    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
-}
-
-/// Clock ticks a second (`getconf CLK_TCK`: 100 on Linux).
-fn ticks_per_second() -> f64 {
-    100.0
+/// The calling thread's time on a CPU so far, in nanoseconds.
+fn cpu_ns() -> u64 {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").expect("/proc/thread-self/schedstat");
+    stat.split(' ').next().and_then(|ns| ns.parse().ok()).expect("a schedstat line")
 }
