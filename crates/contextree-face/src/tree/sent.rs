@@ -22,8 +22,8 @@ pub struct Sent {
     /// The row of each entry (file order; `NO_ROW` for an entry without one), made from `rows`
     /// the first time a leaf change needs it.
     row_of: OnceLock<Vec<u32>>,
-    /// What deriving a leaf's states needs (one pass over the entries), made at the first
-    /// leaf change.
+    /// What deriving a leaf's states needs (one pass over the entries), made on the open's
+    /// second thread ([`Sent::prepare`]), else at the first leaf change.
     index: OnceLock<StatesIndex>,
     /// The leaf last sent and its states: the next leaf change is most likely from it.
     last: Mutex<Option<(Option<NodeId>, PathStates)>>,
