@@ -7,7 +7,7 @@ pub mod wire;
 
 use std::sync::Arc;
 
-use contextree_core::context::{build, path_states, states_from_path, Leaf};
+use contextree_core::context::{aligned_states, build, states_from_path, Leaf};
 use contextree_core::view;
 use contextree_read::{row_previews as row_previews_of, RowPreview};
 
@@ -35,38 +35,46 @@ pub fn table(open: &OpenSession, leaf_id: Option<&str>, reading: Option<u32>, he
     let Some(rows) = open.tree.rows.get().filter(|_| reading == Some(open.reading)) else {
         return Ok(whole(open, asked, started));
     };
-    let ctx = build(s, asked);
-    let touched = Arc::new(path_states(s, &ctx));
+    let to = match asked {
+        Leaf::At(n) => Some(n),
+        Leaf::Last => s.leaf(),
+        Leaf::Reset => None,
+    };
+    // The states alone, without the leaf's context (the context pane asks for that after the
+    // tree is painted).
+    let touched = open.tree.states_for(s, to);
     let held = held_leaf.and_then(|id| node(open, id).ok());
     if let (Some(held), Some(row_of)) = (held, open.tree.row_of(entries)) {
         let before = open.tree.states_of(s, held);
-        let (changed, states) = changed_rows(entries, (Some(held), &before), (ctx.leaf, &touched), row_of);
+        let (changed, states) = changed_rows(entries, (Some(held), &before), (to, &touched), row_of);
         if changed.len() <= rows.len() / CHANGES_UP_TO {
-            open.tree.remember(ctx.leaf, touched);
+            open.tree.remember(to, touched);
             let stamp = wire::Stamp { reading: open.reading, prepare_us: elapsed() };
-            let columns = wire::LeafColumns { states: &states, leaf: ctx.leaf };
+            let columns = wire::LeafColumns { states: &states, leaf: to };
             return Ok(wire::encode_changes(s, rows, row_of, &changed, columns, Some(held), stamp));
         }
     }
     let states = states_from_path(entries, &touched);
-    open.tree.remember(ctx.leaf, touched);
+    open.tree.remember(to, touched);
     let stamp = wire::Stamp { reading: open.reading, prepare_us: elapsed() };
-    Ok(wire::encode_leaf(s, rows, wire::LeafColumns { states: &states, leaf: ctx.leaf }, stamp))
+    Ok(wire::encode_leaf(s, rows, wire::LeafColumns { states: &states, leaf: to }, stamp))
 }
 
 /// The whole table for `asked`: the first of a reading, the open's last step before the tree
 /// is drawn. The rows do not depend on the leaf: they are laid out and encoded on a second
-/// thread while the leaf's context is built on this one.
+/// thread while the leaf's context is built on this one, and what later leaf changes need to
+/// derive their states is made there too.
 fn whole(open: &OpenSession, asked: Leaf, started: std::time::Instant) -> Vec<u8> {
     let s = &open.loaded.session;
     let (leaf, touched, states, (layout, structure)) = std::thread::scope(|scope| {
         let rows = scope.spawn(|| {
             let layout = view::tree_layout(s);
             let structure = wire::structure(s, &layout);
+            open.tree.prepare(s);
             (layout, structure)
         });
         let ctx = build(s, asked);
-        let touched = Arc::new(path_states(s, &ctx));
+        let touched = Arc::new(aligned_states(s, &ctx));
         let states = states_from_path(s.entries().len(), &touched);
         (ctx.leaf, touched, states, rows.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     });

@@ -230,9 +230,11 @@ pub fn build(session: &Session, leaf: Leaf) -> Context {
 
 /// Root → `leaf` as the rule set walks it: through the tree (which cuts
 /// parent cycles and self-links, showing such entries as roots), or under
-/// omp ≥ 18 up the stored parent ids until an id repeats (omp-18.md §2.1).
+/// omp ≥ 18 up the stored parent ids until an id repeats (omp-18.md §2.1),
+/// through the tree too when that meets the same entries (an id lookup and a
+/// hashed id per step cost half of an omp 18 leaf change otherwise).
 pub fn path_to(session: &Session, leaf: NodeId) -> Vec<NodeId> {
-    if !session.rules().honours_reset_boundary() {
+    if !session.rules().honours_reset_boundary() || session.parent_ids_follow_tree() {
         return session.tree().path_to(leaf);
     }
     let mut path = Vec::new();

@@ -3,6 +3,7 @@
 
 pub(crate) mod build;
 mod caveats;
+mod derive;
 pub(crate) mod llm;
 pub(crate) mod materialize;
 mod notice;
@@ -17,6 +18,7 @@ pub(crate) mod usage;
 
 pub use build::{build, entry_estimate, path_to, Context, EditEffect, Item, Leaf, ModelState, OmpState, Projected};
 pub use caveats::not_reproducible;
+pub use derive::{aligned_states, derive_states, StatesIndex};
 pub use llm::convert_to_llm;
 pub use materialize::{
     agent_message, context_item_estimate, context_message, context_token_sums, context_tokens, item_estimate, item_role, item_tokens,

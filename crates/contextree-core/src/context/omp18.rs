@@ -23,7 +23,8 @@ const INTERRUPTED_THINKING: &str = "interrupted-thinking";
 
 /// Fills `ctx.items` (and the compaction fields) for `path` under omp 18.
 pub(super) fn emit(session: &Session, ctx: &mut Context, path: &[NodeId], compaction_at: Option<usize>) {
-    let reset_at = path.iter().rposition(|&n| &*session.entry(n).entry_type == "reset_boundary");
+    // Types compared as bytes: `&str` costs a UTF-8 check per entry of the path.
+    let reset_at = path.iter().rposition(|&n| session.entry(n).entry_type == "reset_boundary");
     let mut items = Vec::new();
     match (reset_at, compaction_at) {
         (Some(r), k) if k.is_none_or(|k| r > k) => {
@@ -79,7 +80,7 @@ pub(super) fn emit(session: &Session, ctx: &mut Context, path: &[NodeId], compac
         .filter(|w| {
             let is_assistant = session.entry(w[0].node()).message().is_some_and(|m| m.role == Role::Assistant);
             let next = session.entry(w[1].node());
-            is_assistant && &*next.entry_type == "custom_message" && next.str_field("customType") == Some(INTERRUPTED_THINKING)
+            is_assistant && next.entry_type == "custom_message" && next.str_field("customType") == Some(INTERRUPTED_THINKING)
         })
         .map(|w| w[0].node())
         .collect();
@@ -134,20 +135,20 @@ pub(crate) fn has_anthropic_payload(c: &crate::session::Entry) -> bool {
 /// `appendMessage`: the message an entry emits, if omp 18 sends it.
 fn item_of(session: &Session, n: NodeId) -> Option<Item> {
     let e = session.entry(n);
-    match &*e.entry_type {
-        "message" => {
+    match e.entry_type.as_bytes() {
+        b"message" => {
             let m = e.message()?;
             let dropped = m.role == Role::Assistant && (m.turn.retry_recovery || m.turn.empty_error);
             (!dropped).then_some(Item::Entry(n))
         }
-        "custom_message" => {
+        b"custom_message" => {
             let map = e.object()?;
             let unsent = map.get("customType").and_then(Value::as_str).is_some_and(|t| UNSENT_CUSTOM_TYPES.contains(&t));
             // `isCustomMessageContent`: only a string or an array is sendable.
             let sendable = matches!(map.get("content"), Some(Value::String(_) | Value::Array(_)));
             (!unsent && sendable).then_some(Item::Entry(n))
         }
-        "branch_summary" => e.str_field("summary").is_some_and(|s| !s.is_empty()).then_some(Item::Entry(n)),
+        b"branch_summary" => e.str_field("summary").is_some_and(|s| !s.is_empty()).then_some(Item::Entry(n)),
         _ => None,
     }
 }

@@ -120,7 +120,7 @@ pub fn path_states(session: &Session, ctx: &Context) -> Vec<(NodeId, EntryState)
     res
 }
 
-fn sent_state(session: &Session, n: NodeId, rules: RuleSet) -> EntryState {
+pub(crate) fn sent_state(session: &Session, n: NodeId, rules: RuleSet) -> EntryState {
     let e = session.entry(n);
     match &e.kind {
         EntryKind::Message(m) => match (&m.role, rules.dialect()) {

@@ -100,6 +100,8 @@ pub struct Session {
     diagnostics: Vec<Diagnostic>,
     n_lines: u32,
     title_slot: Option<TitleSlot>,
+    /// [`Session::parent_ids_follow_tree`], worked out the first time it is asked.
+    ids_follow_tree: std::sync::OnceLock<bool>,
 }
 
 /// omp 18's fixed-width title slot: the physical first line before the
@@ -192,6 +194,7 @@ impl Session {
             diagnostics: Vec::new(),
             n_lines,
             title_slot: None,
+            ids_follow_tree: std::sync::OnceLock::new(),
         };
         let mut first = values.next();
         if session.rules.rules.reads_title_slot() && n_lines > 1 {
@@ -394,6 +397,24 @@ impl Session {
     /// The tree.
     pub fn tree(&self) -> &SessionTree {
         &self.tree
+    }
+
+    /// Whether walking up the stored parent ids from any entry, stopping at an id seen before
+    /// (omp ≥ 18's path, `context::path_to`), meets exactly the entries of the tree's path: no
+    /// parent cycle was cut, every entry's id names it alone, and no empty parent id links to
+    /// an entry. Then a path costs no id lookup per step. Worked out once, a lookup an entry.
+    pub fn parent_ids_follow_tree(&self) -> bool {
+        *self.ids_follow_tree.get_or_init(|| {
+            self.entries.iter().enumerate().all(|(i, e)| {
+                let n = NodeId(i as u32);
+                let linked = match self.tree.link(n) {
+                    Link::Cycle(_) => false,
+                    Link::Parent(_) => e.parent_id.as_ref().is_some_and(|p| !p.is_empty()),
+                    Link::Root | Link::Orphan | Link::SelfParent => true,
+                };
+                linked && self.ids.get_name(&self.entries, &e.id) == Some(n)
+            })
+        })
     }
 
     /// The leaf the agents open the file on: its last entry.

@@ -1,0 +1,171 @@
+//! `context::derive_states` against the full build: for every fixture session under every rule
+//! set, and for sessions of the fuzz generator (cycles, orphans, duplicate ids, compactions,
+//! edits), the states derived for leaf B from those of leaf A are B's own, for every pair of a
+//! sample of leaves; and deriving is not left to the fallback.
+
+use std::path::{Path, PathBuf};
+
+use contextree_core::context::{
+    aligned_states, build, derive_states, path_states, path_to, states_from_path, EntryState, Leaf, StatesIndex,
+};
+use contextree_core::session::{NodeId, Session};
+use contextree_core::RuleSet;
+
+use crate::fuzz_check;
+
+/// Leaves per session: every pair of them is checked.
+const LEAVES: usize = 32;
+
+/// Every `.jsonl` under `dir`.
+fn sessions(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            sessions(&path, out);
+        } else if path.extension().is_some_and(|e| e == "jsonl") {
+            out.push(path);
+        }
+    }
+}
+
+/// Pairs checked: (derived, left to the full build).
+#[derive(Default, Debug)]
+struct Count {
+    derived: usize,
+    fell_back: usize,
+}
+
+/// Checks every ordered pair of a sample of `s`'s leaves (spread over the file, with its last
+/// entry and those without children first).
+fn check(s: &Session, what: &str, count: &mut Count) {
+    let entries = s.entries().len();
+    let index = StatesIndex::new(s);
+    let mut leaves: Vec<NodeId> = s.tree().leaves().into_iter().take(LEAVES / 2).collect();
+    let step = entries.div_ceil(LEAVES / 2).max(1);
+    leaves.extend((0..entries).step_by(step).map(|i| NodeId(i as u32)));
+    leaves.sort();
+    leaves.dedup();
+    let full: Vec<Vec<(NodeId, EntryState)>> = leaves
+        .iter()
+        .map(|&leaf| {
+            let ctx = build(s, Leaf::At(leaf));
+            let aligned = aligned_states(s, &ctx);
+            assert_eq!(aligned.iter().map(|&(n, _)| n).collect::<Vec<_>>(), ctx.path, "{what}: aligned with the path");
+            assert_eq!(states_from_path(entries, &aligned), states_from_path(entries, &path_states(s, &ctx)), "{what}: {leaf:?}");
+            aligned
+        })
+        .collect();
+    for (a, held) in full.iter().enumerate() {
+        for (b, want) in full.iter().enumerate() {
+            match derive_states(s, &index, held, leaves[b]) {
+                Some(got) => {
+                    assert_eq!(&got, want, "{what}: {:?} → {:?}", leaves[a], leaves[b]);
+                    count.derived += 1;
+                }
+                None => count.fell_back += 1,
+            }
+        }
+    }
+}
+
+#[test]
+fn derived_states_are_the_full_builds_for_every_fixture_and_rule_set() {
+    let mut files = Vec::new();
+    sessions(&contextree_testkit::repo().join("tests/fixtures"), &mut files);
+    files.sort();
+    assert!(files.len() > 100, "the fixtures: {}", files.len());
+    let mut by_rules = Vec::new();
+    for rules in RuleSet::ALL {
+        let mut count = Count::default();
+        for path in &files {
+            let s = Session::parse(&std::fs::read(path).unwrap(), Some(rules));
+            check(&s, &format!("{} under {rules:?}", path.display()), &mut count);
+        }
+        by_rules.push((rules, count));
+    }
+    for (rules, count) in &by_rules {
+        eprintln!("{rules:?}: {count:?}");
+        // omp ≥ 18 always builds (tool calls pair over the whole list); every other rule set
+        // derives most leaf changes.
+        if rules.honours_reset_boundary() {
+            assert_eq!(count.derived, 0, "{rules:?}");
+        } else {
+            assert!(count.derived > 5_000 && count.derived > count.fell_back, "{rules:?}: {count:?}");
+        }
+    }
+}
+
+#[test]
+fn derived_states_are_the_full_builds_for_generated_sessions() {
+    // A fixed stream of bytes (xorshift), so every run checks the same sessions.
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut count = Count::default();
+    for case in 0..400 {
+        let data: Vec<u8> = (0..2048)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        let (file, _) = fuzz_check::session_file(&data);
+        for rules in RuleSet::ALL {
+            check(&Session::parse(&file, Some(rules)), &format!("case {case} under {rules:?}"), &mut count);
+        }
+    }
+    eprintln!("{count:?}");
+    assert!(count.derived > 10_000, "{count:?}");
+}
+
+/// omp ≥ 18's path as its description gives it (omp-18.md §2.1): up the stored parent ids
+/// until an id repeats.
+fn walk_parent_ids(s: &Session, leaf: NodeId) -> Vec<NodeId> {
+    let mut path = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut current = Some(leaf);
+    while let Some(n) = current {
+        let e = s.entry(n);
+        if !seen.insert(e.id.to_string()) {
+            break;
+        }
+        path.push(n);
+        current = e.parent_id.as_deref().filter(|p| !p.is_empty()).and_then(|p| s.node(p));
+    }
+    path.reverse();
+    path
+}
+
+#[test]
+fn omp_18_paths_through_the_tree_are_its_parent_id_walks() {
+    let mut files = Vec::new();
+    sessions(&contextree_testkit::repo().join("tests/fixtures"), &mut files);
+    files.sort();
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let generated = (0..400).map(|_| {
+        let data: Vec<u8> = (0..2048)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        fuzz_check::session_file(&data).0
+    });
+    let (mut through_tree, mut walked) = (0, 0);
+    for file in files.iter().map(|p| std::fs::read(p).unwrap()).chain(generated) {
+        for rules in [RuleSet::Omp18, RuleSet::Omp183] {
+            let s = Session::parse(&file, Some(rules));
+            match s.parent_ids_follow_tree() {
+                true => through_tree += 1,
+                false => walked += 1,
+            }
+            for i in 0..s.entries().len() {
+                let n = NodeId(i as u32);
+                assert_eq!(path_to(&s, n), walk_parent_ids(&s, n), "{rules:?}: {n:?}");
+            }
+        }
+    }
+    assert!(through_tree > 100 && walked > 10, "sessions through the tree {through_tree}, walked {walked}");
+}
