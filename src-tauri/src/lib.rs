@@ -8,6 +8,7 @@
 //! very same app on the mock runtime without a window or a display.
 
 pub mod commands;
+pub mod preload;
 pub mod startup;
 pub mod watch;
 
@@ -20,9 +21,12 @@ fn context<R: tauri::Runtime>() -> tauri::Context<R> {
 }
 
 /// Registers state and commands on `builder`: everything but the runtime and the context.
+/// Starts reading the startup file (`preload`), so that it is read while the window starts.
 pub fn build<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::Builder<R> {
+    let preload = preload::Preload::start(&state);
     builder
         .manage(state)
+        .manage(preload)
         .manage(contextree_face::write::WriteState::default())
         .invoke_handler(commands::handler())
         .plugin(tauri_plugin_dialog::init())
@@ -40,6 +44,8 @@ mod test_support;
 mod tests;
 #[cfg(test)]
 mod tests_context;
+#[cfg(test)]
+mod tests_preload;
 #[cfg(test)]
 mod tests_settings;
 #[cfg(test)]

@@ -10,11 +10,14 @@ import { decodeTable, parentsIn, rowsAtLines } from './tree/table.js';
 
 /**
  * The leaf loader over `store`. `problems` is the problems panel (its `setRows`: the rows at
- * the diagnostics' lines); `applyView(keepId)` recomputes the shown rows (tree/selection.js);
+ * the diagnostics' lines); `applyView(keepId, fetch)` recomputes the shown rows and
+ * `fetchEntry()` fetches the selected row's entry (tree/selection.js);
  * `showBudget(leafId)` fetches the bar (budget/actions.js); `openPlan()` previews a compaction
  * again (plan/actions.js); `report(err)` shows an error. Returns `{ showLeaf, loadLeaf }`.
  */
-export function createLeafLoader(store, { problems, applyView, showBudget, openPlan, report }) {
+export function createLeafLoader(store, {
+  problems, applyView, fetchEntry, showBudget, openPlan, report,
+}) {
   // "Latest request wins" (requests.js): an answer overtaken by a newer request is dropped.
   const leafRequests = latestRequest();
 
@@ -49,11 +52,14 @@ export function createLeafLoader(store, { problems, applyView, showBudget, openP
       });
       // The rows at the diagnostics' lines are the same for every leaf of a reading.
       if (view.reading !== held?.reading) problems.setRows(rowsAtLines(view, (store.get().session?.diagnostics ?? []).map((d) => d.line)));
-      applyView(selectId ?? view.leafId);
+      // The selected row's entry is asked for after the paint: its answer, drawn before the
+      // frame, would hold the tree's paint back.
+      applyView(selectId ?? view.leafId, false);
       perfMark('tree-applied');
       // Let the tree be painted before the (possibly long) context is laid out.
       await afterPaint();
       perfMark('tree-painted');
+      if (current()) fetchEntry();
       const [ctx] = await Promise.all([contextView(leafId), showBudget(leafId)]);
       if (!current()) return { ok: true, ctx: null };
       perfMark('context-data');

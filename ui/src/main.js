@@ -90,7 +90,7 @@ const { openPlan, closePlan } = createPlanActions(store, { report });
 
 // Making a leaf the one on screen (tree, context, budget): leaf.js.
 const { showLeaf, loadLeaf } = createLeafLoader(store, {
-  problems, applyView, showBudget, openPlan, report,
+  problems, applyView, fetchEntry: selection.fetchEntry, showBudget, openPlan, report,
 });
 
 // Opening and reloading the session, and the title bar: session.js.

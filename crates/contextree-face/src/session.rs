@@ -35,11 +35,17 @@ pub fn open(
         }
     };
     let open = load(&state.env(), path, dialect)?;
+    Ok(open_read(to, open))
+}
+
+/// Makes `open`, a session already read (by [`load`]), the open session, as [`open`] does
+/// once it has read the file: the app reads its startup file while its window starts.
+pub fn open_read(to: impl Watched, open: OpenSession) -> SessionReport {
     let view = open.report();
     let open = Arc::new(open);
-    let generation = state.set_session(open.clone());
+    let generation = to.state().set_session(open.clone());
     crate::watch::start(to, &open, generation);
-    Ok(view)
+    view
 }
 
 /// The leaf named on the command line (`--leaf ID`), checked against the open session: `None`
@@ -54,7 +60,9 @@ pub fn startup_leaf(state: &AppState) -> Result<Option<String>, CommandError> {
     }
 }
 
-fn load(env: &HostEnv, path: PathBuf, forced: Option<RuleRequest>) -> Result<OpenSession, CommandError> {
+/// Reads the session at `path` (`forced`: the rules asked for) with its prompt pack, as
+/// [`open`] does; its stamp is taken before the read.
+pub fn load(env: &HostEnv, path: PathBuf, forced: Option<RuleRequest>) -> Result<OpenSession, CommandError> {
     let stamp = crate::state::stamp(&path);
     let loaded = contextree_host::load_session(env, &path, forced)?;
     // The installed agent's texts for the session's rule set, else contextree's own for it.

@@ -16,7 +16,7 @@ import {
  * The selection's actions over `store` (state.js). `report(err)` shows an error;
  * `pageRows()` is how many rows a page holds (the tree view's); `showLeaf(leafId, selectId)`
  * makes a leaf the one on screen (leaf.js). Returns `{ select, applyView, jumpTo,
- * fetchPreviews, foldSelected, moveSelection }`.
+ * fetchPreviews, fetchEntry, foldSelected, moveSelection }`.
  */
 export function createSelection(store, { report, pageRows, showLeaf }) {
   // "Latest request wins" (requests.js): the entry of a row selected since is not drawn.
@@ -37,19 +37,36 @@ export function createSelection(store, { report, pageRows, showLeaf }) {
       .catch(report);
   }
 
-  /** Selects the shown row at `index` and fetches its entry (a compaction's requests too). */
-  function select(index) {
+  /**
+   * Selects the shown row at `index` and fetches its entry (a compaction's requests too), unless
+   * `fetch` is false: a leaf change fetches it once the tree is painted (`fetchEntry`), so that
+   * drawing the entry does not hold the tree's paint back.
+   */
+  function select(index, fetch = true) {
     const row = store.get().rows.at(index);
     if (!row) return;
     store.set({ selected: index });
+    // Begun either way: an entry still coming for the row selected before is not drawn.
     const current = entryRequests.begin();
-    entryDetail(row.id)
+    if (fetch) loadEntry(row.id, current);
+  }
+
+  /** Fetches the selected row's entry (after `select(index, false)`). */
+  function fetchEntry() {
+    const { rows, selected } = store.get();
+    const row = selected >= 0 ? rows.at(selected) : undefined;
+    if (row) loadEntry(row.id, entryRequests.begin());
+  }
+
+  /** Draws the entry `id` (and a compaction's requests) while `current()` holds. */
+  function loadEntry(id, current) {
+    entryDetail(id)
       .then(async (detail) => {
         if (!current()) return;
         store.set({ entry: detail });
         // A compaction: the requests it summarized, checked against its summary.
         if (detail.entryType === 'compaction') {
-          const found = await compactionRequests(row.id);
+          const found = await compactionRequests(id);
           if (current()) store.set({ entryRequests: found });
         }
       })
@@ -59,8 +76,9 @@ export function createSelection(store, { report, pageRows, showLeaf }) {
   /**
    * Recomputes the rows shown from `allRows`, keeping `keepId` (default: the selection)
    * selected: after a leaf change that sent only the changed rows, from the rows shown before.
+   * `fetch`: whether the selected row's entry is fetched now (`select`).
    */
-  function applyView(keepId = selectedId(store.get())) {
+  function applyView(keepId = selectedId(store.get()), fetch = true) {
     const {
       allRows, view, leafId, folded, previews, rows: before,
     } = store.get();
@@ -69,7 +87,7 @@ export function createSelection(store, { report, pageRows, showLeaf }) {
     const rows = rowList(allRows, shown, keptRows(allRows, keep));
     const index = rows.find(keepId);
     store.set({ rows, selected: -1 });
-    if (index >= 0) select(index);
+    if (index >= 0) select(index, fetch);
   }
 
   /** Selects the row of entry `id`, showing it even when the filter hides it. */
@@ -103,5 +121,7 @@ export function createSelection(store, { report, pageRows, showLeaf }) {
     return true;
   }
 
-  return { select, applyView, jumpTo, fetchPreviews, foldSelected, moveSelection };
+  return {
+    select, applyView, jumpTo, fetchPreviews, fetchEntry, foldSelected, moveSelection,
+  };
 }
