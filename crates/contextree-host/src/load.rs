@@ -136,12 +136,41 @@ pub fn load_in_chunks(env: &HostEnv, path: &Path, request: Option<RuleRequest>, 
     if bounds.windows(2).any(|w| w[1] - w[0] > u64::from(u32::MAX)) {
         return Err(LoadError::LineTooLong { path: path.to_owned() });
     }
-    let chunks = index_parallel(&file, path, &bounds).map_err(io)?;
-    let installed = |dialect| installed_version(env, dialect);
+    // The main thread only waits for the workers: it looks for the installed agents meanwhile.
+    let (chunks, found) = index_parallel(&file, path, &bounds, || Installed::find(env, request));
+    let chunks = chunks.map_err(io)?;
+    let installed = |dialect| found.version(dialect);
     let policy = RulePolicy { request, installed: Some(&installed) };
     let session = Session::assemble(chunks, &policy, location_hint(path));
     let fingerprint = Fingerprint::at_len(&file, len).map_err(io)?;
     Ok(LoadedSession { path: path.to_owned(), session, source: FileSource { file }, fingerprint })
+}
+
+/// The installed version of each agent the rule choice may ask about.
+struct Installed {
+    pi: Option<String>,
+    omp: Option<String>,
+}
+
+impl Installed {
+    /// Looks up the agents `request` leaves open: none for one exact rule
+    /// set, the named agent, or both when the file's signals will choose.
+    fn find(env: &HostEnv, request: Option<RuleRequest>) -> Installed {
+        let wanted = |d: Dialect| match request {
+            Some(RuleRequest::Exact(_)) => false,
+            Some(RuleRequest::Agent(a)) => a == d,
+            None => true,
+        };
+        let look = |d| wanted(d).then(|| installed_version(env, d)).flatten();
+        Installed { pi: look(Dialect::Pi), omp: look(Dialect::Omp) }
+    }
+
+    fn version(&self, dialect: Dialect) -> Option<String> {
+        match dialect {
+            Dialect::Pi => self.pi.clone(),
+            Dialect::Omp => self.omp.clone(),
+        }
+    }
 }
 
 /// Chunk boundaries: `0`, then the offset after the first `\n` at or past each
@@ -224,12 +253,13 @@ fn same_file_again(file: &File, path: &Path) -> Option<File> {
     (a.dev() == b.dev() && a.ino() == b.ino()).then_some(again)
 }
 
-fn index_parallel(file: &File, path: &Path, bounds: &[u64]) -> std::io::Result<Vec<ChunkIndex>> {
+/// The chunks between `bounds`, indexed by worker threads, and what `meanwhile`
+/// gives, run on the calling thread while they work.
+fn index_parallel<T>(file: &File, path: &Path, bounds: &[u64], meanwhile: impl FnOnce() -> T) -> (std::io::Result<Vec<ChunkIndex>>, T) {
     let n_jobs = bounds.len() - 1;
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(n_jobs).max(1);
     let next = AtomicUsize::new(0);
-    let mut results: Vec<Option<std::io::Result<ChunkIndex>>> = (0..n_jobs).map(|_| None).collect();
-    let per_worker: Vec<Vec<(usize, std::io::Result<ChunkIndex>)>> = std::thread::scope(|scope| {
+    let (per_worker, other) = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {
                 scope.spawn(|| {
@@ -247,8 +277,21 @@ fn index_parallel(file: &File, path: &Path, bounds: &[u64]) -> std::io::Result<V
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("indexing worker panicked")).collect()
+        let other = meanwhile();
+        let done: Vec<_> = handles.into_iter().map(|h| h.join().expect("indexing worker panicked")).collect();
+        (done, other)
     });
+    (in_file_order(file, bounds, per_worker), other)
+}
+
+/// The workers' chunks in file order, lines numbered from the file's start.
+fn in_file_order(
+    file: &File,
+    bounds: &[u64],
+    per_worker: Vec<Vec<(usize, std::io::Result<ChunkIndex>)>>,
+) -> std::io::Result<Vec<ChunkIndex>> {
+    let n_jobs = bounds.len() - 1;
+    let mut results: Vec<Option<std::io::Result<ChunkIndex>>> = (0..n_jobs).map(|_| None).collect();
     for (job, res) in per_worker.into_iter().flatten() {
         results[job] = Some(res);
     }
