@@ -188,7 +188,7 @@ impl Session {
         let version = session.header.as_ref().and_then(|h| h.get("version")).and_then(Value::as_f64);
         session.original_version = version.map_or(1, |v| v as u32);
         let mut entries: Vec<Entry> = Vec::with_capacity(values.remaining);
-        entries.extend(values.by_ref().map(|(line, span, probe)| to_entry(line, span, probe)));
+        values.entries_into(&mut entries);
         session.diagnostics = values.finish();
         if version.is_none_or(|v| v < 2.0) {
             migrate_v1(&mut entries, &mut session.diagnostics);
@@ -417,6 +417,21 @@ impl Values {
         let remaining = chunks.iter().map(|c| c.records.len()).sum();
         let records = chunks.into_iter().map(|c| c.records).collect::<Vec<_>>().into_iter().flatten();
         Values { records, rules, bom_line, diags: Vec::new(), remaining }
+    }
+
+    /// The entries of the values left, appended to `out`. A clean object record (nearly
+    /// every one) goes straight into its entry: through [`Values::next`] each record was
+    /// moved three times (out of the list, out of the reading, into the entry).
+    fn entries_into(&mut self, out: &mut Vec<Entry>) {
+        while let Some(rec) = self.records.next() {
+            self.remaining -= 1;
+            match rec {
+                LineRecord { line, span, reading: Reading::Object(probe), omp_swallowed: false } if Some(line) != self.bom_line => {
+                    out.push(to_entry(line, span, probe))
+                }
+                rec => out.extend(self.read(rec).map(|(line, span, probe)| to_entry(line, span, probe))),
+            }
+        }
     }
 
     /// Reads what is left (for its diagnostics) and gives the diagnostics, in file order.
