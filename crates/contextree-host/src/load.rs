@@ -136,12 +136,41 @@ pub fn load_in_chunks(env: &HostEnv, path: &Path, request: Option<RuleRequest>, 
     if bounds.windows(2).any(|w| w[1] - w[0] > u64::from(u32::MAX)) {
         return Err(LoadError::LineTooLong { path: path.to_owned() });
     }
-    let chunks = index_parallel(&file, path, &bounds).map_err(io)?;
-    let installed = |dialect| installed_version(env, dialect);
+    // The main thread only waits for the workers: it looks for the installed agents meanwhile.
+    let (chunks, found) = index_parallel(&file, &bounds, || Installed::find(env, request));
+    let chunks = chunks.map_err(io)?;
+    let installed = |dialect| found.version(dialect);
     let policy = RulePolicy { request, installed: Some(&installed) };
     let session = Session::assemble(chunks, &policy, location_hint(path));
     let fingerprint = Fingerprint::at_len(&file, len).map_err(io)?;
     Ok(LoadedSession { path: path.to_owned(), session, source: FileSource { file }, fingerprint })
+}
+
+/// The installed version of each agent the rule choice may ask about.
+struct Installed {
+    pi: Option<String>,
+    omp: Option<String>,
+}
+
+impl Installed {
+    /// Looks up the agents `request` leaves open: none for one exact rule
+    /// set, the named agent, or both when the file's signals will choose.
+    fn find(env: &HostEnv, request: Option<RuleRequest>) -> Installed {
+        let wanted = |d: Dialect| match request {
+            Some(RuleRequest::Exact(_)) => false,
+            Some(RuleRequest::Agent(a)) => a == d,
+            None => true,
+        };
+        let look = |d| wanted(d).then(|| installed_version(env, d)).flatten();
+        Installed { pi: look(Dialect::Pi), omp: look(Dialect::Omp) }
+    }
+
+    fn version(&self, dialect: Dialect) -> Option<String> {
+        match dialect {
+            Dialect::Pi => self.pi.clone(),
+            Dialect::Omp => self.omp.clone(),
+        }
+    }
 }
 
 /// Chunk boundaries: `0`, then the offset after the first `\n` at or past each
@@ -175,66 +204,45 @@ fn chunk_bounds(file: &File, len: u64, chunk: u64) -> std::io::Result<Vec<u64>> 
 
 /// A worker's reader of chunks into one buffer kept across its jobs.
 ///
-/// `read_exact_at` needs an initialised buffer, so growing it meant zeroing
-/// it first (`resize`): 7 % of g10's instructions, the first chunk of each
-/// worker in full. Reading through a handle of the worker's own into the
-/// buffer's spare capacity skips that; its own handle because the offset
-/// that `seek` moves is shared by every clone of one descriptor.
+/// `read_exact_at` needs an initialised buffer; zeroing it before each chunk
+/// cost 7 % of g10's instructions, so the buffer keeps its length and is
+/// zeroed only where it grows (the worker's first chunk, a longer one later).
+/// One positioned read a chunk: `read_to_end` into the spare capacity, used
+/// before, took eight reads of doubling size and a seek for a 1 MiB chunk.
 struct ChunkReader<'a> {
     file: &'a File,
-    /// The worker's own handle on the same file, if it could be opened.
-    own: Option<File>,
     buf: Vec<u8>,
 }
 
 impl<'a> ChunkReader<'a> {
-    fn new(file: &'a File, path: &Path) -> Self {
-        Self { file, own: same_file_again(file, path), buf: Vec::new() }
+    fn new(file: &'a File) -> Self {
+        Self { file, buf: Vec::new() }
     }
 
     /// The bytes `start..end` of the file.
     fn read(&mut self, start: u64, end: u64) -> std::io::Result<&[u8]> {
         let len = (end - start) as usize;
-        self.buf.clear();
-        match &mut self.own {
-            Some(own) => {
-                use std::io::{Read, Seek, SeekFrom};
-                self.buf.reserve_exact(len);
-                own.seek(SeekFrom::Start(start))?;
-                own.take(len as u64).read_to_end(&mut self.buf)?;
-                if self.buf.len() < len {
-                    return Err(std::io::ErrorKind::UnexpectedEof.into());
-                }
-            }
-            None => {
-                self.buf.resize(len, 0);
-                self.file.read_exact_at(&mut self.buf, start)?;
-            }
+        if self.buf.len() < len {
+            self.buf.resize(len, 0);
         }
-        Ok(&self.buf)
+        let buf = &mut self.buf[..len];
+        self.file.read_exact_at(buf, start)?;
+        Ok(buf)
     }
 }
 
-/// `path` opened again, if it is still the file `file` has open (not
-/// replaced by a rename meanwhile): else the caller reads through `file`.
-fn same_file_again(file: &File, path: &Path) -> Option<File> {
-    use std::os::unix::fs::MetadataExt;
-    let again = File::open(path).ok()?;
-    let (a, b) = (file.metadata().ok()?, again.metadata().ok()?);
-    (a.dev() == b.dev() && a.ino() == b.ino()).then_some(again)
-}
-
-fn index_parallel(file: &File, path: &Path, bounds: &[u64]) -> std::io::Result<Vec<ChunkIndex>> {
+/// The chunks between `bounds`, indexed by worker threads, and what `meanwhile`
+/// gives, run on the calling thread while they work.
+fn index_parallel<T>(file: &File, bounds: &[u64], meanwhile: impl FnOnce() -> T) -> (std::io::Result<Vec<ChunkIndex>>, T) {
     let n_jobs = bounds.len() - 1;
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(n_jobs).max(1);
     let next = AtomicUsize::new(0);
-    let mut results: Vec<Option<std::io::Result<ChunkIndex>>> = (0..n_jobs).map(|_| None).collect();
-    let per_worker: Vec<Vec<(usize, std::io::Result<ChunkIndex>)>> = std::thread::scope(|scope| {
+    let (per_worker, other) = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {
                 scope.spawn(|| {
                     let mut done = Vec::new();
-                    let mut reader = ChunkReader::new(file, path);
+                    let mut reader = ChunkReader::new(file);
                     loop {
                         let job = next.fetch_add(1, Ordering::Relaxed);
                         if job >= n_jobs {
@@ -247,8 +255,21 @@ fn index_parallel(file: &File, path: &Path, bounds: &[u64]) -> std::io::Result<V
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("indexing worker panicked")).collect()
+        let other = meanwhile();
+        let done: Vec<_> = handles.into_iter().map(|h| h.join().expect("indexing worker panicked")).collect();
+        (done, other)
     });
+    (in_file_order(file, bounds, per_worker), other)
+}
+
+/// The workers' chunks in file order, lines numbered from the file's start.
+fn in_file_order(
+    file: &File,
+    bounds: &[u64],
+    per_worker: Vec<Vec<(usize, std::io::Result<ChunkIndex>)>>,
+) -> std::io::Result<Vec<ChunkIndex>> {
+    let n_jobs = bounds.len() - 1;
+    let mut results: Vec<Option<std::io::Result<ChunkIndex>>> = (0..n_jobs).map(|_| None).collect();
     for (job, res) in per_worker.into_iter().flatten() {
         results[job] = Some(res);
     }
@@ -291,22 +312,17 @@ mod tests {
     use contextree_testkit::Scratch;
 
     #[test]
-    fn a_chunk_reads_the_same_through_its_own_handle_or_the_shared_one() {
+    fn chunks_read_into_the_kept_buffer_are_the_files_bytes() {
         let tmp = Scratch::new("host-load-reader");
         let text: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
         let path = tmp.write("bytes", &text);
         let file = File::open(&path).unwrap();
-        let mut own = ChunkReader::new(&file, &path);
-        assert!(own.own.is_some());
-        let mut shared = ChunkReader { file: &file, own: None, buf: Vec::new() };
-        // A large read, then smaller ones into the kept buffer, out of order.
-        for (start, end) in [(0, 10_000), (7_000, 9_999), (3, 4), (5_000, 5_000), (100, 6_100)] {
-            assert_eq!(own.read(start, end).unwrap(), &text[start as usize..end as usize]);
-            assert_eq!(shared.read(start, end).unwrap(), &text[start as usize..end as usize]);
+        let mut reader = ChunkReader::new(&file);
+        // A large read, then smaller ones into the kept buffer, out of order, then a longer one.
+        for (start, end) in [(0, 6_000), (7_000, 9_999), (3, 4), (5_000, 5_000), (100, 6_100), (0, 10_000)] {
+            assert_eq!(reader.read(start, end).unwrap(), &text[start as usize..end as usize]);
         }
-        let past_end = |r: &mut ChunkReader| r.read(9_000, 10_001).unwrap_err().kind();
-        assert_eq!(past_end(&mut own), std::io::ErrorKind::UnexpectedEof);
-        assert_eq!(past_end(&mut shared), std::io::ErrorKind::UnexpectedEof);
+        assert_eq!(reader.read(9_000, 10_001).unwrap_err().kind(), std::io::ErrorKind::UnexpectedEof);
     }
 
     #[test]
@@ -315,8 +331,7 @@ mod tests {
         let path = tmp.write("s.jsonl", "old\n");
         let file = File::open(&path).unwrap();
         std::fs::rename(tmp.write("new.jsonl", "new\n"), &path).unwrap();
-        let mut reader = ChunkReader::new(&file, &path);
-        assert!(reader.own.is_none());
+        let mut reader = ChunkReader::new(&file);
         assert_eq!(reader.read(0, 4).unwrap(), b"old\n");
     }
 

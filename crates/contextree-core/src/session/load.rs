@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value};
 
+use super::detect::{detect, Detection};
 use super::diagnostic::Diagnostic;
 use super::entry::{Entry, EntryKind, Role};
 use super::idmap::IdIndex;
@@ -14,59 +15,6 @@ use super::tree::{Link, NodeId, SessionTree};
 use crate::dialect::{choose_rules, RuleChoice, RuleRequest, RuleSet};
 use crate::session::probe::ProbeError;
 use crate::Dialect;
-
-/// Why a dialect was chosen.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Detection {
-    /// The dialect the file's signals point to (pi when there are none).
-    pub detected: Dialect,
-    /// The signals seen, for display ("`fromExtension` on summaries", ...).
-    pub signals: Vec<String>,
-    /// What only a newer release of each agent writes (docs/decisions.md D22):
-    /// for pi, entries of pi ≥ 0.86; for omp, those of omp 18.
-    pub newer: NewerEvidence,
-}
-
-/// Entries only the newer rule set's releases write, per agent: the first
-/// kind seen, as a phrase ("system messages in the transcript").
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct NewerEvidence {
-    /// Evidence of pi ≥ 0.86 (pi-1.6.md §1.6): the newest rule set it shows, and what.
-    pub pi: Option<(RuleSet, String)>,
-    /// Evidence of oh-my-pi ≥ 18 (omp-18.md §1, omp-18.3.md §4): the newest rule set it
-    /// shows, and what.
-    pub omp: Option<(RuleSet, String)>,
-}
-
-impl NewerEvidence {
-    /// The evidence for `dialect`'s newer rule sets: what the file shows of the newest one.
-    pub fn of(&self, dialect: Dialect) -> Option<&str> {
-        self.slot(dialect).as_ref().map(|(_, what)| what.as_str())
-    }
-
-    /// The newest rule set of `dialect` the file shows (entries no older release writes).
-    pub fn shows(&self, dialect: Dialect) -> Option<RuleSet> {
-        self.slot(dialect).as_ref().map(|(rules, _)| *rules)
-    }
-
-    fn slot(&self, dialect: Dialect) -> &Option<(RuleSet, String)> {
-        match dialect {
-            Dialect::Pi => &self.pi,
-            Dialect::Omp => &self.omp,
-        }
-    }
-
-    /// Notes that the file shows `rules` by `what`; the first evidence of the newest set wins.
-    fn note(&mut self, rules: RuleSet, what: impl FnOnce() -> String) {
-        let slot = match rules.dialect() {
-            Dialect::Pi => &mut self.pi,
-            Dialect::Omp => &mut self.omp,
-        };
-        if slot.as_ref().is_none_or(|(seen, _)| rules > *seen) {
-            *slot = Some((rules, what()));
-        }
-    }
-}
 
 /// How the rule set of a file is chosen (docs/decisions.md D22): the user's
 /// request, and the version of each agent installed on the machine (found by
@@ -243,7 +191,7 @@ impl Session {
         let version = session.header.as_ref().and_then(|h| h.get("version")).and_then(Value::as_f64);
         session.original_version = version.map_or(1, |v| v as u32);
         let mut entries: Vec<Entry> = Vec::with_capacity(values.remaining);
-        entries.extend(values.by_ref().map(|(line, span, probe)| to_entry(line, span, probe)));
+        values.entries_into(&mut entries);
         session.diagnostics = values.finish();
         if version.is_none_or(|v| v < 2.0) {
             migrate_v1(&mut entries, &mut session.diagnostics);
@@ -492,6 +440,21 @@ impl Values {
         Values { records, rules, bom_line, diags: Vec::new(), remaining }
     }
 
+    /// The entries of the values left, appended to `out`. A clean object record (nearly
+    /// every one) goes straight into its entry: through [`Values::next`] each record was
+    /// moved three times (out of the list, out of the reading, into the entry).
+    fn entries_into(&mut self, out: &mut Vec<Entry>) {
+        while let Some(rec) = self.records.next() {
+            self.remaining -= 1;
+            match rec {
+                LineRecord { line, span, reading: Reading::Object(probe), omp_swallowed: false } if Some(line) != self.bom_line => {
+                    out.push(to_entry(line, span, probe))
+                }
+                rec => out.extend(self.read(rec).map(|(line, span, probe)| to_entry(line, span, probe))),
+            }
+        }
+    }
+
     /// Reads what is left (for its diagnostics) and gives the diagnostics, in file order.
     fn finish(mut self) -> Vec<Diagnostic> {
         self.by_ref().for_each(drop);
@@ -664,107 +627,4 @@ fn migrate_v2(entries: &mut [Entry]) {
             }
         }
     }
-}
-
-/// Reads the dialect signals of docs/decisions.md D1 off the records.
-fn detect(chunks: &[ChunkIndex], hint: Option<Dialect>) -> Detection {
-    let mut omp: Vec<String> = Vec::new();
-    let mut pi: Vec<String> = Vec::new();
-    let note = |list: &mut Vec<String>, s: &str| {
-        if !list.iter().any(|x| x == s) {
-            list.push(s.to_owned());
-        }
-    };
-    let mut newer = NewerEvidence::default();
-    let mut first = true;
-    for rec in chunks.iter().flat_map(|c| &c.records) {
-        let Reading::Object(probe) = &rec.reading else { continue };
-        if first && rec.line == 1 && probe.entry_type.as_deref() == Some("title") {
-            // omp 18's fixed-width title slot sits before the header (omp-18.md §1.1).
-            note(&mut omp, "title line before the header");
-            newer.note(RuleSet::Omp18, || "a title line before the session header".into());
-            continue;
-        }
-        if std::mem::take(&mut first) {
-            if let EntryKind::Other(h) = &probe.kind {
-                if h.contains_key("title") {
-                    note(&mut omp, "header `title`");
-                }
-                match h.get("id").and_then(Value::as_str) {
-                    Some(id) if id.len() == 16 && id.bytes().all(|b| b.is_ascii_hexdigit()) => note(&mut omp, "snowflake session id"),
-                    Some(id) if id.len() == 36 && id.matches('-').count() == 4 => note(&mut pi, "UUID session id"),
-                    _ => {}
-                }
-            }
-            continue;
-        }
-        match &probe.kind {
-            EntryKind::Message(m) => match &m.role {
-                Role::Developer | Role::FileMention | Role::PythonExecution => note(&mut omp, "omp-only message roles"),
-                Role::System => {
-                    // Only pi ≥ 0.86 persists system messages (pi-1.6.md §1.6).
-                    note(&mut pi, "system messages");
-                    newer.note(RuleSet::Pi16, || "system messages in the transcript (pi ≥ 0.86)".into());
-                }
-                Role::Assistant if m.turn.omp183_fields => {
-                    newer
-                        .note(RuleSet::Omp183, || "an assistant message with `requestControls` or `credentialId` (oh-my-pi ≥ 18.3)".into());
-                }
-                _ if m.pruned => note(&mut omp, "pruned tool results (`prunedAt`)"),
-                _ => {}
-            },
-            EntryKind::Other(map) => {
-                let t = probe.entry_type.as_deref().unwrap_or("");
-                match t {
-                    "context_edit" => {
-                        note(&mut pi, "`context_edit` entries");
-                        newer.note(RuleSet::Pi16, || "`context_edit` entries (pi ≥ 0.87)".into());
-                    }
-                    "usage" => {
-                        note(&mut pi, "`usage` entries");
-                        newer.note(RuleSet::Pi16, || "`usage` entries (pi ≥ 0.86)".into());
-                    }
-                    "compaction" if map.contains_key("systemMessage") => {
-                        newer.note(RuleSet::Pi16, || "a compaction with a `systemMessage` checkpoint (pi ≥ 0.86)".into());
-                    }
-                    "reset_boundary" | "credential_pin" | "model_usage" | "title_change" => {
-                        note(&mut omp, "omp 18 entry types");
-                        newer.note(RuleSet::Omp18, || format!("`{t}` entries (oh-my-pi 18)"));
-                    }
-                    "service_tier_change" | "ttsr_injection" | "mcp_tool_selection" | "session_init" | "mode_change" => {
-                        note(&mut omp, "omp-only entry types");
-                        if t == "session_init" && map.contains_key("compactionThreshold") {
-                            newer.note(RuleSet::Omp183, || "a `session_init` entry with `compactionThreshold` (oh-my-pi ≥ 18.3.1)".into());
-                        }
-                    }
-                    "session_info" => note(&mut pi, "`session_info` entries"),
-                    "model_change" if map.contains_key("model") => note(&mut omp, "`model_change` with `model`"),
-                    "model_change" if map.contains_key("modelId") => note(&mut pi, "`model_change` with `provider`/`modelId`"),
-                    _ => {}
-                }
-                if t == "compaction"
-                    && map.get("preserveData").and_then(|p| p.get("anthropicCompaction")).is_some_and(|a| a.get("signature").is_some())
-                {
-                    newer.note(RuleSet::Omp183, || "a compaction with an Anthropic `signature` (oh-my-pi ≥ 18.3)".into());
-                }
-                if map.contains_key("fromExtension") || map.contains_key("shortSummary") || map.contains_key("preserveData") {
-                    note(&mut omp, "omp summary fields (`fromExtension`, `shortSummary`, `preserveData`)");
-                }
-                if map.contains_key("fromHook") {
-                    note(&mut pi, "pi summary field `fromHook`");
-                }
-            }
-        }
-    }
-    let detected = match omp.len().cmp(&pi.len()) {
-        std::cmp::Ordering::Greater => Dialect::Omp,
-        std::cmp::Ordering::Less => Dialect::Pi,
-        std::cmp::Ordering::Equal => hint.unwrap_or(Dialect::Pi),
-    };
-    let mut signals: Vec<String> = omp.into_iter().map(|s| format!("omp: {s}")).collect();
-    signals.extend(pi.into_iter().map(|s| format!("pi: {s}")));
-    if let Some(h) = hint {
-        signals.push(format!("location: {h} sessions folder"));
-    }
-    Detection { detected, signals, newer }
 }

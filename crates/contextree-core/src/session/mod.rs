@@ -10,6 +10,7 @@
 
 mod block;
 mod call_id;
+mod detect;
 mod diagnostic;
 mod entry;
 mod fast;
@@ -23,9 +24,10 @@ mod tree;
 mod window;
 
 pub use call_id::{call_block_key, call_id_hash, call_key};
+pub use detect::{Detection, NewerEvidence, Signals};
 pub use diagnostic::{Diagnostic, Severity};
 pub use entry::{Empty, Entry, EntryKind, Facts, MessageMeta, ReplyFacts, Role, Timestamp, TurnFacts, Usage};
-pub use load::{Detection, NewerEvidence, Row, RulePolicy, Session, TitleSlot};
+pub use load::{Row, RulePolicy, Session, TitleSlot};
 pub use name::Name;
 pub use probe::{parse_iso_ms, parse_value_lenient, probe_line, probe_object, Parent, Probe, ProbeError};
 pub use record::{index_chunk, ChunkIndex, LineRecord, OmpReading, Reading};

@@ -10,6 +10,7 @@
 
 use serde_json::Value;
 
+use super::detect::Signals;
 use super::probe::{json_kind, probe_line_reference, probe_object, Probe, ProbeError};
 use super::source::Span;
 
@@ -71,6 +72,10 @@ pub struct ChunkIndex {
     /// as pi ≤ 0.79 and omp skip it (pi ≥ 0.80.3 does not: see
     /// `RuleSet::loads_streamed`).
     pub bom: bool,
+    /// The dialect signals of the records, read while the scan still runs
+    /// (as the file's start for the chunk at offset 0, else as records after
+    /// the header).
+    pub signals: Signals,
 }
 
 /// Indexes `chunk`, which starts at file offset `base` and file line
@@ -119,6 +124,7 @@ pub fn index_chunk(chunk: &[u8], base: u64, first_line: u32) -> ChunkIndex {
         pos = end + 1;
     }
     res.records.shrink_to_fit();
+    res.signals = Signals::of(&res.records, base == 0);
     res
 }
 

@@ -12,7 +12,7 @@ use contextree_host::load::load_in_chunks;
 fn fixtures() -> Vec<PathBuf> {
     let root = contextree_testkit::repo().join("tests/fixtures");
     let mut files = Vec::new();
-    for dir in ["synthetic", "real", "generated", "edge"] {
+    for dir in ["synthetic", "real", "generated", "edge", "omp18", "omp183", "pi16"] {
         for f in std::fs::read_dir(root.join(dir)).unwrap().flatten() {
             if f.path().extension().is_some_and(|x| x == "jsonl") {
                 files.push(f.path());
@@ -25,7 +25,7 @@ fn fixtures() -> Vec<PathBuf> {
 
 /// Everything observable about a session, as text.
 fn fingerprint(s: &Session) -> String {
-    let mut out = format!("{:?} v{} {:?}\n", s.dialect(), s.original_version(), s.header());
+    let mut out = format!("{:?} v{} {:?}\n{:?}\n", s.dialect(), s.original_version(), s.header(), s.detection());
     for (i, e) in s.entries().iter().enumerate() {
         let n = NodeId(i as u32);
         out.push_str(&format!("{} {} {:?} {:?} {:?} {}\n", e.line, e.id, e.span, s.tree().parent(n), e.kind, s.entry_tokens(n)));
@@ -50,6 +50,23 @@ fn tiny_chunks_give_the_same_session_as_one_pass() {
                         .unwrap();
                 assert_eq!(fingerprint(&chunked.session), fingerprint(&whole), "{} {dialect} chunk {chunk}", f.display());
             }
+        }
+    }
+}
+
+/// Each worker reads its chunk's dialect signals; merged in file order they must choose
+/// what one pass over the file chooses, header and title line included.
+#[test]
+fn tiny_chunks_detect_what_one_pass_detects() {
+    for f in &fixtures() {
+        let bytes = std::fs::read(f).unwrap();
+        let whole = Session::parse(&bytes, None);
+        for chunk in [1, 90, 700, 64 << 10] {
+            let chunked = load_in_chunks(&contextree_host::HostEnv::default(), f, None, chunk).unwrap();
+            let what = format!("{} chunk {chunk}", f.display());
+            assert_eq!(chunked.session.detection(), whole.detection(), "{what}");
+            assert_eq!(chunked.session.rules(), whole.rules(), "{what}");
+            assert_eq!(fingerprint(&chunked.session), fingerprint(&whole), "{what}");
         }
     }
 }

@@ -446,6 +446,8 @@ pub fn check_readings(file: &[u8]) -> usize {
 /// Everything observable about a session, as text (as `contextree-host/tests/it/chunks.rs`).
 pub fn fingerprint(s: &Session) -> String {
     let mut out = format!("{:?} {:?} v{} {:?}\n", s.dialect(), s.rules(), s.original_version(), s.header());
+    // Each chunk's signals are read on their own and merged: the merge must give the one-pass answer.
+    out.push_str(&format!("{:?}\n", s.detection()));
     for (i, e) in s.entries().iter().enumerate() {
         let n = NodeId(i as u32);
         out.push_str(&format!("{} {} {:?} {:?} {:?} {}\n", e.line, e.id, e.span, s.tree().parent(n), e.kind, s.entry_tokens(n)));
@@ -495,10 +497,9 @@ pub fn chunked(file: &[u8], cuts: &[usize]) -> Vec<ChunkIndex> {
 /// Checks (a) and (c) for one rule set (`None`: the file's own choice).
 pub fn check_session(file: &[u8], cuts: &[usize], rules: Option<RuleSet>) {
     let whole = Session::parse(file, rules);
-    if let Some(r) = rules {
-        let split = Session::assemble(chunked(file, cuts), &RulePolicy::exact(r), None);
-        assert_eq!(fingerprint(&split), fingerprint(&whole), "chunked indexing (cuts {cuts:?}) differs from one pass under {r:?}");
-    }
+    let policy = rules.map_or_else(RulePolicy::default, RulePolicy::exact);
+    let split = Session::assemble(chunked(file, cuts), &policy, None);
+    assert_eq!(fingerprint(&split), fingerprint(&whole), "chunked indexing (cuts {cuts:?}) differs from one pass under {rules:?}");
     let s = &whole;
     let bytes = file.to_vec();
     let source = &bytes;
