@@ -9,5 +9,5 @@ pub mod paths;
 pub mod scratch;
 pub mod server;
 
-pub use paths::{agents, fixture, repo};
+pub use paths::{agents, fixture, fixture_sessions, repo};
 pub use scratch::Scratch;

@@ -29,6 +29,25 @@ pub fn fixture_stem(stem: &str) -> PathBuf {
         .unwrap_or_else(|| panic!("no fixture named {stem}.jsonl"))
 }
 
+/// Every session file (`.jsonl`) under `tests/fixtures`, in every folder, sorted: for tests
+/// that check a property over all of them.
+pub fn fixture_sessions() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&repo().join("tests/fixtures"), &mut out);
+    out.sort();
+    out
+}
+
 /// The pinned agents and their oracle harness: `ORACLE` when set, else `tests/agents`
 /// (installed there by `scripts/install-agents.sh`). Not checked: see [`agents`].
 pub fn agents_root() -> PathBuf {

@@ -3,8 +3,6 @@
 //! edits), the states derived for leaf B from those of leaf A are B's own, for every pair of a
 //! sample of leaves; and deriving is not left to the fallback.
 
-use std::path::{Path, PathBuf};
-
 use contextree_core::context::{
     aligned_states, build, derive_states, path_states, path_to, states_from_path, EntryState, Leaf, StatesIndex,
 };
@@ -15,18 +13,6 @@ use crate::fuzz_check;
 
 /// Leaves per session: every pair of them is checked.
 const LEAVES: usize = 32;
-
-/// Every `.jsonl` under `dir`.
-fn sessions(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            sessions(&path, out);
-        } else if path.extension().is_some_and(|e| e == "jsonl") {
-            out.push(path);
-        }
-    }
-}
 
 /// Pairs checked: (derived, left to the full build).
 #[derive(Default, Debug)]
@@ -70,9 +56,7 @@ fn check(s: &Session, what: &str, count: &mut Count) {
 
 #[test]
 fn derived_states_are_the_full_builds_for_every_fixture_and_rule_set() {
-    let mut files = Vec::new();
-    sessions(&contextree_testkit::repo().join("tests/fixtures"), &mut files);
-    files.sort();
+    let files = contextree_testkit::fixture_sessions();
     assert!(files.len() > 100, "the fixtures: {}", files.len());
     let mut by_rules = Vec::new();
     for rules in RuleSet::ALL {
@@ -95,12 +79,11 @@ fn derived_states_are_the_full_builds_for_every_fixture_and_rule_set() {
     }
 }
 
-#[test]
-fn derived_states_are_the_full_builds_for_generated_sessions() {
-    // A fixed stream of bytes (xorshift), so every run checks the same sessions.
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut count = Count::default();
-    for case in 0..400 {
+/// 400 sessions of the fuzz generator from a fixed stream of bytes (xorshift from `seed`), so
+/// every run checks the same ones.
+fn generated_sessions(seed: u64) -> impl Iterator<Item = Vec<u8>> {
+    let mut x = seed;
+    (0..400).map(move |_| {
         let data: Vec<u8> = (0..2048)
             .map(|_| {
                 x ^= x << 13;
@@ -109,7 +92,14 @@ fn derived_states_are_the_full_builds_for_generated_sessions() {
                 x as u8
             })
             .collect();
-        let (file, _) = fuzz_check::session_file(&data);
+        fuzz_check::session_file(&data).0
+    })
+}
+
+#[test]
+fn derived_states_are_the_full_builds_for_generated_sessions() {
+    let mut count = Count::default();
+    for (case, file) in generated_sessions(0x9e37_79b9_7f4a_7c15).enumerate() {
         for rules in RuleSet::ALL {
             check(&Session::parse(&file, Some(rules)), &format!("case {case} under {rules:?}"), &mut count);
         }
@@ -138,21 +128,8 @@ fn walk_parent_ids(s: &Session, leaf: NodeId) -> Vec<NodeId> {
 
 #[test]
 fn omp_18_paths_through_the_tree_are_its_parent_id_walks() {
-    let mut files = Vec::new();
-    sessions(&contextree_testkit::repo().join("tests/fixtures"), &mut files);
-    files.sort();
-    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-    let generated = (0..400).map(|_| {
-        let data: Vec<u8> = (0..2048)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect();
-        fuzz_check::session_file(&data).0
-    });
+    let files = contextree_testkit::fixture_sessions();
+    let generated = generated_sessions(0x2545_f491_4f6c_dd1d);
     let (mut through_tree, mut walked) = (0, 0);
     for file in files.iter().map(|p| std::fs::read(p).unwrap()).chain(generated) {
         for rules in [RuleSet::Omp18, RuleSet::Omp183] {

@@ -110,23 +110,9 @@ mod tests {
     use super::*;
     use contextree_core::context::{entry_states, path_states};
     use contextree_core::view::tree_layout;
-    use std::path::{Path, PathBuf};
 
     /// A leaf checked: the leaf, its path states and its full states.
     type Checked = (Option<NodeId>, Vec<(NodeId, EntryState)>, Vec<EntryState>);
-
-    /// Every `.jsonl` under `dir`, sorted.
-    fn sessions(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                sessions(&path, out);
-            } else if path.extension().is_some_and(|e| e == "jsonl") {
-                out.push(path);
-            }
-        }
-        out.sort();
-    }
 
     /// Applies `changed` (rows, with `states` the new leaf's) to `before`'s full states.
     fn apply(mut states: Vec<EntryState>, changed: &[u32], rows: &[NodeId], new: &[EntryState]) -> Vec<EntryState> {
@@ -139,8 +125,7 @@ mod tests {
 
     #[test]
     fn the_changed_rows_turn_one_leafs_states_into_the_next_ones() {
-        let mut files = Vec::new();
-        sessions(&contextree_testkit::repo().join("tests/fixtures"), &mut files);
+        let files = contextree_testkit::fixture_sessions();
         assert!(files.len() > 50, "the fixtures: {}", files.len());
         let mut checked = 0;
         for path in files {
