@@ -35,11 +35,7 @@ pub fn table(open: &OpenSession, leaf_id: Option<&str>, reading: Option<u32>, he
     let Some(rows) = open.tree.rows.get().filter(|_| reading == Some(open.reading)) else {
         return Ok(whole(open, asked, started));
     };
-    let to = match asked {
-        Leaf::At(n) => Some(n),
-        Leaf::Last => s.leaf(),
-        Leaf::Reset => None,
-    };
+    let to = asked.node(s);
     // The states alone, without the leaf's context (the context pane asks for that after the
     // tree is painted).
     let touched = open.tree.states_for(s, to);

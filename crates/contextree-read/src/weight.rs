@@ -110,11 +110,7 @@ pub struct RepeatedRead {
 impl WeightReport {
     /// The weight report of `leaf` (`top`: how many of the largest messages to list).
     pub fn new(s: &Session, leaf: Leaf, top: usize, source: &dyn Source) -> Result<WeightReport, ReadBackError> {
-        let leaf = match leaf {
-            Leaf::Last => s.leaf(),
-            Leaf::At(n) => Some(n),
-            Leaf::Reset => None,
-        };
+        let leaf = leaf.node(s);
         let path = leaf.map(|l| path_to(s, l)).unwrap_or_default();
         let spans = turn_spans(s, &path);
         let turn_of: HashMap<NodeId, usize> =

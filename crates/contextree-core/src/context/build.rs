@@ -19,6 +19,17 @@ pub enum Leaf {
     Reset,
 }
 
+impl Leaf {
+    /// The entry this leaf is in `session` (`None`: before the first entry, or no entries).
+    pub fn node(self, session: &Session) -> Option<NodeId> {
+        match self {
+            Leaf::Last => session.leaf(),
+            Leaf::At(n) => Some(n),
+            Leaf::Reset => None,
+        }
+    }
+}
+
 /// One message of the context, before `convertToLlm`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Item {
@@ -165,11 +176,7 @@ impl Context {
 /// `buildSessionContext` for `leaf`.
 pub fn build(session: &Session, leaf: Leaf) -> Context {
     let dialect = session.dialect();
-    let leaf = match leaf {
-        Leaf::Last => session.leaf(),
-        Leaf::At(n) => Some(n),
-        Leaf::Reset => None,
-    };
+    let leaf = leaf.node(session);
     let path = leaf.map(|l| path_to(session, l)).unwrap_or_default();
     let mut ctx = Context {
         dialect,
