@@ -12,7 +12,7 @@
 //! one before it, so those rules always take the full build.
 
 use super::build::{emits_message, Context};
-use super::state::{path_states, sent_state, states_from_path, EntryState};
+use super::state::{path_states, sent_state, states_from_path, unsent_state, EntryState};
 use crate::session::{NodeId, Session};
 
 /// What deriving needs of a session, made once per reading (one pass over the entries).
@@ -96,13 +96,8 @@ pub fn derive_states(
     let mut states = Vec::with_capacity(shared + own.len());
     states.extend_from_slice(&held[..shared]);
     states.extend(own.iter().rev().map(|&n| {
-        let e = session.entry(n);
-        let st = match e.entry_type.as_bytes() {
-            _ if emits_message(e) => sent_state(session, n, rules),
-            b"message" | b"custom_message" => EntryState::Excluded,
-            b"branch_summary" => EntryState::BranchSummary,
-            _ => EntryState::Metadata,
-        };
+        // Past the active compaction, as `path_states` sets it: sent, or as if unsent.
+        let st = if emits_message(session.entry(n)) { sent_state(session, n, rules) } else { unsent_state(session, n, false) };
         (n, st)
     }));
     Some(states)

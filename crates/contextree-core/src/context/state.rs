@@ -96,16 +96,8 @@ pub fn path_states(session: &Session, ctx: &Context) -> Vec<(NodeId, EntryState)
     });
     for (i, &n) in ctx.path.iter().enumerate() {
         let behind = summarized_until.is_some_and(|s| i < s);
-        // The type's bytes, without a UTF-8 check per entry.
-        let st = match (session.entry(n).entry_type.as_bytes(), behind) {
-            (b"compaction", _) => EntryState::OldCompaction,
-            (b"message" | b"custom_message" | b"branch_summary", true) => EntryState::Summarized,
-            // Emitted messages are overwritten below; what stays was not sent.
-            (b"message" | b"custom_message", false) => EntryState::Excluded,
-            (b"branch_summary", false) => EntryState::BranchSummary,
-            _ => EntryState::Metadata,
-        };
-        res.push((n, st));
+        // Emitted messages are overwritten below (the items).
+        res.push((n, unsent_state(session, n, behind)));
     }
     res.extend(ctx.omitted.iter().map(|&n| (n, EntryState::Hidden)));
     for &item in &ctx.items {
@@ -118,6 +110,19 @@ pub fn path_states(session: &Session, ctx: &Context) -> Vec<(NodeId, EntryState)
         res.push((n, st));
     }
     res
+}
+
+/// The state of path entry `n` if the context sends no message of it: `behind` the active
+/// compaction's kept region, or not.
+pub(crate) fn unsent_state(session: &Session, n: NodeId, behind: bool) -> EntryState {
+    // The type's bytes, without a UTF-8 check per entry.
+    match (session.entry(n).entry_type.as_bytes(), behind) {
+        (b"compaction", _) => EntryState::OldCompaction,
+        (b"message" | b"custom_message" | b"branch_summary", true) => EntryState::Summarized,
+        (b"message" | b"custom_message", false) => EntryState::Excluded,
+        (b"branch_summary", false) => EntryState::BranchSummary,
+        _ => EntryState::Metadata,
+    }
 }
 
 pub(crate) fn sent_state(session: &Session, n: NodeId, rules: RuleSet) -> EntryState {
