@@ -255,22 +255,16 @@ mod tests {
 
     #[test]
     fn chunk_signals_merged_in_order_are_the_whole_files() {
-        let root = contextree_testkit::repo().join("tests/fixtures");
         let mut seen = (0, 0, 0, 0);
-        for dir in ["synthetic", "real", "generated", "edge", "omp18", "omp183", "pi16"] {
-            for f in std::fs::read_dir(root.join(dir)).unwrap().flatten().map(|f| f.path()) {
-                if f.extension().is_none_or(|x| x != "jsonl") {
-                    continue;
-                }
-                let whole = index_chunk(&std::fs::read(&f).unwrap(), 0, 1);
-                let one_pass = Signals::of(&whole.records, true);
-                seen.0 += usize::from(one_pass.newer != NewerEvidence::default());
-                seen.1 += usize::from(!one_pass.omp.is_empty() && !one_pass.pi.is_empty());
-                seen.2 += usize::from(whole.records.first().is_some_and(|r| !matches!(r.reading, Reading::Object(_))));
-                seen.3 += usize::from(one_pass.omp.contains(&"title line before the header"));
-                for n in [1, 2, 3, 7, 50] {
-                    assert_eq!(merged(&cut(&whole, n)), one_pass, "{} in chunks of {n} records", f.display());
-                }
+        for f in contextree_testkit::fixture_sessions() {
+            let whole = index_chunk(&std::fs::read(&f).unwrap(), 0, 1);
+            let one_pass = Signals::of(&whole.records, true);
+            seen.0 += usize::from(one_pass.newer != NewerEvidence::default());
+            seen.1 += usize::from(!one_pass.omp.is_empty() && !one_pass.pi.is_empty());
+            seen.2 += usize::from(whole.records.first().is_some_and(|r| !matches!(r.reading, Reading::Object(_))));
+            seen.3 += usize::from(one_pass.omp.contains(&"title line before the header"));
+            for n in [1, 2, 3, 7, 50] {
+                assert_eq!(merged(&cut(&whole, n)), one_pass, "{} in chunks of {n} records", f.display());
             }
         }
         // The fixtures hold what the merge has to get right: newer-release evidence, both

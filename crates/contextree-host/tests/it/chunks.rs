@@ -3,25 +3,9 @@
 //! chunk boundaries (omp's recovery from a malformed line never crosses a
 //! line it could not see, so every fixture is checked with tiny chunks too).
 
-use std::path::PathBuf;
-
 use contextree_core::session::{NodeId, Session};
 use contextree_core::Dialect;
 use contextree_host::load::load_in_chunks;
-
-fn fixtures() -> Vec<PathBuf> {
-    let root = contextree_testkit::repo().join("tests/fixtures");
-    let mut files = Vec::new();
-    for dir in ["synthetic", "real", "generated", "edge", "omp18", "omp183", "pi16"] {
-        for f in std::fs::read_dir(root.join(dir)).unwrap().flatten() {
-            if f.path().extension().is_some_and(|x| x == "jsonl") {
-                files.push(f.path());
-            }
-        }
-    }
-    files.sort();
-    files
-}
 
 /// Everything observable about a session, as text.
 fn fingerprint(s: &Session) -> String {
@@ -38,7 +22,7 @@ fn fingerprint(s: &Session) -> String {
 
 #[test]
 fn tiny_chunks_give_the_same_session_as_one_pass() {
-    let files = fixtures();
+    let files = contextree_testkit::fixture_sessions();
     assert!(files.len() > 60, "fixtures missing");
     for f in &files {
         let bytes = std::fs::read(f).unwrap();
@@ -58,7 +42,7 @@ fn tiny_chunks_give_the_same_session_as_one_pass() {
 /// what one pass over the file chooses, header and title line included.
 #[test]
 fn tiny_chunks_detect_what_one_pass_detects() {
-    for f in &fixtures() {
+    for f in &contextree_testkit::fixture_sessions() {
         let bytes = std::fs::read(f).unwrap();
         let whole = Session::parse(&bytes, None);
         for chunk in [1, 90, 700, 64 << 10] {
