@@ -9,6 +9,7 @@
 
 pub mod commands;
 pub mod preload;
+pub mod rendering;
 pub mod startup;
 pub mod watch;
 

@@ -312,3 +312,29 @@ pub async fn text_content(client: &Client, id: &str) -> anyhow::Result<String> {
         client.execute("const el = document.getElementById(arguments[0]); return el ? el.textContent : null;", vec![json!(id)]).await?;
     text.as_str().map(str::to_owned).with_context(|| format!("no element `#{id}`"))
 }
+
+/// WebKit paints without compositing exactly when the machine has no GPU render node and the
+/// environment did not choose (`src-tauri/src/rendering.rs`): the app sets the variable for the
+/// web process it starts, whose environment shows it.
+pub fn check_compositing_choice(harness: &Harness) -> anyhow::Result<()> {
+    const VAR: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
+    let render_node = std::fs::read_dir("/dev/dri")
+        .map(|dir| dir.flatten().any(|e| e.file_name().to_string_lossy().starts_with("renderD")))
+        .unwrap_or(false);
+    let expected = match std::env::var(VAR) {
+        Ok(chosen) => Some(chosen),
+        Err(_) if render_node => None,
+        Err(_) => Some("1".to_owned()),
+    };
+    let web = harness.driver.web_processes_of(&harness.app);
+    ensure!(!web.is_empty(), "no WebKit web process under the app");
+    for pid in web {
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).with_context(|| format!("reading the environment of {pid}"))?;
+        let value = environ
+            .split(|&b| b == 0)
+            .find_map(|pair| pair.strip_prefix(format!("{VAR}=").as_bytes()))
+            .map(|v| String::from_utf8_lossy(v).into_owned());
+        ensure!(value == expected, "web process {pid}: {VAR} is {value:?}, expected {expected:?} (render node: {render_node})");
+    }
+    Ok(())
+}

@@ -85,6 +85,12 @@ impl TauriDriver {
         descendants(child.id()).into_iter().filter(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|p| p == exe)).collect()
     }
 
+    /// WebKit's web processes (the page's renderer) of the app processes running `exe`.
+    pub fn web_processes_of(&self, exe: &Path) -> Vec<u32> {
+        let is_web = |pid: &u32| std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|comm| comm.contains("WebProces"));
+        self.descendants_running(exe).into_iter().flat_map(descendants).filter(is_web).collect()
+    }
+
     /// Sends SIGTERM and waits for the driver to exit (SIGKILL after 10 s).
     pub fn stop(mut self) -> anyhow::Result<()> {
         self.terminate()

@@ -13,10 +13,11 @@ use serde_json::json;
 use crate::app::*;
 use crate::{steps, Harness};
 /// No argument: the bundled demo, every entry a tree row; the file's leaf and its context; the
-/// CSP holds; screenshot.
+/// CSP holds; WebKit's compositing as chosen for this machine; screenshot.
 pub async fn demo_session_opens_without_arguments(harness: &Harness) -> anyhow::Result<()> {
     with_app(harness, &[], async |client| {
         wait_until_ready(client).await?;
+        check_compositing_choice(harness)?;
         check_metadata_hidden_by_default(client, &harness.expected).await?;
         show_metadata(client).await?;
         check_all_entries_are_rows(client, &harness.expected).await?;
