@@ -1024,6 +1024,7 @@ mod tests {
     /// A scanner of `b` for each classifier form this CPU has: the base form, and AVX2 where
     /// detected; the string tests hold every form to the same answers.
     fn each_form(b: &[u8]) -> Vec<Scanner<'_>> {
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut forms = vec![Scanner::new(b)];
         #[cfg(target_arch = "x86_64")]
         {
