@@ -10,6 +10,7 @@
 
 mod block;
 mod call_id;
+mod classify;
 mod detect;
 mod diagnostic;
 mod entry;

@@ -4,9 +4,11 @@
 //! each one and classifying the bytes after it again (the sixteen-byte [`super::block::Block`]
 //! loop) costs more than the classification itself; with the quote, backslash, control and
 //! `n` positions of 64 bytes as bit masks, a run of text and the two-byte escapes inside it are
-//! measured together, by counting bits. The sixteen-byte parts are compared in SSE2 registers
-//! (part of every x86-64 CPU, so no runtime detection); other targets get the same answers
-//! byte by byte.
+//! measured together, by counting bits. The masks come from a [`Classify`] form: two AVX2
+//! compares where the CPU has them (detected at run time), four SSE2 ones on other x86-64 CPUs,
+//! byte by byte elsewhere.
+
+use super::classify::Classify;
 
 /// What 64 bytes hold, one bit per byte (bit k for byte k).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -45,9 +47,10 @@ impl Window {
     /// control byte, or escape other than `\"` `\\` `\/` `\b` `\f` `\n` `\r` `\t` (the `\u`
     /// escapes and the invalid ones are left to the byte-wise code), or a backslash in the
     /// last byte, whose escaped byte is in the next window.
-    #[inline]
-    pub(super) fn run(bytes: &[u8; 64]) -> Run {
-        let w = Self::of(bytes);
+    // Always inlined: under the AVX2 form this is compiled into the scanner's AVX2 copy.
+    #[inline(always)]
+    pub(super) fn run(c: impl Classify, bytes: &[u8; 64]) -> Run {
+        let w = c.window(bytes);
         // Escape starts: backslashes not escaped by the one before them. Mostly no two
         // backslashes touch, and then every backslash starts an escape; runs of them (`\\\\`,
         // `\\\"`) are walked one by one, cheaper than simdjson's carry trick at one or two a
@@ -86,75 +89,19 @@ impl Window {
         if non_ascii {
             // One unit per byte that starts a character, one more per 4-byte lead; a
             // character cut by the window's edge counts in the window where it starts.
-            let (continuation, lead4) = Self::non_ascii(bytes);
+            let (continuation, lead4) = c.window_utf8(bytes);
             units = units - (continuation & mask).count_ones() + (lead4 & mask).count_ones();
         }
         Run { len, units, escapes, non_ascii }
-    }
-
-    // Inlined: a call returns the six masks through memory, about twenty instructions a
-    // window more (callgrind).
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    #[inline(always)]
-    fn of(bytes: &[u8; 64]) -> Self {
-        use safe_arch::{cmp_eq_mask_i8_m128i, load_unaligned_m128i, max_u8_m128i, move_mask_i8_m128i, set_splat_i8_m128i};
-        let (parts, _) = bytes.as_chunks::<16>();
-        let mut w = Self::default();
-        for (k, part) in parts.iter().enumerate() {
-            let x = load_unaligned_m128i(part);
-            let eq = |c: u8| move_mask_i8_m128i(cmp_eq_mask_i8_m128i(x, set_splat_i8_m128i(c as i8))) as u64;
-            // x <= 0x1f unsigned: max(x, 0x1f) is 0x1f.
-            let low = set_splat_i8_m128i(0x1f);
-            let control = move_mask_i8_m128i(cmp_eq_mask_i8_m128i(max_u8_m128i(x, low), low)) as u64;
-            let shift = 16 * k;
-            w.quote |= eq(b'"') << shift;
-            w.backslash |= eq(b'\\') << shift;
-            w.n |= eq(b'n') << shift;
-            w.t |= eq(b't') << shift;
-            w.control |= control << shift;
-            w.high |= (move_mask_i8_m128i(x) as u64) << shift;
-        }
-        w
-    }
-
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-    fn of(bytes: &[u8; 64]) -> Self {
-        bytes.iter().enumerate().fold(Self::default(), |w, (k, &b)| Self {
-            quote: w.quote | u64::from(b == b'"') << k,
-            backslash: w.backslash | u64::from(b == b'\\') << k,
-            control: w.control | u64::from(b < 0x20) << k,
-            high: w.high | u64::from(b >= 0x80) << k,
-            n: w.n | u64::from(b == b'n') << k,
-            t: w.t | u64::from(b == b't') << k,
-        })
-    }
-
-    /// Continuation bytes (`10xxxxxx`) and 4-byte leads (`11110xxx` and up).
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    fn non_ascii(bytes: &[u8; 64]) -> (u64, u64) {
-        use safe_arch::{cmp_gt_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i, set_splat_i8_m128i};
-        let (parts, _) = bytes.as_chunks::<16>();
-        let (mut continuation, mut lead4) = (0u64, 0u64);
-        for (k, part) in parts.iter().enumerate() {
-            let x = load_unaligned_m128i(part);
-            // As signed bytes, 0x80..=0xBF are -128..=-65 and 0xF0..=0xFF are -16..=-1.
-            let c = cmp_gt_mask_i8_m128i(set_splat_i8_m128i(-64), x);
-            let l = cmp_gt_mask_i8_m128i(x, set_splat_i8_m128i(-17)) & x;
-            continuation |= (move_mask_i8_m128i(c) as u64) << (16 * k);
-            lead4 |= (move_mask_i8_m128i(l) as u64) << (16 * k);
-        }
-        (continuation, lead4)
-    }
-
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-    fn non_ascii(bytes: &[u8; 64]) -> (u64, u64) {
-        bytes.iter().enumerate().fold((0, 0), |(c, l), (k, &b)| (c | u64::from(b & 0xC0 == 0x80) << k, l | u64::from(b >= 0xF0) << k))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::classify::Bytewise;
+    #[cfg(target_arch = "x86_64")]
+    use crate::session::classify::{Avx2, Sse2};
 
     fn window(text: &[u8]) -> [u8; 64] {
         let mut bytes = [b'.'; 64];
@@ -162,24 +109,8 @@ mod tests {
         bytes
     }
 
-    #[test]
-    fn every_byte_value_is_classified_as_byte_by_byte() {
-        for first in (0..=255u8).step_by(64) {
-            let bytes: [u8; 64] = std::array::from_fn(|k| first.wrapping_add(k as u8));
-            let bit = |f: &dyn Fn(u8) -> bool| bytes.iter().enumerate().fold(0u64, |m, (k, &b)| m | u64::from(f(b)) << k);
-            let w = Window::of(&bytes);
-            assert_eq!(w.quote, bit(&|b| b == b'"'));
-            assert_eq!(w.backslash, bit(&|b| b == b'\\'));
-            assert_eq!(w.control, bit(&|b| b < 0x20));
-            assert_eq!(w.high, bit(&|b| b >= 0x80));
-            assert_eq!(w.n, bit(&|b| b == b'n'));
-            assert_eq!(w.t, bit(&|b| b == b't'));
-            assert_eq!(Window::non_ascii(&bytes), (bit(&|b| (0x80..0xC0).contains(&b)), bit(&|b| b >= 0xF0)));
-        }
-    }
-
-    #[test]
-    fn a_run_takes_two_byte_escapes_and_stops_at_the_rest() {
+    /// The runs every classifier form must measure alike.
+    fn runs_take_two_byte_escapes_and_stop_at_the_rest(c: impl Classify) {
         // (text, run length, units, escapes)
         for (text, len, units, escapes) in [
             (&br#"ab\ncd\"e\\"x"#[..], 11, 8, 3),
@@ -190,16 +121,30 @@ mod tests {
             ("é€😀\"".as_bytes(), 9, 4, 0),
             (b"ab\\\x01", 2, 2, 0),
         ] {
-            let run = Window::run(&window(text));
+            let run = Window::run(c, &window(text));
             assert_eq!((run.len, run.units, run.escapes), (len, units, escapes), "{}", String::from_utf8_lossy(text));
             assert_eq!(run.non_ascii, text.iter().take(len as usize).any(|&b| b >= 0x80));
         }
         // No stop at all; a backslash in the last byte stops there.
-        assert_eq!(Window::run(&[b'a'; 64]).len, 64);
+        assert_eq!(Window::run(c, &[b'a'; 64]).len, 64);
         let mut last = [b'a'; 64];
         last[63] = b'\\';
-        assert_eq!((Window::run(&last).len, Window::run(&last).units), (63, 63));
+        let run = Window::run(c, &last);
+        assert_eq!((run.len, run.units), (63, 63));
         last[62] = b'\\';
-        assert_eq!((Window::run(&last).len, Window::run(&last).units, Window::run(&last).escapes), (64, 63, 1));
+        let run = Window::run(c, &last);
+        assert_eq!((run.len, run.units, run.escapes), (64, 63, 1));
+    }
+
+    #[test]
+    fn a_run_takes_two_byte_escapes_and_stops_at_the_rest() {
+        runs_take_two_byte_escapes_and_stop_at_the_rest(Bytewise);
+        #[cfg(target_arch = "x86_64")]
+        {
+            runs_take_two_byte_escapes_and_stop_at_the_rest(Sse2);
+            if let Some(avx2) = Avx2::detect() {
+                avx2.run(runs_take_two_byte_escapes_and_stop_at_the_rest);
+            }
+        }
     }
 }
