@@ -134,7 +134,9 @@ pub fn index_chunk_with(chunk: &[u8], base: u64, first_line: u32, scratch: &mut 
         pos = end + 1;
     }
     res.signals = Signals::of(scratch, base == 0);
-    res.records = scratch.drain(..).collect();
+    // `append` moves them in one copy and leaves `scratch` empty with its capacity.
+    res.records = Vec::with_capacity(scratch.len());
+    res.records.append(scratch);
     res
 }
 
