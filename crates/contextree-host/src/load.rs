@@ -11,7 +11,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use contextree_core::session::{index_chunk, index_chunk_with, ChunkIndex, LineRecord, RulePolicy, Session, Source, SourceError, Span};
+use contextree_core::session::{index_chunk, ChunkIndex, RulePolicy, Session, Source, SourceError, Span};
 use contextree_core::{Dialect, RuleRequest};
 
 use crate::HostEnv;
@@ -243,14 +243,13 @@ fn index_parallel<T>(file: &File, bounds: &[u64], meanwhile: impl FnOnce() -> T)
                 scope.spawn(|| {
                     let mut done = Vec::new();
                     let mut reader = ChunkReader::new(file);
-                    let mut scratch: Vec<LineRecord> = Vec::new();
                     loop {
                         let job = next.fetch_add(1, Ordering::Relaxed);
                         if job >= n_jobs {
                             break done;
                         }
                         let (start, end) = (bounds[job], bounds[job + 1]);
-                        let res = reader.read(start, end).map(|bytes| index_chunk_with(bytes, start, 1, &mut scratch));
+                        let res = reader.read(start, end).map(|bytes| index_chunk(bytes, start, 1));
                         done.push((job, res));
                     }
                 })

@@ -30,6 +30,6 @@ pub use entry::{Empty, Entry, EntryKind, Facts, MessageMeta, ReplyFacts, Role, T
 pub use load::{Row, RulePolicy, Session, TitleSlot};
 pub use name::Name;
 pub use probe::{parse_iso_ms, parse_value_lenient, probe_line, probe_object, Parent, Probe, ProbeError};
-pub use record::{index_chunk, index_chunk_with, ChunkIndex, LineRecord, OmpReading, Reading};
+pub use record::{index_chunk, ChunkIndex, LineRecord, OmpReading, Reading};
 pub use source::{Source, SourceError, Span};
 pub use tree::{Link, NodeId, SessionTree};

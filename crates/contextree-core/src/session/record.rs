@@ -81,16 +81,6 @@ pub struct ChunkIndex {
 /// Indexes `chunk`, which starts at file offset `base` and file line
 /// `first_line` (1-based) and holds whole lines (the last may lack its `\n`).
 pub fn index_chunk(chunk: &[u8], base: u64, first_line: u32) -> ChunkIndex {
-    index_chunk_with(chunk, base, first_line, &mut Vec::new())
-}
-
-/// [`index_chunk`], collecting the records in `scratch` first (left empty,
-/// its capacity kept): a worker that indexes many chunks passes the same one.
-/// The records then go into a list of their exact length, one copy each,
-/// where a list grown by doubling copied them about twice, faulted in the
-/// pages of every size it passed through and was shrunk at the end.
-pub fn index_chunk_with(chunk: &[u8], base: u64, first_line: u32, scratch: &mut Vec<LineRecord>) -> ChunkIndex {
-    scratch.clear();
     let mut res = ChunkIndex::default();
     let mut line_no = first_line;
     let mut pos = 0;
@@ -128,15 +118,17 @@ pub fn index_chunk_with(chunk: &[u8], base: u64, first_line: u32, scratch: &mut 
                     Reading::Malformed { problem, omp }
                 }
             };
-            scratch.push(LineRecord { line: line_no, span, reading, omp_swallowed });
+            res.records.push(LineRecord { line: line_no, span, reading, omp_swallowed });
         }
         line_no += 1;
         pos = end + 1;
     }
-    res.signals = Signals::of(scratch, base == 0);
-    // `append` moves them in one copy and leaves `scratch` empty with its capacity.
-    res.records = Vec::with_capacity(scratch.len());
-    res.records.append(scratch);
+    // Grown by doubling, not reserved or collected in a list kept across chunks: the lists
+    // freed while it grows leave room in the worker's arena for the chunk's small boxes.
+    // Without them each box extends the arena a page at a time (g100: 780 → 2,100
+    // `mprotect` calls with a kept list; docs/benchmarks.md).
+    res.records.shrink_to_fit();
+    res.signals = Signals::of(&res.records, base == 0);
     res
 }
 
