@@ -12,7 +12,7 @@ use super::build::{has_openai_replay, Context, Item};
 use crate::session::{NodeId, Role, Session};
 
 mod finish;
-use finish::finish;
+pub(super) use finish::finish;
 
 /// Custom messages omp 18 never sends (`PREWALK_PLAN_MESSAGE_TYPE`,
 /// `VIBE_MODE_CONTEXT_MESSAGE_TYPE`).
@@ -141,7 +141,7 @@ pub(crate) fn has_anthropic_payload(c: &crate::session::Entry) -> bool {
 }
 
 /// `appendMessage`: the message an entry emits, if omp 18 sends it.
-fn item_of(session: &Session, n: NodeId) -> Option<Item> {
+pub(super) fn item_of(session: &Session, n: NodeId) -> Option<Item> {
     let e = session.entry(n);
     match e.entry_type.as_bytes() {
         b"message" => {

@@ -20,7 +20,7 @@ use crate::session::{MessageMeta, NodeId, Role, Session};
 /// is the next one the removals for the assistants after it left, and the results it takes
 /// with it are those after it still there. Removals are marked instead, so the list is copied
 /// once at the end.
-pub(super) fn finish(session: &Session, mut items: Vec<Item>, stripped: &mut Vec<(NodeId, u64)>) -> Vec<Item> {
+pub(in crate::context) fn finish(session: &Session, mut items: Vec<Item>, stripped: &mut Vec<(NodeId, u64)>) -> Vec<Item> {
     let paired: FxHashSet<u64> = items.iter().filter_map(|i| role_meta(session, i, Role::ToolResult)?.turn.tool_call_id).collect();
     stripped.clear();
     items.retain(|i| {
