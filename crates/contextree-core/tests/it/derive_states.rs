@@ -113,11 +113,11 @@ fn with_omp18_entries(file: &[u8], case: usize) -> Vec<u8> {
         let map = value.as_mut().and_then(serde_json::Value::as_object_mut);
         let changed = match map {
             Some(map) => match map.get("type").and_then(serde_json::Value::as_str) {
-                Some("custom_message") if (case + k) % 2 == 0 => {
+                Some("custom_message") if (case + k).is_multiple_of(2) => {
                     map.insert("customType".into(), "interrupted-thinking".into());
                     true
                 }
-                Some("label" | "session_info") if (case + k) % 5 == 0 => {
+                Some("label" | "session_info") if (case + k).is_multiple_of(5) => {
                     map.insert("type".into(), "reset_boundary".into());
                     true
                 }
