@@ -7,13 +7,25 @@
 //! prefix) and, under pi ≥ 0.87, the session holds no `context_edit` (an edit names its target
 //! by id, wherever that is). Then every entry of the prefix keeps its state, and each entry of
 //! the new part has the state its own type and message give it, as it would after the active
-//! compaction. omp ≥ 18 pairs tool calls with results over the whole message list and drops
-//! aborted replies with their results (`omp18::finish`): an entry past the ancestor can change
-//! one before it, so those rules always take the full build.
+//! compaction.
+//!
+//! omp ≥ 18 reaches back further: a `reset_boundary` ends what the context sees before it, tool
+//! calls pair with results over the whole message list, and an aborted reply goes with its
+//! results unless the next message left is an `interrupted-thinking` note (`omp18::finish`).
+//! So under those rules the states are kept only up to a cut in the shared prefix, and the rest
+//! is worked out again ([`omp18_cut`]): no own part nor what follows the cut holds a compaction
+//! or a `reset_boundary`, no call id of an entry after the cut is carried by one before it, and
+//! the entry just before the cut is a user message, which the post-processing never removes.
+//! Then the list splits there into two that the post-processing treats apart: the part before
+//! the cut is finished as it was for the held leaf, and what follows is finished on its own.
+//! The path must be the tree's (`Session::parent_ids_follow_tree`), else it takes the full build.
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::build::{emits_message, Context};
+use super::omp18;
 use super::state::{path_states, sent_state, states_from_path, unsent_state, EntryState};
-use crate::session::{NodeId, Session};
+use crate::session::{NodeId, Role, Session};
 
 /// What deriving needs of a session, made once per reading (one pass over the entries).
 #[derive(Debug, Clone)]
@@ -22,6 +34,9 @@ pub struct StatesIndex {
     depth: Vec<u32>,
     /// Whether the rule set and the session allow deriving at all.
     derivable: bool,
+    /// omp ≥ 18: the entries that carry each call id (an assistant's calls, a tool result's
+    /// `toolCallId`), in file order; empty under other rules.
+    carriers: FxHashMap<u64, Vec<NodeId>>,
 }
 
 impl StatesIndex {
@@ -29,7 +44,28 @@ impl StatesIndex {
     pub fn new(session: &Session) -> StatesIndex {
         let rules = session.rules();
         let edits = rules.projects_context_edits() && session.entries().iter().any(|e| e.entry_type.as_bytes() == b"context_edit");
-        StatesIndex { depth: depths(session), derivable: !rules.honours_reset_boundary() && !edits }
+        let omp18 = rules.honours_reset_boundary();
+        let mut carriers: FxHashMap<u64, Vec<NodeId>> = FxHashMap::default();
+        if omp18 {
+            for i in 0..session.entries().len() {
+                let n = NodeId(i as u32);
+                for &id in call_ids(session, n) {
+                    carriers.entry(id).or_default().push(n);
+                }
+            }
+        }
+        // Under omp ≥ 18 a path follows the stored parent ids; depths are the tree's.
+        let derivable = !edits && (!omp18 || session.parent_ids_follow_tree());
+        StatesIndex { depth: depths(session), derivable, carriers }
+    }
+}
+
+/// The call ids an entry carries: an assistant's calls, a tool result's `toolCallId`.
+fn call_ids(session: &Session, n: NodeId) -> &[u64] {
+    match session.entry(n).message() {
+        Some(m) if m.role == Role::Assistant => &m.turn.call_ids,
+        Some(m) if m.role == Role::ToolResult => m.turn.tool_call_id.as_slice(),
+        _ => &[],
     }
 }
 
@@ -73,7 +109,13 @@ pub fn derive_states(
     if !index.derivable {
         return None;
     }
-    let reaches_back = |n: NodeId| matches!(session.entry(n).entry_type.as_bytes(), b"compaction" | b"context_edit");
+    let rules = session.rules();
+    let omp18 = rules.honours_reset_boundary();
+    let reaches_back = |n: NodeId| match session.entry(n).entry_type.as_bytes() {
+        b"compaction" | b"context_edit" => true,
+        b"reset_boundary" => omp18,
+        _ => false,
+    };
     // Up from `to` until an entry the held path holds at its depth: the common ancestor.
     let mut own = Vec::new();
     let mut cur = Some(to);
@@ -92,13 +134,79 @@ pub fn derive_states(
     if held[shared..].iter().any(|&(n, _)| reaches_back(n)) {
         return None;
     }
-    let rules = session.rules();
+    own.reverse();
+    if omp18 {
+        let cut = omp18_cut(session, index, held, shared, &own)?;
+        let mut states = Vec::with_capacity(shared + own.len());
+        states.extend_from_slice(&held[..cut]);
+        let after: Vec<NodeId> = held[cut..shared].iter().map(|&(n, _)| n).chain(own).collect();
+        states.extend(omp18_states(session, &after));
+        return Some(states);
+    }
     let mut states = Vec::with_capacity(shared + own.len());
     states.extend_from_slice(&held[..shared]);
-    states.extend(own.iter().rev().map(|&n| {
+    states.extend(own.iter().map(|&n| {
         // Past the active compaction, as `path_states` sets it: sent, or as if unsent.
         let st = if emits_message(session.entry(n)) { sent_state(session, n, rules) } else { unsent_state(session, n, false) };
         (n, st)
     }));
     Some(states)
+}
+
+/// omp ≥ 18: the path index in the shared prefix (`held[..shared]`) from which the states are
+/// worked out again (see the module's text), or `None` when the cut would have to pass a
+/// compaction or a `reset_boundary`. The held path's own part and the new one's (`own`, root
+/// first) are past it; neither holds one of those.
+fn omp18_cut(session: &Session, index: &StatesIndex, held: &[(NodeId, EntryState)], shared: usize, own: &[NodeId]) -> Option<usize> {
+    let mut cut = shared;
+    let mut seen: FxHashSet<u64> = FxHashSet::default();
+    let mut pending: Vec<u64> = Vec::new();
+    let mut take = |n: NodeId, pending: &mut Vec<u64>| pending.extend(call_ids(session, n).iter().filter(|&&id| seen.insert(id)));
+    for &n in own.iter().chain(held[shared..].iter().map(|(n, _)| n)) {
+        take(n, &mut pending);
+    }
+    loop {
+        // The earliest entry of the prefix before the cut that carries an id after it.
+        let mut lowest = cut;
+        for id in pending.drain(..) {
+            for &c in index.carriers.get(&id).map_or(&[][..], Vec::as_slice) {
+                let d = index.depth[c.index()] as usize;
+                if d < lowest && held[d].0 == c {
+                    lowest = d;
+                }
+            }
+        }
+        let is_user = |k: usize| session.entry(held[k].0).message().is_some_and(|m| m.role == Role::User);
+        if lowest == cut {
+            if cut == 0 || is_user(cut - 1) {
+                return Some(cut);
+            }
+            // The cut follows a user message, which stays whatever the post-processing does.
+            lowest = cut - 1;
+        }
+        for &(n, _) in &held[lowest..cut] {
+            if matches!(session.entry(n).entry_type.as_bytes(), b"compaction" | b"reset_boundary") {
+                return None;
+            }
+            take(n, &mut pending);
+        }
+        cut = lowest;
+    }
+}
+
+/// omp ≥ 18: the states of the path entries `after` a cut ([`omp18_cut`]), from their messages
+/// finished on their own; past the active compaction, as `path_states` sets them.
+fn omp18_states(session: &Session, after: &[NodeId]) -> Vec<(NodeId, EntryState)> {
+    let rules = session.rules();
+    let items: Vec<_> = after.iter().filter_map(|&n| omp18::item_of(session, n)).collect();
+    let sent = omp18::finish(session, items, &mut Vec::new());
+    // `sent` keeps the order of `after`: one walk pairs them.
+    let mut sent = sent.iter().map(|i| i.node()).peekable();
+    after
+        .iter()
+        .map(|&n| match sent.next_if_eq(&n) {
+            Some(_) => (n, sent_state(session, n, rules)),
+            None => (n, unsent_state(session, n, false)),
+        })
+        .collect()
 }

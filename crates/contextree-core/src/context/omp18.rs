@@ -6,12 +6,13 @@
 //! assistants are rewritten when their text is read back
 //! ([`strip_dangling_calls`]).
 
-use std::collections::HashSet;
-
 use serde_json::Value;
 
 use super::build::{has_openai_replay, Context, Item};
 use crate::session::{NodeId, Role, Session};
+
+mod finish;
+pub(super) use finish::finish;
 
 /// Custom messages omp 18 never sends (`PREWALK_PLAN_MESSAGE_TYPE`,
 /// `VIBE_MODE_CONTEXT_MESSAGE_TYPE`).
@@ -23,6 +24,23 @@ const INTERRUPTED_THINKING: &str = "interrupted-thinking";
 
 /// Fills `ctx.items` (and the compaction fields) for `path` under omp 18.
 pub(super) fn emit(session: &Session, ctx: &mut Context, path: &[NodeId], compaction_at: Option<usize>) {
+    let items = gather(session, ctx, path, compaction_at);
+    ctx.items = finish(session, items, &mut ctx.stripped);
+    ctx.interrupted = ctx
+        .items
+        .windows(2)
+        .filter(|w| {
+            let is_assistant = session.entry(w[0].node()).message().is_some_and(|m| m.role == Role::Assistant);
+            let next = session.entry(w[1].node());
+            is_assistant && next.entry_type == "custom_message" && next.str_field("customType") == Some(INTERRUPTED_THINKING)
+        })
+        .map(|w| w[0].node())
+        .collect();
+}
+
+/// The messages `path`'s entries send before the post-processing ([`finish`]), with the
+/// compaction fields of `ctx` set.
+fn gather(session: &Session, ctx: &mut Context, path: &[NodeId], compaction_at: Option<usize>) -> Vec<Item> {
     // Types compared as bytes: `&str` costs a UTF-8 check per entry of the path.
     let reset_at = path.iter().rposition(|&n| session.entry(n).entry_type == "reset_boundary");
     let mut items = Vec::new();
@@ -73,17 +91,7 @@ pub(super) fn emit(session: &Session, ctx: &mut Context, path: &[NodeId], compac
         }
         (_, None) => items.extend(path.iter().filter_map(|&n| item_of(session, n))),
     }
-    ctx.items = finish(session, items, &mut ctx.stripped);
-    ctx.interrupted = ctx
-        .items
-        .windows(2)
-        .filter(|w| {
-            let is_assistant = session.entry(w[0].node()).message().is_some_and(|m| m.role == Role::Assistant);
-            let next = session.entry(w[1].node());
-            is_assistant && next.entry_type == "custom_message" && next.str_field("customType") == Some(INTERRUPTED_THINKING)
-        })
-        .map(|w| w[0].node())
-        .collect();
+    items
 }
 
 /// `stripDemotedThinkingForLlm`: an interrupted assistant's trailing run of unsigned,
@@ -133,7 +141,7 @@ pub(crate) fn has_anthropic_payload(c: &crate::session::Entry) -> bool {
 }
 
 /// `appendMessage`: the message an entry emits, if omp 18 sends it.
-fn item_of(session: &Session, n: NodeId) -> Option<Item> {
+pub(super) fn item_of(session: &Session, n: NodeId) -> Option<Item> {
     let e = session.entry(n);
     match e.entry_type.as_bytes() {
         b"message" => {
@@ -157,72 +165,6 @@ fn item_of(session: &Session, n: NodeId) -> Option<Item> {
 /// initiated by the user are not told apart here).
 fn is_user_request(session: &Session, n: NodeId) -> bool {
     session.entry(n).message().is_some_and(|m| m.role == Role::User)
-}
-
-/// The post-processing of §2.4: tool calls without a result anywhere in the
-/// list are stripped from their assistant (recorded in `stripped` as a mask
-/// of the `toolCall` blocks to drop; a message left empty is dropped), then
-/// aborted and failed assistants go, with the results of their calls,
-/// unless an `interrupted-thinking` note follows. Calls and results pair as
-/// the agent's sets compare their ids (`session::call_key`): a call without
-/// an `id` is answered by a result without a `toolCallId`.
-fn finish(session: &Session, mut items: Vec<Item>, stripped: &mut Vec<(NodeId, u64)>) -> Vec<Item> {
-    let meta = |i: &Item| match i {
-        Item::Entry(n) => session.entry(*n).message(),
-        _ => None,
-    };
-    let paired: HashSet<u64> =
-        items.iter().filter_map(|i| meta(i).filter(|m| m.role == Role::ToolResult).and_then(|m| m.turn.tool_call_id)).collect();
-    stripped.clear();
-    items.retain(|i| {
-        let Some(m) = meta(i).filter(|m| m.role == Role::Assistant) else { return true };
-        let mask =
-            m.turn
-                .call_ids
-                .iter()
-                .enumerate()
-                .filter(|(_, id)| !paired.contains(id))
-                .fold(0u64, |mask, (k, _)| if k < 64 { mask | 1 << k } else { mask });
-        if mask == 0 {
-            return true;
-        }
-        let all_stripped = mask.count_ones() as usize == m.turn.call_ids.len();
-        if all_stripped && m.turn.other_blocks == 0 {
-            return false;
-        }
-        stripped.push((i.node(), mask));
-        true
-    });
-    let mut i = items.len();
-    while i > 0 {
-        i -= 1;
-        let Some(m) = meta(&items[i]).filter(|m| m.role == Role::Assistant) else { continue };
-        if !matches!(m.reply.stop_reason.as_deref(), Some("aborted" | "error")) {
-            continue;
-        }
-        let next_is_note = items.get(i + 1).is_some_and(|next| {
-            let e = session.entry(next.node());
-            &*e.entry_type == "custom_message" && e.str_field("customType") == Some(INTERRUPTED_THINKING)
-        });
-        if next_is_note {
-            continue;
-        }
-        let calls: HashSet<u64> = m.turn.call_ids.iter().copied().collect();
-        let node = items[i].node();
-        items.remove(i);
-        stripped.retain(|(n, _)| *n != node);
-        if !calls.is_empty() {
-            let mut j = items.len();
-            while j > i {
-                j -= 1;
-                if meta(&items[j]).is_some_and(|r| r.role == Role::ToolResult && r.turn.tool_call_id.is_some_and(|id| calls.contains(&id)))
-                {
-                    items.remove(j);
-                }
-            }
-        }
-    }
-    items
 }
 
 /// Rewrites a read-back assistant message whose calls `mask` marks (bit k =
