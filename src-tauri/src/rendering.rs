@@ -11,6 +11,10 @@
 //! `WEBKIT_DISABLE_COMPOSITING_MODE` does. Machines with a GPU keep WebKit's default. A user who
 //! sets the variable keeps their choice: `WEBKIT_DISABLE_COMPOSITING_MODE=0` keeps the
 //! compositor even without a GPU.
+//!
+//! Painted directly, a page at rest does not paint at all, and WebKitWebDriver's screenshot
+//! waits for a paint: the e2e tests keep the page painting while they take one (`screenshot` in
+//! `tests/e2e/app.rs`).
 
 use std::ffi::{OsStr, OsString};
 use std::path::Path;

@@ -285,7 +285,18 @@ pub async fn press_key(client: &Client, value: char) -> anyhow::Result<()> {
 
 /// Saves a screenshot under `target/screenshots/` (or `$CONTEXTREE_SCREENSHOTS`).
 pub async fn screenshot(harness: &Harness, client: &Client, name: &str) -> anyhow::Result<()> {
-    let png = client.screenshot().await.context("screenshot")?;
+    // WebKitWebDriver's screenshot waits for the page's next paint. Painting without the
+    // compositor (`src-tauri/src/rendering.rs`, the mode on machines without a GPU such as CI's),
+    // a page at rest never paints again, and the screenshot never returns: seen on the settings
+    // screen, where no caret blinks. So the page is kept painting, one pixel behind everything
+    // changing colour each frame, until the screenshot is taken.
+    client.execute(KEEP_PAINTING, vec![]).await.context("keeping the page painting for a screenshot")?;
+    // A screenshot that still hangs fails the case (the session is stuck behind it).
+    let png = tokio::time::timeout(Duration::from_secs(30), client.screenshot())
+        .await
+        .context("screenshot: no picture after 30 s")?
+        .context("screenshot")?;
+    client.execute(STOP_PAINTING, vec![]).await?;
     // Screenshots go to target/ so a test run leaves the work tree clean;
     // CONTEXTREE_SCREENSHOTS=docs/screenshots refreshes the README's pictures.
     let shots = match std::env::var_os("CONTEXTREE_SCREENSHOTS") {
@@ -296,6 +307,27 @@ pub async fn screenshot(harness: &Harness, client: &Client, name: &str) -> anyho
     std::fs::write(shots.join(name), png)?;
     Ok(())
 }
+
+/// Starts the repaints `screenshot` needs: a 1×1 pixel at the top left, under everything the
+/// page draws there, toggling between two transparent-enough colours every frame (for at most
+/// 30 s).
+const KEEP_PAINTING: &str = "\
+    const dot = document.createElement('div'); \
+    dot.id = 'e2e-keep-painting'; \
+    for (const [k, v] of [['position', 'fixed'], ['left', '0'], ['top', '0'], ['width', '1px'], \
+        ['height', '1px'], ['z-index', '-2147483647'], ['pointer-events', 'none']]) dot.style.setProperty(k, v); \
+    document.body.append(dot); \
+    const until = performance.now() + 30000; \
+    let odd = false; \
+    const tick = () => { \
+      if (!dot.isConnected || performance.now() > until) return dot.remove(); \
+      odd = !odd; \
+      dot.style.setProperty('background-color', odd ? 'rgba(0, 0, 0, 0.01)' : 'rgba(0, 0, 0, 0.02)'); \
+      requestAnimationFrame(tick); \
+    }; \
+    requestAnimationFrame(tick);";
+
+const STOP_PAINTING: &str = "document.getElementById('e2e-keep-painting')?.remove();";
 
 /// `textContent` of the element with `id`: what the UI put there, whatever the layout shows.
 /// `path` as the page shows it: the apps run with the scratch folder as their home
