@@ -65,7 +65,7 @@ step_ui_types() {
 # tauri-driver listens on fixed ports: one e2e run at a time on a machine (the lock file is
 # the one scripts/bench-app.sh takes too).
 # A case stuck on a WebDriver call that never answers (a screenshot waiting for a paint, stop
-# 32) must fail the step, not hold CI to its deadline: 15 minutes for a run of about 2.
+# 31) must fail the step, not hold CI to its deadline: 15 minutes for a run of about 2.
 step_e2e() {
   CONTEXTREE_E2E=1 flock /tmp/e2e.lock timeout -k 30 900 xvfb-run -a -s '-screen 0 1280x800x24' \
     cargo test --workspace --locked --test e2e
