@@ -176,9 +176,8 @@ fn omp18_cut(session: &Session, index: &StatesIndex, held: &[(NodeId, EntryState
                 }
             }
         }
-        let is_user = |k: usize| session.entry(held[k].0).message().is_some_and(|m| m.role == Role::User);
         if lowest == cut {
-            if cut == 0 || is_user(cut - 1) {
+            if cut == 0 || omp18::is_user_request(session, held[cut - 1].0) {
                 return Some(cut);
             }
             // The cut follows a user message, which stays whatever the post-processing does.

@@ -162,8 +162,9 @@ pub(super) fn item_of(session: &Session, n: NodeId) -> Option<Item> {
 }
 
 /// `isUserRequestEntry`, for the index: a user message (custom requests
-/// initiated by the user are not told apart here).
-fn is_user_request(session: &Session, n: NodeId) -> bool {
+/// initiated by the user are not told apart here). Also what the post-processing
+/// never removes, which a leaf change's cut relies on (`derive::omp18_cut`).
+pub(super) fn is_user_request(session: &Session, n: NodeId) -> bool {
     session.entry(n).message().is_some_and(|m| m.role == Role::User)
 }
 
