@@ -46,7 +46,7 @@ impl TauriDriver {
             .spawn()
             .context("starting tauri-driver (scripts/install-deps.sh installs it)")?;
         let mut driver = Self { child: Some(child), log: log.to_owned() };
-        driver.wait_for_port(Duration::from_secs(20))?;
+        driver.wait_for_ports(Duration::from_secs(20))?;
         Ok(driver)
     }
 
@@ -60,10 +60,13 @@ impl TauriDriver {
         &self.log
     }
 
-    fn wait_for_port(&mut self, timeout: Duration) -> anyhow::Result<()> {
+    /// Waits until tauri-driver and the WebKitWebDriver it starts both listen: a session asked
+    /// for before the second does fails with "connection refused" (seen on a fresh machine's
+    /// first case, stop 31).
+    fn wait_for_ports(&mut self, timeout: Duration) -> anyhow::Result<()> {
         let deadline = Instant::now() + timeout;
         loop {
-            if TcpStream::connect(("127.0.0.1", PORT)).is_ok() {
+            if [PORT, NATIVE_PORT].iter().all(|&port| TcpStream::connect(("127.0.0.1", port)).is_ok()) {
                 return Ok(());
             }
             let child = self.child.as_mut().expect("driver running");
@@ -71,7 +74,7 @@ impl TauriDriver {
                 bail!("tauri-driver exited ({status}); see {}", self.log.display());
             }
             if Instant::now() > deadline {
-                bail!("tauri-driver not listening after {timeout:?}; see {}", self.log.display());
+                bail!("tauri-driver and its native driver not both listening after {timeout:?}; see {}", self.log.display());
             }
             std::thread::sleep(Duration::from_millis(100));
         }
